@@ -1,0 +1,247 @@
+"""The ``rebelote`` command line (typer). Thin: each command calls one library function and prints its
+one-line summary.
+
+Exit status: 0 success; 1 the command ran but some records were rejected (ingest); 2 usage error,
+unreadable input, bad ruleset or lake problem (the message says which).
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from pipeline import lake as lakemod
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="Rebelote: import belote game records into a Parquet lake, rescore them under any ruleset, "
+                       "and report statistics with DuckDB.")
+rules_app = typer.Typer(no_args_is_help=True, help="List and show rulesets.")
+stats_app = typer.Typer(no_args_is_help=True, help="Statistics over the lake (SQL files in queries/, run by DuckDB).")
+app.add_typer(rules_app, name="rules")
+app.add_typer(stats_app, name="stats")
+
+err = Console(stderr=True, highlight=False)
+out = Console(highlight=False, markup=False)
+
+LakeOpt = Annotated[Path, typer.Option("--lake", help="Lake folder (default: $REBELOTE_LAKE or ./rebelote-lake).")]
+EXIT_REJECTED = 1
+EXIT_ERROR = 2
+
+
+def _fail(msg: str) -> None:
+    err.print(f"[bold red]error:[/] {escape(msg)}")
+    raise typer.Exit(EXIT_ERROR)
+
+
+def _load_rules(name: str):
+    from pipeline.rules import RulesetError, load
+    try:
+        return load(name)
+    except RulesetError as e:
+        _fail(str(e))
+
+
+@app.command()
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="Files or folders to import (.gz accepted).")],
+    lake: LakeOpt = lakemod.DEFAULT_LAKE,
+    format: Annotated[Optional[str], typer.Option("--format", help="Force a reader instead of detection (see `rebelote formats`).")] = None,
+    strict: Annotated[bool, typer.Option("--strict", help="Fail on the first rejected record.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the summary line.")] = False,
+) -> None:
+    """Import game records into the lake. Re-importing the same records adds nothing.
+
+    Bad records go to the lake's rejects table with file, line, game, hand and reason; exit status 1
+    when any record was rejected, 2 on a usage or I/O error.
+    """
+    from pipeline.ingest.run import StrictError, ingest_paths
+    from pipeline import ingest as readers
+
+    if format:
+        try:
+            readers.get(format)
+        except KeyError as e:
+            _fail(str(e.args[0]))
+
+    def on_file(path: Path, reader: str | None) -> None:
+        if not quiet:
+            err.print(escape(str(path)) + ": " + (reader or "[yellow]not recognised (skipped; use --format to force a reader)[/]"))
+
+    def on_reject(rej) -> None:
+        if not quiet:
+            err.print(f"[red]rejected[/] {escape(rej.message())}")
+
+    try:
+        summary = ingest_paths(paths, lake, fmt=format, strict=strict, on_reject=on_reject, on_file=on_file)
+    except StrictError as e:
+        _fail(f"--strict: {e}")
+    except (FileNotFoundError, PermissionError, IsADirectoryError) as e:
+        _fail(str(e))
+    out.print(str(summary))
+    if sum(summary.rejected.values()):
+        raise typer.Exit(EXIT_REJECTED)
+
+
+@app.command()
+def rescore(
+    rules: Annotated[list[str], typer.Option("--rules", help="Ruleset name or path to a .toml file; repeat for several.")],
+    lake: LakeOpt = lakemod.DEFAULT_LAKE,
+) -> None:
+    """Recompute every hand of the lake under a ruleset; writes scores/ and game_scores/ for it."""
+    from pipeline.rescore import rescore_lake
+
+    if not lakemod.has_table(lake, "hands"):
+        _fail(f"no hands in lake {lake} (run `rebelote ingest` first)")
+    for name in rules:
+        out.print(str(rescore_lake(lake, _load_rules(name))))
+
+
+def _emit(table, fmt: str, output: Optional[Path], display: Optional[list[str]] = None) -> None:
+    from pipeline import output as outmod
+    if fmt == "table" and display:
+        table = table.select([c for c in display if c in table.column_names])
+    try:
+        outmod.write(table, fmt, output, out)
+    except ValueError as e:
+        _fail(str(e))
+
+
+def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Optional[Path]) -> None:
+    from pipeline import stats
+
+    try:
+        table = stats.run_report(lake, report, ruleset)
+    except stats.StatsError as e:
+        _fail(str(e))
+    _emit(table, fmt, output, stats.display_columns(report))
+
+
+FormatOpt = Annotated[str, typer.Option("--format", help="table, csv, json or parquet.")]
+OutputOpt = Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of the terminal.")]
+RulesOpt = Annotated[Optional[str], typer.Option("--rules", help="Ruleset whose scores to use (default: the only one rescored).")]
+
+
+@stats_app.command("players")
+def stats_players(lake: LakeOpt = lakemod.DEFAULT_LAKE, rules: RulesOpt = None, format: FormatOpt = "table",
+                  output: OutputOpt = None) -> None:
+    """Per player: hands, takes, contracts made as taker (x/y), points per hand, games won (x/y)."""
+    _stats("players", lake, rules, format, output)
+
+
+@stats_app.command("declarations")
+def stats_declarations(lake: LakeOpt = lakemod.DEFAULT_LAKE, rules: RulesOpt = None, format: FormatOpt = "table",
+                       output: OutputOpt = None) -> None:
+    """Declarations and belote: how often each team scored them and what they were worth."""
+    _stats("declarations", lake, rules, format, output)
+
+
+@app.command()
+def export(
+    format: Annotated[str, typer.Option("--format", help="Export format: jsonl (Rebelote native JSON Lines).")] = "jsonl",
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="File to write (default: standard output).")] = None,
+    lake: LakeOpt = lakemod.DEFAULT_LAKE,
+    source: Annotated[Optional[str], typer.Option("--source", help="Only this source.")] = None,
+) -> None:
+    """Write the lake's games in the native JSON Lines format (lossless; re-importable)."""
+    from pipeline.export import export_jsonl
+
+    if format != "jsonl":
+        _fail(f"unknown export format {format!r}; available: jsonl")
+    if not lakemod.has_table(lake, "hands"):
+        _fail(f"no hands in lake {lake}")
+    if output is None:
+        games, hands = export_jsonl(lake, sys.stdout.buffer, source)
+    else:
+        with output.open("wb") as f:
+            games, hands = export_jsonl(lake, f, source)
+    err.print(f"export: {games} games, {hands} hands" + (f" -> {output}" if output else ""))
+
+
+@app.command()
+def simulate(
+    rules: Annotated[str, typer.Option("--rules", help="Ruleset to play (its auction style and target).")] = "belote-classic",
+    games: Annotated[int, typer.Option("--games", min=1, help="Number of complete games.")] = 10,
+    seed: Annotated[int, typer.Option("--seed", help="Random seed (same seed, same games).")] = 1,
+    output: Annotated[Path, typer.Option("--output", "-o", help="Native JSON Lines file to write.")] = Path("simulated.jsonl"),
+) -> None:
+    """Deal and play complete legal games with random and heuristic players; writes the native format."""
+    from pipeline.simulate import simulate_to_file
+
+    n_games, n_hands = simulate_to_file(_load_rules(rules), games, seed, output)
+    out.print(f"simulate [{rules}]: {n_games} games, {n_hands} hands -> {output}")
+
+
+@app.command()
+def demo(
+    lake: Annotated[Optional[Path], typer.Option("--lake", help="Lake folder to create (default: a temporary folder).")] = None,
+) -> None:
+    """Run the whole pipeline on the embedded sample in data/: ingest, rescore, reports."""
+    from pipeline.resources import resource_dir
+
+    data = resource_dir("data")
+    ctx = tempfile.TemporaryDirectory(prefix="rebelote-demo-") if lake is None else None
+    target = Path(ctx.name) if ctx else lake
+    try:
+        out.print(f"Rebelote demo on {data} -> lake {target}")
+        ingest([data], lake=target, format=None, strict=False, quiet=True)
+    except typer.Exit as e:
+        if e.exit_code not in (0, None, EXIT_REJECTED):
+            raise
+    try:
+        from pipeline import rules as rulesmod
+        from pipeline.rescore import rescore_lake
+        from pipeline import stats
+
+        names = sorted({h for h in lakemod.read(target, "games", columns=["ruleset_hint"]).column("ruleset_hint").to_pylist() if h})
+        for name in names:
+            out.print(str(rescore_lake(target, rulesmod.load(name))))
+        for name in names:
+            for report in ("players", "declarations"):
+                out.print(f"\n{report} under {name}")
+                _emit(stats.run_report(target, report, name), "table", None, stats.display_columns(report))
+    finally:
+        if ctx:
+            ctx.cleanup()
+
+
+@app.command()
+def formats() -> None:
+    """List the input formats `rebelote ingest` recognises."""
+    from pipeline import ingest as readers
+
+    for r in readers.READERS:
+        out.print(f"{r.NAME}: {r.DESCRIPTION}")
+
+
+@rules_app.command("list")
+def rules_list() -> None:
+    """Shipped rulesets with their descriptions."""
+    from pipeline.rules import shipped_names
+
+    for name in shipped_names():
+        r = _load_rules(name)
+        out.print(f"{name} ({' < '.join(r.chain)}): {r.description}")
+
+
+@rules_app.command("show")
+def rules_show(name: Annotated[str, typer.Argument(help="Ruleset name or .toml path.")]) -> None:
+    """Every parameter of a ruleset, resolved through `extends`, with its source."""
+    r = _load_rules(name)
+    out.print(f"{r.name} ({' < '.join(r.chain)})\n{r.description}\n")
+    for key, value in r.flat().items():
+        src = r.sources.get(key, "")
+        out.print(f"{key} = {value!r}" + (f"   # {src}" if src else ""))
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

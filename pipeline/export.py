@@ -1,0 +1,36 @@
+"""Exports of the lake: the native JSON Lines format (one game per line)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import IO
+
+import orjson
+import pyarrow.compute as pc
+
+from pipeline import lake as lakemod
+from pipeline.native import game_to_json
+
+
+def export_jsonl(lake: Path, out: IO[bytes], source: str | None = None) -> tuple[int, int]:
+    """Write every game of the lake (optionally one source) as native JSON Lines to ``out``.
+
+    Games are written in game_id order, hands in hand_no order. Returns (games, hands) written.
+    """
+    flt = pc.field("source") == source if source else None
+    games = lakemod.read(lake, "games", filter=flt).sort_by("game_id").to_pylist()
+    hands = lakemod.read(lake, "hands", filter=flt).sort_by([("game_id", "ascending"), ("hand_no", "ascending")])
+    by_game: dict[str, list[dict]] = defaultdict(list)
+    for h in hands.to_pylist():
+        by_game[h["game_id"]].append(h)
+    n_hands = 0
+    seen: set[str] = set()
+    for g in games:
+        if g["game_id"] in seen:  # a game re-imported with other content: export each version's hands once
+            continue
+        seen.add(g["game_id"])
+        hs = by_game.get(g["game_id"], [])
+        n_hands += len(hs)
+        out.write(orjson.dumps(game_to_json(g, hs)) + b"\n")
+    return len(seen), n_hands

@@ -1,0 +1,39 @@
+"""Readers of source formats, one module each, all with the same small interface:
+
+* ``NAME``: the format's name (``--format NAME``), ``DESCRIPTION``: one line for ``rebelote formats``;
+* ``sniff(name, head) -> bool``: does this file look like the format (content first: ``head`` is the
+  first 64 KiB of decoded text; ``name`` the file name);
+* ``read(lines, path) -> Iterator[GameRecord | Reject]``: parse an iterator of
+  ``(line number, byte offset, text)``; never raise for bad input, yield a Reject instead.
+
+The registry below lists them in detection order.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from pipeline.ingest import colver, native_jsonl
+
+READERS: list[ModuleType] = [native_jsonl, colver]
+
+
+def names() -> list[str]:
+    """Names of the registered formats."""
+    return [r.NAME for r in READERS]
+
+
+def get(name: str) -> ModuleType:
+    """The reader called ``name``. Raises KeyError listing the known formats."""
+    for r in READERS:
+        if r.NAME == name:
+            return r
+    raise KeyError(f"unknown format {name!r}; known formats: {', '.join(names())}")
+
+
+def detect(name: str, head: str) -> ModuleType | None:
+    """The first reader whose ``sniff`` accepts the file, or None (the file is reported, not guessed)."""
+    for r in READERS:
+        if r.sniff(name, head):
+            return r
+    return None

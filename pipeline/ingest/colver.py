@@ -1,0 +1,140 @@
+"""Reader for colver 0.11.1's ``deals.jsonl`` (../shared/data/real/colver/FORMAT.md §9).
+
+One JSON object per deal, sorted by game then deal; consecutive deals with the same ``game_id`` form a
+game. Seats: colver's 0-3 (N E S W) already run in playing order (next seat = +1), so they are kept;
+teams [NS, EW] are our teams 0 and 1. Cards are read from the ``rank_suit`` notation (``TS``), the
+auction from the action ids of FORMAT.md §3, and colver's own scores (``colver_result.rewards``) are
+kept as the recorded score. Players are the bots that decided (``bots[seat].bid`` + ``.play``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+
+from pipeline.cards import CardError, mask_of, parse_card
+from pipeline.ingest.records import GameRecord, Line, Provenance, RecordError, Reject, bad_encoding, finish_game, new_hand
+from pipeline.ingest.validate import check_hand
+
+NAME = "colver"
+DESCRIPTION = "colver 0.11.1 deals.jsonl (belote contrée engine; one deal per line with auction, plays, scores)"
+SOURCE = "colver"
+_SUITS = "SHDC"
+
+
+def sniff(name: str, head: str) -> bool:
+    """True when the first line is a colver deal record."""
+    first = head.split("\n", 1)[0]
+    return first.startswith("{") and '"engine":"colver"' in first.replace(" ", "") and '"deal_no"' in first
+
+
+def _call(action: int) -> str:
+    if action == 0:
+        return "pass"
+    if 1 <= action <= 36:
+        return f"{80 + 10 * ((action - 1) // 4)}{_SUITS[(action - 1) % 4]}"
+    if 37 <= action <= 40:
+        return f"capot{_SUITS[action - 37]}"
+    if action == 41:
+        return "coinche"
+    if action == 42:
+        return "surcoinche"
+    raise RecordError("bad_auction", f"unknown colver action id {action} in the auction")
+
+
+def _player(bot: dict[str, Any]) -> str:
+    def short(s: str) -> str:
+        return s.replace('method="', "").replace('"', "")
+    return f"{short(str(bot.get('bid')))}+{short(str(bot.get('play')))}"
+
+
+def _hand(d: dict[str, Any], line: int, path: str) -> dict[str, Any]:
+    gid = str(d["game_id"])
+    hn = int(d["deal_no"])
+    try:
+        hands = [mask_of(parse_card(c) for c in seat) for seat in d["hands"]["rank_suit"]]
+        plays = [parse_card(p[2]) for p in d.get("plays") or []]
+    except CardError as e:
+        raise RecordError("unknown_card", str(e), hn) from None
+    seats = [int(p[0]) for p in d.get("plays") or []]
+    c = d.get("contract")
+    res = d.get("colver_result") or {}
+    belote = d.get("belote_events") or []
+    row = new_hand(
+        game_id=f"{SOURCE}:{gid}", hand_no=hn, source=SOURCE, source_format=NAME, source_file=path,
+        source_line=line, source_game_id=gid, source_hand_id=f"{gid}#{hn}", variant="coinche",
+        ruleset_hint="colver", n_players=4, players=[_player(b) for b in d["bots"]], dealer=int(d["dealer"]),
+        completeness="full_play", initial_hands=hands,
+        auction=[{"seat": int(a["seat"]), "call": _call(int(a["action"]))} for a in d.get("auction", [])],
+        taker=None if c is None else int(c["taker_seat"]),
+        strain=None if c is None else str(c["trump"]),
+        bid=None if c is None or c.get("capot") else int(c["value"]),
+        capot_bid=bool(c and c.get("capot")), coinche=0 if c is None else int(c.get("coinche_level", 0)),
+        plays=plays if c is not None else None, play_seats=seats if c is not None else None,
+        belote_seat=(int(belote[0]["seat"]) if belote else -1) if c is not None else None,
+        recorded_score=res.get("rewards"), recorded_card_points=res.get("card_points"),
+        recorded_totals=d.get("game_scores_after"),
+    )
+    check_hand(row)
+    return row
+
+
+def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
+    """Yield one GameRecord per game (consecutive deals sharing game_id); a bad deal rejects its game."""
+    current: str | None = None
+    rows: list[dict[str, Any]] = []
+    meta: dict[str, Any] = {}
+    first: Provenance | None = None
+    failed: Reject | None = None
+
+    def flush() -> Iterator[GameRecord | Reject]:
+        if current is None:
+            return
+        if failed is not None:
+            yield failed
+            return
+        numbers = [r["hand_no"] for r in rows]
+        if numbers != list(range(1, len(rows) + 1)):
+            yield Reject(first, "missing_hand", f"deal numbers {numbers} are not 1..{len(rows)} (a deal is missing "
+                         "or out of order; the whole game is rejected)", "", f"{SOURCE}:{current}")
+            return
+        game = finish_game({
+            "game_id": f"{SOURCE}:{current}", "source": SOURCE, "source_format": NAME, "source_file": path,
+            "source_game_id": current, "variant": "coinche", "ruleset_hint": "colver", "n_players": 4,
+            "players": rows[0]["players"], "target": meta.get("game_target"),
+            "recorded_final": meta.get("game_final_scores"),
+            "recorded_winner": {"NS": 0, "EW": 1}.get(meta.get("game_winner")),
+        }, rows)
+        yield GameRecord(game, rows, first)
+
+    for lineno, offset, line in lines:
+        where = Provenance(NAME, path, lineno, offset)
+        if line is None:
+            yield bad_encoding(where)
+            continue
+        if not line.strip():
+            continue
+        try:
+            d = orjson.loads(line)
+        except orjson.JSONDecodeError as e:
+            yield Reject(where, "invalid_json", f"invalid JSON: {e}", line)
+            continue
+        gid = str(d.get("game_id")) if isinstance(d, dict) else None
+        if gid != current:
+            yield from flush()
+            current, rows, meta, first, failed = gid, [], {}, where, None
+        if failed is not None:
+            continue
+        try:
+            if not isinstance(d, dict):
+                raise RecordError("bad_record", "a colver deal must be a JSON object")
+            rows.append(_hand(d, lineno, path))
+            meta = d
+        except RecordError as e:
+            failed = Reject(where, e.code, f"{e} (the whole game is rejected)", line, f"{SOURCE}:{gid}", e.hand_no)
+        except (KeyError, TypeError, ValueError, IndexError) as e:
+            failed = Reject(where, "bad_record", f"malformed colver deal: {type(e).__name__} {e} (the whole game is rejected)",
+                            line, f"{SOURCE}:{gid}", d.get("deal_no") if isinstance(d, dict) else None)
+    yield from flush()

@@ -1,0 +1,48 @@
+"""Reader for Rebelote's native JSON Lines format (one game per line; see :mod:`pipeline.native`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import orjson
+
+from pipeline import native
+from pipeline.ingest.records import GameRecord, Line, Provenance, RecordError, Reject, bad_encoding
+from pipeline.ingest.validate import check_hand
+
+NAME = "rebelote"
+DESCRIPTION = "Rebelote native JSON Lines: one game per line ({\"format\": \"rebelote\", ...})"
+
+
+def sniff(name: str, head: str) -> bool:
+    """True when the first non-blank line is a JSON object with ``"format": "rebelote"``."""
+    for line in head.splitlines():
+        if line.strip():
+            return line.lstrip().startswith("{") and '"format":"rebelote"' in line.replace(" ", "")
+    return False
+
+
+def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
+    """Yield one GameRecord per valid line, one Reject per bad line (with its line number)."""
+    for lineno, offset, line in lines:
+        where = Provenance(NAME, path, lineno, offset)
+        if line is None:
+            yield bad_encoding(where)
+            continue
+        if not line.strip():
+            continue
+        game_id = None
+        try:
+            obj = orjson.loads(line)
+            if isinstance(obj, dict) and obj.get("source") is not None:
+                game_id = str(obj.get("game_id") or f"{obj['source']}:{obj.get('source_game_id')}")
+            game, hands = native.game_to_rows(obj, NAME, path, lineno)
+            for h in hands:
+                check_hand(h)
+        except orjson.JSONDecodeError as e:
+            yield Reject(where, "invalid_json", f"invalid JSON: {e}", line)
+            continue
+        except RecordError as e:
+            yield Reject(where, e.code, str(e), line, game_id, e.hand_no)
+            continue
+        yield GameRecord(game, hands, where)

@@ -1,0 +1,170 @@
+"""Rebelote's native record format: JSON Lines, one game per line (documented in docs/native-format.md,
+JSON Schema in ``schemas/native.schema.json``).
+
+This module converts between the native JSON objects and rows of the ``games``/``hands`` tables, in
+both directions and losslessly: ``game_to_rows(game_to_json(g, hs)) == (g, hs)``. Cards are written as
+two-letter strings (``7C``, ``TD``, ``JH``, ``AS``; see :mod:`pipeline.cards`) and read in any notation
+:func:`pipeline.cards.parse_card` accepts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pipeline.cards import CardError, card_str, cards_of, mask_of, parse_card
+from pipeline.ingest.records import RecordError, finish_game, new_hand
+
+FORMAT_NAME = "rebelote"
+FORMAT_VERSION = 1
+
+
+def _cards(tokens: Any, what: str, hand_no: int | None) -> list[int]:
+    if not isinstance(tokens, list):
+        raise RecordError("bad_field", f"{what} must be a list of cards", hand_no)
+    try:
+        return [parse_card(t) for t in tokens]
+    except CardError as e:
+        raise RecordError("unknown_card", f"{what}: {e}", hand_no) from None
+
+
+def _mask_list(groups: Any, what: str, hand_no: int | None) -> list[int] | None:
+    if groups is None:
+        return None
+    if not isinstance(groups, list):
+        raise RecordError("bad_field", f"{what} must be a list (one list of cards per seat)", hand_no)
+    return [mask_of(_cards(g, f"{what}[{i}]", hand_no)) for i, g in enumerate(groups)]
+
+
+def _int(v: Any, what: str, hand_no: int | None, nullable: bool = True) -> int | None:
+    if v is None and nullable:
+        return None
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise RecordError("bad_field", f"{what} must be a whole number, got {v!r}", hand_no)
+    return v
+
+
+def game_to_rows(obj: dict[str, Any], source_format: str, source_file: str, line: int | None) -> tuple[dict, list[dict]]:
+    """Rows (game, hands) of one native game object. Raises RecordError naming the field and hand.
+
+    Provenance: when the object carries ``provenance`` (as exports do), it is kept, so that a lake
+    exported and re-imported is identical; otherwise the file and line being read are recorded.
+    """
+    if not isinstance(obj, dict):
+        raise RecordError("bad_record", "a native record must be a JSON object (one game per line)")
+    if obj.get("format") != FORMAT_NAME:
+        raise RecordError("bad_record", f"'format' must be {FORMAT_NAME!r}, got {obj.get('format')!r}")
+    if obj.get("version") != FORMAT_VERSION:
+        raise RecordError("bad_record", f"unsupported native format version {obj.get('version')!r}")
+    for k in ("source", "source_game_id", "variant", "n_players", "players", "hands"):
+        if k not in obj:
+            raise RecordError("missing_field", f"missing field {k!r}")
+    prov = obj.get("provenance") or {}
+    source = str(obj["source"])
+    game_id = str(obj.get("game_id") or f"{source}:{obj['source_game_id']}")
+    n = _int(obj["n_players"], "n_players", None, nullable=False)
+    if n not in (2, 3, 4):
+        raise RecordError("bad_field", f"n_players must be 2, 3 or 4, got {n}")
+    players = obj["players"]
+    if not isinstance(players, list) or len(players) != n:
+        raise RecordError("bad_field", f"players must list {n} names")
+    fmt = prov.get("source_format", source_format)
+    sfile = prov.get("source_file", source_file)
+    common = {"game_id": game_id, "source": source, "source_format": fmt, "source_file": sfile,
+              "source_game_id": str(obj["source_game_id"]), "variant": str(obj["variant"]),
+              "ruleset_hint": obj.get("ruleset_hint"), "n_players": n, "players": [str(p) for p in players]}
+    if not isinstance(obj["hands"], list):
+        raise RecordError("bad_field", "hands must be a list")
+    hands = []
+    for i, h in enumerate(obj["hands"]):
+        if not isinstance(h, dict):
+            raise RecordError("bad_field", f"hands[{i}] must be an object")
+        hn = _int(h.get("hand_no", i + 1), "hand_no", i + 1, nullable=False)
+        contract = h.get("contract")
+        plays = h.get("plays")
+        hprov = h.get("provenance") or {}
+        try:
+            auction = [{"seat": _int(s, "auction seat", hn, False), "call": str(c)} for s, c in h.get("auction", [])]
+        except (TypeError, ValueError):
+            raise RecordError("bad_field", "auction must be a list of [seat, call] pairs", hn) from None
+        if plays is not None:
+            try:
+                play_seats = [_int(p[0], "play seat", hn, False) for p in plays]
+                play_cards = _cards([p[1] for p in plays], "plays", hn)
+            except (TypeError, IndexError, KeyError):
+                raise RecordError("bad_field", "plays must be a list of [seat, card] pairs", hn) from None
+        else:
+            play_seats = play_cards = None
+        rec = h.get("recorded") or {}
+        announced = h.get("announced")
+        if announced is not None:
+            announced = [{"seat": _int(a.get("seat"), "announced seat", hn, False), "kind": str(a.get("kind")),
+                          "cards": mask_of(_cards(a.get("cards", []), "announced cards", hn))} for a in announced]
+        c = contract or {}
+        turned = h.get("turned_card")
+        row = new_hand(
+            **common, hand_no=hn, source_line=hprov.get("source_line", prov.get("source_line", line)),
+            source_hand_id=h.get("source_hand_id"), dealer=_int(h.get("dealer"), "dealer", hn, False),
+            completeness=str(h.get("completeness", "full_play")),
+            initial_hands=_mask_list(h.get("hands"), "hands", hn),
+            turned_card=None if turned is None else _cards([turned], "turned_card", hn)[0],
+            auction=auction,
+            taker=_int(c.get("taker"), "contract.taker", hn) if contract else None,
+            strain=c.get("strain") if contract else None,
+            bid=_int(c.get("bid"), "contract.bid", hn) if contract else None,
+            capot_bid=bool(c.get("capot_bid", False)), coinche=_int(c.get("coinche", 0), "contract.coinche", hn, False),
+            plays=play_cards, play_seats=play_seats,
+            tricks_taken=_mask_list(h.get("tricks_taken"), "tricks_taken", hn),
+            last_trick_seat=_int(h.get("last_trick_seat"), "last_trick_seat", hn),
+            announced=announced, belote_seat=_int(h.get("belote_seat"), "belote_seat", hn),
+            recorded_score=rec.get("score"), recorded_card_points=rec.get("card_points"),
+            recorded_totals=rec.get("totals"), errors=list(h.get("errors", [])),
+        )
+        hands.append(row)
+    game = finish_game({k: v for k, v in common.items()} | {
+        "target": obj.get("target"), "recorded_final": obj.get("recorded_final"),
+        "recorded_winner": obj.get("recorded_winner")}, hands)
+    return game, hands
+
+
+def _strs(mask: int | None) -> list[str] | None:
+    return None if mask is None else [card_str(c) for c in cards_of(mask)]
+
+
+def game_to_json(game: dict[str, Any], hands: list[dict[str, Any]]) -> dict[str, Any]:
+    """The native object of a game row and its hand rows (sorted by hand_no by the caller)."""
+    out: dict[str, Any] = {
+        "format": FORMAT_NAME, "version": FORMAT_VERSION, "game_id": game["game_id"], "source": game["source"],
+        "source_game_id": game["source_game_id"], "variant": game["variant"], "n_players": game["n_players"],
+        "players": list(game["players"]), "target": game.get("target"), "ruleset_hint": game.get("ruleset_hint"),
+        "recorded_final": game.get("recorded_final"), "recorded_winner": game.get("recorded_winner"),
+        "provenance": {"source_format": game["source_format"], "source_file": game["source_file"]},
+        "hands": [],
+    }
+    for h in hands:
+        contract = None
+        if h.get("taker") is not None:
+            contract = {"taker": h["taker"], "strain": h["strain"], "bid": h.get("bid"),
+                        "capot_bid": bool(h.get("capot_bid")), "coinche": h.get("coinche", 0)}
+        plays = None
+        if h.get("plays") is not None:
+            plays = [[s, card_str(c)] for s, c in zip(h["play_seats"], h["plays"])]
+        announced = h.get("announced")
+        if announced is not None:
+            announced = [{"seat": a["seat"], "kind": a["kind"], "cards": _strs(a["cards"])} for a in announced]
+        rec = None
+        if any(h.get(k) is not None for k in ("recorded_score", "recorded_card_points", "recorded_totals")):
+            rec = {"score": h.get("recorded_score"), "card_points": h.get("recorded_card_points"),
+                   "totals": h.get("recorded_totals")}
+        out["hands"].append({
+            "hand_no": h["hand_no"], "source_hand_id": h.get("source_hand_id"), "dealer": h["dealer"],
+            "completeness": h["completeness"],
+            "hands": None if h.get("initial_hands") is None else [_strs(m) for m in h["initial_hands"]],
+            "turned_card": None if h.get("turned_card") is None else card_str(h["turned_card"]),
+            "auction": [[a["seat"], a["call"]] for a in (h.get("auction") or [])],
+            "contract": contract, "plays": plays,
+            "tricks_taken": None if h.get("tricks_taken") is None else [_strs(m) for m in h["tricks_taken"]],
+            "last_trick_seat": h.get("last_trick_seat"), "announced": announced,
+            "belote_seat": h.get("belote_seat"), "recorded": rec, "errors": list(h.get("errors") or []),
+            "provenance": {"source_line": h.get("source_line")},
+        })
+    return out

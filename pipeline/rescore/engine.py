@@ -1,0 +1,206 @@
+"""The rescoring entry point: a pure function from a batch of hands to a batch of scores.
+
+``score_batch(hands, rules)`` takes rows of the ``hands`` table (a pyarrow Table or RecordBatch) and
+returns a pyarrow Table with the ``scores`` schema (``schemas/scores.toml``). It is row-local: any split
+of the input into batches gives the same rows, which is what lets it run unchanged on a distributed
+engine (Ray ``map_batches``, Spark ``mapInArrow``). Game-level results are a second pass
+(:mod:`pipeline.rescore.game`).
+
+Rows that cannot be scored get ``status = 'unscorable'`` and a ``reason``; nothing is guessed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from pipeline import schema
+from pipeline.cards import STRAINS
+from pipeline.rescore import contract, declarations, play, tables
+from pipeline.rules import Ruleset
+
+_STRAIN_SET = pa.array(STRAINS)
+
+
+class _Prepared:
+    """Ruleset-derived tables, built once per ruleset."""
+
+    def __init__(self, rules: Ruleset):
+        self.rules = rules
+        self.tables = tables.build(rules)
+        self.play_rules = play.PlayRules.of(rules)
+        self.decl_tables = declarations.build_tables(rules)
+
+
+_CACHE: dict[int, _Prepared] = {}
+
+
+def _prepared(rules: Ruleset) -> _Prepared:
+    key = id(rules)
+    if key not in _CACHE:
+        _CACHE.clear()
+        _CACHE[key] = _Prepared(rules)
+    return _CACHE[key]
+
+
+def _fixed_list(col: pa.ChunkedArray | pa.Array, idx: np.ndarray, width: int, dtype) -> np.ndarray:
+    """Rows ``idx`` of a list column whose lists all have ``width`` items, as a (len(idx), width) array."""
+    sub = col.take(pa.array(idx, type=pa.int64()))
+    if isinstance(sub, pa.ChunkedArray):
+        sub = sub.combine_chunks()
+    flat = pc.list_flatten(sub).to_numpy(zero_copy_only=False)
+    return flat.astype(dtype, copy=False).reshape(len(idx), width)
+
+
+def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
+    """Rescore every hand of ``hands`` under ``rules``.
+
+    Args:
+        hands: rows with (at least) the ``hands`` columns hand_key, game_id, hand_no, source, n_players,
+            dealer, completeness, initial_hands, taker, strain, bid, capot_bid, coinche, plays,
+            play_seats, recorded_score.
+        rules: a resolved ruleset.
+    Returns:
+        A pyarrow Table with the ``scores`` schema, one row per input row, in input order.
+    """
+    if isinstance(hands, pa.RecordBatch):
+        hands = pa.Table.from_batches([hands])
+    n = hands.num_rows
+    prep = _prepared(rules)
+    R = rules
+    n_tricks = int(R["deal.tricks"])
+    n_players = int(R["deal.n_players"])
+
+    taker_col = hands.column("taker")
+    passed = taker_col.is_null().to_numpy(zero_copy_only=False)
+    n_pl = hands.column("n_players").to_numpy(zero_copy_only=False)
+    plays_len = pc.fill_null(pc.list_value_length(hands.column("plays")), 0).to_numpy(zero_copy_only=False)
+    hands_len = pc.fill_null(pc.list_value_length(hands.column("initial_hands")), 0).to_numpy(zero_copy_only=False)
+    completeness = hands.column("completeness").to_numpy(zero_copy_only=False)
+    strain_idx = pc.fill_null(pc.index_in(hands.column("strain"), value_set=_STRAIN_SET), -1).to_numpy(zero_copy_only=False)
+
+    reason = np.full(n, None, dtype=object)
+    reason[(n_pl != n_players)] = f"ruleset {R.name} is for {n_players} players"
+    reason[(reason == None) & (completeness != "full_play") & ~passed] = "only full_play hands are rescored by this version (completeness is not full_play)"  # noqa: E711
+    reason[(reason == None) & ~passed & (plays_len != n_players * n_tricks)] = f"play record is not {n_players * n_tricks} cards"  # noqa: E711
+    reason[(reason == None) & ~passed & (hands_len != n_players)] = "initial hands missing"  # noqa: E711
+    reason[(reason == None) & ~passed & (strain_idx < 0)] = "contract strain missing"  # noqa: E711
+    ok = (reason == None) & ~passed  # noqa: E711
+    idx = np.nonzero(ok)[0]
+    m = len(idx)
+
+    # per-row outputs, filled for scored rows
+    legal = np.zeros(n, dtype=bool)
+    ill_trick = np.zeros(n, dtype=np.int8)
+    ill_seat = np.full(n, -1, dtype=np.int8)
+    ill_card = np.full(n, -1, dtype=np.int8)
+    ill_rule = np.zeros(n, dtype=np.int8)
+    winners = np.zeros((n, n_tricks), dtype=np.int8)
+    card_pts = np.zeros((n, 2), dtype=np.int32)
+    last_team = np.zeros(n, dtype=np.int8)
+    capot_team = np.full(n, -1, dtype=np.int8)
+    decl_pts = np.zeros((n, 2), dtype=np.int32)
+    belote_team = np.full(n, -1, dtype=np.int8)
+    cpoints = np.zeros((n, 2), dtype=np.int32)
+    made = np.zeros(n, dtype=bool)
+    litige = np.zeros(n, dtype=bool)
+    score = np.zeros((n, 2), dtype=np.int32)
+    held = np.zeros(n, dtype=np.int32)
+    taker_team = np.full(n, -1, dtype=np.int8)
+
+    if m:
+        plays = _fixed_list(hands.column("plays"), idx, n_players * n_tricks, np.int8)
+        seats = _fixed_list(hands.column("play_seats"), idx, n_players * n_tricks, np.int8)
+        init = _fixed_list(hands.column("initial_hands"), idx, n_players, np.uint32)
+        dealer = hands.column("dealer").to_numpy(zero_copy_only=False)[idx].astype(np.int8)
+        strain = strain_idx[idx].astype(np.int8)
+        taker = taker_col.to_numpy(zero_copy_only=False)[idx].astype(np.int64)
+        T = (taker % 2).astype(np.int64)
+        bid = pc.fill_null(hands.column("bid"), 0).to_numpy(zero_copy_only=False)[idx].astype(np.int64)
+        capot_bid = hands.column("capot_bid").to_numpy(zero_copy_only=False)[idx].astype(bool)
+        coinche = hands.column("coinche").to_numpy(zero_copy_only=False)[idx].astype(np.int64)
+
+        pr = play.play_hands(plays, seats, init, dealer, strain, prep.tables, prep.play_rules, n_players)
+        team_of_trick = (pr.trick_winners % 2).astype(np.int64)
+        cp = np.zeros((m, 2), dtype=np.int64)
+        for t in range(n_tricks):
+            np.add.at(cp, (np.arange(m), team_of_trick[:, t]), pr.trick_points[:, t])
+        lt = team_of_trick[:, -1]
+        tricks0 = (team_of_trick == 0).sum(axis=1)
+        cap = np.where(tricks0 == n_tricks, 0, np.where(tricks0 == 0, 1, -1))
+        bonus = np.where(cap >= 0, int(R["cards.capot_last_trick"]), int(R["cards.last_trick"]))
+        cp[np.arange(m), lt] += bonus
+        dec = declarations.detect(init, strain, R, prep.decl_tables)
+        bseat = declarations.belote_seat(init, strain, R)
+        bteam = np.where(bseat >= 0, bseat % 2, -1)
+        res = contract.settle(cp, dec.team_points, bteam, T, bid, capot_bid, coinche, cap, R)
+
+        legal[idx] = pr.legal
+        ill_trick[idx], ill_seat[idx], ill_card[idx], ill_rule[idx] = pr.illegal_trick, pr.illegal_seat, pr.illegal_card, pr.illegal_rule
+        winners[idx] = pr.trick_winners
+        card_pts[idx] = cp
+        last_team[idx] = lt
+        capot_team[idx] = cap
+        decl_pts[idx] = dec.team_points
+        belote_team[idx] = bteam
+        cpoints[idx] = res.contract_points
+        made[idx] = res.made
+        litige[idx] = res.litige
+        score[idx] = res.hand_score
+        held[idx] = res.held
+        taker_team[idx] = T
+
+    status = np.where(passed, "passed_out", np.where(ok, "scored", "unscorable"))
+    has_taker = ~passed
+    taker_all = pc.fill_null(taker_col, 0).to_numpy(zero_copy_only=False).astype(np.int64)
+    taker_team = np.where(has_taker, taker_all % 2, -1).astype(np.int8)
+    sc = ok  # rows with a full result
+    score_out = np.where((ok | passed)[:, None], score, 0)
+
+    def fixed(a: np.ndarray, mask: np.ndarray, typ) -> pa.Array:
+        flat = pa.array(a.reshape(-1), type=typ)
+        offsets = pa.array(np.arange(0, a.size + 1, a.shape[1], dtype=np.int32))
+        arr = pa.ListArray.from_arrays(offsets, flat, mask=pa.array(~mask))
+        return arr
+
+    def opt(a: np.ndarray, mask: np.ndarray, typ) -> pa.Array:
+        return pa.array(a, type=typ, mask=~mask)
+
+    rule_names = np.array(play.RULE_NAMES, dtype=object)
+    illegal = sc & ~legal
+    recorded = hands.column("recorded_score")
+    rec_ok = recorded.is_valid().to_numpy(zero_copy_only=False) & (pc.fill_null(pc.list_value_length(recorded), 0).to_numpy(zero_copy_only=False) == 2)
+    matches = np.zeros(n, dtype=bool)
+    if rec_ok.any():
+        ridx = np.nonzero(rec_ok)[0]
+        rec = _fixed_list(recorded, ridx, 2, np.int64)
+        matches[ridx] = (rec == score_out[ridx]).all(axis=1)
+    cols = {
+        "ruleset": pa.array(np.full(n, R.name, dtype=object), type=pa.string()),
+        "hand_key": hands.column("hand_key"),
+        "game_id": hands.column("game_id"),
+        "hand_no": hands.column("hand_no"),
+        "source": hands.column("source"),
+        "status": pa.array(status, type=pa.string()),
+        "reason": pa.array(reason, type=pa.string()),
+        "legal": opt(legal, sc, pa.bool_()),
+        "illegal_trick": opt(ill_trick, illegal, pa.int8()),
+        "illegal_seat": opt(ill_seat, illegal, pa.int8()),
+        "illegal_card": opt(ill_card, illegal, pa.int8()),
+        "illegal_rule": opt(rule_names[ill_rule], illegal, pa.string()),
+        "taker_team": opt(taker_team, has_taker, pa.int8()),
+        "trick_winners": fixed(winners, sc, pa.int8()),
+        "card_points": fixed(card_pts, sc, pa.int16()),
+        "last_trick_team": opt(last_team, sc, pa.int8()),
+        "capot_team": opt(capot_team, sc & (capot_team >= 0), pa.int8()),
+        "declaration_points": fixed(decl_pts, sc, pa.int16()),
+        "belote_team": opt(belote_team, sc & (belote_team >= 0), pa.int8()),
+        "contract_points": fixed(cpoints, sc, pa.int16()),
+        "contract_made": opt(made, sc & ~litige, pa.bool_()),
+        "litige": pa.array(litige, type=pa.bool_()),
+        "hand_score": fixed(score_out.astype(np.int32), ok | passed, pa.int32()),
+        "held_points": pa.array(held, type=pa.int32()),
+        "matches_recorded": opt(matches, rec_ok & (ok | passed), pa.bool_()),
+    }
+    return schema.conform("scores", pa.table(cols))

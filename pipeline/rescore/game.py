@@ -1,0 +1,106 @@
+"""Game-level pass: running totals in hand order, litige carry-over, target, winner.
+
+Input: rows of the ``scores`` table for one ruleset (any order). Output: one ``game_scores`` row per
+game. Vectorised across games: hands are laid out as a (games x max hands) matrix and the loop runs
+over hand positions, never over games.
+
+Rules (ruleset ``[game]`` and ``[contract]``):
+* each hand's ``hand_score`` is added to the totals;
+* litige (rules.md R29, ``game.litige_to = "next_hand_winner"``): the held points go to the team that
+  wins the next hand that has a winner (made contract -> taker's team, failed -> defence); consecutive
+  litiges accumulate; passed-out hands carry the pot on;
+* the game ends after the first hand that leaves a total at or above ``game.target`` with the totals
+  unequal (both over: the higher wins; equal: play on, rules.md R36).
+Unscorable hands count 0-0 and do not decide litige.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from pipeline import schema
+from pipeline.rules import Ruleset
+
+
+def game_pass(scores: pa.Table, rules: Ruleset) -> pa.Table:
+    """Game results (``game_scores`` schema) from a ruleset's ``scores`` rows."""
+    if scores.num_rows == 0:
+        return schema.empty("game_scores")
+    t = scores.select(["game_id", "hand_no", "source", "status", "hand_score", "held_points", "litige",
+                       "taker_team", "contract_made"]).sort_by([("game_id", "ascending"), ("hand_no", "ascending")])
+    gid = t.column("game_id").to_numpy(zero_copy_only=False)
+    n = len(gid)
+    starts = np.r_[0, np.nonzero(gid[1:] != gid[:-1])[0] + 1]
+    G = len(starts)
+    lengths = np.diff(np.r_[starts, n])
+    game_of = np.repeat(np.arange(G), lengths)
+    pos = np.arange(n) - starts[game_of]
+    H = int(lengths.max())
+
+    ok = pc.is_valid(t.column("hand_score")).to_numpy(zero_copy_only=False)
+    hs = np.zeros((n, 2), dtype=np.int64)
+    idx = np.nonzero(ok)[0]
+    if len(idx):
+        flat = pc.list_flatten(t.column("hand_score").take(pa.array(idx)).combine_chunks()).to_numpy(zero_copy_only=False)
+        hs[idx] = flat.reshape(-1, 2)
+    made = pc.fill_null(t.column("contract_made"), False).to_numpy(zero_copy_only=False)
+    decided = pc.is_valid(t.column("contract_made")).to_numpy(zero_copy_only=False) & ok
+    taker = pc.fill_null(t.column("taker_team"), 0).to_numpy(zero_copy_only=False).astype(np.int64)
+    winner_hand = np.where(decided, np.where(made, taker, 1 - taker), -1)
+    held = t.column("held_points").to_numpy(zero_copy_only=False).astype(np.int64)
+    lit = t.column("litige").to_numpy(zero_copy_only=False)
+
+    M_score = np.zeros((G, H, 2), dtype=np.int64)
+    M_win = np.full((G, H), -1, dtype=np.int64)
+    M_held = np.zeros((G, H), dtype=np.int64)
+    M_lit = np.zeros((G, H), dtype=bool)
+    M_valid = np.zeros((G, H), dtype=bool)
+    M_no = np.zeros((G, H), dtype=np.int64)
+    M_score[game_of, pos] = hs
+    M_win[game_of, pos] = winner_hand
+    M_held[game_of, pos] = held
+    M_lit[game_of, pos] = lit
+    M_valid[game_of, pos] = True
+    M_no[game_of, pos] = t.column("hand_no").to_numpy(zero_copy_only=False)
+
+    target = int(rules["game.target"])
+    totals = np.zeros((G, 2), dtype=np.int64)
+    pot = np.zeros(G, dtype=np.int64)
+    ended = np.zeros(G, dtype=bool)
+    ended_at = np.zeros(G, dtype=np.int64)
+    at_end = np.zeros((G, 2), dtype=np.int64)
+    rows = np.arange(G)
+    for h in range(H):
+        v = M_valid[:, h]
+        totals += np.where(v[:, None], M_score[:, h], 0)
+        w = M_win[:, h]
+        give = v & (w >= 0) & (pot > 0)
+        totals[rows[give], w[give]] += pot[give]
+        pot = np.where(give, 0, pot)
+        pot = pot + np.where(v & M_lit[:, h], M_held[:, h], 0)
+        done = v & ~ended & (totals.max(axis=1) >= target) & (totals[:, 0] != totals[:, 1])
+        ended_at = np.where(done, M_no[:, h], ended_at)
+        at_end = np.where(done[:, None], totals, at_end)
+        ended |= done
+    winner = np.where(at_end[:, 0] > at_end[:, 1], 0, 1)
+
+    def lists(a, mask=None):
+        offsets = pa.array(np.arange(0, 2 * len(a) + 1, 2, dtype=np.int32))
+        return pa.ListArray.from_arrays(offsets, pa.array(a.reshape(-1), type=pa.int32()),
+                                        mask=None if mask is None else pa.array(~mask))
+
+    src = t.column("source").to_numpy(zero_copy_only=False)[starts]
+    out = pa.table({
+        "ruleset": pa.array([rules.name] * G, type=pa.string()),
+        "game_id": pa.array(gid[starts], type=pa.string()),
+        "source": pa.array(src, type=pa.string()),
+        "n_hands": pa.array(lengths.astype(np.int32)),
+        "totals": lists(totals),
+        "totals_at_end": lists(at_end, ended),
+        "ended_at_hand": pa.array(ended_at.astype(np.int32), mask=~ended),
+        "winner": pa.array(winner.astype(np.int8), mask=~ended),
+        "unresolved_held": pa.array(pot.astype(np.int32)),
+    })
+    return schema.conform("game_scores", out)

@@ -1,0 +1,187 @@
+"""Rulesets as data: loading, inheritance (``extends``) and validation.
+
+A ruleset is one TOML file. ``rulesets/base.toml`` declares every parameter the engine knows, with its
+default and its source; every other ruleset ``extends`` a parent and overrides what differs. The
+``[sources]`` table cites where each value comes from (keys of ``../shared/rules/rules.md`` §0).
+
+:func:`load` accepts a shipped name (``belote-classic``) or a path to a user's file; it raises
+:class:`RulesetError` for an unknown key, a value of the wrong type or outside its allowed set, a
+missing parameter, an unknown parent or a cycle in ``extends``.
+"""
+
+from __future__ import annotations
+
+import functools
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pipeline.resources import resource_dir
+
+RANK_KEYS = ["7", "8", "9", "10", "J", "Q", "K", "A"]
+
+# Parameters whose value must be one of a fixed set (only what the engine implements).
+CHOICES: dict[str, tuple] = {
+    "deal.n_players": (4,),
+    "deal.tricks": (8,),
+    "auction.style": ("prise", "bid"),
+    "declarations.tie": ("none",),
+    "declarations.carre_order": ("face",),
+    "belote.on_failure": ("keep", "to_defence"),
+    "contract.made_vs_defence": ("gt", "ge", "none"),
+    "contract.made_vs_bid": ("ge", "none"),
+    "contract.tie": ("litige", "made", "failed"),
+    "contract.fail_declarations": ("to_defence", "keep", "lost"),
+    "double.scope": ("bid",),
+    "rounding.mode": ("none", "nearest10_5up", "nearest10_6up"),
+    "game.litige_to": ("next_hand_winner",),
+}
+_META_KEYS = {"name", "extends", "description", "sources"}
+
+
+class RulesetError(ValueError):
+    """A ruleset file that cannot be used; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """A resolved ruleset: every parameter present, inheritance applied.
+
+    ``params`` maps section -> key -> value; ``sources`` maps 'section.key' -> citation;
+    ``chain`` lists the files from the most derived to base.
+    """
+
+    name: str
+    description: str
+    params: dict[str, dict[str, Any]]
+    sources: dict[str, str] = field(default_factory=dict)
+    chain: tuple[str, ...] = ()
+
+    def __getitem__(self, dotted: str) -> Any:
+        section, _, key = dotted.partition(".")
+        return self.params[section][key]
+
+    def rank_table(self, dotted: str) -> list[int]:
+        """A per-rank table (``cards.trump``, ``declarations.carre``...) as 8 ints in rank order 7..A."""
+        t = self[dotted]
+        return [int(t[k]) for k in RANK_KEYS]
+
+    def flat(self) -> dict[str, Any]:
+        """Every parameter as 'section.key' -> value."""
+        return {f"{s}.{k}": v for s, kv in self.params.items() for k, v in kv.items()}
+
+
+def shipped_names() -> list[str]:
+    """Names of the rulesets shipped with Rebelote."""
+    return sorted(p.stem for p in resource_dir("rulesets").glob("*.toml"))
+
+
+def _read(path: Path) -> dict:
+    try:
+        with path.open("rb") as f:
+            return tomllib.load(f)
+    except tomllib.TOMLDecodeError as e:
+        raise RulesetError(f"{path}: not valid TOML: {e}") from None
+    except OSError as e:
+        raise RulesetError(f"{path}: cannot read: {e}") from None
+
+
+def _locate(ref: str, relative_to: Path | None) -> Path:
+    p = Path(ref)
+    if p.suffix == ".toml":
+        if not p.is_absolute() and relative_to is not None and not p.exists():
+            p = relative_to.parent / p
+        if not p.exists():
+            raise RulesetError(f"ruleset file {ref!r} not found")
+        return p
+    shipped = resource_dir("rulesets") / f"{ref}.toml"
+    if shipped.exists():
+        return shipped
+    raise RulesetError(f"unknown ruleset {ref!r}; shipped rulesets: {', '.join(shipped_names())}")
+
+
+def _check_value(dotted: str, value: Any, default: Any, path: Path) -> None:
+    if isinstance(default, dict):
+        if not isinstance(value, dict):
+            raise RulesetError(f"{path}: {dotted} must be a table of rank -> points")
+        bad = set(value) - set(default)
+        if bad:
+            raise RulesetError(f"{path}: {dotted} has unknown rank(s) {sorted(bad)}; ranks are {RANK_KEYS}")
+        for k, v in value.items():
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                raise RulesetError(f"{path}: {dotted}.{k} must be a whole number >= 0, got {v!r}")
+        return
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise RulesetError(f"{path}: {dotted} must be true or false, got {value!r}")
+    elif isinstance(default, int):
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise RulesetError(f"{path}: {dotted} must be a whole number, got {value!r}")
+    elif isinstance(default, str) and not isinstance(value, str):
+        raise RulesetError(f"{path}: {dotted} must be text, got {value!r}")
+    allowed = CHOICES.get(dotted)
+    if allowed is not None and value not in allowed:
+        raise RulesetError(f"{path}: {dotted} = {value!r} is not supported; allowed: {', '.join(map(repr, allowed))}")
+
+
+@functools.cache
+def _base() -> dict:
+    return _read(resource_dir("rulesets") / "base.toml")
+
+
+def _resolve(path: Path, seen: tuple[Path, ...]) -> tuple[dict, dict, tuple[str, ...]]:
+    if path.resolve() in seen:
+        raise RulesetError(f"{path}: 'extends' forms a cycle: {' -> '.join(str(s) for s in seen + (path,))}")
+    data = _read(path)
+    base = _base()
+    for section, body in data.items():
+        if section in _META_KEYS:
+            continue
+        if section not in base or section in _META_KEYS or not isinstance(body, dict):
+            raise RulesetError(f"{path}: unknown section [{section}]; sections are "
+                               f"{', '.join(s for s in base if s not in _META_KEYS)}")
+        for key, value in body.items():
+            if key not in base[section]:
+                raise RulesetError(f"{path}: unknown parameter {section}.{key}")
+            _check_value(f"{section}.{key}", value, base[section][key], path)
+    parent = data.get("extends")
+    if parent is None:
+        params: dict[str, dict] = {}
+        sources: dict[str, str] = {}
+        chain: tuple[str, ...] = ()
+    else:
+        params, sources, chain = _resolve(_locate(parent, path), seen + (path.resolve(),))
+        params = {s: dict(kv) for s, kv in params.items()}
+    for section, body in data.items():
+        if section in _META_KEYS:
+            continue
+        for key, value in body.items():
+            cur = params.setdefault(section, {})
+            if isinstance(value, dict) and isinstance(cur.get(key), dict):
+                cur[key] = {**cur[key], **value}
+            else:
+                cur[key] = value
+    sources = {**sources, **{str(k): str(v) for k, v in data.get("sources", {}).items()}}
+    return params, sources, (str(data.get("name", path.stem)),) + chain
+
+
+def load(ref: str | Path) -> Ruleset:
+    """Load and resolve a ruleset by shipped name or by path to a ``.toml`` file.
+
+    Raises :class:`RulesetError` (unknown ruleset/key, bad value, missing parameter, cycle).
+    """
+    path = _locate(str(ref), None)
+    params, sources, chain = _resolve(path, ())
+    base = _base()
+    for section, body in base.items():
+        if section in _META_KEYS:
+            continue
+        for key, default in body.items():
+            if key not in params.get(section, {}):
+                raise RulesetError(f"{path}: missing parameter {section}.{key} (add it, or 'extends' a ruleset that has it)")
+            if isinstance(default, dict) and set(params[section][key]) != set(default):
+                raise RulesetError(f"{path}: {section}.{key} must give every rank {RANK_KEYS}")
+    data = _read(path)
+    return Ruleset(name=str(data.get("name", path.stem)), description=str(data.get("description", "")),
+                   params=params, sources=sources, chain=chain)

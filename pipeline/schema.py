@@ -1,0 +1,131 @@
+"""Arrow schemas of every table, built from the TOML files in ``schemas/``.
+
+``schemas/<table>.toml`` is the one source of truth: each field's name, type, nullability and doc.
+:func:`schema` turns it into a :class:`pyarrow.Schema` whose field metadata carries the doc, and whose
+schema metadata carries the table name and version. Writers call :func:`conform` so that every table
+written matches its schema exactly (types, order, nullability).
+
+Type grammar: ``int8 int16 int32 int64 uint32 float64 bool string timestamp``, ``list<T>``,
+``struct<name: T, ...>``.
+"""
+
+from __future__ import annotations
+
+import functools
+import tomllib
+from pathlib import Path
+
+import pyarrow as pa
+
+from pipeline.resources import resource_dir
+
+TABLES = ("hands", "games", "rejects", "scores", "game_scores")
+
+_PRIMITIVES = {
+    "int8": pa.int8(), "int16": pa.int16(), "int32": pa.int32(), "int64": pa.int64(),
+    "uint32": pa.uint32(), "float64": pa.float64(), "bool": pa.bool_(), "string": pa.string(),
+    "timestamp": pa.timestamp("us", tz="UTC"),
+}
+
+
+class SchemaError(ValueError):
+    """A schema file that does not follow the grammar, or a table that does not fit its schema."""
+
+
+def _split_top(s: str) -> list[str]:
+    parts, depth, cur = [], 0, ""
+    for ch in s:
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    parts.append(cur)
+    return [p.strip() for p in parts if p.strip()]
+
+
+def parse_type(text: str) -> pa.DataType:
+    """Parse a type string of the grammar above into a pyarrow type. Raises :class:`SchemaError`."""
+    t = text.strip()
+    if t in _PRIMITIVES:
+        return _PRIMITIVES[t]
+    if t.startswith("list<") and t.endswith(">"):
+        return pa.list_(parse_type(t[5:-1]))
+    if t.startswith("struct<") and t.endswith(">"):
+        fields = []
+        for part in _split_top(t[7:-1]):
+            name, _, sub = part.partition(":")
+            if not sub:
+                raise SchemaError(f"struct member {part!r} has no type")
+            fields.append(pa.field(name.strip(), parse_type(sub)))
+        return pa.struct(fields)
+    raise SchemaError(f"unknown type {text!r}")
+
+
+@functools.cache
+def _spec(table: str) -> dict:
+    path = resource_dir("schemas") / f"{table}.toml"
+    if not path.exists():
+        raise SchemaError(f"no schema file for table {table!r} ({path})")
+    with path.open("rb") as f:
+        return tomllib.load(f)
+
+
+@functools.cache
+def schema(table: str) -> pa.Schema:
+    """The Arrow schema of ``table`` (one of :data:`TABLES`), with docs as field metadata."""
+    spec = _spec(table)
+    fields = [
+        pa.field(f["name"], parse_type(f["type"]), nullable=f.get("nullable", True),
+                 metadata={"doc": f.get("doc", "")})
+        for f in spec["fields"]
+    ]
+    return pa.schema(fields, metadata={"table": table, "version": str(spec["version"])})
+
+
+def partition_columns(table: str) -> list[str]:
+    """Hive partition columns of ``table`` as declared in its schema file."""
+    return list(_spec(table).get("partition_by", []))
+
+
+def version(table: str) -> int:
+    """Schema version of ``table``."""
+    return int(_spec(table)["version"])
+
+
+def field_docs(table: str) -> list[tuple[str, str, bool, str]]:
+    """(name, type string, nullable, doc) of every field, for generated documentation."""
+    return [(f["name"], f["type"], f.get("nullable", True), f.get("doc", "")) for f in _spec(table)["fields"]]
+
+
+def conform(table: str, data: pa.Table) -> pa.Table:
+    """Return ``data`` with exactly ``table``'s schema: columns in order, cast to the declared types.
+
+    Raises :class:`SchemaError` naming missing or extra columns, or a null in a non-nullable column.
+    """
+    sch = schema(table)
+    missing = [n for n in sch.names if n not in data.column_names]
+    extra = [n for n in data.column_names if n not in sch.names]
+    if missing or extra:
+        raise SchemaError(f"table {table!r}: missing columns {missing}, unexpected columns {extra}")
+    cols = []
+    for f in sch:
+        col = data.column(f.name)
+        if not f.nullable and col.null_count:
+            raise SchemaError(f"table {table!r}: column {f.name!r} has {col.null_count} null(s) but is not nullable")
+        cols.append(col.cast(f.type) if col.type != f.type else col)
+    return pa.Table.from_arrays(cols, schema=sch)
+
+
+def empty(table: str) -> pa.Table:
+    """An empty table with ``table``'s schema."""
+    return schema(table).empty_table()
+
+
+def schema_path(table: str) -> Path:
+    """Path of the schema file (for docs and error messages)."""
+    return resource_dir("schemas") / f"{table}.toml"

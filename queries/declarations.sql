@@ -1,0 +1,61 @@
+-- declarations: how often are declarations and belote-rebelote scored under one ruleset, by whom, worth how much?
+--
+-- One row per source, then a total row with source '(all)'. Only hands the ruleset scored with a result
+-- (scores.status = 'scored') count: passed-out and unscorable hands have no declarations.
+-- Declaration points are those of scores.declaration_points: tierce, quarte, quinte, carré after the
+-- contest between teams (belote-rebelote is counted apart), in CARD POINTS, whatever the contract's
+-- outcome (a failed taker's declarations may then go to the defence in hand_score; not here).
+--
+-- Parameters:
+--   $ruleset   ruleset name (scores.ruleset)
+--
+-- Columns:
+--   ruleset               the ruleset reported
+--   source                source of the hands, '(all)' on the total row
+--   hands_scored          hands with status 'scored' (the denominator of the rates below)
+--   decl_hands            hands where some team scored declaration points
+--   decl_hands_team0      hands where team 0 (seats 0 and 2) scored declaration points
+--   decl_hands_team1      hands where team 1 (seats 1 and 3) scored declaration points
+--   decl_hands_taker      hands where the taker's team scored declaration points
+--   decl_hands_defence    hands where the defending team scored declaration points
+--   decl_points           declaration points scored, both teams (card points)
+--   decl_points_taker     ... by the taker's team (card points)
+--   decl_points_defence   ... by the defence (card points)
+--   decl_points_per_hand  decl_points / hands_scored, card points, rounded to 2 decimals
+--   belote_hands          hands with a belote-rebelote (belote_team not NULL)
+--   belote_taker_hands    ... held by the taker's team
+--   belote_share          belote_hands / hands_scored, rounded to 4 decimals
+--
+-- Order: sources alphabetically, then the total row.
+--
+-- display: source, hands_scored, decl_hands, decl_points, decl_points_per_hand, belote_hands, belote_share
+WITH h AS (
+    SELECT source,
+           coalesce(declaration_points[1], 0) AS d0,
+           coalesce(declaration_points[2], 0) AS d1,
+           CASE taker_team WHEN 0 THEN coalesce(declaration_points[1], 0)
+                           WHEN 1 THEN coalesce(declaration_points[2], 0) END AS d_taker,
+           CASE taker_team WHEN 0 THEN coalesce(declaration_points[2], 0)
+                           WHEN 1 THEN coalesce(declaration_points[1], 0) END AS d_defence,
+           belote_team, taker_team
+    FROM scores
+    WHERE ruleset = $ruleset AND status = 'scored'
+)
+SELECT $ruleset::VARCHAR                                            AS ruleset,
+       CASE WHEN grouping(source) = 1 THEN '(all)' ELSE source END   AS source,
+       count(*)                                                     AS hands_scored,
+       count_if(d0 > 0 OR d1 > 0)::BIGINT                           AS decl_hands,
+       count_if(d0 > 0)::BIGINT                                     AS decl_hands_team0,
+       count_if(d1 > 0)::BIGINT                                     AS decl_hands_team1,
+       count_if(d_taker > 0)::BIGINT                                AS decl_hands_taker,
+       count_if(d_defence > 0)::BIGINT                              AS decl_hands_defence,
+       coalesce(sum(d0 + d1), 0)::BIGINT                            AS decl_points,
+       coalesce(sum(d_taker), 0)::BIGINT                            AS decl_points_taker,
+       coalesce(sum(d_defence), 0)::BIGINT                          AS decl_points_defence,
+       round(sum(d0 + d1) / nullif(count(*), 0), 2)                 AS decl_points_per_hand,
+       count(belote_team)                                           AS belote_hands,
+       count_if(belote_team = taker_team)::BIGINT                   AS belote_taker_hands,
+       round(count(belote_team) / nullif(count(*), 0), 4)           AS belote_share
+FROM h
+GROUP BY GROUPING SETS ((source), ())
+ORDER BY grouping(source), source

@@ -1,0 +1,91 @@
+"""Hand-built deals with scores computed by hand (in the comments), shared by several tests.
+
+Every deal has exactly two cards of each suit per seat, so no seat ever has a tierce and nobody is ever
+void: each trick is one suit, and the play order below respects every obligation (trump tricks are
+led with cards nobody can beat). Dealer is seat 3, so seat 0 leads trick 1. Trump is hearts.
+Card points: trump J20 9:14 A11 10:10 K4 Q3; plain A11 10:10 K4 Q3 J2 (FFB-B16, rules.md R6-R7).
+"""
+
+from __future__ import annotations
+
+import copy
+
+# DEAL_A: team 0 (seats 0, 2) wins tricks 1-4, team 1 wins tricks 5-8 and the last trick.
+#   T1 JH 7H 8H QH -> seat 0, 20+0+0+3 = 23      T5 7D AD 8D 9D -> seat 1, 11
+#   T2 9H TH AH KH -> seat 0, 14+10+11+4 = 39    T6 TD JD QD KD -> seat 1, 10+2+3+4 = 19
+#   T3 AC 7C 8C 9C -> seat 0, 11                 T7 AS 7S 8S 9S -> seat 1, 11
+#   T4 TC JC QC KC -> seat 0, 10+2+3+4 = 19      T8 TS JS QS KS -> seat 1, 19, + 10 last trick
+#   team 0: 23+39+11+19 = 92; team 1: 11+19+11+19+10 = 70 (92+70 = 162).
+#   Belote: QH and KH both with seat 3 (team 1): +20 to team 1. No declarations.
+DEAL_A = {
+    "hands": [["JH", "9H", "AC", "TC", "7D", "KD", "9S", "KS"],
+              ["7H", "TH", "7C", "JC", "AD", "TD", "AS", "TS"],
+              ["8H", "AH", "8C", "QC", "8D", "JD", "7S", "JS"],
+              ["QH", "KH", "9C", "KC", "9D", "QD", "8S", "QS"]],
+    "plays": [[0, "JH"], [1, "7H"], [2, "8H"], [3, "QH"],
+              [0, "9H"], [1, "TH"], [2, "AH"], [3, "KH"],
+              [0, "AC"], [1, "7C"], [2, "8C"], [3, "9C"],
+              [0, "TC"], [1, "JC"], [2, "QC"], [3, "KC"],
+              [0, "7D"], [1, "AD"], [2, "8D"], [3, "9D"],
+              [1, "TD"], [2, "JD"], [3, "QD"], [0, "KD"],
+              [1, "AS"], [2, "7S"], [3, "8S"], [0, "9S"],
+              [1, "TS"], [2, "JS"], [3, "QS"], [0, "KS"]],
+}
+
+# DEAL_L (litige): 81-81 with no belote (KH with seat 2, QH with seat 3).
+#   T1 JH 7H KH QH -> seat 0, 20+0+4+3 = 27      T5 AD 8D 9D 7D -> seat 1, 11
+#   T2 9H TH AH 8H -> seat 0, 14+10+11+0 = 35    T6 TD JD QD KD -> seat 1, 19
+#   T3 TC JC QC KC -> seat 0, 10+2+3+4 = 19      T7 AS 7S 8S 9S -> seat 1, 11
+#   T4 9C AC 8C 7C -> seat 1, 11                 T8 TS JS QS KS -> seat 1, 19 + 10
+#   team 0: 27+35+19 = 81; team 1: 11+11+19+11+19+10 = 81.
+DEAL_L = {
+    "hands": [["JH", "9H", "TC", "9C", "7D", "KD", "9S", "KS"],
+              ["7H", "TH", "JC", "AC", "AD", "TD", "AS", "TS"],
+              ["KH", "AH", "QC", "8C", "8D", "JD", "7S", "JS"],
+              ["QH", "8H", "KC", "7C", "9D", "QD", "8S", "QS"]],
+    "plays": [[0, "JH"], [1, "7H"], [2, "KH"], [3, "QH"],
+              [0, "9H"], [1, "TH"], [2, "AH"], [3, "8H"],
+              [0, "TC"], [1, "JC"], [2, "QC"], [3, "KC"],
+              [0, "9C"], [1, "AC"], [2, "8C"], [3, "7C"],
+              [1, "AD"], [2, "8D"], [3, "9D"], [0, "7D"],
+              [1, "TD"], [2, "JD"], [3, "QD"], [0, "KD"],
+              [1, "AS"], [2, "7S"], [3, "8S"], [0, "9S"],
+              [1, "TS"], [2, "JS"], [3, "QS"], [0, "KS"]],
+}
+
+# DEAL_K (capot): seat 0 holds the two best cards of every suit and wins all 8 tricks.
+#   Hearts 23 + 39, clubs AC 7C 8C QC = 14 and TC JC 9C KC = 16, diamonds 11 + 19, spades 11 + 19
+#   = 152 card points, + 100 for the last trick on a capot = 252 (FFB-B16 §9.2).
+#   Belote: QH and KH with seat 2 (team 0): +20. Seat 1's four 7s are a carré worth 0 (no declaration).
+DEAL_K = {
+    "hands": [["JH", "9H", "AC", "TC", "AD", "TD", "AS", "TS"],
+              ["7H", "TH", "7C", "JC", "7D", "JD", "7S", "JS"],
+              ["QH", "KH", "8C", "9C", "8D", "QD", "8S", "QS"],
+              ["8H", "AH", "QC", "KC", "9D", "KD", "9S", "KS"]],
+    "plays": [[0, "JH"], [1, "7H"], [2, "QH"], [3, "8H"],
+              [0, "9H"], [1, "TH"], [2, "KH"], [3, "AH"],
+              [0, "AC"], [1, "7C"], [2, "8C"], [3, "QC"],
+              [0, "TC"], [1, "JC"], [2, "9C"], [3, "KC"],
+              [0, "AD"], [1, "7D"], [2, "8D"], [3, "9D"],
+              [0, "TD"], [1, "JD"], [2, "QD"], [3, "KD"],
+              [0, "AS"], [1, "7S"], [2, "8S"], [3, "9S"],
+              [0, "TS"], [1, "JS"], [2, "QS"], [3, "KS"]],
+}
+
+
+def native_hand(deal: dict, hand_no: int, taker: int | None, strain: str = "H", *, dealer: int = 3, bid: int | None = None,
+                capot_bid: bool = False, coinche: int = 0, recorded: list[int] | None = None) -> dict:
+    """A native-format hand object for ``deal`` with the given contract (taker None: passed out)."""
+    contract = None if taker is None else {"taker": taker, "strain": strain, "bid": bid, "capot_bid": capot_bid,
+                                           "coinche": coinche}
+    deal = copy.deepcopy(deal)  # callers mutate the result to build bad records
+    return {"hand_no": hand_no, "dealer": dealer, "completeness": "full_play", "hands": deal["hands"],
+            "auction": [], "contract": contract, "plays": None if taker is None else deal["plays"],
+            "recorded": None if recorded is None else {"score": recorded}}
+
+
+def native_game(game_id: str, hands: list[dict], *, source: str = "test", players=("Ana", "Ben", "Cat", "Dan"),
+                variant: str = "belote", ruleset_hint: str | None = "belote-classic") -> dict:
+    """A native-format game object (one line of a rebelote JSON Lines file)."""
+    return {"format": "rebelote", "version": 1, "source": source, "source_game_id": game_id, "variant": variant,
+            "n_players": 4, "players": list(players), "target": 1000, "ruleset_hint": ruleset_hint, "hands": hands}

@@ -1,0 +1,142 @@
+"""Rescoring of hand-computed deals (tests/deals.py holds the deals and the arithmetic).
+
+Expected values come from the rules texts: FFB-B16 §9-10 for belote-classic (rules.md R26-R30 and
+rules_examples.md A5-A7), colver FORMAT.md §7 for the colver ruleset.
+"""
+
+import pytest
+
+from deals import DEAL_A, DEAL_K, DEAL_L, native_game, native_hand
+from helpers import game_results, score
+
+
+def one(ruleset, hand):
+    (row,) = score(ruleset, native_game("g1", [hand]))
+    return row
+
+
+def test_made_contract_with_belote_held_by_a_defender():
+    # DEAL_A, seat 0 takes hearts: takers 92 vs defence 70 + belote 20 = 90 -> made (92 > 90, FFB-B16 §10.1.1);
+    # each side scores its own total (A5 pattern): [92, 90].
+    r = one("belote-classic", native_hand(DEAL_A, 1, taker=0))
+    assert r["status"] == "scored" and r["legal"] is True
+    assert r["trick_winners"] == [0, 0, 0, 0, 1, 1, 1, 1]
+    assert r["card_points"] == [92, 70]
+    assert r["belote_team"] == 1
+    assert r["declaration_points"] == [0, 0]
+    assert r["contract_points"] == [92, 90]
+    assert r["contract_made"] is True and r["litige"] is False
+    assert r["hand_score"] == [92, 90]
+    assert r["last_trick_team"] == 1 and r["capot_team"] is None
+
+
+def test_failed_contract():
+    # DEAL_A, seat 1 (team 1) takes hearts: takers 70 + belote 20 = 90 vs 92 -> failed. Defence 162 (A6 pattern:
+    # 162 + its own belote, here none); the takers keep their belote 20 (FFB-B16 §10.2, belote.on_failure = keep).
+    r = one("belote-classic", native_hand(DEAL_A, 1, taker=1))
+    assert r["contract_made"] is False
+    assert r["hand_score"] == [162, 20]
+
+
+def test_capot_with_belote():
+    # DEAL_K: team 0 wins all 8 tricks: 152 + 100 = 252 card points, + belote 20 = 272 (rules_examples A7).
+    r = one("belote-classic", native_hand(DEAL_K, 1, taker=0))
+    assert r["capot_team"] == 0
+    assert r["card_points"] == [252, 0]
+    assert r["hand_score"] == [272, 0]
+    assert r["declaration_points"] == [0, 0]  # seat 1's four 7s are worth nothing
+
+
+def test_defence_capot_on_failure_scores_252():
+    # DEAL_K taken by seat 1: the defence (team 0) made capot -> 252 (FFB-B16 §10.2, fail_base_defence_capot)
+    # plus its belote 20 = 272; the takers score nothing.
+    r = one("belote-classic", native_hand(DEAL_K, 1, taker=1))
+    assert r["contract_made"] is False
+    assert r["hand_score"] == [272, 0]
+
+
+def test_litige_held_and_carried_to_next_hand_winner():
+    # DEAL_L: 81-81, taken by seat 0. Litige (FFB-B16 §10.1.3): the defence scores its 81 now, the takers' 81 is
+    # held. Hand 2 (DEAL_A taken by seat 0) is made by team 0 -> team 0 also wins the held 81:
+    # totals: team 0 = 0 + 92 + 81 = 173; team 1 = 81 + 90 = 171.
+    hands = [native_hand(DEAL_L, 1, taker=0), native_hand(DEAL_A, 2, taker=0)]
+    r1, r2 = score("belote-classic", native_game("g1", hands))
+    assert r1["litige"] is True and r1["contract_made"] is None
+    assert r1["hand_score"] == [0, 81] and r1["held_points"] == 81
+    assert r2["hand_score"] == [92, 90]
+    (g,) = game_results("belote-classic", native_game("g1", hands))
+    assert g["totals"] == [173, 171]
+    assert g["unresolved_held"] == 0
+    assert g["winner"] is None  # nobody reached 1000
+
+
+def test_litige_goes_to_the_defence_when_the_next_contract_fails():
+    # Hand 2 is DEAL_A taken by seat 1 and failed: team 0 wins that hand (162) and the held 81:
+    # team 0 = 0 + 162 + 81 = 243; team 1 = 81 + 20 = 101.
+    hands = [native_hand(DEAL_L, 1, taker=0), native_hand(DEAL_A, 2, taker=1)]
+    (g,) = game_results("belote-classic", native_game("g1", hands))
+    assert g["totals"] == [243, 101]
+
+
+def test_litige_pot_survives_a_passed_out_hand_and_a_second_litige():
+    # litige (81 held), passed out (0-0, no winner), litige again (another 81 held, pot 162), then team 0 makes
+    # DEAL_A: team 0 = 92 + 162 = 254; team 1 = 81 + 81 + 90 = 252.
+    hands = [native_hand(DEAL_L, 1, taker=0), native_hand(DEAL_L, 2, taker=None),
+             native_hand(DEAL_L, 3, taker=0), native_hand(DEAL_A, 4, taker=0)]
+    rows = score("belote-classic", native_game("g1", hands))
+    assert rows[1]["status"] == "passed_out" and rows[1]["hand_score"] == [0, 0]
+    (g,) = game_results("belote-classic", native_game("g1", hands))
+    assert g["totals"] == [254, 252]
+
+
+def test_game_ends_at_target():
+    # Four capots with belote (272 each) take team 0 to 1088 >= 1000 after hand 4 (rules.md R35-R36).
+    hands = [native_hand(DEAL_K, i, taker=0) for i in range(1, 6)]
+    (g,) = game_results("belote-classic", native_game("g1", hands))
+    assert g["ended_at_hand"] == 4 and g["winner"] == 0
+    assert g["totals_at_end"] == [1088, 0]
+    assert g["totals"] == [1360, 0]
+
+
+# colver (FORMAT.md §7): made when card points + own belote >= bid; made uncoinched: T + V + bT, defence D + bD.
+@pytest.mark.parametrize("bid,coinche,expected", [
+    (80, 0, [92 + 80, 70 + 20]),          # made: 92 >= 80; defence keeps its belote
+    (90, 0, [92 + 90, 90]),
+    (100, 0, [0, 162 + 100 + 20]),       # failed: 92 < 100 -> defence 162 + V + both belotes
+    (80, 1, [162 + 80 * 2 + 20, 0]),     # made coinched: 162 + V x 2 + both belotes to the takers
+    (80, 2, [162 + 80 * 3 + 20, 0]),     # surcoinche x3 in colver
+    (100, 1, [0, 162 + 100 * 2 + 20]),   # failed coinched
+])
+def test_colver_bids_and_coinche(bid, coinche, expected):
+    r = one("colver", native_hand(DEAL_A, 1, taker=0, bid=bid, coinche=coinche))
+    assert r["hand_score"] == expected
+
+
+def test_colver_capot_bid():
+    # DEAL_K, capot bid by seat 0, made: 252 + 250 + belote 20 = 522 (FORMAT.md §7, g1009#8 pattern).
+    r = one("colver", native_hand(DEAL_K, 1, taker=0, capot_bid=True))
+    assert r["hand_score"] == [522, 0]
+    # capot bid on DEAL_A (team 0 wins only 4 tricks): failed: 162 + 250 + both belotes (20) = 432 to the defence.
+    r = one("colver", native_hand(DEAL_A, 1, taker=0, capot_bid=True))
+    assert r["hand_score"] == [0, 432]
+
+
+def test_illegal_play_is_flagged_and_still_scored():
+    # In DEAL_A trick 2 seat 1 must follow hearts; swap its 10H for its 7C in the record: a follow-suit breach
+    # (seat 1 holds TH) at trick 2. The hand is still scored as played.
+    hand = native_hand(DEAL_A, 1, taker=0)
+    plays = [list(p) for p in hand["plays"]]
+    plays[5] = [1, "7C"]   # trick 2: seat 1 discards a club while holding TH
+    plays[9] = [1, "TH"]   # trick 3: seat 1 plays TH on the club lead (also illegal, but the first one is reported)
+    hand["plays"] = plays
+    r = one("belote-classic", hand)
+    assert r["legal"] is False
+    assert (r["illegal_trick"], r["illegal_seat"], r["illegal_card"], r["illegal_rule"]) == (2, 1, 0, "follow_suit")  # 7C is card 0
+    assert r["status"] == "scored"
+
+
+def test_recorded_score_comparison():
+    (r,) = score("belote-classic", native_game("g1", [native_hand(DEAL_A, 1, taker=0, recorded=[92, 90])]))
+    assert r["matches_recorded"] is True
+    (r,) = score("belote-classic", native_game("g1", [native_hand(DEAL_A, 1, taker=0, recorded=[90, 92])]))
+    assert r["matches_recorded"] is False

@@ -1,0 +1,112 @@
+"""Ingest: idempotent re-import, rejects with provenance, --strict, compressed input, detection."""
+
+import gzip
+
+import orjson
+import pyarrow.compute as pc
+import pytest
+
+from conftest import write_jsonl
+from deals import DEAL_A, DEAL_K, DEAL_L, native_game, native_hand
+from pipeline import lake as lakemod
+from pipeline.ingest.run import StrictError, ingest_paths
+
+
+def good_games():
+    return [native_game("g1", [native_hand(DEAL_A, 1, taker=0), native_hand(DEAL_L, 2, taker=1)]),
+            native_game("g2", [native_hand(DEAL_K, 1, taker=2)])]
+
+
+def test_import_and_reimport_is_idempotent(tmp_path):
+    f = write_jsonl(tmp_path / "games.jsonl", good_games())
+    lake = tmp_path / "lake"
+    s1 = ingest_paths([f], lake)
+    assert (s1.files, s1.games, s1.hands, s1.duplicates, sum(s1.rejected.values())) == (1, 2, 3, 0, 0)
+    s2 = ingest_paths([f], lake)
+    assert (s2.games, s2.hands, s2.duplicates) == (0, 0, 3)
+    assert lakemod.read(lake, "hands").num_rows == 3
+    assert lakemod.read(lake, "games").num_rows == 2
+    assert "3 hands" in str(s1) and "3 duplicates skipped" in str(s2)
+    # the partition folder is the source
+    assert (lake / "hands" / "source=test").is_dir()
+
+
+def test_bad_records_go_to_rejects_and_the_rest_imports(tmp_path):
+    bad_card = native_game("g3", [native_hand(DEAL_A, 1, taker=0)])
+    bad_card["hands"][0]["hands"][0][0] = "ZH"            # unknown card
+    twice = native_game("g4", [native_hand(DEAL_A, 1, taker=0)])
+    twice["hands"][0]["plays"][5] = [1, "7H"]              # 7H already played in trick 1
+    seven = native_game("g5", [native_hand(DEAL_A, 1, taker=0)])
+    seven["hands"][0]["hands"][3] = seven["hands"][0]["hands"][3][:7]   # a 7-card hand
+    lines = [orjson.dumps(o).decode() for o in good_games()[:1]] + [
+        orjson.dumps(bad_card).decode(), "{not json", orjson.dumps(twice).decode(), orjson.dumps(seven).decode()]
+    f = tmp_path / "mixed.jsonl"
+    f.write_text("\n".join(lines) + "\n")
+    lake = tmp_path / "lake"
+    s = ingest_paths([f], lake)
+    assert (s.games, s.hands) == (1, 2)
+    assert dict(s.rejected) == {"unknown_card": 1, "invalid_json": 1, "card_played_twice": 1, "wrong_hand_size": 1}
+    rej = {r["reason_code"]: r for r in lakemod.read(lake, "rejects").to_pylist()}
+    assert rej["unknown_card"]["source_line"] == 2 and rej["unknown_card"]["game_id"] == "test:g3"
+    assert "'ZH'" in rej["unknown_card"]["reason"]
+    assert rej["invalid_json"]["source_line"] == 3 and rej["invalid_json"]["raw"] == "{not json\n"
+    assert rej["card_played_twice"]["source_line"] == 4 and rej["card_played_twice"]["hand_no"] == 1
+    assert "7H was already played" in rej["card_played_twice"]["reason"]
+    assert rej["wrong_hand_size"]["source_line"] == 5
+    assert "seat 3 was dealt 7 cards" in rej["wrong_hand_size"]["reason"]
+    assert all(r["source_file"] == str(f) for r in rej.values())
+    # re-import: the same rejects are not stored twice
+    ingest_paths([f], lake)
+    assert lakemod.read(lake, "rejects").num_rows == 4
+
+
+def test_strict_fails_on_first_reject_with_its_location(tmp_path):
+    f = tmp_path / "bad.jsonl"
+    f.write_text(orjson.dumps(good_games()[0]).decode() + "\n{oops\n")
+    with pytest.raises(StrictError, match=r"bad.jsonl:2: invalid JSON"):
+        ingest_paths([f], tmp_path / "lake", strict=True)
+    assert not lakemod.has_table(tmp_path / "lake", "hands")
+
+
+def test_gzip_folders_and_unrecognised_files(tmp_path):
+    d = tmp_path / "in"
+    d.mkdir()
+    (d / "a.jsonl.gz").write_bytes(gzip.compress(b"".join(orjson.dumps(o) + b"\n" for o in good_games())))
+    (d / "notes.txt").write_text("hello\n")
+    (d / "empty.jsonl").write_text("")
+    s = ingest_paths([d], tmp_path / "lake")
+    assert (s.files, s.games, s.hands) == (3, 2, 3)
+    assert s.unrecognised == [str(d / "notes.txt")]
+    assert dict(s.rejected) == {"empty_file": 1}
+
+
+def test_bad_encoding_line_is_rejected(tmp_path):
+    f = tmp_path / "enc.jsonl"
+    f.write_bytes(orjson.dumps(good_games()[0]) + b"\n" + b'{"format": "rebelote", "x": "\xe9t\xe9"}\n')
+    s = ingest_paths([f], tmp_path / "lake")
+    assert s.hands == 2 and dict(s.rejected) == {"bad_encoding": 1}
+
+
+def test_truncated_file(tmp_path):
+    data = orjson.dumps(good_games()[0]) + b"\n" + orjson.dumps(good_games()[1])
+    f = tmp_path / "trunc.jsonl"
+    f.write_bytes(data[: len(data) - 40])   # cut inside the second game
+    s = ingest_paths([f], tmp_path / "lake")
+    assert s.hands == 2 and dict(s.rejected) == {"invalid_json": 1}
+
+
+def test_missing_path_is_an_error(tmp_path):
+    with pytest.raises(FileNotFoundError, match="nope"):
+        ingest_paths([tmp_path / "nope"], tmp_path / "lake")
+
+
+def test_changed_content_is_a_new_hand(tmp_path):
+    f = write_jsonl(tmp_path / "a.jsonl", good_games())
+    ingest_paths([f], tmp_path / "lake")
+    g = good_games()
+    g[1]["hands"][0]["recorded"] = {"score": [272, 0]}
+    f2 = write_jsonl(tmp_path / "b.jsonl", g)
+    s = ingest_paths([f2], tmp_path / "lake")
+    assert (s.hands, s.duplicates) == (1, 2)
+    keys = lakemod.read(tmp_path / "lake", "hands", columns=["hand_key"]).column("hand_key")
+    assert pc.count_distinct(keys).as_py() == 4

@@ -1,0 +1,259 @@
+"""Tests of pipeline.stats and the reports of queries/ over a tiny hand-made lake.
+
+The lake (source 'colver', ruleset 'belote-classic'; values are made up but consistent enough):
+
+  game colver:g1, players by seat [Alice, Bob, Carol, Dave] -> team 0 = Alice+Carol, team 1 = Bob+Dave
+    h1  taker Alice (seat 0, team 0)  scored, MADE      hand_score [120, 42]  decl [20, 0]  belote team 0
+    h2  taker Bob   (seat 1, team 1)  scored, FAILED    hand_score [212, 0]   decl [0, 50]  no belote
+                                      illegal play by seat 3 (Dave in this game)
+    h3  passed out                    passed_out        hand_score [0, 0]
+    h4  taker Carol (seat 2, team 0)  unscorable        hand_score NULL
+  game colver:g2, players by seat [Alice, Bob, Dave, Carol] -> team 0 = Alice+Dave, team 1 = Bob+Carol
+    h1  taker Carol (seat 3, team 1)  scored, LITIGE    hand_score [81, 0]    decl [0, 0]   belote team 1
+    h2  taker Dave  (seat 2, team 0)  scored, MADE      hand_score [100, 82]  decl [0, 20]  no belote
+  game_scores: g1 winner NULL (unfinished), g2 winner team 0 (Alice+Dave).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+
+from pipeline import schema, stats
+
+RULES = "belote-classic"
+G1 = ["Alice", "Bob", "Carol", "Dave"]
+G2 = ["Alice", "Bob", "Dave", "Carol"]
+
+
+def _rows(table: str, rows: list[dict]) -> pa.Table:
+    """Rows (dicts of some columns) -> table conformed to ``table``'s schema; other columns NULL."""
+    sch = schema.schema(table)
+    return schema.conform(table, pa.table({f.name: pa.array([r.get(f.name) for r in rows], f.type) for f in sch}))
+
+
+def _next_part(folder: Path) -> Path:
+    """A new part-<n>.parquet in ``folder`` (appending, never overwriting)."""
+    return folder / f"part-{len(list(folder.glob('part-*.parquet')))}.parquet"
+
+
+def _write(lake: Path, table: str, rows: list[dict], drop_partition: bool) -> None:
+    """Write rows as hive partitions LAKE/<table>/<key>=<value>/part-<n>.parquet (zstd), appending.
+
+    ``drop_partition``: leave the partition column out of the files (read back from the path)."""
+    data = _rows(table, rows)
+    keys = schema.partition_columns(table)
+    if not keys:
+        folder = lake / table
+        folder.mkdir(parents=True, exist_ok=True)
+        pq.write_table(data, _next_part(folder), compression="zstd")
+        return
+    (key,) = keys
+    for value in sorted(set(data.column(key).to_pylist())):
+        part = data.filter(pc.equal(data.column(key), value))
+        if drop_partition:
+            part = part.drop_columns([key])
+        folder = lake / table / f"{key}={value}"
+        folder.mkdir(parents=True, exist_ok=True)
+        pq.write_table(part, _next_part(folder), compression="zstd")
+
+
+def _hand(game: str, no: int, players: list[str], taker: int | None, source: str = "colver") -> dict:
+    return {
+        "hand_key": f"{game}#{no}", "game_id": f"{source}:{game}", "hand_no": no, "source": source,
+        "source_format": "test", "source_file": "test.jsonl", "source_game_id": game, "variant": "belote",
+        "n_players": 4, "players": players, "dealer": 0, "completeness": "full_play", "auction": [],
+        "taker": taker, "strain": None if taker is None else "H", "capot_bid": False, "coinche": 0, "errors": [],
+    }
+
+
+def _score(game: str, no: int, status: str, taker_team: int | None, hand_score, *, made=None, litige=False,
+           decl=None, belote=None, legal=None, illegal_seat=None, source: str = "colver",
+           ruleset: str = RULES) -> dict:
+    return {
+        "ruleset": ruleset, "hand_key": f"{game}#{no}", "game_id": f"{source}:{game}", "hand_no": no,
+        "source": source, "status": status, "taker_team": taker_team, "hand_score": hand_score,
+        "contract_made": made, "litige": litige, "declaration_points": decl, "belote_team": belote,
+        "legal": legal, "illegal_seat": illegal_seat, "held_points": 81 if litige else 0,
+    }
+
+
+def _game(game: str, players: list[str], n_hands: int, source: str = "colver") -> dict:
+    return {
+        "game_id": f"{source}:{game}", "source": source, "source_format": "test", "source_file": "test.jsonl",
+        "source_game_id": game, "variant": "belote", "n_players": 4, "players": players, "n_hands": n_hands,
+        "game_key": f"key-{game}",
+    }
+
+
+HANDS = [
+    _hand("g1", 1, G1, 0), _hand("g1", 2, G1, 1), _hand("g1", 3, G1, None), _hand("g1", 4, G1, 2),
+    _hand("g2", 1, G2, 3), _hand("g2", 2, G2, 2),
+]
+SCORES = [
+    _score("g1", 1, "scored", 0, [120, 42], made=True, decl=[20, 0], belote=0, legal=True),
+    _score("g1", 2, "scored", 1, [212, 0], made=False, decl=[0, 50], legal=False, illegal_seat=3),
+    _score("g1", 3, "passed_out", None, [0, 0]),
+    _score("g1", 4, "unscorable", 0, None),
+    _score("g2", 1, "scored", 1, [81, 0], litige=True, decl=[0, 0], belote=1, legal=True),
+    _score("g2", 2, "scored", 0, [100, 82], made=True, decl=[0, 20], legal=True),
+]
+GAME_SCORES = [
+    {"ruleset": RULES, "game_id": "colver:g1", "source": "colver", "n_hands": 3, "totals": [332, 42],
+     "winner": None, "unresolved_held": 0},
+    {"ruleset": RULES, "game_id": "colver:g2", "source": "colver", "n_hands": 2, "totals": [262, 82],
+     "totals_at_end": [262, 82], "ended_at_hand": 2, "winner": 0, "unresolved_held": 0},
+]
+
+
+@pytest.fixture
+def lake(tmp_path: Path) -> Path:
+    lake = tmp_path / "lake"
+    _write(lake, "hands", HANDS, drop_partition=True)
+    _write(lake, "games", [_game("g1", G1, 4), _game("g2", G2, 2)], drop_partition=True)
+    _write(lake, "scores", SCORES, drop_partition=False)
+    _write(lake, "game_scores", GAME_SCORES, drop_partition=False)
+    return lake  # no rejects/ folder: that view must still exist, empty
+
+
+PLAYER_COLUMNS = ["ruleset", "player", "source", "games", "hands", "taken", "take_rate", "made", "decided",
+                  "made_of", "taker_litiges", "points", "points_hands", "points_per_hand", "team_belotes",
+                  "illegal_plays", "won", "finished", "won_of"]
+
+# Everyone sat in 2 games and 6 hands; 5 of them have a hand_score (g1h4 is unscorable).
+EXPECTED_PLAYERS = [
+    # Alice: team 0 in both games. Took g1h1 (made). Points 120+212+0 (g1) + 81+100 (g2) = 513 / 5.
+    # Belote g1h1 (team 0). g2 won by team 0 -> 1/1 (g1 has no winner).
+    dict(player="Alice", games=2, hands=6, taken=1, take_rate=0.1667, made=1, decided=1, made_of="1/1",
+         taker_litiges=0, points=513, points_hands=5, points_per_hand=102.6, team_belotes=1,
+         illegal_plays=0, won=1, finished=1, won_of="1/1"),
+    # Bob: team 1 in both games. Took g1h2 (failed). Points 42+0+0 + 0+82 = 124 / 5. Belote g2h1 (team 1).
+    dict(player="Bob", games=2, hands=6, taken=1, take_rate=0.1667, made=0, decided=1, made_of="0/1",
+         taker_litiges=0, points=124, points_hands=5, points_per_hand=24.8, team_belotes=1,
+         illegal_plays=0, won=0, finished=1, won_of="0/1"),
+    # Carol: team 0 in g1, team 1 in g2. Took g1h4 (unscorable: not decided) and g2h1 (litige: not decided).
+    # Points 120+212+0 (g1, team 0) + 0+82 (g2, team 1) = 414 / 5. Belotes g1h1 (team 0) and g2h1 (team 1).
+    dict(player="Carol", games=2, hands=6, taken=2, take_rate=0.3333, made=0, decided=0, made_of="0/0",
+         taker_litiges=1, points=414, points_hands=5, points_per_hand=82.8, team_belotes=2,
+         illegal_plays=0, won=0, finished=1, won_of="0/1"),
+    # Dave: team 1 in g1 (seat 3), team 0 in g2 (seat 2). Took g2h2 (made). Points 42+0+0 + 81+100 = 223 / 5.
+    # No belote for his team. The illegal play of g1h2 was seat 3 = Dave (in g2 seat 3 is Carol).
+    dict(player="Dave", games=2, hands=6, taken=1, take_rate=0.1667, made=1, decided=1, made_of="1/1",
+         taker_litiges=0, points=223, points_hands=5, points_per_hand=44.6, team_belotes=0,
+         illegal_plays=1, won=1, finished=1, won_of="1/1"),
+]
+
+DECLARATION_COLUMNS = ["ruleset", "source", "hands_scored", "decl_hands", "decl_hands_team0", "decl_hands_team1",
+                       "decl_hands_taker", "decl_hands_defence", "decl_points", "decl_points_taker",
+                       "decl_points_defence", "decl_points_per_hand", "belote_hands", "belote_taker_hands",
+                       "belote_share"]
+
+# Scored hands: g1h1, g1h2, g2h1, g2h2 (4). Declarations: g1h1 team 0 = taker's 20, g1h2 team 1 = taker's 50,
+# g2h2 team 1 = defence's 20 (taker team 0); g2h1 none. Total 90 card points, 90/4 = 22.5 per scored hand.
+# Belote: g1h1 team 0 (taker team 0), g2h1 team 1 (taker team 1): 2 of 4 hands, both the taker's team.
+_DECL = dict(ruleset=RULES, hands_scored=4, decl_hands=3, decl_hands_team0=1, decl_hands_team1=2,
+             decl_hands_taker=2, decl_hands_defence=1, decl_points=90, decl_points_taker=70,
+             decl_points_defence=20, decl_points_per_hand=22.5, belote_hands=2, belote_taker_hands=2,
+             belote_share=0.5)
+EXPECTED_DECLARATIONS = [dict(_DECL, source="colver"), dict(_DECL, source="(all)")]
+
+
+def test_list_reports_and_docs():
+    assert {"players", "declarations"} <= set(stats.list_reports())
+    for name in ("players", "declarations"):
+        assert stats.report_params(name) == ["ruleset"]
+        assert "$ruleset" in stats.report_doc(name)
+    with pytest.raises(stats.StatsError, match="unknown report 'nope'.*players"):
+        stats.run_report(Path("."), "nope")
+
+
+def test_players_report(lake: Path):
+    table = stats.run_report(lake, "players", RULES)
+    assert table.column_names == PLAYER_COLUMNS
+    assert table.to_pylist() == [dict(ruleset=RULES, source="colver", **row) for row in EXPECTED_PLAYERS]
+    # integer counts are integers, not decimals/floats
+    for col in ("games", "hands", "taken", "made", "decided", "points", "won", "finished"):
+        assert pa.types.is_integer(table.schema.field(col).type), col
+
+
+def test_declarations_report(lake: Path):
+    table = stats.run_report(lake, "declarations", RULES)
+    assert table.column_names == DECLARATION_COLUMNS
+    assert table.to_pylist() == EXPECTED_DECLARATIONS
+
+
+def test_ruleset_defaults_to_the_only_one(lake: Path):
+    assert stats.run_report(lake, "declarations").to_pylist() == EXPECTED_DECLARATIONS
+
+
+def test_several_rulesets(lake: Path):
+    # a second ruleset with other values: reports need to be told which one, and then ignore the other
+    _write(lake, "scores", [dict(s, ruleset="colver", hand_score=[1, 1], belote_team=None) for s in SCORES],
+           drop_partition=False)
+    with pytest.raises(stats.StatsError, match=r"several rulesets scored \(belote-classic, colver\)"):
+        stats.run_report(lake, "players")
+    expected = [dict(ruleset=RULES, source="colver", **row) for row in EXPECTED_PLAYERS]
+    assert stats.run_report(lake, "players", RULES).to_pylist() == expected
+    assert stats.run_report(lake, "declarations", "colver").to_pylist()[0]["belote_hands"] == 0
+    with pytest.raises(stats.StatsError, match=r"no scores for ruleset 'coinche'.*belote-classic, colver"):
+        stats.run_report(lake, "declarations", "coinche")
+
+
+def test_declarations_by_source(lake: Path):
+    # one more scored hand from another source: one row per source, and the total over both
+    _write(lake, "hands", [_hand("n1", 1, G1, 0, source="native")], drop_partition=True)
+    _write(lake, "scores", [_score("n1", 1, "scored", 0, [140, 42], made=True, decl=[100, 0], belote=1,
+                                   legal=True, source="native")], drop_partition=False)
+    rows = stats.run_report(lake, "declarations", RULES).to_pylist()
+    assert [r["source"] for r in rows] == ["colver", "native", "(all)"]
+    assert rows[1] == dict(ruleset=RULES, source="native", hands_scored=1, decl_hands=1, decl_hands_team0=1,
+                           decl_hands_team1=0, decl_hands_taker=1, decl_hands_defence=0, decl_points=100,
+                           decl_points_taker=100, decl_points_defence=0, decl_points_per_hand=100.0,
+                           belote_hands=1, belote_taker_hands=0, belote_share=1.0)
+    # total: 5 scored hands, 190 points (38.0 per hand), 3 belotes (0.6)
+    assert rows[2] == dict(rows[0], source="(all)", hands_scored=5, decl_hands=4, decl_hands_team0=2,
+                           decl_hands_taker=3, decl_points=190, decl_points_taker=170,
+                           decl_points_per_hand=38.0, belote_hands=3, belote_share=0.6)
+    # the players report splits by source too: Alice has a second row, for 'native'
+    players = stats.run_report(lake, "players", RULES).to_pylist()
+    assert [(r["player"], r["source"]) for r in players][-4:] == [
+        ("Alice", "native"), ("Bob", "native"), ("Carol", "native"), ("Dave", "native")]
+
+
+def test_views_and_seats(lake: Path):
+    con = stats.connect(lake)
+    assert con.execute("SELECT count(*) FROM rejects").fetchone() == (0,)  # no folder: empty view
+    # hive partition columns come back, schema columns lead in schema order
+    cols = [r[0] for r in con.execute("DESCRIBE hands").fetchall()]
+    assert cols == schema.schema("hands").names
+    assert con.execute("SELECT DISTINCT source FROM hands").fetchall() == [("colver",)]
+    seats = con.execute("""SELECT seat, team, player, partner, is_taker FROM seats
+                           WHERE hand_key = 'g2#1' ORDER BY seat""").fetchall()
+    assert seats == [(0, 0, "Alice", "Dave", False), (1, 1, "Bob", "Carol", False),
+                     (2, 0, "Dave", "Alice", False), (3, 1, "Carol", "Bob", True)]
+    assert con.execute("SELECT count(*) FROM seats WHERE hand_key = 'g1#3' AND is_taker").fetchone() == (0,)
+
+
+def test_empty_lake(tmp_path: Path):
+    con = stats.connect(tmp_path)  # no table folder at all
+    for view in ("hands", "games", "rejects", "scores", "game_scores", "seats"):
+        assert con.execute(f"SELECT count(*) FROM {view}").fetchone() == (0,)
+    assert [r[0] for r in con.execute("DESCRIBE scores").fetchall()] == schema.schema("scores").names
+    with pytest.raises(stats.StatsError, match="needs scores but the lake has none"):
+        stats.run_report(tmp_path, "players")
+    with pytest.raises(stats.StatsError, match="no scores for ruleset 'belote-classic'.*none"):
+        stats.run_report(tmp_path, "declarations", RULES)
+    with pytest.raises(stats.StatsError, match="lake folder not found"):
+        stats.run_report(tmp_path / "missing", "players", RULES)
+
+
+def test_hands_without_scores(tmp_path: Path):
+    # hands ingested but nothing rescored: the reports say to rescore first
+    lake2 = tmp_path / "lake2"
+    _write(lake2, "hands", HANDS, drop_partition=True)
+    with pytest.raises(stats.StatsError, match="run rescore first"):
+        stats.run_report(lake2, "players")
