@@ -76,11 +76,14 @@ def make_card(suit: int, rank: int) -> int:
     return suit * 8 + rank
 
 
+_CARD_STR = [RANKS[c % 8] + SUITS[c // 8] for c in range(N_CARDS)]
+
+
 def card_str(card: int) -> str:
-    """Two-letter text of a card id, e.g. ``31 -> 'AS'``, ``11 -> 'TD'``."""
+    """Two-letter text of a card id, e.g. ``31 -> 'AS'``, ``11 -> 'TD'``. Raises CardError outside 0..31."""
     if not 0 <= card < N_CARDS:
         raise CardError(f"card id {card!r} is outside 0..31")
-    return RANKS[card % 8] + SUITS[card // 8]
+    return _CARD_STR[card]
 
 
 def _lookup(rank_tok: str, suit_tok: str) -> int | None:
@@ -168,8 +171,12 @@ def mask_of(cards: Iterable[int]) -> int:
 
 def cards_of(mask: int) -> list[int]:
     """Card ids set in a bitmask, ascending."""
-    mask = int(mask)
-    return [c for c in range(N_CARDS) if mask >> c & 1]
+    mask, out = int(mask), []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
 
 
 def popcount32(x: np.ndarray) -> np.ndarray:

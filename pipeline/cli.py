@@ -26,8 +26,8 @@ stats_app = typer.Typer(no_args_is_help=True, help="Statistics over the lake (SQ
 app.add_typer(rules_app, name="rules")
 app.add_typer(stats_app, name="stats")
 
-err = Console(stderr=True, highlight=False)
-out = Console(highlight=False, markup=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+out = Console(highlight=False, markup=False, soft_wrap=True, emoji=False)
 
 LakeOpt = Annotated[Path, typer.Option("--lake", help="Lake folder (default: $REBELOTE_LAKE or ./rebelote-lake).")]
 EXIT_REJECTED = 1
@@ -69,16 +69,31 @@ def ingest(
         except KeyError as e:
             _fail(str(e.args[0]))
 
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from pipeline.ingest.run import walk
+
+    # a progress bar over files, on a terminal only (never in pipes, logs or CI)
+    progress = Progress(TextColumn("ingest"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                        console=err, transient=True, disable=quiet or not err.is_terminal)
+    try:
+        total = sum(1 for _ in walk(paths))
+    except FileNotFoundError as e:
+        _fail(str(e))
+    task = progress.add_task("files", total=total)
+
     def on_file(path: Path, reader: str | None) -> None:
+        progress.advance(task)
         if not quiet:
-            err.print(escape(str(path)) + ": " + (reader or "[yellow]not recognised (skipped; use --format to force a reader)[/]"))
+            progress.console.print(escape(str(path)) + ": " + (reader or "[yellow]not recognised (skipped; use --format to force a reader)[/]"))
 
     def on_reject(rej) -> None:
         if not quiet:
-            err.print(f"[red]rejected[/] {escape(rej.message())}")
+            progress.console.print(f"[red]rejected[/] {escape(rej.message())}")
 
     try:
-        summary = ingest_paths(paths, lake, fmt=format, strict=strict, on_reject=on_reject, on_file=on_file)
+        with progress:
+            summary = ingest_paths(paths, lake, fmt=format, strict=strict, on_reject=on_reject, on_file=on_file)
     except StrictError as e:
         _fail(f"--strict: {e}")
     except (FileNotFoundError, PermissionError, IsADirectoryError) as e:
@@ -217,6 +232,25 @@ def formats() -> None:
 
     for r in readers.READERS:
         out.print(f"{r.NAME}: {r.DESCRIPTION}")
+
+
+@app.command("schema")
+def schema_cmd(
+    table: Annotated[Optional[str], typer.Argument(help="Table name (hands, games, rejects, scores, game_scores).")] = None,
+    markdown: Annotated[bool, typer.Option("--markdown", help="Markdown documentation of every table.")] = False,
+) -> None:
+    """Show the Arrow schema of a lake table (from schemas/), or document all tables."""
+    from pipeline import schema
+
+    if markdown:
+        out.print(schema.markdown())
+        return
+    for t in ([table] if table else schema.TABLES):
+        if t not in schema.TABLES:
+            _fail(f"unknown table {t!r}; tables: {', '.join(schema.TABLES)}")
+        out.print(f"{t} (version {schema.version(t)}, partitioned by {', '.join(schema.partition_columns(t)) or 'nothing'})")
+        for name, typ, nullable, doc in schema.field_docs(t):
+            out.print(f"  {name}: {typ}{'' if nullable else ' not null'}  -- {doc}")
 
 
 @rules_app.command("list")

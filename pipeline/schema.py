@@ -129,3 +129,18 @@ def empty(table: str) -> pa.Table:
 def schema_path(table: str) -> Path:
     """Path of the schema file (for docs and error messages)."""
     return resource_dir("schemas") / f"{table}.toml"
+
+
+def markdown() -> str:
+    """Documentation of every table, generated from the schema files (``docs/tables.md``)."""
+    out = ["# Lake tables", "",
+           "Generated from `schemas/*.toml` by `rebelote schema --markdown`; do not edit by hand.", ""]
+    for t in TABLES:
+        spec = _spec(t)
+        parts = ", ".join(spec.get("partition_by", [])) or "none"
+        out += [f"## `{t}` (version {spec['version']}, partitioned by: {parts})", "",
+                "| column | type | nullable | meaning |", "|---|---|---|---|"]
+        for name, typ, nullable, doc in field_docs(t):
+            out.append(f"| `{name}` | `{typ}` | {'yes' if nullable else 'no'} | {doc.replace('|', '/')} |")
+        out.append("")
+    return "\n".join(out)

@@ -1,0 +1,577 @@
+"""Simulated belote games: complete, legal, reproducible games in Rebelote's native format.
+
+:func:`simulate` plays ``games`` games under a ruleset with simple bots and yields one native game
+object (:func:`pipeline.native.game_to_json`) per game; :func:`write_jsonl` writes such objects as
+JSON Lines and :func:`simulate_to_file` does both. Output depends only on ``(rules, games, seed)``:
+every random draw comes from one ``numpy.random.default_rng(seed)`` in a fixed order, so the same
+arguments give byte-identical files.
+
+Table and deal
+    4 seats in playing order, teams ``seat % 2``. The first dealer is drawn, then the deal moves one
+    seat on each hand; seat ``dealer + 1`` speaks first and leads the first trick.
+
+    * ``auction.style = "prise"`` (classic belote, variant ``"belote"``): 3 then 2 cards each, the
+      21st card turned up. Round 1: each seat from ``dealer + 1`` may ``take`` (the turned suit is
+      trump); round 2: each may name another suit (call ``C``/``D``/``H``/``S``). The taker gets the
+      turned card and 2 more, the others 3 more. Both rounds passed: the hand is passed out and
+      recorded with no taker, no ``initial_hands`` (the deal was never completed) and no plays.
+    * ``auction.style = "bid"`` (coinche, variant ``"coinche"``): 3-2-3, 8 cards each. Bids strictly
+      increase from 80 to 160 by tens, or capot (calls ``110S``, ``capotH``); the defending side may
+      ``coinche`` (which freezes the bidding), the taking side may then ``surcoinche`` (which ends the
+      auction); three passes after a bid or coinche end it, four passes at the start pass the hand
+      out (recorded with the complete hands and no plays). Suit contracts only.
+
+    A game runs hands until the game ends under the ruleset (:func:`pipeline.rescore.game.game_pass`
+    is run on the game's accumulated scores after every hand: a total at or above ``game.target``
+    with unequal totals; litige points go to the winner of the next decided hand), at most
+    :data:`MAX_HANDS` hands (a game cut there has no recorded winner).
+
+Players (:data:`PLAYERS`): a fixed pool of 8 bots; each game draws 4 distinct ones with the rng.
+
+    =========  =========
+    name       kind
+    =========  =========
+    Alice      random
+    Bruno      heuristic
+    Chloé      random
+    Driss      heuristic
+    Emma       random
+    Farid      heuristic
+    Gisèle     random
+    Hugo       heuristic
+    =========  =========
+
+    * ``random``: plays a uniformly random legal card; takes / names a suit / bids the next level
+      rarely and at random (bid capot very rarely), coinches and surcoinches rarely.
+    * ``heuristic``: values each suit as trump (J 6, 9 4, A 3, 10 2, other trumps 2 each, outside
+      aces 4, outside tens guarded by their ace 2, voids 1 each with 3+ trumps). Prise: takes / names
+      the best suit holding its J or 9, 2+ trumps and a value of 11+ (the turned card counted in).
+      Bid: with its J or 9, 3+ trumps and a value of 12+, bids 80 plus 10 per 3 points above 12 (up
+      to 160), capot with J, 9, 5+ trumps and 36+; outbids its partner only by 20 or more; coinches
+      an opponent's contract holding 3+ of its trumps with the J or 9 (or, on 120+, 2 trumps and 2
+      outside aces); surcoinches when its own value in the contract suit is 30 over the bid.
+      Play: leads a plain ace, else (taking side) its best trump, else its cheapest card; when an
+      opponent is winning, wins as cheaply as it can, else discards its lowest-point card (trumps
+      kept); when its partner is winning (last to play, or partner holding a trump or an ace) feeds
+      its highest-point non-trump card.
+
+Vectorisation: all active games of a batch of :data:`CHUNK` games play their current hand together.
+The deal, both auctions (a loop over turns) and the card play (a loop over the 32 plays, each step
+one :func:`pipeline.rescore.play.legal_cards` call and numpy choices for every hand) are numpy over
+hands; Python loops per hand only to build the output rows. Hands are scored with
+:func:`pipeline.rescore.engine.score_batch`; the recorded fields of each hand (``recorded.score``,
+``card_points``, ``totals`` after the hand) and of the game (``recorded_final``, ``recorded_winner``)
+are the simulator's own scoring under the ruleset.
+"""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import orjson
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from pipeline import native, rules as rules_mod
+from pipeline.cards import SUIT_MASKS, SUITS, popcount32
+from pipeline.ingest.records import finish_game, new_hand
+from pipeline.rescore.engine import score_batch
+from pipeline.rescore.game import game_pass
+from pipeline.rescore.play import PlayRules, legal_cards
+from pipeline.rescore.tables import BIT, CARD_RANK, CARD_SUIT, build, strength
+from pipeline.rules import Ruleset
+
+PLAYERS: tuple[str, ...] = ("Alice", "Bruno", "Chloé", "Driss", "Emma", "Farid", "Gisèle", "Hugo")
+"""The bot pool, by index."""
+HEURISTIC = np.array([False, True, False, True, False, True, False, True])
+"""True for the heuristic bots of :data:`PLAYERS`, False for the random ones."""
+
+SOURCE = "simulate"
+SOURCE_FORMAT = "rebelote"
+SOURCE_FILE = "<simulate>"
+MAX_HANDS = 200
+CHUNK = 2048
+"""Games simulated together (a fixed constant: changing it changes the output for a seed)."""
+
+# random bots' probabilities
+P_TAKE = 0.20         # prise: take in round 1 / name a suit in round 2
+P_BID = 0.10          # bid: raise to the next level
+P_CAPOT = 0.002       # bid: jump to capot
+P_COINCHE = 0.03      # coinche an opponent's bid
+P_SURCOINCHE = 0.10   # surcoinche when coinched
+
+# heuristic thresholds
+TAKE_VALUE = 11
+BID_VALUE = 12
+BID_STEP = 3
+CAPOT_VALUE = 36
+
+# auction call codes
+NONE, PASS, TAKE, COINCHE, SURCOINCHE = -1, 0, 1, 2, 3
+SUIT_CALL = 4            # 4 + suit: classic second-round call
+BID_CALL = 8             # 8 + level * 4 + suit; level 0..8 = 80..160, 9 = capot
+CAPOT_LEVEL = 9
+
+
+def _call_names() -> list[str]:
+    names = ["pass", "take", "coinche", "surcoinche"] + list(SUITS)
+    for level in range(CAPOT_LEVEL + 1):
+        for s in SUITS:
+            names.append(f"capot{s}" if level == CAPOT_LEVEL else f"{80 + 10 * level}{s}")
+    return names
+
+
+CALL_NAMES = _call_names()
+_AR32 = np.arange(32, dtype=np.uint32)
+_CARDS = np.arange(32, dtype=np.int8)
+
+
+def _bit(h: np.ndarray, card: int) -> np.ndarray:
+    return ((h >> np.uint32(card)) & np.uint32(1)).astype(np.int32)
+
+
+def _evaluate(h: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Heuristic value of each suit as trump for hands ``h`` (uint32, shape (n,)).
+
+    Returns (value, trump count, holds J, holds 9), each int32 of shape (n, 4)."""
+    n = len(h)
+    aces = [_bit(h, 8 * o + 7) for o in range(4)]
+    tens = [_bit(h, 8 * o + 3) & aces[o] for o in range(4)]
+    void = [((h & SUIT_MASKS[o]) == 0).astype(np.int32) for o in range(4)]
+    value = np.zeros((n, 4), dtype=np.int32)
+    count = np.zeros((n, 4), dtype=np.int32)
+    jack = np.zeros((n, 4), dtype=np.int32)
+    nine = np.zeros((n, 4), dtype=np.int32)
+    for s in range(4):
+        nt = popcount32(h & SUIT_MASKS[s])
+        j, nn, a, t = _bit(h, 8 * s + 4), _bit(h, 8 * s + 2), _bit(h, 8 * s + 7), _bit(h, 8 * s + 3)
+        others = nt - j - nn - a - t
+        out = [o for o in range(4) if o != s]
+        v = 6 * j + 4 * nn + 3 * a + 2 * t + 2 * others
+        v += sum(4 * aces[o] + 2 * tens[o] for o in out)
+        v += np.where(nt >= 3, sum(void[o] for o in out), 0)
+        value[:, s], count[:, s], jack[:, s], nine[:, s] = v, nt, j, nn
+    return value, count, jack, nine
+
+
+def _masks(cards: np.ndarray) -> np.ndarray:
+    """OR of the card bits along the last axis (uint32)."""
+    return np.bitwise_or.reduce(BIT[cards.astype(np.int64)], axis=-1).astype(np.uint32)
+
+
+# ---------------------------------------------------------------------------------------------- auctions
+
+def _auction_prise(rng: np.random.Generator, five: np.ndarray, turned: np.ndarray, dealer: np.ndarray,
+                   heur: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Classic take-or-pass auction for n deals. Returns calls (n, 8) codes, taker (n,), strain (n,) (-1 = none)."""
+    n = len(turned)
+    rows = np.arange(n)
+    calls = np.full((n, 8), NONE, dtype=np.int16)
+    taker = np.full(n, -1, dtype=np.int64)
+    strain = np.full(n, -1, dtype=np.int64)
+    tsuit = (turned // 8).astype(np.int64)
+    tbit = BIT[turned.astype(np.int64)]
+    suits = np.arange(4)
+    for t in range(8):
+        seat = (dealer + 1 + t) % 4
+        open_ = taker < 0
+        value, count, jack, nine = _evaluate(five[rows, seat] | tbit)
+        ok = ((jack | nine) == 1) & (count >= 2) & (value >= TAKE_VALUE)
+        u = rng.random(n)
+        other = (tsuit + 1 + rng.integers(0, 3, n)) % 4
+        hz = heur[rows, seat]
+        if t < 4:
+            call = np.where(hz, ok[rows, tsuit], u < P_TAKE)
+            suit = tsuit
+            code = TAKE
+        else:
+            ok &= suits[None, :] != tsuit[:, None]
+            best = np.argmax(np.where(ok, value, -1), axis=1)
+            call = np.where(hz, ok.any(axis=1), u < P_TAKE)
+            suit = np.where(hz, best, other)
+            code = SUIT_CALL + suit
+        call &= open_
+        calls[:, t] = np.where(open_, np.where(call, code, PASS), NONE)
+        taker = np.where(call, seat, taker)
+        strain = np.where(call, suit, strain)
+    return calls, taker, strain
+
+
+def _auction_bid(rng: np.random.Generator, hands: np.ndarray, dealer: np.ndarray,
+                 heur: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Coinche bidding for n deals of 8-card hands (n, 4).
+
+    Returns calls (n, turns) codes, taker, strain, level (-1 none, 0..8 = 80..160, 9 capot), coinche."""
+    n = len(dealer)
+    rows = np.arange(n)
+    ev = [_evaluate(hands[:, s]) for s in range(4)]
+    value = np.stack([e[0] for e in ev], axis=1)             # (n, seat, suit)
+    count = np.stack([e[1] for e in ev], axis=1)
+    honour = np.stack([e[2] | e[3] for e in ev], axis=1)
+    both = np.stack([e[2] & e[3] for e in ev], axis=1)
+    aces = np.stack([_bit(hands, 8 * s + 7) for s in range(4)], axis=2)  # (n, seat, suit)
+    lvl = np.where((honour == 1) & (count >= 3) & (value >= BID_VALUE),
+                   np.minimum((value - BID_VALUE) // BID_STEP, 8), -1)
+    lvl = np.where((both == 1) & (count >= 5) & (value >= CAPOT_VALUE), CAPOT_LEVEL, lvl)
+    best_suit = np.argmax(lvl * 64 + value, axis=2)           # (n, seat)
+    best_lvl = np.take_along_axis(lvl, best_suit[:, :, None], axis=2)[:, :, 0]
+
+    level = np.full(n, -1, dtype=np.int64)
+    suit = np.full(n, -1, dtype=np.int64)
+    bidder = np.full(n, -1, dtype=np.int64)
+    coin = np.zeros(n, dtype=np.int64)
+    passes = np.zeros(n, dtype=np.int64)
+    done = np.zeros(n, dtype=bool)
+    calls = []
+    t = 0
+    while not done.all():
+        seat = (dealer + 1 + t) % 4
+        act = ~done
+        u = rng.random(n)
+        rsuit = rng.integers(0, 4, n)
+        has_bid = bidder >= 0
+        same = has_bid & (bidder % 2 == seat % 2)
+        opp = has_bid & ~same
+        can_bid = (coin == 0) & (level < CAPOT_LEVEL)
+        can_coinche = opp & (coin == 0)
+        can_sur = same & (coin == 1)
+        bs = np.clip(suit, 0, 3)
+        # heuristic
+        my_lvl, my_suit = best_lvl[rows, seat], best_suit[rows, seat]
+        h_bid = can_bid & (my_lvl > level) & (~same | (my_lvl >= level + 2))
+        d_count = count[rows, seat, bs]
+        d_hon = honour[rows, seat, bs] == 1
+        d_aces = aces[rows, seat].sum(axis=1) - aces[rows, seat, bs]
+        h_coin = can_coinche & (((d_count >= 3) & d_hon) | ((level >= 4) & (d_count >= 2) & (d_aces >= 2)))
+        h_sur = can_sur & (lvl[rows, seat, bs] >= level + 3)
+        h_code = np.select([h_bid, h_coin, h_sur], [BID_CALL + my_lvl * 4 + my_suit, COINCHE, SURCOINCHE], PASS)
+        # random
+        r_lvl = np.where(u < P_CAPOT, CAPOT_LEVEL, level + 1)
+        r_bid = can_bid & (u < P_BID)
+        r_coin = can_coinche & (u > 1 - P_COINCHE)
+        r_sur = can_sur & (u < P_SURCOINCHE)
+        r_code = np.select([r_bid, r_coin, r_sur], [BID_CALL + r_lvl * 4 + rsuit, COINCHE, SURCOINCHE], PASS)
+        code = np.where(act, np.where(heur[rows, seat], h_code, r_code), NONE)
+        is_bid = code >= BID_CALL
+        is_pass = code == PASS
+        is_coin = code == COINCHE
+        is_sur = code == SURCOINCHE
+        level = np.where(is_bid, (code - BID_CALL) // 4, level)
+        suit = np.where(is_bid, (code - BID_CALL) % 4, suit)
+        bidder = np.where(is_bid, seat, bidder)
+        passes = np.where(is_bid | is_coin, 0, passes + is_pass)
+        coin = np.where(is_coin, 1, np.where(is_sur, 2, coin))
+        done |= is_sur | (is_pass & (bidder >= 0) & (passes >= 3)) | (is_pass & (bidder < 0) & (passes >= 4))
+        calls.append(code.astype(np.int16))
+        t += 1
+    return np.stack(calls, axis=1), bidder, suit, level, coin
+
+
+# ---------------------------------------------------------------------------------------------- play
+
+def _play(rng: np.random.Generator, hands: np.ndarray, dealer: np.ndarray, strain: np.ndarray,
+          taker: np.ndarray, heur: np.ndarray, points: np.ndarray, pr: PlayRules) -> tuple[np.ndarray, np.ndarray]:
+    """Play out m hands together. Returns plays and play seats, int8 (m, 32)."""
+    m = len(dealer)
+    rows = np.arange(m)
+    remaining = hands.astype(np.uint32).copy()
+    plays = np.zeros((m, 32), dtype=np.int8)
+    seats = np.zeros((m, 32), dtype=np.int8)
+    leader = (dealer.astype(np.int64) + 1) % 4
+    strain8 = strain.astype(np.int8)
+    led_suit = np.zeros(m, dtype=np.int8)
+    win_card = np.zeros(m, dtype=np.int8)
+    win_seat = np.zeros(m, dtype=np.int64)
+    win_str = np.zeros(m, dtype=np.int16)
+    first_true, first_false = np.ones(m, dtype=bool), np.zeros(m, dtype=bool)
+    grid = np.broadcast_to(_CARDS, (m, 32))
+    P = points[strain.astype(np.int64)].astype(np.int32)                    # (m, 32) card points
+    trump = CARD_SUIT[None, :] == strain8[:, None]                           # (m, 32)
+    lead_str = strength(grid, np.broadcast_to(CARD_SUIT, (m, 32)), strain8[:, None]).astype(np.int32)
+    plain_ace = (CARD_RANK[None, :] == 7) & ~trump
+    taker_team = taker.astype(np.int64) % 2
+    low_key = -(P + 8 * trump) * 64                                        # cheap first, trumps kept
+    for j in range(32):
+        k = j % 4
+        seat = (leader + k) % 4
+        hand = remaining[rows, seat]
+        first = first_true if k == 0 else first_false
+        partner = (win_seat % 2 == seat % 2) & ~first
+        legal = legal_cards(hand, first, led_suit, strain8, win_card, partner, pr)
+        bits = ((legal[:, None] >> _AR32) & np.uint32(1)).astype(bool)
+        # random bot: a uniformly random set bit
+        cum = np.cumsum(bits, axis=1)
+        r = (rng.random(m) * cum[:, -1]).astype(np.int64)
+        rand_card = np.argmax(cum > r[:, None], axis=1)
+        # heuristic bot
+        if k == 0:
+            own = (seat % 2 == taker_team)[:, None]
+            key = np.where(plain_ace, 20000,
+                           np.where(trump & own, 10000 + lead_str, -((P + 20 * trump) * 64 + lead_str)))
+        else:
+            S = strength(grid, led_suit[:, None], strain8[:, None]).astype(np.int32)
+            low = low_key - S
+            beats = S > win_str[:, None]
+            wc = win_card.astype(np.int64)
+            strong = np.full(m, k == 3) | (CARD_SUIT[wc] == strain8) | (CARD_RANK[wc] == 7)
+            feed = np.where(trump, -5000 - S, P * 64 - S)
+            key = np.where(partner[:, None], np.where(strong[:, None], feed, low),
+                           np.where(beats, 5000 - S, low))
+        heur_card = np.argmax(np.where(bits, key, -(1 << 30)), axis=1)
+        card = np.where(heur[rows, seat], heur_card, rand_card).astype(np.int64)
+        remaining[rows, seat] = hand & ~BIT[card]
+        if k == 0:
+            led_suit = CARD_SUIT[card]
+        s = strength(card.astype(np.int8), led_suit, strain8)
+        if k == 0:
+            win_str, win_seat, win_card = s, seat, card.astype(np.int8)
+        else:
+            better = s > win_str
+            win_str = np.where(better, s, win_str)
+            win_seat = np.where(better, seat, win_seat)
+            win_card = np.where(better, card, win_card).astype(np.int8)
+        plays[:, j] = card
+        seats[:, j] = seat
+        if k == 3:
+            leader = win_seat
+    if remaining.any():  # pragma: no cover - a simulator bug
+        raise RuntimeError("simulate: cards left in hand after 32 plays")
+    return plays, seats
+
+
+# ---------------------------------------------------------------------------------------------- scoring
+
+def _list_column(values: np.ndarray, valid: np.ndarray, typ: pa.DataType) -> pa.Array:
+    n, w = values.shape
+    offsets = pa.array(np.arange(0, n * w + 1, w, dtype=np.int32))
+    return pa.ListArray.from_arrays(offsets, pa.array(values.reshape(-1), type=typ), mask=pa.array(~valid))
+
+
+def _score_table(game_ids: list[str], hand_no: np.ndarray, dealer: np.ndarray, init: np.ndarray,
+                 has_init: np.ndarray, taker: np.ndarray, strain: np.ndarray, bid: np.ndarray,
+                 capot: np.ndarray, coin: np.ndarray, plays: np.ndarray, seats: np.ndarray) -> pa.Table:
+    """The columns of the ``hands`` table that :func:`score_batch` reads, straight from arrays."""
+    n = len(game_ids)
+    played = taker >= 0
+    return pa.table({
+        "hand_key": pa.array([""] * n, type=pa.string()),
+        "game_id": pa.array(game_ids, type=pa.string()),
+        "hand_no": pa.array(hand_no.astype(np.int32)),
+        "source": pa.array([SOURCE] * n, type=pa.string()),
+        "n_players": pa.array(np.full(n, 4, dtype=np.int8)),
+        "dealer": pa.array(dealer.astype(np.int8)),
+        "completeness": pa.array(["full_play"] * n, type=pa.string()),
+        "initial_hands": _list_column(init.astype(np.uint32), has_init, pa.uint32()),
+        "taker": pa.array(taker.astype(np.int8), mask=~played),
+        "strain": pa.array(np.array(list(SUITS), dtype=object)[np.clip(strain, 0, 3)], type=pa.string(), mask=~played),
+        "bid": pa.array(bid.astype(np.int16), mask=~played | (bid < 0)),
+        "capot_bid": pa.array(capot.astype(bool)),
+        "coinche": pa.array(coin.astype(np.int8)),
+        "plays": _list_column(plays, played, pa.int8()),
+        "play_seats": _list_column(seats, played, pa.int8()),
+        "recorded_score": pa.nulls(n, type=pa.list_(pa.int32())),
+    })
+
+
+# ---------------------------------------------------------------------------------------------- games
+
+def _deal_positions(dealer: np.ndarray, packets: list[int]) -> list[tuple[np.ndarray, int, int]]:
+    """(seat, start, stop) deck slices for dealing ``packets`` (cards per seat per round) from dealer+1."""
+    out, pos = [], 0
+    for size in packets:
+        for k in range(4):
+            out.append(((dealer + 1 + k) % 4, pos, pos + size))
+            pos += size
+    return out
+
+
+def _simulate_chunk(rng: np.random.Generator, rules: Ruleset, first: int, count: int, seed: int,
+                    prep: dict[str, Any]) -> list[dict]:
+    prise = prep["prise"]
+    players = rng.permuted(np.tile(np.arange(len(PLAYERS)), (count, 1)), axis=1)[:, :4]
+    heur_all = HEURISTIC[players]
+    dealer_all = rng.integers(0, 4, count).astype(np.int64)
+    hand_no_all = np.zeros(count, dtype=np.int64)
+    active = np.ones(count, dtype=bool)
+    sgids = [f"{rules.name}-{seed}-{first + i:06d}" for i in range(count)]  # unique across rulesets
+    gids = [f"{SOURCE}:{s}" for s in sgids]
+    commons = [{"game_id": gids[i], "source": SOURCE, "source_format": SOURCE_FORMAT, "source_file": SOURCE_FILE,
+                "source_game_id": sgids[i], "variant": prep["variant"], "ruleset_hint": rules.name, "n_players": 4,
+                "players": [PLAYERS[p] for p in players[i].tolist()]} for i in range(count)]
+    rows_of: list[list[dict]] = [[] for _ in range(count)]
+    results: list[dict | None] = [None] * count
+    acc: pa.Table | None = None
+
+    while active.any():
+        A = np.nonzero(active)[0]
+        n = len(A)
+        rows = np.arange(n)
+        dealer = dealer_all[A]
+        heur = heur_all[A]
+        hand_no = hand_no_all[A] + 1
+        deck = rng.permuted(np.tile(_CARDS, (n, 1)), axis=1)
+        turned = None
+        bid = np.full(n, -1, dtype=np.int64)
+        capot = np.zeros(n, dtype=bool)
+        coin = np.zeros(n, dtype=np.int64)
+        full = np.zeros((n, 4), dtype=np.uint32)
+        if prise:
+            five = np.zeros((n, 4), dtype=np.uint32)
+            for seat, a, b in _deal_positions(dealer, [3, 2]):
+                five[rows, seat] |= _masks(deck[:, a:b])
+            turned = deck[:, 20].astype(np.int64)
+            calls, taker, strain = _auction_prise(rng, five, turned, dealer, heur)
+            # the rest of the deal: turned card + 2 to the taker, 3 to the others, from dealer + 1
+            full[:] = five
+            took = taker >= 0
+            full[rows[took], taker[took]] |= BIT[turned[took]]
+            rest = deck[:, 21:].astype(np.int64)
+            ptr = np.zeros(n, dtype=np.int64)
+            for k in range(4):
+                seat = (dealer + 1 + k) % 4
+                size = np.where(seat == taker, 2, 3)
+                for i in range(3):
+                    card = rest[rows, np.clip(ptr + i, 0, 10)]
+                    full[rows, seat] |= np.where(i < size, BIT[card], np.uint32(0))
+                ptr += size
+            has_init = took
+        else:
+            for seat, a, b in _deal_positions(dealer, [3, 2, 3]):
+                full[rows, seat] |= _masks(deck[:, a:b])
+            calls, taker, strain, level, coin = _auction_bid(rng, full, dealer, heur)
+            capot = level == CAPOT_LEVEL
+            bid = np.where((level >= 0) & ~capot, 80 + 10 * level, -1)
+            has_init = np.ones(n, dtype=bool)
+        played = taker >= 0
+        plays = np.zeros((n, 32), dtype=np.int8)
+        seats = np.zeros((n, 32), dtype=np.int8)
+        if played.any():
+            p_plays, p_seats = _play(rng, full[played], dealer[played], strain[played], taker[played],
+                                     heur[played], prep["points"], prep["play_rules"])
+            plays[played], seats[played] = p_plays, p_seats
+
+        round_gids = [gids[i] for i in A.tolist()]
+        table = _score_table(round_gids, hand_no, dealer, full, has_init, taker, strain, bid, capot, coin,
+                             plays, seats)
+        sc = score_batch(table, rules)
+        status = sc.column("status").to_pylist()
+        legal = sc.column("legal").to_pylist()
+        if any(s not in ("scored", "passed_out") for s in status) or any(v is False for v in legal):
+            raise RuntimeError("simulate: the engine rejected a simulated hand (simulator bug)")  # pragma: no cover
+        acc = sc if acc is None else pa.concat_tables([acc, sc])
+        gp = game_pass(acc, rules)
+        gp_at = {g: i for i, g in enumerate(gp.column("game_id").to_pylist())}
+        gp_totals = gp.column("totals").to_pylist()
+        gp_final = gp.column("totals_at_end").to_pylist()
+        gp_winner = gp.column("winner").to_pylist()
+
+        # output rows (the only per-hand Python loop)
+        hs = sc.column("hand_score").to_pylist()
+        cps = sc.column("card_points").to_pylist()
+        L_dealer, L_taker, L_strain = dealer.tolist(), taker.tolist(), strain.tolist()
+        L_bid, L_capot, L_coin, L_hand_no = bid.tolist(), capot.tolist(), coin.tolist(), hand_no.tolist()
+        L_full, L_has = full.tolist(), has_init.tolist()
+        L_plays, L_seats = plays.tolist(), seats.tolist()
+        L_calls = calls.tolist()
+        L_turned = None if turned is None else turned.tolist()
+        finished = []
+        for r, gi in enumerate(A.tolist()):
+            d = L_dealer[r]
+            auction = [{"seat": (d + 1 + t) % 4, "call": CALL_NAMES[c]} for t, c in enumerate(L_calls[r]) if c >= 0]
+            tk = L_taker[r]
+            gpi = gp_at[gids[gi]]
+            row = new_hand(
+                **commons[gi], hand_no=L_hand_no[r], dealer=d, completeness="full_play",
+                initial_hands=L_full[r] if L_has[r] else None,
+                turned_card=None if L_turned is None else L_turned[r],
+                auction=auction,
+                taker=tk if tk >= 0 else None,
+                strain=SUITS[L_strain[r]] if tk >= 0 else None,
+                bid=L_bid[r] if tk >= 0 and L_bid[r] >= 0 else None,
+                capot_bid=bool(L_capot[r]) if tk >= 0 else False,
+                coinche=L_coin[r] if tk >= 0 else 0,
+                plays=L_plays[r] if tk >= 0 else None,
+                play_seats=L_seats[r] if tk >= 0 else None,
+                recorded_score=hs[r], recorded_card_points=cps[r], recorded_totals=gp_totals[gpi],
+            )
+            rows_of[gi].append(row)
+            ended = gp_winner[gpi] is not None
+            if ended or L_hand_no[r] >= MAX_HANDS:
+                game = finish_game(commons[gi] | {
+                    "target": prep["target"],
+                    "recorded_final": gp_final[gpi] if ended else gp_totals[gpi],
+                    "recorded_winner": gp_winner[gpi]}, rows_of[gi])
+                results[gi] = native.game_to_json(game, rows_of[gi])
+                rows_of[gi] = []
+                finished.append(gi)
+        hand_no_all[A] = hand_no
+        dealer_all[A] = (dealer + 1) % 4
+        if finished:
+            active[finished] = False
+            keep = [gids[i] for i in np.nonzero(active)[0].tolist()]
+            acc = acc.filter(pc.is_in(acc.column("game_id"), value_set=pa.array(keep, type=pa.string())))
+    assert all(r is not None for r in results)
+    return results  # type: ignore[return-value]
+
+
+def simulate(rules: Ruleset | str, games: int, seed: int) -> Iterator[dict]:
+    """Yield ``games`` native game objects (``pipeline.native.game_to_json``) simulated under ``rules``.
+
+    Games come in order (``source_game_id`` ``f"{rules.name}-{seed}-{i:06d}"``, i = 0..games-1); the output depends
+    only on the arguments. ``rules`` may be a :class:`Ruleset` or a ruleset name/path.
+    """
+    if isinstance(rules, (str, Path)):
+        rules = rules_mod.load(rules)
+    if int(games) < 0:
+        raise ValueError(f"games must be >= 0, got {games}")
+    style = rules["auction.style"]
+    if style not in ("prise", "bid"):  # pragma: no cover - the ruleset loader already refuses others
+        raise ValueError(f"auction style {style!r} cannot be simulated")
+    prep = {
+        "prise": style == "prise",
+        "variant": "belote" if style == "prise" else "coinche",
+        "points": build(rules).points,
+        "play_rules": PlayRules.of(rules),
+        "target": int(rules["game.target"]),
+    }
+    rng = np.random.default_rng(seed)
+    for first in range(0, int(games), CHUNK):
+        count = min(CHUNK, int(games) - first)
+        yield from _simulate_chunk(rng, rules, first, count, seed, prep)
+
+
+def write_jsonl(objs: Iterable[dict], path: str | Path) -> int:
+    """Write objects as JSON Lines (orjson, one object per line; gzip when ``path`` ends in ``.gz``).
+
+    Returns the number of lines written."""
+    path = Path(path)
+    n = 0
+    with path.open("wb") as raw:
+        # mtime=0 and no file name in the gzip header, so that equal content gives equal bytes
+        f = gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) if path.suffix == ".gz" else raw
+        try:
+            for obj in objs:
+                f.write(orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE))
+                n += 1
+        finally:
+            if f is not raw:
+                f.close()
+    return n
+
+
+def simulate_to_file(rules: Ruleset | str, games: int, seed: int, path: str | Path) -> tuple[int, int]:
+    """Simulate and write to ``path`` as native JSON Lines. Returns (games, hands) written."""
+    counts = [0, 0]
+
+    def counted() -> Iterator[dict]:
+        for obj in simulate(rules, games, seed):
+            counts[0] += 1
+            counts[1] += len(obj["hands"])
+            yield obj
+
+    write_jsonl(counted(), path)
+    return counts[0], counts[1]

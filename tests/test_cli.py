@@ -1,0 +1,108 @@
+"""The rebelote command line through typer's CliRunner: exit codes, summaries, outputs."""
+
+import json
+
+import orjson
+import pytest
+from typer.testing import CliRunner
+
+from conftest import write_jsonl
+from deals import DEAL_A, DEAL_K, DEAL_L, native_game, native_hand
+from pipeline.cli import app
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def records(tmp_path):
+    games = [native_game("g1", [native_hand(DEAL_A, 1, taker=0), native_hand(DEAL_L, 2, taker=0),
+                                native_hand(DEAL_A, 3, taker=1)]),
+             native_game("g2", [native_hand(DEAL_K, 1, taker=0)])]
+    return write_jsonl(tmp_path / "games.jsonl", games)
+
+
+def run(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def test_ingest_rescore_stats(tmp_path, records):
+    lake = tmp_path / "lake"
+    r = run("ingest", records, "--lake", lake)
+    assert r.exit_code == 0, r.output
+    assert "1 files, 2 games, 4 hands, 0 duplicates skipped, 0 rejected" in r.stdout
+    r = run("ingest", records, "--lake", lake)
+    assert "0 hands, 4 duplicates skipped" in r.stdout
+    r = run("rescore", "--rules", "belote-classic", "--lake", lake)
+    assert r.exit_code == 0, r.output
+    assert "rescore [belote-classic]: 4 hands (4 scored), 2 games, 0 with an illegal play" in r.stdout
+    r = run("stats", "players", "--lake", lake, "--format", "json")
+    assert r.exit_code == 0, r.output
+    rows = {row["player"]: row for row in json.loads(r.stdout)}
+    # Ana (seat 0) took g1#1 (made), g1#2 (litige) and g2#1 (capot, made): made 2 of 2 decided, 3 taken.
+    assert (rows["Ana"]["taken"], rows["Ana"]["made"], rows["Ana"]["decided"], rows["Ana"]["made_of"]) == (3, 2, 2, "2/2")
+    # Ben (seat 1) took g1#3 and failed it: 0/1.
+    assert rows["Ben"]["made_of"] == "0/1"
+    out = tmp_path / "players.csv"
+    r = run("stats", "players", "--lake", lake, "--format", "csv", "--output", out)
+    assert r.exit_code == 0 and out.read_text().startswith('"ruleset","player"')
+    r = run("stats", "declarations", "--lake", lake, "--format", "parquet", "--output", tmp_path / "d.parquet")
+    assert r.exit_code == 0 and (tmp_path / "d.parquet").stat().st_size > 0
+    r = run("stats", "players", "--lake", lake)
+    assert r.exit_code == 0 and "Ana" in r.stdout
+
+
+def test_reject_exit_code_and_strict(tmp_path, records):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(records.read_text() + "{broken\n")
+    r = run("ingest", bad, "--lake", tmp_path / "lake")
+    assert r.exit_code == 1
+    assert "bad.jsonl:3: invalid JSON" in r.stderr
+    assert "1 rejected (invalid_json 1)" in r.stdout
+    r = run("ingest", bad, "--lake", tmp_path / "lake2", "--strict")
+    assert r.exit_code == 2
+    assert "--strict" in r.stderr and "bad.jsonl:3" in r.stderr
+
+
+def test_usage_errors_exit_2(tmp_path, records):
+    assert run("ingest", tmp_path / "missing.jsonl", "--lake", tmp_path / "l").exit_code == 2
+    assert run("ingest", records, "--lake", tmp_path / "l", "--format", "nope").exit_code == 2
+    assert run("rescore", "--rules", "belote-classic", "--lake", tmp_path / "empty").exit_code == 2
+    run("ingest", records, "--lake", tmp_path / "l")
+    r = run("rescore", "--rules", "no-such-rules", "--lake", tmp_path / "l")
+    assert r.exit_code == 2 and "unknown ruleset 'no-such-rules'" in r.stderr
+    r = run("stats", "players", "--lake", tmp_path / "l")
+    assert r.exit_code == 2 and "rescore" in r.stderr
+    assert run("stats", "players", "--lake", tmp_path / "l", "--format", "xml").exit_code == 2
+    assert run("export", "--format", "pgn", "--lake", tmp_path / "l").exit_code == 2
+    assert run("bogus-command").exit_code == 2
+
+
+def test_export_jsonl_round_trip(tmp_path, records):
+    lake = tmp_path / "lake"
+    run("ingest", records, "--lake", lake)
+    out = tmp_path / "export.jsonl"
+    r = run("export", "--format", "jsonl", "--output", out, "--lake", lake)
+    assert r.exit_code == 0 and "export: 2 games, 4 hands" in r.stderr
+    lines = out.read_bytes().splitlines()
+    assert [orjson.loads(x)["game_id"] for x in lines] == ["test:g1", "test:g2"]
+    r = run("ingest", out, "--lake", lake)
+    assert "0 hands, 4 duplicates skipped" in r.stdout
+
+
+def test_rules_list_show_formats():
+    r = run("rules", "list")
+    assert r.exit_code == 0 and "belote-classic" in r.stdout and "colver" in r.stdout
+    r = run("rules", "show", "colver")
+    assert "double.surcoinche = 3" in r.stdout and "x3, not x4" in r.stdout
+    r = run("formats")
+    assert "rebelote:" in r.stdout and "colver:" in r.stdout
+
+
+def test_table_docs_are_generated_from_the_schemas():
+    from pathlib import Path
+
+    from pipeline import schema
+    docs = Path(__file__).resolve().parents[1] / "docs" / "tables.md"
+    assert docs.read_text().strip() == schema.markdown().strip(), "run: rebelote schema --markdown > docs/tables.md"
+    r = run("schema", "hands")
+    assert r.exit_code == 0 and "hand_key: string not null" in r.stdout
