@@ -66,7 +66,7 @@ def test_game_fields(run):
         assert o["format"] == "rebelote" and o["version"] == 1
         assert o["source"] == "simulate"
         assert o["source_game_id"] == f"{r.name}-{SEED}-{i:06d}"
-        assert o["game_id"] == f"simulate:{SEED}-{i:06d}"
+        assert o["game_id"] == f"simulate:{r.name}-{SEED}-{i:06d}"
         assert o["variant"] == variant
         assert o["ruleset_hint"] == r.name
         assert o["target"] == r["game.target"]
