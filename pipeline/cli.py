@@ -127,11 +127,13 @@ def _emit(table, fmt: str, output: Optional[Path], display: Optional[list[str]] 
         _fail(str(e))
 
 
-def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Optional[Path]) -> None:
+def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Optional[Path],
+           source: Optional[list[str]], variant: Optional[list[str]]) -> None:
     from pipeline import stats
 
+    filters = stats.Filters(tuple(source) if source else None, tuple(variant) if variant else None)
     try:
-        table = stats.run_report(lake, report, ruleset)
+        table = stats.run_report(lake, report, ruleset, filters)
     except stats.StatsError as e:
         _fail(str(e))
     _emit(table, fmt, output, stats.display_columns(report))
@@ -140,20 +142,22 @@ def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Op
 FormatOpt = Annotated[str, typer.Option("--format", help="table, csv, json or parquet.")]
 OutputOpt = Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of the terminal.")]
 RulesOpt = Annotated[Optional[str], typer.Option("--rules", help="Ruleset whose scores to use (default: the only one rescored).")]
+SourceOpt = Annotated[Optional[list[str]], typer.Option("--source", help="Only hands from this source (repeatable).")]
+VariantOpt = Annotated[Optional[list[str]], typer.Option("--variant", help="Only hands of this variant: belote, coinche... (repeatable).")]
 
 
 @stats_app.command("players")
 def stats_players(lake: LakeOpt = lakemod.DEFAULT_LAKE, rules: RulesOpt = None, format: FormatOpt = "table",
-                  output: OutputOpt = None) -> None:
+                  output: OutputOpt = None, source: SourceOpt = None, variant: VariantOpt = None) -> None:
     """Per player: hands, takes, contracts made as taker (x/y), points per hand, games won (x/y)."""
-    _stats("players", lake, rules, format, output)
+    _stats("players", lake, rules, format, output, source, variant)
 
 
 @stats_app.command("declarations")
 def stats_declarations(lake: LakeOpt = lakemod.DEFAULT_LAKE, rules: RulesOpt = None, format: FormatOpt = "table",
-                       output: OutputOpt = None) -> None:
+                       output: OutputOpt = None, source: SourceOpt = None, variant: VariantOpt = None) -> None:
     """Declarations and belote: how often each team scored them and what they were worth."""
-    _stats("declarations", lake, rules, format, output)
+    _stats("declarations", lake, rules, format, output, source, variant)
 
 
 @app.command()
@@ -213,13 +217,19 @@ def demo(
         from pipeline.rescore import rescore_lake
         from pipeline import stats
 
-        names = sorted({h for h in lakemod.read(target, "games", columns=["ruleset_hint"]).column("ruleset_hint").to_pylist() if h})
-        for name in names:
+        # each ruleset that the sample's sources play, reported over the hands of its variant
+        games = lakemod.read(target, "games", columns=["ruleset_hint", "variant"]).to_pylist()
+        plan: dict[str, set[str]] = {}
+        for g in games:
+            if g["ruleset_hint"]:
+                plan.setdefault(g["ruleset_hint"], set()).add(g["variant"])
+        for name in sorted(plan):
             out.print(str(rescore_lake(target, rulesmod.load(name))))
-        for name in names:
+        for name, variants in sorted(plan.items()):
+            filters = stats.Filters(variants=tuple(sorted(variants)))
             for report in ("players", "declarations"):
-                out.print(f"\n{report} under {name}")
-                _emit(stats.run_report(target, report, name), "table", None, stats.display_columns(report))
+                out.print(f"\n{report} under {name} (variant {', '.join(sorted(variants))})")
+                _emit(stats.run_report(target, report, name, filters), "table", None, stats.display_columns(report))
     finally:
         if ctx:
             ctx.cleanup()

@@ -41,12 +41,18 @@ def write(table: pa.Table, fmt: str, output: Path | None, console: Console) -> N
         return
     rich_table = Table(show_header=True, header_style="bold")
     for name in table.column_names:
-        rich_table.add_column(name, overflow="fold", justify="right" if pa.types.is_integer(table.schema.field(name).type)
+        rich_table.add_column(name, no_wrap=True, justify="right" if pa.types.is_integer(table.schema.field(name).type)
                               or pa.types.is_floating(table.schema.field(name).type) else "left")
     for row in table.to_pylist():
         rich_table.add_row(*["" if v is None else (f"{v:.2f}" if isinstance(v, float) else str(v)) for v in row.values()])
     if output is None:
-        console.print(rich_table)
+        # natural width: never fold or cut cells; a narrow terminal wraps the lines instead
+        from rich.measure import Measurement
+        wide = Console(file=console.file, width=100_000, highlight=False, color_system=console.color_system,
+                       force_terminal=console.is_terminal)
+        width = Measurement.get(wide, wide.options, rich_table).maximum
+        Console(file=console.file, width=max(width, 20), highlight=False, color_system=console.color_system,
+                force_terminal=console.is_terminal).print(rich_table)
     else:
         with output.open("w") as f:
             Console(file=f, width=200).print(rich_table)

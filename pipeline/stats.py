@@ -28,6 +28,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from dataclasses import dataclass
+
 import duckdb
 import pyarrow as pa
 
@@ -45,9 +47,30 @@ def _sql_str(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def connect(lake: Path | str) -> duckdb.DuckDBPyConnection:
+@dataclass(frozen=True)
+class Filters:
+    """Row filters applied to the lake's views, so every report honours them.
+
+    sources / variants: keep hands whose ``source`` / ``variant`` is in the tuple (None = all). Scores,
+    games and game results follow the hands kept.
+    """
+
+    sources: tuple[str, ...] | None = None
+    variants: tuple[str, ...] | None = None
+
+    def hands_where(self) -> str:
+        conds = []
+        if self.sources:
+            conds.append(f"source IN ({', '.join(_sql_str(x) for x in self.sources)})")
+        if self.variants:
+            conds.append(f"variant IN ({', '.join(_sql_str(x) for x in self.variants)})")
+        return " AND ".join(conds)
+
+
+def connect(lake: Path | str, filters: Filters | None = None) -> duckdb.DuckDBPyConnection:
     """In-memory DuckDB connection with views ``hands games rejects scores game_scores seats`` over ``lake``.
 
+    With ``filters``, the views hold only the selected hands and what belongs to them.
     Raises :class:`StatsError` when ``lake`` is not a folder or a table's files cannot be read together
     (e.g. partitioned and unpartitioned files mixed). Missing table folders give empty views.
     """
@@ -66,12 +89,22 @@ def connect(lake: Path | str) -> duckdb.DuckDBPyConnection:
                    f"hive_partitioning = {hive}, union_by_name = true)")
             # the empty table first: its columns (schema order, schema types) lead, files fill them by name
             try:
-                con.execute(f"CREATE VIEW {table} AS SELECT * FROM {empty} UNION ALL BY NAME SELECT * FROM {src}")
+                con.execute(f"CREATE VIEW _all_{table} AS SELECT * FROM {empty} UNION ALL BY NAME SELECT * FROM {src}")
             except duckdb.Error as e:
                 con.close()
                 raise StatsError(f"cannot read table {table!r} under {folder}: {e}") from e
         else:
-            con.execute(f"CREATE VIEW {table} AS SELECT * FROM {empty}")
+            con.execute(f"CREATE VIEW _all_{table} AS SELECT * FROM {empty}")
+    where = (filters or Filters()).hands_where()
+    if where:
+        con.execute(f"CREATE VIEW hands AS SELECT * FROM _all_hands WHERE {where}")
+        con.execute("CREATE VIEW scores AS SELECT * FROM _all_scores WHERE hand_key IN (SELECT hand_key FROM hands)")
+        for table in ("games", "game_scores"):
+            con.execute(f"CREATE VIEW {table} AS SELECT * FROM _all_{table} WHERE game_id IN (SELECT game_id FROM hands)")
+    else:
+        for table in ("hands", "scores", "games", "game_scores"):
+            con.execute(f"CREATE VIEW {table} AS SELECT * FROM _all_{table}")
+    con.execute("CREATE VIEW rejects AS SELECT * FROM _all_rejects")
     con.execute("""
         CREATE VIEW seats AS
         SELECT hand_key, game_id, hand_no, source, n_players,
@@ -143,20 +176,22 @@ def resolve_ruleset(con: duckdb.DuckDBPyConnection, ruleset: str | None) -> str:
     return found[0]
 
 
-def run_report(lake: Path | str, name: str, ruleset: str | None = None, **params: Any) -> pa.Table:
+def run_report(lake: Path | str, name: str, ruleset: str | None = None, filters: Filters | None = None,
+               **params: Any) -> pa.Table:
     """Run report ``name`` over ``lake`` and return its rows as a pyarrow Table.
 
     Args:
         lake: lake root folder (holding ``hands/``, ``scores/`` ...).
         name: a name of :func:`list_reports`.
         ruleset: ruleset whose scores to report (``$ruleset``); None = the only one scored.
+        filters: restrict every view to some sources / variants (see :class:`Filters`).
         params: values of the report's other ``$name`` parameters; those it does not use are ignored.
     Raises:
         StatsError: unknown report, missing lake, ruleset missing/ambiguous, parameter not given.
     """
     sql = report_sql(name)
     wanted = report_params(name)
-    con = connect(lake)
+    con = connect(lake, filters)
     try:
         values = dict(params)
         if "ruleset" in wanted:

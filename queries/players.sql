@@ -26,7 +26,8 @@
 --                    scores do not say which partner held it)
 --   illegal_plays    scored hands whose first illegal play (legal = false) was made by the player
 --   won, finished    games the player's team won / games with a winner (game_scores.winner not NULL)
---                    under the ruleset; won_of = 'won/finished'
+--                    under the ruleset; won_of = 'won/finished'. A name seated on both teams of a game
+--                    (bots) counts that game once, as won.
 --
 -- Order: hands desc, player, source.
 --
@@ -55,9 +56,10 @@ by_hand AS (
     GROUP BY player, source
 ),
 by_game AS (
+    -- DISTINCT game_id: a name seated on both teams of one game (bots do this) counts the game once
     SELECT p.player, p.source,
-           count_if(g.winner = p.team)::BIGINT     AS won,
-           count_if(g.winner IS NOT NULL)::BIGINT AS finished
+           count(DISTINCT g.game_id) FILTER (WHERE g.winner = p.team)     AS won,
+           count(DISTINCT g.game_id) FILTER (WHERE g.winner IS NOT NULL) AS finished
     FROM (SELECT DISTINCT player, source, game_id, team FROM seats) AS p
     JOIN game_scores AS g ON g.game_id = p.game_id AND g.ruleset = $ruleset
     GROUP BY p.player, p.source

@@ -86,6 +86,10 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
     reason[(reason == None) & ~passed & (plays_len != n_players * n_tricks)] = f"play record is not {n_players * n_tricks} cards"  # noqa: E711
     reason[(reason == None) & ~passed & (hands_len != n_players)] = "initial hands missing"  # noqa: E711
     reason[(reason == None) & ~passed & (strain_idx < 0)] = "contract strain missing"  # noqa: E711
+    if R["contract.made_vs_bid"] == "ge" or R["contract.made_adds_bid"] or R["contract.fail_adds_bid"]:
+        no_bid = (hands.column("bid").is_null().to_numpy(zero_copy_only=False)
+                  & ~hands.column("capot_bid").to_numpy(zero_copy_only=False))
+        reason[(reason == None) & ~passed & no_bid] = f"contract has no bid value, which ruleset {R.name} needs"  # noqa: E711
     ok = (reason == None) & ~passed  # noqa: E711
     idx = np.nonzero(ok)[0]
     m = len(idx)
