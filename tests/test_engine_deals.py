@@ -140,3 +140,20 @@ def test_recorded_score_comparison():
     assert r["matches_recorded"] is True
     (r,) = score("belote-classic", native_game("g1", [native_hand(DEAL_A, 1, taker=0, recorded=[90, 92])]))
     assert r["matches_recorded"] is False
+
+
+def test_out_of_turn_and_not_in_hand_are_flagged():
+    # (the ingest checks reject such records; the engine still names the fault when called directly)
+    hand = native_hand(DEAL_A, 1, taker=0)
+    plays = [list(p) for p in hand["plays"]]
+    plays[1], plays[2] = plays[2], plays[1]          # trick 1: seat 2 plays before seat 1
+    hand["plays"] = plays
+    r = one("belote-classic", hand)
+    assert (r["illegal_trick"], r["illegal_seat"], r["illegal_rule"]) == (1, 2, "out_of_turn")
+    hand = native_hand(DEAL_A, 1, taker=0)
+    plays = [list(p) for p in hand["plays"]]
+    plays[1] = [1, "8H"]                              # seat 1 plays seat 2's 8H ...
+    plays[2] = [2, "7H"]                              # ... and seat 2 plays seat 1's 7H
+    hand["plays"] = plays
+    r = one("belote-classic", hand)
+    assert (r["illegal_trick"], r["illegal_seat"], r["illegal_card"], r["illegal_rule"]) == (1, 1, 17, "not_in_hand")  # 8H = 2*8 + 1

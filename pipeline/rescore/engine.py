@@ -127,9 +127,9 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
 
         pr = play.play_hands(plays, seats, init, dealer, strain, prep.tables, prep.play_rules, n_players)
         team_of_trick = (pr.trick_winners % 2).astype(np.int64)
-        cp = np.zeros((m, 2), dtype=np.int64)
-        for t in range(n_tricks):
-            np.add.at(cp, (np.arange(m), team_of_trick[:, t]), pr.trick_points[:, t])
+        tp = pr.trick_points.astype(np.int64)
+        pts1 = (tp * team_of_trick).sum(axis=1)
+        cp = np.stack([tp.sum(axis=1) - pts1, pts1], axis=1)
         lt = team_of_trick[:, -1]
         tricks0 = (team_of_trick == 0).sum(axis=1)
         cap = np.where(tricks0 == n_tricks, 0, np.where(tricks0 == 0, 1, -1))

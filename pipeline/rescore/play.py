@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.cards import ALL_TRUMP, NO_TRUMP, SUIT_MASKS
-from pipeline.rescore.tables import ABOVE_TRUMP, BIT, CARD_SUIT, Tables, strength
+from pipeline.rescore.tables import ABOVE_TRUMP, BIT, CARD_SUIT, STRENGTH, Tables
 from pipeline.rules import Ruleset
 
 # codes of the obligations a play can break (index into RULE_NAMES)
@@ -144,61 +144,83 @@ def play_hands(plays: np.ndarray, seats: np.ndarray, hands: np.ndarray, dealer: 
         strain: int8 (n,) contract strain.
     A play by the wrong seat, or of a card its seat does not hold, is flagged (``out_of_turn``,
     ``not_in_hand``) and the hand is still played out as recorded.
+
+    Every play is checked at once, as (n, plays) arrays: the hand each seat held before a play comes from
+    a running OR of the cards it played earlier, the card winning the trick so far from a running max
+    of trick strength within the trick. Only the trick leaders (winner of the previous trick) need a
+    loop over tricks, for the out-of-turn check.
     """
     n, total = plays.shape
-    n_tricks = total // n_players
+    P = n_players
+    n_tricks = total // P
+    cards = plays.astype(np.int64)
+    seat = seats.astype(np.int64)
+    bits = BIT[cards]
+    # a seat's hand before a play = its initial hand minus every card played so far (cards of other seats
+    # were never in it, so one running OR over all plays serves every seat)
+    cum = np.bitwise_or.accumulate(bits, axis=1)
+    played_before = np.concatenate([np.zeros((n, 1), dtype=np.uint32), cum[:, :-1]], axis=1)
+    hands_flat = hands.astype(np.uint32).reshape(-1)
+    seat_c = np.clip(seat, 0, P - 1)
+
+    def held_at(flat_idx: np.ndarray) -> np.ndarray:
+        """The hand of the seat playing at flat positions ``flat_idx`` (of (n, total)), just before the play."""
+        return hands_flat[flat_idx // total * P + seat_c.reshape(-1)[flat_idx]] & ~played_before.reshape(-1)[flat_idx]
+
+    # trick structure: (n, tricks, P)
+    c3 = cards.reshape(n, n_tricks, P)
+    s3 = seat.reshape(n, n_tricks, P)
+    led3 = np.broadcast_to(CARD_SUIT[c3[:, :, :1]], c3.shape)
+    strain64 = np.clip(strain.astype(np.int64), 0, 5)
+    strain3 = np.broadcast_to(strain64.reshape(n, 1, 1), c3.shape)
+    st = STRENGTH[strain3 * 128 + led3 * 32 + c3].astype(np.int32)
+    key = st * P + np.arange(P, dtype=np.int32)       # unique per trick: strength first, then position
+    run = np.maximum.accumulate(key, axis=2)
+    winner_pos = run[:, :, -1] % P
+    winners = np.take_along_axis(s3, winner_pos[:, :, None], axis=2)[:, :, 0]
+    tpoints = tables.points_flat[strain64[:, None] * 32 + cards].reshape(n, n_tricks, P).sum(axis=2).astype(np.int16)
+
+    # Only some plays can break an obligation: a card off the suit led (void or revoke), or any card when
+    # trumps are led or in all-trump (overtrump / heading duties). Following a plain suit is always legal.
+    pos = np.arange(P)
+    exposed = (pos > 0) & ((CARD_SUIT[c3] != led3) | (strain3 == ALL_TRUMP) | ((strain3 < 4) & (led3 == strain3)))
+    idx = np.flatnonzero(exposed)
+    code_legal = np.zeros(n * total, dtype=np.int8)
+    if len(idx):
+        # the card winning the trick before this play: best of the earlier positions of the same trick
+        k = idx % P
+        prev_pos = run.reshape(-1)[idx - 1] % P
+        base = idx - k
+        win_card = cards.reshape(-1)[base + prev_pos]
+        win_seat = seat.reshape(-1)[base + prev_pos]
+        partner = ((win_seat % 2) == (seat.reshape(-1)[idx] % 2)) & (P == 4)
+        legal, why = legal_cards(held_at(idx), np.zeros(len(idx), dtype=bool), led3.reshape(-1)[idx],
+                                 strain3.reshape(-1)[idx], win_card.astype(np.int8), partner, pr, with_reason=True)
+        code_legal[idx] = np.where((legal & bits.reshape(-1)[idx]) == 0, why, OK)
+    code_legal = code_legal.reshape(n, total)
+
+    leaders = np.empty((n, n_tricks), dtype=np.int64)
+    leaders[:, 0] = (dealer.astype(np.int64) + 1) % P
+    leaders[:, 1:] = winners[:, :-1]
+    expected = ((leaders.astype(np.int8)[:, :, None] + np.arange(P, dtype=np.int8)) % P).reshape(n, total)
+    # every card played by the seat that held it, each once: checked per hand; per play only where it fails
+    own = np.zeros((n, P), dtype=np.uint32)
+    for s in range(P):
+        own[:, s] = np.bitwise_or.reduce(np.where(seat == s, bits, np.uint32(0)), axis=1)
+    clean = (own == hands.astype(np.uint32)).all(axis=1) & (cum[:, -1] == np.uint32(0xFFFFFFFF) >> np.uint32(32 - total))
+    not_in_hand = np.zeros((n, total), dtype=bool)
+    dirty = np.flatnonzero(~clean)
+    if len(dirty):
+        flat_idx = (dirty[:, None] * total + np.arange(total)).reshape(-1)
+        not_in_hand[dirty] = ((held_at(flat_idx) & bits.reshape(-1)[flat_idx]) == 0).reshape(len(dirty), total)
+    code = np.where(seats != expected, OUT_OF_TURN, np.where(not_in_hand, NOT_IN_HAND, code_legal)).astype(np.int8)
+    bad = code != OK
+    any_bad = bad.any(axis=1)
+    j = np.argmax(bad, axis=1)
     rows = np.arange(n)
-    remaining = hands.astype(np.uint32).copy()
-    winners = np.zeros((n, n_tricks), dtype=np.int8)
-    tpoints = np.zeros((n, n_tricks), dtype=np.int16)
-    ill_trick = np.zeros(n, dtype=np.int8)
-    ill_seat = np.full(n, -1, dtype=np.int8)
-    ill_card = np.full(n, -1, dtype=np.int8)
-    ill_rule = np.zeros(n, dtype=np.int8)
-    leader = ((dealer.astype(np.int64) + 1) % n_players)
-    strain64 = strain.astype(np.int64)
-    pts_table = tables.points[np.clip(strain64, 0, 5)]  # (n, 32)
-    led_suit = np.zeros(n, dtype=np.int8)
-    win_card = np.zeros(n, dtype=np.int8)
-    win_seat = np.zeros(n, dtype=np.int64)
-    win_str = np.zeros(n, dtype=np.int16)
-    trick_sum = np.zeros(n, dtype=np.int16)
-    first_true = np.ones(n, dtype=bool)
-    first_false = np.zeros(n, dtype=bool)
-    for j in range(total):
-        t, k = divmod(j, n_players)
-        card = plays[:, j].astype(np.int64)
-        seat = seats[:, j].astype(np.int64)
-        hand = remaining[rows, seat]
-        first = first_true if k == 0 else first_false
-        if k == 0:
-            led_suit = CARD_SUIT[card]
-        partner = (win_seat % 2 == seat % 2) & (n_players == 4) & ~first
-        legal, why = legal_cards(hand, first, led_suit, strain, win_card, partner, pr, with_reason=True)
-        bit = BIT[card]
-        in_hand = (hand & bit) != 0
-        expected_seat = (leader + k) % n_players
-        code = np.where(seat != expected_seat, OUT_OF_TURN,
-                        np.where(~in_hand, NOT_IN_HAND, np.where((legal & bit) == 0, why, OK)))
-        new = (code != OK) & (ill_rule == OK)
-        ill_trick = np.where(new, t + 1, ill_trick)
-        ill_seat = np.where(new, seat, ill_seat)
-        ill_card = np.where(new, card, ill_card)
-        ill_rule = np.where(new, code, ill_rule)
-        remaining[rows, seat] = hand & ~bit
-        s = strength(card.astype(np.int8), led_suit, strain)
-        if k == 0:
-            win_str, win_seat, win_card = s, seat, card.astype(np.int8)
-            trick_sum = pts_table[rows, card].astype(np.int16)
-        else:
-            better = s > win_str
-            win_str = np.where(better, s, win_str)
-            win_seat = np.where(better, seat, win_seat)
-            win_card = np.where(better, card, win_card).astype(np.int8)
-            trick_sum = trick_sum + pts_table[rows, card]
-        if k == n_players - 1:
-            winners[:, t] = win_seat
-            tpoints[:, t] = trick_sum
-            leader = win_seat
-    return PlayResult(winners, tpoints, ill_rule == OK, ill_trick.astype(np.int8), ill_seat, ill_card,
-                      ill_rule.astype(np.int8))
+    return PlayResult(
+        trick_winners=winners.astype(np.int8), trick_points=tpoints, legal=~any_bad,
+        illegal_trick=np.where(any_bad, j // P + 1, 0).astype(np.int8),
+        illegal_seat=np.where(any_bad, seat[rows, j], -1).astype(np.int8),
+        illegal_card=np.where(any_bad, cards[rows, j], -1).astype(np.int8),
+        illegal_rule=np.where(any_bad, code[rows, j], OK).astype(np.int8))

@@ -48,6 +48,11 @@ class Tables:
     points: np.ndarray
     trump_mask: np.ndarray
 
+    @property
+    def points_flat(self) -> np.ndarray:
+        """``points`` flattened: card points of card c in strain s at index ``s * 32 + c``."""
+        return self.points.reshape(-1)
+
 
 def build(rules: Ruleset) -> Tables:
     """Build :class:`Tables` from a ruleset's ``[cards]`` section."""
@@ -80,3 +85,12 @@ def strength(cards: np.ndarray, led_suit: np.ndarray, strain: np.ndarray) -> np.
     led = suit == led_suit
     led_order = np.where(strain == ALL_TRUMP, TRUMP_ORDER[rank], PLAIN_ORDER[rank]).astype(np.int16)
     return np.where(is_trump, 16 + TRUMP_ORDER[rank].astype(np.int16), np.where(led, led_order, -1)).astype(np.int16)
+
+
+def _strength_lut() -> np.ndarray:
+    """STRENGTH[strain * 128 + led * 32 + card] = :func:`strength` of the card, as int16 (768 entries)."""
+    strain, led, card = np.meshgrid(np.arange(6), np.arange(4), np.arange(32), indexing="ij")
+    return strength(card.reshape(-1).astype(np.int8), led.reshape(-1), strain.reshape(-1)).astype(np.int16)
+
+
+STRENGTH = _strength_lut()
