@@ -1,0 +1,98 @@
+"""Properties of the rescoring (hypothesis): batch-split invariance, card-point totals, symmetry under
+seat rotation and suit permutation. Hands come from the simulator (legal, complete games)."""
+
+import functools
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from hypothesis import given, settings, strategies as st
+
+from pipeline import native, rules, schema
+from pipeline.cards import STRAINS
+from pipeline.rescore import score_batch
+from pipeline.simulate import simulate
+
+RULESETS = ("belote-classic", "colver")
+
+
+@functools.cache
+def sample(ruleset: str) -> pa.Table:
+    rows = []
+    for obj in simulate(rules.load(ruleset), 12, 7):
+        rows.extend(native.game_to_rows(obj, "rebelote", "<sim>", None)[1])
+    return pa.Table.from_pylist(rows, schema=schema.schema("hands"))
+
+
+def _rows(t: pa.Table) -> list[dict]:
+    return t.to_pylist()
+
+
+@settings(max_examples=25, deadline=None)
+@given(ruleset=st.sampled_from(RULESETS), cuts=st.lists(st.integers(min_value=1, max_value=400), max_size=6))
+def test_any_batch_split_gives_the_same_rows(ruleset, cuts):
+    hands = sample(ruleset)
+    r = rules.load(ruleset)
+    whole = score_batch(hands, r)
+    bounds = sorted({0, hands.num_rows, *[c % hands.num_rows for c in cuts]})
+    parts = [score_batch(hands.slice(a, b - a), r) for a, b in zip(bounds, bounds[1:]) if b > a]
+    assert _rows(pa.concat_tables(parts)) == _rows(whole)
+
+
+def test_card_points_total_162_or_252():
+    for ruleset in RULESETS:
+        s = score_batch(sample(ruleset), rules.load(ruleset))
+        scored = s.filter(pc.equal(s.column("status"), "scored"))
+        totals = [sum(cp) for cp in scored.column("card_points").to_pylist()]
+        capots = scored.column("capot_team").is_valid().to_pylist()
+        assert all(t == (252 if c else 162) for t, c in zip(totals, capots))
+        assert scored.num_rows > 50
+
+
+def _rotate(hands: pa.Table, k: int) -> pa.Table:
+    rows = hands.to_pylist()
+    for h in rows:
+        h["dealer"] = (h["dealer"] + k) % 4
+        if h["taker"] is not None:
+            h["taker"] = (h["taker"] + k) % 4
+        if h["initial_hands"] is not None:
+            h["initial_hands"] = [h["initial_hands"][(s - k) % 4] for s in range(4)]
+        if h["play_seats"] is not None:
+            h["play_seats"] = [(s + k) % 4 for s in h["play_seats"]]
+    return pa.Table.from_pylist(rows, schema=hands.schema)
+
+
+def _permute_suits(hands: pa.Table, perm: list[int]) -> pa.Table:
+    card_map = [perm[c // 8] * 8 + c % 8 for c in range(32)]
+    rows = hands.to_pylist()
+    for h in rows:
+        if h["initial_hands"] is not None:
+            h["initial_hands"] = [sum(1 << card_map[c] for c in range(32) if m >> c & 1) for m in h["initial_hands"]]
+        if h["plays"] is not None:
+            h["plays"] = [card_map[c] for c in h["plays"]]
+        if h["strain"] in ("C", "D", "H", "S"):
+            h["strain"] = STRAINS[perm[STRAINS.index(h["strain"])]]
+    return pa.Table.from_pylist(rows, schema=hands.schema)
+
+
+@settings(max_examples=6, deadline=None)
+@given(ruleset=st.sampled_from(RULESETS), k=st.integers(min_value=1, max_value=3))
+def test_seat_rotation(ruleset, k):
+    # Rotating every seat by k swaps the teams when k is odd; the scores follow the teams.
+    hands = sample(ruleset)
+    r = rules.load(ruleset)
+    a = score_batch(hands, r).column("hand_score").to_pylist()
+    b = score_batch(_rotate(hands, k), r).column("hand_score").to_pylist()
+    assert b == ([x[::-1] if x else x for x in a] if k % 2 else a)
+
+
+@settings(max_examples=6, deadline=None)
+@given(ruleset=st.sampled_from(RULESETS), perm=st.permutations([0, 1, 2, 3]))
+def test_suit_permutation(ruleset, perm):
+    # No rule depends on which suit is which (trump is named by the contract), so renaming suits changes nothing.
+    hands = sample(ruleset)
+    r = rules.load(ruleset)
+    cols = ["hand_score", "card_points", "declaration_points", "legal", "contract_made", "trick_winners"]
+    a = score_batch(hands, r).select(cols).to_pylist()
+    b = score_batch(_permute_suits(hands, list(perm)), r).select(cols).to_pylist()
+    assert a == b
