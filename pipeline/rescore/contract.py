@@ -1,24 +1,40 @@
 """Contract result: the made/failed test, awards, coinche multipliers, rounding and litige.
 
-All inputs are per-hand numpy arrays (n rows, two teams, team 0 = seats 0 and 2). Units: inputs are
-card points; the output ``hand_score`` is game points (equal to card points when ``rounding.mode`` is
-"none"). Every choice is a ruleset parameter (rules.md R28-R34):
+All inputs are per-hand numpy arrays (n rows, two teams, team 0 = seats 0 and 2). Inputs are card points;
+the output ``hand_score`` is game points (equal to card points when ``rounding.mode`` is "none"). Every
+choice is a ruleset parameter (rules.md R27-R34, §2):
 
-* totals compared: cards (with last trick or capot) + declarations (``made_counts_declarations``)
-  + own belote (``made_counts_belote``);
-* made when ``made_vs_bid`` ("ge": total >= bid; a capot bid needs every trick) and ``made_vs_defence``
-  ("gt" strictly more than the defence, "ge", "none") hold; equal totals under "gt" are settled by
-  ``contract.tie`` ("litige", "made", "failed");
-* undoubled, made: each team scores its own total, the taker adding the bid if ``made_adds_bid``;
-  failed: the defence scores ``fail_base`` (``fail_base_defence_capot`` if it won every trick), plus the
-  bid if ``fail_adds_bid``, plus its declarations and the taker's (``fail_declarations``), plus its belote
-  and the taker's when ``belote.on_failure`` is "to_defence"; the taker keeps what the ruleset leaves it;
-* doubled (``double.scope = "bid"``): the winning side scores the deal's card points (made) or
-  ``fail_base`` (failed) plus bid x multiplier, plus all declarations, plus both belotes when
-  ``double.belote_to_winner``; the losing side scores 0;
-* litige: the defence scores its own total now; the taker's total is held (``held_points``) for the
-  game-level pass to award;
-* rounding applies to each team's score (and to the held points), never to the made test.
+Made test (``[contract]``)
+    The taker's total is its card points (with last trick or capot bonus), plus its declarations
+    (``made_counts_declarations``) and its belote (``made_counts_belote``); rounded first when
+    ``made_test_rounded`` (kydos), never otherwise (FFB-webCt: "rounding never makes a contract").
+    ``made_vs_bid = "ge"``: the total must reach the bid (and ``made_min_points``: pagat's 80 needs 82);
+    a capot bid needs every trick. ``made_vs_defence``: "gt" strictly more than the defence's total,
+    "ge", or "none". Equal totals under "gt" are settled by ``tie``: "litige", "made" or "failed".
+
+Undoubled awards
+    Made: each team scores its own total (cards + declarations + belote); the taker adds the bid when
+    ``made_adds_bid``. An unbid capot scores ``unbid_capot_flat`` instead of its card points when that is
+    not 0 (pagat: 250 + bid). A made capot bid scores ``capot_bid_made_flat`` when not 0 (500), else its
+    card points + ``capot_bid_value``.
+    Failed: the defence scores ``fail_base`` (``fail_base_defence_capot`` when it won every trick) + the
+    bid (``fail_adds_bid``) + its declarations and, per ``fail_declarations``, the taker's; plus its
+    belote and, when ``belote.on_failure = "to_defence"``, the taker's. A failed capot bid scores
+    ``capot_bid_failed_flat`` when not 0. The taker keeps what the ruleset leaves it.
+
+Doubled awards (``[double]``, multiplier ``coinche`` or ``surcoinche``); the side that wins the hand takes:
+    "bid"   (colver, pagat): base + bid x mult + every declaration + belotes;
+    "whole" (FFB-Co15 §10.1): (base + bid + every declaration [+ belotes if ``belote_multiplied``]) x mult;
+    "flat"  (FFB-Ct16 p.7, kydos): ``flat_coinche`` / ``flat_surcoinche`` + bid x mult if
+            ``bid_multiplied``.
+    base is ``double.base`` (0 = the deal's card points, 162 or 252) or ``double.base_capot`` after a capot,
+    and ``fail_base`` when the contract failed. Belotes go to the winner when ``belote_to_winner``, else
+    each side keeps its own. The losing side scores nothing else.
+
+Litige: the defence scores its own total now; the taker's total (x the multiplier) is held
+(``held_points``) for the game-level pass.
+
+Rounding (``[rounding] mode``) applies to each team's score and to the held points.
 """
 
 from __future__ import annotations
@@ -32,9 +48,9 @@ from pipeline.rules import Ruleset
 
 @dataclass
 class ContractResult:
-    """made: bool (n,) (False also where litige or passed out; see ``litige``/``active``);
-    litige: bool (n,); contract_points: int32 (n, 2) totals compared by the test;
-    hand_score: int32 (n, 2) game points; held: int32 (n,) game points held over."""
+    """made: bool (n,) (False also where litige); litige: bool (n,);
+    contract_points: int32 (n, 2) totals compared by the test; hand_score: int32 (n, 2) game points;
+    held: int32 (n,) game points held over."""
 
     made: np.ndarray
     litige: np.ndarray
@@ -44,7 +60,8 @@ class ContractResult:
 
 
 def round_points(x: np.ndarray, mode: str) -> np.ndarray:
-    """Round game points to the ruleset's mode: "none", "nearest10_5up" (85 -> 90), "nearest10_6up" (85 -> 80, 86 -> 90)."""
+    """Round game points: "none"; "nearest10_5up" (85 -> 90, FFB-Co15 §10.2); "nearest10_6up"
+    (85 -> 80, 86 -> 90, FFB-LOCAL); "nearest10_4down" = 5up. Raises ValueError for another mode."""
     x = np.asarray(x, dtype=np.int64)
     if mode == "none":
         return x
@@ -60,72 +77,103 @@ def _pair(a: np.ndarray, team: np.ndarray) -> np.ndarray:
     return a[np.arange(len(team)), team]
 
 
-def settle(card_points: np.ndarray, decl_points: np.ndarray, belote_team: np.ndarray, taker_team: np.ndarray,
+def settle(card_points: np.ndarray, decl_points: np.ndarray, belote_points: np.ndarray, taker_team: np.ndarray,
            bid: np.ndarray, capot_bid: np.ndarray, coinche: np.ndarray, capot_team: np.ndarray,
            rules: Ruleset) -> ContractResult:
     """Score contracts for n hands.
 
     Args:
-        card_points: int (n, 2) card points with last trick / capot bonus.
+        card_points: int (n, 2) card points with last trick / capot bonus (after any strain scaling).
         decl_points: int (n, 2) declaration points after the contest.
-        belote_team: int (n,) team holding belote, -1 none.
+        belote_points: int (n, 2) belote-rebelote points each team holds (0, 20, or more in all-trump).
         taker_team: int (n,) 0 or 1 (rows with no contract must be masked out by the caller).
         bid: int (n,) bid value in points, 0 when the contract has none (classic take).
         capot_bid: bool (n,); coinche: int (n,) 0/1/2; capot_team: int (n,) -1 none.
     """
+    R = rules
     n = len(taker_team)
     rows = np.arange(n)
     T = taker_team.astype(np.int64)
     O = 1 - T
     C = card_points.astype(np.int64)
     D = decl_points.astype(np.int64)
-    B = np.zeros((n, 2), dtype=np.int64)
-    B[rows, np.clip(belote_team, 0, 1)] = np.where(belote_team >= 0, int(rules["belote.value"]), 0)
-    P = C + (D if rules["contract.made_counts_declarations"] else 0) + (B if rules["contract.made_counts_belote"] else 0)
+    B = belote_points.astype(np.int64)
+    mode = R["rounding.mode"]
+    P = C + (D if R["contract.made_counts_declarations"] else 0) + (B if R["contract.made_counts_belote"] else 0)
+    if R["contract.made_test_rounded"]:
+        P = round_points(C, mode) + (D if R["contract.made_counts_declarations"] else 0) \
+            + (B if R["contract.made_counts_belote"] else 0)
     pT, pO = _pair(P, T), _pair(P, O)
-    V = np.where(capot_bid, int(rules["contract.capot_bid_value"]), bid).astype(np.int64)
+    V = np.where(capot_bid, int(R["contract.capot_bid_value"]), bid).astype(np.int64)
+    taker_capot = capot_team == T
 
-    ok = np.ones(n, dtype=bool)
-    if rules["contract.made_vs_bid"] == "ge":
-        ok &= np.where(capot_bid, capot_team == T, pT >= V)
-    else:
-        ok &= np.where(capot_bid, capot_team == T, True)
+    ok = np.where(capot_bid, taker_capot, True)
+    if R["contract.made_vs_bid"] == "ge":
+        ok &= np.where(capot_bid, True, pT >= np.maximum(V, int(R["contract.made_min_points"])))
     tie = np.zeros(n, dtype=bool)
-    vs = rules["contract.made_vs_defence"]
+    vs = R["contract.made_vs_defence"]
     if vs == "gt":
         tie = ok & (pT == pO) & ~capot_bid
         ok &= pT > pO
     elif vs == "ge":
         ok &= pT >= pO
-    tie_rule = rules["contract.tie"]
-    if tie_rule == "made":
+    if R["contract.tie"] == "made":
         ok |= tie
-        tie = np.zeros(n, dtype=bool)
-    elif tie_rule == "failed":
-        tie = np.zeros(n, dtype=bool)
+        tie[:] = False
+    elif R["contract.tie"] == "failed":
+        tie[:] = False
     litige = tie
     made = ok & ~litige
     failed = ~ok & ~litige
 
-    mult = np.select([coinche == 1, coinche == 2], [int(rules["double.coinche"]), int(rules["double.surcoinche"])], 1)
+    mult = np.select([coinche == 1, coinche == 2], [int(R["double.coinche"]), int(R["double.surcoinche"])], 1)
     doubled = mult > 1
     cT, cO, dT, dO, bT, bO = _pair(C, T), _pair(C, O), _pair(D, T), _pair(D, O), _pair(B, T), _pair(B, O)
+    zero = np.zeros(n, dtype=np.int64)
 
-    # undoubled
-    made_T = cT + dT + bT + np.where(rules["contract.made_adds_bid"], V, 0)
+    # undoubled, made
+    card_T = cT
+    if R["contract.unbid_capot_flat"]:
+        card_T = np.where(taker_capot & ~capot_bid, int(R["contract.unbid_capot_flat"]), card_T)
+    made_T = card_T + dT + bT + (V if R["contract.made_adds_bid"] else 0)
+    if R["contract.capot_bid_made_flat"]:
+        made_T = np.where(capot_bid, int(R["contract.capot_bid_made_flat"]) + bT, made_T)
     made_O = cO + dO + bO
-    fail_base = np.where(capot_team == O, int(rules["contract.fail_base_defence_capot"]), int(rules["contract.fail_base"]))
-    fd = rules["contract.fail_declarations"]
-    to_def = rules["belote.on_failure"] == "to_defence"
-    fail_O = fail_base + np.where(rules["contract.fail_adds_bid"], V, 0) + dO + (dT if fd == "to_defence" else 0) \
+    # undoubled, failed
+    fail_base = np.where(capot_team == O, int(R["contract.fail_base_defence_capot"]), int(R["contract.fail_base"]))
+    fd = R["contract.fail_declarations"]
+    to_def = R["belote.on_failure"] == "to_defence"
+    fail_O = fail_base + (V if R["contract.fail_adds_bid"] else 0) + dO + (dT if fd == "to_defence" else 0) \
         + bO + (bT if to_def else 0)
-    fail_T = (dT if fd == "keep" else 0) + (0 if to_def else bT)
-    # doubled: winner takes base + bid x mult + declarations (+ belotes)
-    all_b = rules["double.belote_to_winner"]
-    dbl_made_T = cT + cO + V * mult + dT + dO + (bT + bO if all_b else bT)
-    dbl_made_O = np.zeros(n, dtype=np.int64) + (0 if all_b else bO)
-    dbl_fail_O = fail_base + V * mult + dT + dO + (bT + bO if all_b else bO)
-    dbl_fail_T = np.zeros(n, dtype=np.int64) + (0 if all_b else bT)
+    if R["contract.capot_bid_failed_flat"]:
+        fail_O = np.where(capot_bid, int(R["contract.capot_bid_failed_flat"]) + bO + (bT if to_def else 0), fail_O)
+    fail_T = (dT if fd == "keep" else 0) + (zero if to_def else bT)
+
+    # doubled: the side winning the hand takes the award, the other keeps nothing but (maybe) its belote
+    all_b = bool(R["double.belote_to_winner"])
+    scope = R["double.scope"]
+    deal_points = cT + cO
+    made_base = deal_points if R["double.base"] == 0 else np.full(n, int(R["double.base"]))
+    if R["double.base_capot"]:
+        made_base = np.where(taker_capot, int(R["double.base_capot"]), made_base)
+    decl_all = dT + dO
+    win_belote = lambda own, other: own + other if all_b else own  # noqa: E731
+    if scope == "bid":
+        dbl_made_T = made_base + V * mult + decl_all + win_belote(bT, bO)
+        dbl_fail_O = fail_base + V * mult + decl_all + win_belote(bO, bT)
+    elif scope == "whole":
+        inside = bool(R["double.belote_multiplied"])
+        dbl_made_T = (made_base + V + decl_all + (win_belote(bT, bO) if inside else 0)) * mult \
+            + (0 if inside else win_belote(bT, bO))
+        dbl_fail_O = (fail_base + V + decl_all + (win_belote(bO, bT) if inside else 0)) * mult \
+            + (0 if inside else win_belote(bO, bT))
+    else:  # flat
+        flat = np.where(coinche == 2, int(R["double.flat_surcoinche"]), int(R["double.flat_coinche"]))
+        bid_part = V * mult if R["double.bid_multiplied"] else 0
+        dbl_made_T = flat + bid_part + win_belote(bT, bO)
+        dbl_fail_O = flat + bid_part + win_belote(bO, bT)
+    dbl_made_O = zero + (0 if all_b else bO)
+    dbl_fail_T = zero + (0 if all_b else bT)
 
     sT = np.select([made & ~doubled, made & doubled, failed & ~doubled, failed & doubled],
                    [made_T, dbl_made_T, fail_T, dbl_fail_T], 0)
@@ -134,7 +182,6 @@ def settle(card_points: np.ndarray, decl_points: np.ndarray, belote_team: np.nda
     # litige: the defence scores its own total now; the taker's total is held
     sO = np.where(litige, made_O, sO)
     held_raw = np.where(litige, made_T * mult, 0)
-    mode = rules["rounding.mode"]
     sT, sO = round_points(sT, mode), round_points(sO, mode)
     held = np.where(litige, round_points(held_raw, mode), 0)
     score = np.zeros((n, 2), dtype=np.int64)

@@ -123,10 +123,7 @@ def detect(hands: np.ndarray, strain: np.ndarray, rules: Ruleset, dt: Declaratio
 
 
 def belote_seat(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> np.ndarray:
-    """Seat holding king and queen of trump (belote-rebelote), -1 when none; int8 (n,).
-
-    Suit contracts only (none in no-trump, rules.md R25); all-trump belotes are not scored yet.
-    """
+    """Seat holding king and queen of trump (belote-rebelote) in suit contracts, -1 when none; int8 (n,)."""
     n, p = hands.shape
     out = np.full(n, -1, dtype=np.int8)
     if not rules["belote.enabled"]:
@@ -136,4 +133,27 @@ def belote_seat(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> np.nda
     for seat in range(p):
         has = (hands[:, seat].astype(np.uint32) & kq) == kq
         out = np.where(has & (strain < 4) & (out < 0), seat, out).astype(np.int8)
+    return out
+
+
+def belote_points(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> np.ndarray:
+    """Belote-rebelote points held by each team, int32 (n, 2) (rules.md R25).
+
+    Suit contracts: king and queen of trump in one hand. All-trump (``belote.all_trump = "per_suit"``):
+    each suit's king and queen in one hand, up to four. None in no-trump. The cards are always played in
+    a complete hand, so holding them is scoring them.
+    """
+    n, p = hands.shape
+    out = np.zeros((n, 2), dtype=np.int32)
+    if not rules["belote.enabled"]:
+        return out
+    value = int(rules["belote.value"])
+    h = hands.astype(np.uint32)
+    strain64 = strain.astype(np.int64)
+    for suit in range(4):
+        kq = np.uint32((1 << (8 * suit + 6)) | (1 << (8 * suit + 5)))
+        counts = (strain64 == suit) | ((strain64 == ALL_TRUMP) & (rules["belote.all_trump"] == "per_suit"))
+        for seat in range(p):
+            has = ((h[:, seat] & kq) == kq) & counts
+            out[:, seat % 2] += np.where(has, value, 0)
     return out

@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipeline import schema
-from pipeline.cards import STRAINS
+from pipeline.cards import ALL_TRUMP, NO_TRUMP, STRAINS
 from pipeline.rescore import contract, declarations, play, tables
 from pipeline.rules import Ruleset
 
@@ -51,6 +51,17 @@ def _fixed_list(col: pa.ChunkedArray | pa.Array, idx: np.ndarray, width: int, dt
         sub = sub.combine_chunks()
     flat = pc.list_flatten(sub).to_numpy(zero_copy_only=False)
     return flat.astype(dtype, copy=False).reshape(len(idx), width)
+
+
+def _scale(cp: np.ndarray, strain: np.ndarray, R: Ruleset) -> np.ndarray:
+    """Apply ``cards.no_trump_scale`` / ``cards.all_trump_scale`` (a / b, rounded to nearest) to team card points."""
+    out = cp
+    for strain_id, key in ((NO_TRUMP, "cards.no_trump_scale"), (ALL_TRUMP, "cards.all_trump_scale")):
+        a, b = R[key]
+        if a != b:
+            scaled = (cp * a * 2 + b) // (2 * b)
+            out = np.where((strain == strain_id)[:, None], scaled, out)
+    return out
 
 
 def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
@@ -106,6 +117,7 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
     capot_team = np.full(n, -1, dtype=np.int8)
     decl_pts = np.zeros((n, 2), dtype=np.int32)
     belote_team = np.full(n, -1, dtype=np.int8)
+    belote_pts = np.zeros((n, 2), dtype=np.int32)
     cpoints = np.zeros((n, 2), dtype=np.int32)
     made = np.zeros(n, dtype=bool)
     litige = np.zeros(n, dtype=bool)
@@ -135,10 +147,11 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
         cap = np.where(tricks0 == n_tricks, 0, np.where(tricks0 == 0, 1, -1))
         bonus = np.where(cap >= 0, int(R["cards.capot_last_trick"]), int(R["cards.last_trick"]))
         cp[np.arange(m), lt] += bonus
+        cp = _scale(cp, strain, R)
         dec = declarations.detect(init, strain, R, prep.decl_tables)
-        bseat = declarations.belote_seat(init, strain, R)
-        bteam = np.where(bseat >= 0, bseat % 2, -1)
-        res = contract.settle(cp, dec.team_points, bteam, T, bid, capot_bid, coinche, cap, R)
+        bpts = declarations.belote_points(init, strain, R)
+        bteam = np.where(bpts[:, 0] > 0, np.where(bpts[:, 1] > 0, -1, 0), np.where(bpts[:, 1] > 0, 1, -1))
+        res = contract.settle(cp, dec.team_points, bpts, T, bid, capot_bid, coinche, cap, R)
 
         legal[idx] = pr.legal
         ill_trick[idx], ill_seat[idx], ill_card[idx], ill_rule[idx] = pr.illegal_trick, pr.illegal_seat, pr.illegal_card, pr.illegal_rule
@@ -148,6 +161,7 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
         capot_team[idx] = cap
         decl_pts[idx] = dec.team_points
         belote_team[idx] = bteam
+        belote_pts[idx] = bpts
         cpoints[idx] = res.contract_points
         made[idx] = res.made
         litige[idx] = res.litige
@@ -200,6 +214,7 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
         "capot_team": opt(capot_team, sc & (capot_team >= 0), pa.int8()),
         "declaration_points": fixed(decl_pts, sc, pa.int16()),
         "belote_team": opt(belote_team, sc & (belote_team >= 0), pa.int8()),
+        "belote_points": fixed(belote_pts, sc, pa.int16()),
         "contract_points": fixed(cpoints, sc, pa.int16()),
         "contract_made": opt(made, sc & ~litige, pa.bool_()),
         "litige": pa.array(litige, type=pa.bool_()),

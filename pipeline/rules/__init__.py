@@ -33,7 +33,8 @@ CHOICES: dict[str, tuple] = {
     "contract.made_vs_bid": ("ge", "none"),
     "contract.tie": ("litige", "made", "failed"),
     "contract.fail_declarations": ("to_defence", "keep", "lost"),
-    "double.scope": ("bid",),
+    "double.scope": ("bid", "whole", "flat"),
+    "belote.all_trump": ("per_suit", "none"),
     "rounding.mode": ("none", "nearest10_5up", "nearest10_6up"),
     "game.litige_to": ("next_hand_winner",),
 }
@@ -111,6 +112,11 @@ def _check_value(dotted: str, value: Any, default: Any, path: Path) -> None:
         for k, v in value.items():
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise RulesetError(f"{path}: {dotted}.{k} must be a whole number >= 0, got {v!r}")
+        return
+    if isinstance(default, list):
+        if not (isinstance(value, list) and len(value) == len(default)
+                and all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value)):
+            raise RulesetError(f"{path}: {dotted} must be a list of {len(default)} whole numbers > 0, got {value!r}")
         return
     if isinstance(default, bool):
         if not isinstance(value, bool):
