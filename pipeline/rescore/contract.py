@@ -15,8 +15,8 @@ Made test (``[contract]``)
 Undoubled awards
     Made: each team scores its own total (cards + declarations + belote); the taker adds the bid when
     ``made_adds_bid``. An unbid capot scores ``unbid_capot_flat`` instead of its card points when that is
-    not 0 (pagat: 250 + bid). A made capot bid scores ``capot_bid_made_flat`` when not 0 (500), else its
-    card points + ``capot_bid_value``.
+    not 0 (pagat: 250 + bid). A made capot bid scores ``capot_bid_made_flat`` when not 0 (500; x the
+    multiplier when doubled), else its card points + ``capot_bid_value``.
     Failed: the defence scores ``fail_base`` (``fail_base_defence_capot`` when it won every trick) + the
     bid (``fail_adds_bid``) + its declarations and, per ``fail_declarations``, the taker's; plus its
     belote and, when ``belote.on_failure = "to_defence"``, the taker's. A failed capot bid scores
@@ -172,6 +172,10 @@ def settle(card_points: np.ndarray, decl_points: np.ndarray, belote_points: np.n
         bid_part = V * mult if R["double.bid_multiplied"] else 0
         dbl_made_T = flat + bid_part + win_belote(bT, bO)
         dbl_fail_O = flat + bid_part + win_belote(bO, bT)
+    if R["contract.capot_bid_made_flat"]:   # a capot bid's flat award is multiplied (FFB-Ct16 p.7: 500/1000/2000)
+        dbl_made_T = np.where(capot_bid, int(R["contract.capot_bid_made_flat"]) * mult + win_belote(bT, bO), dbl_made_T)
+    if R["contract.capot_bid_failed_flat"]:
+        dbl_fail_O = np.where(capot_bid, int(R["contract.capot_bid_failed_flat"]) * mult + win_belote(bO, bT), dbl_fail_O)
     dbl_made_O = zero + (0 if all_b else bO)
     dbl_fail_T = zero + (0 if all_b else bT)
 

@@ -41,8 +41,8 @@ def _runs(byte: int) -> list[tuple[int, int]]:
 class DeclarationTables:
     seq_points: np.ndarray   # int32 (256,): points of all sequences in a suit byte
     seq_key: np.ndarray      # int64 (256,): ranking key of the best sequence in the byte (0 = none)
-    carre_points: np.ndarray  # int32 (8,): points of a carré by rank index
-    carre_key: np.ndarray     # int64 (8,)
+    carre_points: np.ndarray  # int32 (2, 8): points of a carré by rank index; row 1 = in no-trump
+    carre_key: np.ndarray     # int64 (2, 8)
 
 
 def _seq_value(length: int, rules: Ruleset) -> int:
@@ -63,10 +63,10 @@ def build_tables(rules: Ruleset) -> DeclarationTables:
             seq_points[b] += v
             key = v * 100000 + 0 * 10000 + min(length, 8) * 1000 + top * 10
             seq_key[b] = max(seq_key[b], key)
-    carre = rules.rank_table("declarations.carre")
-    carre_points = np.array(carre, dtype=np.int32)
-    carre_key = np.array([v * 100000 + 1 * 10000 + 4 * 1000 + r * 10 if v > 0 else 0
-                          for r, v in enumerate(carre)], dtype=np.int64)
+    tables = [rules.rank_table("declarations.carre"), rules.rank_table("declarations.carre_no_trump")]
+    carre_points = np.array(tables, dtype=np.int32)
+    carre_key = np.array([[v * 100000 + 1 * 10000 + 4 * 1000 + r * 10 if v > 0 else 0 for r, v in enumerate(t)]
+                          for t in tables], dtype=np.int64)
     return DeclarationTables(seq_points, seq_key, carre_points, carre_key)
 
 
@@ -102,13 +102,14 @@ def detect(hands: np.ndarray, strain: np.ndarray, rules: Ruleset, dt: Declaratio
         k = dt.seq_key[byte]
         k = np.where((k > 0) & (strain64[:, None] == s), k + 1, k)  # sequence in trump ranks higher
         key = np.maximum(key, k)
+    nt = (strain64 == NO_TRUMP).astype(np.int64)[:, None]
     for r in range(8):
-        if dt.carre_points[r] <= 0:
+        if dt.carre_points[:, r].max() <= 0:
             continue
         all4 = (h >> np.uint32(r)) & (h >> np.uint32(r + 8)) & (h >> np.uint32(r + 16)) & (h >> np.uint32(r + 24)) & np.uint32(1)
         has = all4.astype(bool)
-        points += np.where(has, dt.carre_points[r], 0)
-        key = np.maximum(key, np.where(has, dt.carre_key[r], 0))
+        points += np.where(has, dt.carre_points[nt, r], 0)
+        key = np.maximum(key, np.where(has, dt.carre_key[nt, r], 0))
     active = np.full(n, bool(rules["declarations.enabled"]))
     active &= (strain64 != NO_TRUMP) | bool(rules["declarations.in_no_trump"])
     active &= (strain64 != ALL_TRUMP) | bool(rules["declarations.in_all_trump"])
@@ -120,6 +121,22 @@ def detect(hands: np.ndarray, strain: np.ndarray, rules: Ruleset, dt: Declaratio
     win1 = team_key[:, 1] > team_key[:, 0]
     team_points = np.stack([np.where(win0, team_held[:, 0], 0), np.where(win1, team_held[:, 1], 0)], axis=1)
     return Declarations(points, key, team_points.astype(np.int32))
+
+
+def transfer_on_capot(team_points: np.ndarray, capot_team: np.ndarray, rules: Ruleset) -> np.ndarray:
+    """``declarations.on_capot``: "keep" (each team keeps what it won in the contest); "to_capot_team"
+    (FFB-Co15: the capoted team's declarations go to the team that took every trick); "lost" (pagat reading:
+    a team that took no trick scores none). int32 (n, 2) in, out."""
+    mode = rules["declarations.on_capot"]
+    if mode == "keep":
+        return team_points
+    out = team_points.copy()
+    for t in (0, 1):
+        capoted = capot_team == 1 - t
+        if mode == "to_capot_team":
+            out[:, 1 - t] += np.where(capoted, out[:, t], 0)
+        out[:, t] = np.where(capoted, 0, out[:, t])
+    return out
 
 
 def belote_seat(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> np.ndarray:

@@ -151,7 +151,8 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
         dec = declarations.detect(init, strain, R, prep.decl_tables)
         bpts = declarations.belote_points(init, strain, R)
         bteam = np.where(bpts[:, 0] > 0, np.where(bpts[:, 1] > 0, -1, 0), np.where(bpts[:, 1] > 0, 1, -1))
-        res = contract.settle(cp, dec.team_points, bpts, T, bid, capot_bid, coinche, cap, R)
+        team_decl = declarations.transfer_on_capot(dec.team_points, cap, R)
+        res = contract.settle(cp, team_decl, bpts, T, bid, capot_bid, coinche, cap, R)
 
         legal[idx] = pr.legal
         ill_trick[idx], ill_seat[idx], ill_card[idx], ill_rule[idx] = pr.illegal_trick, pr.illegal_seat, pr.illegal_card, pr.illegal_rule
@@ -159,7 +160,7 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
         card_pts[idx] = cp
         last_team[idx] = lt
         capot_team[idx] = cap
-        decl_pts[idx] = dec.team_points
+        decl_pts[idx] = team_decl
         belote_team[idx] = bteam
         belote_pts[idx] = bpts
         cpoints[idx] = res.contract_points

@@ -27,6 +27,7 @@ CHOICES: dict[str, tuple] = {
     "deal.tricks": (8,),
     "auction.style": ("prise", "bid"),
     "declarations.tie": ("none",),
+    "declarations.on_capot": ("keep", "to_capot_team", "lost"),
     "declarations.carre_order": ("face",),
     "belote.on_failure": ("keep", "to_defence"),
     "contract.made_vs_defence": ("gt", "ge", "none"),
