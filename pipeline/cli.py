@@ -18,7 +18,7 @@ from rich.markup import escape
 
 from pipeline import lake as lakemod
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
+app = typer.Typer(add_completion=False, no_args_is_help=True, context_settings={"help_option_names": ["-h", "--help"]},
                   help="Rebelote: import belote game records into a Parquet lake, rescore them under any ruleset, "
                        "and report statistics with DuckDB.")
 rules_app = typer.Typer(no_args_is_help=True, help="List and show rulesets.")
@@ -26,7 +26,7 @@ stats_app = typer.Typer(no_args_is_help=True, help="Statistics over the lake (SQ
 app.add_typer(rules_app, name="rules")
 app.add_typer(stats_app, name="stats")
 
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 out = Console(highlight=False, markup=False, soft_wrap=True, emoji=False)
 
 LakeOpt = Annotated[Path, typer.Option("--lake", help="Lake folder (default: $REBELOTE_LAKE or ./rebelote-lake).")]
@@ -113,18 +113,25 @@ def rescore(
 
     if not lakemod.has_table(lake, "hands"):
         _fail(f"no hands in lake {lake} (run `rebelote ingest` first)")
-    for name in rules:
-        out.print(str(rescore_lake(lake, _load_rules(name))))
+    loaded = {}
+    for name in rules:                       # every ruleset is checked before any work starts
+        r = _load_rules(name)
+        loaded.setdefault(r.name, r)
+    for r in loaded.values():
+        out.print(str(rescore_lake(lake, r)))
 
 
 def _emit(table, fmt: str, output: Optional[Path], display: Optional[list[str]] = None) -> None:
     from pipeline import output as outmod
+    fmt = fmt.lower()
     if fmt == "table" and display:
         table = table.select([c for c in display if c in table.column_names])
     try:
         outmod.write(table, fmt, output, out)
     except ValueError as e:
         _fail(str(e))
+    except OSError as e:
+        _fail(f"cannot write {output}: {e.strerror or e}")
 
 
 def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Optional[Path],
@@ -132,10 +139,17 @@ def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Op
     from pipeline import stats
 
     filters = stats.Filters(tuple(source) if source else None, tuple(variant) if variant else None)
+    if ruleset is not None and ruleset.endswith(".toml"):
+        ruleset = _load_rules(ruleset).name      # a house-rules file: report the scores of its name
     try:
         table = stats.run_report(lake, report, ruleset, filters)
+        used = table.column("ruleset")[0].as_py() if table.num_rows and "ruleset" in table.column_names else ruleset
+        missing = stats.unscored_hands(lake, used, filters) if used else 0
     except stats.StatsError as e:
         _fail(str(e))
+    if missing:
+        err.print(f"[yellow]warning:[/] {missing} hands have no scores under {escape(used)} "
+                  f"(imported after the last rescore?): run `rebelote rescore --rules {escape(used)}`")
     _emit(table, fmt, output, stats.display_columns(report))
 
 
@@ -165,21 +179,29 @@ def export(
     format: Annotated[str, typer.Option("--format", help="Export format: jsonl (Rebelote native JSON Lines).")] = "jsonl",
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="File to write (default: standard output).")] = None,
     lake: LakeOpt = lakemod.DEFAULT_LAKE,
-    source: Annotated[Optional[str], typer.Option("--source", help="Only this source.")] = None,
+    source: Annotated[Optional[list[str]], typer.Option("--source", help="Only these sources (repeatable).")] = None,
 ) -> None:
-    """Write the lake's games in the native JSON Lines format (lossless; re-importable)."""
+    """Write the lake's games in the native JSON Lines format (lossless; re-importable; FILE.gz is gzipped)."""
+    import gzip
+
     from pipeline.export import export_jsonl
 
-    if format != "jsonl":
+    if format.lower() != "jsonl":
         _fail(f"unknown export format {format!r}; available: jsonl")
     if not lakemod.has_table(lake, "hands"):
         _fail(f"no hands in lake {lake}")
-    if output is None:
-        games, hands = export_jsonl(lake, sys.stdout.buffer, source)
-    else:
-        with output.open("wb") as f:
-            games, hands = export_jsonl(lake, f, source)
+    try:
+        if output is None:
+            games, hands = export_jsonl(lake, sys.stdout.buffer, source)
+        else:
+            opener = gzip.open if output.suffix == ".gz" else open
+            with opener(output, "wb") as f:
+                games, hands = export_jsonl(lake, f, source)
+    except OSError as e:
+        _fail(f"cannot write {output}: {e.strerror or e}")
     err.print(f"export: {games} games, {hands} hands" + (f" -> {output}" if output else ""))
+    if games == 0:
+        err.print("[yellow]warning:[/] nothing exported" + (f" (no game from source {', '.join(source)})" if source else ""))
 
 
 @app.command()
@@ -192,7 +214,10 @@ def simulate(
     """Deal and play complete legal games with random and heuristic players; writes the native format."""
     from pipeline.simulate import simulate_to_file
 
-    n_games, n_hands = simulate_to_file(_load_rules(rules), games, seed, output)
+    try:
+        n_games, n_hands = simulate_to_file(_load_rules(rules), games, seed, output)
+    except OSError as e:
+        _fail(f"cannot write {output}: {e.strerror or e}")
     out.print(f"simulate [{rules}]: {n_games} games, {n_hands} hands -> {output}")
 
 
@@ -252,8 +277,10 @@ def schema_cmd(
     """Show the Arrow schema of a lake table (from schemas/), or document all tables."""
     from pipeline import schema
 
+    if table is not None and table not in schema.TABLES:
+        _fail(f"unknown table {table!r}; tables: {', '.join(schema.TABLES)}")
     if markdown:
-        out.print(schema.markdown())
+        out.print(schema.markdown(table))
         return
     for t in ([table] if table else schema.TABLES):
         if t not in schema.TABLES:
@@ -283,7 +310,27 @@ def rules_show(name: Annotated[str, typer.Argument(help="Ruleset name or .toml p
         out.print(f"{key} = {value!r}" + (f"   # {src}" if src else ""))
 
 
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+        try:
+            out.print(f"rebelote {version('rebelote')}")
+        except PackageNotFoundError:
+            out.print("rebelote (not installed)")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                                help="Print the version and exit.")] = False) -> None:
+    """Rebelote: import belote game records into a Parquet lake, rescore them under any ruleset, and report
+    statistics with DuckDB."""
+
+
 def main() -> None:
+    import signal
+    # a closed pipe (`rebelote export | head`) ends the command quietly, as for other Unix tools
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     app()
 
 

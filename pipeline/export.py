@@ -13,12 +13,14 @@ from pipeline import lake as lakemod
 from pipeline.native import game_to_json
 
 
-def export_jsonl(lake: Path, out: IO[bytes], source: str | None = None) -> tuple[int, int]:
-    """Write every game of the lake (optionally one source) as native JSON Lines to ``out``.
+def export_jsonl(lake: Path, out: IO[bytes], source: list[str] | str | None = None) -> tuple[int, int]:
+    """Write every game of the lake (optionally only some sources) as native JSON Lines to ``out``.
 
     Games are written in game_id order, hands in hand_no order. Returns (games, hands) written.
     """
-    flt = pc.field("source") == source if source else None
+    if isinstance(source, str):
+        source = [source]
+    flt = pc.field("source").isin(source) if source else None
     games = lakemod.read(lake, "games", filter=flt).sort_by("game_id").to_pylist()
     hands = lakemod.read(lake, "hands", filter=flt).sort_by([("game_id", "ascending"), ("hand_no", "ascending")])
     by_game: dict[str, list[dict]] = defaultdict(list)

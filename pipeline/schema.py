@@ -131,11 +131,11 @@ def schema_path(table: str) -> Path:
     return resource_dir("schemas") / f"{table}.toml"
 
 
-def markdown() -> str:
-    """Documentation of every table, generated from the schema files (``docs/tables.md``)."""
+def markdown(table: str | None = None) -> str:
+    """Documentation of every table (or one), generated from the schema files (``docs/tables.md``)."""
     out = ["# Lake tables", "",
            "Generated from `schemas/*.toml` by `rebelote schema --markdown`; do not edit by hand.", ""]
-    for t in TABLES:
+    for t in ([table] if table else TABLES):
         spec = _spec(t)
         parts = ", ".join(spec.get("partition_by", [])) or "none"
         out += [f"## `{t}` (version {spec['version']}, partitioned by: {parts})", "",

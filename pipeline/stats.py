@@ -157,8 +157,18 @@ def report_params(name: str) -> list[str]:
 
 
 def rulesets(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """Rulesets present in the ``scores`` view, sorted."""
-    return [r[0] for r in con.execute("SELECT DISTINCT ruleset FROM scores ORDER BY 1").fetchall()]
+    """Rulesets present in the lake's scores (before any filter), sorted."""
+    return [r[0] for r in con.execute("SELECT DISTINCT ruleset FROM _all_scores ORDER BY 1").fetchall()]
+
+
+def unscored_hands(lake: Path | str, ruleset: str, filters: Filters | None = None) -> int:
+    """Hands (after filters) with no row in the ruleset's scores: imported after the last rescore."""
+    con = connect(lake, filters)
+    try:
+        return con.execute("SELECT count(*) FROM hands WHERE hand_key NOT IN "
+                           "(SELECT hand_key FROM scores WHERE ruleset = $r)", {"r": ruleset}).fetchone()[0]
+    finally:
+        con.close()
 
 
 def resolve_ruleset(con: duckdb.DuckDBPyConnection, ruleset: str | None) -> str:

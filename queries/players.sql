@@ -12,7 +12,8 @@
 --   ruleset          the ruleset reported
 --   player, source   the player's name and the source of the records
 --   games            games the player sat in
---   hands            hands the player sat in (passed-out hands included)
+--   hands            hands the player sat in (passed-out hands included; a name in two seats of a
+--                    hand counts it once)
 --   taken            hands the player took (was the taker), whatever their score status
 --   take_rate        taken / hands, rounded to 4 decimals
 --   made, decided    contracts the player took and made / took and that were scored with a result
@@ -34,24 +35,38 @@
 -- display: player, source, games, hands, taken, take_rate, made_of, points_per_hand, team_belotes, illegal_plays, won_of
 WITH
 sc AS (SELECT * FROM scores WHERE ruleset = $ruleset),
-per_hand AS (
-    SELECT s.player, s.source, s.game_id, s.seat, s.team, s.is_taker,
+per_seat AS (
+    SELECT s.player, s.source, s.game_id, s.hand_key, s.seat, s.team, s.is_taker,
            sc.status, sc.contract_made, sc.litige, sc.belote_team, sc.legal, sc.illegal_seat,
            sc.hand_score[s.team + 1] AS own_score
     FROM seats AS s LEFT JOIN sc ON sc.hand_key = s.hand_key
 ),
+-- one row per (player, hand): a name seated twice in a hand (bots) counts the hand once; its points are
+-- those of its lowest seat's team
+per_hand AS (
+    SELECT player, source, game_id, hand_key,
+           bool_or(is_taker)                                                       AS is_taker,
+           bool_or(coalesce(is_taker AND contract_made, false))                    AS made,
+           bool_or(coalesce(is_taker AND status = 'scored' AND NOT litige, false)) AS decided,
+           bool_or(coalesce(is_taker AND litige, false))                           AS taker_litige,
+           arg_min(own_score, seat)                                                AS own_score,
+           bool_or(coalesce(belote_team = team, false))                            AS team_belote,
+           bool_or(coalesce(legal = false AND illegal_seat = seat, false))         AS illegal
+    FROM per_seat
+    GROUP BY player, source, game_id, hand_key
+),
 by_hand AS (
     SELECT player, source,
-           count(DISTINCT game_id)                                      AS games,
-           count(*)                                                     AS hands,
-           count_if(is_taker)::BIGINT                                   AS taken,
-           count_if(is_taker AND contract_made)::BIGINT                 AS made,
-           count_if(is_taker AND status = 'scored' AND NOT litige)::BIGINT AS decided,
-           count_if(is_taker AND litige)::BIGINT                        AS taker_litiges,
-           coalesce(sum(own_score), 0)::BIGINT                          AS points,
-           count(own_score)                                             AS points_hands,
-           count_if(belote_team = team)::BIGINT                         AS team_belotes,
-           count_if(legal = false AND illegal_seat = seat)::BIGINT      AS illegal_plays
+           count(DISTINCT game_id)                  AS games,
+           count(*)                                 AS hands,
+           count_if(is_taker)::BIGINT               AS taken,
+           count_if(made)::BIGINT                   AS made,
+           count_if(decided)::BIGINT                AS decided,
+           count_if(taker_litige)::BIGINT           AS taker_litiges,
+           coalesce(sum(own_score), 0)::BIGINT      AS points,
+           count(own_score)                         AS points_hands,
+           count_if(team_belote)::BIGINT            AS team_belotes,
+           count_if(illegal)::BIGINT                AS illegal_plays
     FROM per_hand
     GROUP BY player, source
 ),

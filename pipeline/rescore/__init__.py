@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -71,5 +72,11 @@ def rescore_lake(lake: Path, rules: Ruleset, batch_size: int = 262_144) -> Resco
         g = game_pass(pa.concat_tables(slim), rules)
         summary.games = g.num_rows
         lakemod.replace_partition(lake, "game_scores", rules.name, [g])
+    # which parameters these scores were computed with (pyarrow and DuckDB skip files starting with "_")
+    part = lakemod.table_dir(lake, "scores") / f"ruleset={rules.name}"
+    if part.is_dir():
+        (part / "_ruleset.json").write_text(json.dumps(
+            {"name": rules.name, "chain": list(rules.chain), "params": rules.params, "sources": rules.sources},
+            indent=1, ensure_ascii=False, sort_keys=True))
     summary.seconds = time.perf_counter() - t0
     return summary

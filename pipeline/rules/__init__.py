@@ -39,6 +39,8 @@ CHOICES: dict[str, tuple] = {
     "rounding.mode": ("none", "nearest10_5up", "nearest10_6up"),
     "game.litige_to": ("next_hand_winner",),
 }
+# Lower bounds of whole-number parameters (default 0: no negative points).
+MINIMUM: dict[str, int] = {"game.target": 1, "double.coinche": 1, "double.surcoinche": 1, "belote.value": 0}
 _META_KEYS = {"name", "extends", "description", "sources"}
 
 
@@ -127,6 +129,10 @@ def _check_value(dotted: str, value: Any, default: Any, path: Path) -> None:
             raise RulesetError(f"{path}: {dotted} must be a whole number, got {value!r}")
     elif isinstance(default, str) and not isinstance(value, str):
         raise RulesetError(f"{path}: {dotted} must be text, got {value!r}")
+    if isinstance(value, int) and not isinstance(value, bool):
+        low = MINIMUM.get(dotted, 0)
+        if value < low:
+            raise RulesetError(f"{path}: {dotted} must be at least {low}, got {value}")
     allowed = CHOICES.get(dotted)
     if allowed is not None and value not in allowed:
         raise RulesetError(f"{path}: {dotted} = {value!r} is not supported; allowed: {', '.join(map(repr, allowed))}")
@@ -158,7 +164,11 @@ def _resolve(path: Path, seen: tuple[Path, ...]) -> tuple[dict, dict, tuple[str,
         sources: dict[str, str] = {}
         chain: tuple[str, ...] = ()
     else:
-        params, sources, chain = _resolve(_locate(parent, path), seen + (path.resolve(),))
+        try:
+            parent_path = _locate(parent, path)
+        except RulesetError as e:
+            raise RulesetError(f"{path}: extends: {e}") from None
+        params, sources, chain = _resolve(parent_path, seen + (path.resolve(),))
         params = {s: dict(kv) for s, kv in params.items()}
     for section, body in data.items():
         if section in _META_KEYS:
@@ -169,8 +179,18 @@ def _resolve(path: Path, seen: tuple[Path, ...]) -> tuple[dict, dict, tuple[str,
                 cur[key] = {**cur[key], **value}
             else:
                 cur[key] = value
-    sources = {**sources, **{str(k): str(v) for k, v in data.get("sources", {}).items()}}
-    return params, sources, (str(data.get("name", path.stem)),) + chain
+    name = str(data.get("name", path.stem))
+    own = {str(k): str(v) for k, v in data.get("sources", {}).items()}
+    # a value set here without a citation of its own must not keep the parent's citation
+    for section, body in data.items():
+        if section in _META_KEYS:
+            continue
+        for key in body:
+            dotted = f"{section}.{key}"
+            if dotted not in own:
+                sources[dotted] = f"set by {name} (no source given)"
+    sources = {**sources, **own}
+    return params, sources, (name,) + chain
 
 
 def load(ref: str | Path) -> Ruleset:
@@ -190,5 +210,10 @@ def load(ref: str | Path) -> Ruleset:
             if isinstance(default, dict) and set(params[section][key]) != set(default):
                 raise RulesetError(f"{path}: {section}.{key} must give every rank {RANK_KEYS}")
     data = _read(path)
-    return Ruleset(name=str(data.get("name", path.stem)), description=str(data.get("description", "")),
+    name = str(data.get("name", path.stem))
+    shipped_dir = resource_dir("rulesets").resolve()
+    if path.resolve().parent != shipped_dir and name in shipped_names():
+        raise RulesetError(f"{path}: name {name!r} is a shipped ruleset; give your rules another name "
+                           "(their scores would replace the shipped ruleset's in the lake)")
+    return Ruleset(name=name, description=str(data.get("description", "")),
                    params=params, sources=sources, chain=chain)
