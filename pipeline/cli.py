@@ -261,6 +261,27 @@ def demo(
 
 
 @app.command()
+def bench(
+    hands: Annotated[int, typer.Option("--hands", min=1000, help="Hands to rescore per ruleset.")] = 100_000,
+    rules: Annotated[Optional[list[str]], typer.Option("--rules", help="Rulesets to measure (repeatable).")] = None,
+    json_out: Annotated[Optional[Path], typer.Option("--json", help="Also write the figures as JSON.")] = None,
+) -> None:
+    """Measure each stage (ingest, rescore, game pass, stats) on simulated input; prints one table."""
+    import pyarrow as pa
+
+    from pipeline import bench as benchmod
+
+    names = tuple(_load_rules(r).name for r in (rules or ["belote-classic", "colver"]))
+    rows = benchmod.run(hands=hands, rulesets=names)
+    table = pa.Table.from_pylist([{"stage": r.stage, "ruleset": r.ruleset, "rows": r.rows,
+                                   "seconds": round(r.seconds, 3), "rate": round(r.rate, 1), "unit": r.unit,
+                                   "note": r.note} for r in rows])
+    _emit(table, "table", None)
+    if json_out:
+        json_out.write_bytes(benchmod.to_json(rows))
+
+
+@app.command()
 def formats() -> None:
     """List the input formats `rebelote ingest` recognises."""
     from pipeline import ingest as readers

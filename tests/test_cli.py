@@ -106,3 +106,37 @@ def test_table_docs_are_generated_from_the_schemas():
     assert docs.read_text().strip() == schema.markdown().strip(), "run: rebelote schema --markdown > docs/tables.md"
     r = run("schema", "hands")
     assert r.exit_code == 0 and "hand_key: string not null" in r.stdout
+
+
+def test_user_reported_edge_cases(tmp_path, records):
+    lake = tmp_path / "lake"
+    run("ingest", records, "--lake", lake)
+    run("rescore", "--rules", "belote-classic", "--lake", lake)
+    # a filter that matches nothing is an empty report, not a missing-ruleset error
+    r = run("stats", "players", "--lake", lake, "--source", "nosuch", "--format", "json")
+    assert r.exit_code == 0 and json.loads(r.stdout) == []
+    # writing into a missing folder is a clean usage error
+    r = run("stats", "players", "--lake", lake, "--format", "csv", "--output", tmp_path / "no" / "x.csv")
+    assert r.exit_code == 2 and "cannot write" in r.stderr
+    # stale scores are reported
+    more = write_jsonl(tmp_path / "more.jsonl", [native_game("g9", [native_hand(DEAL_A, 1, taker=0)])])
+    run("ingest", more, "--lake", lake)
+    r = run("stats", "players", "--lake", lake, "--format", "json")
+    assert "1 hands have no scores under belote-classic" in r.stderr
+    # a house file may not take a shipped ruleset's name
+    f = tmp_path / "x.toml"
+    f.write_text('name = "colver"\nextends = "belote-classic"\n')
+    r = run("rescore", "--rules", f, "--lake", lake)
+    assert r.exit_code == 2 and "is a shipped ruleset" in r.stderr
+    # every --rules is checked before any work
+    r = run("rescore", "--rules", "colver", "--rules", "nosuch", "--lake", lake)
+    assert r.exit_code == 2 and "rescore [colver]" not in r.stdout
+    # messages are printed as they are: ':100' stays ':100' (no emoji codes)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n" * 99 + "{oops\n")
+    r = run("ingest", bad, "--lake", lake, "--format", "rebelote")
+    assert "bad.jsonl:100: invalid JSON" in r.stderr
+    # the scores partition records the parameters it was computed with
+    meta = json.loads((lake / "scores" / "ruleset=belote-classic" / "_ruleset.json").read_text())
+    assert meta["params"]["game"]["target"] == 1000 and meta["chain"][0] == "belote-classic"
+    assert run("--version").stdout.startswith("rebelote ")

@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from conftest import shared_path
+from conftest import shared_cases, shared_path
 from helpers import score
 from pipeline import rules
 from pipeline.cards import card_str, cards_of, mask_of, parse_card, parse_strain
@@ -16,25 +16,12 @@ from pipeline.rescore.tables import strength
 TEAM = {"NS": 0, "EW": 1}
 
 
-def _cases(kind):
-    data = json.loads(shared_path("oracles", "cases", "colver_contree.json").read_text())
-    return [c for c in data["cases"] if c["kind"] == kind]
-
-
-def _load(kind):
-    try:
-        return _cases(kind)
-    except pytest.skip.Exception:
-        return []
-
-
-DEALS = _load("deal_score")
-MOVES = _load("legal_moves")
+DEALS = shared_cases("oracles/cases/colver_contree.json", "deal_score")
+MOVES = shared_cases("oracles/cases/colver_contree.json", "legal_moves")
 
 
 def test_case_counts():
-    if not DEALS:
-        shared_path("oracles", "cases", "colver_contree.json")
+    shared_path("oracles", "cases", "colver_contree.json")
     assert (len(DEALS), len(MOVES)) == (54, 42)
 
 
@@ -52,7 +39,7 @@ def _native(case):
             "n_players": 4, "players": ["N", "E", "S", "W"], "hands": [hand]}
 
 
-@pytest.mark.parametrize("case", DEALS, ids=[c["id"] for c in DEALS])
+@pytest.mark.parametrize("case", DEALS)
 def test_deal_score(case):
     (r,) = score("colver", _native(case))
     e = case["expected"]
@@ -63,7 +50,7 @@ def test_deal_score(case):
     assert r["hand_score"] == [e["deal_score"]["NS"], e["deal_score"]["EW"]]
 
 
-@pytest.mark.parametrize("case", MOVES, ids=[c["id"] for c in MOVES])
+@pytest.mark.parametrize("case", MOVES)
 def test_legal_moves(case):
     i = case["input"]
     strain = np.array([parse_strain(i["contract_trump"])], dtype=np.int8)
