@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pipeline.cards import CardError, card_str, cards_of, mask_of, parse_card
+from pipeline.cards import RANKS, SUITS, CardError, card_str, cards_of, mask_of, parse_card
 from pipeline.ingest.records import RecordError, finish_game, new_hand
 
 FORMAT_NAME = "rebelote"
@@ -97,8 +97,9 @@ def game_to_rows(obj: dict[str, Any], source_format: str, source_file: str, line
         rec = h.get("recorded") or {}
         announced = h.get("announced")
         if announced is not None:
-            announced = [{"seat": _int(a.get("seat"), "announced seat", hn, False), "kind": str(a.get("kind")),
-                          "cards": mask_of(_cards(a.get("cards", []), "announced cards", hn))} for a in announced]
+            if not isinstance(announced, list):
+                raise RecordError("bad_field", "announced must be a list", hn)
+            announced = [_announcement(a, hn) for a in announced]
         c = contract or {}
         turned = h.get("turned_card")
         row = new_hand(
@@ -126,6 +127,37 @@ def game_to_rows(obj: dict[str, Any], source_format: str, source_file: str, line
     return game, hands
 
 
+_KINDS = {"tierce": 3, "quarte": 4, "quinte": 5, "carre": 4, "belote": 2}
+
+
+def _announcement(a: Any, hn: int | None) -> dict[str, Any]:
+    """One announced declaration: {seat, kind, rank, suit, length} from the native object, which gives either
+    the cards (``cards``) or ``rank`` (top card's rank), optional ``suit`` and ``length``."""
+    if not isinstance(a, dict) or a.get("kind") not in _KINDS:
+        raise RecordError("bad_field", f"announced entries need a kind among {', '.join(_KINDS)}, got {a!r}", hn)
+    kind = a["kind"]
+    seat = _int(a.get("seat"), "announced seat", hn, False)
+    if a.get("cards"):
+        cards = _cards(a["cards"], "announced cards", hn)
+        suits = {c // 8 for c in cards}
+        top = max(cards, key=lambda c: c % 8)
+        return {"seat": seat, "kind": kind, "rank": top % 8,
+                "suit": suits.pop() if len(suits) == 1 else None, "length": len(cards)}
+    rank = a.get("rank")
+    if kind != "belote" and rank is None:
+        raise RecordError("bad_field", f"announced {kind} needs 'cards' or 'rank'", hn)
+    try:
+        r = None if rank is None else _RANK_INDEX[str(rank).upper()]
+        su = None if a.get("suit") is None else SUITS.index(str(a["suit"]).upper())
+    except (KeyError, ValueError):
+        raise RecordError("bad_field", f"announced {kind}: bad rank {rank!r} or suit {a.get('suit')!r}", hn) from None
+    length = _int(a.get("length"), "announced length", hn)
+    return {"seat": seat, "kind": kind, "rank": r, "suit": su, "length": length if length is not None else _KINDS[kind]}
+
+
+_RANK_INDEX = {r: i for i, r in enumerate(RANKS)} | {"10": 3}
+
+
 def _strs(mask: int | None) -> list[str] | None:
     return None if mask is None else [card_str(c) for c in cards_of(mask)]
 
@@ -150,7 +182,10 @@ def game_to_json(game: dict[str, Any], hands: list[dict[str, Any]]) -> dict[str,
             plays = [[s, card_str(c)] for s, c in zip(h["play_seats"], h["plays"])]
         announced = h.get("announced")
         if announced is not None:
-            announced = [{"seat": a["seat"], "kind": a["kind"], "cards": _strs(a["cards"])} for a in announced]
+            announced = [{"seat": a["seat"], "kind": a["kind"],
+                          "rank": None if a["rank"] is None else RANKS[a["rank"]],
+                          "suit": None if a["suit"] is None else SUITS[a["suit"]], "length": a["length"]}
+                         for a in announced]
         rec = None
         if any(h.get(k) is not None for k in ("recorded_score", "recorded_card_points", "recorded_totals")):
             rec = {"score": h.get("recorded_score"), "card_points": h.get("recorded_card_points"),

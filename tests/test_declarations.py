@@ -23,7 +23,7 @@ def run(seats, strain="H", ruleset=R):
     h = hands(*seats)
     st = np.array([parse_strain(strain)], dtype=np.int8)
     d = detect(h, st, ruleset, build_tables(ruleset))
-    return d.held_points[0].tolist(), d.team_points[0].tolist()
+    return (d.seq_points + d.carre_points)[0].tolist(), d.team_points[0].tolist()
 
 
 # filler cards that form nothing: each seat gets what it needs plus junk

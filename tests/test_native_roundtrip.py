@@ -16,7 +16,8 @@ def _games():
                             native_hand(DEAL_K, 3, taker=1, bid=90, coinche=2)])
     g1["hands"][0]["auction"] = [[0, "take"]]
     g1["hands"][0]["turned_card"] = "JH"
-    g1["hands"][0]["announced"] = [{"seat": 0, "kind": "tierce", "cards": ["7D", "8D", "9D"]}]
+    g1["hands"][0]["announced"] = [{"seat": 0, "kind": "tierce", "cards": ["7D", "8D", "9D"]},
+                                   {"seat": 1, "kind": "quinte", "rank": "A"}, {"seat": 3, "kind": "belote", "suit": "H"}]
     g1["hands"][0]["belote_seat"] = 3
     g1["recorded_final"] = [92, 90]
     g1["recorded_winner"] = 0

@@ -79,7 +79,7 @@ def _pair(a: np.ndarray, team: np.ndarray) -> np.ndarray:
 
 def settle(card_points: np.ndarray, decl_points: np.ndarray, belote_points: np.ndarray, taker_team: np.ndarray,
            bid: np.ndarray, capot_bid: np.ndarray, coinche: np.ndarray, capot_team: np.ndarray,
-           rules: Ruleset) -> ContractResult:
+           rules: Ruleset, strain: np.ndarray | None = None) -> ContractResult:
     """Score contracts for n hands.
 
     Args:

@@ -1,16 +1,21 @@
-"""Declarations (tierce, quarte, quinte, carré) and belote-rebelote, detected from the initial hands.
+"""Declarations (tierce, quarte, quinte, carré) and belote-rebelote.
 
-Sequences run in face order 7 8 9 10 J Q K A within a suit (rules.md R21); each suit's run pattern is
-read from a 256-entry lookup table indexed by the suit's byte of the hand bitmask. A carré is the four
-cards of one rank, valued by the ruleset's ``declarations.carre`` table (8s and 7s are worth 0 and are
-not declarations). Between teams only the team holding the single best declaration scores, all of its
-declarations (rules.md R23); an exact tie scores for nobody (``declarations.tie = "none"``, FFB-Co15 §8.3).
+Where they come from (``declarations.count``):
+    "held": detected in the initial hands. Sequences run in face order 7 8 9 10 J Q K A within a suit
+    (rules.md R21), each maximal run of 3+ being one declaration; a suit's runs are read from a 256-entry
+    lookup table indexed by the suit's byte of the hand bitmask. A carré is the four cards of a rank valued
+    above 0 by ``declarations.carre`` (``carre_no_trump`` in no-trump). With
+    ``carre_cards_in_sequences = false`` (Bulgarian rule) a carré's cards are removed before runs are read.
+    "announced": taken from what the source recorded (``hands.announced``), belote included.
 
-Ranking of declarations (rules.md R23): higher value first; at equal value a carré beats a sequence
-("un carré de 100 bat un cent"); then the longer sequence; then the higher top card; then a sequence in
-trump beats one outside trump. Equal-valued carrés rank by face order of their rank.
-
-A card may count in a carré and in a sequence at once (no ruleset here forbids it yet).
+Contest between teams (rules.md R23), ``declarations.contest``:
+    "unified": only the team holding the single best declaration scores, all of its declarations;
+    "separate" (Bulgarian, BG-HIT/BG-NIK): sequences and carrés are two contests, each won separately.
+    An exact tie of the best keys scores for nobody (``tie = "none"``, FFB-Co15 §8.3).
+Ranking key: value, then a carré above a sequence of equal value ("un carré de 100 bat un cent"), then run
+length (``long_runs = "quinte"`` ranks any run of 5+ as a quinte, as Bridge Belot 2001 does), then the top
+card (sequences by face rank; carrés by ``carre_order``: "face" A K Q J 10 9 or "trick" A 10 K Q J 9), then
+(``trump_breaks_ties``) a sequence in trump above one outside.
 """
 
 from __future__ import annotations
@@ -18,9 +23,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from pipeline.cards import ALL_TRUMP, NO_TRUMP
+from pipeline.rescore.tables import PLAIN_ORDER
 from pipeline.rules import Ruleset
+
+KINDS = ("tierce", "quarte", "quinte", "carre", "belote")
 
 
 def _runs(byte: int) -> list[tuple[int, int]]:
@@ -37,90 +47,171 @@ def _runs(byte: int) -> list[tuple[int, int]]:
     return out
 
 
-@dataclass(frozen=True)
-class DeclarationTables:
-    seq_points: np.ndarray   # int32 (256,): points of all sequences in a suit byte
-    seq_key: np.ndarray      # int64 (256,): ranking key of the best sequence in the byte (0 = none)
-    carre_points: np.ndarray  # int32 (2, 8): points of a carré by rank index; row 1 = in no-trump
-    carre_key: np.ndarray     # int64 (2, 8)
-
-
 def _seq_value(length: int, rules: Ruleset) -> int:
     if length >= 5:
         return int(rules["declarations.quinte"])
     return int({3: rules["declarations.tierce"], 4: rules["declarations.quarte"]}.get(length, 0))
 
 
+def seq_key(value, length, top, trump, rules: Ruleset):
+    """Ranking key of a sequence (works on ints or numpy arrays); 0 when value is 0."""
+    cap = 5 if rules["declarations.long_runs"] == "quinte" else 8
+    t = trump if rules["declarations.trump_breaks_ties"] else 0
+    return np.where(np.asarray(value) > 0, value * 100000 + np.minimum(length, cap) * 1000 + top * 10 + t, 0)
+
+
+def carre_key(value, rank, rules: Ruleset):
+    """Ranking key of a carré (ints or arrays); 0 when value is 0."""
+    order = PLAIN_ORDER[rank] if rules["declarations.carre_order"] == "trick" else rank
+    return np.where(np.asarray(value) > 0, value * 100000 + 10000 + 4 * 1000 + order * 10, 0)
+
+
+@dataclass(frozen=True)
+class DeclarationTables:
+    seq_points: np.ndarray   # int32 (256,): points of all sequences in a suit byte
+    seq_key: np.ndarray      # int64 (256,): key of the best sequence in the byte, outside trump (0 = none)
+    carre_points: np.ndarray  # int32 (2, 8): points of a carré by rank index; row 1 = in no-trump
+    carre_key: np.ndarray     # int64 (2, 8)
+
+
 def build_tables(rules: Ruleset) -> DeclarationTables:
     """Lookup tables for the ruleset's declaration values."""
     seq_points = np.zeros(256, dtype=np.int32)
-    seq_key = np.zeros(256, dtype=np.int64)
+    seq_keys = np.zeros(256, dtype=np.int64)
     for b in range(256):
         for length, top in _runs(b):
             v = _seq_value(length, rules)
-            if v <= 0:
-                continue
-            seq_points[b] += v
-            key = v * 100000 + 0 * 10000 + min(length, 8) * 1000 + top * 10
-            seq_key[b] = max(seq_key[b], key)
+            if v > 0:
+                seq_points[b] += v
+                seq_keys[b] = max(seq_keys[b], int(seq_key(v, length, top, 0, rules)))
     tables = [rules.rank_table("declarations.carre"), rules.rank_table("declarations.carre_no_trump")]
     carre_points = np.array(tables, dtype=np.int32)
-    carre_key = np.array([[v * 100000 + 1 * 10000 + 4 * 1000 + r * 10 if v > 0 else 0 for r, v in enumerate(t)]
-                          for t in tables], dtype=np.int64)
-    return DeclarationTables(seq_points, seq_key, carre_points, carre_key)
+    keys = np.array([[int(carre_key(v, r, rules)) for r, v in enumerate(t)] for t in tables], dtype=np.int64)
+    return DeclarationTables(seq_points, seq_keys, carre_points, keys)
 
 
 @dataclass
 class Declarations:
-    """Per-hand results, n hands, 4 seats, teams = seat % 2.
+    """Per-hand results for n hands, 4 seats, teams = seat % 2.
 
-    held_points: int32 (n, 4) points of all declarations each seat holds.
-    best_key: int64 (n, 4) ranking key of each seat's best declaration (0 = none).
-    team_points: int32 (n, 2) points each team scores after the contest (card points).
+    seq_points, carre_points: int32 (n, 4) points of each seat's sequences / carrés.
+    seq_key, carre_key: int64 (n, 4) key of each seat's best sequence / carré (0 = none).
+    belote: int32 (n, 2) belote points each team holds (announced mode; held belote is separate).
+    team_points: int32 (n, 2) declaration points each team scores after the contest (card points).
     """
 
-    held_points: np.ndarray
-    best_key: np.ndarray
+    seq_points: np.ndarray
+    seq_key: np.ndarray
+    carre_points: np.ndarray
+    carre_key: np.ndarray
+    belote: np.ndarray
     team_points: np.ndarray
 
 
-def detect(hands: np.ndarray, strain: np.ndarray, rules: Ruleset, dt: DeclarationTables) -> Declarations:
-    """Detect declarations in ``hands`` (uint32 (n, 4)) and settle the contest between teams.
+def _active(strain: np.ndarray, rules: Ruleset) -> np.ndarray:
+    s = strain.astype(np.int64)
+    on = np.full(len(s), bool(rules["declarations.enabled"]))
+    on &= (s != NO_TRUMP) | bool(rules["declarations.in_no_trump"])
+    on &= (s != ALL_TRUMP) | bool(rules["declarations.in_all_trump"])
+    return on
 
-    Declarations are counted as held (the sources we score announce automatically). None are scored
-    when ``declarations.enabled`` is false, in no-trump unless ``in_no_trump``, in all-trump unless
-    ``in_all_trump``.
-    """
+
+def _contest(points: np.ndarray, key: np.ndarray) -> np.ndarray:
+    """Team points (n, 2) of one contest: the team with the strictly best key scores all its points."""
+    team_key = np.stack([key[:, 0::2].max(axis=1), key[:, 1::2].max(axis=1)], axis=1)
+    team_held = np.stack([points[:, 0::2].sum(axis=1), points[:, 1::2].sum(axis=1)], axis=1)
+    w0 = team_key[:, 0] > team_key[:, 1]
+    w1 = team_key[:, 1] > team_key[:, 0]
+    return np.stack([np.where(w0, team_held[:, 0], 0), np.where(w1, team_held[:, 1], 0)], axis=1).astype(np.int32)
+
+
+def _settle(sp, sk, cp, ck, belote, strain, rules: Ruleset) -> Declarations:
+    on = _active(strain, rules)[:, None]
+    sp, sk, cp, ck = (np.where(on, a, 0) for a in (sp, sk, cp, ck))
+    if rules["declarations.contest"] == "separate":
+        team = _contest(sp, sk) + _contest(cp, ck)
+    else:
+        team = _contest(sp + cp, np.maximum(sk, ck))
+    return Declarations(sp.astype(np.int32), sk, cp.astype(np.int32), ck, belote, team)
+
+
+def detect(hands: np.ndarray, strain: np.ndarray, rules: Ruleset, dt: DeclarationTables) -> Declarations:
+    """Declarations held in ``hands`` (uint32 (n, 4)), settled between teams."""
     n, p = hands.shape
     h = hands.astype(np.uint32)
-    points = np.zeros((n, p), dtype=np.int32)
-    key = np.zeros((n, p), dtype=np.int64)
     strain64 = strain.astype(np.int64)
-    for s in range(4):
-        byte = ((h >> np.uint32(8 * s)) & np.uint32(0xFF)).astype(np.int64)
-        points += dt.seq_points[byte]
-        k = dt.seq_key[byte]
-        k = np.where((k > 0) & (strain64[:, None] == s), k + 1, k)  # sequence in trump ranks higher
-        key = np.maximum(key, k)
     nt = (strain64 == NO_TRUMP).astype(np.int64)[:, None]
+    cp = np.zeros((n, p), dtype=np.int32)
+    ck = np.zeros((n, p), dtype=np.int64)
+    in_carre = np.zeros((n, p), dtype=np.uint32)
     for r in range(8):
         if dt.carre_points[:, r].max() <= 0:
             continue
-        all4 = (h >> np.uint32(r)) & (h >> np.uint32(r + 8)) & (h >> np.uint32(r + 16)) & (h >> np.uint32(r + 24)) & np.uint32(1)
-        has = all4.astype(bool)
-        points += np.where(has, dt.carre_points[nt, r], 0)
-        key = np.maximum(key, np.where(has, dt.carre_key[nt, r], 0))
-    active = np.full(n, bool(rules["declarations.enabled"]))
-    active &= (strain64 != NO_TRUMP) | bool(rules["declarations.in_no_trump"])
-    active &= (strain64 != ALL_TRUMP) | bool(rules["declarations.in_all_trump"])
-    points = np.where(active[:, None], points, 0)
-    key = np.where(active[:, None], key, 0)
-    team_key = np.stack([key[:, 0::2].max(axis=1), key[:, 1::2].max(axis=1)], axis=1)
-    team_held = np.stack([points[:, 0::2].sum(axis=1), points[:, 1::2].sum(axis=1)], axis=1)
-    win0 = team_key[:, 0] > team_key[:, 1]
-    win1 = team_key[:, 1] > team_key[:, 0]
-    team_points = np.stack([np.where(win0, team_held[:, 0], 0), np.where(win1, team_held[:, 1], 0)], axis=1)
-    return Declarations(points, key, team_points.astype(np.int32))
+        has = ((h >> np.uint32(r)) & (h >> np.uint32(r + 8)) & (h >> np.uint32(r + 16)) & (h >> np.uint32(r + 24))
+               & np.uint32(1)).astype(bool)
+        value = dt.carre_points[nt, r]
+        has &= value > 0
+        cp += np.where(has, value, 0)
+        ck = np.maximum(ck, np.where(has, dt.carre_key[nt, r], 0))
+        in_carre |= np.where(has, np.uint32(0x01010101 << r), np.uint32(0))
+    if not rules["declarations.carre_cards_in_sequences"]:
+        h = h & ~in_carre
+    sp = np.zeros((n, p), dtype=np.int32)
+    sk = np.zeros((n, p), dtype=np.int64)
+    trump_bonus = 1 if rules["declarations.trump_breaks_ties"] else 0
+    for s in range(4):
+        byte = ((h >> np.uint32(8 * s)) & np.uint32(0xFF)).astype(np.int64)
+        sp += dt.seq_points[byte]
+        k = dt.seq_key[byte]
+        k = np.where((k > 0) & (strain64[:, None] == s), k + trump_bonus, k)
+        sk = np.maximum(sk, k)
+    return _settle(sp, sk, cp, ck, np.zeros((n, 2), dtype=np.int32), strain, rules)
+
+
+def from_announced(announced: pa.Array | pa.ChunkedArray, strain: np.ndarray, rules: Ruleset) -> Declarations:
+    """Declarations the source recorded (``hands.announced``, one list per hand), settled between teams.
+
+    Values come from the ruleset (a carré by its rank, a run by its length: tierce 3, quarte 4, quinte 5+);
+    kind 'belote' adds ``belote.value`` to its team. A null list counts as nothing announced.
+    """
+    if isinstance(announced, pa.ChunkedArray):
+        announced = announced.combine_chunks()
+    n = len(announced)
+    sp = np.zeros((n, 4), dtype=np.int64)
+    sk = np.zeros((n, 4), dtype=np.int64)
+    cp = np.zeros((n, 4), dtype=np.int64)
+    ck = np.zeros((n, 4), dtype=np.int64)
+    belote = np.zeros((n, 2), dtype=np.int64)
+    lengths = pc.fill_null(pc.list_value_length(announced), 0).to_numpy(zero_copy_only=False)
+    if lengths.sum():
+        flat = pc.list_flatten(announced)
+        row = np.repeat(np.arange(n), lengths)
+        seat = flat.field("seat").to_numpy(zero_copy_only=False).astype(np.int64)
+        kind = np.asarray(flat.field("kind").to_pylist(), dtype=object)
+        rank = pc.fill_null(flat.field("rank"), 0).to_numpy(zero_copy_only=False).astype(np.int64)
+        suit = pc.fill_null(flat.field("suit"), -1).to_numpy(zero_copy_only=False).astype(np.int64)
+        default_len = np.select([kind == "tierce", kind == "quarte", kind == "quinte"], [3, 4, 5], 4)
+        length = pc.fill_null(flat.field("length"), 0).to_numpy(zero_copy_only=False).astype(np.int64)
+        length = np.where(length > 0, length, default_len)
+        is_seq = np.isin(kind, ["tierce", "quarte", "quinte"])
+        is_carre = kind == "carre"
+        seq_val = np.select([length >= 5, length == 4, length == 3],
+                            [int(rules["declarations.quinte"]), int(rules["declarations.quarte"]),
+                             int(rules["declarations.tierce"])], 0)
+        nt = strain.astype(np.int64)[row] == NO_TRUMP
+        carre_tab = np.array([rules.rank_table("declarations.carre"), rules.rank_table("declarations.carre_no_trump")])
+        carre_val = carre_tab[nt.astype(np.int64), rank]
+        in_trump = (suit >= 0) & (suit == strain.astype(np.int64)[row])
+        skey = seq_key(seq_val, length, rank, in_trump.astype(np.int64), rules)
+        ckey = carre_key(carre_val, rank, rules)
+        np.add.at(sp, (row[is_seq], seat[is_seq]), seq_val[is_seq])
+        np.maximum.at(sk, (row[is_seq], seat[is_seq]), skey[is_seq])
+        np.add.at(cp, (row[is_carre], seat[is_carre]), carre_val[is_carre])
+        np.maximum.at(ck, (row[is_carre], seat[is_carre]), ckey[is_carre])
+        is_bel = kind == "belote"
+        if rules["belote.enabled"]:
+            np.add.at(belote, (row[is_bel], seat[is_bel] % 2), int(rules["belote.value"]))
+    return _settle(sp, sk, cp, ck, belote.astype(np.int32), strain, rules)
 
 
 def transfer_on_capot(team_points: np.ndarray, capot_team: np.ndarray, rules: Ruleset) -> np.ndarray:

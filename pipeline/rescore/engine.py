@@ -77,6 +77,11 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
     """
     if isinstance(hands, pa.RecordBatch):
         hands = pa.Table.from_batches([hands])
+    # optional columns a caller may leave out are read as all-null
+    hs = schema.schema("hands")
+    for name in ("tricks_taken", "last_trick_seat", "announced", "recorded_score", "bid"):
+        if name not in hands.column_names:
+            hands = hands.append_column(hs.field(name), pa.nulls(hands.num_rows, hs.field(name).type))
     n = hands.num_rows
     prep = _prepared(rules)
     R = rules
@@ -91,22 +96,35 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
     completeness = hands.column("completeness").to_numpy(zero_copy_only=False)
     strain_idx = pc.fill_null(pc.index_in(hands.column("strain"), value_set=_STRAIN_SET), -1).to_numpy(zero_copy_only=False)
 
+    tt_len = pc.fill_null(pc.list_value_length(hands.column("tricks_taken")), 0).to_numpy(zero_copy_only=False)
+    lts_ok = hands.column("last_trick_seat").is_valid().to_numpy(zero_copy_only=False)
+    is_full = completeness == "full_play"
+    is_tt = completeness == "tricks_taken"
+    announced_mode = R["declarations.count"] == "announced"
+    needs_hands = not announced_mode and (bool(R["declarations.enabled"]) or bool(R["belote.enabled"]))
+
     reason = np.full(n, None, dtype=object)
+    free = lambda: (reason == None) & ~passed  # noqa: E711,E731
     reason[(n_pl != n_players)] = f"ruleset {R.name} is for {n_players} players"
-    reason[(reason == None) & (completeness != "full_play") & ~passed] = "only full_play hands are rescored by this version (completeness is not full_play)"  # noqa: E711
-    reason[(reason == None) & ~passed & (plays_len != n_players * n_tricks)] = f"play record is not {n_players * n_tricks} cards"  # noqa: E711
-    reason[(reason == None) & ~passed & (hands_len != n_players)] = "initial hands missing"  # noqa: E711
-    reason[(reason == None) & ~passed & (strain_idx < 0)] = "contract strain missing"  # noqa: E711
+    reason[free() & ~is_full & ~is_tt] = "summary hands carry no cards: nothing to rescore"
+    reason[free() & is_full & (plays_len != n_players * n_tricks)] = f"play record is not {n_players * n_tricks} cards"
+    reason[free() & is_full & (hands_len != n_players)] = "initial hands missing"
+    reason[free() & is_tt & ((tt_len != n_players) | ~lts_ok)] = "tricks taken or last trick missing"
+    if needs_hands:
+        reason[free() & is_tt & (hands_len != n_players)] = \
+            f"ruleset {R.name} counts declarations/belote held, which needs the initial hands"
+    reason[free() & (strain_idx < 0)] = "contract strain missing"
     if R["contract.made_vs_bid"] == "ge" or R["contract.made_adds_bid"] or R["contract.fail_adds_bid"]:
         no_bid = (hands.column("bid").is_null().to_numpy(zero_copy_only=False)
                   & ~hands.column("capot_bid").to_numpy(zero_copy_only=False))
-        reason[(reason == None) & ~passed & no_bid] = f"contract has no bid value, which ruleset {R.name} needs"  # noqa: E711
-    ok = (reason == None) & ~passed  # noqa: E711
+        reason[free() & no_bid] = f"contract has no bid value, which ruleset {R.name} needs"
+    ok = free()
     idx = np.nonzero(ok)[0]
     m = len(idx)
 
     # per-row outputs, filled for scored rows
     legal = np.zeros(n, dtype=bool)
+    has_play = np.zeros(n, dtype=bool)
     ill_trick = np.zeros(n, dtype=np.int8)
     ill_seat = np.full(n, -1, dtype=np.int8)
     ill_card = np.full(n, -1, dtype=np.int8)
@@ -126,37 +144,67 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
     taker_team = np.full(n, -1, dtype=np.int8)
 
     if m:
-        plays = _fixed_list(hands.column("plays"), idx, n_players * n_tricks, np.int8)
-        seats = _fixed_list(hands.column("play_seats"), idx, n_players * n_tricks, np.int8)
-        init = _fixed_list(hands.column("initial_hands"), idx, n_players, np.uint32)
-        dealer = hands.column("dealer").to_numpy(zero_copy_only=False)[idx].astype(np.int8)
         strain = strain_idx[idx].astype(np.int8)
         taker = taker_col.to_numpy(zero_copy_only=False)[idx].astype(np.int64)
         T = (taker % 2).astype(np.int64)
         bid = pc.fill_null(hands.column("bid"), 0).to_numpy(zero_copy_only=False)[idx].astype(np.int64)
         capot_bid = hands.column("capot_bid").to_numpy(zero_copy_only=False)[idx].astype(bool)
         coinche = hands.column("coinche").to_numpy(zero_copy_only=False)[idx].astype(np.int64)
+        cp = np.zeros((m, 2), dtype=np.int64)
+        lt = np.zeros(m, dtype=np.int64)
+        tricks0 = np.zeros(m, dtype=np.int64)     # tricks won by team 0 (full play) ...
+        cards_of_team = np.ones((m, 2), dtype=bool)  # ... or whether each team took any card (tricks taken)
 
-        pr = play.play_hands(plays, seats, init, dealer, strain, prep.tables, prep.play_rules, n_players)
-        team_of_trick = (pr.trick_winners % 2).astype(np.int64)
-        tp = pr.trick_points.astype(np.int64)
-        pts1 = (tp * team_of_trick).sum(axis=1)
-        cp = np.stack([tp.sum(axis=1) - pts1, pts1], axis=1)
-        lt = team_of_trick[:, -1]
-        tricks0 = (team_of_trick == 0).sum(axis=1)
-        cap = np.where(tricks0 == n_tricks, 0, np.where(tricks0 == 0, 1, -1))
+        full = is_full[idx]
+        fi = np.nonzero(full)[0]
+        if len(fi):
+            rows = idx[fi]
+            plays = _fixed_list(hands.column("plays"), rows, n_players * n_tricks, np.int8)
+            seats = _fixed_list(hands.column("play_seats"), rows, n_players * n_tricks, np.int8)
+            init_f = _fixed_list(hands.column("initial_hands"), rows, n_players, np.uint32)
+            dealer = hands.column("dealer").to_numpy(zero_copy_only=False)[rows].astype(np.int8)
+            pr = play.play_hands(plays, seats, init_f, dealer, strain[fi], prep.tables, prep.play_rules, n_players)
+            team_of_trick = (pr.trick_winners % 2).astype(np.int64)
+            tp = pr.trick_points.astype(np.int64)
+            pts1 = (tp * team_of_trick).sum(axis=1)
+            cp[fi] = np.stack([tp.sum(axis=1) - pts1, pts1], axis=1)
+            lt[fi] = team_of_trick[:, -1]
+            t0 = (team_of_trick == 0).sum(axis=1)
+            cards_of_team[fi] = np.stack([t0 > 0, t0 < n_tricks], axis=1)
+            legal[rows] = pr.legal
+            has_play[rows] = True
+            ill_trick[rows], ill_seat[rows], ill_card[rows], ill_rule[rows] = \
+                pr.illegal_trick, pr.illegal_seat, pr.illegal_card, pr.illegal_rule
+            winners[rows] = pr.trick_winners
+        ti = np.nonzero(~full)[0]
+        if len(ti):
+            rows = idx[ti]
+            taken = _fixed_list(hands.column("tricks_taken"), rows, n_players, np.uint32)
+            team_mask = np.stack([taken[:, 0::2], taken[:, 1::2]], axis=1)
+            team_mask = np.bitwise_or.reduce(team_mask, axis=2)                   # (k, 2)
+            bits = ((team_mask[:, :, None] >> np.arange(32, dtype=np.uint32)) & np.uint32(1)).astype(np.int64)
+            pts = prep.tables.points[np.clip(strain[ti].astype(np.int64), 0, 5)]  # (k, 32)
+            cp[ti] = (bits * pts[:, None, :]).sum(axis=2)
+            lt[ti] = hands.column("last_trick_seat").to_numpy(zero_copy_only=False)[rows].astype(np.int64) % 2
+            cards_of_team[ti] = team_mask != 0
+        cap = np.where(~cards_of_team[:, 1], 0, np.where(~cards_of_team[:, 0], 1, -1))
         bonus = np.where(cap >= 0, int(R["cards.capot_last_trick"]), int(R["cards.last_trick"]))
         cp[np.arange(m), lt] += bonus
         cp = _scale(cp, strain, R)
-        dec = declarations.detect(init, strain, R, prep.decl_tables)
-        bpts = declarations.belote_points(init, strain, R)
+        # a bonus for the team that took every trick, added after any strain scaling (Bulgarian valat +90)
+        cp[np.arange(m), np.clip(cap, 0, 1)] += np.where(cap >= 0, int(R["cards.capot_bonus"]), 0)
+
+        if announced_mode:
+            dec = declarations.from_announced(hands.column("announced").take(pa.array(idx)), strain, R)
+            bpts = dec.belote
+        else:
+            init = _fixed_list(hands.column("initial_hands"), idx, n_players, np.uint32)
+            dec = declarations.detect(init, strain, R, prep.decl_tables)
+            bpts = declarations.belote_points(init, strain, R)
         bteam = np.where(bpts[:, 0] > 0, np.where(bpts[:, 1] > 0, -1, 0), np.where(bpts[:, 1] > 0, 1, -1))
         team_decl = declarations.transfer_on_capot(dec.team_points, cap, R)
-        res = contract.settle(cp, team_decl, bpts, T, bid, capot_bid, coinche, cap, R)
+        res = contract.settle(cp, team_decl, bpts, T, bid, capot_bid, coinche, cap, R, strain)
 
-        legal[idx] = pr.legal
-        ill_trick[idx], ill_seat[idx], ill_card[idx], ill_rule[idx] = pr.illegal_trick, pr.illegal_seat, pr.illegal_card, pr.illegal_rule
-        winners[idx] = pr.trick_winners
         card_pts[idx] = cp
         last_team[idx] = lt
         capot_team[idx] = cap
@@ -175,6 +223,7 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
     taker_all = pc.fill_null(taker_col, 0).to_numpy(zero_copy_only=False).astype(np.int64)
     taker_team = np.where(has_taker, taker_all % 2, -1).astype(np.int8)
     sc = ok  # rows with a full result
+    played = sc & has_play
     score_out = np.where((ok | passed)[:, None], score, 0)
 
     def fixed(a: np.ndarray, mask: np.ndarray, typ) -> pa.Array:
@@ -187,7 +236,7 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
         return pa.array(a, type=typ, mask=~mask)
 
     rule_names = np.array(play.RULE_NAMES, dtype=object)
-    illegal = sc & ~legal
+    illegal = played & ~legal
     recorded = hands.column("recorded_score")
     rec_ok = recorded.is_valid().to_numpy(zero_copy_only=False) & (pc.fill_null(pc.list_value_length(recorded), 0).to_numpy(zero_copy_only=False) == 2)
     matches = np.zeros(n, dtype=bool)
@@ -203,13 +252,13 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
         "source": hands.column("source"),
         "status": pa.array(status, type=pa.string()),
         "reason": pa.array(reason, type=pa.string()),
-        "legal": opt(legal, sc, pa.bool_()),
+        "legal": opt(legal, played, pa.bool_()),
         "illegal_trick": opt(ill_trick, illegal, pa.int8()),
         "illegal_seat": opt(ill_seat, illegal, pa.int8()),
         "illegal_card": opt(ill_card, illegal, pa.int8()),
         "illegal_rule": opt(rule_names[ill_rule], illegal, pa.string()),
         "taker_team": opt(taker_team, has_taker, pa.int8()),
-        "trick_winners": fixed(winners, sc, pa.int8()),
+        "trick_winners": fixed(winners, played, pa.int8()),
         "card_points": fixed(card_pts, sc, pa.int16()),
         "last_trick_team": opt(last_team, sc, pa.int8()),
         "capot_team": opt(capot_team, sc & (capot_team >= 0), pa.int8()),
