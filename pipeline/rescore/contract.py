@@ -43,6 +43,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pipeline.cards import ALL_TRUMP, NO_TRUMP
 from pipeline.rules import Ruleset
 
 
@@ -70,6 +71,83 @@ def round_points(x: np.ndarray, mode: str) -> np.ndarray:
     if mode == "nearest10_6up":
         return (x + 4) // 10 * 10
     raise ValueError(f"unknown rounding mode {mode!r}")
+
+
+def _half_away(x: np.ndarray) -> np.ndarray:
+    """x / 10 rounded to nearest, halves away from zero (x >= 0)."""
+    return (np.asarray(x, dtype=np.int64) + 5) // 10
+
+
+def _half_even(x: np.ndarray) -> np.ndarray:
+    """x / 10 rounded to nearest, halves to even (.NET Math.Round, BG-NIK)."""
+    x = np.asarray(x, dtype=np.int64)
+    q, r = np.divmod(x, 10)
+    return q + ((r > 5) | ((r == 5) & (q % 2 == 1)))
+
+
+def bg_round(pts: np.ndarray, strain: np.ndarray, leader: np.ndarray | bool) -> np.ndarray:
+    """Bulgarian contract-dependent rounding of one side's points to game points (tens), rules.md R34, D8:
+    suit: units >= 7 up (the side with more points) or >= 6 up (the side with fewer); all-trump: >= 5 / >= 4;
+    no-trump: nearest, halves away (totals there are even). ``leader`` says which side each row is."""
+    pts = np.asarray(pts, dtype=np.int64)
+    q, r = np.divmod(pts, 10)
+    up_suit = np.where(leader, 7, 6)
+    up_at = np.where(leader, 5, 4)
+    up = np.where(strain == ALL_TRUMP, up_at, np.where(strain == NO_TRUMP, 5, up_suit))
+    return q + (r >= up)
+
+
+def _bulgarian(P, T, O, made, litige, coinche, capot_team, strain, R) -> "ContractResult":
+    """Bulgarian awards in game points (tens): ``rounding.mode`` "bg_2001" (Bridge Belot v2.06, oracles/README.md)
+    or "bg_modern" (BG-NIK ScoreManager). P: (n, 2) totals; T/O: taker and defence team per row.
+
+    * Made, undoubled: bg_2001 rounds the leader's total by the contract rule and gives the trailer the rest of
+      the rounded grand total (at least 1 if it took points, taken from the leader); bg_modern rounds each side
+      on its own (leader and trailer rules of :func:`bg_round`).
+    * Inside (the taker has fewer points) or doubled: the side with more points takes the whole pot:
+      bg_2001 round(total x level) with an odd result nudged to even (up in all-trump, down in a suit);
+      bg_modern round(total, halves to even) x level. ``double.valat_cancels``: no multiplier after a valat.
+    * Tie (hanging, BG-HIT): undoubled, the defence scores its half now and the taker's half hangs
+      (bg_2001 both rounded as leader; bg_modern the hanging half rounded as the trailer); doubled, nothing is
+      scored and the whole pot (x level) hangs.
+    """
+    n = len(T)
+    rows = np.arange(n)
+    modern = R["rounding.mode"] == "bg_modern"
+    strain = np.asarray(strain, dtype=np.int64)
+    mult = np.select([coinche == 1, coinche == 2], [int(R["double.coinche"]), int(R["double.surcoinche"])], 1)
+    if R["double.valat_cancels"]:
+        mult = np.where(capot_team >= 0, 1, mult)
+    doubled = mult > 1
+    pT, pO = P[rows, T], P[rows, O]
+    total = pT + pO
+    W = np.where(P[:, 0] > P[:, 1], 0, 1)
+    L = 1 - W
+    pW, pL = P[rows, W], P[rows, L]
+    if modern:
+        pot = _half_even(total) * mult
+        lead = bg_round(pW, strain, True)
+        trail = bg_round(pL, strain, False)
+    else:
+        pot = _half_away(total * mult)
+        odd = doubled & (pot % 2 == 1)
+        pot = pot + np.where(odd & (strain == ALL_TRUMP), 1, 0) - np.where(odd & (strain < 4), 1, 0)
+        lead = bg_round(pW, strain, True)
+        trail = _half_away(total) - lead
+        fix = (trail <= 0) & (pL > 0)
+        trail, lead = np.where(fix, 1, trail), np.where(fix, lead - 1, lead)
+    score = np.zeros((n, 2), dtype=np.int64)
+    one_side = (doubled | ~made) & ~litige
+    score[rows, W] = np.where(one_side, pot, lead)
+    score[rows, L] = np.where(one_side, 0, trail)
+    # hanging
+    half_def = bg_round(pO, strain, True)
+    half_hang = bg_round(pT, strain, not modern)
+    tie_score = np.zeros((n, 2), dtype=np.int64)
+    tie_score[rows, O] = np.where(doubled, 0, half_def)
+    score = np.where(litige[:, None], tie_score, score)
+    held = np.where(litige, np.where(doubled, pot, half_hang), 0)
+    return ContractResult(made, litige, P.astype(np.int32), score.astype(np.int32), held.astype(np.int32))
 
 
 def _pair(a: np.ndarray, team: np.ndarray) -> np.ndarray:
@@ -125,6 +203,8 @@ def settle(card_points: np.ndarray, decl_points: np.ndarray, belote_points: np.n
     litige = tie
     made = ok & ~litige
     failed = ~ok & ~litige
+    if mode.startswith("bg_"):
+        return _bulgarian(P, T, O, made, litige, coinche, capot_team, strain, R)
 
     mult = np.select([coinche == 1, coinche == 2], [int(R["double.coinche"]), int(R["double.surcoinche"])], 1)
     doubled = mult > 1

@@ -56,14 +56,16 @@ def _seq_value(length: int, rules: Ruleset) -> int:
 def seq_key(value, length, top, trump, rules: Ruleset):
     """Ranking key of a sequence (works on ints or numpy arrays); 0 when value is 0."""
     cap = 5 if rules["declarations.long_runs"] == "quinte" else 8
-    t = trump if rules["declarations.trump_breaks_ties"] else 0
-    return np.where(np.asarray(value) > 0, value * 100000 + np.minimum(length, cap) * 1000 + top * 10 + t, 0)
+    t = np.asarray(trump, dtype=np.int64) if rules["declarations.trump_breaks_ties"] else 0
+    value = np.asarray(value, dtype=np.int64)
+    return np.where(value > 0, value * 100000 + np.minimum(np.asarray(length, dtype=np.int64), cap) * 1000
+                    + np.asarray(top, dtype=np.int64) * 10 + t, 0)
 
 
 def carre_key(value, rank, rules: Ruleset):
     """Ranking key of a carré (ints or arrays); 0 when value is 0."""
-    order = PLAIN_ORDER[rank] if rules["declarations.carre_order"] == "trick" else rank
-    return np.where(np.asarray(value) > 0, value * 100000 + 10000 + 4 * 1000 + order * 10, 0)
+    order = np.asarray(PLAIN_ORDER[rank] if rules["declarations.carre_order"] == "trick" else rank, dtype=np.int64)
+    return np.where(np.asarray(value) > 0, np.asarray(value, dtype=np.int64) * 100000 + 14000 + order * 10, 0)
 
 
 @dataclass(frozen=True)
@@ -264,4 +266,27 @@ def belote_points(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> np.n
         for seat in range(p):
             has = ((h[:, seat] & kq) == kq) & counts
             out[:, seat % 2] += np.where(has, value, 0)
+    return out
+
+
+def list_held(hand: int, strain: int, rules: Ruleset) -> list[tuple[str, int, int | None, int, int]]:
+    """The declarations one hand (a card bitmask) holds, as (kind, top rank, suit or None, length, points),
+    carrés first by rising rank, then sequences by suit C D H S and rising top. Same rules as :func:`detect`
+    (for explanations and listings, not the hot path)."""
+    nt = int(strain == NO_TRUMP)
+    carre = [rules.rank_table("declarations.carre"), rules.rank_table("declarations.carre_no_trump")][nt]
+    out: list[tuple[str, int, int | None, int, int]] = []
+    used = 0
+    for r in range(8):
+        if carre[r] > 0 and all(hand >> (s * 8 + r) & 1 for s in range(4)):
+            out.append(("carre", r, None, 4, carre[r]))
+            used |= 0x01010101 << r
+    if not rules["declarations.carre_cards_in_sequences"]:
+        hand &= ~used
+    for s in range(4):
+        for length, top in _runs(hand >> (8 * s) & 0xFF):
+            v = _seq_value(length, rules)
+            if v > 0:
+                kind = "tierce" if length == 3 else "quarte" if length == 4 else "quinte"
+                out.append((kind, top, s, length, v))
     return out

@@ -39,7 +39,7 @@ CHOICES: dict[str, tuple] = {
     "contract.fail_declarations": ("to_defence", "keep", "lost"),
     "double.scope": ("bid", "whole", "flat"),
     "belote.all_trump": ("per_suit", "none"),
-    "rounding.mode": ("none", "nearest10_5up", "nearest10_6up"),
+    "rounding.mode": ("none", "nearest10_5up", "nearest10_6up", "bg_2001", "bg_modern"),
     "game.litige_to": ("next_hand_winner",),
 }
 # Lower bounds of whole-number parameters (default 0: no negative points).
