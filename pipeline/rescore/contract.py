@@ -85,7 +85,7 @@ def _half_even(x: np.ndarray) -> np.ndarray:
     return q + ((r > 5) | ((r == 5) & (q % 2 == 1)))
 
 
-def bg_round(pts: np.ndarray, strain: np.ndarray, leader: np.ndarray | bool) -> np.ndarray:
+def bg_round(pts: np.ndarray, strain: np.ndarray, leader: np.ndarray | bool, nt_half_even: bool = False) -> np.ndarray:
     """Bulgarian contract-dependent rounding of one side's points to game points (tens), rules.md R34, D8:
     suit: units >= 7 up (the side with more points) or >= 6 up (the side with fewer); all-trump: >= 5 / >= 4;
     no-trump: nearest, halves away (totals there are even). ``leader`` says which side each row is."""
@@ -94,7 +94,10 @@ def bg_round(pts: np.ndarray, strain: np.ndarray, leader: np.ndarray | bool) -> 
     up_suit = np.where(leader, 7, 6)
     up_at = np.where(leader, 5, 4)
     up = np.where(strain == ALL_TRUMP, up_at, np.where(strain == NO_TRUMP, 5, up_suit))
-    return q + (r >= up)
+    out = q + (r >= up)
+    if nt_half_even:  # BG-NIK rounds no-trump with Math.Round (halves to even); NT totals are even anyway
+        out = np.where(strain == NO_TRUMP, _half_even(pts), out)
+    return out
 
 
 def _bulgarian(P, T, O, made, litige, coinche, capot_team, strain, R) -> "ContractResult":
@@ -116,9 +119,9 @@ def _bulgarian(P, T, O, made, litige, coinche, capot_team, strain, R) -> "Contra
     modern = R["rounding.mode"] == "bg_modern"
     strain = np.asarray(strain, dtype=np.int64)
     mult = np.select([coinche == 1, coinche == 2], [int(R["double.coinche"]), int(R["double.surcoinche"])], 1)
-    if R["double.valat_cancels"]:
-        mult = np.where(capot_team >= 0, 1, mult)
     doubled = mult > 1
+    if R["double.valat_cancels"]:  # the pot is still scored as a doubled one, at x1 (BG-NIK, rules_examples D14)
+        mult = np.where(capot_team >= 0, 1, mult)
     pT, pO = P[rows, T], P[rows, O]
     total = pT + pO
     W = np.where(P[:, 0] > P[:, 1], 0, 1)
@@ -126,8 +129,8 @@ def _bulgarian(P, T, O, made, litige, coinche, capot_team, strain, R) -> "Contra
     pW, pL = P[rows, W], P[rows, L]
     if modern:
         pot = _half_even(total) * mult
-        lead = bg_round(pW, strain, True)
-        trail = bg_round(pL, strain, False)
+        lead = bg_round(pW, strain, True, True)
+        trail = bg_round(pL, strain, False, True)
     else:
         pot = _half_away(total * mult)
         odd = doubled & (pot % 2 == 1)
@@ -141,8 +144,8 @@ def _bulgarian(P, T, O, made, litige, coinche, capot_team, strain, R) -> "Contra
     score[rows, W] = np.where(one_side, pot, lead)
     score[rows, L] = np.where(one_side, 0, trail)
     # hanging
-    half_def = bg_round(pO, strain, True)
-    half_hang = bg_round(pT, strain, not modern)
+    half_def = bg_round(pO, strain, True, modern)
+    half_hang = bg_round(pT, strain, not modern, modern)
     tie_score = np.zeros((n, 2), dtype=np.int64)
     tie_score[rows, O] = np.where(doubled, 0, half_def)
     score = np.where(litige[:, None], tie_score, score)

@@ -86,6 +86,8 @@ def build_tables(rules: Ruleset) -> DeclarationTables:
             if v > 0:
                 seq_points[b] += v
                 seq_keys[b] = max(seq_keys[b], int(seq_key(v, length, top, 0, rules)))
+                if length == 8 and rules["declarations.eight_run_extra_tierce"]:
+                    seq_points[b] += int(rules["declarations.tierce"])
     tables = [rules.rank_table("declarations.carre"), rules.rank_table("declarations.carre_no_trump")]
     carre_points = np.array(tables, dtype=np.int32)
     keys = np.array([[int(carre_key(v, r, rules)) for r, v in enumerate(t)] for t in tables], dtype=np.int64)
@@ -289,4 +291,56 @@ def list_held(hand: int, strain: int, rules: Ruleset) -> list[tuple[str, int, in
             if v > 0:
                 kind = "tierce" if length == 3 else "quarte" if length == 4 else "quinte"
                 out.append((kind, top, s, length, v))
+                if length == 8 and rules["declarations.eight_run_extra_tierce"]:
+                    out.append(("tierce", top, s, 3, int(rules["declarations.tierce"])))
     return out
+
+
+def belote_announceable(strain: int, hand: int, trick: list[int], card: int, rules: Ruleset) -> bool:
+    """Whether playing ``card`` (a K or Q) from ``hand`` (bitmask, before the play) onto ``trick`` (cards so far)
+    announces belote-rebelote (rules.md R25; BG-HIT: on playing the first of the pair when leading or
+    following). Suit contracts: king or queen of trump with its partner card still held. All-trump:
+    any suit, and with ``belote.all_trump = "per_suit_led"`` only when leading or following that suit.
+    Never in no-trump."""
+    rank, suit = card % 8, card // 8
+    if rank not in (5, 6) or strain == NO_TRUMP or not rules["belote.enabled"]:
+        return False
+    if strain == ALL_TRUMP:
+        mode = rules["belote.all_trump"]
+        if mode == "none" or (mode == "per_suit_led" and trick and trick[0] // 8 != suit):
+            return False
+    elif suit != strain:
+        return False
+    partner = suit * 8 + (11 - rank)
+    return bool(hand >> partner & 1)
+
+
+def resolve_list(entries: list[tuple[int, str, int, int | None, int]], strain: int, rules: Ruleset) -> list[bool]:
+    """Which of a hand's declarations score, entry by entry: (seat, kind, top rank, suit or None, length) ->
+    scored flags, by the same keys and contest (``declarations.contest``) as the vectorised path. Belotes always
+    score. For explanations and tests."""
+    keys, groups = [], []
+    for seat, kind, rank, suit, length in entries:
+        if kind == "belote":
+            keys.append(0)
+            groups.append(None)
+            continue
+        if kind == "carre":
+            value = rules.rank_table("declarations.carre_no_trump" if strain == NO_TRUMP else "declarations.carre")[rank]
+            keys.append(int(carre_key(value, rank, rules)))
+            groups.append("carre")
+        else:
+            value = _seq_value(length, rules)
+            keys.append(int(seq_key(value, length, rank, int(suit is not None and suit == strain), rules)))
+            groups.append("seq")
+    if rules["declarations.contest"] == "unified":
+        groups = ["all" if g else None for g in groups]
+    flags = []
+    for (seat, *_), key, group in zip(entries, keys, groups):
+        if group is None:
+            flags.append(True)
+            continue
+        best = [max([k for (s, *_), k, g in zip(entries, keys, groups) if g == group and s % 2 == t] or [0])
+                for t in (0, 1)]
+        flags.append(best[seat % 2] > best[1 - seat % 2])
+    return flags

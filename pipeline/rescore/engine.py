@@ -64,6 +64,30 @@ def _scale(cp: np.ndarray, strain: np.ndarray, R: Ruleset) -> np.ndarray:
     return out
 
 
+def _belote_led_only(bpts, hi, fi, plays, seats, init, strain, R):
+    """All-trump belotes under ``belote.all_trump = "per_suit_led"``: a suit's belote counts only when its
+    holder plays the first of the king and queen leading or following that suit (BG-HIT, BG-NIK). Full-play
+    rows only; rows recorded without play order keep the held count."""
+    out = bpts.copy()
+    pos_in_full = {int(r): k for k, r in enumerate(fi)}
+    value = int(R["belote.value"])
+    for j, row in enumerate(hi):
+        k = pos_in_full.get(int(row))
+        if k is None or strain[row] != ALL_TRUMP:
+            continue
+        p = plays[k].astype(np.int64)
+        for suit in range(4):
+            q, kk = suit * 8 + 5, suit * 8 + 6
+            holders = [s for s in range(init.shape[1]) if init[j, s] >> q & 1 and init[j, s] >> kk & 1]
+            if not holders:
+                continue
+            first = min(int(np.argmax(p == q)), int(np.argmax(p == kk)))
+            lead = p[first - first % init.shape[1]]
+            if first % init.shape[1] != 0 and lead // 8 != suit:
+                out[j, holders[0] % 2] -= value
+    return out
+
+
 def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
     """Rescore every hand of ``hands`` under ``rules``.
 
@@ -100,8 +124,11 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
     lts_ok = hands.column("last_trick_seat").is_valid().to_numpy(zero_copy_only=False)
     is_full = completeness == "full_play"
     is_tt = completeness == "tricks_taken"
-    announced_mode = R["declarations.count"] == "announced"
-    needs_hands = not announced_mode and (bool(R["declarations.enabled"]) or bool(R["belote.enabled"]))
+    count = R["declarations.count"]
+    has_ann = hands.column("announced").is_valid().to_numpy(zero_copy_only=False)
+    # which rows take declarations (and belote) from the record's announcements, which from the hands held
+    from_ann = np.full(n, count == "announced") | ((count == "announced_else_held") & has_ann)
+    needs_hands = ~from_ann & (bool(R["declarations.enabled"]) or bool(R["belote.enabled"]))
 
     reason = np.full(n, None, dtype=object)
     free = lambda: (reason == None) & ~passed  # noqa: E711,E731
@@ -110,9 +137,8 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
     reason[free() & is_full & (plays_len != n_players * n_tricks)] = f"play record is not {n_players * n_tricks} cards"
     reason[free() & is_full & (hands_len != n_players)] = "initial hands missing"
     reason[free() & is_tt & ((tt_len != n_players) | ~lts_ok)] = "tricks taken or last trick missing"
-    if needs_hands:
-        reason[free() & is_tt & (hands_len != n_players)] = \
-            f"ruleset {R.name} counts declarations/belote held, which needs the initial hands"
+    reason[free() & is_tt & needs_hands & (hands_len != n_players)] = \
+        f"ruleset {R.name} counts declarations/belote held, which needs the initial hands"
     reason[free() & (strain_idx < 0)] = "contract strain missing"
     if R["contract.made_vs_bid"] == "ge" or R["contract.made_adds_bid"] or R["contract.fail_adds_bid"]:
         no_bid = (hands.column("bid").is_null().to_numpy(zero_copy_only=False)
@@ -194,15 +220,23 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
         # a bonus for the team that took every trick, added after any strain scaling (Bulgarian valat +90)
         cp[np.arange(m), np.clip(cap, 0, 1)] += np.where(cap >= 0, int(R["cards.capot_bonus"]), 0)
 
-        if announced_mode:
-            dec = declarations.from_announced(hands.column("announced").take(pa.array(idx)), strain, R)
-            bpts = dec.belote
-        else:
-            init = _fixed_list(hands.column("initial_hands"), idx, n_players, np.uint32)
-            dec = declarations.detect(init, strain, R, prep.decl_tables)
-            bpts = declarations.belote_points(init, strain, R)
+        team_pts = np.zeros((m, 2), dtype=np.int64)
+        bpts = np.zeros((m, 2), dtype=np.int64)
+        ai = np.nonzero(from_ann[idx])[0]
+        if len(ai):
+            dec = declarations.from_announced(hands.column("announced").take(pa.array(idx[ai])), strain[ai], R)
+            team_pts[ai], bpts[ai] = dec.team_points, dec.belote
+        hi = np.nonzero(~from_ann[idx])[0]
+        if len(hi):
+            init = _fixed_list(hands.column("initial_hands"), idx[hi], n_players, np.uint32)
+            dec = declarations.detect(init, strain[hi], R, prep.decl_tables)
+            team_pts[hi] = dec.team_points
+            bpts[hi] = declarations.belote_points(init, strain[hi], R)
+            if R["belote.all_trump"] == "per_suit_led" and len(fi):
+                bpts[hi] = _belote_led_only(bpts[hi], hi, fi, plays, seats, init, strain, R)
+        bpts = bpts.astype(np.int32)
         bteam = np.where(bpts[:, 0] > 0, np.where(bpts[:, 1] > 0, -1, 0), np.where(bpts[:, 1] > 0, 1, -1))
-        team_decl = declarations.transfer_on_capot(dec.team_points, cap, R)
+        team_decl = declarations.transfer_on_capot(team_pts.astype(np.int32), cap, R)
         res = contract.settle(cp, team_decl, bpts, T, bid, capot_bid, coinche, cap, R, strain)
 
         card_pts[idx] = cp

@@ -29,7 +29,7 @@ CHOICES: dict[str, tuple] = {
     "declarations.tie": ("none",),
     "declarations.on_capot": ("keep", "to_capot_team", "lost"),
     "declarations.carre_order": ("face", "trick"),
-    "declarations.count": ("held", "announced"),
+    "declarations.count": ("held", "announced", "announced_else_held"),
     "declarations.contest": ("unified", "separate"),
     "declarations.long_runs": ("by_length", "quinte"),
     "belote.on_failure": ("keep", "to_defence"),
@@ -38,7 +38,7 @@ CHOICES: dict[str, tuple] = {
     "contract.tie": ("litige", "made", "failed"),
     "contract.fail_declarations": ("to_defence", "keep", "lost"),
     "double.scope": ("bid", "whole", "flat"),
-    "belote.all_trump": ("per_suit", "none"),
+    "belote.all_trump": ("per_suit", "per_suit_led", "none"),
     "rounding.mode": ("none", "nearest10_5up", "nearest10_6up", "bg_2001", "bg_modern"),
     "game.litige_to": ("next_hand_winner",),
 }
