@@ -118,7 +118,7 @@ def game_to_rows(obj: dict[str, Any], source_format: str, source_file: str, line
             last_trick_seat=_int(h.get("last_trick_seat"), "last_trick_seat", hn),
             announced=announced, belote_seat=_int(h.get("belote_seat"), "belote_seat", hn),
             recorded_score=rec.get("score"), recorded_card_points=rec.get("card_points"),
-            recorded_totals=rec.get("totals"), errors=list(h.get("errors", [])),
+            recorded_totals=rec.get("totals"), recorded_margin=rec.get("margin"), errors=list(h.get("errors", [])),
         )
         hands.append(row)
     game = finish_game({k: v for k, v in common.items()} | {
@@ -187,9 +187,12 @@ def game_to_json(game: dict[str, Any], hands: list[dict[str, Any]]) -> dict[str,
                           "suit": None if a["suit"] is None else SUITS[a["suit"]], "length": a["length"]}
                          for a in announced]
         rec = None
-        if any(h.get(k) is not None for k in ("recorded_score", "recorded_card_points", "recorded_totals")):
+        if any(h.get(k) is not None for k in ("recorded_score", "recorded_card_points", "recorded_totals",
+                                               "recorded_margin")):
             rec = {"score": h.get("recorded_score"), "card_points": h.get("recorded_card_points"),
                    "totals": h.get("recorded_totals")}
+            if h.get("recorded_margin") is not None:
+                rec["margin"] = h["recorded_margin"]
         out["hands"].append({
             "hand_no": h["hand_no"], "source_hand_id": h.get("source_hand_id"), "dealer": h["dealer"],
             "completeness": h["completeness"],

@@ -100,13 +100,18 @@ def test_missing_path_is_an_error(tmp_path):
         ingest_paths([tmp_path / "nope"], tmp_path / "lake")
 
 
-def test_changed_content_is_a_new_hand(tmp_path):
+def test_changed_game_is_not_imported_twice(tmp_path):
+    # the same game id with other content (an edited file, or the same game from another format) is rejected
+    # with the file it first came from; the lake keeps one version of each game
     f = write_jsonl(tmp_path / "a.jsonl", good_games())
     ingest_paths([f], tmp_path / "lake")
     g = good_games()
     g[1]["hands"][0]["recorded"] = {"score": [272, 0]}
     f2 = write_jsonl(tmp_path / "b.jsonl", g)
     s = ingest_paths([f2], tmp_path / "lake")
-    assert (s.hands, s.duplicates) == (1, 2)
+    assert (s.games, s.hands, s.duplicates) == (0, 0, 2)
+    assert dict(s.rejected) == {"duplicate_game_id": 1}
+    (rej,) = lakemod.read(tmp_path / "lake", "rejects").to_pylist()
+    assert rej["game_id"] == "test:g2" and str(f) in rej["reason"]
     keys = lakemod.read(tmp_path / "lake", "hands", columns=["hand_key"]).column("hand_key")
-    assert pc.count_distinct(keys).as_py() == 4
+    assert pc.count_distinct(keys).as_py() == 3

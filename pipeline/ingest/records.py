@@ -88,7 +88,8 @@ def bad_encoding(where: Provenance, raw: bytes | None = None) -> Reject:
 
 _KEY_FIELDS = ("game_id", "hand_no", "dealer", "n_players", "initial_hands", "turned_card", "auction", "taker",
                "strain", "bid", "capot_bid", "coinche", "plays", "play_seats", "tricks_taken", "last_trick_seat",
-               "announced", "belote_seat", "recorded_score", "recorded_card_points", "recorded_totals", "completeness")
+               "announced", "belote_seat", "recorded_score", "recorded_card_points", "recorded_totals", "completeness",
+               "recorded_margin")
 
 
 def hand_key(row: dict[str, Any]) -> str:
@@ -112,6 +113,7 @@ def new_hand(**kw: Any) -> dict[str, Any]:
         "taker": None, "strain": None, "bid": None, "capot_bid": False, "coinche": 0, "plays": None,
         "play_seats": None, "tricks_taken": None, "last_trick_seat": None, "announced": None,
         "belote_seat": None, "recorded_score": None, "recorded_card_points": None, "recorded_totals": None,
+        "recorded_margin": None,
         "errors": [], "completeness": "full_play", "initial_hands": None,
     }
     row.update(kw)

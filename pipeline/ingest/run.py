@@ -91,8 +91,22 @@ class _Writer:
         self.summary = summary
         self.keys = {t: lakemod.existing_keys(self.lake, t) for t in ("hands", "games", "rejects")}
         self.buf: dict[str, list[dict]] = {"hands": [], "games": [], "rejects": []}
+        games = lakemod.read(self.lake, "games", columns=["game_id", "game_key", "source_file"]).to_pylist()
+        self.game_ids = {g["game_id"]: (g["game_key"], g["source_file"]) for g in games}
+
+    def conflict(self, rec: GameRecord) -> Reject | None:
+        """A game whose id is already in the lake with other content (the same game from another file or format,
+        or an edited file): it is not imported a second time; the reject says where the first one came from."""
+        gid = rec.game["game_id"]
+        seen = self.game_ids.get(gid)
+        if seen is None or seen[0] == rec.game["game_key"]:
+            return None
+        return Reject(rec.where, "duplicate_game_id",
+                      f"game {gid} is already in the lake with other content (imported from {seen[1]}); "
+                      "not imported twice", "", gid)
 
     def add_game(self, rec: GameRecord) -> None:
+        self.game_ids.setdefault(rec.game["game_id"], (rec.game["game_key"], rec.game["source_file"]))
         new = [h for h in rec.hands if h["hand_key"] not in self.keys["hands"]]
         self.summary.duplicates += len(rec.hands) - len(new)
         for h in new:
@@ -167,7 +181,15 @@ def ingest_paths(paths: list[Path], lake: Path, fmt: str | None = None, strict: 
                     if on_reject:
                         on_reject(rec)
                 else:
-                    writer.add_game(rec)
+                    rej = writer.conflict(rec)
+                    if rej is None:
+                        writer.add_game(rec)
+                        continue
+                    if strict:
+                        raise StrictError(rej.message())
+                    writer.add_reject(rej)
+                    if on_reject:
+                        on_reject(rej)
     writer.flush()
     summary.seconds = time.perf_counter() - t0
     return summary

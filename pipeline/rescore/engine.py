@@ -103,7 +103,7 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
         hands = pa.Table.from_batches([hands])
     # optional columns a caller may leave out are read as all-null
     hs = schema.schema("hands")
-    for name in ("tricks_taken", "last_trick_seat", "announced", "recorded_score", "bid"):
+    for name in ("tricks_taken", "last_trick_seat", "announced", "recorded_score", "recorded_margin", "bid"):
         if name not in hands.column_names:
             hands = hands.append_column(hs.field(name), pa.nulls(hands.num_rows, hs.field(name).type))
     n = hands.num_rows
@@ -278,6 +278,13 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
         ridx = np.nonzero(rec_ok)[0]
         rec = _fixed_list(recorded, ridx, 2, np.int64)
         matches[ridx] = (rec == score_out[ridx]).all(axis=1)
+    # sources that record only the difference between the teams (OpenSpiel returns)
+    margin = hands.column("recorded_margin")
+    m_ok = margin.is_valid().to_numpy(zero_copy_only=False) & ~rec_ok
+    if m_ok.any():
+        mv = pc.fill_null(margin, 0).to_numpy(zero_copy_only=False).astype(np.int64)
+        matches = np.where(m_ok, (score_out[:, 0] - score_out[:, 1]) == mv, matches)
+        rec_ok = rec_ok | m_ok
     cols = {
         "ruleset": pa.array(np.full(n, R.name, dtype=object), type=pa.string()),
         "hand_key": hands.column("hand_key"),

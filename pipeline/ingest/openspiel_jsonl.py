@@ -1,0 +1,57 @@
+"""Reader for OpenSpiel ``python_belote`` histories JSON Lines (``histories.jsonl``, FORMAT.md §8): one deal
+per line with the game string, the action history, the acting players and the returns."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import orjson
+
+from pipeline.ingest.openspiel_decode import decode
+from pipeline.ingest.records import GameRecord, Line, Provenance, RecordError, Reject, bad_encoding
+from pipeline.ingest.validate import check_hand
+
+NAME = "openspiel-jsonl"
+DESCRIPTION = "OpenSpiel python_belote histories.jsonl (one deal per line: game string, action ids, players, returns)"
+
+
+def sniff(name: str, head: str) -> bool:
+    first = head.split("\n", 1)[0]
+    return first.startswith("{") and '"python_belote(' in first and '"history"' in first
+
+
+def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
+    for lineno, offset, line in lines:
+        where = Provenance(NAME, path, lineno, offset)
+        if line is None:
+            yield bad_encoding(where)
+            continue
+        if not line.strip():
+            continue
+        game_id = None
+        try:
+            d = orjson.loads(line)
+            if not isinstance(d, dict):
+                raise RecordError("bad_record", "an OpenSpiel history line must be a JSON object")
+            for k in ("game", "history"):
+                if k not in d:
+                    raise RecordError("missing_field", f"missing field {k!r}")
+            game_id = f"seed-{d.get('seed', lineno)}"
+            players = d.get("players")
+            if players is not None and len(players) != len(d["history"]):
+                raise RecordError("bad_record", "players and history differ in length")
+            game, hands = decode(str(d["game"]), list(d["history"]), players, game_id, path, lineno,
+                                 str(d.get("bots", "bot")), d.get("returns"), NAME)
+            for h in hands:
+                check_hand(h)
+        except orjson.JSONDecodeError as e:
+            yield Reject(where, "invalid_json", f"invalid JSON: {e}", line)
+            continue
+        except RecordError as e:
+            yield Reject(where, e.code, str(e), line, None if game_id is None else f"openspiel:{game_id}", e.hand_no)
+            continue
+        except (TypeError, ValueError) as e:
+            yield Reject(where, "bad_record", f"malformed OpenSpiel history: {e}", line,
+                         None if game_id is None else f"openspiel:{game_id}")
+            continue
+        yield GameRecord(game, hands, where)
