@@ -25,7 +25,7 @@ RANK_KEYS = ["7", "8", "9", "10", "J", "Q", "K", "A"]
 CHOICES: dict[str, tuple] = {
     "deal.n_players": (4,),
     "deal.tricks": (8,),
-    "auction.style": ("prise", "bid"),
+    "auction.style": ("prise", "bid", "strain"),
     "declarations.tie": ("none",),
     "declarations.on_capot": ("keep", "to_capot_team", "lost"),
     "declarations.carre_order": ("face", "trick"),
@@ -118,6 +118,10 @@ def _check_value(dotted: str, value: Any, default: Any, path: Path) -> None:
         for k, v in value.items():
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise RulesetError(f"{path}: {dotted}.{k} must be a whole number >= 0, got {v!r}")
+        return
+    if dotted == "auction.strains":
+        if not (isinstance(value, list) and value and all(v in ("C", "D", "H", "S", "NT", "AT") for v in value)):
+            raise RulesetError(f"{path}: auction.strains must list contracts among C D H S NT AT, got {value!r}")
         return
     if isinstance(default, list):
         if not (isinstance(value, list) and len(value) == len(default)
