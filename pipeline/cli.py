@@ -261,6 +261,40 @@ def demo(
 
 
 @app.command()
+def show(
+    game: Annotated[str, typer.Option("--game", help="Game id (or the source's own game id).")],
+    hand: Annotated[Optional[int], typer.Option("--hand", help="Hand number (default: every hand of the game).")] = None,
+    rules: Annotated[Optional[list[str]], typer.Option("--rules", help="Ruleset (repeat for a side-by-side comparison); "
+                                                       "default: the game's own ruleset.")] = None,
+    format: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
+    lake: LakeOpt = lakemod.DEFAULT_LAKE,
+) -> None:
+    """Explain a hand's score step by step: tricks, legality, declarations, contract test, multipliers,
+    rounding, each line with the ruleset parameter that produced it."""
+    import orjson
+
+    from pipeline import show as showmod
+
+    try:
+        hands = showmod.game_hands(lake, game, hand)
+    except LookupError as e:
+        _fail(str(e))
+    names = rules or ([hands[0]["ruleset_hint"]] if hands[0]["ruleset_hint"] else [])
+    if not names:
+        _fail("the game names no ruleset of its own: choose one with --rules")
+    loaded = [_load_rules(r) for r in names[:2]]
+    result = [[showmod.explain(h, r) for r in loaded] for h in hands]
+    if format.lower() == "json":
+        out.file.write(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode() + "\n")
+        return
+    if format.lower() != "text":
+        _fail(f"unknown format {format!r}; choose text or json")
+    for per_rules in result:
+        out.print(showmod.render(per_rules))
+        out.print("")
+
+
+@app.command()
 def bench(
     hands: Annotated[int, typer.Option("--hands", min=1000, help="Hands to rescore per ruleset.")] = 100_000,
     rules: Annotated[Optional[list[str]], typer.Option("--rules", help="Rulesets to measure (repeatable).")] = None,

@@ -1,0 +1,210 @@
+"""`rebelote show`: one hand's score explained step by step, under one or two rulesets.
+
+:func:`explain` returns the breakdown as data: a list of sections, each a list of lines
+``{"label", "value", "param", "recorded"}``. ``param`` names the ruleset parameter(s) that produced the line,
+so a reader sees which rule to change; ``recorded`` is the source's own value where it has one. The final
+score is the one :func:`pipeline.rescore.score_batch` computes for the hand (the same function, run on the
+same row), so the breakdown and the scores table cannot disagree. :func:`render` turns one or two
+breakdowns into text; with two, lines that differ are marked.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from pipeline import schema
+from pipeline.cards import ALL_TRUMP, NO_TRUMP, RANKS, STRAINS, SUITS, card_str, cards_of
+from pipeline.rescore import declarations as decl
+from pipeline.rescore import play, score_batch
+from pipeline.rescore.tables import PLAIN_ORDER, TRUMP_ORDER, build
+from pipeline.rules import Ruleset
+
+def _line(label: str, value: Any, param: str | None = None, recorded: Any = None) -> dict[str, Any]:
+    return {"label": label, "value": value, "param": param, "recorded": recorded}
+
+
+def _hand_text(mask: int, strain: int) -> str:
+    """Cards of a hand grouped by suit, trump first, strongest first."""
+    suits = list(range(4))
+    if strain < 4:
+        suits = [strain] + [s for s in suits if s != strain]
+    parts = []
+    for s in suits:
+        cs = [c for c in cards_of(mask) if c // 8 == s]
+        trump = strain == ALL_TRUMP or s == strain
+        order = TRUMP_ORDER if trump else PLAIN_ORDER
+        cs.sort(key=lambda c: -order[c % 8])
+        if cs:
+            parts.append(" ".join(card_str(c) for c in cs))
+    return "  ".join(parts) or "-"
+
+
+def explain(hand: dict[str, Any], rules: Ruleset) -> dict[str, Any]:
+    """The breakdown of one hand row (a dict with the ``hands`` columns) under ``rules``."""
+    row = pa.Table.from_pylist([hand], schema=schema.schema("hands"))
+    (sc,) = score_batch(row, rules).to_pylist()
+    players = hand["players"]
+    n = hand["n_players"]
+    strain = STRAINS.index(hand["strain"]) if hand.get("strain") in STRAINS else -1
+    sections: list[dict[str, Any]] = []
+
+    def section(title: str, lines: list[dict[str, Any]]) -> None:
+        sections.append({"title": title, "lines": lines})
+
+    P = [f"P{s}" for s in range(n)]   # seat labels used below; the names are in the Table section
+    seats = [_line(P[s], f"{players[s]} (team {s % 2})" + (", dealer" if s == hand["dealer"] else ""))
+             for s in range(n)]
+    section("Table", seats)
+    if hand.get("initial_hands"):
+        section("Hands", [_line(P[s], _hand_text(m, strain if strain >= 0 else NO_TRUMP))
+                          for s, m in enumerate(hand["initial_hands"])])
+    if hand.get("auction"):
+        section("Auction", [_line("calls", " ".join(f"{P[a['seat']]}:{a['call']}" for a in hand["auction"]))])
+    if hand.get("taker") is None:
+        section("Contract", [_line("passed out", "no contract: 0 - 0", "auction.style")])
+        return {"ruleset": rules.name, "game_id": hand["game_id"], "hand_no": hand["hand_no"], "sections": sections,
+                "score": sc["hand_score"], "status": sc["status"], "reason": sc["reason"]}
+    contract = hand["strain"] + (f" {hand['bid']}" if hand.get("bid") else "") + (" capot" if hand.get("capot_bid") else "")
+    contract += {0: "", 1: " coinched", 2: " surcoinched"}[hand.get("coinche") or 0]
+    section("Contract", [_line("taker", f"{P[hand['taker']]} (team {hand['taker'] % 2})"),
+                         _line("contract", contract, "double.coinche / double.surcoinche" if hand.get("coinche") else None)])
+    if sc["status"] != "scored":
+        section("Result", [_line(sc["status"], sc["reason"])])
+        return {"ruleset": rules.name, "game_id": hand["game_id"], "hand_no": hand["hand_no"], "sections": sections,
+                "score": sc["hand_score"], "status": sc["status"], "reason": sc["reason"]}
+
+    tables = build(rules)
+    if hand.get("plays"):
+        plays = np.array([hand["plays"]], dtype=np.int8)
+        seats_arr = np.array([hand["play_seats"]], dtype=np.int8)
+        pr = play.play_hands(plays, seats_arr, np.array([hand["initial_hands"]], dtype=np.uint32),
+                             np.array([hand["dealer"]], dtype=np.int8), np.array([strain], dtype=np.int8),
+                             tables, play.PlayRules.of(rules), n)
+        lines = []
+        for t in range(len(hand["plays"]) // n):
+            cards = " ".join(f"{P[hand['play_seats'][t * n + k]]}:{card_str(hand['plays'][t * n + k])}"
+                             for k in range(n))
+            w = int(pr.trick_winners[0, t])
+            lines.append(_line(f"trick {t + 1}", f"{cards} -> {P[w]} +{int(pr.trick_points[0, t])}",
+                               "cards.trump / cards.plain" if strain < 4 else
+                               ("cards.no_trump" if strain == NO_TRUMP else "cards.all_trump")))
+        section("Tricks (card points)", lines)
+        if not sc["legal"]:
+            section("Legality", [_line(f"trick {sc['illegal_trick']}",
+                                       f"{P[sc['illegal_seat']]} played {card_str(sc['illegal_card'])}: "
+                                       f"breaks {sc['illegal_rule']}", f"play.{sc['illegal_rule']}")])
+        else:
+            section("Legality", [_line("every play", "legal", "play.*")])
+    else:
+        section("Tricks (card points)", [_line("tricks taken", " | ".join(
+            f"{P[s]}: {' '.join(card_str(c) for c in cards_of(m))}" for s, m in enumerate(hand["tricks_taken"])),
+            "cards.*")])
+    lt = sc["last_trick_team"]
+    cap = sc["capot_team"]
+    bonus_param = "cards.capot_last_trick" if cap is not None else "cards.last_trick"
+    section("Card points", [
+        _line("last trick", f"team {lt}", bonus_param),
+        _line("capot", "none" if cap is None else f"team {cap} took every trick", "cards.capot_last_trick / cards.capot_bonus"),
+        _line("card points", f"{sc['card_points'][0]} - {sc['card_points'][1]}",
+              "cards.*_scale" if strain >= 4 else None, hand.get("recorded_card_points")),
+    ])
+    dl = []
+    if hand.get("announced") is not None and rules["declarations.count"] != "held":
+        for a in hand["announced"]:
+            dl.append(_line(f"announced by {P[a['seat']]}",
+                            f"{a['kind']} {RANKS[a['rank']] if a['rank'] is not None else ''}"
+                            f"{SUITS[a['suit']] if a['suit'] is not None else ''}", "declarations.count"))
+    elif hand.get("initial_hands") and rules["declarations.enabled"]:
+        for s, m in enumerate(hand["initial_hands"]):
+            for kind, top, suit, length, pts in decl.list_held(m, strain, rules):
+                dl.append(_line(f"held by {P[s]}", f"{kind} to {RANKS[top]}{SUITS[suit] if suit is not None else ''}"
+                                f" ({pts})", f"declarations.{kind}"))
+    active = bool(rules["declarations.enabled"])
+    dl.append(_line("declarations scored", f"{sc['declaration_points'][0]} - {sc['declaration_points'][1]}"
+                    + ("" if active else " (declarations off)"),
+                    "declarations.enabled / declarations.contest / declarations.tie"))
+    dl.append(_line("belote-rebelote", f"{sc['belote_points'][0]} - {sc['belote_points'][1]}",
+                    "belote.enabled / belote.value / belote.all_trump"))
+    section("Declarations and belote", dl)
+    taker_team = sc["taker_team"]
+    cp = sc["contract_points"]
+    test = []
+    if rules["contract.made_vs_bid"] == "ge":
+        target = "capot" if hand.get("capot_bid") else f"{max(hand.get('bid') or 0, int(rules['contract.made_min_points']))}"
+        test.append(_line("taker's total vs bid", f"{cp[taker_team]} vs {target}",
+                          "contract.made_vs_bid / contract.made_min_points / contract.made_counts_*"))
+    if rules["contract.made_vs_defence"] != "none":
+        test.append(_line("taker's total vs defence", f"{cp[taker_team]} vs {cp[1 - taker_team]}",
+                          "contract.made_vs_defence / contract.made_counts_*"))
+    outcome = "litige (tie: points held)" if sc["litige"] else ("made" if sc["contract_made"] else "failed")
+    test.append(_line("contract", outcome, "contract.tie" if sc["litige"] else None))
+    section("Contract result", test)
+    res = [_line("multiplier", {0: "x1", 1: f"x{rules['double.coinche']}", 2: f"x{rules['double.surcoinche']}"}[hand.get("coinche") or 0],
+                 "double.scope / double.coinche / double.surcoinche"),
+           _line("rounding", rules["rounding.mode"], "rounding.mode")]
+    if sc["held_points"]:
+        res.append(_line("held over", f"{sc['held_points']} to the winner of the next hand", "game.litige_to"))
+    res.append(_line("hand score", f"{sc['hand_score'][0]} - {sc['hand_score'][1]}",
+                     "contract.* / double.* / rounding.mode", hand.get("recorded_score")))
+    section("Score (game points)", res)
+    return {"ruleset": rules.name, "game_id": hand["game_id"], "hand_no": hand["hand_no"], "sections": sections,
+            "score": sc["hand_score"], "status": sc["status"], "reason": sc["reason"]}
+
+
+def render(breakdowns: list[dict[str, Any]], width: int = 60) -> str:
+    """Plain text of one breakdown, or of two side by side with differing lines marked ``*``."""
+    out: list[str] = []
+    head = "   ".join(f"[{b['ruleset']}]".ljust(width) for b in breakdowns)
+    out.append(f"game {breakdowns[0]['game_id']} hand {breakdowns[0]['hand_no']}")
+    out.append("  " + head)
+    titles = []
+    for b in breakdowns:
+        for s in b["sections"]:
+            if s["title"] not in titles:
+                titles.append(s["title"])
+    for title in titles:
+        out.append(f"\n{title}")
+        secs = [next((s for s in b["sections"] if s["title"] == title), {"lines": []}) for b in breakdowns]
+        rows = max(len(s["lines"]) for s in secs)
+        for i in range(rows):
+            cells, texts = [], []
+            for s in secs:
+                if i < len(s["lines"]):
+                    ln = s["lines"][i]
+                    txt = f"{ln['label']}: {ln['value']}"
+                    if ln.get("recorded") is not None:
+                        txt += f" (recorded {ln['recorded']})"
+                    if ln.get("param"):
+                        txt += f"  [{ln['param']}]"
+                else:
+                    txt = ""
+                texts.append(txt)
+                cells.append(txt.ljust(width))
+            mark = "*" if len(texts) > 1 and len(set(texts)) > 1 else " "
+            out.append(f"{mark} " + "   ".join(cells).rstrip())
+    return "\n".join(out)
+
+
+def game_hands(lake, game: str, hand_no: int | None = None) -> list[dict[str, Any]]:
+    """Hand rows of a game (by game id, or by the source's own game id), in order; one hand with ``hand_no``.
+    Raises LookupError naming what was not found."""
+    import pyarrow.compute as pc
+
+    from pipeline import lake as lakemod
+    rows = lakemod.read(lake, "hands", filter=pc.field("game_id") == game).to_pylist()
+    if not rows:
+        rows = lakemod.read(lake, "hands", filter=pc.field("source_game_id") == game).to_pylist()
+        ids = sorted({r["game_id"] for r in rows})
+        if len(ids) > 1:
+            raise LookupError(f"{game!r} names several games ({', '.join(ids)}); give the full game id")
+    if not rows:
+        raise LookupError(f"no game {game!r} in the lake")
+    rows.sort(key=lambda r: r["hand_no"])
+    if hand_no is not None:
+        rows = [r for r in rows if r["hand_no"] == hand_no]
+        if not rows:
+            raise LookupError(f"game {game!r} has no hand {hand_no}")
+    return rows
