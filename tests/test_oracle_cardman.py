@@ -10,7 +10,7 @@ Seats 0+2 (the attack, seat 0 takes) are our team 0.
 import numpy as np
 import pytest
 
-from conftest import shared_cases
+from conftest import shared_cases, shared_path
 from helpers import score
 from pipeline import rules
 from pipeline.cards import parse_card, parse_strain
@@ -22,6 +22,7 @@ MODE = {"classic": "cardman", "coinche": "cardman-coinche", "classic_points_not_
 
 
 def test_case_count():
+    shared_path(*FILE.split("/"))
     assert len(shared_cases(FILE)) == 10
 
 

@@ -7,7 +7,7 @@ import functools
 import numpy as np
 import pytest
 
-from conftest import shared_cases
+from conftest import shared_cases, shared_path
 from helpers import score
 from pipeline import rules
 from pipeline.cards import card_str, cards_of, mask_of, parse_card, parse_strain
@@ -21,6 +21,7 @@ TEAM = {"red": 0, "blue": 1}
 
 
 def test_case_count():
+    shared_path(*FILE.split("/"))
     assert len(shared_cases(FILE)) == 2
 
 

@@ -12,7 +12,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from conftest import shared_cases
+from conftest import shared_cases, shared_path
 from pipeline import rules, schema
 from pipeline.cards import ALL_TRUMP, RANKS, SUITS
 from pipeline.rescore.declarations import from_announced, resolve_list
@@ -47,12 +47,13 @@ def _value(e, r):
 def _cases():
     out = []
     for p in shared_cases(FILE, "declarations_resolve_points"):
-        reason = XFAIL.get(p.id)
-        out.append(pytest.param(*p.values, id=p.id, marks=[pytest.mark.xfail(strict=True, reason=reason)] if reason else []))
+        xfail = [pytest.mark.xfail(strict=True, reason=XFAIL[p.id])] if p.id in XFAIL else []
+        out.append(pytest.param(*p.values, id=p.id, marks=[*p.marks, *xfail]))
     return out
 
 
 def test_case_count():
+    shared_path(*FILE.split("/"))
     assert len(shared_cases(FILE)) == 7
 
 

@@ -7,7 +7,7 @@ import functools
 import numpy as np
 import pytest
 
-from conftest import shared_cases
+from conftest import shared_cases, shared_path
 from pipeline import rules
 from pipeline.cards import parse_strain
 from pipeline.rescore.contract import settle
@@ -19,6 +19,7 @@ COINCHE = {"none": 0, "contree": 1, "surcontree": 2}
 
 
 def test_case_count():
+    shared_path(*FILE.split("/"))
     assert len(shared_cases(FILE)) == 13
 
 

@@ -7,7 +7,7 @@ import functools
 import numpy as np
 import pytest
 
-from conftest import shared_cases
+from conftest import shared_cases, shared_path
 from pipeline import rules
 from pipeline.cards import mask_of, parse_card, parse_strain
 from pipeline.rescore.play import PlayRules, legal_cards
@@ -18,6 +18,7 @@ R = functools.partial(rules.load, "libcoinche")
 
 
 def test_case_count():
+    shared_path(*FILE.split("/"))
     assert len(shared_cases(FILE)) == 8
 
 
