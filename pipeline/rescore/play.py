@@ -75,36 +75,43 @@ def legal_cards(hand: np.ndarray, first: np.ndarray, led_suit: np.ndarray, strai
     higher_led = follow & ABOVE_TRUMP[np.where(at & ~first, win_idx, 32)]
 
     legal = hand.copy()
-    reason = np.zeros(hand.shape, dtype=np.int8)
+    if with_reason:
+        reason = np.zeros(hand.shape, dtype=np.int8)
 
     # plain suit led and held (suit contracts and no-trump): follow suit
     c_follow = ~first & has_follow & ~led_is_trump & ~at
     legal = np.where(c_follow, follow, legal)
-    reason = np.where(c_follow, FOLLOW_SUIT, reason)
+    if with_reason:
+        reason = np.where(c_follow, FOLLOW_SUIT, reason)
     # trump led and held: overtrump if able
     c_tl = ~first & has_follow & led_is_trump
     need_up = c_tl & pr.overtrump_on_trump_lead & (higher_trumps != 0)
     legal = np.where(c_tl, np.where(need_up, higher_trumps, follow), legal)
-    reason = np.where(c_tl, np.where(need_up, OVERTRUMP_ON_TRUMP_LEAD, FOLLOW_SUIT), reason)
+    if with_reason:
+        reason = np.where(c_tl, np.where(need_up, OVERTRUMP_ON_TRUMP_LEAD, FOLLOW_SUIT), reason)
     # all-trump, suit led and held: head if able
     c_at = ~first & has_follow & at
     need_head = c_at & pr.all_trump_must_head & (higher_led != 0)
     legal = np.where(c_at, np.where(need_head, higher_led, follow), legal)
-    reason = np.where(c_at, np.where(need_head, MUST_HEAD, FOLLOW_SUIT), reason)
+    if with_reason:
+        reason = np.where(c_at, np.where(need_head, MUST_HEAD, FOLLOW_SUIT), reason)
     # void in the suit led, holding trumps, in a suit contract
     c_void = ~first & ~has_follow & is_suit & (trumps != 0)
     exempt = partner_winning & pr.partner_exemption
     bound = c_void & ~exempt
     no_trump_yet = bound & ~win_is_trump
     legal = np.where(no_trump_yet & pr.must_trump, trumps, legal)
-    reason = np.where(no_trump_yet & pr.must_trump, MUST_TRUMP, reason)
+    if with_reason:
+        reason = np.where(no_trump_yet & pr.must_trump, MUST_TRUMP, reason)
     over = bound & win_is_trump
     can_over = over & (higher_trumps != 0) & pr.must_overtrump
     legal = np.where(can_over, higher_trumps, legal)
-    reason = np.where(can_over, MUST_OVERTRUMP, reason)
+    if with_reason:
+        reason = np.where(can_over, MUST_OVERTRUMP, reason)
     under = over & (higher_trumps == 0) & pr.must_undertrump
     legal = np.where(under, trumps, legal)
-    reason = np.where(under, MUST_UNDERTRUMP, reason)
+    if with_reason:
+        reason = np.where(under, MUST_UNDERTRUMP, reason)
     legal = legal.astype(np.uint32)
     if with_reason:
         return legal, reason.astype(np.int8)
@@ -194,9 +201,13 @@ def play_hands(plays: np.ndarray, seats: np.ndarray, hands: np.ndarray, dealer: 
         win_card = cards.reshape(-1)[base + prev_pos]
         win_seat = seat.reshape(-1)[base + prev_pos]
         partner = ((win_seat % 2) == (seat.reshape(-1)[idx] % 2)) & (P == 4)
-        legal, why = legal_cards(held_at(idx), np.zeros(len(idx), dtype=bool), led3.reshape(-1)[idx],
-                                 strain3.reshape(-1)[idx], win_card.astype(np.int8), partner, pr, with_reason=True)
-        code_legal[idx] = np.where((legal & bits.reshape(-1)[idx]) == 0, why, OK)
+        args = (held_at(idx), np.zeros(len(idx), dtype=bool), led3.reshape(-1)[idx], strain3.reshape(-1)[idx],
+                win_card.astype(np.int8), partner)
+        legal = legal_cards(*args, pr)
+        bad = np.flatnonzero((legal & bits.reshape(-1)[idx]) == 0)
+        if len(bad):   # name the broken obligation only where there is one (rare)
+            _, why = legal_cards(*(a[bad] for a in args), pr, with_reason=True)
+            code_legal[idx[bad]] = why
     code_legal = code_legal.reshape(n, total)
 
     leaders = np.empty((n, n_tricks), dtype=np.int64)
