@@ -113,7 +113,8 @@ BID_STEP = 3
 CAPOT_VALUE = 36      # bid: suit capot
 CAPOT_VALUE_NT_AT = 28  # bid: no-trump / all-trump capot (with the 4 aces / 4 jacks)
 STRAIN_VALUE = 10     # strain: suit contract (5 cards)
-STRAIN_VALUE_NT_AT = 12  # strain: no-trump / all-trump contract (5 cards)
+STRAIN_VALUE_NT = 11  # strain: no-trump contract (5 cards)
+STRAIN_VALUE_AT = 12  # strain: all-trump contract (5 cards)
 OVER_PARTNER = 4      # strain: value above the threshold needed to overcall the partner's contract
 REDOUBLE = 6          # strain: value above the threshold needed to redouble
 
@@ -362,7 +363,7 @@ def _auction_strain(rng: np.random.Generator, five: np.ndarray, dealer: np.ndarr
     rows = np.arange(n)
     ev = _seat_eval(five)
     value = ev["value"]
-    thr = np.where(_STRAIN_IDS < 4, STRAIN_VALUE, STRAIN_VALUE_NT_AT)        # (6,)
+    thr = np.array([STRAIN_VALUE] * 4 + [STRAIN_VALUE_NT, STRAIN_VALUE_AT])  # (6,)
     suit_ok = ev["count"] >= np.array([2, 2, 2, 2, 0, 0])
     ok = allowed & ev["honour"] & suit_ok & (value >= thr)                 # (n, seat, strain)
     strong = ok & (value >= thr + OVER_PARTNER)

@@ -26,13 +26,7 @@ MAX_TENS = {NO_TRUMP: 13, ALL_TRUMP: 26}        # colours: 16
 KIND = {"terca": ("tierce", 3), "kvarta": ("quarte", 4), "kvinta": ("quinte", 5), "kare": ("carre", 4),
         "belot": ("belote", 2)}
 TEAM = {"A": 0, "B": 1}
-XFAIL = {
-    "belotscorer-018": "needs engine parameter game.litige_to = 'higher_hand_score': hanging points go to the team "
-                       "with strictly more points in the next deal that does not hang, and stay hanging when both "
-                       "teams score the same (Belot_Scorer GAME_RULES.md §5, golden deal 19: tie counted as made "
-                       "8 : 8 with 8 hanging in -> 8 : 8, 8 still hanging); the engine gives them to the taker's "
-                       "team of a made contract (16 : 8)",
-}
+XFAIL: dict[str, str] = {}
 
 
 def _cases():

@@ -21,11 +21,7 @@ FILE = "oracles/cases/hackbulgaria_declarations.json"
 R = functools.partial(rules.load, "hackbulgaria")
 SEAT = {"T1": 0, "T2": 1}
 LENGTH = {"tierce": 3, "quarte": 4, "quinte": 5, "carre": 4, "belote": 2}
-XFAIL = {
-    "hackbulgaria-003": "needs engine parameter declarations.carre_contest = 'none': every carré scores for its "
-                        "team, no carré contest (HackBulgaria week04/02.BeloteDeclarations: 4x10 100 and 4x9 150 both "
-                        "score, T1 100 / T2 150)",
-}
+XFAIL: dict[str, str] = {}
 
 
 def _entry(d):

@@ -10,7 +10,8 @@ Where they come from (``declarations.count``):
 
 Contest between teams (rules.md R23), ``declarations.contest``:
     "unified": only the team holding the single best declaration scores, all of its declarations;
-    "separate" (Bulgarian, BG-HIT/BG-NIK): sequences and carrés are two contests, each won separately.
+    "separate" (Bulgarian, BG-HIT/BG-NIK): sequences and carrés are two contests, each won separately;
+    "sequences_only" (HackBulgaria exercise): sequences contested, every carré scores for its holder.
     An exact tie of the best keys scores for nobody (``tie = "none"``, FFB-Co15 §8.3).
 Ranking key: value, then a carré above a sequence of equal value ("un carré de 100 bat un cent"), then run
 length (``long_runs = "quinte"`` ranks any run of 5+ as a quinte, as Bridge Belot 2001 does), then the top
@@ -134,6 +135,8 @@ def _settle(sp, sk, cp, ck, belote, strain, rules: Ruleset) -> Declarations:
     sp, sk, cp, ck = (np.where(on, a, 0) for a in (sp, sk, cp, ck))
     if rules["declarations.contest"] == "separate":
         team = _contest(sp, sk) + _contest(cp, ck)
+    elif rules["declarations.contest"] == "sequences_only":   # carrés always score for their holders
+        team = _contest(sp, sk) + np.stack([cp[:, 0::2].sum(axis=1), cp[:, 1::2].sum(axis=1)], axis=1).astype(np.int32)
     else:
         team = _contest(sp + cp, np.maximum(sk, ck))
     return Declarations(sp.astype(np.int32), sk, cp.astype(np.int32), ck, belote, team)
@@ -337,7 +340,7 @@ def resolve_list(entries: list[tuple[int, str, int, int | None, int]], strain: i
         groups = ["all" if g else None for g in groups]
     flags = []
     for (seat, *_), key, group in zip(entries, keys, groups):
-        if group is None:
+        if group is None or (group == "carre" and rules["declarations.contest"] == "sequences_only"):
             flags.append(True)
             continue
         best = [max([k for (s, *_), k, g in zip(entries, keys, groups) if g == group and s % 2 == t] or [0])

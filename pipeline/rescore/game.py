@@ -6,9 +6,10 @@ over hand positions, never over games.
 
 Rules (ruleset ``[game]`` and ``[contract]``):
 * each hand's ``hand_score`` is added to the totals;
-* litige (rules.md R29, ``game.litige_to = "next_hand_winner"``): the held points go to the team that
-  wins the next hand that has a winner (made contract -> taker's team, failed -> defence); consecutive
-  litiges accumulate; passed-out hands carry the pot on;
+* litige (rules.md R29): with ``game.litige_to = "next_hand_winner"`` the held points go to the team that
+  wins the next hand that has a winner (made contract -> taker's team, failed -> defence); with
+  "higher_hand_score" (Belot_Scorer) to the team scoring strictly more on the next hand that does not hang;
+  consecutive litiges accumulate; passed-out hands carry the pot on;
 * the game ends after the first hand that leaves a total at or above ``game.target`` with the totals
   unequal (both over: the higher wins; equal: play on, rules.md R36).
 Unscorable hands count 0-0 and do not decide litige.
@@ -46,9 +47,13 @@ def game_pass(scores: pa.Table, rules: Ruleset) -> pa.Table:
         flat = pc.list_flatten(t.column("hand_score").take(pa.array(idx)).combine_chunks()).to_numpy(zero_copy_only=False)
         hs[idx] = flat.reshape(-1, 2)
     made = pc.fill_null(t.column("contract_made"), False).to_numpy(zero_copy_only=False)
+    lit_col = t.column("litige").to_numpy(zero_copy_only=False)
     decided = pc.is_valid(t.column("contract_made")).to_numpy(zero_copy_only=False) & ok
     taker = pc.fill_null(t.column("taker_team"), 0).to_numpy(zero_copy_only=False).astype(np.int64)
-    winner_hand = np.where(decided, np.where(made, taker, 1 - taker), -1)
+    if rules["game.litige_to"] == "higher_hand_score":   # the team scoring more on the next hand (Belot_Scorer)
+        winner_hand = np.where(ok & ~lit_col, np.where(hs[:, 0] > hs[:, 1], 0, np.where(hs[:, 1] > hs[:, 0], 1, -1)), -1)
+    else:
+        winner_hand = np.where(decided, np.where(made, taker, 1 - taker), -1)
     held = t.column("held_points").to_numpy(zero_copy_only=False).astype(np.int64)
     lit = t.column("litige").to_numpy(zero_copy_only=False)
 

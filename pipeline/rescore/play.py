@@ -33,6 +33,7 @@ class PlayRules:
     must_undertrump: bool
     partner_exemption: bool
     all_trump_must_head: bool
+    partner_exemption_must_raise: bool
 
     @classmethod
     def of(cls, rules: Ruleset) -> "PlayRules":
@@ -99,6 +100,13 @@ def legal_cards(hand: np.ndarray, first: np.ndarray, led_suit: np.ndarray, strai
     c_void = ~first & ~has_follow & is_suit & (trumps != 0)
     exempt = partner_winning & pr.partner_exemption
     bound = c_void & ~exempt
+    if pr.partner_exemption_must_raise:
+        # partner winning with a trump: any card, but a trump played must beat it when one can (libcoinche)
+        raise_ = c_void & exempt & win_is_trump & (higher_trumps != 0)
+        legal_r = (hand & ~trumps) | higher_trumps
+    else:
+        raise_ = np.zeros(hand.shape, dtype=bool)
+        legal_r = hand
     no_trump_yet = bound & ~win_is_trump
     legal = np.where(no_trump_yet & pr.must_trump, trumps, legal)
     if with_reason:
@@ -112,6 +120,9 @@ def legal_cards(hand: np.ndarray, first: np.ndarray, led_suit: np.ndarray, strai
     legal = np.where(under, trumps, legal)
     if with_reason:
         reason = np.where(under, MUST_UNDERTRUMP, reason)
+    legal = np.where(raise_, legal_r, legal)
+    if with_reason:
+        reason = np.where(raise_, MUST_OVERTRUMP, reason)
     legal = legal.astype(np.uint32)
     if with_reason:
         return legal, reason.astype(np.int8)

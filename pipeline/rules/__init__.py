@@ -30,7 +30,7 @@ CHOICES: dict[str, tuple] = {
     "declarations.on_capot": ("keep", "to_capot_team", "lost"),
     "declarations.carre_order": ("face", "trick"),
     "declarations.count": ("held", "announced", "announced_else_held"),
-    "declarations.contest": ("unified", "separate"),
+    "declarations.contest": ("unified", "separate", "sequences_only"),
     "declarations.long_runs": ("by_length", "quinte"),
     "belote.on_failure": ("keep", "to_defence"),
     "contract.made_vs_defence": ("gt", "ge", "none"),
@@ -40,7 +40,7 @@ CHOICES: dict[str, tuple] = {
     "double.scope": ("bid", "whole", "flat"),
     "belote.all_trump": ("per_suit", "per_suit_led", "none"),
     "rounding.mode": ("none", "nearest10_5up", "nearest10_6up", "bg_2001", "bg_modern"),
-    "game.litige_to": ("next_hand_winner",),
+    "game.litige_to": ("next_hand_winner", "higher_hand_score"),
 }
 # Lower bounds of whole-number parameters (default 0: no negative points).
 MINIMUM: dict[str, int] = {"game.target": 1, "double.coinche": 1, "double.surcoinche": 1, "belote.value": 0}
