@@ -284,14 +284,23 @@ def show(
         _fail("the game names no ruleset of its own: choose one with --rules")
     loaded = [_load_rules(r) for r in names[:2]]
     result = [[showmod.explain(h, r) for r in loaded] for h in hands]
+    if hand is None:   # the whole game: running totals, carry-over and result after the hands
+        result.append([showmod.game_summary(hands, r) for r in loaded])
     if format.lower() == "json":
         out.file.write(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode() + "\n")
         return
     if format.lower() != "text":
         _fail(f"unknown format {format!r}; choose text or json")
+    styled = Console(highlight=False, soft_wrap=True, emoji=False)   # colour on a terminal, plain when piped
     for per_rules in result:
-        out.print(showmod.render(per_rules))
-        out.print("")
+        for line in showmod.render(per_rules).split("\n"):
+            if line.startswith("*"):
+                styled.print(escape(line), style="bold yellow")
+            elif line and not line.startswith(" ") and not line.startswith("game "):
+                styled.print(escape(line), style="bold")
+            else:
+                styled.print(escape(line))
+        styled.print("")
 
 
 @app.command()

@@ -208,3 +208,26 @@ def game_hands(lake, game: str, hand_no: int | None = None) -> list[dict[str, An
         if not rows:
             raise LookupError(f"game {game!r} has no hand {hand_no}")
     return rows
+
+
+def game_summary(hands: list[dict[str, Any]], rules: Ruleset) -> dict[str, Any]:
+    """Running totals of a game under ``rules``: per hand the score, litige points held or received, and the
+    totals after it (the game pass of :mod:`pipeline.rescore.game`, hand by hand), then the result."""
+    from pipeline.rescore import game_pass
+
+    table = pa.Table.from_pylist(hands, schema=schema.schema("hands"))
+    scores = score_batch(table, rules)
+    lines = []
+    for k in range(1, len(hands) + 1):
+        (g,) = game_pass(scores.slice(0, k), rules).to_pylist()
+        s = scores.slice(k - 1, 1).to_pylist()[0]
+        held = f", {s['held_points']} held" if s["held_points"] else ""
+        lines.append(_line(f"hand {s['hand_no']}", f"{s['hand_score']}{held} -> totals {g['totals']}"
+                           + (f" (pending {g['unresolved_held']})" if g["unresolved_held"] else ""),
+                           "game.litige_to", hands[k - 1].get("recorded_totals")))
+    (g,) = game_pass(scores, rules).to_pylist()
+    result = (f"team {g['winner']} wins at hand {g['ended_at_hand']} with {g['totals_at_end']}"
+              if g["winner"] is not None else f"not finished: no team reached {rules['game.target']}")
+    lines.append(_line("result", result, "game.target"))
+    return {"ruleset": rules.name, "game_id": hands[0]["game_id"], "hand_no": "all",
+            "sections": [{"title": "Game", "lines": lines}], "totals": g["totals"], "winner": g["winner"]}

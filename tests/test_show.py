@@ -76,7 +76,11 @@ def test_cli(tmp_path):
     assert "hand score: 92 - 90" in r.stdout and "[belote-classic]" in r.stdout
     r = runner.invoke(app, ["show", "--lake", str(lake), "--game", "test:g1", "--format", "json", "--rules", "ffb-classic"])
     data = json.loads(r.stdout)
-    assert [[b["score"] for b in hand] for hand in data] == [[[92, 90]], [[0, 81]]]
+    assert [[b["score"] for b in hand] for hand in data[:2]] == [[[92, 90]], [[0, 81]]]
+    # the game summary: hand 2 is a litige (81 held, pending after the last hand): totals 92 - 171
+    assert data[2][0]["totals"] == [92, 171] and data[2][0]["winner"] is None
+    r = runner.invoke(app, ["show", "--lake", str(lake), "--game", "g1"])
+    assert "hand 2: [0, 81], 81 held -> totals [92, 171] (pending 81)" in r.stdout
     r = runner.invoke(app, ["show", "--lake", str(lake), "--game", "nope"])
     assert r.exit_code == 2 and "no game 'nope'" in r.stderr
     r = runner.invoke(app, ["show", "--lake", str(lake), "--game", "g1", "--hand", "7"])
