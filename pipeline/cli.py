@@ -96,8 +96,8 @@ def ingest(
             summary = ingest_paths(paths, lake, fmt=format, strict=strict, on_reject=on_reject, on_file=on_file)
     except StrictError as e:
         _fail(f"--strict: {e}")
-    except (FileNotFoundError, PermissionError, IsADirectoryError) as e:
-        _fail(str(e))
+    except OSError as e:
+        _fail(f"{e.filename or lake}: {e.strerror or e}")
     out.print(str(summary))
     if sum(summary.rejected.values()):
         raise typer.Exit(EXIT_REJECTED)
@@ -118,7 +118,10 @@ def rescore(
         r = _load_rules(name)
         loaded.setdefault(r.name, r)
     for r in loaded.values():
-        out.print(str(rescore_lake(lake, r)))
+        try:
+            out.print(str(rescore_lake(lake, r)))
+        except OSError as e:
+            _fail(f"{e.filename or lake}: {e.strerror or e}")
 
 
 def _emit(table, fmt: str, output: Optional[Path], display: Optional[list[str]] = None) -> None:

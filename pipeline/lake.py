@@ -14,6 +14,8 @@ skipped. Rescoring replaces its ruleset's partition.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import os
 import shutil
@@ -30,6 +32,21 @@ from pipeline import schema
 DEFAULT_LAKE = Path(os.environ.get("REBELOTE_LAKE", "rebelote-lake"))
 KEYS = {"hands": "hand_key", "games": "game_key", "rejects": "reject_key"}
 ROW_GROUP = 1_000_000
+
+
+@contextlib.contextmanager
+def lock(lake: Path):
+    """Exclusive lock on a lake for the duration of a write (ingest, rescore): a second writer waits for the
+    first, so concurrent runs neither duplicate rows nor trip over each other's files.
+    Raises OSError (e.g. NotADirectoryError, PermissionError) when the lake cannot be created or written."""
+    lake = Path(lake)
+    lake.mkdir(parents=True, exist_ok=True)
+    with open(lake / ".lock", "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def table_dir(lake: Path, table: str) -> Path:

@@ -59,19 +59,23 @@ def game_to_rows(obj: dict[str, Any], source_format: str, source_file: str, line
         if k not in obj:
             raise RecordError("missing_field", f"missing field {k!r}")
     prov = obj.get("provenance") or {}
-    source = str(obj["source"])
+    if not isinstance(prov, dict):
+        raise RecordError("bad_field", "provenance must be an object")
+    if not isinstance(obj["source"], str):
+        raise RecordError("bad_field", f"source must be text, got {obj['source']!r}")
+    source = obj["source"]
     game_id = str(obj.get("game_id") or f"{source}:{obj['source_game_id']}")
     n = _int(obj["n_players"], "n_players", None, nullable=False)
     if n not in (2, 3, 4):
         raise RecordError("bad_field", f"n_players must be 2, 3 or 4, got {n}")
     players = obj["players"]
-    if not isinstance(players, list) or len(players) != n:
-        raise RecordError("bad_field", f"players must list {n} names")
+    if not isinstance(players, list) or len(players) != n or not all(isinstance(p, str) and p for p in players):
+        raise RecordError("bad_field", f"players must list {n} names (non-empty text)")
     fmt = prov.get("source_format", source_format)
     sfile = prov.get("source_file", source_file)
     common = {"game_id": game_id, "source": source, "source_format": fmt, "source_file": sfile,
               "source_game_id": str(obj["source_game_id"]), "variant": str(obj["variant"]),
-              "ruleset_hint": obj.get("ruleset_hint"), "n_players": n, "players": [str(p) for p in players]}
+              "ruleset_hint": obj.get("ruleset_hint"), "n_players": n, "players": list(players)}
     if not isinstance(obj["hands"], list):
         raise RecordError("bad_field", "hands must be a list")
     hands = []
@@ -80,8 +84,13 @@ def game_to_rows(obj: dict[str, Any], source_format: str, source_file: str, line
             raise RecordError("bad_field", f"hands[{i}] must be an object")
         hn = _int(h.get("hand_no", i + 1), "hand_no", i + 1, nullable=False)
         contract = h.get("contract")
+        if contract is not None and not isinstance(contract, dict):
+            raise RecordError("bad_field", f"contract must be an object or null, got {contract!r}", hn)
         plays = h.get("plays")
         hprov = h.get("provenance") or {}
+        rec_obj = h.get("recorded")
+        if not isinstance(hprov, dict) or (rec_obj is not None and not isinstance(rec_obj, dict)):
+            raise RecordError("bad_field", "provenance and recorded must be objects", hn)
         try:
             auction = [{"seat": _int(s, "auction seat", hn, False), "call": str(c)} for s, c in h.get("auction", [])]
         except (TypeError, ValueError):
@@ -112,13 +121,13 @@ def game_to_rows(obj: dict[str, Any], source_format: str, source_file: str, line
             taker=_int(c.get("taker"), "contract.taker", hn) if contract else None,
             strain=c.get("strain") if contract else None,
             bid=_int(c.get("bid"), "contract.bid", hn) if contract else None,
-            capot_bid=bool(c.get("capot_bid", False)), coinche=_int(c.get("coinche", 0), "contract.coinche", hn, False),
+            capot_bid=c.get("capot_bid", False), coinche=_int(c.get("coinche", 0), "contract.coinche", hn, False),
             plays=play_cards, play_seats=play_seats,
             tricks_taken=_mask_list(h.get("tricks_taken"), "tricks_taken", hn),
             last_trick_seat=_int(h.get("last_trick_seat"), "last_trick_seat", hn),
             announced=announced, belote_seat=_int(h.get("belote_seat"), "belote_seat", hn),
             recorded_score=rec.get("score"), recorded_card_points=rec.get("card_points"),
-            recorded_totals=rec.get("totals"), recorded_margin=rec.get("margin"), errors=list(h.get("errors", [])),
+            recorded_totals=rec.get("totals"), recorded_margin=rec.get("margin"), errors=h.get("errors", []),
         )
         hands.append(row)
     game = finish_game({k: v for k, v in common.items()} | {

@@ -144,3 +144,54 @@ def markdown(table: str | None = None) -> str:
             out.append(f"| `{name}` | `{typ}` | {'yes' if nullable else 'no'} | {doc.replace('|', '/')} |")
         out.append("")
     return "\n".join(out)
+
+
+_INT_RANGES = {"int8": (-2**7, 2**7 - 1), "int16": (-2**15, 2**15 - 1), "int32": (-2**31, 2**31 - 1),
+               "int64": (-2**63, 2**63 - 1), "uint32": (0, 2**32 - 1)}
+
+
+def _check_value(value, typ: pa.DataType, where: str) -> str | None:
+    """Why ``value`` cannot be stored as ``typ`` (None when it can)."""
+    if value is None:
+        return None
+    if pa.types.is_boolean(typ):
+        return None if isinstance(value, bool) else f"{where} must be true or false, got {value!r}"
+    if pa.types.is_integer(typ):
+        if not isinstance(value, int) or isinstance(value, bool):
+            return f"{where} must be a whole number, got {value!r}"
+        lo, hi = _INT_RANGES[str(typ)]
+        return None if lo <= value <= hi else f"{where} = {value} is out of range for {typ}"
+    if pa.types.is_string(typ):
+        return None if isinstance(value, str) else f"{where} must be text, got {value!r}"
+    if pa.types.is_list(typ):
+        if not isinstance(value, list):
+            return f"{where} must be a list, got {value!r}"
+        for i, v in enumerate(value):
+            err = _check_value(v, typ.value_type, f"{where}[{i}]")
+            if err:
+                return err
+        return None
+    if pa.types.is_struct(typ):
+        if not isinstance(value, dict):
+            return f"{where} must be an object, got {value!r}"
+        for f in typ:
+            err = _check_value(value.get(f.name), f.type, f"{where}.{f.name}")
+            if err:
+                return err
+        return None
+    return None
+
+
+def check_row(table: str, row: dict) -> str | None:
+    """Why a row (dict) does not fit ``table``'s schema: a wrong type, an out-of-range number, a null in a
+    non-nullable column. None when it fits. Used by the ingest driver on every record of every reader."""
+    for f in schema(table):
+        if f.name not in row:
+            continue
+        v = row[f.name]
+        if v is None and not f.nullable:
+            return f"{f.name} is missing"
+        err = _check_value(v, f.type, f.name)
+        if err:
+            return err
+    return None

@@ -15,11 +15,21 @@ Table and deal
       trump); round 2: each may name another suit (call ``C``/``D``/``H``/``S``). The taker gets the
       turned card and 2 more, the others 3 more. Both rounds passed: the hand is passed out and
       recorded with no taker, no ``initial_hands`` (the deal was never completed) and no plays.
+      Suit contracts only (a prise ruleset must allow the four suits; no-trump / all-trump are never named).
     * ``auction.style = "bid"`` (coinche, variant ``"coinche"``): 3-2-3, 8 cards each. Bids strictly
-      increase from 80 to 160 by tens, or capot (calls ``110S``, ``capotH``); the defending side may
-      ``coinche`` (which freezes the bidding), the taking side may then ``surcoinche`` (which ends the
-      auction); three passes after a bid or coinche end it, four passes at the start pass the hand
-      out (recorded with the complete hands and no plays). Suit contracts only.
+      increase from 80 to 160 by tens, or capot, in any strain of ``auction.strains`` (calls ``110S``,
+      ``capotH``, ``90NT``, ``capotAT``); the defending side may ``coinche`` (which freezes the bidding),
+      the taking side may then ``surcoinche`` (which ends the auction); three passes after a bid or
+      coinche end it, four passes at the start pass the hand out (recorded with the complete hands and
+      no plays).
+    * ``auction.style = "strain"`` (Bulgarian, variant ``"bulgarian"``, rules.md R3-R4, R32-R33): 3 then 2
+      cards each, the auction, then 3 more each (8). Each call names a contract of ``auction.strains``
+      strictly above the current one, clubs < diamonds < hearts < spades < no-trump < all-trump (calls
+      ``C`` ... ``NT``, ``AT``), or passes, or doubles (``coinche``: the side not holding the contract) or
+      redoubles (``surcoinche``: the holding side, once doubled); each at most once per contract. A new contract cancels any double.
+      Three passes after any call end the auction; four passes at the start pass the hand out (recorded
+      with no ``initial_hands``: the deal was never completed). The contract has no bid value; its
+      ``coinche`` is the double level standing at the end (0, 1, 2).
 
     A game runs hands until the game ends under the ruleset (:func:`pipeline.rescore.game.game_pass`
     is run on the game's accumulated scores after every hand: a total at or above ``game.target``
@@ -42,21 +52,35 @@ Players (:data:`PLAYERS`): a fixed pool of 8 bots; each game draws 4 distinct on
     =========  =========
 
     * ``random``: plays a uniformly random legal card; takes / names a suit / bids the next level
-      rarely and at random (bid capot very rarely), coinches and surcoinches rarely.
+      rarely and at random, in a random allowed strain (bid capot very rarely); in the strain auction
+      names a random higher contract now and then; coinches / doubles and surcoinches / redoubles rarely.
     * ``heuristic``: values each suit as trump (J 6, 9 4, A 3, 10 2, other trumps 2 each, outside
-      aces 4, outside tens guarded by their ace 2, voids 1 each with 3+ trumps). Prise: takes / names
-      the best suit holding its J or 9, 2+ trumps and a value of 11+ (the turned card counted in).
-      Bid: with its J or 9, 3+ trumps and a value of 12+, bids 80 plus 10 per 3 points above 12 (up
-      to 160), capot with J, 9, 5+ trumps and 36+; outbids its partner only by 20 or more; coinches
-      an opponent's contract holding 3+ of its trumps with the J or 9 (or, on 120+, 2 trumps and 2
-      outside aces); surcoinches when its own value in the contract suit is 30 over the bid.
-      Play: leads a plain ace, else (taking side) its best trump, else its cheapest card; when an
-      opponent is winning, wins as cheaply as it can, else discards its lowest-point card (trumps
-      kept); when its partner is winning (last to play, or partner holding a trump or an ace) feeds
-      its highest-point non-trump card.
+      aces 4, outside tens guarded by their ace 2, voids 1 each with 3+ trumps); no-trump per suit
+      (ace 5, ten beside its ace 3, king beside A-10 1, each card past the third of an ace-headed suit 1,
+      guarded ten without the ace 1, a suit stopped by neither -1); all-trump per suit (jack 5, nine
+      beside its jack 3, ace beside J-9 1, each card past the third of a jack-headed suit 1, guarded nine
+      without the jack 1). Prise: takes / names the best suit holding its J or 9, 2+ trumps and a value
+      of 11+ (the turned card counted in). Bid: a suit with its J or 9, 3+ trumps and a value of 12+,
+      no-trump with 2+ aces and 12+, all-trump with 2+ jacks and 12+; bids the best of them, 80 plus 10
+      per 3 points above 12 (up to 160); capot with J, 9, 5+ trumps and 36+ (4 aces / 4 jacks and 28+
+      in no-trump / all-trump); outbids its partner only by 20 or more; coinches an opponent's contract
+      holding 3+ of its trumps with the J or 9 (no-trump: 2 aces and 3 stopped suits; all-trump: 2 jacks
+      and 3 jacks or J-9 pairs; on 120+ also 2 trumps and 2 outside aces / 2 aces / 2 jacks);
+      surcoinches when its own value in the contract strain is 30 over the bid. Strain (5 cards): a suit
+      with its J or 9, 2+ trumps and 10+, no-trump with 2+ aces and 11+, all-trump with 2+ jacks and 12+;
+      names the best-valued one it may (over its partner's contract only with 4 more); doubles holding
+      the contract suit's J and another trump (no-trump: 2 aces; all-trump: 2 jacks); redoubles with 6
+      over its threshold.
+      Play (comparisons by :func:`pipeline.rescore.tables.strength`: no trump in no-trump, trump order
+      in every suit in all-trump; a *master* is a card whose stronger cards of its suit are all played
+      or in the player's own hand): leads a non-trump master (highest points first: aces, or jacks in
+      all-trump), else (taking side) its best trump, else its cheapest card; when an opponent is
+      winning, wins as cheaply as it can, else discards its lowest-point card (trumps and masters
+      kept); when its partner is winning (last to play, or partner holding a trump or a master) feeds
+      its highest-point card that is neither a trump nor a master.
 
 Vectorisation: all active games of a batch of :data:`CHUNK` games play their current hand together.
-The deal, both auctions (a loop over turns) and the card play (a loop over the 32 plays, each step
+The deal, the auctions (a loop over turns) and the card play (a loop over the 32 plays, each step
 one :func:`pipeline.rescore.play.legal_cards` call and numpy choices for every hand) are numpy over
 hands; Python loops per hand only to build the output rows. Hands are scored with
 :func:`pipeline.rescore.engine.score_batch`; the recorded fields of each hand (``recorded.score``,
@@ -82,7 +106,7 @@ from pipeline.ingest.records import finish_game, new_hand
 from pipeline.rescore.engine import score_batch
 from pipeline.rescore.game import game_pass
 from pipeline.rescore.play import PlayRules, legal_cards
-from pipeline.rescore.tables import ABOVE_PLAIN, ABOVE_TRUMP, BIT, CARD_RANK, CARD_SUIT, build, strength
+from pipeline.rescore.tables import ABOVE_PLAIN, ABOVE_TRUMP, BIT, CARD_SUIT, build, strength
 from pipeline.rules import Ruleset
 
 PLAYERS: tuple[str, ...] = ("Alice", "Bruno", "Chloé", "Driss", "Emma", "Farid", "Gisèle", "Hugo")
@@ -150,11 +174,12 @@ def _features(h: np.ndarray) -> dict[str, list[np.ndarray]]:
             **{k: [_bit(h, 8 * s + r) for s in range(4)] for k, r in (("9", 2), ("T", 3), ("J", 4), ("K", 6), ("A", 7))}}
 
 
-def _evaluate(h: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Heuristic value of each suit as trump for hands ``h`` (uint32, shape (n,)).
+def _evaluate(h: np.ndarray, f: dict[str, list[np.ndarray]] | None = None
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Heuristic value of each suit as trump for hands ``h`` (uint32, shape (n,)); ``f``: its :func:`_features`.
 
     Returns (value, trump count, holds J, holds 9), each int32 of shape (n, 4)."""
-    f = _features(h)
+    f = _features(h) if f is None else f
     aces = f["A"]
     tens = [f["T"][o] & aces[o] for o in range(4)]
     void = [(f["n"][o] == 0).astype(np.int32) for o in range(4)]
@@ -206,7 +231,7 @@ def _strain_eval(h: np.ndarray) -> dict[str, np.ndarray]:
     against the strain (3+ trumps with the J or 9; 2+ aces with 3 stoppers; 2 jacks and 3 J/J-9 honours);
     defend_hi: against a high contract (2 trumps and 2 outside aces; 2 aces; 2 jacks)."""
     f = _features(h)
-    sv, cnt, jack, nine = _evaluate(h)
+    sv, cnt, jack, nine = _evaluate(h, f)
     ntv, aces, stops = _evaluate_nt(f)
     atv, jacks, pairs = _evaluate_at(f)
     hon = (jack | nine) == 1
@@ -229,8 +254,8 @@ def _strain_eval(h: np.ndarray) -> dict[str, np.ndarray]:
 
 def _seat_eval(hands: np.ndarray) -> dict[str, np.ndarray]:
     """:func:`_strain_eval` of the 4 seats of hands (n, 4): arrays (n, seat, strain)."""
-    per = [_strain_eval(hands[:, s]) for s in range(4)]
-    return {k: np.stack([e[k] for e in per], axis=1) for k in per[0]}
+    n = len(hands)
+    return {k: v.reshape(n, 4, N_STRAINS) for k, v in _strain_eval(np.ascontiguousarray(hands).reshape(-1)).items()}
 
 
 def _pick(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
@@ -694,7 +719,8 @@ def simulate(rules: Ruleset | str, games: int, seed: int) -> Iterator[dict]:
     strains = np.isin(np.array(STRAINS), list(rules["auction.strains"]))
     if style == "prise":
         strains[4:] = False
-    if not strains[:4].all() if style == "prise" else not strains.any():
+    unplayable = not strains[:4].all() if style == "prise" else not strains.any()
+    if unplayable:
         raise ValueError(f"ruleset {rules.name}: auction style {style!r} with strains {rules['auction.strains']} "
                          "cannot be simulated")
     prep = {

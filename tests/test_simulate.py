@@ -1,12 +1,14 @@
 """Tests of pipeline.simulate: reproducible, legal, complete games scored as the engine scores them.
 
-Every test runs for both shipped rulesets: belote-classic (prise auction, target 1000) and colver
-(bid auction with coinche, target 2000).
+Every test runs for every shipped ruleset (``rules.shipped_names()``): prise auctions (belote-classic...),
+bid auctions with suit contracts (colver...) or with no-trump and all-trump (pagat-coinche...), and the
+Bulgarian contract auction (bulgarian..., games to 151).
 """
 
 from __future__ import annotations
 
 import gzip
+import re
 from collections import Counter
 
 import numpy as np
@@ -16,15 +18,16 @@ import pytest
 
 from pipeline import native, rules, schema
 from pipeline import simulate as sim
-from pipeline.cards import SUITS, card_str, popcount32
+from pipeline.cards import STRAINS, SUITS, card_str, popcount32
 from pipeline.ingest import native_jsonl
 from pipeline.ingest.validate import check_hand
 from pipeline.rescore.engine import score_batch
 from pipeline.rescore.game import game_pass
 
-RULESETS = ["belote-classic", "colver"]
-N_GAMES = 40
+RULESETS = rules.shipped_names()
+N_GAMES = 30
 SEED = 20240607
+BID_RE = re.compile(r"^(capot|\d+)(C|D|H|S|NT|AT)$")
 
 
 @pytest.fixture(scope="module", params=RULESETS)
@@ -46,22 +49,24 @@ def _bytes(objs) -> bytes:
     return b"".join(orjson.dumps(o) + b"\n" for o in objs)
 
 
-@pytest.mark.parametrize("name", RULESETS)
-def test_reproducible(name):
+def test_reproducible(run):
+    r, objs, _, _, _, _ = run
+    again = list(sim.simulate(rules.load(r.name), N_GAMES, SEED))
+    assert _bytes(again) == _bytes(objs)
+    assert list(sim.simulate(r, 0, SEED)) == []
+
+
+@pytest.mark.parametrize("name", ["belote-classic", "colver", "pagat-coinche", "bulgarian"])
+def test_seed_changes_games(name):
     r = rules.load(name)
-    a = _bytes(sim.simulate(r, 12, 7))
-    b = _bytes(sim.simulate(rules.load(name), 12, 7))
-    c = _bytes(sim.simulate(r, 12, 8))
-    assert a == b
-    assert a != c
-    assert a.count(b"\n") == 12
-    assert list(sim.simulate(r, 0, 7)) == []
+    a, b = list(sim.simulate(r, 3, 7)), list(sim.simulate(r, 3, 8))
+    assert [o["hands"] for o in a] != [o["hands"] for o in b]
 
 
 def test_game_fields(run):
     r, objs, games, hands, _, _ = run
     assert len(objs) == N_GAMES
-    variant = "belote" if r["auction.style"] == "prise" else "coinche"
+    variant = {"prise": "belote", "bid": "coinche", "strain": "bulgarian"}[r["auction.style"]]
     for i, (o, g) in enumerate(zip(objs, games)):
         assert o["format"] == "rebelote" and o["version"] == 1
         assert o["source"] == "simulate"
@@ -106,10 +111,10 @@ def test_hands_consistent(run):
             passed += 1
             assert h["plays"] is None and h["play_seats"] is None
             assert h["strain"] is None and h["bid"] is None and not h["capot_bid"] and h["coinche"] == 0
-            if r["auction.style"] == "prise":
-                assert h["initial_hands"] is None
-            else:
+            if r["auction.style"] == "bid":
                 assert h["initial_hands"] is not None
+            else:  # prise, strain: the last cards are dealt only after a contract
+                assert h["initial_hands"] is None
             continue
         init = h["initial_hands"]
         assert len(init) == 4
@@ -128,7 +133,7 @@ def test_hands_consistent(run):
             remaining[s] &= ~(1 << c)
         assert remaining == [0, 0, 0, 0]
         assert Counter(seats) == {0: 8, 1: 8, 2: 8, 3: 8}
-        assert h["strain"] in SUITS
+        assert h["strain"] in _strains(r)
     assert 0 < passed < len(hands)
 
 
@@ -156,21 +161,23 @@ def test_auction(run):
             else:
                 assert call in SUITS and call != turned_suit and h["strain"] == call
             assert h["initial_hands"][taker] >> h["turned_card"] & 1
-        else:
+        elif r["auction.style"] == "bid":
             assert h["turned_card"] is None
             if taker is None:
                 assert [c for _, c in calls] == ["pass"] * 4
                 continue
-            bids = [(s, c) for s, c in calls if c not in ("pass", "coinche", "surcoinche")]
-            values = [250 if c.startswith("capot") else int(c[:-1]) for _, c in bids]
+            bids = [(s, BID_RE.match(c)) for s, c in calls if c not in ("pass", "coinche", "surcoinche")]
+            assert all(m is not None for _, m in bids)
+            values = [250 if m[1] == "capot" else int(m[1]) for _, m in bids]
             assert values == sorted(set(values)) and values[0] >= 80
             assert all(v % 10 == 0 and v <= 160 for v in values if v != 250)
-            seat, call = bids[-1]
-            assert seat == taker and call[-1] == h["strain"]
-            if call.startswith("capot"):
+            assert all(m[2] in r["auction.strains"] for _, m in bids)
+            seat, m = bids[-1]
+            assert seat == taker and m[2] == h["strain"]
+            if m[1] == "capot":
                 assert h["capot_bid"] and h["bid"] is None
             else:
-                assert not h["capot_bid"] and h["bid"] == int(call[:-1])
+                assert not h["capot_bid"] and h["bid"] == int(m[1])
             kinds = [c for _, c in calls]
             assert h["coinche"] == ("coinche" in kinds) + ("surcoinche" in kinds)
             for s, c in calls:
@@ -180,6 +187,42 @@ def test_auction(run):
                     assert s % 2 == taker % 2
             if kinds[-1] != "surcoinche":
                 assert kinds[-3:] == ["pass"] * 3
+        else:
+            _check_strain_auction(r, h, calls)
+
+
+def _strains(r) -> list[str]:
+    """The strains the simulator may give a contract under ``r`` (prise: the four suits)."""
+    return list(STRAINS[:4]) if r["auction.style"] == "prise" else list(r["auction.strains"])
+
+
+def _check_strain_auction(r, h, calls) -> None:
+    """Bulgarian auction: contracts strictly rising C < D < H < S < NT < AT; a double by the side not holding
+    the contract, a redouble by the holding side once doubled; a new contract cancels the double; three passes
+    after a call end it, four at the start pass the hand out."""
+    assert h["turned_card"] is None and h["bid"] is None and not h["capot_bid"]
+    kinds = [c for _, c in calls]
+    if h["taker"] is None:
+        assert kinds == ["pass"] * 4
+        return
+    contract, holder, level, passes = -1, None, 0, 0
+    for seat, c in calls:
+        assert passes < (4 if holder is None else 3), "calls after the auction ended"
+        if c == "pass":
+            passes += 1
+            continue
+        passes = 0
+        if c == "coinche":
+            assert holder is not None and seat % 2 != holder % 2 and level == 0
+            level = 1
+        elif c == "surcoinche":
+            assert holder is not None and seat % 2 == holder % 2 and level == 1
+            level = 2
+        else:
+            assert c in r["auction.strains"] and STRAINS.index(c) > contract
+            contract, holder, level = STRAINS.index(c), seat, 0
+    assert passes == 3 and kinds[-3:] == ["pass"] * 3
+    assert h["taker"] == holder and h["strain"] == STRAINS[contract] and h["coinche"] == level
 
 
 def test_every_hand_legal(run):
@@ -272,3 +315,57 @@ def test_hand_cap(monkeypatch):
         assert len(o["hands"]) == 2  # no game reaches 1000 in two hands
         assert o["recorded_winner"] is None
         assert o["recorded_final"] == o["hands"][-1]["recorded"]["totals"]
+
+
+def test_strain_mix(run):
+    """Every allowed strain is contracted in a moderate sample, no other; heuristic bots take no-trump on aces
+    and all-trump on jacks."""
+    r, objs, _, hands, _, _ = run
+    allowed = _strains(r)
+    mix = Counter(h["strain"] for h in hands if h["taker"] is not None)
+    assert set(mix) <= set(allowed)
+    for s in ("NT", "AT"):
+        if s in allowed:
+            assert mix[s] >= 3, f"{r.name}: {mix}"
+    players = {o["game_id"]: o["players"] for o in objs}
+    heuristic_nt_at = 0
+    for h in hands:
+        if h["strain"] not in ("NT", "AT") or not sim.HEURISTIC[sim.PLAYERS.index(players[h["game_id"]][h["taker"]])]:
+            continue
+        rank = 7 if h["strain"] == "NT" else 4                        # aces / jacks
+        held = sum(h["initial_hands"][h["taker"]] >> (8 * s + rank) & 1 for s in range(4))
+        assert held >= 2, (h["game_id"], h["hand_no"])
+        heuristic_nt_at += 1
+    if "NT" in allowed:
+        assert heuristic_nt_at > 0
+
+
+def test_bulgarian_games_to_151(run):
+    r, objs, _, _, _, _ = run
+    if r["auction.style"] != "strain":
+        pytest.skip("not a Bulgarian ruleset")
+    assert r["game.target"] == 151
+    for o in objs:
+        final = o["recorded_final"]
+        assert o["target"] == 151 and max(final) >= 151 and final[0] != final[1]
+        before = o["hands"][-2]["recorded"]["totals"] if len(o["hands"]) > 1 else [0, 0]
+        assert max(before) < 151 or before[0] == before[1]
+
+
+def test_user_strains(tmp_path):
+    """A ruleset may restrict the strains: only those are contracted; prise needs the four suits."""
+    f = tmp_path / "house-ntat.toml"
+    f.write_text('name = "house-ntat"\nextends = "pagat-coinche"\n[auction]\nstrains = ["NT", "AT"]\n')
+    g = tmp_path / "house-bg.toml"
+    g.write_text('name = "house-bg"\nextends = "bulgarian"\n[auction]\nstrains = ["H", "AT"]\n')
+    for path, want in ((f, {"NT", "AT"}), (g, {"H", "AT"})):
+        objs = list(sim.simulate(rules.load(path), 6, 1))
+        got = {h["contract"]["strain"] for o in objs for h in o["hands"] if h["contract"] is not None}
+        assert got == want
+        calls = {c for o in objs for h in o["hands"] for _, c in h["auction"]} - {"pass", "coinche", "surcoinche"}
+        named = {BID_RE.match(c)[2] if BID_RE.match(c) else c for c in calls}
+        assert named == want
+    p = tmp_path / "house-prise.toml"
+    p.write_text('name = "house-prise"\nextends = "belote-classic"\n[auction]\nstrains = ["H", "S"]\n')
+    with pytest.raises(ValueError, match="cannot be simulated"):
+        list(sim.simulate(rules.load(p), 1, 1))

@@ -16,7 +16,12 @@ hands readers one file at a time, so:
   ``driver_sent_<SEAT>.jsonl`` (what the scripted client sent; every call and card in it comes back in the
   server's broadcasts) and ``meta.json`` (commands, seeds, PIDs). A ``server.log`` with no stream beside it
   yields one reject (``log_only``): the log has no hands (FORMAT.md §3 item 3);
-* a stream with another name (a single copied file) is read alone, as its own game.
+* a stream with another name (a single copied file) is read alone, as its own game (id: the file's stem).
+
+So give ``rebelote ingest`` the folder (or the entry stream): a non-entry file given alone yields nothing.
+The game id is ``coinche-cli:<folder name>`` (the data's ``index.csv`` ``game_id``, e.g. ``A0001``), each hand's
+``source_hand_id`` ``<table key>#R<round>``; players are named as in the lobby, bots with the log's
+`` (bot: <type>)`` suffix.
 
 Seats: the server plays N -> W -> S -> E, so N W S E are our seats 0 1 2 3 (next seat = +1) and the teams NS,
 EW are our teams 0 and 1. Cards: rank ``7 8 9 10 V D R A`` then a suit glyph ``♣ ♦ ♥ ♠`` (FORMAT.md §1).
@@ -178,7 +183,8 @@ def _messages(lines: Iterator[Line], path: str) -> list[_Msg]:
         try:
             d = orjson.loads(text)
         except orjson.JSONDecodeError as e:
-            raise _Bad("invalid_json", f"invalid JSON (truncated line?): {e}", None, path, lineno, offset, text) from None
+            raise _Bad("invalid_json", f"invalid JSON (truncated line?): {e}", None, path, lineno, offset,
+                       text) from None
         if not (isinstance(d, dict) and isinstance(d.get("type"), str) and isinstance(d.get("payload"), dict)):
             raise _Bad("bad_record", 'a wire message must be {"type": <text>, "payload": {...}}', None, path, lineno,
                        offset, text)
@@ -192,8 +198,8 @@ def card(text: Any, m: _Msg, hand_no: int | None) -> int:
         r, s = _RANK_ID.get(text[:-1]), _SUIT_ID.get(text[-1])
         if r is not None and s is not None:
             return s * 8 + r
-    raise m.bad("unknown_card", f"unknown card {text!r} (coinche-cli cards are 7 8 9 10 V D R A + one of \u2663\u2666\u2665\u2660)",
-                hand_no)
+    raise m.bad("unknown_card", f"unknown card {text!r} (coinche-cli cards are 7 8 9 10 V D R A + one of "
+                "\u2663\u2666\u2665\u2660)", hand_no)
 
 
 def seat(value: Any, m: _Msg, hand_no: int | None, what: str = "seat") -> int:
@@ -205,7 +211,8 @@ def seat(value: Any, m: _Msg, hand_no: int | None, what: str = "seat") -> int:
 def _strain(glyph: Any, m: _Msg, hand_no: int) -> str:
     if isinstance(glyph, str) and glyph in _SUIT:
         return _SUIT[glyph]
-    raise m.bad("bad_auction", f"trump {glyph!r} is not a suit glyph (coinche-cli has no no-trump or all-trump)", hand_no)
+    raise m.bad("bad_auction", f"trump {glyph!r} is not a suit glyph (coinche-cli has no no-trump or all-trump)",
+                hand_no)
 
 
 def _bid_call(points: Any, glyph: Any, m: _Msg, hand_no: int) -> str:
@@ -261,7 +268,8 @@ def _replay(d: _Deal) -> tuple[tuple[int, str] | None, int]:
     level, passes = 1, 0
     for i, (s, call, m) in enumerate(calls):
         if s != (first + i) % 4:
-            raise m.bad("bad_auction", f"call {i + 1} by {ROTATION[s]} out of turn ({ROTATION[(first + i) % 4]} to speak)", d.no)
+            raise m.bad("bad_auction", f"call {i + 1} by {ROTATION[s]} out of turn "
+                        f"({ROTATION[(first + i) % 4]} to speak)", d.no)
         if call == "pass":
             passes += 1
         elif call == "coinche":
@@ -278,7 +286,8 @@ def _replay(d: _Deal) -> tuple[tuple[int, str] | None, int]:
             best, level, passes = (s, call), 1, 0      # a later bid voids a coinche (non-blocking tables)
         over = level == 4 or (best is None and passes == 4) or (best is not None and passes == 3)
         if over and i != len(calls) - 1:
-            raise m.bad("bad_auction", f"the auction was over after call {i + 1}, yet {len(calls) - i - 1} more follow", d.no)
+            raise m.bad("bad_auction", f"the auction was over after call {i + 1}, yet {len(calls) - i - 1} more "
+                        "follow", d.no)
         if not over and i == len(calls) - 1:
             raise m.bad("bad_auction", "the auction is not over after its last call", d.no)
     return best, level
@@ -327,7 +336,8 @@ class _Game:
                 if cur is not None and cur.result is None:
                     raise m.bad("truncated_play", f"deal {cur.no} has no bidding_result", cur.no)
                 if cur is not None and cur.result.p.get("outcome") == "contract" and cur.score is None:
-                    raise m.bad("truncated_play", f"deal {cur.no} has no round_score ({len(cur.plays)} cards played)", cur.no)
+                    raise m.bad("truncated_play", f"deal {cur.no} has no round_score ({len(cur.plays)} cards played)",
+                                cur.no)
                 n = p.get("round_number")
                 if n != len(self.deals) + 1:
                     raise m.bad("missing_hand", f"round_number {n!r} where {len(self.deals) + 1} was expected "
@@ -340,8 +350,9 @@ class _Game:
                     nxt = (prev.result.p.get("dealer_seat") if prev.result.p.get("outcome") == "redeal"
                            else prev.score.p.get("next_dealer_seat"))
                     if nxt != ROTATION[cur.dealer] or cur.dealer != (prev.dealer + 1) % 4:
-                        raise m.bad("bad_seat", f"dealer {ROTATION[cur.dealer]} does not follow {ROTATION[prev.dealer]} "
-                                    "(the deal passes N -> W -> S -> E, throw-ins included)", n)
+                        raise m.bad("bad_seat", f"dealer {ROTATION[cur.dealer]} does not follow "
+                                    f"{ROTATION[prev.dealer]} (the deal passes N -> W -> S -> E, throw-ins "
+                                    "included)", n)
                 own = self.own if self.own is not None else (SEAT[stream_seat] if stream_seat else None)
                 if own is None:
                     raise m.bad("bad_record", "a private deal before joined: whose hand is it?", n)
@@ -519,7 +530,8 @@ class _Game:
             return _Bad("log_mismatch", f"server.log disagrees with {Path(self.entry).name}: {msg}", no, path, line)
 
         if log.table is not None and self.table is not None and log.table != self.table:
-            raise _Bad("log_mismatch", f"server.log is for table {log.table!r}, the stream for {self.table!r}", None, path)
+            raise _Bad("log_mismatch", f"server.log is for table {log.table!r}, the stream for {self.table!r}", None,
+                       path)
         if len(log.deals) != len(self.deals):
             line = log.deals[-1].first_line if log.deals else None
             raise bad(line, f"{len(log.deals)} deals in the log, {len(self.deals)} in the stream", None)
@@ -566,7 +578,8 @@ class _Game:
         fs = self.over.p.get("final_scores") or {}
         want = (self.over.p.get("winning_team"), fs.get("NS"), fs.get("EW"))
         if log.end is None or log.end[1] != want:
-            raise bad(None if log.end is None else log.end[0], f"FIN DE PARTIE {log.end[1] if log.end else None} vs game_over {want}", None)
+            raise bad(None if log.end is None else log.end[0],
+                      f"FIN DE PARTIE {log.end[1] if log.end else None} vs game_over {want}", None)
 
 
 # --------------------------------------------------------------------------------------------------- reading
@@ -594,23 +607,25 @@ def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
         game_id, seat_letter = f"{SOURCE}:{p.parent.name}", m.group(1)
         siblings = {s: q for s, q in streams.items() if s != seat_letter}
         log_path = p.parent / "server.log"
+    elif _is_stream(p.name, head):
+        game_id, seat_letter, siblings, log_path = f"{SOURCE}:{p.stem}", None, {}, None
     else:
-        kind = _kind(p.name, head)
-        if kind == "log":
+        if logfmt.LINE.match(head):
             if not _streams(p.parent):
                 yield Reject(Provenance(NAME, path, 1, 0), "log_only",
                              "a coinche-cli server.log without stream_<SEAT>.jsonl beside it: the log has no hands "
                              "(FORMAT.md \u00a73), so no deal can be rebuilt", head, f"{SOURCE}:{p.parent.name}")
             return
-        if kind != "stream":
-            return            # driver_sent_*, server_stdout.txt, meta.json: nothing to import (docstring)
-        game_id, seat_letter, siblings, log_path = f"{SOURCE}:{p.stem}", None, {}, None
+        return                # driver_sent_*, server_stdout.txt, meta.json: nothing to import (docstring)
     chained = _chain(first, lines)
     try:
         g = _Game(game_id, path)
         msgs = _messages(chained, path)
         if not msgs:
             raise _Bad("empty_file", "the stream holds no message", None, path)
+        if msgs[0].type != "joined":
+            raise msgs[0].bad("missing_header", f"the stream starts with {msgs[0].type!r}, not joined (table key, "
+                              "seat, target): is its beginning cut off?", None)
         g.read_stream(msgs, seat_letter)
         if g.over is None:
             last = g.last
@@ -650,7 +665,8 @@ def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
         "game_id": game_id, "source": SOURCE, "source_format": NAME, "source_file": path,
         "source_game_id": game_id.split(":", 1)[1], "variant": "coinche", "ruleset_hint": RULESET, "n_players": 4,
         "players": players, "target": g.target if isinstance(g.target, int) else None,
-        "recorded_final": [fs.get("NS"), fs.get("EW")] if isinstance(fs.get("NS"), int) else None,
+        "recorded_final": ([fs["NS"], fs["EW"]] if isinstance(fs.get("NS"), int) and isinstance(fs.get("EW"), int)
+                           else None),
         "recorded_winner": {"NS": 0, "EW": 1}.get(g.over.p.get("winning_team")),
     }, rows)
     yield GameRecord(game, rows, Provenance(NAME, path, msgs[0].line, msgs[0].offset))

@@ -15,7 +15,8 @@ from typing import Any
 import orjson
 
 from pipeline.cards import CardError, mask_of, parse_card
-from pipeline.ingest.records import GameRecord, Line, Provenance, RecordError, Reject, bad_encoding, finish_game, new_hand
+from pipeline.ingest.records import (GameRecord, Line, Provenance, RecordError, Reject, bad_encoding, finish_game,
+                                     first_objects, new_hand)
 from pipeline.ingest.validate import check_hand
 
 NAME = "colver"
@@ -25,12 +26,11 @@ _SUITS = "SHDC"
 
 
 def sniff(name: str, head: str) -> bool:
-    """True when the first line is a colver deal record."""
-    first = head.split("\n", 1)[0]
-    return first.startswith("{") and '"engine":"colver"' in first.replace(" ", "") and '"deal_no"' in first
+    """True when one of the first non-blank lines is a colver deal record."""
+    return any(isinstance(o, dict) and o.get("engine") == "colver" and "deal_no" in o for o in first_objects(head))
 
 
-def _call(action: int) -> str:
+def _call(action: int, hn: int | None = None) -> str:
     if action == 0:
         return "pass"
     if 1 <= action <= 36:
@@ -41,7 +41,7 @@ def _call(action: int) -> str:
         return "coinche"
     if action == 42:
         return "surcoinche"
-    raise RecordError("bad_auction", f"unknown colver action id {action} in the auction")
+    raise RecordError("bad_auction", f"unknown colver action id {action} in the auction", hn)
 
 
 def _player(bot: dict[str, Any]) -> str:
@@ -50,30 +50,46 @@ def _player(bot: dict[str, Any]) -> str:
     return f"{short(str(bot.get('bid')))}+{short(str(bot.get('play')))}"
 
 
+def _int(v: Any, what: str, hn: int | None = None) -> int:
+    """A whole number from the record, never a truncated float or a parsed string."""
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise RecordError("bad_value", f"{what} must be a whole number, got {v!r}", hn)
+    return v
+
+
 def _hand(d: dict[str, Any], line: int, path: str) -> dict[str, Any]:
     gid = str(d["game_id"])
-    hn = int(d["deal_no"])
+    hn = _int(d["deal_no"], "deal_no")
     try:
         hands = [mask_of(parse_card(c) for c in seat) for seat in d["hands"]["rank_suit"]]
         plays = [parse_card(p[2]) for p in d.get("plays") or []]
     except CardError as e:
         raise RecordError("unknown_card", str(e), hn) from None
-    seats = [int(p[0]) for p in d.get("plays") or []]
+    seats = [_int(p[0], "play seat", hn) for p in d.get("plays") or []]
     c = d.get("contract")
+    if c is None and plays:
+        raise RecordError("no_contract", f"{len(plays)} cards were played but the deal has no contract", hn)
+    if c is not None and not isinstance(c, dict):
+        raise RecordError("bad_value", f"contract must be an object, got {c!r}", hn)
     res = d.get("colver_result") or {}
+    if not isinstance(res, dict) or not isinstance(d.get("bots"), list) or len(d["bots"]) != 4:
+        raise RecordError("bad_value", "colver_result must be an object and bots a list of 4", hn)
     belote = d.get("belote_events") or []
+    if c is not None and c.get("trump") not in ("S", "H", "D", "C"):
+        raise RecordError("bad_value", f"contract trump {c.get('trump')!r} is not S, H, D or C", hn)
     row = new_hand(
         game_id=f"{SOURCE}:{gid}", hand_no=hn, source=SOURCE, source_format=NAME, source_file=path,
         source_line=line, source_game_id=gid, source_hand_id=f"{gid}#{hn}", variant="coinche",
-        ruleset_hint="colver", n_players=4, players=[_player(b) for b in d["bots"]], dealer=int(d["dealer"]),
+        ruleset_hint="colver", n_players=4, players=[_player(b) for b in d["bots"]], dealer=_int(d["dealer"], "dealer", hn),
         completeness="full_play", initial_hands=hands,
-        auction=[{"seat": int(a["seat"]), "call": _call(int(a["action"]))} for a in d.get("auction", [])],
-        taker=None if c is None else int(c["taker_seat"]),
+        auction=[{"seat": _int(a["seat"], "auction seat", hn), "call": _call(_int(a["action"], "action", hn), hn)}
+                 for a in d.get("auction", [])],
+        taker=None if c is None else _int(c["taker_seat"], "taker_seat", hn),
         strain=None if c is None else str(c["trump"]),
-        bid=None if c is None or c.get("capot") else int(c["value"]),
-        capot_bid=bool(c and c.get("capot")), coinche=0 if c is None else int(c.get("coinche_level", 0)),
+        bid=None if c is None or c.get("capot") else _int(c["value"], "contract value", hn),
+        capot_bid=bool(c and c.get("capot")), coinche=0 if c is None else _int(c.get("coinche_level", 0), "coinche_level", hn),
         plays=plays if c is not None else None, play_seats=seats if c is not None else None,
-        belote_seat=(int(belote[0]["seat"]) if belote else -1) if c is not None else None,
+        belote_seat=(_int(belote[0]["seat"], "belote seat", hn) if belote else -1) if c is not None else None,
         recorded_score=res.get("rewards"), recorded_card_points=res.get("card_points"),
         recorded_totals=d.get("game_scores_after"),
     )
@@ -88,6 +104,7 @@ def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
     meta: dict[str, Any] = {}
     first: Provenance | None = None
     failed: Reject | None = None
+    finished: set[str] = set()
 
     def flush() -> Iterator[GameRecord | Reject]:
         if current is None:
@@ -96,9 +113,12 @@ def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
             yield failed
             return
         numbers = [r["hand_no"] for r in rows]
-        if numbers != list(range(1, len(rows) + 1)):
-            yield Reject(first, "missing_hand", f"deal numbers {numbers} are not 1..{len(rows)} (a deal is missing "
-                         "or out of order; the whole game is rejected)", "", f"{SOURCE}:{current}")
+        expected = meta.get("deals_in_game")
+        if numbers != list(range(1, len(rows) + 1)) or (isinstance(expected, int) and expected != len(rows)):
+            missing = sorted(set(range(1, max(numbers + [expected if isinstance(expected, int) else 0]) + 1)) - set(numbers))
+            yield Reject(first, "missing_hand", f"game has deals {numbers[0]}..{numbers[-1]} ({len(rows)} deals) but "
+                         f"deals_in_game says {expected}; missing or out of order: {missing[:10]} (the whole game is "
+                         "rejected)", "", f"{SOURCE}:{current}", missing[0] if missing else None)
             return
         game = finish_game({
             "game_id": f"{SOURCE}:{current}", "source": SOURCE, "source_format": NAME, "source_file": path,
@@ -121,20 +141,29 @@ def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
         except orjson.JSONDecodeError as e:
             yield Reject(where, "invalid_json", f"invalid JSON: {e}", line)
             continue
-        gid = str(d.get("game_id")) if isinstance(d, dict) else None
+        if not isinstance(d, dict) or not isinstance(d.get("game_id"), str):
+            # no game to attach it to: its own reject; the game it belonged to then misses a deal and is
+            # rejected too by the deal count
+            yield Reject(where, "bad_record", "a colver deal must be a JSON object with a game_id", line)
+            continue
+        gid = d["game_id"]
         if gid != current:
             yield from flush()
+            if gid in finished:
+                failed_dup = Reject(where, "bad_record", f"deals of game {gid} are not contiguous in the file (the "
+                                    "game already ended above); this part is not imported", line, f"{SOURCE}:{gid}")
+                current, rows, meta, first, failed = gid, [], {}, where, failed_dup
+                continue
             current, rows, meta, first, failed = gid, [], {}, where, None
+            finished.add(gid)
         if failed is not None:
             continue
         try:
-            if not isinstance(d, dict):
-                raise RecordError("bad_record", "a colver deal must be a JSON object")
             rows.append(_hand(d, lineno, path))
             meta = d
         except RecordError as e:
             failed = Reject(where, e.code, f"{e} (the whole game is rejected)", line, f"{SOURCE}:{gid}", e.hand_no)
-        except (KeyError, TypeError, ValueError, IndexError) as e:
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
             failed = Reject(where, "bad_record", f"malformed colver deal: {type(e).__name__} {e} (the whole game is rejected)",
                             line, f"{SOURCE}:{gid}", d.get("deal_no") if isinstance(d, dict) else None)
     yield from flush()

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import orjson
 
 from pipeline import native
-from pipeline.ingest.records import GameRecord, Line, Provenance, RecordError, Reject, bad_encoding
+from pipeline.ingest.records import GameRecord, Line, Provenance, RecordError, Reject, bad_encoding, first_objects
 from pipeline.ingest.validate import check_hand
 
 NAME = "rebelote"
@@ -15,11 +15,8 @@ DESCRIPTION = "Rebelote native JSON Lines: one game per line ({\"format\": \"reb
 
 
 def sniff(name: str, head: str) -> bool:
-    """True when the first non-blank line is a JSON object with ``"format": "rebelote"``."""
-    for line in head.splitlines():
-        if line.strip():
-            return line.lstrip().startswith("{") and '"format":"rebelote"' in line.replace(" ", "")
-    return False
+    """True when one of the first non-blank lines is a JSON object with ``"format": "rebelote"``."""
+    return any(isinstance(o, dict) and o.get("format") == "rebelote" for o in first_objects(head))
 
 
 def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
@@ -34,7 +31,7 @@ def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
         game_id = None
         try:
             obj = orjson.loads(line)
-            if isinstance(obj, dict) and obj.get("source") is not None:
+            if isinstance(obj, dict) and isinstance(obj.get("source"), str):
                 game_id = str(obj.get("game_id") or f"{obj['source']}:{obj.get('source_game_id')}")
             game, hands = native.game_to_rows(obj, NAME, path, lineno)
             for h in hands:
@@ -44,5 +41,9 @@ def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
             continue
         except RecordError as e:
             yield Reject(where, e.code, str(e), line, game_id, e.hand_no)
+            continue
+        except (AttributeError, TypeError, ValueError, KeyError, IndexError) as e:
+            yield Reject(where, "bad_record", f"malformed record ({type(e).__name__}: {e}); see "
+                         "docs/native-format.md for the expected fields", line, game_id)
             continue
         yield GameRecord(game, hands, where)

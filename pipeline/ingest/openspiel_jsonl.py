@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import orjson
 
 from pipeline.ingest.openspiel_decode import decode
-from pipeline.ingest.records import GameRecord, Line, Provenance, RecordError, Reject, bad_encoding
+from pipeline.ingest.records import GameRecord, Line, Provenance, RecordError, Reject, bad_encoding, first_objects
 from pipeline.ingest.validate import check_hand
 
 NAME = "openspiel-jsonl"
@@ -16,8 +16,9 @@ DESCRIPTION = "OpenSpiel python_belote histories.jsonl (one deal per line: game 
 
 
 def sniff(name: str, head: str) -> bool:
-    first = head.split("\n", 1)[0]
-    return first.startswith("{") and '"python_belote(' in first and '"history"' in first
+    """True when one of the first non-blank lines is an OpenSpiel python_belote history."""
+    return any(isinstance(o, dict) and str(o.get("game", "")).startswith("python_belote(") and "history" in o
+               for o in first_objects(head))
 
 
 def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:

@@ -86,6 +86,22 @@ def bad_encoding(where: Provenance, raw: bytes | None = None) -> Reject:
                   "" if raw is None else raw.decode("latin-1"))
 
 
+def first_objects(head: str, limit: int = 5) -> list:
+    """The JSON values of the first ``limit`` non-blank lines of a file head that parse (for sniffing)."""
+    import orjson
+    out = []
+    for line in head.splitlines()[: limit * 4]:
+        if not line.strip():
+            continue
+        try:
+            out.append(orjson.loads(line))
+        except orjson.JSONDecodeError:
+            pass
+        if len(out) >= limit:
+            break
+    return out
+
+
 _KEY_FIELDS = ("game_id", "hand_no", "dealer", "n_players", "initial_hands", "turned_card", "auction", "taker",
                "strain", "bid", "capot_bid", "coinche", "plays", "play_seats", "tricks_taken", "last_trick_seat",
                "announced", "belote_seat", "recorded_score", "recorded_card_points", "recorded_totals", "completeness",

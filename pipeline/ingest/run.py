@@ -8,7 +8,9 @@ reported in the summary, never guessed.
 from __future__ import annotations
 
 import gzip
+import re
 import time
+import zlib
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -20,6 +22,7 @@ from pipeline import ingest, lake as lakemod, schema
 from pipeline.ingest.records import GameRecord, Line, Provenance, Reject
 
 HEAD_BYTES = 65536
+_SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 FLUSH_HANDS = 50_000
 
 
@@ -77,6 +80,8 @@ def _lines(binary) -> Iterator[Line]:
     for i, raw in enumerate(binary, start=1):
         try:
             text: str | None = raw.decode("utf-8")
+            if i == 1:
+                text = text.removeprefix("\ufeff")   # a byte-order mark is not content
         except UnicodeDecodeError:
             text = None
         yield i, offset, text
@@ -104,6 +109,32 @@ class _Writer:
         return Reject(rec.where, "duplicate_game_id",
                       f"game {gid} is already in the lake with other content (imported from {seen[1]}); "
                       "not imported twice", "", gid)
+
+    def check(self, rec: GameRecord) -> Reject | None:
+        """Checks shared by every reader, on the finished rows: a safe source name (it becomes a folder),
+        values that fit the schema, hand numbers 1..n without repeats, at least one hand."""
+        gid = rec.game.get("game_id")
+
+        def rej(code: str, reason: str, hand_no=None) -> Reject:
+            return Reject(rec.where, code, reason, "", gid, hand_no)
+        source = rec.game.get("source")
+        if not isinstance(source, str) or not _SAFE_NAME.match(source):
+            return rej("bad_source", f"source {source!r} is not a plain name (letters, digits, '.', '_', '-'; "
+                                     "it names a lake folder)")
+        if not rec.hands:
+            return rej("no_hands", "the game has no hands")
+        err = schema.check_row("games", rec.game)
+        if err:
+            return rej("bad_value", err)
+        numbers = [h.get("hand_no") for h in rec.hands]
+        if len(set(numbers)) != len(numbers):
+            dup = next(x for x in numbers if numbers.count(x) > 1)
+            return rej("duplicate_hand_no", f"hand number {dup} appears twice", dup)
+        for h in rec.hands:
+            err = schema.check_row("hands", h)
+            if err:
+                return rej("bad_value", err, h.get("hand_no"))
+        return None
 
     def add_game(self, rec: GameRecord) -> None:
         self.game_ids.setdefault(rec.game["game_id"], (rec.game["game_key"], rec.game["source_file"]))
@@ -147,6 +178,11 @@ def ingest_paths(paths: list[Path], lake: Path, fmt: str | None = None, strict: 
     Raises:
         FileNotFoundError for a missing path; KeyError for an unknown ``fmt``; StrictError.
     """
+    with lakemod.lock(lake):
+        return _ingest(paths, lake, fmt, strict, on_reject, on_file)
+
+
+def _ingest(paths, lake, fmt, strict, on_reject, on_file) -> IngestSummary:
     t0 = time.perf_counter()
     summary = IngestSummary()
     writer = _Writer(lake, summary)
@@ -155,7 +191,13 @@ def ingest_paths(paths: list[Path], lake: Path, fmt: str | None = None, strict: 
         summary.files += 1
         with _open(path) as fh:
             head_bytes = fh.read(HEAD_BYTES)
-        head = head_bytes.decode("utf-8", errors="replace")
+        if head_bytes[:2] in (b"\xff\xfe", b"\xfe\xff"):
+            _file_reject(path, fmt, "bad_encoding", "the file is UTF-16 text; convert it to UTF-8", writer, strict,
+                         on_reject)
+            if on_file:
+                on_file(path, None)
+            continue
+        head = head_bytes.decode("utf-8", errors="replace").removeprefix("\ufeff")
         if not head_bytes.strip():
             rej = empty_file_reject(path, fmt)
             if strict:
@@ -172,27 +214,50 @@ def ingest_paths(paths: list[Path], lake: Path, fmt: str | None = None, strict: 
             continue
         summary.formats[reader.NAME] += 1
         summary.bytes += path.stat().st_size
-        with _open(path) as fh:
-            for rec in reader.read(_lines(fh), str(path)):
-                if isinstance(rec, Reject):
-                    if strict:
-                        raise StrictError(rec.message())
-                    writer.add_reject(rec)
-                    if on_reject:
-                        on_reject(rec)
-                else:
-                    rej = writer.conflict(rec)
-                    if rej is None:
-                        writer.add_game(rec)
-                        continue
-                    if strict:
-                        raise StrictError(rej.message())
-                    writer.add_reject(rej)
-                    if on_reject:
-                        on_reject(rej)
+        try:
+            _read_file(path, reader, writer, strict, on_reject)
+        except StrictError:
+            raise
+        except (OSError, EOFError, zlib.error) as e:
+            _file_reject(path, reader.NAME, "unreadable_file", f"cannot read the file ({e}); records after the "
+                         "point of failure are not imported", writer, strict, on_reject)
+        except Exception as e:  # a reader bug must not lose the batch; the reject keeps the evidence
+            _file_reject(path, reader.NAME, "reader_error", f"the {reader.NAME} reader failed on this file: "
+                         f"{type(e).__name__}: {e}", writer, strict, on_reject)
     writer.flush()
     summary.seconds = time.perf_counter() - t0
     return summary
+
+
+def _file_reject(path: Path, fmt: str | None, code: str, reason: str, writer: "_Writer", strict: bool,
+                 on_reject) -> None:
+    rej = Reject(Provenance(fmt, str(path)), code, reason, "")
+    if strict:
+        raise StrictError(rej.message())
+    writer.add_reject(rej)
+    if on_reject:
+        on_reject(rej)
+
+
+def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject) -> None:
+    """Feed one file through its reader; every reject goes to the writer (or stops the run under strict)."""
+    def reject(rej: Reject) -> None:
+        if strict:
+            raise StrictError(rej.message())
+        writer.add_reject(rej)
+        if on_reject:
+            on_reject(rej)
+
+    with _open(path) as fh:
+        for rec in reader.read(_lines(fh), str(path)):
+            if isinstance(rec, Reject):
+                reject(rec)
+                continue
+            rej = writer.check(rec) or writer.conflict(rec)
+            if rej is None:
+                writer.add_game(rec)
+            else:
+                reject(rej)
 
 
 def empty_file_reject(path: Path, reader: str | None) -> Reject:

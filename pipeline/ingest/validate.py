@@ -14,10 +14,62 @@ from pipeline.cards import card_str
 from pipeline.ingest.records import RecordError
 
 
+COMPLETENESS = ("full_play", "tricks_taken", "summary")
+VARIANTS = ("belote", "coinche", "bulgarian", "belote-2p", "belote-3p")
+STRAIN_NAMES = ("C", "D", "H", "S", "NT", "AT")
+
+
+def _seat_ok(v: Any, n: int, allow_none: bool = True, allow_minus_one: bool = False) -> bool:
+    if v is None:
+        return allow_none
+    if not isinstance(v, int) or isinstance(v, bool):
+        return False
+    return 0 <= v < n or (allow_minus_one and v == -1)
+
+
 def check_hand(row: dict[str, Any], cards_per_seat: int = 8) -> None:
     """Validate a hand row (dict with the ``hands`` columns). Raises RecordError."""
     n = row["n_players"]
     hn = row.get("hand_no")
+    if not isinstance(hn, int) or isinstance(hn, bool) or hn < 1:
+        raise RecordError("bad_value", f"hand number {hn!r} must be a whole number from 1", None)
+    if row.get("completeness") not in COMPLETENESS:
+        raise RecordError("bad_value", f"completeness {row.get('completeness')!r} is not one of {', '.join(COMPLETENESS)}", hn)
+    if row.get("variant") not in VARIANTS:
+        raise RecordError("bad_value", f"variant {row.get('variant')!r} is not one of {', '.join(VARIANTS)}", hn)
+    players = row.get("players")
+    if not isinstance(players, list) or len(players) != n or not all(isinstance(p, str) and p for p in players):
+        raise RecordError("bad_value", f"players must be {n} non-empty names, got {players!r}", hn)
+    taker = row.get("taker")
+    if taker is not None:
+        if row.get("strain") not in STRAIN_NAMES:
+            raise RecordError("bad_value", f"contract strain {row.get('strain')!r} is not one of {' '.join(STRAIN_NAMES)}", hn)
+        if not isinstance(row.get("capot_bid"), bool):
+            raise RecordError("bad_value", f"capot_bid must be true or false, got {row.get('capot_bid')!r}", hn)
+        bid = row.get("bid")
+        if bid is not None and (not isinstance(bid, int) or isinstance(bid, bool) or not 0 < bid <= 1000):
+            raise RecordError("bad_value", f"bid {bid!r} must be a whole number of points from 1 to 1000", hn)
+    if row.get("coinche") not in (0, 1, 2) or isinstance(row.get("coinche"), bool):
+        raise RecordError("bad_value", f"coinche level {row.get('coinche')!r} must be 0, 1 or 2", hn)
+    for a in row.get("auction") or []:
+        if not _seat_ok(a.get("seat"), n, allow_none=False):
+            raise RecordError("bad_seat", f"auction call {a!r} has no seat in 0..{n - 1}", hn)
+    for a in row.get("announced") or []:
+        if not _seat_ok(a.get("seat"), n, allow_none=False):
+            raise RecordError("bad_seat", f"announcement {a!r} has no seat in 0..{n - 1}", hn)
+    if not _seat_ok(row.get("belote_seat"), n, allow_minus_one=True):
+        raise RecordError("bad_seat", f"belote seat {row.get('belote_seat')!r} is not in 0..{n - 1} (or -1)", hn)
+    if not _seat_ok(row.get("last_trick_seat"), n):
+        raise RecordError("bad_seat", f"last trick seat {row.get('last_trick_seat')!r} is not in 0..{n - 1}", hn)
+    rec = row.get("recorded_score")
+    if rec is not None and (not isinstance(rec, list) or len(rec) != (2 if n != 3 else 3)):
+        raise RecordError("bad_value", f"recorded score {rec!r} must give one number per team", hn)
+    errors = row.get("errors")
+    if not isinstance(errors, list) or not all(isinstance(e, str) for e in errors):
+        raise RecordError("bad_value", f"errors must be a list of texts, got {errors!r}", hn)
+    if row.get("completeness") == "full_play" and taker is not None:
+        if row.get("plays") is None or row.get("initial_hands") is None:
+            raise RecordError("truncated_play", "a full_play hand with a contract must give the hands and the plays", hn)
     init = row.get("initial_hands")
     if row.get("dealer") is None or not 0 <= row["dealer"] < n:
         raise RecordError("bad_seat", f"dealer seat {row.get('dealer')!r} is not in 0..{n - 1}", hn)

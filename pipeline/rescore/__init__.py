@@ -50,6 +50,11 @@ def rescore_lake(lake: Path, rules: Ruleset, batch_size: int = 262_144) -> Resco
     """Rescore every hand in ``lake`` under ``rules``; replace ``scores/ruleset=<name>`` and
     ``game_scores/ruleset=<name>``. Memory is bounded by ``batch_size`` for the hand pass; the game
     pass keeps one small row per hand (a few columns)."""
+    with lakemod.lock(lake):
+        return _rescore(lake, rules, batch_size)
+
+
+def _rescore(lake: Path, rules: Ruleset, batch_size: int) -> RescoreSummary:
     t0 = time.perf_counter()
     summary = RescoreSummary(rules.name)
     slim: list[pa.Table] = []
@@ -69,7 +74,11 @@ def rescore_lake(lake: Path, rules: Ruleset, batch_size: int = 262_144) -> Resco
 
     lakemod.replace_partition(lake, "scores", rules.name, batches())
     if slim:
-        g = game_pass(pa.concat_tables(slim), rules)
+        targets = None
+        if rules["game.target_from_record"]:
+            games = lakemod.read(lake, "games", columns=["game_id", "target"]).to_pylist()
+            targets = {g["game_id"]: g["target"] for g in games if g["target"]}
+        g = game_pass(pa.concat_tables(slim), rules, targets)
         summary.games = g.num_rows
         lakemod.replace_partition(lake, "game_scores", rules.name, [g])
     # which parameters these scores were computed with (pyarrow and DuckDB skip files starting with "_")

@@ -26,7 +26,9 @@ Doubled awards (``[double]``, multiplier ``coinche`` or ``surcoinche``); the sid
     "bid"   (colver, pagat): base + bid x mult + every declaration + belotes;
     "whole" (FFB-Co15 §10.1): (base + bid + every declaration [+ belotes if ``belote_multiplied``]) x mult;
     "flat"  (FFB-Ct16 p.7, kydos): ``flat_coinche`` / ``flat_surcoinche`` + bid x mult if
-            ``bid_multiplied``.
+            ``bid_multiplied``;
+    "own"   (coinche-cli): made, the takers score (their own rounded points + bid) x mult + their belote and
+            the defence keeps its own rounded points and belote; a capot and a failure are scored as "whole".
     base is ``double.base`` (0 = the deal's card points, 162 or 252) or ``double.base_capot`` after a capot,
     and ``fail_base`` when the contract failed. Belotes go to the winner when ``belote_to_winner``, else
     each side keeps its own. The losing side scores nothing else.
@@ -250,6 +252,13 @@ def settle(card_points: np.ndarray, decl_points: np.ndarray, belote_points: np.n
             + (0 if inside else win_belote(bT, bO))
         dbl_fail_O = (fail_base + V + decl_all + (win_belote(bO, bT) if inside else 0)) * mult \
             + (0 if inside else win_belote(bO, bT))
+    elif scope == "own":
+        # coinche-cli: the takers multiply their own rounded points + bid; the defence keeps its own points;
+        # belotes stay with their holders, outside the multiplier (capot bids and unbid capots as "whole")
+        whole_made = (made_base + V + decl_all) * mult + bT
+        own_made = (round_points(cT + dT, mode) + V) * mult + bT
+        dbl_made_T = np.where(capot_bid | taker_capot, whole_made, own_made)
+        dbl_fail_O = (fail_base + V + decl_all) * mult + (bO + bT if all_b else bO)
     else:  # flat
         flat = np.where(coinche == 2, int(R["double.flat_surcoinche"]), int(R["double.flat_coinche"]))
         bid_part = V * mult if R["double.bid_multiplied"] else 0
@@ -260,6 +269,8 @@ def settle(card_points: np.ndarray, decl_points: np.ndarray, belote_points: np.n
     if R["contract.capot_bid_failed_flat"]:
         dbl_fail_O = np.where(capot_bid, int(R["contract.capot_bid_failed_flat"]) * mult + win_belote(bO, bT), dbl_fail_O)
     dbl_made_O = zero + (0 if all_b else bO)
+    if scope == "own":
+        dbl_made_O = np.where(capot_bid | taker_capot, dbl_made_O, round_points(cO + dO, mode) + bO)
     dbl_fail_T = zero + (0 if all_b else bT)
 
     sT = np.select([made & ~doubled, made & doubled, failed & ~doubled, failed & doubled],

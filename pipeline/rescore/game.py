@@ -25,8 +25,11 @@ from pipeline import schema
 from pipeline.rules import Ruleset
 
 
-def game_pass(scores: pa.Table, rules: Ruleset) -> pa.Table:
-    """Game results (``game_scores`` schema) from a ruleset's ``scores`` rows."""
+def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None = None) -> pa.Table:
+    """Game results (``game_scores`` schema) from a ruleset's ``scores`` rows.
+
+    ``targets`` maps game_id -> the game's recorded target; used instead of ``game.target`` when the ruleset
+    sets ``game.target_from_record`` (the target is a per-table option in some sources)."""
     if scores.num_rows == 0:
         return schema.empty("game_scores")
     t = scores.select(["game_id", "hand_no", "source", "status", "hand_score", "held_points", "litige",
@@ -70,7 +73,9 @@ def game_pass(scores: pa.Table, rules: Ruleset) -> pa.Table:
     M_valid[game_of, pos] = True
     M_no[game_of, pos] = t.column("hand_no").to_numpy(zero_copy_only=False)
 
-    target = int(rules["game.target"])
+    target = np.full(G, int(rules["game.target"]), dtype=np.int64)
+    if rules["game.target_from_record"] and targets:
+        target = np.array([targets.get(g) or int(rules["game.target"]) for g in gid[starts]], dtype=np.int64)
     totals = np.zeros((G, 2), dtype=np.int64)
     pot = np.zeros(G, dtype=np.int64)
     ended = np.zeros(G, dtype=bool)

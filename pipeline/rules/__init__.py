@@ -37,7 +37,7 @@ CHOICES: dict[str, tuple] = {
     "contract.made_vs_bid": ("ge", "none"),
     "contract.tie": ("litige", "made", "failed"),
     "contract.fail_declarations": ("to_defence", "keep", "lost"),
-    "double.scope": ("bid", "whole", "flat"),
+    "double.scope": ("bid", "whole", "flat", "own"),
     "belote.all_trump": ("per_suit", "per_suit_led", "none"),
     "rounding.mode": ("none", "nearest10_5up", "nearest10_6up", "bg_2001", "bg_modern"),
     "game.litige_to": ("next_hand_winner", "higher_hand_score"),
