@@ -115,3 +115,73 @@ def test_changed_game_is_not_imported_twice(tmp_path):
     assert rej["game_id"] == "test:g2" and str(f) in rej["reason"]
     keys = lakemod.read(tmp_path / "lake", "hands", columns=["hand_key"]).column("hand_key")
     assert pc.count_distinct(keys).as_py() == 3
+
+
+# --- bad input found by a hostile pass over the readers: each lands in rejects, the rest imports ---------------
+
+def _one_bad(tmp_path, mutate, name="bad.jsonl"):
+    good = good_games()
+    bad = native_game("bad", [native_hand(DEAL_A, 1, taker=0)])
+    mutate(bad)
+    f = write_jsonl(tmp_path / name, [good[0], bad, good[1]])
+    s = ingest_paths([f], tmp_path / "lake")
+    assert (s.games, s.hands) == (2, 3), "the good games around the bad one are imported"
+    (rej,) = lakemod.read(tmp_path / "lake", "rejects").to_pylist()
+    assert rej["source_line"] == 2 and rej["source_file"] == str(f)
+    return rej
+
+
+@pytest.mark.parametrize("mutate,code,words", [
+    (lambda g: g.update(source="../../escaped"), "bad_source", "is not a plain name"),
+    (lambda g: g.update(source="x=y"), "bad_source", "is not a plain name"),
+    (lambda g: g.update(source=None), "bad_field", "source must be text"),
+    (lambda g: g["hands"][0].update(contract=1), "bad_field", "contract must be an object"),
+    (lambda g: g["hands"][0].update(recorded=[1, 2]), "bad_field", "recorded must be objects"),
+    (lambda g: g["hands"][0]["contract"].update(bid=40000), "bad_value", "bid 40000"),
+    (lambda g: g["hands"][0]["contract"].update(bid=-10), "bad_value", "bid -10"),
+    (lambda g: g["hands"][0]["contract"].update(capot_bid="no"), "bad_value", "capot_bid must be true or false"),
+    (lambda g: g["hands"][0]["contract"].update(coinche=3), "bad_value", "coinche level 3"),
+    (lambda g: g["hands"][0]["contract"].update(strain="X"), "bad_value", "contract strain 'X'"),
+    (lambda g: g.update(target="1000"), "bad_value", "target must be a whole number"),
+    (lambda g: g["hands"].append(dict(g["hands"][0])), "duplicate_hand_no", "hand number 1 appears twice"),
+    (lambda g: g.update(hands=[]), "no_hands", "the game has no hands"),
+    (lambda g: g["hands"][0].update(errors=5), "bad_value", "errors must be a list"),
+    (lambda g: g["hands"][0].update(belote_seat=9), "bad_seat", "belote seat 9"),
+    (lambda g: g["hands"][0].update(plays=None), "truncated_play", "must give the hands and the plays"),
+    (lambda g: g.update(players=["a", "b", None, "d"]), "bad_field", "players must list 4 names"),
+])
+def test_bad_values_are_rejected_with_their_reason(tmp_path, mutate, code, words):
+    rej = _one_bad(tmp_path, mutate)
+    assert rej["reason_code"] == code and words in rej["reason"], rej
+    assert not (tmp_path / "escaped").exists() and not (tmp_path.parent / "escaped").exists()
+
+
+def test_corrupt_gzip_is_a_file_reject_and_other_files_import(tmp_path):
+    good = write_jsonl(tmp_path / "good.jsonl", good_games())
+    data = gzip.compress(good.read_bytes())
+    (tmp_path / "cut.jsonl.gz").write_bytes(data[: len(data) // 2])
+    s = ingest_paths([tmp_path / "cut.jsonl.gz", good], tmp_path / "lake")
+    assert s.hands == 3 and dict(s.rejected) == {"unreadable_file": 1}
+
+
+def test_bom_and_utf16(tmp_path):
+    f = tmp_path / "bom.jsonl"
+    f.write_bytes(b"\xef\xbb\xbf" + b"".join(orjson.dumps(o) + b"\n" for o in good_games()))
+    assert ingest_paths([f], tmp_path / "lake").hands == 3
+    g = tmp_path / "utf16.jsonl"
+    g.write_bytes("\n".join(orjson.dumps(o).decode() for o in good_games()).encode("utf-16"))
+    s = ingest_paths([g], tmp_path / "lake2")
+    assert dict(s.rejected) == {"bad_encoding": 1}
+
+
+def test_first_line_bad_still_detected(tmp_path):
+    f = tmp_path / "x.jsonl"
+    f.write_text("{broken\n" + "\n".join(orjson.dumps(o).decode() for o in good_games()) + "\n")
+    s = ingest_paths([f], tmp_path / "lake")
+    assert s.hands == 3 and dict(s.rejected) == {"invalid_json": 1}
+
+
+def test_lake_path_is_a_file(tmp_path):
+    (tmp_path / "afile").write_text("x")
+    with pytest.raises(OSError):
+        ingest_paths([write_jsonl(tmp_path / "g.jsonl", good_games())], tmp_path / "afile")

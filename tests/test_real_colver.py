@@ -57,3 +57,20 @@ def test_classic_rules_flag_colver_discards(colver_lake):
     sc = lakemod.read(lake, "scores", filter=pc.field("ruleset") == "belote-classic")
     rule = Counter(sc.column("illegal_rule").to_pylist())
     assert rule == Counter({None: 2677 - 91, "must_undertrump": 91})
+
+
+def test_truncated_or_broken_colver_games_are_rejected_whole(tmp_path):
+    lines = shared_path("data", "real", "colver", "deals.jsonl").read_bytes().splitlines()[:40]
+    # game g0000 has 13 deals (lines 1-13), g0001 the next ones; cut g0000 after 5 deals, break a g0001 line
+    cut = lines[:5] + lines[13:]
+    cut[8] = b"[1, 2, 3]"
+    f = tmp_path / "deals.jsonl"
+    f.write_bytes(b"\n".join(cut) + b"\n")
+    s = ingest_paths([f], tmp_path / "lake")
+    rejected = {r["reason_code"]: r for r in lakemod.read(tmp_path / "lake", "rejects").to_pylist()}
+    assert set(rejected) == {"missing_hand", "bad_record"}
+    assert "deals_in_game says 13" in [r for r in lakemod.read(tmp_path / "lake", "rejects").to_pylist()
+                                       if r["game_id"] == "colver:g0000"][0]["reason"]
+    imported = {g["game_id"] for g in lakemod.read(tmp_path / "lake", "games").to_pylist()}
+    assert "colver:g0000" not in imported and "colver:g0001" not in imported
+    assert s.games == len(imported) >= 1

@@ -75,6 +75,21 @@ def _open(path: Path):
     return gzip.open(path, "rb") if magic == b"\x1f\x8b" else path.open("rb")
 
 
+def _readable_head(path: Path) -> bytes:
+    """As much of the start of a damaged (e.g. truncated gzip) file as decompresses, up to HEAD_BYTES."""
+    out = b""
+    try:
+        with _open(path) as fh:
+            while len(out) < HEAD_BYTES:
+                chunk = fh.read(4096)
+                if not chunk:
+                    break
+                out += chunk
+    except (OSError, EOFError, zlib.error):
+        pass
+    return out[:HEAD_BYTES]
+
+
 def _lines(binary) -> Iterator[Line]:
     offset = 0
     for i, raw in enumerate(binary, start=1):
@@ -189,8 +204,17 @@ def _ingest(paths, lake, fmt, strict, on_reject, on_file) -> IngestSummary:
     forced = ingest.get(fmt) if fmt else None
     for path in walk(paths):
         summary.files += 1
-        with _open(path) as fh:
-            head_bytes = fh.read(HEAD_BYTES)
+        try:
+            with _open(path) as fh:
+                head_bytes = fh.read(HEAD_BYTES)
+        except (OSError, EOFError, zlib.error) as e:
+            # a gzip cut short may still start with readable records: read what can be read
+            head_bytes = _readable_head(path)
+            if not head_bytes:
+                _file_reject(path, fmt, "unreadable_file", f"cannot read the file ({e})", writer, strict, on_reject)
+                if on_file:
+                    on_file(path, None)
+                continue
         if head_bytes[:2] in (b"\xff\xfe", b"\xfe\xff"):
             _file_reject(path, fmt, "bad_encoding", "the file is UTF-16 text; convert it to UTF-8", writer, strict,
                          on_reject)
