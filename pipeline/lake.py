@@ -40,6 +40,8 @@ def lock(lake: Path):
     first, so concurrent runs neither duplicate rows nor trip over each other's files.
     Raises OSError (e.g. NotADirectoryError, PermissionError) when the lake cannot be created or written."""
     lake = Path(lake)
+    if lake.exists() and not lake.is_dir():
+        raise NotADirectoryError(20, "the lake path is a file, not a folder", str(lake))
     lake.mkdir(parents=True, exist_ok=True)
     with open(lake / ".lock", "a") as fh:
         fcntl.flock(fh, fcntl.LOCK_EX)

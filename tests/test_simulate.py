@@ -348,8 +348,8 @@ def test_bulgarian_games_to_151(run):
     for o in objs:
         final = o["recorded_final"]
         assert o["target"] == 151 and max(final) >= 151 and final[0] != final[1]
-        before = o["hands"][-2]["recorded"]["totals"] if len(o["hands"]) > 1 else [0, 0]
-        assert max(before) < 151 or before[0] == before[1]
+    # (the hand that ends each game is checked against game_pass elsewhere; with game.no_exit_on_capot a valat
+    # hand that crosses 151 does not end the game, so "first hand over 151" is not the rule here)
 
 
 def test_user_strains(tmp_path):

@@ -11,7 +11,8 @@ Rules (ruleset ``[game]`` and ``[contract]``):
   "higher_hand_score" (Belot_Scorer) to the team scoring strictly more on the next hand that does not hang;
   consecutive litiges accumulate; passed-out hands carry the pot on;
 * the game ends after the first hand that leaves a total at or above ``game.target`` with the totals
-  unequal (both over: the higher wins; equal: play on, rules.md R36).
+  unequal (both over: the higher wins; equal: play on, rules.md R36); with ``game.no_exit_on_capot`` a
+  capot/valat hand never ends it (Bulgarian, BG-HIT).
 Unscorable hands count 0-0 and do not decide litige.
 """
 
@@ -32,8 +33,9 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
     sets ``game.target_from_record`` (the target is a per-table option in some sources)."""
     if scores.num_rows == 0:
         return schema.empty("game_scores")
-    t = scores.select(["game_id", "hand_no", "source", "status", "hand_score", "held_points", "litige",
-                       "taker_team", "contract_made"]).sort_by([("game_id", "ascending"), ("hand_no", "ascending")])
+    cols = ["game_id", "hand_no", "source", "status", "hand_score", "held_points", "litige", "taker_team",
+            "contract_made"] + (["capot_team"] if "capot_team" in scores.column_names else [])
+    t = scores.select(cols).sort_by([("game_id", "ascending"), ("hand_no", "ascending")])
     gid = t.column("game_id").to_numpy(zero_copy_only=False)
     n = len(gid)
     starts = np.r_[0, np.nonzero(gid[1:] != gid[:-1])[0] + 1]
@@ -66,6 +68,9 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
     M_lit = np.zeros((G, H), dtype=bool)
     M_valid = np.zeros((G, H), dtype=bool)
     M_no = np.zeros((G, H), dtype=np.int64)
+    M_capot = np.zeros((G, H), dtype=bool)
+    if "capot_team" in t.column_names:
+        M_capot[game_of, pos] = t.column("capot_team").is_valid().to_numpy(zero_copy_only=False)
     M_score[game_of, pos] = hs
     M_win[game_of, pos] = winner_hand
     M_held[game_of, pos] = held
@@ -91,6 +96,8 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
         pot = np.where(give, 0, pot)
         pot = pot + np.where(v & M_lit[:, h], M_held[:, h], 0)
         done = v & ~ended & (totals.max(axis=1) >= target) & (totals[:, 0] != totals[:, 1])
+        if rules["game.no_exit_on_capot"]:   # "С капо не се излиза": a valat hand never ends the game
+            done &= ~M_capot[:, h]
         ended_at = np.where(done, M_no[:, h], ended_at)
         at_end = np.where(done[:, None], totals, at_end)
         ended |= done
