@@ -128,6 +128,7 @@ def game_to_rows(obj: dict[str, Any], source_format: str, source_file: str, line
             announced=announced, belote_seat=_int(h.get("belote_seat"), "belote_seat", hn),
             recorded_score=rec.get("score"), recorded_card_points=rec.get("card_points"),
             recorded_totals=rec.get("totals"), recorded_margin=rec.get("margin"), errors=h.get("errors", []),
+            carried_in=_int(h.get("carried_in"), "carried_in", hn),
         )
         hands.append(row)
     game = finish_game({k: v for k, v in common.items()} | {
@@ -212,6 +213,7 @@ def game_to_json(game: dict[str, Any], hands: list[dict[str, Any]]) -> dict[str,
             "tricks_taken": None if h.get("tricks_taken") is None else [_strs(m) for m in h["tricks_taken"]],
             "last_trick_seat": h.get("last_trick_seat"), "announced": announced,
             "belote_seat": h.get("belote_seat"), "recorded": rec, "errors": list(h.get("errors") or []),
+            "carried_in": h.get("carried_in"),
             "provenance": {"source_line": h.get("source_line")},
         })
     return out

@@ -188,3 +188,20 @@ def test_sample_declarations_detect(case):
     hand = mask_of(parse_card(c) for c in case["input"]["hand"])
     got = sorted((k, RANKS[top]) for k, top, _s, _l, _p in list_held(hand, 0, R()))
     assert got == sorted((d["kind"], d["top_rank"]) for d in case["expected"]["declarations"])
+
+
+def test_golden_score_through_the_import_path(tmp_path):
+    """The same 2,500 rounds through `rebelote ingest` (reader `bridgebelot2001`) and `rescore`: each round is a
+    one-hand game whose final totals must be the program's board (hanging points carried in included)."""
+    from pipeline import lake as lakemod
+    from pipeline.ingest.run import ingest_paths
+    from pipeline.rescore import rescore_lake
+
+    lake = tmp_path / "lake"
+    s = ingest_paths([shared_path("oracles", "bridgebelot2001", "golden_score.json")], lake)
+    assert (s.games, s.hands, sum(s.rejected.values()), dict(s.formats)) == (2500, 2500, 0, {"bridgebelot2001": 1})
+    rescore_lake(lake, R())
+    games = {g["game_id"]: g["recorded_final"] for g in lakemod.read(lake, "games").to_pylist()}
+    results = lakemod.read(lake, "game_scores").to_pylist()
+    bad = [r["game_id"] for r in results if r["totals"] != games[r["game_id"]]]
+    assert len(results) == 2500 and bad == []

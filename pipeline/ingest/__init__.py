@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from pipeline.ingest import coinche_cli, colver, native_jsonl, openspiel_jsonl, openspiel_state
+from pipeline.ingest import bridgebelot2001, coinche_cli, colver, native_jsonl, openspiel_jsonl, openspiel_state
 
-READERS: list[ModuleType] = [native_jsonl, colver, openspiel_jsonl, openspiel_state, coinche_cli]
+READERS: list[ModuleType] = [native_jsonl, colver, openspiel_jsonl, openspiel_state, coinche_cli, bridgebelot2001]
 
 
 def names() -> list[str]:

@@ -105,7 +105,7 @@ def first_objects(head: str, limit: int = 5) -> list:
 _KEY_FIELDS = ("game_id", "hand_no", "dealer", "n_players", "initial_hands", "turned_card", "auction", "taker",
                "strain", "bid", "capot_bid", "coinche", "plays", "play_seats", "tricks_taken", "last_trick_seat",
                "announced", "belote_seat", "recorded_score", "recorded_card_points", "recorded_totals", "completeness",
-               "recorded_margin")
+               "recorded_margin", "carried_in")
 
 
 def hand_key(row: dict[str, Any]) -> str:
@@ -129,7 +129,7 @@ def new_hand(**kw: Any) -> dict[str, Any]:
         "taker": None, "strain": None, "bid": None, "capot_bid": False, "coinche": 0, "plays": None,
         "play_seats": None, "tricks_taken": None, "last_trick_seat": None, "announced": None,
         "belote_seat": None, "recorded_score": None, "recorded_card_points": None, "recorded_totals": None,
-        "recorded_margin": None,
+        "recorded_margin": None, "carried_in": None,
         "errors": [], "completeness": "full_play", "initial_hands": None,
     }
     row.update(kw)

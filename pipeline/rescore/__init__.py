@@ -69,7 +69,7 @@ def _rescore(lake: Path, rules: Ruleset, batch_size: int) -> RescoreSummary:
             summary.recorded += s.num_rows - mr.null_count
             summary.matches += int(pc.sum(pc.fill_null(mr, False)).as_py() or 0)
             slim.append(s.select(["game_id", "hand_no", "source", "status", "hand_score", "held_points", "litige",
-                                  "taker_team", "contract_made", "capot_team"]))
+                                  "taker_team", "contract_made", "capot_team", "carried_in"]))
             yield s
 
     lakemod.replace_partition(lake, "scores", rules.name, batches())

@@ -103,7 +103,8 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
         hands = pa.Table.from_batches([hands])
     # optional columns a caller may leave out are read as all-null
     hs = schema.schema("hands")
-    for name in ("tricks_taken", "last_trick_seat", "announced", "recorded_score", "recorded_margin", "bid"):
+    for name in ("tricks_taken", "last_trick_seat", "announced", "recorded_score", "recorded_margin", "bid",
+                 "carried_in"):
         if name not in hands.column_names:
             hands = hands.append_column(hs.field(name), pa.nulls(hands.num_rows, hs.field(name).type))
     n = hands.num_rows
@@ -310,6 +311,7 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
         "contract_made": opt(made, sc & ~litige, pa.bool_()),
         "litige": pa.array(litige, type=pa.bool_()),
         "hand_score": fixed(score_out.astype(np.int32), ok | passed, pa.int32()),
+        "carried_in": pc.fill_null(hands.column("carried_in"), 0).cast(pa.int32()),
         "held_points": pa.array(held, type=pa.int32()),
         "matches_recorded": opt(matches, rec_ok & (ok | passed), pa.bool_()),
     }

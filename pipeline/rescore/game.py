@@ -34,7 +34,7 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
     if scores.num_rows == 0:
         return schema.empty("game_scores")
     cols = ["game_id", "hand_no", "source", "status", "hand_score", "held_points", "litige", "taker_team",
-            "contract_made"] + (["capot_team"] if "capot_team" in scores.column_names else [])
+            "contract_made"] + [c for c in ("capot_team", "carried_in") if c in scores.column_names]
     t = scores.select(cols).sort_by([("game_id", "ascending"), ("hand_no", "ascending")])
     gid = t.column("game_id").to_numpy(zero_copy_only=False)
     n = len(gid)
@@ -69,6 +69,9 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
     M_valid = np.zeros((G, H), dtype=bool)
     M_no = np.zeros((G, H), dtype=np.int64)
     M_capot = np.zeros((G, H), dtype=bool)
+    M_carry = np.zeros((G, H), dtype=np.int64)
+    if "carried_in" in t.column_names:
+        M_carry[game_of, pos] = pc.fill_null(t.column("carried_in"), 0).to_numpy(zero_copy_only=False)
     if "capot_team" in t.column_names:
         M_capot[game_of, pos] = t.column("capot_team").is_valid().to_numpy(zero_copy_only=False)
     M_score[game_of, pos] = hs
@@ -89,6 +92,7 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
     rows = np.arange(G)
     for h in range(H):
         v = M_valid[:, h]
+        pot = pot + np.where(v, M_carry[:, h], 0)
         totals += np.where(v[:, None], M_score[:, h], 0)
         w = M_win[:, h]
         give = v & (w >= 0) & (pot > 0)

@@ -1,0 +1,65 @@
+-- contracts: which contracts are played, how often are they made, by how much, under one ruleset?
+--
+-- One row per (strain, level, coinche level) among the hands with a contract (hands.taker not NULL;
+-- passed-out hands are left out). The contract comes from `hands`; its result from `scores` rescored under
+-- the ruleset. Hands not rescored under the ruleset count in contracts/share but in no result column.
+-- Sources and variants are mixed: use --source / --variant to split them.
+--
+-- Parameters:
+--   $ruleset   ruleset name (scores.ruleset)
+--
+-- Columns (x/y pairs are given as two integers and as the text 'x/y'):
+--   ruleset          the ruleset reported
+--   strain           hands.strain: 'C' 'D' 'H' 'S' (trump suit), 'NT' (no-trump), 'AT' (all-trump)
+--   level            the bid: its value in card points ('80' ... '160'), 'take' for a classic prise (no
+--                    bid value), 'capot' for a capot bid (hands.capot_bid)
+--   coinche          doubling level (hands.coinche): 0 none, 1 coinche/contre, 2 surcoinche
+--   contracts        hands with this contract
+--   share            contracts / all contracts of the report, rounded to 4 decimals
+--   made, decided    contracts made / contracts scored with a result (status 'scored', not litige);
+--                    made_of = 'made/decided'
+--   success_rate     made / decided, rounded to 4 decimals (NULL when none decided)
+--   litiges          contracts scored as litige (neither made nor failed)
+--   unscored         contracts with no result: status 'unscorable', or no score under the ruleset
+--   margin_hands     scored contracts (status 'scored', litiges included) with a bid value
+--   avg_margin       average over margin_hands of the taker team's contract_points minus the bid, in card
+--                    points, rounded to 2 decimals (negative when short of the bid); NULL for 'take' and
+--                    'capot' (no bid value)
+--   taker_capots     scored contracts where the taker's team won every trick (capot_team = taker_team)
+--
+-- Order: strain (C D H S NT AT, then others), take, bids by value, capot, then coinche level.
+--
+-- display: strain, level, coinche, contracts, share, made_of, success_rate, litiges, avg_margin, taker_capots
+WITH
+sc AS (SELECT * FROM scores WHERE ruleset = $ruleset),
+c AS (
+    SELECT h.strain,
+           CASE WHEN h.capot_bid THEN 'capot' WHEN h.bid IS NULL THEN 'take' ELSE h.bid::VARCHAR END AS level,
+           CASE WHEN h.capot_bid THEN 100000 WHEN h.bid IS NULL THEN -1 ELSE h.bid END             AS level_order,
+           h.coinche,
+           coalesce(sc.contract_made, false)                                                       AS made,
+           coalesce(sc.status = 'scored' AND NOT sc.litige, false)                                 AS decided,
+           coalesce(sc.status = 'scored' AND sc.litige, false)                                     AS litige,
+           sc.status IS DISTINCT FROM 'scored'                                                     AS unscored,
+           CASE WHEN sc.status = 'scored' AND NOT h.capot_bid AND h.bid IS NOT NULL
+                THEN sc.contract_points[sc.taker_team + 1] - h.bid END                             AS margin,
+           coalesce(sc.status = 'scored' AND sc.capot_team = sc.taker_team, false)                 AS taker_capot
+    FROM hands AS h LEFT JOIN sc ON sc.hand_key = h.hand_key
+    WHERE h.taker IS NOT NULL
+)
+SELECT $ruleset::VARCHAR                                                   AS ruleset,
+       strain, level, coinche,
+       count(*)                                                            AS contracts,
+       round(count(*) / sum(count(*)) OVER (), 4)                          AS share,
+       count_if(made)::BIGINT                                              AS made,
+       count_if(decided)::BIGINT                                           AS decided,
+       count_if(made) || '/' || count_if(decided)                          AS made_of,
+       round(count_if(made) / nullif(count_if(decided), 0), 4)             AS success_rate,
+       count_if(litige)::BIGINT                                            AS litiges,
+       count_if(unscored)::BIGINT                                          AS unscored,
+       count(margin)                                                       AS margin_hands,
+       round(avg(margin), 2)                                               AS avg_margin,
+       count_if(taker_capot)::BIGINT                                       AS taker_capots
+FROM c
+GROUP BY strain, level, level_order, coinche
+ORDER BY coalesce(list_position(['C', 'D', 'H', 'S', 'NT', 'AT'], strain), 99), strain, level_order, coinche

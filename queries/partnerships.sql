@@ -1,0 +1,99 @@
+-- partnerships: how did each pair of partners do together under one ruleset?
+--
+-- One row per (pair, source). A pair is two names that sat as partners (seats s and s + 2) in a 4-player
+-- hand, whatever their seats; the two names are sorted (player_a <= player_b) so a pair is one row. Names
+-- are as the source spells them, so the same pair in two sources gives two rows. 2- and 3-player hands
+-- have no partners and are left out. Facts about the deal (games, hands, takes) come from `hands`;
+-- results come from `scores` and `game_scores` rescored under the ruleset. Hands not rescored under the
+-- ruleset still count in games/hands/taken but in no result column.
+--
+-- Parameters:
+--   $ruleset   ruleset name (scores.ruleset / game_scores.ruleset)
+--
+-- Columns (x/y pairs are given as two integers and as the text 'x/y'):
+--   ruleset            the ruleset reported
+--   player_a, player_b the two partners, player_a <= player_b
+--   source             the source of the records
+--   games              games in which the pair sat together (as partners)
+--   hands              hands the pair played together (passed-out hands included; a pair seated on both
+--                      teams of a hand - bots - counts it once)
+--   taken              hands one of the two took (the taker was on their team)
+--   take_rate          taken / hands, rounded to 4 decimals
+--   made, decided      contracts the pair took and made / took and that were scored with a result
+--                      (status 'scored', not litige); made_of = 'made/decided'
+--   taker_litiges      contracts the pair took that ended in litige (neither made nor failed)
+--   points             sum of the team's hand_score (game points, before any litige carry-over) over
+--                      points_hands = the pair's hands with a hand_score (status 'scored' or 'passed_out',
+--                      the latter scoring 0)
+--   points_per_hand    points / points_hands, game points, rounded to 2 decimals (NULL when no such hand)
+--   won, finished      games the pair's team won / games with a winner (game_scores.winner not NULL) under
+--                      the ruleset; won_of = 'won/finished'. A pair seated on both teams of a game counts
+--                      that game once, as won.
+--
+-- Order: hands desc, player_a, player_b, source.
+--
+-- display: player_a, player_b, source, games, hands, taken, made_of, points_per_hand, won_of
+WITH
+sc AS (SELECT * FROM scores WHERE ruleset = $ruleset),
+-- one row per hand per team of a 4-player hand: the team's two names, sorted
+per_team AS (
+    SELECT h.hand_key, h.game_id, h.source, t.team,
+           list_sort([h.players[t.team + 1], h.players[t.team + 3]]) AS pair,
+           coalesce(h.taker % 2 = t.team, false)                     AS took
+    FROM hands AS h CROSS JOIN (VALUES (0), (1)) AS t(team)
+    WHERE h.n_players = 4
+),
+per_team_scored AS (
+    SELECT p.pair[1] AS player_a, p.pair[2] AS player_b, p.source, p.game_id, p.hand_key, p.team, p.took,
+           sc.status, sc.contract_made, sc.litige,
+           sc.hand_score[p.team + 1] AS own_score
+    FROM per_team AS p LEFT JOIN sc ON sc.hand_key = p.hand_key
+),
+-- one row per (pair, hand): a pair on both teams of a hand counts it once, with its team 0 points
+per_hand AS (
+    SELECT player_a, player_b, source, game_id, hand_key,
+           bool_or(took)                                                    AS took,
+           bool_or(coalesce(took AND contract_made, false))                 AS made,
+           bool_or(coalesce(took AND status = 'scored' AND NOT litige, false)) AS decided,
+           bool_or(coalesce(took AND litige, false))                        AS taker_litige,
+           arg_min(own_score, team)                                         AS own_score
+    FROM per_team_scored
+    GROUP BY player_a, player_b, source, game_id, hand_key
+),
+by_hand AS (
+    SELECT player_a, player_b, source,
+           count(DISTINCT game_id)              AS games,
+           count(*)                             AS hands,
+           count_if(took)::BIGINT               AS taken,
+           count_if(made)::BIGINT               AS made,
+           count_if(decided)::BIGINT            AS decided,
+           count_if(taker_litige)::BIGINT       AS taker_litiges,
+           coalesce(sum(own_score), 0)::BIGINT  AS points,
+           count(own_score)                     AS points_hands
+    FROM per_hand
+    GROUP BY player_a, player_b, source
+),
+by_game AS (
+    SELECT p.player_a, p.player_b, p.source,
+           count(DISTINCT g.game_id) FILTER (WHERE g.winner = p.team)     AS won,
+           count(DISTINCT g.game_id) FILTER (WHERE g.winner IS NOT NULL) AS finished
+    FROM (SELECT DISTINCT pair[1] AS player_a, pair[2] AS player_b, source, game_id, team FROM per_team) AS p
+    JOIN game_scores AS g ON g.game_id = p.game_id AND g.ruleset = $ruleset
+    GROUP BY p.player_a, p.player_b, p.source
+)
+SELECT $ruleset::VARCHAR                                    AS ruleset,
+       h.player_a, h.player_b, h.source,
+       h.games, h.hands, h.taken,
+       round(h.taken / h.hands, 4)                          AS take_rate,
+       h.made, h.decided,
+       h.made || '/' || h.decided                           AS made_of,
+       h.taker_litiges,
+       h.points, h.points_hands,
+       round(h.points / nullif(h.points_hands, 0), 2)       AS points_per_hand,
+       coalesce(g.won, 0)                                   AS won,
+       coalesce(g.finished, 0)                              AS finished,
+       coalesce(g.won, 0) || '/' || coalesce(g.finished, 0) AS won_of
+FROM by_hand AS h
+LEFT JOIN by_game AS g ON g.player_a IS NOT DISTINCT FROM h.player_a AND g.player_b IS NOT DISTINCT FROM h.player_b
+                      AND g.source = h.source
+ORDER BY h.hands DESC, h.player_a, h.player_b, h.source
