@@ -54,6 +54,7 @@ def ingest(
     format: Annotated[Optional[str], typer.Option("--format", help="Force a reader instead of detection (see `rebelote formats`).")] = None,
     strict: Annotated[bool, typer.Option("--strict", help="Fail on the first rejected record.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the summary line.")] = False,
+    reread: Annotated[bool, typer.Option("--reread", help="Read files the lake's manifest says are unchanged.")] = False,
 ) -> None:
     """Import game records into the lake. Re-importing the same records adds nothing.
 
@@ -93,7 +94,8 @@ def ingest(
 
     try:
         with progress:
-            summary = ingest_paths(paths, lake, fmt=format, strict=strict, on_reject=on_reject, on_file=on_file)
+            summary = ingest_paths(paths, lake, fmt=format, strict=strict, on_reject=on_reject, on_file=on_file,
+                                   reread=reread)
     except StrictError as e:
         _fail(f"--strict: {e}")
     except OSError as e:
@@ -175,6 +177,35 @@ def stats_declarations(lake: LakeOpt = lakemod.DEFAULT_LAKE, rules: RulesOpt = N
                        output: OutputOpt = None, source: SourceOpt = None, variant: VariantOpt = None) -> None:
     """Declarations and belote: how often each team scored them and what they were worth."""
     _stats("declarations", lake, rules, format, output, source, variant)
+
+
+@stats_app.command("partnerships")
+def stats_partnerships(lake: LakeOpt = lakemod.DEFAULT_LAKE, rules: RulesOpt = None, format: FormatOpt = "table",
+                       output: OutputOpt = None, source: SourceOpt = None, variant: VariantOpt = None) -> None:
+    """Per pair of partners: games, hands, takes, contracts made (x/y), points per hand, games won (x/y)."""
+    _stats("partnerships", lake, rules, format, output, source, variant)
+
+
+@stats_app.command("head-to-head")
+def stats_head_to_head(lake: LakeOpt = lakemod.DEFAULT_LAKE, rules: RulesOpt = None, format: FormatOpt = "table",
+                       output: OutputOpt = None, source: SourceOpt = None, variant: VariantOpt = None) -> None:
+    """Pair against pair: games played and won by each."""
+    _stats("head_to_head", lake, rules, format, output, source, variant)
+
+
+@stats_app.command("contracts")
+def stats_contracts(lake: LakeOpt = lakemod.DEFAULT_LAKE, rules: RulesOpt = None, format: FormatOpt = "table",
+                    output: OutputOpt = None, source: SourceOpt = None, variant: VariantOpt = None) -> None:
+    """By strain, bid level and coinche: frequency, made (x/y), success rate, average margin."""
+    _stats("contracts", lake, rules, format, output, source, variant)
+
+
+@stats_app.command("audit")
+def stats_audit(lake: LakeOpt = lakemod.DEFAULT_LAKE, rules: RulesOpt = None, format: FormatOpt = "table",
+                output: OutputOpt = None, source: SourceOpt = None, variant: VariantOpt = None) -> None:
+    """Hands whose recorded score differs from the rescoring, with the component that differs and the
+    `rebelote show` command that explains it."""
+    _stats("audit", lake, rules, format, output, source, variant)
 
 
 @app.command()

@@ -13,6 +13,11 @@ from rich.table import Table
 FORMATS = ("table", "csv", "json", "parquet")
 
 
+def _num(v: float) -> str:
+    """Rates (below 1) with 4 decimals, other numbers with 2."""
+    return f"{v:.4f}" if abs(v) < 1 else f"{v:.2f}"
+
+
 def write(table: pa.Table, fmt: str, output: Path | None, console: Console) -> None:
     """Render ``table`` as ``fmt`` to ``output`` (or the console). Raises ValueError for an unknown
     format, or parquet without --output."""
@@ -44,7 +49,7 @@ def write(table: pa.Table, fmt: str, output: Path | None, console: Console) -> N
         rich_table.add_column(name, no_wrap=True, justify="right" if pa.types.is_integer(table.schema.field(name).type)
                               or pa.types.is_floating(table.schema.field(name).type) else "left")
     for row in table.to_pylist():
-        rich_table.add_row(*["" if v is None else (f"{v:.2f}" if isinstance(v, float) else str(v)) for v in row.values()])
+        rich_table.add_row(*["" if v is None else (_num(v) if isinstance(v, float) else str(v)) for v in row.values()])
     if output is None:
         # natural width: never fold or cut cells; a narrow terminal wraps the lines instead
         from rich.measure import Measurement

@@ -31,6 +31,8 @@ def test_ingest_rescore_stats(tmp_path, records):
     assert r.exit_code == 0, r.output
     assert "1 files, 2 games, 4 hands, 0 duplicates skipped, 0 rejected" in r.stdout
     r = run("ingest", records, "--lake", lake)
+    assert "0 hands, 0 duplicates skipped" in r.stdout and "1 unchanged file skipped" in r.stdout
+    r = run("ingest", records, "--lake", lake, "--reread")
     assert "0 hands, 4 duplicates skipped" in r.stdout
     r = run("rescore", "--rules", "belote-classic", "--lake", lake)
     assert r.exit_code == 0, r.output

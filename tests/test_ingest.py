@@ -22,8 +22,12 @@ def test_import_and_reimport_is_idempotent(tmp_path):
     lake = tmp_path / "lake"
     s1 = ingest_paths([f], lake)
     assert (s1.files, s1.games, s1.hands, s1.duplicates, sum(s1.rejected.values())) == (1, 2, 3, 0, 0)
-    s2 = ingest_paths([f], lake)
+    s2 = ingest_paths([f], lake, reread=True)      # read again: every hand is a duplicate of the lake's
     assert (s2.games, s2.hands, s2.duplicates) == (0, 0, 3)
+    s3 = ingest_paths([f], lake)                   # the manifest knows the file: not even opened
+    assert (s3.unchanged, s3.hands, s3.duplicates) == (1, 0, 0)
+    f.write_bytes(f.read_bytes() + b"\n")          # touched: read again
+    assert ingest_paths([f], lake).unchanged == 0
     assert lakemod.read(lake, "hands").num_rows == 3
     assert lakemod.read(lake, "games").num_rows == 2
     assert "3 hands" in str(s1) and "3 duplicates skipped" in str(s2)

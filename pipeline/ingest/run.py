@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import orjson
 import pyarrow as pa
 
 from pipeline import ingest, lake as lakemod, schema
@@ -43,6 +44,7 @@ class IngestSummary:
     formats: Counter = field(default_factory=Counter)
     seconds: float = 0.0
     bytes: int = 0
+    unchanged: int = 0
 
     def __str__(self) -> str:
         rej = sum(self.rejected.values())
@@ -51,7 +53,9 @@ class IngestSummary:
         s = (f"ingest: {self.files} files, {self.games} games, {self.hands} hands, {self.duplicates} duplicates skipped, "
              f"{rej} rejected{f' ({by})' if by else ''}, {self.seconds:.2f} s, {rate:,.0f} hands/s")
         if self.unrecognised:
-            s += f"; {len(self.unrecognised)} files not recognised"
+            s += f"; {len(self.unrecognised)} file{'s' if len(self.unrecognised) != 1 else ''} not recognised"
+        if self.unchanged:
+            s += f"; {self.unchanged} unchanged file{'s' if self.unchanged != 1 else ''} skipped"
         return s
 
 
@@ -180,30 +184,54 @@ class _Writer:
         self.buf = {t: [] for t in self.buf}
 
 
+MANIFEST = "_manifest.json"
+
+
+def _load_manifest(lake: Path) -> dict:
+    p = Path(lake) / MANIFEST
+    try:
+        return orjson.loads(p.read_bytes()) if p.exists() else {}
+    except orjson.JSONDecodeError:
+        return {}
+
+
+def _stamp(path: Path, fmt: str) -> list:
+    st = path.stat()
+    return [st.st_size, st.st_mtime_ns, fmt]
+
+
 def ingest_paths(paths: list[Path], lake: Path, fmt: str | None = None, strict: bool = False,
                  on_reject: Callable[[Reject], None] | None = None,
-                 on_file: Callable[[Path, str | None], None] | None = None) -> IngestSummary:
+                 on_file: Callable[[Path, str | None], None] | None = None, reread: bool = False) -> IngestSummary:
     """Import every file under ``paths`` into ``lake``.
 
     Args:
         fmt: force this reader (name from :func:`pipeline.ingest.names`) instead of detection.
         strict: raise :class:`StrictError` at the first reject (rows read before it are not written).
+        reread: read every file even when the lake's manifest (``_manifest.json``: path, size, modification
+            time and reader of each file read before) says it is unchanged; by default unchanged files are
+            skipped without being opened.
         on_reject: called with each Reject (the CLI prints them).
         on_file: called with each file and the reader chosen (None: not recognised).
     Raises:
         FileNotFoundError for a missing path; KeyError for an unknown ``fmt``; StrictError.
     """
     with lakemod.lock(lake):
-        return _ingest(paths, lake, fmt, strict, on_reject, on_file)
+        return _ingest(paths, lake, fmt, strict, on_reject, on_file, reread)
 
 
-def _ingest(paths, lake, fmt, strict, on_reject, on_file) -> IngestSummary:
+def _ingest(paths, lake, fmt, strict, on_reject, on_file, reread=False) -> IngestSummary:
     t0 = time.perf_counter()
     summary = IngestSummary()
     writer = _Writer(lake, summary)
     forced = ingest.get(fmt) if fmt else None
+    manifest = _load_manifest(lake)
     for path in walk(paths):
         summary.files += 1
+        key = str(path.resolve())
+        if not reread and manifest.get(key) == _stamp(path, fmt or "auto"):
+            summary.unchanged += 1
+            continue
         try:
             with _open(path) as fh:
                 head_bytes = fh.read(HEAD_BYTES)
@@ -238,6 +266,7 @@ def _ingest(paths, lake, fmt, strict, on_reject, on_file) -> IngestSummary:
             continue
         summary.formats[reader.NAME] += 1
         summary.bytes += path.stat().st_size
+        stamp = _stamp(path, fmt or "auto")
         try:
             _read_file(path, reader, writer, strict, on_reject)
         except StrictError:
@@ -248,7 +277,10 @@ def _ingest(paths, lake, fmt, strict, on_reject, on_file) -> IngestSummary:
         except Exception as e:  # a reader bug must not lose the batch; the reject keeps the evidence
             _file_reject(path, reader.NAME, "reader_error", f"the {reader.NAME} reader failed on this file: "
                          f"{type(e).__name__}: {e}", writer, strict, on_reject)
+        else:
+            manifest[key] = stamp
     writer.flush()
+    (Path(lake) / MANIFEST).write_bytes(orjson.dumps(manifest, option=orjson.OPT_SORT_KEYS))
     summary.seconds = time.perf_counter() - t0
     return summary
 

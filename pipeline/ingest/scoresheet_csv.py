@@ -1,0 +1,473 @@
+"""Reader for club score sheets in CSV (layout in docs/scoresheet-csv.md): one row per hand, no cards.
+
+A sheet is what an organiser fills in a spreadsheet: game id, hand number, the four players (or the two team
+names), dealer, taker, contract, each team's score and optionally the running totals. Columns are found by
+name in the header row (comma, semicolon or tab separated); rows sharing a game id form one game, whatever
+their order in the file, and must be numbered 1..n. Every hand lands at completeness ``summary``: the
+recorded scores are kept, rescoring has nothing to replay.
+
+Errors: a row that cannot be read is a Reject with its line and the reason, and its game is not imported
+(the unit imported or rejected is a whole game, as for every reader); the other games import. Unknown
+columns are reported once (a Reject on the header line) and ignored.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from pipeline.ingest.records import (GameRecord, Line, Provenance, RecordError, Reject, bad_encoding, finish_game,
+                                     new_hand)
+from pipeline.ingest.validate import check_hand
+
+NAME = "scoresheet-csv"
+DESCRIPTION = "club score sheet CSV (one row per hand: players, dealer, contract, team scores; no cards)"
+DEFAULT_SOURCE = "scoresheet"
+
+PLAYER_COLS = ("player1", "player2", "player3", "player4")
+TEAM_COLS = ("team_a", "team_b")
+REQUIRED = ("game_id", "hand_no", "variant", "dealer", "taker", "score_a", "score_b")
+GAME_COLS = ("source", "date", "variant", "ruleset", "target") + PLAYER_COLS + TEAM_COLS
+HAND_COLS = ("dealer", "taker", "strain", "bid", "coinche", "made", "score_a", "score_b", "total_a", "total_b")
+KNOWN = ("game_id", "hand_no") + GAME_COLS + HAND_COLS + ("notes",)
+_SNIFF = {"game_id", "hand_no", "score_a", "score_b"}
+
+_SOURCE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+_INT = re.compile(r"^[+-]?\d+$")
+_VARIANTS = {"belote": "belote", "classique": "belote", "classic": "belote", "coinche": "coinche",
+             "contree": "coinche", "contrée": "coinche"}
+_STRAINS = {
+    "S": ("s", "spade", "spades", "pique", "piques", "♠", "♤"),
+    "H": ("h", "heart", "hearts", "coeur", "cœur", "coeurs", "cœurs", "♥", "♡"),
+    "D": ("d", "diamond", "diamonds", "carreau", "carreaux", "♦", "♢"),
+    "C": ("c", "club", "clubs", "trefle", "trèfle", "trefles", "trèfles", "♣", "♧"),
+    "NT": ("nt", "no trump", "no-trump", "notrump", "sa", "sans atout", "sans-atout", "sans atouts"),
+    "AT": ("at", "all trump", "all-trump", "alltrump", "all trumps", "ta", "tout atout", "tout-atout",
+           "tout atouts"),
+}
+_STRAIN_OF = {alias: code for code, aliases in _STRAINS.items() for alias in aliases}
+_COINCHE = {"": 0, "0": 0, "1": 1, "2": 2, "no": 0, "non": 0, "coinche": 1, "contre": 1, "double": 1,
+            "surcoinche": 2, "surcontre": 2, "redouble": 2}
+_YES = {"1", "y", "yes", "true", "o", "oui", "made", "fait", "faite", "réussi", "reussi"}
+_NO = {"0", "n", "no", "false", "non", "failed", "chute", "chuté", "chutée", "dedans"}
+
+
+def _norm_header(cell: str) -> str:
+    return re.sub(r"[\s-]+", "_", cell.strip().lstrip("\ufeff").lower())
+
+
+def _norm(text: str) -> str:
+    """A cell as compared with names and keywords: trimmed, inner blanks collapsed, case folded."""
+    return " ".join(text.replace("\ufe0f", "").split()).casefold()
+
+
+def _header_cells(line: str) -> tuple[str, list[str]]:
+    """(delimiter, normalised header cells) of a header line: the delimiter among , ; TAB that yields the
+    most known column names."""
+    best = (",", [])
+    score = -1
+    for delim in (",", ";", "\t"):
+        try:
+            cells = [_norm_header(c) for c in next(csv.reader([line], delimiter=delim))]
+        except (csv.Error, StopIteration):
+            continue
+        n = sum(c in KNOWN for c in cells)
+        if n > score:
+            best, score = (delim, cells), n
+    return best
+
+
+def sniff(name: str, head: str) -> bool:
+    """True when the first non-blank line is a header naming game_id, hand_no, score_a and score_b."""
+    for line in head.splitlines():
+        if line.strip():
+            return _SNIFF <= set(_header_cells(line)[1])
+    return False
+
+
+@dataclass
+class _Row:
+    line: int
+    offset: int
+    raw: str
+    cells: dict[str, str]
+    hand_no: int
+
+
+@dataclass
+class _Game:
+    gid: str
+    rows: list[_Row] = field(default_factory=list)
+    failed: list[Reject] = field(default_factory=list)
+
+
+def _physical(lines: Iterator[Line], where: list, pending: list[Reject], path: str) -> Iterator[str]:
+    """The text of each line for the csv module; records each line's position (the first line of a row is
+    its position) and turns undecodable lines into rejects (an empty line takes their place)."""
+    for lineno, offset, text in lines:
+        where.append((lineno, offset, text or ""))
+        if text is None:
+            pending.append(bad_encoding(Provenance(NAME, path, lineno, offset)))
+            yield "\n"
+            continue
+        yield text
+
+
+def _int(text: str, what: str) -> int:
+    t = text.strip()
+    if not _INT.match(t):
+        raise RecordError("bad_value", f'{what} "{text}" is not a whole number')
+    return int(t)
+
+
+def _yes_no(text: str, what: str) -> bool | None:
+    t = _norm(text)
+    if not t:
+        return None
+    if t in _YES:
+        return True
+    if t in _NO:
+        return False
+    raise RecordError("bad_value", f'{what} "{text}" is not yes or no')
+
+
+def _date(text: str) -> None:
+    t = text.strip()
+    for fmt in ("%Y-%m-%d", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S",
+                "%d/%m/%Y"):
+        try:
+            datetime.strptime(t, fmt)
+            return
+        except ValueError:
+            pass
+    raise RecordError("bad_value", f'date "{text}" is not a date (write YYYY-MM-DD, optionally with HH:MM)')
+
+
+class _Seating:
+    """The game's seats: four players, or two teams seated twice (team A = seats 0 and 2)."""
+
+    def __init__(self, players: list[str] | None, teams: list[str] | None):
+        self.team_level = players is None
+        if players is not None:
+            self.players = players
+        else:
+            assert teams is not None
+            self.players = [teams[0], teams[1], teams[0], teams[1]]
+        self.teams = teams
+
+    def seat(self, text: str, what: str) -> int:
+        """The seat a dealer/taker cell names: a player's name, or a team (name, A or B) on a team-level sheet."""
+        t = _norm(text)
+        if not self.team_level:
+            for s, p in enumerate(self.players):
+                if _norm(p) == t:
+                    return s
+            if t in ("a", "b"):
+                raise RecordError("bad_value", f'{what} "{text}" is a team, but this game names its four players: '
+                                  "write the player's name (the lake records a seat)")
+            raise RecordError("bad_value", f'{what} "{text}" is not one of the players '
+                              f"({', '.join(self.players)})")
+        assert self.teams is not None
+        for s, name in enumerate(self.teams):
+            if _norm(name) == t:
+                return s
+        if t in ("a", "b"):
+            return 0 if t == "a" else 1
+        raise RecordError("bad_value", f'{what} "{text}" is not one of the teams ({self.teams[0]}, {self.teams[1]}, '
+                          "or A / B)")
+
+
+def _game_values(game: _Game) -> dict[str, str]:
+    """The game-level columns: each may be filled on one row or repeated, never with two different values."""
+    out: dict[str, str] = {}
+    seen: dict[str, _Row] = {}
+    for r in game.rows:
+        for col in GAME_COLS:
+            v = r.cells.get(col, "").strip()
+            if not v:
+                continue
+            if col in out and _norm(out[col]) != _norm(v):
+                first = seen[col]
+                raise _RowError(r, RecordError("conflicting_value", f'{col} is "{out[col]}" on line {first.line} but '
+                                                                    f'"{v}" on line {r.line} (one value per game)'))
+            out.setdefault(col, v)
+            seen.setdefault(col, r)
+    return out
+
+
+class _RowError(Exception):
+    def __init__(self, row: _Row, err: RecordError):
+        super().__init__(str(err))
+        self.row, self.err = row, err
+
+
+def _contract(r: _Row, variant: str, seating: _Seating) -> dict[str, Any]:
+    c = r.cells
+    taker_cell, strain_cell, bid_cell = c.get("taker", ""), c.get("strain", ""), c.get("bid", "")
+    coinche_cell = c.get("coinche", "")
+    coinche = _COINCHE.get(_norm(coinche_cell))
+    if coinche is None:
+        raise RecordError("bad_value", f'coinche "{coinche_cell}" is not 0, 1 (coinche/contre) or 2 '
+                                       "(surcoinche/surcontre)")
+    if not taker_cell.strip():
+        for col, v in (("strain", strain_cell), ("bid", bid_cell)):
+            if v.strip():
+                raise RecordError("no_taker", f'{col} "{v}" is given but taker is empty (leave the contract empty for '
+                                              "a hand nobody took)")
+        if coinche:
+            raise RecordError("no_taker", "coinche is given but taker is empty")
+        return {"taker": None, "strain": None, "bid": None, "capot_bid": False, "coinche": 0}
+    taker = seating.seat(taker_cell, "taker")
+    strain = _STRAIN_OF.get(_norm(strain_cell))
+    if strain is None:
+        if not strain_cell.strip():
+            raise RecordError("no_strain", "taker is given but strain is empty")
+        raise RecordError("bad_value", f'strain "{strain_cell}" is not one of S H D C NT AT (or pique, coeur, '
+                                       "carreau, trefle, sans atout, tout atout)")
+    bid: int | None = None
+    capot = False
+    b = _norm(bid_cell)
+    if variant == "belote":
+        if b:
+            raise RecordError("bad_value", f'bid "{bid_cell}" is given, but classic belote has no bid value '
+                                           "(leave it empty)")
+    elif b == "capot":
+        capot = True
+    elif not b:
+        raise RecordError("no_bid", "taker is given but bid is empty (a number from 80, or capot)")
+    else:
+        bid = _int(bid_cell, "bid")
+        if not 80 <= bid <= 180:
+            raise RecordError("bad_value", f'bid "{bid_cell}" must be a whole number from 80 to 180, or capot')
+    return {"taker": taker, "strain": strain, "bid": bid, "capot_bid": capot, "coinche": coinche}
+
+
+def _hand_fields(r: _Row, variant: str, seating: _Seating) -> dict[str, Any]:
+    """What one row says about its hand (dealer seat or None when left empty). Raises RecordError."""
+    c = r.cells
+    d = c.get("dealer", "")
+    dealer = seating.seat(d, "dealer") if d.strip() else None
+    contract = _contract(r, variant, seating)
+    made = _yes_no(c.get("made", ""), "made")
+    if contract["taker"] is None and made is not None:
+        raise RecordError("no_taker", "made is given but taker is empty")
+    score = []
+    for team, col in (("A", "score_a"), ("B", "score_b")):
+        v = c.get(col, "")
+        if not v.strip():
+            raise RecordError("bad_value", f"team {team} score ({col}) is empty (write 0 for no points)")
+        score.append(_int(v, f"team {team} score ({col})"))
+    totals = [c.get("total_a", "").strip(), c.get("total_b", "").strip()]
+    if any(totals) and not all(totals):
+        raise RecordError("bad_value", "give both total_a and total_b, or neither")
+    rec_totals = ([_int(totals[0], "team A total (total_a)"), _int(totals[1], "team B total (total_b)")]
+                  if all(totals) else None)
+    return {"dealer": dealer, **contract, "recorded_score": score, "recorded_totals": rec_totals}
+
+
+def _reject(r: _Row, e: RecordError, path: str, gid: str) -> Reject:
+    return Reject(Provenance(NAME, path, r.line, r.offset), e.code, f"{e} (the whole game is rejected)", r.raw, gid,
+                  r.hand_no if r.hand_no > 0 else None)
+
+
+def _game_settings(game: _Game) -> dict[str, Any]:
+    """The game-level values (source, variant, ruleset, target, seating). Raises _RowError."""
+    first = min(game.rows, key=lambda r: r.line)
+    gv = _game_values(game)
+
+    def fail(msg: str, code: str = "bad_value") -> _RowError:
+        return _RowError(first, RecordError(code, msg))
+    src = gv.get("source", DEFAULT_SOURCE)
+    if not _SOURCE_NAME.match(src):
+        raise fail(f'source "{src}" must be a plain name (letters, digits, \'.\', \'_\', \'-\')')
+    vtext = gv.get("variant", "")
+    variant = _VARIANTS.get(_norm(vtext))
+    if variant is None:
+        raise fail(f'variant "{vtext}" is not belote or coinche (contree)' if vtext
+                   else "variant is empty on every row of the game")
+    ruleset = gv.get("ruleset")
+    if ruleset is not None:
+        from pipeline.rules import shipped_names
+        if ruleset not in shipped_names():
+            raise fail(f'ruleset "{ruleset}" is not a shipped ruleset ({", ".join(shipped_names())})')
+    try:
+        target = _int(gv["target"], "target") if "target" in gv else None
+        if "date" in gv:
+            _date(gv["date"])
+    except RecordError as e:
+        raise _RowError(first, e) from None
+    players = [gv.get(c, "") for c in PLAYER_COLS]
+    teams = [gv.get(c, "") for c in TEAM_COLS]
+    if any(players) and any(teams):
+        raise fail("give either player1..player4 or team_a/team_b, not both")
+    if any(players):
+        if not all(players):
+            missing = [c for c, p in zip(PLAYER_COLS, players) if not p]
+            raise fail(f"{', '.join(missing)} empty: give all four players")
+        if len({_norm(p) for p in players}) != 4:
+            raise fail(f"the four player names must differ, got {', '.join(players)}")
+        seating = _Seating(players, None)
+    elif all(teams):
+        if _norm(teams[0]) == _norm(teams[1]):
+            raise fail(f'the two teams are both called "{teams[0]}"')
+        seating = _Seating(None, teams)
+    else:
+        raise fail("no players: fill player1..player4 (or team_a and team_b)", "no_players")
+    return {"source": src, "variant": variant, "ruleset": ruleset, "target": target, "seating": seating,
+            "first": first}
+
+
+def _build(game: _Game, path: str) -> GameRecord | list[Reject]:
+    """The game's GameRecord, or the rejects of its bad rows (every bad row, each with its line and reason)."""
+    src = next((s for s in (r.cells.get("source", "").strip() for r in game.rows) if s), DEFAULT_SOURCE)
+    gid = f"{src}:{game.gid}"
+    rejects = list(game.failed)
+    for rej in rejects:
+        rej.game_id = gid
+    if not game.rows:
+        return rejects
+    try:
+        st = _game_settings(game)
+    except _RowError as e:
+        return rejects + [_reject(e.row, e.err, path, gid)]
+    rows = sorted(game.rows, key=lambda r: (r.hand_no, r.line))
+    fields: dict[int, dict[str, Any]] = {}
+    for r in rows:
+        try:
+            fields[r.line] = _hand_fields(r, st["variant"], st["seating"])
+        except RecordError as e:
+            rejects.append(_reject(r, e, path, gid))
+    for a, b in zip(rows, rows[1:]):
+        if a.hand_no == b.hand_no:
+            rejects.append(_reject(b, RecordError("duplicate_hand_no", f"hand {b.hand_no} appears twice (lines "
+                                                                       f"{a.line} and {b.line})"), path, gid))
+    numbers = sorted({r.hand_no for r in rows})
+    if not game.failed and numbers != list(range(1, len(numbers) + 1)):
+        missing = sorted(set(range(1, numbers[-1] + 1)) - set(numbers))
+        rejects.append(_reject(st["first"], RecordError("missing_hand", f"hands must be numbered 1..n: the game has "
+                                                                        f"hands {numbers[0]}..{numbers[-1]}, missing "
+                                                                        f"{missing[:10]}"), path, gid))
+    if rejects:
+        rejects.sort(key=lambda x: x.where.line or 0)
+        return rejects
+    hands: list[dict[str, Any]] = []
+    dealer: int | None = None
+    for r in rows:
+        f = dict(fields[r.line])
+        try:
+            if f["dealer"] is None:
+                if dealer is None:
+                    raise RecordError("no_dealer", "dealer is empty on hand 1: write who dealt the first hand (later "
+                                                   "hands may be left empty: the deal passes to the next player)")
+                f["dealer"] = (dealer + 1) % 4
+            dealer = f["dealer"]
+            row = new_hand(
+                game_id=gid, hand_no=r.hand_no, source=st["source"], source_format=NAME, source_file=path,
+                source_line=r.line, source_game_id=game.gid, variant=st["variant"], ruleset_hint=st["ruleset"],
+                n_players=4, players=list(st["seating"].players), completeness="summary", **f)
+            check_hand(row)
+        except RecordError as e:
+            return [_reject(r, e, path, gid)]
+        hands.append(row)
+    g = finish_game({
+        "game_id": gid, "source": st["source"], "source_format": NAME, "source_file": path,
+        "source_game_id": game.gid, "variant": st["variant"], "ruleset_hint": st["ruleset"], "n_players": 4,
+        "players": list(st["seating"].players), "target": st["target"], "recorded_final": hands[-1]["recorded_totals"],
+    }, hands)
+    first = st["first"]
+    return GameRecord(g, hands, Provenance(NAME, path, first.line, first.offset))
+
+
+def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
+    """Yield one GameRecord per game id of the sheet (in order of first appearance), or the rejects of its bad
+    rows; rejects of the file itself (header, undecodable lines, rows without a game id) come first."""
+    where: list[tuple[int, int, str]] = []
+    pending: list[Reject] = []
+    games: dict[str, _Game] = {}
+    src = _physical(lines, where, pending, path)
+    header: list[str] | None = None
+    cols: dict[str, int] = {}
+    reader = None
+
+    def at(pos: tuple[int, int, str]) -> Provenance:
+        return Provenance(NAME, path, pos[0], pos[1])
+
+    while True:
+        where.clear()
+        if reader is None:          # the header: the first non-blank line
+            line = next(src, None)
+            yield from pending
+            pending.clear()
+            if line is None:
+                return
+            if not line.strip():
+                continue
+            pos = where[0]
+            delim, header = _header_cells(line)
+            dup = sorted({c for c in header if c and header.count(c) > 1})
+            if dup:
+                yield Reject(at(pos), "bad_header", f"column {dup[0]} appears twice in the header; the file is not "
+                             "imported", line)
+                return
+            missing = [c for c in REQUIRED if c not in header]
+            if not all(c in header for c in PLAYER_COLS) and not all(c in header for c in TEAM_COLS):
+                missing.append("player1..player4 (or team_a and team_b)")
+            if missing:
+                yield Reject(at(pos), "bad_header", f"missing column(s): {', '.join(missing)}; the file is not "
+                             "imported (see docs/scoresheet-csv.md)", line)
+                return
+            unknown = [c for c in header if c and c not in KNOWN]
+            if unknown:
+                yield Reject(at(pos), "unknown_column", f"unknown column(s) {', '.join(unknown)} ignored (known "
+                             f"columns: {', '.join(KNOWN)})", line)
+            cols = {c: i for i, c in enumerate(header) if c in KNOWN}
+            reader = csv.reader(src, delimiter=delim)
+            continue
+        try:
+            cells = next(reader, None)
+        except csv.Error as e:
+            pos = where[0] if where else (None, None, "")
+            yield from pending
+            pending.clear()
+            yield Reject(Provenance(NAME, path, pos[0], pos[1]), "bad_csv", f"unreadable CSV from here on: {e}; "
+                         "rows after this point are not imported", "".join(w[2] for w in where))
+            break
+        yield from pending
+        pending.clear()
+        if cells is None:
+            break
+        if not any(c.strip() for c in cells):
+            continue
+        pos = where[0]
+        raw = "".join(w[2] for w in where)
+        values = {c: (cells[i] if i < len(cells) else "") for c, i in cols.items()}
+        gid = values["game_id"].strip()
+        if not gid:
+            yield Reject(at(pos), "bad_row", "game_id is empty", raw)
+            continue
+        game = games.setdefault(gid, _Game(gid))
+        assert header is not None
+        if len(cells) > len(header) and any(c.strip() for c in cells[len(header):]):
+            game.failed.append(Reject(at(pos), "bad_row", f"row has {len(cells)} cells but the header has "
+                                      f"{len(header)} columns (a comma inside a name needs quotes) (the whole game is "
+                                      "rejected)", raw))
+            continue
+        try:
+            hn = _int(values["hand_no"], "hand_no")
+            if hn < 1:
+                raise RecordError("bad_value", f'hand_no "{values["hand_no"]}" must be 1 or more')
+        except RecordError as e:
+            game.failed.append(Reject(at(pos), e.code, f"{e} (the whole game is rejected)", raw))
+            continue
+        game.rows.append(_Row(pos[0], pos[1], raw, values, hn))
+
+    for game in games.values():
+        out = _build(game, path)
+        if isinstance(out, GameRecord):
+            yield out
+        else:
+            yield from out
