@@ -112,16 +112,29 @@ def explain(hand: dict[str, Any], rules: Ruleset) -> dict[str, Any]:
               "cards.*_scale" if strain >= 4 else None, hand.get("recorded_card_points")),
     ])
     dl = []
-    if hand.get("announced") is not None and rules["declarations.count"] != "held":
-        for a in hand["announced"]:
-            dl.append(_line(f"announced by {P[a['seat']]}",
-                            f"{a['kind']} {RANKS[a['rank']] if a['rank'] is not None else ''}"
-                            f"{SUITS[a['suit']] if a['suit'] is not None else ''}", "declarations.count"))
-    elif hand.get("initial_hands") and rules["declarations.enabled"]:
-        for s, m in enumerate(hand["initial_hands"]):
+    entries = []   # (seat, kind, top rank, suit, length) that the ruleset counts, for the contest line
+    count = rules["declarations.count"]
+    use_announced = hand.get("announced") is not None and count != "held"
+    for a in hand.get("announced") or []:
+        dl.append(_line(f"announced by {P[a['seat']]}",
+                        f"{a['kind']} {RANKS[a['rank']] if a['rank'] is not None else ''}"
+                        f"{SUITS[a['suit']] if a['suit'] is not None else ''}",
+                        "declarations.count" + ("" if use_announced else " (held declarations count instead)")))
+        if use_announced:
+            entries.append((a["seat"], a["kind"], a["rank"] or 0, a["suit"], a["length"] or 3))
+    if hand.get("initial_hands") and rules["declarations.enabled"]:
+        for s_, m in enumerate(hand["initial_hands"]):
             for kind, top, suit, length, pts in decl.list_held(m, strain, rules):
-                dl.append(_line(f"held by {P[s]}", f"{kind} to {RANKS[top]}{SUITS[suit] if suit is not None else ''}"
+                dl.append(_line(f"held by {P[s_]}", f"{kind} to {RANKS[top]}{SUITS[suit] if suit is not None else ''}"
                                 f" ({pts})", f"declarations.{kind}"))
+                if not use_announced:
+                    entries.append((s_, kind, top, suit, length))
+    if rules["declarations.enabled"] and entries:
+        flags = decl.resolve_list(entries, strain, rules)
+        won = sorted({f"team {e[0] % 2}" for e, f in zip(entries, flags) if f and e[1] != "belote"})
+        dl.append(_line("contest", (", ".join(won) + " scores its declarations") if won else
+                        "equal best declarations: nobody scores", "declarations.contest / declarations.tie / "
+                        "declarations.trump_breaks_ties / declarations.carre_order"))
     active = bool(rules["declarations.enabled"])
     dl.append(_line("declarations scored", f"{sc['declaration_points'][0]} - {sc['declaration_points'][1]}"
                     + ("" if active else " (declarations off)"),
