@@ -165,47 +165,25 @@ SourceOpt = Annotated[Optional[list[str]], typer.Option("--source", help="Only h
 VariantOpt = Annotated[Optional[list[str]], typer.Option("--variant", help="Only hands of this variant: belote, coinche... (repeatable).")]
 
 
-@stats_app.command("players")
-def stats_players(lake: LakeOpt = lakemod.DEFAULT_LAKE, rules: RulesOpt = None, format: FormatOpt = "table",
-                  output: OutputOpt = None, source: SourceOpt = None, variant: VariantOpt = None) -> None:
-    """Per player: hands, takes, contracts made as taker (x/y), points per hand, games won (x/y)."""
-    _stats("players", lake, rules, format, output, source, variant)
-
-
-@stats_app.command("declarations")
-def stats_declarations(lake: LakeOpt = lakemod.DEFAULT_LAKE, rules: RulesOpt = None, format: FormatOpt = "table",
-                       output: OutputOpt = None, source: SourceOpt = None, variant: VariantOpt = None) -> None:
-    """Declarations and belote: how often each team scored them and what they were worth."""
-    _stats("declarations", lake, rules, format, output, source, variant)
-
-
-@stats_app.command("partnerships")
-def stats_partnerships(lake: LakeOpt = lakemod.DEFAULT_LAKE, rules: RulesOpt = None, format: FormatOpt = "table",
-                       output: OutputOpt = None, source: SourceOpt = None, variant: VariantOpt = None) -> None:
-    """Per pair of partners: games, hands, takes, contracts made (x/y), points per hand, games won (x/y)."""
-    _stats("partnerships", lake, rules, format, output, source, variant)
-
-
-@stats_app.command("head-to-head")
-def stats_head_to_head(lake: LakeOpt = lakemod.DEFAULT_LAKE, rules: RulesOpt = None, format: FormatOpt = "table",
-                       output: OutputOpt = None, source: SourceOpt = None, variant: VariantOpt = None) -> None:
-    """Pair against pair: games played and won by each."""
-    _stats("head_to_head", lake, rules, format, output, source, variant)
-
-
-@stats_app.command("contracts")
-def stats_contracts(lake: LakeOpt = lakemod.DEFAULT_LAKE, rules: RulesOpt = None, format: FormatOpt = "table",
-                    output: OutputOpt = None, source: SourceOpt = None, variant: VariantOpt = None) -> None:
-    """By strain, bid level and coinche: frequency, made (x/y), success rate, average margin."""
-    _stats("contracts", lake, rules, format, output, source, variant)
-
-
-@stats_app.command("audit")
-def stats_audit(lake: LakeOpt = lakemod.DEFAULT_LAKE, rules: RulesOpt = None, format: FormatOpt = "table",
+def _report_command(report: str, doc: str) -> None:
+    """Register `rebelote stats <report>` (underscores become dashes) running queries/<report>.sql."""
+    def command(lake: LakeOpt = lakemod.DEFAULT_LAKE, rules: RulesOpt = None, format: FormatOpt = "table",
                 output: OutputOpt = None, source: SourceOpt = None, variant: VariantOpt = None) -> None:
-    """Hands whose recorded score differs from the rescoring, with the component that differs and the
-    `rebelote show` command that explains it."""
-    _stats("audit", lake, rules, format, output, source, variant)
+        _stats(report, lake, rules, format, output, source, variant)
+    command.__doc__ = doc
+    stats_app.command(report.replace("_", "-"))(command)
+
+
+for _report, _doc in [
+    ("players", "Per player: hands, takes, contracts made as taker (x/y), points per hand, games won (x/y)."),
+    ("partnerships", "Per pair of partners: games, hands, takes, contracts made (x/y), points per hand, games won (x/y)."),
+    ("head_to_head", "Pair against pair: games played and won by each."),
+    ("contracts", "By strain, bid level and coinche: frequency, made (x/y), success rate, average margin."),
+    ("declarations", "Declarations and belote: how often each team scored them and what they were worth."),
+    ("audit", "Hands whose recorded score differs from the rescoring, with the component that differs and the "
+              "`rebelote show` command that explains it."),
+]:
+    _report_command(_report, _doc)
 
 
 @app.command()

@@ -45,6 +45,7 @@ _STRAIN = {"HEART": "H", "DIAMOND": "D", "CLUB": "C", "SPADE": "S", "ALL_TRUMP":
 _LEVEL = {"NORMAL": 0, "COINCHE": 1, "CONTRE": 1, "SURCOINCHE": 2, "SURCONTRE": 2}
 _KINDS = ("NORMAL", "CAPOT", "GENERALE", "FAILED_GENERALE")
 _SPECIAL = ("misere", "fausseDonne", "foulPlay")
+_INDEX_KEY = re.compile(r'"index"\s*:')
 
 
 def sniff(name: str, head: str) -> bool:
@@ -184,8 +185,9 @@ class _Text:
         m = re.compile(re.escape(orjson.dumps(doc_id).decode()) + r"\s*:\s*\{").search(self.text, start)
         return m.start() if m else 0
 
-    def index(self, i: int, start: int) -> int:
-        m = re.compile(r'"index"\s*:\s*' + str(i) + r"\b").search(self.text, start)
+    def next_round(self, start: int) -> int:
+        """Position of the next ``"index":`` key from ``start`` (a round's first key as carg writes it)."""
+        m = _INDEX_KEY.search(self.text, start)
         return m.start() if m else start
 
     def where(self, pos: int) -> Provenance:
@@ -250,7 +252,7 @@ def _game(base: str, gid: str, game: dict, score: dict, teams: dict, people: dic
     hands, totals = [], [0, 0]
     pos = spos
     for i, r in enumerate(rounds):
-        pos = text.index(i, pos)
+        pos = text.next_round(pos + (1 if i else 0))
         try:
             h = _hand(r, i, variant, sum_mode)
         except RecordError as e:

@@ -12,11 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import orjson
-
 from pipeline.cards import CardError, mask_of, parse_card
-from pipeline.ingest.records import (GameRecord, Line, Provenance, RecordError, Reject, bad_encoding, finish_game,
-                                     first_objects, new_hand)
+from pipeline.ingest.records import (GameRecord, Line, Provenance, RecordError, Reject, finish_game, first_objects,
+                                     json_lines, new_hand)
 from pipeline.ingest.validate import check_hand
 
 NAME = "colver"
@@ -129,18 +127,12 @@ def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
         }, rows)
         yield GameRecord(game, rows, first)
 
-    for lineno, offset, line in lines:
-        where = Provenance(NAME, path, lineno, offset)
-        if line is None:
-            yield bad_encoding(where)
+    for item in json_lines(lines, NAME, path):
+        if isinstance(item, Reject):
+            yield item
             continue
-        if not line.strip():
-            continue
-        try:
-            d = orjson.loads(line)
-        except orjson.JSONDecodeError as e:
-            yield Reject(where, "invalid_json", f"invalid JSON: {e}", line)
-            continue
+        where, line, d = item
+        lineno = where.line
         if not isinstance(d, dict) or not isinstance(d.get("game_id"), str):
             # no game to attach it to: its own reject; the game it belonged to then misses a deal and is
             # rejected too by the deal count

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import orjson
-
 from pipeline import native
-from pipeline.ingest.records import GameRecord, Line, Provenance, RecordError, Reject, bad_encoding, first_objects
+from pipeline.ingest.records import GameRecord, Line, RecordError, Reject, first_objects, json_lines
 from pipeline.ingest.validate import check_hand
 
 NAME = "rebelote"
@@ -21,24 +19,18 @@ def sniff(name: str, head: str) -> bool:
 
 def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
     """Yield one GameRecord per valid line, one Reject per bad line (with its line number)."""
-    for lineno, offset, line in lines:
-        where = Provenance(NAME, path, lineno, offset)
-        if line is None:
-            yield bad_encoding(where)
+    for item in json_lines(lines, NAME, path):
+        if isinstance(item, Reject):
+            yield item
             continue
-        if not line.strip():
-            continue
+        where, line, obj = item
         game_id = None
         try:
-            obj = orjson.loads(line)
             if isinstance(obj, dict) and isinstance(obj.get("source"), str):
                 game_id = str(obj.get("game_id") or f"{obj['source']}:{obj.get('source_game_id')}")
-            game, hands = native.game_to_rows(obj, NAME, path, lineno)
+            game, hands = native.game_to_rows(obj, NAME, path, where.line)
             for h in hands:
                 check_hand(h)
-        except orjson.JSONDecodeError as e:
-            yield Reject(where, "invalid_json", f"invalid JSON: {e}", line)
-            continue
         except RecordError as e:
             yield Reject(where, e.code, str(e), line, game_id, e.hand_no)
             continue

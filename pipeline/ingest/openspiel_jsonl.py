@@ -5,10 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import orjson
-
 from pipeline.ingest.openspiel_decode import decode
-from pipeline.ingest.records import GameRecord, Line, Provenance, RecordError, Reject, bad_encoding, first_objects
+from pipeline.ingest.records import GameRecord, Line, RecordError, Reject, first_objects, json_lines
 from pipeline.ingest.validate import check_hand
 
 NAME = "openspiel-jsonl"
@@ -22,16 +20,14 @@ def sniff(name: str, head: str) -> bool:
 
 
 def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
-    for lineno, offset, line in lines:
-        where = Provenance(NAME, path, lineno, offset)
-        if line is None:
-            yield bad_encoding(where)
+    for item in json_lines(lines, NAME, path):
+        if isinstance(item, Reject):
+            yield item
             continue
-        if not line.strip():
-            continue
+        where, line, d = item
+        lineno = where.line
         game_id = None
         try:
-            d = orjson.loads(line)
             if not isinstance(d, dict):
                 raise RecordError("bad_record", "an OpenSpiel history line must be a JSON object")
             for k in ("game", "history"):
@@ -45,9 +41,6 @@ def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
                                  str(d.get("bots", "bot")), d.get("returns"), NAME)
             for h in hands:
                 check_hand(h)
-        except orjson.JSONDecodeError as e:
-            yield Reject(where, "invalid_json", f"invalid JSON: {e}", line)
-            continue
         except RecordError as e:
             yield Reject(where, e.code, str(e), line, None if game_id is None else f"openspiel:{game_id}", e.hand_no)
             continue

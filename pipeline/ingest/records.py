@@ -86,6 +86,25 @@ def bad_encoding(where: Provenance, raw: bytes | None = None) -> Reject:
                   "" if raw is None else raw.decode("latin-1"))
 
 
+def json_lines(lines, reader: str, path: str):
+    """The JSON Lines loop every line-per-record reader shares: yields (where, line, value) for each non-blank
+    line that parses, and a Reject (bad encoding, invalid JSON) for each that does not."""
+    import orjson
+    for lineno, offset, line in lines:
+        where = Provenance(reader, path, lineno, offset)
+        if line is None:
+            yield bad_encoding(where)
+            continue
+        if not line.strip():
+            continue
+        try:
+            value = orjson.loads(line)
+        except orjson.JSONDecodeError as e:
+            yield Reject(where, "invalid_json", f"invalid JSON: {e}", line)
+            continue
+        yield where, line, value
+
+
 def first_objects(head: str, limit: int = 5) -> list:
     """The JSON values of the first ``limit`` non-blank lines of a file head that parse (for sniffing)."""
     import orjson

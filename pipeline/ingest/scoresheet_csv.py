@@ -57,7 +57,9 @@ _NO = {"0", "n", "no", "false", "non", "failed", "chute", "chuté", "chutée", "
 
 
 def _norm_header(cell: str) -> str:
-    return re.sub(r"[\s-]+", "_", cell.strip().lstrip("\ufeff").lower())
+    """A header cell as a column name: case and blanks ignored ("Score A" is score_a, "Player 1" is player1)."""
+    name = re.sub(r"[\s-]+", "_", cell.strip().lstrip("\ufeff").lower())
+    return re.sub(r"^player_(\d)$", r"player\1", name)
 
 
 def _norm(text: str) -> str:
@@ -270,8 +272,8 @@ def _hand_fields(r: _Row, variant: str, seating: _Seating) -> dict[str, Any]:
 
 
 def _reject(r: _Row, e: RecordError, path: str, gid: str) -> Reject:
-    return Reject(Provenance(NAME, path, r.line, r.offset), e.code, f"{e} (the whole game is rejected)", r.raw, gid,
-                  r.hand_no if r.hand_no > 0 else None)
+    hn = e.hand_no if e.hand_no is not None else r.hand_no
+    return Reject(Provenance(NAME, path, r.line, r.offset), e.code, f"{e} (the whole game is rejected)", r.raw, gid, hn)
 
 
 def _game_settings(game: _Game) -> dict[str, Any]:
@@ -350,7 +352,7 @@ def _build(game: _Game, path: str) -> GameRecord | list[Reject]:
         missing = sorted(set(range(1, numbers[-1] + 1)) - set(numbers))
         rejects.append(_reject(st["first"], RecordError("missing_hand", f"hands must be numbered 1..n: the game has "
                                                                         f"hands {numbers[0]}..{numbers[-1]}, missing "
-                                                                        f"{missing[:10]}"), path, gid))
+                                                                        f"{missing[:10]}", missing[0]), path, gid))
     if rejects:
         rejects.sort(key=lambda x: x.where.line or 0)
         return rejects
