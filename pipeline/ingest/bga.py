@@ -1,0 +1,811 @@
+"""Reader for Board Game Arena (BGA) coinche replay logs (../shared/formats/bga.md; §n below are its sections).
+
+**Files.** A file holds one table's log as one JSON document (one line, or spread over many lines), or several
+tables as JSON Lines (one document per line). Both envelopes of bga.md §2.1 are read, and the game keeps which
+one it came from only in the reader's view (the rows are the same, see below):
+
+* ``{"status": 1, "data": {"logs": [packet, ...], "players": ...}}`` (archive ``logs.html``);
+* ``{"data": {"valid": 1, "data": [packet, ...]}}`` (replay page ``g_gamelogs`` / in-game history).
+
+BGA's error answer ``{"status": "0", "error": "..."}`` is rejected (``bga_error``) with its text. The table
+options (§7) are not in the log: they are read, when the file carries them, from the table's ``tableinfos.html``
+answer saved beside the log under a top-level ``"tableinfos"`` key (or from an ``"options"`` object at the top or
+in ``data``), in tableinfos' shape ``{"<id>": {"value": ...}}`` or as plain ``{"<id>": value}``.
+
+**Notifications** (§4) are taken in file order from every packet; public ones (``/table/t<id>``) carry the game,
+private ones (``/player/p<id>``) add the ``newHand`` deals when present (§2.3, §6). Unknown types (framework
+notifications, §4.9) are ignored; a notification repeated with the same ``uid`` on the same channel is read once.
+Numbers given as strings are read with ``int()`` (§2.3).
+
+**Hands** (§6): a hand opens at the reset ``updateBid`` (empty log, bid 0) and closes at ``scoreTable`` (played) or
+``allPassNoBid`` (thrown in: kept, with no contract, no plays and no recorded score; its deal only from private
+``newHand`` packets when all four are in the file). ``hand_no`` counts both kinds from 1.
+
+**Seats** (§5): the seat cycle is not in the log; it is recovered from who follows whom in the tricks and in the
+auctions (a majority over the whole table, so one bad trick cannot hide), and every trick and auction is then
+checked against it. Seat 0 is the conventional dealer of the first hand (the player before the first speaker);
+the dealer of every hand is the player before its first speaker. Teams are seat % 2 (partners face each other,
+§5). Players are named by ``player_name`` (else the envelope's ``players``, else the id).
+
+**Contract** from ``endBidding``; strains §3.1 (1 S, 2 H, 3 C, 4 D, 5 AT, 6 NT); a bid of 82 (BGA's lowest,
+scored as 80, §3.4 and §8.5 step 7) is recorded as 80, a bid of 250 as a capot bid (``capot_bid``, no ``bid``).
+The auction's calls use the same values (``80H``, ``capotS``); a double is ``coinche``, a redouble
+``surcoinche``, and "X does not redouble" (§4.5) a ``pass``. **Belote** (§4.7) counts only when said: the seat of
+the ``sayBelote`` "Belote" is ``belote_seat`` (-1 when nobody said it) and the only entry of ``announced``.
+
+**Recorded scores** (§4.8): ``recorded_score`` per team from the four ``message.points``; ``recorded_totals``
+from ``newScores``; ``recorded_card_points`` from ``lastScoreSummary`` minus the 20 of a said belote (card
+points with the dix de der, a capot counted 250, after the no-trump / all-trump rescaling).
+
+**Ruleset hint** (§7): option 101 = 1 (points + bid) -> ``bga-coinche``; option 101 = 2 (bid only) -> none (no
+shipped ruleset scores it). Without options the score type is read off the recorded scores (a made, undoubled
+contract gives the defence its own total under points + bid, its belote only under bid only) and defaults to
+points + bid. ``games.target`` is option 100 (2000 / 1000); without it, 1000 when the game ended on the first hand
+that took a total over 1000, 2000 when it ended over 2000 otherwise, else unknown. Options 102 (seating) and 103
+(no-trump / all-trump allowed) change no score.
+
+**Rejects** (one per game, naming the file, the line of the offending notification, the game and the hand):
+``truncated_log`` (the JSON stops before its end, or the log stops inside a hand with no end of game),
+``unknown_card``, ``card_played_twice``, ``seat_out_of_turn`` (auction or play), ``truncated_play`` (a played
+hand with fewer than 32 cards), ``trick_winner_mismatch``, ``unfinished_hand``, ``no_contract``,
+``deal_mismatch`` (a private deal that disagrees with the cards played), ``bad_seats``, ``bad_value``,
+``bad_record``, ``invalid_json``, ``bga_error``, and those of :func:`~pipeline.ingest.validate.check_hand`.
+A table that ended during a hand (concession, §6) keeps that hand at ``summary`` completeness with a note in
+``errors``; it is not scored.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from pipeline.cards import card_str, make_card, mask_of
+from pipeline.ingest.records import GameRecord, Line, Provenance, RecordError, Reject, bad_encoding, finish_game, \
+    new_hand
+from pipeline.ingest.validate import check_hand
+
+NAME = "bga"
+DESCRIPTION = ("Board Game Arena coinche replay log (logs.html data.logs or replay data.data JSON, "
+               "one table per file or per line)")
+SOURCE = "bga"
+HINT = "bga-coinche"
+
+_SUIT = {1: 3, 2: 2, 3: 0, 4: 1}                    # BGA color (§3.1) -> our suit (C D H S = 0..3)
+_STRAIN = {1: "S", 2: "H", 3: "C", 4: "D", 5: "AT", 6: "NT"}
+_SUIT_OF_STRAIN = {"C": 0, "D": 1, "H": 2, "S": 3}
+CAPOT_BID = 250
+LOWEST_BID = 82                                      # scored as 80
+TARGETS = {1: 2000, 2: 1000}                         # option 100
+_TABLE_RE = re.compile(r"/table/t(\d+)")
+_HAND_END_RE = re.compile(r'"type"\s*:\s*"(?:scoreTable|allPassNoBid)"')
+# strength of a rank index (7 8 9 10 J Q K A) in the trump order J 9 A 10 K Q 8 7 and the plain order A 10 K Q J 9 8 7
+_TRUMP_ORDER = [0, 1, 6, 4, 7, 2, 3, 5]
+_PLAIN_ORDER = [0, 1, 2, 6, 3, 4, 5, 7]
+
+
+def sniff(name: str, head: str) -> bool:
+    """A BGA packet stream (``/table/t`` channels with ``packet_id``) of the coinche game (its auction types)."""
+    return ('"/table/t' in head and '"packet_id"' in head
+            and ('"updateBidPass"' in head or '"endBidding"' in head or '"allPassNoBid"' in head))
+
+
+# ------------------------------------------------------------------------------------------------ helpers
+
+class _Bad(RecordError):
+    """A RecordError that knows the notification it is about (for the reject's line and raw text)."""
+
+    def __init__(self, code: str, message: str, hand_no: int | None = None, at: "_N | None" = None):
+        super().__init__(code, message, hand_no)
+        self.at = at
+
+
+def _int(v: Any, what: str, hn: int | None = None, at: "_N | None" = None) -> int:
+    """A whole number from a BGA value (JSON number or numeric string, §2.3)."""
+    if isinstance(v, bool):
+        raise _Bad("bad_value", f"{what} must be a whole number, got {v!r}", hn, at)
+    if isinstance(v, int):
+        return v
+    if isinstance(v, str) and re.fullmatch(r"\s*-?\d+\s*", v):
+        return int(v)
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    raise _Bad("bad_value", f"{what} must be a whole number, got {v!r}", hn, at)
+
+
+def _card(color: Any, value: Any, hn: int | None, at: "_N | None", what: str = "card") -> int:
+    """Our card id from BGA's suit (``color`` / ``type``, 1-4) and rank (``value`` / ``type_arg``, 7-14)."""
+    try:
+        c, v = _int(color, "suit"), _int(value, "rank")
+    except RecordError:
+        c = v = None
+    if c not in _SUIT or v is None or not 7 <= v <= 14:
+        raise _Bad("unknown_card", f"{what}: suit {color!r} and value {value!r} are not a card (suits 1-4, "
+                   "values 7-14, bga.md §3)", hn, at)
+    return make_card(_SUIT[c], v - 7)
+
+
+def _strength(card: int, led: int, strain: str) -> int:
+    """Rank of ``card`` in a trick led in suit ``led`` under ``strain`` (bga.md §8.2); -1 cannot win."""
+    suit, rank = divmod(card, 8)
+    if strain == "AT":
+        return _TRUMP_ORDER[rank] if suit == led else -1
+    if strain == "NT":
+        return _PLAIN_ORDER[rank] if suit == led else -1
+    if suit == _SUIT_OF_STRAIN[strain]:
+        return 100 + _TRUMP_ORDER[rank]
+    return _PLAIN_ORDER[rank] if suit == led else -1
+
+
+def _trick_winner(cards: list[int], strain: str) -> int:
+    """Index (0-3) of the card that wins a trick."""
+    led = cards[0] // 8
+    return max(range(len(cards)), key=lambda i: _strength(cards[i], led, strain))
+
+
+@dataclass
+class _N:
+    """One notification with where it came from."""
+
+    type: str
+    args: dict[str, Any]
+    log: str
+    uid: str | None
+    private: int | None        # player id of a private channel, None for public
+    raw: Any
+
+
+@dataclass
+class _Hand:
+    no: int
+    start: _N | None = None
+    first_hint: int | None = None           # firstPlayerChange before it
+    deal: dict[int, tuple[list[int], _N]] = field(default_factory=dict)   # private newHand by player
+    auction: list[tuple[str, int, Any, _N]] = field(default_factory=list)  # (kind, player, value, notif)
+    redouble_phase: bool = False
+    contract: _N | None = None
+    passed_out: bool = False
+    closed: bool = False
+    plays: list[_N] = field(default_factory=list)
+    trick_wins: list[_N] = field(default_factory=list)
+    belote: list[_N] = field(default_factory=list)
+    summary: _N | None = None
+    points: dict[int, tuple[int, _N]] = field(default_factory=dict)
+    new_scores: _N | None = None
+    score_table: _N | None = None
+
+    def started(self) -> bool:
+        return bool(self.auction or self.plays or self.contract or self.passed_out)
+
+
+# ------------------------------------------------------------------------------------------------ read
+
+def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
+    """Yield one GameRecord per table, or one Reject for a table (or a line) that cannot be imported."""
+    buf: list[tuple[int, int, str]] = []
+    bad_lines: list[Reject] = []
+    for lineno, offset, text in lines:
+        if text is None:
+            bad_lines.append(bad_encoding(Provenance(NAME, path, lineno, offset)))
+            buf.append((lineno, offset, ""))
+            continue
+        buf.append((lineno, offset, text))
+    first = next((b for b in buf if b[2].strip()), None)
+    if first is None:
+        yield from bad_lines
+        return
+    try:
+        single = orjson.loads(first[2])
+    except orjson.JSONDecodeError:
+        single = None
+    if isinstance(single, dict):
+        # JSON Lines: one table per line
+        bad_at = {r.where.line: r for r in bad_lines}
+        last = max(b[0] for b in buf if b[2].strip())
+        for lineno, offset, text in buf:
+            where = Provenance(NAME, path, lineno, offset)
+            if lineno in bad_at:
+                yield bad_at[lineno]
+                continue
+            if not text.strip():
+                continue
+            yield from _document(text, where, path, is_last=lineno == last)
+        return
+    if bad_lines:
+        yield bad_lines[0]
+        return
+    where = Provenance(NAME, path, first[0], first[1])
+    yield from _document("".join(b[2] for b in buf if b[0] >= first[0]), where, path, is_last=True)
+
+
+def _document(text: str, where: Provenance, path: str, is_last: bool) -> Iterator[GameRecord | Reject]:
+    """One table's JSON text starting at ``where``."""
+    try:
+        doc = orjson.loads(text)
+    except orjson.JSONDecodeError as e:
+        m = _TABLE_RE.search(text)
+        gid = f"{SOURCE}:{m.group(1)}" if m else None
+        if "unexpected end of data" in str(e):
+            hand = len(_HAND_END_RE.findall(text)) + 1
+            yield Reject(where, "truncated_log", f"the JSON stops before its end (at character {e.pos}): the file "
+                         f"is truncated; the table is not imported (it stops in hand {hand} or later)",
+                         text[-RAW_TAIL:], gid, hand)
+        else:
+            yield Reject(where, "invalid_json", f"invalid JSON: {e}", text, gid)
+        return
+    try:
+        yield _table(doc, text, where, path)
+    except _Bad as e:
+        line = where.line
+        raw = ""
+        if e.at is not None:
+            line = _locate(text, e.at, where.line)
+            raw = orjson.dumps(e.at.raw).decode()
+        gid = getattr(e, "game_id", None)
+        yield Reject(Provenance(NAME, path, line, where.offset), e.code, f"{e} (the whole table is rejected)",
+                     raw, gid, e.hand_no)
+    except RecordError as e:
+        yield Reject(where, e.code, f"{e} (the whole table is rejected)", "", getattr(e, "game_id", None), e.hand_no)
+
+
+RAW_TAIL = 512
+
+
+def _locate(text: str, n: _N, start_line: int | None) -> int | None:
+    """The line of a notification inside a multi-line document (by its uid), else the document's line."""
+    if start_line is None or not n.uid or "\n" not in text:
+        return start_line
+    pos = text.find(f'"{n.uid}"')
+    return start_line if pos < 0 else start_line + text.count("\n", 0, pos)
+
+
+def _options(doc: dict, data: dict) -> dict[int, int] | None:
+    """Table options {id: value} from a saved tableinfos answer or an options object, None when absent."""
+    cands = []
+    ti = doc.get("tableinfos")
+    if isinstance(ti, dict):
+        cands += [ti.get("options"), (ti.get("data") or {}).get("options") if isinstance(ti.get("data"), dict) else None]
+    cands += [doc.get("options"), data.get("options")]
+    for opts in cands:
+        if isinstance(opts, dict) and opts:
+            out = {}
+            for k, v in opts.items():
+                val = v.get("value") if isinstance(v, dict) else v
+                try:
+                    out[int(k)] = _int(val, f"option {k}")
+                except (ValueError, RecordError):
+                    continue
+            return out
+    return None
+
+
+def _notifications(packets: list) -> tuple[list[_N], str | None]:
+    out: list[_N] = []
+    seen: set[tuple[Any, str]] = set()
+    table_id = None
+    for i, p in enumerate(packets):
+        if not isinstance(p, dict) or not isinstance(p.get("data"), list):
+            raise _Bad("bad_record", f"packet {i + 1} is not an object with a 'data' list (bga.md §2.2)")
+        channel = str(p.get("channel") or "")
+        if table_id is None:
+            if p.get("table_id") not in (None, ""):
+                table_id = str(p["table_id"])
+            else:
+                m = _TABLE_RE.match(channel)
+                table_id = m.group(1) if m else None
+        private = None
+        if channel.startswith("/player/p"):
+            try:
+                private = int(channel[len("/player/p"):])
+            except ValueError:
+                private = -1
+        for d in p["data"]:
+            if not isinstance(d, dict) or not isinstance(d.get("type"), str):
+                raise _Bad("bad_record", f"packet {i + 1} holds a notification without a type: {d!r}"[:300])
+            args = d.get("args")
+            if args is None or args == []:
+                args = {}
+            if not isinstance(args, dict):
+                raise _Bad("bad_record", f"packet {i + 1}: notification {d['type']} has args {args!r}"[:300])
+            uid = d.get("uid")
+            if uid is not None:
+                key = (channel, str(uid))
+                if key in seen:
+                    continue
+                seen.add(key)
+            out.append(_N(d["type"], args, str(d.get("log") or ""), None if uid is None else str(uid), private, d))
+    return out, table_id
+
+
+def _split(notes: list[_N]) -> tuple[list[_Hand], bool, dict[int, str]]:
+    """Group notifications into hands. Returns (hands, game ended, names by player id)."""
+    hands: list[_Hand] = []
+    cur: _Hand | None = None
+    pending_deal: dict[int, tuple[list[int], _N]] = {}
+    pending_first: int | None = None
+    ended = False
+    names: dict[int, str] = {}
+
+    def open_hand(n: _N) -> _Hand:
+        nonlocal cur, pending_deal, pending_first
+        if cur is not None and not cur.closed and cur.started():
+            raise _Bad("unfinished_hand", f"hand {cur.no} has no end (no scoreTable or allPassNoBid) before the next "
+                       "hand starts", cur.no, n)
+        if cur is not None and not cur.closed:       # a hand opened twice (a repeated reset): keep the first
+            return cur
+        cur = _Hand(len(hands) + 1, n, pending_first, pending_deal)
+        hands.append(cur)
+        pending_deal, pending_first = {}, None
+        return cur
+
+    def current(n: _N) -> _Hand:
+        return cur if cur is not None and not cur.closed else open_hand(n)
+
+    for n in notes:
+        a, t = n.args, n.type
+        if "player_id" in a and isinstance(a.get("player_name"), str) and a["player_name"]:
+            try:
+                names.setdefault(_int(a["player_id"], "player_id"), a["player_name"])
+            except RecordError:
+                pass
+        if n.private is not None:
+            if t == "newHand":
+                cards = a.get("cards")
+                rows = list(cards.values()) if isinstance(cards, dict) else cards
+                if not isinstance(rows, list):
+                    raise _Bad("bad_record", f"newHand cards must be a list or an object, got {cards!r}"[:300], None, n)
+                got: list[int] = []
+                for r in rows:
+                    if not isinstance(r, dict):
+                        raise _Bad("bad_record", f"newHand card {r!r} is not a Deck row"[:300], None, n)
+                    got.append(_card(r.get("type"), r.get("type_arg"), None, n, "private newHand card"))
+                target = cur if cur is not None and not cur.closed and not cur.started() else None
+                (target.deal if target is not None else pending_deal)[n.private] = (got, n)
+            continue
+        pid = None
+        if "player_id" in a and t not in ("gameStateChange",):
+            pid = _int(a["player_id"], f"{t} player_id", cur.no if cur else None, n)
+        if t == "updateBid":
+            bid = _int(a.get("bid", a.get("bid_value", 0)), "bid", cur.no if cur else None, n)
+            if not n.log and bid == 0:
+                open_hand(n)
+            elif n.log:
+                h = current(n)
+                h.auction.append(("bid", pid, (bid, _int(a.get("trumpColor", a.get("color_symbol")), "trumpColor",
+                                                         h.no, n)), n))
+        elif t == "updateBidPass":
+            h = current(n)
+            h.auction.append(("pass", pid, None, n))
+        elif t == "updateBidCoinche":
+            h = current(n)
+            h.auction.append(("coinche", pid, None, n))
+        elif t == "updateBidSurCoinche":
+            h = current(n)
+            h.auction.append(("surcoinche", pid, None, n))
+        elif t == "message":
+            if cur is None:
+                continue
+            if "points" in a:
+                cur.points[pid] = (_int(a["points"], "message points", cur.no, n), n)
+            elif pid is not None and cur.redouble_phase and not cur.closed:
+                cur.auction.append(("no_redouble", pid, None, n))
+            elif pid is None and not cur.closed and cur.auction:
+                cur.redouble_phase = True
+        elif t == "allPassNoBid":
+            h = current(n)
+            h.passed_out = True
+            h.closed = True
+        elif t == "endBidding":
+            current(n).contract = n
+        elif t == "sayBelote":
+            current(n).belote.append(n)
+        elif t == "playCard":
+            current(n).plays.append(n)
+        elif t == "trickWin":
+            current(n).trick_wins.append(n)
+        elif t == "lastScoreSummary":
+            current(n).summary = n
+        elif t == "newScores":
+            if cur is not None:
+                cur.new_scores = n
+        elif t == "scoreTable":
+            h = current(n)
+            h.score_table = n
+            h.closed = True
+        elif t == "firstPlayerChange":
+            pending_first = pid
+        elif t == "gameStateChange":
+            try:
+                if _int(a.get("id"), "state id") == 99:
+                    ended = True
+            except RecordError:
+                pass
+    return hands, ended, names
+
+
+def _cycle(hands: list[_Hand]) -> dict[int, int]:
+    """Next player of each player, by majority over consecutive plays in tricks and calls in auctions."""
+    votes: dict[int, Counter] = {}
+    players: set[int] = set()
+
+    def vote(a: int, b: int) -> None:
+        votes.setdefault(a, Counter())[b] += 1
+
+    for h in hands:
+        seq = []
+        for kind, p, _, _ in h.auction:
+            players.add(p)
+            if kind in ("coinche", "surcoinche", "no_redouble"):
+                break
+            seq.append(p)
+        for a, b in zip(seq, seq[1:]):
+            vote(a, b)
+        ps = [_int(n.args.get("player_id"), "player_id", h.no, n) for n in h.plays]
+        players.update(ps)
+        for i in range(0, len(ps), 4):
+            t = ps[i:i + 4]
+            for a, b in zip(t, t[1:]):
+                vote(a, b)
+    if len(players) != 4:
+        raise _Bad("bad_seats", f"the log names {len(players)} players in auctions and plays, not 4: "
+                   f"{sorted(players)}")
+    nxt = {p: votes[p].most_common(1)[0][0] for p in players if p in votes}
+    p, seen = next(iter(sorted(players))), []
+    while p in nxt and p not in seen:
+        seen.append(p)
+        p = nxt[p]
+    if len(seen) != 4 or p != seen[0]:
+        raise _Bad("bad_seats", "cannot recover the seat order from the tricks and auctions (bga.md §5): "
+                   f"next-player votes {({k: dict(v) for k, v in votes.items()})}")
+    return nxt
+
+
+def _table(doc: Any, text: str, where: Provenance, path: str) -> GameRecord:
+    if not isinstance(doc, dict):
+        raise _Bad("bad_record", "a BGA log must be a JSON object (bga.md §2.1)")
+    if str(doc.get("status")) == "0" and "error" in doc:
+        raise _Bad("bga_error", f"BGA answered with an error instead of a log: {str(doc.get('error'))[:200]!r}")
+    data = doc.get("data")
+    if not isinstance(data, dict):
+        raise _Bad("bad_record", "no 'data' object: not a BGA log envelope (bga.md §2.1)")
+    if isinstance(data.get("logs"), list):
+        packets = data["logs"]
+    elif isinstance(data.get("data"), list):
+        packets = data["data"]
+    else:
+        raise _Bad("bad_record", "the 'data' object has neither a 'logs' nor a 'data' list of packets (bga.md §2.1)")
+    notes, table_id = _notifications(packets)
+    if table_id is None:
+        raise _Bad("bad_record", "no table id in the packets (table_id or a /table/t<id> channel)")
+    gid = f"{SOURCE}:{table_id}"
+    try:
+        return _build(doc, data, notes, table_id, gid, path, where, text)
+    except RecordError as e:
+        e.game_id = gid  # type: ignore[attr-defined]
+        raise
+
+
+def _envelope_names(data: dict) -> dict[int, str]:
+    players = data.get("players")
+    rows = list(players.values()) if isinstance(players, dict) else players if isinstance(players, list) else []
+    out = {}
+    for r in rows:
+        if isinstance(r, dict) and r.get("name"):
+            try:
+                out[_int(r.get("id"), "player id")] = str(r["name"])
+            except RecordError:
+                continue
+    return out
+
+
+def _build(doc: dict, data: dict, notes: list[_N], table_id: str, gid: str, path: str,
+           where: Provenance, text: str) -> GameRecord:
+    hands, ended, names = _split(notes)
+    if not hands:
+        raise _Bad("no_hands", "the log holds no hand (no auction, no card)")
+    nxt = _cycle(hands)
+    prev = {b: a for a, b in nxt.items()}
+    env = _envelope_names(data)
+    first1 = _first_player(hands[0])
+    if first1 is None:
+        raise _Bad("truncated_log", "the log stops before anyone speaks in hand 1", 1, hands[0].start)
+    order = [prev[first1]]
+    for _ in range(3):
+        order.append(nxt[order[-1]])
+    seat = {p: i for i, p in enumerate(order)}
+    players = [names.get(p) or env.get(p) or str(p) for p in order]
+
+    rows: list[dict[str, Any]] = []
+    for k, h in enumerate(hands):
+        last = k == len(hands) - 1
+        start = h.start or (h.auction[0][3] if h.auction else h.plays[0] if h.plays else None)
+        line = where.line if start is None else _locate(text, start, where.line)
+        row = _hand_row(h, seat, nxt, players, table_id, gid, path, line, last, ended)
+        rows.append(row)
+
+    opts = _options(doc, data)
+    score_type = (opts or {}).get(101) or _infer_score_type(rows) or 1
+    hint = HINT if score_type == 1 else None
+    target = TARGETS.get((opts or {}).get(100)) if opts and 100 in opts else _infer_target(rows, ended)
+    for r in rows:
+        r["ruleset_hint"] = hint        # not part of hand_key: the key computed by new_hand stays right
+        r.pop("_summary", None)
+        try:
+            check_hand(r)
+        except RecordError as e:
+            h = hands[r["hand_no"] - 1]
+            raise _Bad(e.code, str(e), e.hand_no, h.start or (h.auction[0][3] if h.auction else None)) from None
+    final = next((r["recorded_totals"] for r in reversed(rows) if r.get("recorded_totals")), None)
+    winner = None
+    if ended and final and final[0] != final[1]:
+        winner = 0 if final[0] > final[1] else 1
+    game = finish_game({
+        "game_id": gid, "source": SOURCE, "source_format": NAME, "source_file": path, "source_game_id": table_id,
+        "variant": "coinche", "ruleset_hint": hint, "n_players": 4, "players": players, "target": target,
+        "recorded_final": final, "recorded_winner": winner,
+    }, rows)
+    return GameRecord(game, rows, where)
+
+
+def _first_player(h: _Hand) -> int | None:
+    for kind, p, _, _ in h.auction:
+        if kind in ("bid", "pass"):
+            return p
+    if h.plays:
+        return _int(h.plays[0].args.get("player_id"), "player_id", h.no, h.plays[0])
+    return h.first_hint
+
+
+def _infer_score_type(rows: list[dict]) -> int | None:
+    """1 (points + bid) or 2 (bid only) from made, undoubled hands (bga.md §8.5 steps 9-10); None: no evidence."""
+    votes = Counter()
+    for r in rows:
+        s, sm = r.get("recorded_score"), r.get("_summary")
+        if r.get("taker") is None or not s or not sm or r["coinche"] or not sm["made"]:
+            continue
+        d = 1 - r["taker"] % 2
+        if s[d] == sm["def_total"]:
+            votes[1] += 1
+        elif s[d] == (20 if r.get("belote_seat", -1) >= 0 and r["belote_seat"] % 2 == d else 0):
+            votes[2] += 1
+    return votes.most_common(1)[0][0] if votes else None
+
+
+def _infer_target(rows: list[dict], ended: bool) -> int | None:
+    """Option 100 read off where the game ended (strictly over the target, bga.md §7)."""
+    totals = [r["recorded_totals"] for r in rows if r.get("recorded_totals")]
+    if not ended or not totals or rows[-1].get("completeness") != "full_play":
+        return None
+    over = [i for i, t in enumerate(totals) if max(t) > 1000]
+    if over and over[0] == len(totals) - 1:
+        return 1000
+    if max(totals[-1]) > 2000:
+        return 2000
+    return None
+
+
+def _hand_row(h: _Hand, seat: dict[int, int], nxt: dict[int, int], players: list[str], table_id: str, gid: str,
+              path: str, line: int | None, last: bool, ended: bool) -> dict[str, Any]:
+    hn = h.no
+    first = _first_player(h)
+    if first is None:
+        raise _Bad("truncated_log", f"the log stops at the start of hand {hn}, before anyone speaks", hn, h.start)
+    if h.first_hint is not None and h.first_hint != first and h.first_hint in seat:
+        n = next((x[3] for x in h.auction), h.start)
+        raise _Bad("seat_out_of_turn", f"hand {hn}: player {first} speaks first but firstPlayerChange named "
+                   f"{h.first_hint}", hn, n)
+    errors: list[str] = []
+
+    def seat_of(p: int, n: _N) -> int:
+        if p not in seat:
+            raise _Bad("bad_seats", f"hand {hn}: player {p} is not one of the table's four players", hn, n)
+        return seat[p]
+
+    # ---- auction (§4.2-4.6, §8.4): bids and passes in seat order until a double
+    calls: list[dict[str, Any]] = []
+    expected = first
+    doubled = False
+    for kind, p, val, n in h.auction:
+        s = seat_of(p, n)
+        if kind in ("bid", "pass") and not doubled:
+            if p != expected:
+                raise _Bad("seat_out_of_turn", f"hand {hn}: auction call {len(calls) + 1} ({kind}) by seat {s} "
+                           f"({players[s]}) out of turn: seat {seat[expected]} ({players[seat[expected]]}) was to "
+                           "speak", hn, n)
+            expected = nxt[p]
+        if kind == "bid":
+            value, color = val
+            strain = _STRAIN.get(color)
+            if strain is None:
+                raise _Bad("bad_value", f"hand {hn}: bid in strain {color!r} (1-6, bga.md §3.1)", hn, n)
+            calls.append({"seat": s, "call": _call(value, strain)})
+        elif kind in ("pass", "no_redouble"):
+            calls.append({"seat": s, "call": "pass"})
+        else:
+            doubled = True
+            calls.append({"seat": s, "call": kind})
+
+    common = dict(game_id=gid, hand_no=hn, source=SOURCE, source_format=NAME, source_file=path,
+                  source_line=line, source_game_id=table_id, source_hand_id=f"{table_id}#{hn}",
+                  variant="coinche", n_players=4, players=players, dealer=(seat[first] - 1) % 4, auction=calls)
+
+    if h.passed_out:
+        if h.plays or h.contract is not None:
+            raise _Bad("bad_record", f"hand {hn} is thrown in (allPassNoBid) but has a contract or cards", hn,
+                       h.plays[0] if h.plays else h.contract)
+        if any(c["call"] != "pass" for c in calls):
+            errors.append("allPassNoBid after a call other than pass")
+        init = None
+        if len(h.deal) == 4 and all(p in seat for p in h.deal):
+            init = [0] * 4
+            for p, (cards, _) in h.deal.items():
+                init[seat[p]] = mask_of(cards)
+        row = new_hand(**common, completeness="full_play", initial_hands=init, errors=errors)
+        row["_summary"] = None
+        return row
+
+    if not h.closed:
+        n_cards = len(h.plays)
+        at = (h.plays or [None])[-1] or (h.auction[-1][3] if h.auction else h.start)
+        if not (last and ended):
+            raise _Bad("truncated_log", f"the log stops inside hand {hn} ({n_cards} of 32 cards played) with no end "
+                       "of game: the file is truncated", hn, at)
+    if h.contract is None:
+        if h.closed or h.plays:
+            raise _Bad("no_contract", f"hand {hn} has {'cards played' if h.plays else 'a score'} but no endBidding "
+                       "contract", hn, h.plays[0] if h.plays else h.score_table)
+        # the table ended during the auction
+        row = new_hand(**common, completeness="summary", errors=[
+            "the table ended during the auction of this hand (concession or timeout, bga.md §6); not scored"])
+        row["_summary"] = None
+        return row
+
+    c = h.contract
+    ca = c.args
+    taker_p = _int(ca.get("bidPlayer", ca.get("player_id")), "endBidding bidPlayer", hn, c)
+    taker = seat_of(taker_p, c)
+    value = _int(ca.get("bid", ca.get("bid_value")), "endBidding bid", hn, c)
+    color = _int(ca.get("trumpColor", ca.get("color_symbol")), "endBidding trumpColor", hn, c)
+    strain = _STRAIN.get(color)
+    if strain is None:
+        raise _Bad("bad_value", f"hand {hn}: contract strain {color!r} is not 1-6 (bga.md §3.1)", hn, c)
+    coinche = _int(ca.get("countered", 0), "endBidding countered", hn, c)
+    if coinche not in (0, 1, 2):
+        raise _Bad("bad_value", f"hand {hn}: countered {coinche!r} is not 0, 1 or 2", hn, c)
+    bids = [x for x in calls if x["call"] not in ("pass", "coinche", "surcoinche")]
+    if not bids or bids[-1] != {"seat": taker, "call": _call(value, strain)}:
+        errors.append(f"endBidding names {_call(value, strain)} by seat {taker}, the last bid was "
+                      f"{bids[-1] if bids else None}")
+    level = 2 if any(x["call"] == "surcoinche" for x in calls) else 1 if any(x["call"] == "coinche" for x in calls) else 0
+    if level != coinche:
+        errors.append(f"endBidding says countered = {coinche}, the auction has level {level}")
+
+    # ---- play (§4.7, §8.2-8.3)
+    plays: list[int] = []
+    seats: list[int] = []
+    played: set[int] = set()
+    wins = {}
+    for n in h.trick_wins:
+        wins[_int(n.args.get("trick_count"), "trickWin trick_count", hn, n)] = n
+    leader = first
+    trick: list[int] = []
+    trick_players: list[int] = []
+    for i, n in enumerate(h.plays):
+        a = n.args
+        p = _int(a.get("player_id"), "playCard player_id", hn, n)
+        s = seat_of(p, n)
+        t = i // 4
+        card = _card(a.get("color"), a.get("value"), hn, n, f"hand {hn}, play {i + 1} (trick {t + 1})")
+        if card in played:
+            raise _Bad("card_played_twice", f"hand {hn}: play {i + 1} (trick {t + 1}): {card_str(card)} was already "
+                       "played", hn, n)
+        expected = leader if i % 4 == 0 else nxt[trick_players[-1]]
+        if p != expected:
+            raise _Bad("seat_out_of_turn", f"hand {hn}: play {i + 1} (trick {t + 1}): seat {s} ({players[s]}) plays "
+                       f"{card_str(card)} out of turn: seat {seat[expected]} ({players[seat[expected]]}) was to play",
+                       hn, n)
+        if "trick_count" in a and _int(a["trick_count"], "trick_count", hn, n) != t:
+            errors.append(f"play {i + 1}: trick_count {a['trick_count']} for trick {t + 1} (0-based {t})")
+        played.add(card)
+        plays.append(card)
+        seats.append(s)
+        trick.append(card)
+        trick_players.append(p)
+        if len(trick) == 4:
+            w = trick_players[_trick_winner(trick, strain)]
+            tw = wins.get(t)
+            if tw is not None and _int(tw.args.get("player_id"), "trickWin player_id", hn, tw) != w:
+                wp = _int(tw.args.get("player_id"), "trickWin player_id", hn, tw)
+                raise _Bad("trick_winner_mismatch", f"hand {hn}, trick {t + 1} ({' '.join(map(card_str, trick))}, "
+                           f"{strain} contract): the log says seat {seat.get(wp)} won it, the cards say seat "
+                           f"{seat[w]}", hn, tw)
+            leader, trick, trick_players = w, [], []
+    if not h.closed:          # the table ended during the play (concession, §6): kept, not scored
+        row = new_hand(**common, completeness="summary", taker=taker, strain=strain,
+                       bid=None if value == CAPOT_BID else (80 if value == LOWEST_BID else value),
+                       capot_bid=value == CAPOT_BID, coinche=coinche, plays=plays, play_seats=seats,
+                       errors=errors + [f"the table ended during this hand after {len(plays)} of 32 cards (concession "
+                                        "or timeout, bga.md §6); not scored"])
+        row["_summary"] = None
+        return row
+    if len(plays) != 32:
+        raise _Bad("truncated_play", f"hand {hn}: {len(plays)} cards played, expected 32; the deal cannot be rebuilt "
+                   "from the cards played (bga.md §6)", hn, h.score_table)
+    init = [0] * 4
+    for card, s in zip(plays, seats):
+        init[s] |= 1 << card
+    for p, (cards, n) in h.deal.items():
+        if p in seat and mask_of(cards) != init[seat[p]]:
+            raise _Bad("deal_mismatch", f"hand {hn}: the private newHand of seat {seat[p]} "
+                       f"({' '.join(map(card_str, sorted(cards)))}) is not the cards that seat played", hn, n)
+
+    # ---- belote (§4.7): counted only when "Belote" was said
+    belote_seat = -1
+    for n in h.belote:
+        p = _int(n.args.get("player_id"), "sayBelote player_id", hn, n)
+        text = str(n.args.get("belote_text", ""))
+        if text.lower() == "belote" and belote_seat < 0:
+            belote_seat = seat_of(p, n)
+            if strain not in _SUIT_OF_STRAIN:
+                errors.append(f"belote said in a {strain} contract")
+            else:
+                tr = _SUIT_OF_STRAIN[strain]
+                need = (1 << make_card(tr, 5)) | (1 << make_card(tr, 6))
+                if init[belote_seat] & need != need:
+                    errors.append(f"seat {belote_seat} said belote without the trump king and queen")
+        elif text.lower() == "rebelote" and (belote_seat < 0 or seat_of(p, n) != belote_seat):
+            errors.append("rebelote said without a belote by the same player")
+    announced = [] if belote_seat < 0 else [{"seat": belote_seat, "kind": "belote", "rank": 6,
+                                             "suit": _SUIT_OF_STRAIN.get(strain), "length": 2}]
+
+    # ---- recorded scores (§4.8)
+    team_pts: list[int | None] = [None, None]
+    for p, (pts, n) in h.points.items():
+        if p not in seat:
+            continue
+        tm = seat[p] % 2
+        if team_pts[tm] is not None and team_pts[tm] != pts:
+            errors.append(f"partners scored {team_pts[tm]} and {pts} in the message lines")
+        team_pts[tm] = pts if team_pts[tm] is None else team_pts[tm]
+    recorded = team_pts if None not in team_pts else None
+    totals = None
+    if h.new_scores is not None:
+        ns = h.new_scores.args.get("newScores")
+        if isinstance(ns, dict):
+            tt: list[int | None] = [None, None]
+            for k, v in ns.items():
+                p = _int(k, "newScores player", hn, h.new_scores)
+                if p in seat:
+                    tt[seat[p] % 2] = _int(v, "newScores score", hn, h.new_scores)
+            totals = tt if None not in tt else None
+    T = taker % 2
+    card_points = None
+    summary = None
+    if h.summary is not None:
+        bt = _int(h.summary.args.get("bidTeamPoints"), "bidTeamPoints", hn, h.summary)
+        dt = _int(h.summary.args.get("defenseTeamPoints"), "defenseTeamPoints", hn, h.summary)
+        cp = [0, 0]
+        cp[T], cp[1 - T] = bt, dt
+        if belote_seat >= 0:
+            cp[belote_seat % 2] -= 20
+        card_points = cp
+        made = h.score_table.args.get("bidSuccessful") if h.score_table is not None else None
+        summary = {"def_total": dt, "made": bool(made)}
+    row = new_hand(**common, completeness="full_play", initial_hands=init, taker=taker, strain=strain,
+                   bid=None if value == CAPOT_BID else (80 if value == LOWEST_BID else value),
+                   capot_bid=value == CAPOT_BID, coinche=coinche, plays=plays, play_seats=seats,
+                   announced=announced, belote_seat=belote_seat, recorded_score=recorded,
+                   recorded_card_points=card_points, recorded_totals=totals, errors=errors)
+    row["_summary"] = summary
+    return row
+
+
+def _call(value: int, strain: str) -> str:
+    if value == CAPOT_BID:
+        return f"capot{strain}"
+    return f"{80 if value == LOWEST_BID else value}{strain}"
+
