@@ -221,6 +221,13 @@ def test_csv_header_problems_and_quoted_cells():
     # a row with more filled cells than the header has columns
     games, rej = read_csv(text.replace("x,\n", "x,oops\n"))
     assert games == [] and rej[0].code == "bad_row" and rej[0].where.line == 7 and "12 cells" in rej[0].reason
+    # a quote never closed swallows the rows below it: caught, not imported as a note
+    games, rej = read_csv(text.replace('"deux\nlignes"', '"deux'))
+    assert games == [] and [(r.code, r.where.line) for r in rej] == [("bad_row", 2)]
+    assert "a quote opened on line 2 is not closed: lines 2..6 were read as one row" in rej[0].reason
+    # numbers as a French spreadsheet shows them
+    games, rej = read_csv(text.replace("162,0,\n", "1\u00a0162,0,\n"))
+    assert rej == [] and games[0].hands[1]["recorded_score"] == [1162, 0]
 
 
 def test_csv_undecodable_line_is_rejected_and_its_game_too():

@@ -205,7 +205,6 @@ def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
     if isinstance(single, dict):
         # JSON Lines: one table per line
         bad_at = {r.where.line: r for r in bad_lines}
-        last = max(b[0] for b in buf if b[2].strip())
         for lineno, offset, text in buf:
             where = Provenance(NAME, path, lineno, offset)
             if lineno in bad_at:
@@ -213,16 +212,16 @@ def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
                 continue
             if not text.strip():
                 continue
-            yield from _document(text, where, path, is_last=lineno == last)
+            yield from _document(text, where, path)
         return
     if bad_lines:
         yield bad_lines[0]
         return
     where = Provenance(NAME, path, first[0], first[1])
-    yield from _document("".join(b[2] for b in buf if b[0] >= first[0]), where, path, is_last=True)
+    yield from _document("".join(b[2] for b in buf if b[0] >= first[0]), where, path)
 
 
-def _document(text: str, where: Provenance, path: str, is_last: bool) -> Iterator[GameRecord | Reject]:
+def _document(text: str, where: Provenance, path: str) -> Iterator[GameRecord | Reject]:
     """One table's JSON text starting at ``where``."""
     try:
         doc = orjson.loads(text)
@@ -245,7 +244,8 @@ def _document(text: str, where: Provenance, path: str, is_last: bool) -> Iterato
         if e.at is not None:
             line = _locate(text, e.at, where.line)
             raw = orjson.dumps(e.at.raw).decode()
-        gid = getattr(e, "game_id", None)
+        m = _TABLE_RE.search(text)
+        gid = getattr(e, "game_id", None) or (f"{SOURCE}:{m.group(1)}" if m else None)
         yield Reject(Provenance(NAME, path, line, where.offset), e.code, f"{e} (the whole table is rejected)",
                      raw, gid, e.hand_no)
     except RecordError as e:
@@ -541,7 +541,7 @@ def _build(doc: dict, data: dict, notes: list[_N], table_id: str, gid: str, path
             raise _Bad(e.code, str(e), e.hand_no, h.start or (h.auction[0][3] if h.auction else None)) from None
     final = next((r["recorded_totals"] for r in reversed(rows) if r.get("recorded_totals")), None)
     winner = None
-    if ended and final and final[0] != final[1]:
+    if ended and final and final[0] != final[1] and rows[-1]["completeness"] == "full_play":
         winner = 0 if final[0] > final[1] else 1
     game = finish_game({
         "game_id": gid, "source": SOURCE, "source_format": NAME, "source_file": path, "source_game_id": table_id,

@@ -66,7 +66,7 @@ def _int(v: Any, what: str, hn: int | None) -> int:
 
 
 def _side(v: Any, what: str, hn: int | None) -> int:
-    if v not in _SIDE:
+    if not isinstance(v, str) or v not in _SIDE:
         raise RecordError("bad_value", f"{what} must be US or THEM, got {v!r}", hn)
     return _SIDE[v]
 
@@ -111,30 +111,32 @@ def _hand(r: Any, i: int, variant: str, sum_mode: bool) -> dict[str, Any]:
     if idx != i:
         raise RecordError("missing_hand", f"round at position {i} has index {idx}: rounds must be indexed "
                                           "0, 1, 2... in order", hn)
+    special = r.get("belote_special_round") or None
+    if special is not None and (not isinstance(special, str) or special not in _SPECIAL):
+        raise RecordError("bad_value", f"belote_special_round {special!r} is not one of {', '.join(_SPECIAL)}", hn)
+    ts, ds = _int(r.get("taker_score"), "taker_score", hn), _int(r.get("defender_score"), "defender_score", hn)
+    if special is not None:      # a hand not played (misère, misdeal, foul play): only its score counts; the
+        # other fields are form defaults (taker US unless the form was touched)
+        taker = _SIDE.get(r.get("taker"), 0) if isinstance(r.get("taker"), str) else 0
+        return {"recorded_score": [ts, ds] if taker == 0 else [ds, ts], "errors": [], "source_hand_id": None,
+                "taker": None, "strain": None, "bid": None, "capot_bid": False, "coinche": 0}
     taker = _side(r.get("taker"), "taker", hn)
     if "defender" in r and _side(r.get("defender"), "defender", hn) == taker:
         raise RecordError("bad_value", f"taker and defender are both {r['taker']}", hn)
-    ts, ds = _int(r.get("taker_score"), "taker_score", hn), _int(r.get("defender_score"), "defender_score", hn)
-    score = [ts, ds] if taker == 0 else [ds, ts]
-    special = r.get("belote_special_round") or None
-    if special is not None and special not in _SPECIAL:
-        raise RecordError("bad_value", f"belote_special_round {special!r} is not one of {', '.join(_SPECIAL)}", hn)
-    out: dict[str, Any] = {"recorded_score": score, "errors": [], "source_hand_id": None}
-    if special is not None:      # a hand not played (misère, misdeal, foul play): only its score counts
-        out.update(taker=None, strain=None, bid=None, capot_bid=False, coinche=0)
-        return out
+    out: dict[str, Any] = {"recorded_score": [ts, ds] if taker == 0 else [ds, ts], "errors": [],
+                           "source_hand_id": None}
     color = r.get("card_color")
-    if color not in _STRAIN:
+    if not isinstance(color, str) or color not in _STRAIN:
         raise RecordError("bad_value", f"card_color {color!r} is not one of {', '.join(list(_STRAIN)[:6])}", hn)
     strain = _STRAIN[color]
     bid, capot, level = None, False, 0
     kind = "NORMAL"
     if variant != "belote":
         kind = r.get("contract_type") or "NORMAL"
-        if kind not in _KINDS:
+        if not isinstance(kind, str) or kind not in _KINDS:
             raise RecordError("bad_value", f"contract_type {kind!r} is not one of {', '.join(_KINDS)}", hn)
         name = r.get("contract_name") or "NORMAL"
-        if name not in _LEVEL:
+        if not isinstance(name, str) or name not in _LEVEL:
             raise RecordError("bad_value", f"contract_name {name!r} is not one of {', '.join(_LEVEL)}", hn)
         level = _LEVEL[name]
         contract = _int(r.get("contract"), "contract", hn)
@@ -204,7 +206,8 @@ def _docs(coll: Any) -> dict[str, dict]:
 
 def _labels(players: dict[str, Any], teams: dict[str, dict], people: dict[str, dict]) -> tuple[list[str], int]:
     """(side labels [US, THEM], first-dealer offset): 0 when player_list[0] is on US or unknown, else 1."""
-    order = [p for p in players.get("player_list") or [] if isinstance(p, str)]
+    plist = players.get("player_list")
+    order = [p for p in plist if isinstance(p, str)] if isinstance(plist, list) else []
 
     def name(pid: str) -> str:
         u = (people.get(pid) or {}).get("user_name")
@@ -216,7 +219,8 @@ def _labels(players: dict[str, Any], teams: dict[str, dict], people: dict[str, d
         if not isinstance(tid, str) or not tid.strip():
             raise RecordError("no_players", f"game has no {key} team id")
         team = teams.get(tid) or {}
-        mem = [p for p in team.get("players") or [] if isinstance(p, str) and p.strip()]
+        listed = team.get("players")
+        mem = [p for p in listed if isinstance(p, str) and p.strip()] if isinstance(listed, list) else []
         mem.sort(key=lambda p: order.index(p) if p in order else len(order))
         members.append(mem)
         if mem:

@@ -38,6 +38,7 @@ _SNIFF = {"game_id", "hand_no", "score_a", "score_b"}
 
 _SOURCE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 _INT = re.compile(r"^[+-]?\d+$")
+_GROUPED = re.compile(r"^[+-]?\d{1,3}([ \u00a0\u202f]\d{3})+$")
 _VARIANTS = {"belote": "belote", "classique": "belote", "classic": "belote", "coinche": "coinche",
              "contree": "coinche", "contrée": "coinche"}
 _STRAINS = {
@@ -121,6 +122,8 @@ def _physical(lines: Iterator[Line], where: list, pending: list[Reject], path: s
 
 def _int(text: str, what: str) -> int:
     t = text.strip()
+    if _GROUPED.match(t):       # 1 130 as a French spreadsheet shows it
+        t = re.sub(r"[ \u00a0\u202f]", "", t)
     if not _INT.match(t):
         raise RecordError("bad_value", f'{what} "{text}" is not a whole number')
     return int(t)
@@ -240,7 +243,7 @@ def _contract(r: _Row, variant: str, seating: _Seating) -> dict[str, Any]:
     elif b == "capot":
         capot = True
     elif not b:
-        raise RecordError("no_bid", "taker is given but bid is empty (a number from 80, or capot)")
+        raise RecordError("no_bid", "taker is given but bid is empty (a number from 80 to 180, or capot)")
     else:
         bid = _int(bid_cell, "bid")
         if not 80 <= bid <= 180:
@@ -453,6 +456,12 @@ def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
             continue
         game = games.setdefault(gid, _Game(gid))
         assert header is not None
+        if len(where) > 1 and any(sub.count(delim) >= len(header) - 1
+                                  for cell in cells for sub in cell.split("\n")[1:]):
+            game.failed.append(Reject(at(pos), "bad_row", f"a quote opened on line {pos[0]} is not closed: lines "
+                                      f"{pos[0]}..{where[-1][0]} were read as one row (the whole game is rejected)",
+                                      raw))
+            continue
         if len(cells) > len(header) and any(c.strip() for c in cells[len(header):]):
             game.failed.append(Reject(at(pos), "bad_row", f"row has {len(cells)} cells but the header has "
                                       f"{len(header)} columns (a comma inside a name needs quotes) (the whole game is "
