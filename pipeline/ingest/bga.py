@@ -228,7 +228,12 @@ def _document(text: str, where: Provenance, path: str) -> Iterator[GameRecord | 
     except orjson.JSONDecodeError as e:
         m = _TABLE_RE.search(text)
         gid = f"{SOURCE}:{m.group(1)}" if m else None
-        if "unexpected end of data" in str(e):
+        try:                      # a line's own newline hides the end of data: ask again without it
+            orjson.loads(text.rstrip())
+            cut = False
+        except orjson.JSONDecodeError as e2:
+            cut = "unexpected end of data" in str(e2)
+        if cut:
             hand = len(_HAND_END_RE.findall(text)) + 1
             yield Reject(where, "truncated_log", f"the JSON stops before its end (at character {e.pos}): the file "
                          f"is truncated; the table is not imported (it stops in hand {hand} or later)",

@@ -60,11 +60,13 @@ class IngestSummary:
 
 
 def walk(paths: list[Path]) -> Iterator[Path]:
-    """Files under the given paths (folders recursively, sorted; hidden files skipped)."""
+    """Files under the given paths (folders recursively; a folder's own files before its subfolders', each
+    sorted by name; hidden files skipped). Top-level files first means an index such as OpenSpiel's
+    histories.jsonl is read before the per-deal files that repeat it."""
     for p in paths:
         p = Path(p)
         if p.is_dir():
-            for f in sorted(p.rglob("*")):
+            for f in sorted(p.rglob("*"), key=lambda f: (len(f.relative_to(p).parts), str(f))):
                 if f.is_file() and not any(part.startswith(".") for part in f.relative_to(p).parts):
                     yield f
         elif p.exists():
