@@ -128,6 +128,9 @@ def rescore(
 
 def _emit(table, fmt: str, output: Optional[Path], display: Optional[list[str]] = None) -> None:
     from pipeline import output as outmod
+    if fmt is None:
+        ext = output.suffix.lower().lstrip(".") if output else ""
+        fmt = ext if ext in ("csv", "json", "parquet") else "table"
     fmt = fmt.lower()
     if fmt == "table" and display:
         table = table.select([c for c in display if c in table.column_names])
@@ -152,13 +155,19 @@ def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Op
         missing = stats.unscored_hands(lake, used, filters) if used else 0
     except stats.StatsError as e:
         _fail(str(e))
+    if (source or variant) and table.num_rows == 0:
+        err.print("[yellow]warning:[/] no hands match the filters "
+                  + " ".join([f"--source {escape(s)}" for s in source or []] + [f"--variant {escape(v)}" for v in variant or []])
+                  + f"; sources in the lake: {escape(', '.join(stats.lake_values(lake, 'source')))}; variants: "
+                  + escape(", ".join(stats.lake_values(lake, "variant"))))
     if missing:
         err.print(f"[yellow]warning:[/] {missing} hands have no scores under {escape(used)} "
                   f"(imported after the last rescore?): run `rebelote rescore --rules {escape(used)}`")
     _emit(table, fmt, output, stats.display_columns(report))
 
 
-FormatOpt = Annotated[str, typer.Option("--format", help="table, csv, json or parquet.")]
+FormatOpt = Annotated[Optional[str], typer.Option("--format", help="table, csv, json or parquet (default: from the "
+                                                  "--output file's extension, else table).")]
 OutputOpt = Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of the terminal.")]
 RulesOpt = Annotated[Optional[str], typer.Option("--rules", help="Ruleset whose scores to use (default: the only one rescored).")]
 SourceOpt = Annotated[Optional[list[str]], typer.Option("--source", help="Only hands from this source (repeatable).")]
@@ -167,7 +176,7 @@ VariantOpt = Annotated[Optional[list[str]], typer.Option("--variant", help="Only
 
 def _report_command(report: str, doc: str) -> None:
     """Register `rebelote stats <report>` (underscores become dashes) running queries/<report>.sql."""
-    def command(lake: LakeOpt = lakemod.DEFAULT_LAKE, rules: RulesOpt = None, format: FormatOpt = "table",
+    def command(lake: LakeOpt = lakemod.DEFAULT_LAKE, rules: RulesOpt = None, format: FormatOpt = None,
                 output: OutputOpt = None, source: SourceOpt = None, variant: VariantOpt = None) -> None:
         _stats(report, lake, rules, format, output, source, variant)
     command.__doc__ = doc

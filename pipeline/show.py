@@ -160,8 +160,11 @@ def explain(hand: dict[str, Any], rules: Ruleset) -> dict[str, Any]:
            _line("rounding", rules["rounding.mode"], "rounding.mode")]
     if sc["held_points"]:
         res.append(_line("held over", f"{sc['held_points']} to the winner of the next hand", "game.litige_to"))
+    recorded = hand.get("recorded_score")
+    if recorded is None and hand.get("recorded_margin") is not None:
+        recorded = f"margin {hand['recorded_margin']:+d}, ours {sc['hand_score'][0] - sc['hand_score'][1]:+d}"
     res.append(_line("hand score", f"{sc['hand_score'][0]} - {sc['hand_score'][1]}",
-                     "contract.* / double.* / rounding.mode", hand.get("recorded_score")))
+                     "contract.* / double.* / rounding.mode", recorded))
     section("Score (game points)", res)
     return {"ruleset": rules.name, "game_id": hand["game_id"], "hand_no": hand["hand_no"], "sections": sections,
             "score": sc["hand_score"], "status": sc["status"], "reason": sc["reason"]}

@@ -212,3 +212,15 @@ def run_report(lake: Path | str, name: str, ruleset: str | None = None, filters:
         return con.sql(sql, params={p: values[p] for p in wanted}).to_arrow_table()
     finally:
         con.close()
+
+
+def lake_values(lake: Path | str, column: str) -> list[str]:
+    """Distinct values of a hands column (source, variant) in the lake, for messages."""
+    try:
+        con = connect(lake)
+    except StatsError:
+        return []
+    try:
+        return [r[0] for r in con.execute(f"SELECT DISTINCT {column} FROM _all_hands ORDER BY 1").fetchall()]
+    finally:
+        con.close()

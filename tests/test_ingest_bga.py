@@ -168,7 +168,7 @@ def test_total_counts(games):
     assert sum(len(h["plays"] or []) for h in hs) == 19 * 32
 
 
-# ----------------------------------------------------------------------------------------------------- vs the simulation
+# --------------------------------------------------------------------------------------------- vs the simulation
 
 @pytest.mark.parametrize("table", TABLES)
 def test_hands_are_the_simulated_ones(games, sims, table):
@@ -561,7 +561,7 @@ def test_score_type_inferred_from_the_scores():
     assert bga._infer_score_type([{**made, "coinche": 1}]) is None
 
 
-# ----------------------------------------------------------------------------------------------------- private packets, belote, concession
+# ---------------------------------------------------------------------------- private packets, belote, concession
 
 def test_private_deals_fill_thrown_in_hands():
     g = one_game(FIX / "private" / "table_700000202.json.gz")

@@ -81,6 +81,7 @@ _SUIT_OF_STRAIN = {"C": 0, "D": 1, "H": 2, "S": 3}
 CAPOT_BID = 250
 LOWEST_BID = 82                                      # scored as 80
 TARGETS = {1: 2000, 2: 1000}                         # option 100
+RAW_TAIL = 512                                       # characters of a truncated file kept in its reject
 _TABLE_RE = re.compile(r"/table/t(\d+)")
 _HAND_END_RE = re.compile(r'"type"\s*:\s*"(?:scoreTable|allPassNoBid)"')
 # strength of a rank index (7 8 9 10 J Q K A) in the trump order J 9 A 10 K Q 8 7 and the plain order A 10 K Q J 9 8 7
@@ -255,9 +256,11 @@ def _document(text: str, where: Provenance, path: str) -> Iterator[GameRecord | 
                      raw, gid, e.hand_no)
     except RecordError as e:
         yield Reject(where, e.code, f"{e} (the whole table is rejected)", "", getattr(e, "game_id", None), e.hand_no)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
+        m = _TABLE_RE.search(text)
+        yield Reject(where, "bad_record", f"malformed BGA log: {type(e).__name__} {e} (the whole table is rejected)",
+                     text[:RAW_TAIL], f"{SOURCE}:{m.group(1)}" if m else None)
 
-
-RAW_TAIL = 512
 
 
 def _locate(text: str, n: _N, start_line: int | None) -> int | None:
@@ -273,7 +276,8 @@ def _options(doc: dict, data: dict) -> dict[int, int] | None:
     cands = []
     ti = doc.get("tableinfos")
     if isinstance(ti, dict):
-        cands += [ti.get("options"), (ti.get("data") or {}).get("options") if isinstance(ti.get("data"), dict) else None]
+        inner = ti.get("data")
+        cands += [ti.get("options"), inner.get("options") if isinstance(inner, dict) else None]
     cands += [doc.get("options"), data.get("options")]
     for opts in cands:
         if isinstance(opts, dict) and opts:
@@ -374,6 +378,9 @@ def _split(notes: list[_N]) -> tuple[list[_Hand], bool, dict[int, str]]:
         pid = None
         if "player_id" in a and t not in ("gameStateChange",):
             pid = _int(a["player_id"], f"{t} player_id", cur.no if cur else None, n)
+        if pid is None and t in ("updateBidPass", "updateBidCoinche", "updateBidSurCoinche", "playCard", "sayBelote",
+                                 "trickWin") or (t == "updateBid" and n.log and pid is None):
+            raise _Bad("bad_record", f"a {t} notification without player_id", cur.no if cur else None, n)
         if t == "updateBid":
             bid = _int(a.get("bid", a.get("bid_value", 0)), "bid", cur.no if cur else None, n)
             if not n.log and bid == 0:
@@ -518,6 +525,9 @@ def _build(doc: dict, data: dict, notes: list[_N], table_id: str, gid: str, path
     first1 = _first_player(hands[0])
     if first1 is None:
         raise _Bad("truncated_log", "the log stops before anyone speaks in hand 1", 1, hands[0].start)
+    if first1 not in prev:
+        raise _Bad("bad_seats", f"player {first1}, first to speak in hand 1, is not one of the four players", 1,
+                   hands[0].start)
     order = [prev[first1]]
     for _ in range(3):
         order.append(nxt[order[-1]])
@@ -685,7 +695,8 @@ def _hand_row(h: _Hand, seat: dict[int, int], nxt: dict[int, int], players: list
     if not bids or bids[-1] != {"seat": taker, "call": _call(value, strain)}:
         errors.append(f"endBidding names {_call(value, strain)} by seat {taker}, the last bid was "
                       f"{bids[-1] if bids else None}")
-    level = 2 if any(x["call"] == "surcoinche" for x in calls) else 1 if any(x["call"] == "coinche" for x in calls) else 0
+    said = {x["call"] for x in calls}
+    level = 2 if "surcoinche" in said else 1 if "coinche" in said else 0
     if level != coinche:
         errors.append(f"endBidding says countered = {coinche}, the auction has level {level}")
 

@@ -115,7 +115,7 @@ def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
         if numbers != list(range(1, len(rows) + 1)) or (isinstance(expected, int) and expected != len(rows)):
             missing = sorted(set(range(1, max(numbers + [expected if isinstance(expected, int) else 0]) + 1)) - set(numbers))
             yield Reject(first, "missing_hand", f"game has deals {numbers[0]}..{numbers[-1]} ({len(rows)} deals) but "
-                         f"deals_in_game says {expected}; missing or out of order: {missing[:10]} (the whole game is "
+                         f"deals_in_game says {expected}; missing or out of order: {missing[:10]}{' ...' if len(missing) > 10 else ''} (the whole game is "
                          "rejected)", "", f"{SOURCE}:{current}", missing[0] if missing else None)
             return
         game = finish_game({

@@ -36,12 +36,16 @@ class RescoreSummary:
     illegal: int = 0
     recorded: int = 0
     matches: int = 0
+    games_recorded: int = 0
+    games_matched: int = 0
     seconds: float = 0.0
 
     def __str__(self) -> str:
         rate = self.hands / self.seconds if self.seconds > 0 else 0.0
         st = ", ".join(f"{v} {k}" for k, v in sorted(self.status.items()))
         rec = f", recorded score matched {self.matches}/{self.recorded}" if self.recorded else ""
+        if self.games_recorded:
+            rec += f", recorded game totals matched {self.games_matched}/{self.games_recorded}"
         return (f"rescore [{self.ruleset}]: {self.hands} hands ({st}), {self.games} games, {self.illegal} with an "
                 f"illegal play{rec}, {self.seconds:.2f} s, {rate:,.0f} hands/s")
 
@@ -80,6 +84,12 @@ def _rescore(lake: Path, rules: Ruleset, batch_size: int) -> RescoreSummary:
             targets = {g["game_id"]: g["target"] for g in games if g["target"]}
         g = game_pass(pa.concat_tables(slim), rules, targets)
         summary.games = g.num_rows
+        final = {r["game_id"]: r["recorded_final"] for r in
+                 lakemod.read(lake, "games", columns=["game_id", "recorded_final"]).to_pylist() if r["recorded_final"]}
+        for gid, totals in zip(g.column("game_id").to_pylist(), g.column("totals").to_pylist()):
+            if gid in final:
+                summary.games_recorded += 1
+                summary.games_matched += totals == final[gid]
         lakemod.replace_partition(lake, "game_scores", rules.name, [g])
     # which parameters these scores were computed with (pyarrow and DuckDB skip files starting with "_")
     part = lakemod.table_dir(lake, "scores") / f"ruleset={rules.name}"

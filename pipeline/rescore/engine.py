@@ -230,7 +230,9 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
         if len(ai):
             dec = declarations.from_announced(hands.column("announced").take(pa.array(idx[ai])), strain[ai], R)
             team_pts[ai], bpts[ai] = dec.team_points, dec.belote
-        hi = np.nonzero(~from_ann[idx])[0]
+        # held declarations/belote from the initial hands (rows without hands only get here when the ruleset
+        # counts neither, see needs_hands: they score none)
+        hi = np.nonzero(~from_ann[idx] & (hands_len[idx] == n_players))[0]
         if len(hi):
             init = _fixed_list(hands.column("initial_hands"), idx[hi], n_players, np.uint32)
             dec = declarations.detect(init, strain[hi], R, prep.decl_tables)
