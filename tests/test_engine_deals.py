@@ -157,3 +157,20 @@ def test_out_of_turn_and_not_in_hand_are_flagged():
     hand["plays"] = plays
     r = one("belote-classic", hand)
     assert (r["illegal_trick"], r["illegal_seat"], r["illegal_card"], r["illegal_rule"]) == (1, 1, 17, "not_in_hand")  # 8H = 2*8 + 1
+
+
+def test_tricks_taken_hands_without_initial_hands():
+    # DEAL_A as a tricks-taken record (cards won per seat, last trick seat 1, no play order, no initial hands).
+    won = [[c for s, c in DEAL_A["plays"][4 * t: 4 * t + 4]] for t in range(8)]
+    taken = [[], [], [], []]
+    for t, cards in enumerate(won):
+        winner = 0 if t < 4 else 1
+        taken[winner].extend(cards)
+    hand = {"hand_no": 1, "dealer": 3, "completeness": "tricks_taken", "tricks_taken": taken, "last_trick_seat": 1,
+            "contract": {"taker": 0, "strain": "H", "bid": None, "coinche": 0}}
+    # a ruleset that counts neither declarations nor belote scores it: 92 - 70 (OpenSpiel: no belote, made)
+    r = one("openspiel", dict(hand))
+    assert (r["status"], r["card_points"], r["hand_score"], r["legal"]) == ("scored", [92, 70], [92, 70], None)
+    # one that counts held declarations cannot, and says why
+    r = one("belote-classic", dict(hand))
+    assert r["status"] == "unscorable" and "needs the initial hands" in r["reason"]
