@@ -27,9 +27,16 @@ def _seat_ok(v: Any, n: int, allow_none: bool = True, allow_minus_one: bool = Fa
     return 0 <= v < n or (allow_minus_one and v == -1)
 
 
-def check_hand(row: dict[str, Any], cards_per_seat: int = 8) -> None:
-    """Validate a hand row (dict with the ``hands`` columns). Raises RecordError."""
+def check_hand(row: dict[str, Any], cards_per_seat: int | None = None) -> None:
+    """Validate a hand row (dict with the ``hands`` columns). Raises RecordError.
+
+    ``cards_per_seat`` defaults to 8 with 4 players; with 2 or 3 players the deal shapes vary by variant
+    (9 or 10 cards, rules.md R3), so every seat must simply hold the same number of cards."""
     n = row["n_players"]
+    if cards_per_seat is None and n == 4:
+        cards_per_seat = 8
+    if cards_per_seat is None and row.get("initial_hands"):
+        cards_per_seat = bin(row["initial_hands"][0]).count("1")
     hn = row.get("hand_no")
     if not isinstance(hn, int) or isinstance(hn, bool) or hn < 1:
         raise RecordError("bad_value", f"hand number {hn!r} must be a whole number from 1", None)
@@ -107,5 +114,5 @@ def check_hand(row: dict[str, Any], cards_per_seat: int = 8) -> None:
                 if not remaining[s] & bit:
                     raise RecordError("card_not_held", f"play {i + 1} (trick {i // n + 1}): seat {s} plays {card_str(c)}, which it does not hold", hn)
                 remaining[s] &= ~bit
-        if row.get("completeness") == "full_play" and len(plays) != n * cards_per_seat:
+        if row.get("completeness") == "full_play" and cards_per_seat and len(plays) != n * cards_per_seat:
             raise RecordError("truncated_play", f"{len(plays)} cards played, expected {n * cards_per_seat}", hn)

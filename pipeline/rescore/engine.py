@@ -244,6 +244,12 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
         bteam = np.where(bpts[:, 0] > 0, np.where(bpts[:, 1] > 0, -1, 0), np.where(bpts[:, 1] > 0, 1, -1))
         team_decl = declarations.transfer_on_capot(team_pts.astype(np.int32), cap, R)
         res = contract.settle(cp, team_decl, bpts, T, bid, capot_bid, coinche, cap, R, strain)
+        penalty = int(R["play.revoke_penalty"])
+        if penalty and len(fi):   # the offender's opponents score the penalty (rules.md R37)
+            rows_f = idx[fi]
+            bad = ill_rule[rows_f] != 0
+            off_team = ill_seat[rows_f].astype(np.int64) % 2
+            res.hand_score[fi[bad], 1 - off_team[bad]] += penalty
 
         card_pts[idx] = cp
         last_team[idx] = lt

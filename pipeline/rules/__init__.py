@@ -23,8 +23,8 @@ RANK_KEYS = ["7", "8", "9", "10", "J", "Q", "K", "A"]
 
 # Parameters whose value must be one of a fixed set (only what the engine implements).
 CHOICES: dict[str, tuple] = {
-    "deal.n_players": (4,),
-    "deal.tricks": (8,),
+    "deal.n_players": (2, 4),
+    "deal.tricks": (8, 9),
     "auction.style": ("prise", "bid", "strain"),
     "declarations.tie": ("none",),
     "declarations.on_capot": ("keep", "to_capot_team", "lost"),
