@@ -7,8 +7,10 @@ every random draw comes from one ``numpy.random.default_rng(seed)`` in a fixed o
 arguments give byte-identical files.
 
 Table and deal
-    4 seats in playing order, teams ``seat % 2``. The first dealer is drawn, then the deal moves one
-    seat on each hand; seat ``dealer + 1`` speaks first and leads the first trick.
+    ``deal.n_players`` seats in playing order, teams ``seat % 2``: 4 seats with 8 tricks, or 2 seats (each its
+    own team) with 9 tricks and a prise auction; other shapes raise ValueError. The first dealer is drawn,
+    then with 4 seats the deal moves one seat on each hand (2 seats: see below); seat ``dealer + 1`` speaks
+    first and leads the first trick.
 
     * ``auction.style = "prise"`` (classic belote, variant ``"belote"``): 3 then 2 cards each, the
       21st card turned up. Round 1: each seat from ``dealer + 1`` may ``take`` (the turned suit is
@@ -30,13 +32,21 @@ Table and deal
       Three passes after any call end the auction; four passes at the start pass the hand out (recorded
       with no ``initial_hands``: the deal was never completed). The contract has no bid value; its
       ``coinche`` is the double level standing at the end (0, 1, 2).
+    * 2 players (``deal.n_players = 2``, ``deal.tricks = 9``, variant ``"belote-2p"``; seed 001, rules.md R3):
+      3 + 3 cards each from ``dealer + 1``, the 13th card turned. Round 1: each may ``take`` the turned suit;
+      round 2: each may name another suit; both rounds passed: passed out (no ``initial_hands``, no plays).
+      After a contract 3 more cards each (9): the turned card goes to nobody, 14 cards stay out of play.
+      With the turned suit trump, the holder of its 7 may exchange the 7 for the turned card (heuristic bot:
+      when that raises its value in the suit or its card points, i.e. unless an 8 is turned; random bot:
+      one time in two); ``initial_hands`` are the 9-card hands after any exchange. The player who scored
+      more in a hand deals the next one; after a passed-out hand (or equal scores) the other player deals.
 
     A game runs hands until the game ends under the ruleset (:func:`pipeline.rescore.game.game_pass`
     is run on the game's accumulated scores after every hand: a total at or above ``game.target``
     with unequal totals; litige points go to the winner of the next decided hand), at most
     :data:`MAX_HANDS` hands (a game cut there has no recorded winner).
 
-Players (:data:`PLAYERS`): a fixed pool of 8 bots; each game draws 4 distinct ones with the rng.
+Players (:data:`PLAYERS`): a fixed pool of 8 bots; each game draws 4 (or 2) distinct ones with the rng.
 
     =========  =========
     name       kind
@@ -54,33 +64,33 @@ Players (:data:`PLAYERS`): a fixed pool of 8 bots; each game draws 4 distinct on
     * ``random``: plays a uniformly random legal card; takes / names a suit / bids the next level
       rarely and at random, in a random allowed strain (bid capot very rarely); in the strain auction
       names a random higher contract now and then; coinches / doubles and surcoinches / redoubles rarely.
-    * ``heuristic``: values each suit as trump (J 6, 9 4, A 3, 10 2, other trumps 2 each, outside
-      aces 4, outside tens guarded by their ace 2, voids 1 each with 3+ trumps); no-trump per suit
-      (ace 5, ten beside its ace 3, king beside A-10 1, each card past the third of an ace-headed suit 1,
-      guarded ten without the ace 1, a suit stopped by neither -1); all-trump per suit (jack 5, nine
-      beside its jack 3, ace beside J-9 1, each card past the third of a jack-headed suit 1, guarded nine
-      without the jack 1). Prise: takes / names the best suit holding its J or 9, 2+ trumps and a value
-      of 11+ (the turned card counted in). Bid: a suit with its J or 9, 3+ trumps and a value of 12+,
-      no-trump with 2+ aces and 12+, all-trump with 2+ jacks and 12+; bids the best of them, 80 plus 10
-      per 3 points above 12 (up to 160); capot with J, 9, 5+ trumps and 36+ (4 aces / 4 jacks and 28+
-      in no-trump / all-trump); outbids its partner only by 20 or more; coinches an opponent's contract
-      holding 3+ of its trumps with the J or 9 (no-trump: 2 aces and 3 stopped suits; all-trump: 2 jacks
-      and 3 jacks or J-9 pairs; on 120+ also 2 trumps and 2 outside aces / 2 aces / 2 jacks);
-      surcoinches when its own value in the contract strain is 30 over the bid. Strain (5 cards): a suit
-      with its J or 9, 2+ trumps and 10+, no-trump with 2+ aces and 11+, all-trump with 2+ jacks and 12+;
-      names the best-valued one it may (over its partner's contract only with 4 more); doubles holding
-      the contract suit's J and another trump (no-trump: 2 aces; all-trump: 2 jacks); redoubles with 6
-      over its threshold.
+    * ``heuristic``: values each suit as trump (J 6, 9 4, A 3, 10 2, other trumps 2 each, outside aces 4,
+      outside tens guarded by their ace 2, voids 1 each with 3+ trumps); no-trump per suit (ace 5, ten beside
+      its ace 3, king beside A-10 1, each card past the third of an ace-headed suit 1, guarded ten without the
+      ace 1, a suit stopped by neither -1); all-trump per suit (jack 5, nine beside its jack 3, ace beside J-9
+      1, each card past the third of a jack-headed suit 1, guarded nine without the jack 1). Prise: takes /
+      names the best suit holding its J or 9, 2+ trumps and a value of 11+ (the turned card counted in; with 2
+      players, who never get it, the 6 cards alone). Bid: a suit with its J or 9, 3+ trumps and a value of
+      12+, no-trump with 2+ aces and 12+, all-trump with 2+ jacks and 12+; bids the best of them, 80 plus 10
+      per 3 points above 12 (up to 160); capot with J, 9, 5+ trumps and 36+ (4 aces / 4 jacks and 28+ in
+      no-trump / all-trump); outbids its partner only by 20 or more; coinches an opponent's contract holding
+      3+ of its trumps with the J or 9 (no-trump: 2 aces and 3 stopped suits; all-trump: 2 jacks and 3 jacks
+      or J-9 pairs; on 120+ also 2 trumps and 2 outside aces / 2 aces / 2 jacks); surcoinches when its own
+      value in the contract strain is 30 over the bid. Strain (5 cards): a suit with its J or 9, 2+ trumps and
+      10+, no-trump with 2+ aces and 11+, all-trump with 2+ jacks and 12+; names the best-valued one it may
+      (over its partner's contract only with 4 more); doubles holding the contract suit's J and another trump
+      (no-trump: 2 aces; all-trump: 2 jacks); redoubles with 6 over its threshold.
       Play (comparisons by :func:`pipeline.rescore.tables.strength`: no trump in no-trump, trump order
       in every suit in all-trump; a *master* is a card whose stronger cards of its suit are all played
-      or in the player's own hand): leads a non-trump master (highest points first: aces, or jacks in
-      all-trump), else (taking side) its best trump, else its cheapest card; when an opponent is
-      winning, wins as cheaply as it can, else discards its lowest-point card (trumps and masters
-      kept); when its partner is winning (last to play, or partner holding a trump or a master) feeds
+      or in the player's own hand; with 2 players the out-of-play cards both have seen, the turned card or
+      the 7 given for it and the bottom card, count as played): leads a non-trump master (highest points
+      first: aces, or jacks in all-trump), else (taking side) its best trump, else its cheapest card; when
+      an opponent is winning, wins as cheaply as it can, else discards its lowest-point card (trumps and
+      masters kept); when its partner is winning (last to play, or partner holding a trump or a master) feeds
       its highest-point card that is neither a trump nor a master.
 
 Vectorisation: all active games of a batch of :data:`CHUNK` games play their current hand together.
-The deal, the auctions (a loop over turns) and the card play (a loop over the 32 plays, each step
+The deal, the auctions (a loop over turns) and the card play (a loop over the 32 (or 18) plays, each step
 one :func:`pipeline.rescore.play.legal_cards` call and numpy choices for every hand) are numpy over
 hands; Python loops per hand only to build the output rows. Hands are scored with
 :func:`pipeline.rescore.engine.score_batch`; the recorded fields of each hand (``recorded.score``,
@@ -121,7 +131,9 @@ MAX_HANDS = 200
 CHUNK = 2048
 """Games simulated together (a fixed constant: changing it changes the output for a seed)."""
 VARIANTS = {"prise": "belote", "bid": "coinche", "strain": "bulgarian"}
-"""``auction.style`` -> the ``variant`` written (hands.variant)."""
+"""``auction.style`` -> the ``variant`` written (hands.variant) with 4 players."""
+VARIANT_2P = "belote-2p"
+"""The ``variant`` written for 2-player (prise) rulesets."""
 
 # random bots' probabilities
 P_TAKE = 0.20         # prise: take in round 1 / name a suit in round 2; strain: name a higher contract
@@ -273,25 +285,27 @@ def _masks(cards: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------- auctions
 
 def _auction_prise(rng: np.random.Generator, five: np.ndarray, turned: np.ndarray, dealer: np.ndarray,
-                   heur: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Classic take-or-pass auction for n deals. Returns calls (n, 8) codes, taker (n,), strain (n,) (-1 = none)."""
+                   heur: np.ndarray, n_seats: int = 4) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Classic take-or-pass auction for n deals of ``n_seats`` seats (hands ``five`` (n, n_seats)): a round of
+    take / pass, then a round naming another suit. Returns calls (n, 2 * n_seats) codes, taker (n,), strain (n,)
+    (-1 = none). With 4 seats the taker gets the turned card, so the heuristic counts it in; with 2 nobody does."""
     n = len(turned)
     rows = np.arange(n)
-    calls = np.full((n, 8), NONE, dtype=np.int16)
+    calls = np.full((n, 2 * n_seats), NONE, dtype=np.int16)
     taker = np.full(n, -1, dtype=np.int64)
     strain = np.full(n, -1, dtype=np.int64)
     tsuit = (turned // 8).astype(np.int64)
-    tbit = BIT[turned.astype(np.int64)]
+    tbit = BIT[turned.astype(np.int64)] if n_seats == 4 else np.zeros(n, dtype=np.uint32)
     suits = np.arange(4)
-    for t in range(8):
-        seat = (dealer + 1 + t) % 4
+    for t in range(2 * n_seats):
+        seat = (dealer + 1 + t) % n_seats
         open_ = taker < 0
         value, count, jack, nine = _evaluate(five[rows, seat] | tbit)
         ok = ((jack | nine) == 1) & (count >= 2) & (value >= TAKE_VALUE)
         u = rng.random(n)
         other = (tsuit + 1 + rng.integers(0, 3, n)) % 4
         hz = heur[rows, seat]
-        if t < 4:
+        if t < n_seats:
             call = np.where(hz, ok[rows, tsuit], u < P_TAKE)
             suit = tsuit
             code = TAKE
@@ -440,24 +454,29 @@ def _auction_strain(rng: np.random.Generator, five: np.ndarray, dealer: np.ndarr
 # ---------------------------------------------------------------------------------------------- play
 
 def _play(rng: np.random.Generator, hands: np.ndarray, dealer: np.ndarray, strain: np.ndarray,
-          taker: np.ndarray, heur: np.ndarray, points: np.ndarray, pr: PlayRules) -> tuple[np.ndarray, np.ndarray]:
-    """Play out m hands together. Returns plays and play seats, int8 (m, 32).
+          taker: np.ndarray, heur: np.ndarray, points: np.ndarray, pr: PlayRules, n_seats: int = 4,
+          n_tricks: int = 8, known: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Play out m hands of ``n_seats`` seats (``hands`` (m, n_seats)) and ``n_tricks`` tricks together.
+    Returns plays and play seats, int8 (m, n_seats * n_tricks). ``known`` (m,) uint32: cards out of play that
+    every player has seen (2 players: the turned card or the exchanged 7, the bottom card), counted as gone.
 
     Card comparisons use :func:`pipeline.rescore.tables.strength` (no trump in no-trump; every suit in trump
     order in all-trump). A card is a *master* when every stronger card of its suit has been played or is in
     the player's own hand."""
     m = len(dealer)
     rows = np.arange(m)
+    n_plays = n_seats * n_tricks
+    last = n_seats - 1
     remaining = hands.astype(np.uint32).copy()
-    plays = np.zeros((m, 32), dtype=np.int8)
-    seats = np.zeros((m, 32), dtype=np.int8)
-    leader = (dealer.astype(np.int64) + 1) % 4
+    plays = np.zeros((m, n_plays), dtype=np.int8)
+    seats = np.zeros((m, n_plays), dtype=np.int8)
+    leader = (dealer.astype(np.int64) + 1) % n_seats
     strain8 = strain.astype(np.int8)
     led_suit = np.zeros(m, dtype=np.int8)
     win_card = np.zeros(m, dtype=np.int8)
     win_seat = np.zeros(m, dtype=np.int64)
     win_str = np.zeros(m, dtype=np.int16)
-    gone = np.zeros(m, dtype=np.uint32)                                      # cards played so far
+    gone = np.zeros(m, dtype=np.uint32) if known is None else known.astype(np.uint32)  # cards played so far
     first_true, first_false = np.ones(m, dtype=bool), np.zeros(m, dtype=bool)
     grid = np.broadcast_to(_CARDS, (m, 32))
     P = points[strain.astype(np.int64)].astype(np.int32)                    # (m, 32) card points
@@ -466,9 +485,9 @@ def _play(rng: np.random.Generator, hands: np.ndarray, dealer: np.ndarray, strai
     above = np.where(trump_order, ABOVE_TRUMP[None, :32], ABOVE_PLAIN[None, :32]).astype(np.uint32)  # (m, 32)
     lead_str = strength(grid, np.broadcast_to(CARD_SUIT, (m, 32)), strain8[:, None]).astype(np.int32)
     taker_team = taker.astype(np.int64) % 2
-    for j in range(32):
-        k = j % 4
-        seat = (leader + k) % 4
+    for j in range(n_plays):
+        k = j % n_seats
+        seat = (leader + k) % n_seats
         hand = remaining[rows, seat]
         first = first_true if k == 0 else first_false
         partner = (win_seat % 2 == seat % 2) & ~first
@@ -491,7 +510,7 @@ def _play(rng: np.random.Generator, hands: np.ndarray, dealer: np.ndarray, strai
             low = -(P + 8 * keep) * 64 - S                                   # cheap first, trumps / masters kept
             beats = S > win_str[:, None]
             wc = win_card.astype(np.int64)
-            strong = np.full(m, k == 3) | (CARD_SUIT[wc] == strain8) | ((above[rows, wc] & unseen) == 0)
+            strong = np.full(m, k == last) | (CARD_SUIT[wc] == strain8) | ((above[rows, wc] & unseen) == 0)
             feed = np.where(keep, -5000 - S, P * 64 - S)
             key = np.where(partner[:, None], np.where(strong[:, None], feed, low),
                            np.where(beats, 5000 - S, low))
@@ -511,10 +530,10 @@ def _play(rng: np.random.Generator, hands: np.ndarray, dealer: np.ndarray, strai
             win_card = np.where(better, card, win_card).astype(np.int8)
         plays[:, j] = card
         seats[:, j] = seat
-        if k == 3:
+        if k == last:
             leader = win_seat
     if remaining.any():  # pragma: no cover - a simulator bug
-        raise RuntimeError("simulate: cards left in hand after 32 plays")
+        raise RuntimeError(f"simulate: cards left in hand after {n_plays} plays")
     return plays, seats
 
 
@@ -528,7 +547,8 @@ def _list_column(values: np.ndarray, valid: np.ndarray, typ: pa.DataType) -> pa.
 
 def _score_table(game_ids: list[str], hand_no: np.ndarray, dealer: np.ndarray, init: np.ndarray,
                  has_init: np.ndarray, taker: np.ndarray, strain: np.ndarray, bid: np.ndarray,
-                 capot: np.ndarray, coin: np.ndarray, plays: np.ndarray, seats: np.ndarray) -> pa.Table:
+                 capot: np.ndarray, coin: np.ndarray, plays: np.ndarray, seats: np.ndarray,
+                 n_players: int = 4) -> pa.Table:
     """The columns of the ``hands`` table that :func:`score_batch` reads, straight from arrays."""
     n = len(game_ids)
     played = taker >= 0
@@ -537,7 +557,7 @@ def _score_table(game_ids: list[str], hand_no: np.ndarray, dealer: np.ndarray, i
         "game_id": pa.array(game_ids, type=pa.string()),
         "hand_no": pa.array(hand_no.astype(np.int32)),
         "source": pa.array([SOURCE] * n, type=pa.string()),
-        "n_players": pa.array(np.full(n, 4, dtype=np.int8)),
+        "n_players": pa.array(np.full(n, n_players, dtype=np.int8)),
         "dealer": pa.array(dealer.astype(np.int8)),
         "completeness": pa.array(["full_play"] * n, type=pa.string()),
         "initial_hands": _list_column(init.astype(np.uint32), has_init, pa.uint32()),
@@ -555,28 +575,79 @@ def _score_table(game_ids: list[str], hand_no: np.ndarray, dealer: np.ndarray, i
 
 # ---------------------------------------------------------------------------------------------- games
 
-def _deal_positions(dealer: np.ndarray, packets: list[int]) -> list[tuple[np.ndarray, int, int]]:
+def _deal_positions(dealer: np.ndarray, packets: list[int], n_seats: int = 4) -> list[tuple[np.ndarray, int, int]]:
     """(seat, start, stop) deck slices for dealing ``packets`` (cards per seat per round) from dealer+1."""
     out, pos = [], 0
     for size in packets:
-        for k in range(4):
-            out.append(((dealer + 1 + k) % 4, pos, pos + size))
+        for k in range(n_seats):
+            out.append(((dealer + 1 + k) % n_seats, pos, pos + size))
             pos += size
     return out
+
+
+def _deal_prise_2p(rng: np.random.Generator, deck: np.ndarray, dealer: np.ndarray, heur: np.ndarray,
+                   points: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Two-player prise deal and auction for n deals (seed 001, rules.md R3).
+
+    3 + 3 cards each from dealer + 1 (deck[0:12]), deck[12] turned; the auction (:func:`_auction_prise`, 2
+    seats); after a contract 3 more each at once from dealer + 1 (deck[13:19]): 9 cards each, the turned card
+    to nobody. With the turned suit trump, the holder of its 7 (when dealt) may exchange the 7 for the turned
+    card: a heuristic bot does when the turned card raises its hand's value in that suit (:func:`_evaluate`)
+    or its card points, a random bot with probability 1/2 (one rng draw per deal, always made). deck[31], the
+    bottom card, is shown to both players (out of play, like the 13 other undealt cards).
+
+    Returns full hands (n, 2) after any exchange, turned card, calls, taker, strain, has_init (a contract was
+    made: the deal completed) and the out-of-play cards both players know of (the turned card, or the 7 given
+    for it, and the bottom card)."""
+    n = len(dealer)
+    rows = np.arange(n)
+    six = np.zeros((n, 2), dtype=np.uint32)
+    for seat, a, b in _deal_positions(dealer, [3, 3], 2):
+        six[rows, seat] |= _masks(deck[:, a:b])
+    turned = deck[:, 12].astype(np.int64)
+    calls, taker, strain = _auction_prise(rng, six, turned, dealer, heur, n_seats=2)
+    took = taker >= 0
+    full = six.copy()
+    for seat, a, b in _deal_positions(dealer, [3], 2):
+        full[rows, seat] |= np.where(took, _masks(deck[:, 13 + a:13 + b]), np.uint32(0))
+    # the trump 7 exchange
+    tsuit = turned // 8
+    seven = 8 * tsuit                                                       # rank 0: the 7
+    has7 = (full & BIT[seven][:, None]) != 0                                # (n, 2)
+    holder = np.argmax(has7, axis=1)
+    u = rng.random(n)
+    hand = full[rows, holder]
+    swapped = (hand & ~BIT[seven]) | BIT[turned]
+    v_before = _evaluate(hand)[0][rows, tsuit]
+    v_after = _evaluate(swapped)[0][rows, tsuit]
+    gain = (v_after - v_before) * 64 + points[tsuit, turned] - points[tsuit, seven]
+    swap = took & (strain == tsuit) & has7.any(axis=1) & np.where(heur[rows, holder], gain > 0, u < 0.5)
+    full[rows[swap], holder[swap]] = swapped[swap]
+    known = np.where(swap, BIT[seven], BIT[turned]) | BIT[deck[:, 31].astype(np.int64)]
+    return full, turned, calls, taker, strain, took, known.astype(np.uint32)
+
+
+def _next_dealer_2p(dealer: np.ndarray, taker: np.ndarray, hand_score: list) -> np.ndarray:
+    """Two players (seed 001): the player who scored more in the hand deals the next one; after a passed-out
+    hand (or equal scores) the other player deals."""
+    sc = np.array([s if s is not None else [0, 0] for s in hand_score], dtype=np.int64).reshape(-1, 2)
+    higher = np.where(sc[:, 0] > sc[:, 1], 0, 1)
+    return np.where((taker >= 0) & (sc[:, 0] != sc[:, 1]), higher, (dealer + 1) % 2)
 
 
 def _simulate_chunk(rng: np.random.Generator, rules: Ruleset, first: int, count: int, seed: int,
                     prep: dict[str, Any]) -> list[dict]:
     style = prep["style"]
-    players = rng.permuted(np.tile(np.arange(len(PLAYERS)), (count, 1)), axis=1)[:, :4]
+    NP, NT = prep["n_players"], prep["tricks"]
+    players = rng.permuted(np.tile(np.arange(len(PLAYERS)), (count, 1)), axis=1)[:, :NP]
     heur_all = HEURISTIC[players]
-    dealer_all = rng.integers(0, 4, count).astype(np.int64)
+    dealer_all = rng.integers(0, NP, count).astype(np.int64)
     hand_no_all = np.zeros(count, dtype=np.int64)
     active = np.ones(count, dtype=bool)
     sgids = [f"{rules.name}-{seed}-{first + i:06d}" for i in range(count)]  # unique across rulesets
     gids = [f"{SOURCE}:{s}" for s in sgids]
     commons = [{"game_id": gids[i], "source": SOURCE, "source_format": SOURCE_FORMAT, "source_file": SOURCE_FILE,
-                "source_game_id": sgids[i], "variant": prep["variant"], "ruleset_hint": rules.name, "n_players": 4,
+                "source_game_id": sgids[i], "variant": prep["variant"], "ruleset_hint": rules.name, "n_players": NP,
                 "players": [PLAYERS[p] for p in players[i].tolist()]} for i in range(count)]
     rows_of: list[list[dict]] = [[] for _ in range(count)]
     results: list[dict | None] = [None] * count
@@ -594,8 +665,12 @@ def _simulate_chunk(rng: np.random.Generator, rules: Ruleset, first: int, count:
         bid = np.full(n, -1, dtype=np.int64)
         capot = np.zeros(n, dtype=bool)
         coin = np.zeros(n, dtype=np.int64)
-        full = np.zeros((n, 4), dtype=np.uint32)
-        if style == "prise":
+        full = np.zeros((n, NP), dtype=np.uint32)
+        known = None
+        if NP == 2:
+            full, turned, calls, taker, strain, has_init, known = _deal_prise_2p(rng, deck, dealer, heur,
+                                                                                 prep["points"])
+        elif style == "prise":
             five = np.zeros((n, 4), dtype=np.uint32)
             for seat, a, b in _deal_positions(dealer, [3, 2]):
                 five[rows, seat] |= _masks(deck[:, a:b])
@@ -632,16 +707,17 @@ def _simulate_chunk(rng: np.random.Generator, rules: Ruleset, first: int, count:
             bid = np.where((level >= 0) & ~capot, 80 + 10 * level, -1)
             has_init = np.ones(n, dtype=bool)
         played = taker >= 0
-        plays = np.zeros((n, 32), dtype=np.int8)
-        seats = np.zeros((n, 32), dtype=np.int8)
+        plays = np.zeros((n, NP * NT), dtype=np.int8)
+        seats = np.zeros((n, NP * NT), dtype=np.int8)
         if played.any():
             p_plays, p_seats = _play(rng, full[played], dealer[played], strain[played], taker[played],
-                                     heur[played], prep["points"], prep["play_rules"])
+                                     heur[played], prep["points"], prep["play_rules"], NP, NT,
+                                     None if known is None else known[played])
             plays[played], seats[played] = p_plays, p_seats
 
         round_gids = [gids[i] for i in A.tolist()]
         table = _score_table(round_gids, hand_no, dealer, full, has_init, taker, strain, bid, capot, coin,
-                             plays, seats)
+                             plays, seats, NP)
         sc = score_batch(table, rules)
         status = sc.column("status").to_pylist()
         legal = sc.column("legal").to_pylist()
@@ -666,7 +742,7 @@ def _simulate_chunk(rng: np.random.Generator, rules: Ruleset, first: int, count:
         finished = []
         for r, gi in enumerate(A.tolist()):
             d = L_dealer[r]
-            auction = [{"seat": (d + 1 + t) % 4, "call": CALL_NAMES[c]} for t, c in enumerate(L_calls[r]) if c >= 0]
+            auction = [{"seat": (d + 1 + t) % NP, "call": CALL_NAMES[c]} for t, c in enumerate(L_calls[r]) if c >= 0]
             tk = L_taker[r]
             gpi = gp_at[gids[gi]]
             row = new_hand(
@@ -694,7 +770,7 @@ def _simulate_chunk(rng: np.random.Generator, rules: Ruleset, first: int, count:
                 rows_of[gi] = []
                 finished.append(gi)
         hand_no_all[A] = hand_no
-        dealer_all[A] = (dealer + 1) % 4
+        dealer_all[A] = _next_dealer_2p(dealer, taker, hs) if NP == 2 else (dealer + 1) % 4
         if finished:
             active[finished] = False
             keep = [gids[i] for i in np.nonzero(active)[0].tolist()]
@@ -723,10 +799,16 @@ def simulate(rules: Ruleset | str, games: int, seed: int) -> Iterator[dict]:
     if unplayable:
         raise ValueError(f"ruleset {rules.name}: auction style {style!r} with strains {rules['auction.strains']} "
                          "cannot be simulated")
+    n_players, tricks = int(rules["deal.n_players"]), int(rules["deal.tricks"])
+    if (n_players, tricks) not in ((4, 8), (2, 9)) or (n_players == 2 and style != "prise"):
+        raise ValueError(f"ruleset {rules.name}: {n_players} players, {tricks} tricks, auction style {style!r} "
+                         "cannot be simulated (4 players with 8 tricks, or 2 players with 9 tricks and a prise)")
     prep = {
         "style": style,
+        "n_players": n_players,
+        "tricks": tricks,
         "strains": strains,
-        "variant": VARIANTS[style],
+        "variant": VARIANT_2P if n_players == 2 else VARIANTS[style],
         "points": build(rules).points,
         "play_rules": PlayRules.of(rules),
         "target": int(rules["game.target"]),

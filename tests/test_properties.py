@@ -63,19 +63,23 @@ def test_card_points_total_the_deck(ruleset):
         a, b = r["cards.no_trump_scale" if strain == "NT" else "cards.all_trump_scale"] if table else (1, 1)
         got = sum(x["card_points"]) - (r["cards.capot_bonus"] if capot else 0)
         lo, hi = (total * a) // b - 1, -(-(total * a) // b) + 1     # each team's share is rounded on its own
+        if r["deal.n_players"] * r["deal.tricks"] < 32:              # 2-player: some cards stay out of play
+            assert 0 <= got <= total, (ruleset, x["game_id"], x["hand_no"])
+            continue
         assert lo <= got <= hi if (a, b) != (1, 1) else got == total, (ruleset, x["game_id"], x["hand_no"])
 
 
 def _rotate(hands: pa.Table, k: int) -> pa.Table:
     rows = hands.to_pylist()
     for h in rows:
-        h["dealer"] = (h["dealer"] + k) % 4
+        n = h["n_players"]
+        h["dealer"] = (h["dealer"] + k) % n
         if h["taker"] is not None:
-            h["taker"] = (h["taker"] + k) % 4
+            h["taker"] = (h["taker"] + k) % n
         if h["initial_hands"] is not None:
-            h["initial_hands"] = [h["initial_hands"][(s - k) % 4] for s in range(4)]
+            h["initial_hands"] = [h["initial_hands"][(s - k) % n] for s in range(n)]
         if h["play_seats"] is not None:
-            h["play_seats"] = [(s + k) % 4 for s in h["play_seats"]]
+            h["play_seats"] = [(s + k) % n for s in h["play_seats"]]
     return pa.Table.from_pylist(rows, schema=hands.schema)
 
 

@@ -1,8 +1,10 @@
 """Tests of pipeline.simulate: reproducible, legal, complete games scored as the engine scores them.
 
 Every test runs for every shipped ruleset (``rules.shipped_names()``): prise auctions (belote-classic...),
-bid auctions with suit contracts (colver...) or with no-trump and all-trump (pagat-coinche...), and the
-Bulgarian contract auction (bulgarian..., games to 151).
+bid auctions with suit contracts (colver...) or with no-trump and all-trump (pagat-coinche...), the
+Bulgarian contract auction (bulgarian..., games to 151), and 2-player prise (belote-2p: 9 tricks, 14 cards out
+of play, the trump 7 exchange). Seat, trick and card counts are read from the ruleset (``deal.n_players``,
+``deal.tricks``).
 """
 
 from __future__ import annotations
@@ -45,6 +47,11 @@ def run(request):
     return r, objs, games, hands, table, scores
 
 
+def _shape(r) -> tuple[int, int]:
+    """(seats, tricks) of ruleset ``r``: 4 seats of 8 cards, or 2 seats of 9."""
+    return int(r["deal.n_players"]), int(r["deal.tricks"])
+
+
 def _bytes(objs) -> bytes:
     return b"".join(orjson.dumps(o) + b"\n" for o in objs)
 
@@ -56,7 +63,7 @@ def test_reproducible(run):
     assert list(sim.simulate(r, 0, SEED)) == []
 
 
-@pytest.mark.parametrize("name", ["belote-classic", "colver", "pagat-coinche", "bulgarian"])
+@pytest.mark.parametrize("name", ["belote-classic", "colver", "pagat-coinche", "bulgarian", "belote-2p"])
 def test_seed_changes_games(name):
     r = rules.load(name)
     a, b = list(sim.simulate(r, 3, 7)), list(sim.simulate(r, 3, 8))
@@ -65,8 +72,11 @@ def test_seed_changes_games(name):
 
 def test_game_fields(run):
     r, objs, games, hands, _, _ = run
+    n_seats, _ = _shape(r)
     assert len(objs) == N_GAMES
     variant = {"prise": "belote", "bid": "coinche", "strain": "bulgarian"}[r["auction.style"]]
+    if n_seats == 2:
+        variant = "belote-2p"
     for i, (o, g) in enumerate(zip(objs, games)):
         assert o["format"] == "rebelote" and o["version"] == 1
         assert o["source"] == "simulate"
@@ -75,15 +85,24 @@ def test_game_fields(run):
         assert o["variant"] == variant
         assert o["ruleset_hint"] == r.name
         assert o["target"] == r["game.target"]
-        assert o["n_players"] == 4
-        assert len(set(o["players"])) == 4 and set(o["players"]) <= set(sim.PLAYERS)
+        assert o["n_players"] == n_seats
+        assert len(set(o["players"])) == n_seats and set(o["players"]) <= set(sim.PLAYERS)
         assert g["n_hands"] == len(o["hands"]) >= 1
         assert len(o["hands"]) <= sim.MAX_HANDS
-        # dealer moves one seat per hand; hands numbered 1..n
+        # 4 seats: the dealer moves one seat per hand; 2 (seed 001): the player who scored more in the last
+        # hand deals, the other one after a passed-out hand (or equal scores); hands numbered 1..n
         first = o["hands"][0]["dealer"]
         for k, h in enumerate(o["hands"]):
             assert h["hand_no"] == k + 1
-            assert h["dealer"] == (first + k) % 4
+            if n_seats == 4 or k == 0:
+                assert h["dealer"] == (first + k) % 4
+            else:
+                prev = o["hands"][k - 1]
+                sc = prev["recorded"]["score"]
+                if prev["contract"] is None or sc[0] == sc[1]:
+                    assert h["dealer"] == 1 - prev["dealer"]
+                else:
+                    assert h["dealer"] == (0 if sc[0] > sc[1] else 1)
     # the rng draws dealers and tables: not all the same
     assert len({o["hands"][0]["dealer"] for o in objs}) > 1
     assert len({tuple(o["players"]) for o in objs}) > 1
@@ -102,7 +121,7 @@ def test_native_roundtrip(run):
 
 def test_hands_consistent(run):
     r, _, _, hands, _, _ = run
-    full = 0xFFFFFFFF
+    n_seats, n_tricks = _shape(r)
     passed = 0
     for h in hands:
         check_hand(h)
@@ -117,50 +136,55 @@ def test_hands_consistent(run):
                 assert h["initial_hands"] is None
             continue
         init = h["initial_hands"]
-        assert len(init) == 4
-        assert popcount32(np.array(init, dtype=np.uint32)).tolist() == [8, 8, 8, 8]
+        assert len(init) == n_seats
+        assert popcount32(np.array(init, dtype=np.uint32)).tolist() == [n_tricks] * n_seats
         union = 0
         for m in init:
             assert union & m == 0
             union |= m
-        assert union == full
+        dealt = sorted(c for c in range(32) if union >> c & 1)
+        assert len(dealt) == n_seats * n_tricks   # 32 cards, or 18 with 2 players (14 out of play)
         plays, seats = h["plays"], h["play_seats"]
-        assert len(plays) == 32 and sorted(plays) == list(range(32))
-        assert seats[0] == (h["dealer"] + 1) % 4  # (dealer + 1) leads the first trick
+        assert len(plays) == n_seats * n_tricks and sorted(plays) == dealt   # each dealt card played once
+        assert seats[0] == (h["dealer"] + 1) % n_seats  # (dealer + 1) leads the first trick
         remaining = list(init)
         for c, s in zip(plays, seats):
-            assert remaining[s] >> c & 1
+            assert remaining[s] >> c & 1   # by its holder
             remaining[s] &= ~(1 << c)
-        assert remaining == [0, 0, 0, 0]
-        assert Counter(seats) == {0: 8, 1: 8, 2: 8, 3: 8}
+        assert remaining == [0] * n_seats
+        assert Counter(seats) == {s: n_tricks for s in range(n_seats)}
         assert h["strain"] in _strains(r)
     assert 0 < passed < len(hands)
 
 
 def test_auction(run):
     r, _, _, hands, _, _ = run
+    n_seats, _ = _shape(r)
     for h in hands:
         calls = [(a["seat"], a["call"]) for a in h["auction"]]
         assert calls, "every hand has an auction"
         for k, (seat, _) in enumerate(calls):
-            assert seat == (h["dealer"] + 1 + k) % 4
+            assert seat == (h["dealer"] + 1 + k) % n_seats
         taker = h["taker"]
         if r["auction.style"] == "prise":
             assert h["turned_card"] is not None
             assert h["bid"] is None and not h["capot_bid"] and h["coinche"] == 0
-            assert len(calls) <= 8
+            assert len(calls) <= 2 * n_seats
             assert all(c == "pass" for _, c in calls[:-1])
             turned_suit = SUITS[h["turned_card"] // 8]
             if taker is None:
-                assert len(calls) == 8 and calls[-1][1] == "pass"
+                assert len(calls) == 2 * n_seats and calls[-1][1] == "pass"
                 continue
             seat, call = calls[-1]
             assert seat == taker
-            if len(calls) <= 4:
+            if len(calls) <= n_seats:
                 assert call == "take" and h["strain"] == turned_suit
             else:
                 assert call in SUITS and call != turned_suit and h["strain"] == call
-            assert h["initial_hands"][taker] >> h["turned_card"] & 1
+            if n_seats == 4:
+                assert h["initial_hands"][taker] >> h["turned_card"] & 1
+            else:
+                _check_exchange_2p(h)
         elif r["auction.style"] == "bid":
             assert h["turned_card"] is None
             if taker is None:
@@ -189,6 +213,41 @@ def test_auction(run):
                 assert kinds[-3:] == ["pass"] * 3
         else:
             _check_strain_auction(r, h, calls)
+
+
+def _check_exchange_2p(h) -> None:
+    """2 players: the turned card goes to nobody, unless the turned suit is trump and the holder of its 7
+    exchanged the 7 for it (the 7 then out of play)."""
+    turned = h["turned_card"]
+    seven = turned // 8 * 8
+    holders = [s for s, m in enumerate(h["initial_hands"]) if m >> turned & 1]
+    if holders:
+        assert SUITS[turned // 8] == h["strain"] and turned != seven
+        assert not any(m >> seven & 1 for m in h["initial_hands"])
+
+
+def test_exchange_2p(run):
+    """2 players: exchanges of the trump 7 happen; a heuristic bot left holding the trump 7 under the turned
+    suit only had an 8 turned (every other card raises its value or its card points)."""
+    r, objs, _, hands, _, _ = run
+    if _shape(r)[0] != 2:
+        pytest.skip("not a 2-player ruleset")
+    players = {o["game_id"]: o["players"] for o in objs}
+    exchanged = kept = 0
+    for h in hands:
+        if h["taker"] is None or SUITS[h["turned_card"] // 8] != h["strain"]:
+            continue
+        turned = h["turned_card"]
+        seven = turned // 8 * 8
+        if any(m >> turned & 1 for m in h["initial_hands"]):
+            exchanged += 1
+            continue
+        for s, m in enumerate(h["initial_hands"]):
+            if m >> seven & 1:
+                kept += 1
+                if sim.HEURISTIC[sim.PLAYERS.index(players[h["game_id"]][s])]:
+                    assert turned % 8 == 1, (h["game_id"], h["hand_no"])   # the 8
+    assert exchanged > 0 and kept > 0
 
 
 def _strains(r) -> list[str]:
@@ -300,10 +359,12 @@ def test_write_jsonl_and_reingest(tmp_path):
 
 
 def test_cards_written_as_text(run):
-    _, objs, _, _, _, _ = run
+    r, objs, _, _, _, _ = run
     h = next(h for o in objs for h in o["hands"] if h["plays"] is not None)
     assert all(isinstance(c, str) and len(c) == 2 for _, c in h["plays"])
-    assert {card_str(i) for i in range(32)} == {c for hand in h["hands"] for c in hand}
+    dealt = {c for hand in h["hands"] for c in hand}
+    assert {c for _, c in h["plays"]} == dealt and len(dealt) == _shape(r)[0] * _shape(r)[1]
+    assert dealt <= {card_str(i) for i in range(32)}
 
 
 def test_hand_cap(monkeypatch):
@@ -369,3 +430,12 @@ def test_user_strains(tmp_path):
     p.write_text('name = "house-prise"\nextends = "belote-classic"\n[auction]\nstrains = ["H", "S"]\n')
     with pytest.raises(ValueError, match="cannot be simulated"):
         list(sim.simulate(rules.load(p), 1, 1))
+
+
+def test_unsupported_shapes(tmp_path):
+    """2 players are simulated with 9 tricks and a prise auction only."""
+    for i, body in enumerate(('[auction]\nstyle = "bid"\n', "[deal]\ntricks = 8\n")):
+        f = tmp_path / f"house-2p-{i}.toml"
+        f.write_text(f'name = "house-2p-{i}"\nextends = "belote-2p"\n{body}')
+        with pytest.raises(ValueError, match="cannot be simulated"):
+            list(sim.simulate(rules.load(f), 1, 1))

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pipeline.cards import ALL_TRUMP, NO_TRUMP, SUIT_MASKS
+from pipeline.cards import ALL_TRUMP, NO_TRUMP, SUIT_MASKS, popcount32
 from pipeline.rescore.tables import ABOVE_TRUMP, BIT, CARD_SUIT, STRENGTH, Tables
 from pipeline.rules import Ruleset
 
@@ -229,7 +229,8 @@ def play_hands(plays: np.ndarray, seats: np.ndarray, hands: np.ndarray, dealer: 
     own = np.zeros((n, P), dtype=np.uint32)
     for s in range(P):
         own[:, s] = np.bitwise_or.reduce(np.where(seat == s, bits, np.uint32(0)), axis=1)
-    clean = (own == hands.astype(np.uint32)).all(axis=1) & (cum[:, -1] == np.uint32(0xFFFFFFFF) >> np.uint32(32 - total))
+    # every seat played exactly its hand, each card once (with 2 players some cards stay out of play)
+    clean = (own == hands.astype(np.uint32)).all(axis=1) & (popcount32(cum[:, -1]) == total)
     not_in_hand = np.zeros((n, total), dtype=bool)
     dirty = np.flatnonzero(~clean)
     if len(dirty):
