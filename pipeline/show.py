@@ -170,37 +170,65 @@ def explain(hand: dict[str, Any], rules: Ruleset) -> dict[str, Any]:
             "score": sc["hand_score"], "status": sc["status"], "reason": sc["reason"]}
 
 
-def render(breakdowns: list[dict[str, Any]], width: int = 60) -> str:
-    """Plain text of one breakdown, or of two side by side with differing lines marked ``*``."""
-    out: list[str] = []
-    head = "   ".join(f"[{b['ruleset']}]".ljust(width) for b in breakdowns)
-    out.append(f"game {breakdowns[0]['game_id']} hand {breakdowns[0]['hand_no']}")
-    out.append("  " + head)
-    titles = []
+def _cell(ln: dict[str, Any] | None) -> str:
+    if ln is None:
+        return ""
+    txt = f"{ln['label']}: {ln['value']}"
+    if ln.get("recorded") is not None:
+        txt += f" (recorded {ln['recorded']})"
+    return txt
+
+
+def render(breakdowns: list[dict[str, Any]], width: int = 72) -> str:
+    """Plain text of one breakdown, or of two side by side: lines are matched by label (so a line missing on
+    one side leaves a gap instead of shifting the rest), lines that differ are marked ``*``, and the ruleset
+    parameter(s) behind each line come last, once."""
+    out: list[str] = [f"game {breakdowns[0]['game_id']} hand {breakdowns[0]['hand_no']}"]
+    titles: list[str] = []
     for b in breakdowns:
-        for s in b["sections"]:
-            if s["title"] not in titles:
-                titles.append(s["title"])
+        for sec in b["sections"]:
+            if sec["title"] not in titles:
+                titles.append(sec["title"])
+    rows: list[tuple[str, list[str], str] | str] = []
     for title in titles:
-        out.append(f"\n{title}")
-        secs = [next((s for s in b["sections"] if s["title"] == title), {"lines": []}) for b in breakdowns]
-        rows = max(len(s["lines"]) for s in secs)
-        for i in range(rows):
-            cells, texts = [], []
-            for s in secs:
-                if i < len(s["lines"]):
-                    ln = s["lines"][i]
-                    txt = f"{ln['label']}: {ln['value']}"
-                    if ln.get("recorded") is not None:
-                        txt += f" (recorded {ln['recorded']})"
-                    if ln.get("param"):
-                        txt += f"  [{ln['param']}]"
+        rows.append(title)
+        secs = [next((x for x in b["sections"] if x["title"] == title), {"lines": []}) for b in breakdowns]
+        keyed = []
+        for sec in secs:
+            seen: dict[str, int] = {}
+            lines = {}
+            for ln in sec["lines"]:
+                k = seen.get(ln["label"], 0)
+                seen[ln["label"]] = k + 1
+                lines[(ln["label"], k)] = ln
+            keyed.append(lines)
+        order: list[tuple[str, int]] = []
+        for lines in keyed:        # merge the sides' line orders: a line only one side has stays in place
+            at = 0
+            for key in lines:
+                if key in order:
+                    at = order.index(key) + 1
                 else:
-                    txt = ""
-                texts.append(txt)
-                cells.append(txt.ljust(width))
-            mark = "*" if len(texts) > 1 and len(set(texts)) > 1 else " "
-            out.append(f"{mark} " + "   ".join(cells).rstrip())
+                    order.insert(at, key)
+                    at += 1
+        for key in order:
+            lns = [lines.get(key) for lines in keyed]
+            cells = [_cell(ln) for ln in lns]
+            params = sorted({ln["param"] for ln in lns if ln and ln.get("param")})
+            mark = "*" if len(cells) > 1 and len(set(cells)) > 1 else " "
+            rows.append((mark, cells, " / ".join(params)))
+    if len(breakdowns) == 1:
+        w = 0
+    else:
+        w = min(width, max((len(c) for r in rows if isinstance(r, tuple) for c in r[1][:-1]), default=0))
+    out.append("  " + "   ".join(f"[{b['ruleset']}]".ljust(w) for b in breakdowns).rstrip())
+    for r in rows:
+        if isinstance(r, str):
+            out.append(f"\n{r}")
+            continue
+        mark, cells, param = r
+        text = "   ".join([c.ljust(w) for c in cells[:-1]] + [cells[-1]])
+        out.append(f"{mark} {text}" + (f"   [{param}]" if param else ""))
     return "\n".join(out)
 
 
