@@ -94,12 +94,25 @@ def _lookup(rank_tok: str, suit_tok: str) -> int | None:
     return make_card(s, r)
 
 
+_MEMO: dict[str, int] = {}
+
+
 def parse_card(token: str) -> int:
     """Read one card in any supported notation (see module docstring).
 
     Returns the card id (0..31). Raises :class:`CardError` quoting ``token``
-    when no notation reads it, or when it reads two different ways.
+    when no notation reads it, or when it reads two different ways. Tokens already read are memoised.
     """
+    hit = _MEMO.get(token) if isinstance(token, str) else None
+    if hit is not None:
+        return hit
+    card = _parse_card(token)
+    if len(_MEMO) < 4096:
+        _MEMO[token] = card
+    return card
+
+
+def _parse_card(token: str) -> int:
     if not isinstance(token, str):
         raise CardError(f"card {token!r} is not text")
     t = token.strip().upper()

@@ -166,6 +166,11 @@ def _check_value(value, typ: pa.DataType, where: str) -> str | None:
     if pa.types.is_list(typ):
         if not isinstance(value, list):
             return f"{where} must be a list, got {value!r}"
+        vt = typ.value_type
+        if pa.types.is_integer(vt) and value:      # fast path for the long lists of cards and seats
+            lo, hi = _INT_RANGES[str(vt)]
+            if all(type(v) is int for v in value) and lo <= min(value) and max(value) <= hi:
+                return None
         for i, v in enumerate(value):
             err = _check_value(v, typ.value_type, f"{where}[{i}]")
             if err:
@@ -182,16 +187,70 @@ def _check_value(value, typ: pa.DataType, where: str) -> str | None:
     return None
 
 
+def _compile(typ: pa.DataType, nullable: bool = True):
+    """A checker for one type, built once: value -> None when it fits, else a reason (where is filled in)."""
+    if pa.types.is_integer(typ):
+        lo, hi = _INT_RANGES[str(typ)]
+
+        def check_int(v, where):
+            if v is None:
+                return None
+            if type(v) is not int:
+                return f"{where} must be a whole number, got {v!r}"
+            return None if lo <= v <= hi else f"{where} = {v} is out of range for {typ}"
+        return check_int
+    if pa.types.is_list(typ):
+        inner = _compile(typ.value_type)
+        vt = typ.value_type
+        int_range = _INT_RANGES.get(str(vt)) if pa.types.is_integer(vt) else None
+
+        def check_list(v, where):
+            if v is None:
+                return None
+            if not isinstance(v, list):
+                return f"{where} must be a list, got {v!r}"
+            if int_range and v and all(type(x) is int for x in v) and int_range[0] <= min(v) and max(v) <= int_range[1]:
+                return None
+            for i, x in enumerate(v):
+                err = inner(x, f"{where}[{i}]")
+                if err:
+                    return err
+            return None
+        return check_list
+    if pa.types.is_struct(typ):
+        members = [(f.name, _compile(f.type)) for f in typ]
+
+        def check_struct(v, where):
+            if v is None:
+                return None
+            if not isinstance(v, dict):
+                return f"{where} must be an object, got {v!r}"
+            for name, chk in members:
+                err = chk(v.get(name), f"{where}.{name}")
+                if err:
+                    return err
+            return None
+        return check_struct
+    return lambda v, where: _check_value(v, typ, where)
+
+
+@functools.cache
+def _row_checkers(table: str):
+    return [(f.name, f.nullable, _compile(f.type)) for f in schema(table)]
+
+
 def check_row(table: str, row: dict) -> str | None:
     """Why a row (dict) does not fit ``table``'s schema: a wrong type, an out-of-range number, a null in a
     non-nullable column. None when it fits. Used by the ingest driver on every record of every reader."""
-    for f in schema(table):
-        if f.name not in row:
+    for name, nullable, chk in _row_checkers(table):
+        if name not in row:
             continue
-        v = row[f.name]
-        if v is None and not f.nullable:
-            return f"{f.name} is missing"
-        err = _check_value(v, f.type, f.name)
+        v = row[name]
+        if v is None:
+            if not nullable:
+                return f"{name} is missing"
+            continue
+        err = chk(v, name)
         if err:
             return err
     return None
