@@ -143,10 +143,12 @@ def _emit(table, fmt: str, output: Optional[Path], display: Optional[list[str]] 
 
 
 def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Optional[Path],
-           source: Optional[list[str]], variant: Optional[list[str]]) -> None:
+           source: Optional[list[str]], variant: Optional[list[str]], player: Optional[list[str]] = None,
+           min_hands: Optional[int] = None) -> None:
     from pipeline import stats
 
-    filters = stats.Filters(tuple(source) if source else None, tuple(variant) if variant else None)
+    filters = stats.Filters(tuple(source) if source else None, tuple(variant) if variant else None,
+                            tuple(player) if player else None, min_hands)
     if ruleset is not None and ruleset.endswith(".toml"):
         ruleset = _load_rules(ruleset).name      # a house-rules file: report the scores of its name
     try:
@@ -172,13 +174,17 @@ OutputOpt = Annotated[Optional[Path], typer.Option("--output", "-o", help="Write
 RulesOpt = Annotated[Optional[str], typer.Option("--rules", help="Ruleset whose scores to use (default: the only one rescored).")]
 SourceOpt = Annotated[Optional[list[str]], typer.Option("--source", help="Only hands from this source (repeatable).")]
 VariantOpt = Annotated[Optional[list[str]], typer.Option("--variant", help="Only hands of this variant: belote, coinche... (repeatable).")]
+PlayerOpt = Annotated[Optional[list[str]], typer.Option("--player", help="Only hands where this player sat (repeatable); "
+                                                        "per-player reports keep only these players' rows.")]
+MinHandsOpt = Annotated[Optional[int], typer.Option("--min-hands", min=1, help="Only rows with at least this many hands.")]
 
 
 def _report_command(report: str, doc: str) -> None:
     """Register `rebelote stats <report>` (underscores become dashes) running queries/<report>.sql."""
     def command(lake: LakeOpt = lakemod.DEFAULT_LAKE, rules: RulesOpt = None, format: FormatOpt = None,
-                output: OutputOpt = None, source: SourceOpt = None, variant: VariantOpt = None) -> None:
-        _stats(report, lake, rules, format, output, source, variant)
+                output: OutputOpt = None, source: SourceOpt = None, variant: VariantOpt = None,
+                player: PlayerOpt = None, min_hands: MinHandsOpt = None) -> None:
+        _stats(report, lake, rules, format, output, source, variant, player, min_hands)
     command.__doc__ = doc
     stats_app.command(report.replace("_", "-"))(command)
 

@@ -51,12 +51,16 @@ def _sql_str(text: str) -> str:
 class Filters:
     """Row filters applied to the lake's views, so every report honours them.
 
-    sources / variants: keep hands whose ``source`` / ``variant`` is in the tuple (None = all). Scores,
-    games and game results follow the hands kept.
+    sources / variants: keep hands whose ``source`` / ``variant`` is in the tuple (None = all);
+    players: keep hands where one of these names sat. Scores, games and game results follow the hands kept.
+    min_hands: after the report runs, keep rows whose ``hands`` column is at least this (reports without one
+    are unchanged).
     """
 
     sources: tuple[str, ...] | None = None
     variants: tuple[str, ...] | None = None
+    players: tuple[str, ...] | None = None
+    min_hands: int | None = None
 
     def hands_where(self) -> str:
         conds = []
@@ -64,6 +68,8 @@ class Filters:
             conds.append(f"source IN ({', '.join(_sql_str(x) for x in self.sources)})")
         if self.variants:
             conds.append(f"variant IN ({', '.join(_sql_str(x) for x in self.variants)})")
+        if self.players:
+            conds.append(f"len(list_intersect(players, [{', '.join(_sql_str(x) for x in self.players)}])) > 0")
         return " AND ".join(conds)
 
 
@@ -209,7 +215,14 @@ def run_report(lake: Path | str, name: str, ruleset: str | None = None, filters:
         missing = [p for p in wanted if p not in values]
         if missing:
             raise StatsError(f"report {name!r} needs parameter(s) {', '.join(missing)}")
-        return con.sql(sql, params={p: values[p] for p in wanted}).to_arrow_table()
+        result = con.sql(sql, params={p: values[p] for p in wanted}).to_arrow_table()
+        if filters and filters.min_hands and "hands" in result.column_names:
+            import pyarrow.compute as pc
+            result = result.filter(pc.greater_equal(result.column("hands"), filters.min_hands))
+        if filters and filters.players and "player" in result.column_names:
+            import pyarrow.compute as pc
+            result = result.filter(pc.is_in(result.column("player"), pa.array(list(filters.players))))
+        return result
     finally:
         con.close()
 

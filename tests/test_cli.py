@@ -142,3 +142,16 @@ def test_user_reported_edge_cases(tmp_path, records):
     meta = json.loads((lake / "scores" / "ruleset=belote-classic" / "_ruleset.json").read_text())
     assert meta["params"]["game"]["target"] == 1000 and meta["chain"][0] == "belote-classic"
     assert run("--version").stdout.startswith("rebelote ")
+
+
+def test_player_and_min_hands_filters(tmp_path, records):
+    lake = tmp_path / "lake"
+    run("ingest", records, "--lake", lake)
+    run("rescore", "--rules", "belote-classic", "--lake", lake)
+    # every hand has the same four players: --player keeps Ana's row only; --min-hands 4 keeps everyone (4 hands)
+    r = run("stats", "players", "--lake", lake, "--player", "Ana", "--format", "json")
+    assert [row["player"] for row in json.loads(r.stdout)] == ["Ana"]
+    r = run("stats", "players", "--lake", lake, "--min-hands", "4", "--format", "json")
+    assert len(json.loads(r.stdout)) == 4
+    r = run("stats", "players", "--lake", lake, "--min-hands", "5", "--format", "json")
+    assert json.loads(r.stdout) == []
