@@ -202,6 +202,39 @@ for _report, _doc in [
 
 
 @app.command()
+def compare(
+    rules: Annotated[list[str], typer.Option("--rules", help="Two rulesets, already rescored over the lake.")],
+    lake: LakeOpt = lakemod.DEFAULT_LAKE,
+    format: FormatOpt = None,
+    output: OutputOpt = None,
+    examples: Annotated[int, typer.Option("--examples", min=0, help="Hands whose score differs to list.")] = 5,
+) -> None:
+    """How many hands, contracts, games and winners change between two rulesets, with examples to `show`."""
+    from pipeline import stats
+
+    if len(rules) != 2:
+        _fail("give exactly two rulesets: --rules A --rules B")
+    a, b = (_load_rules(r).name if r.endswith(".toml") else r for r in rules)
+    try:
+        stats.resolve_ruleset(stats.connect(lake), a)
+        stats.resolve_ruleset(stats.connect(lake), b)
+        table = stats.run_report(lake, "compare", a, other=b)
+    except stats.StatsError as e:
+        _fail(str(e))
+    _emit(table, format, output, stats.display_columns("compare"))
+    if examples and (format in (None, "table")) and output is None:
+        con = stats.connect(lake)
+        rows = con.execute(
+            "SELECT a.game_id, a.hand_no, a.hand_score, b.hand_score FROM scores a JOIN scores b USING (hand_key) "
+            "WHERE a.ruleset = $a AND b.ruleset = $b AND a.status = 'scored' AND b.status = 'scored' "
+            "AND a.hand_score IS DISTINCT FROM b.hand_score ORDER BY a.game_id, a.hand_no LIMIT $n",
+            {"a": a, "b": b, "n": examples}).fetchall()
+        for gid, hn, sa, sb in rows:
+            out.print(f"{gid} hand {hn}: {a} {sa} vs {b} {sb}  ->  rebelote show --game {gid} --hand {hn} "
+                      f"--rules {a} --rules {b}")
+
+
+@app.command()
 def export(
     format: Annotated[str, typer.Option("--format", help="Export format: jsonl (Rebelote native JSON Lines).")] = "jsonl",
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="File to write (default: standard output).")] = None,

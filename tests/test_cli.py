@@ -155,3 +155,20 @@ def test_player_and_min_hands_filters(tmp_path, records):
     assert len(json.loads(r.stdout)) == 4
     r = run("stats", "players", "--lake", lake, "--min-hands", "5", "--format", "json")
     assert json.loads(r.stdout) == []
+
+
+def test_compare(tmp_path, records):
+    # records: g1 = DEAL_A made (92-90), DEAL_L litige, DEAL_A taken by seat 1 (failed); g2 = DEAL_K capot.
+    # belote-classic vs openspiel: no belote in openspiel (so DEAL_A's 90 becomes 70, the failed DEAL_A's
+    # taker keeps nothing: [162, 0] instead of [162, 20]), the litige becomes a failure (162 to the defence).
+    lake = tmp_path / "lake"
+    run("ingest", records, "--lake", lake)
+    run("rescore", "--rules", "belote-classic", "--rules", "openspiel", "--lake", lake)
+    r = run("compare", "--rules", "belote-classic", "--rules", "openspiel", "--lake", lake, "--format", "json")
+    got = {row["measure"]: (row["count"], row["of"]) for row in json.loads(r.stdout)}
+    # hand scores: g1#1 [92,90]->[92,70]; g1#2 litige [0,81]->[0,162]; g1#3 [162,20]->[162,0]; g2#1 [272,0]->[252,0]
+    assert got["hands scored"] == (4, 4) and got["hand score differs"] == (4, 4)
+    assert got["made/failed differs"] == (1, 4)          # the litige (null) becomes a failure
+    r = run("compare", "--rules", "belote-classic", "--rules", "openspiel", "--lake", lake)
+    assert "rebelote show --game test:g1 --hand 1 --rules belote-classic --rules openspiel" in r.stdout
+    assert run("compare", "--rules", "colver", "--rules", "openspiel", "--lake", lake).exit_code == 2

@@ -1,0 +1,38 @@
+-- compare: what changes when the same hands are scored under two rulesets?
+--
+-- Both rulesets must have been rescored over the lake (rebelote rescore --rules A --rules B). Only hands
+-- scored under both count.
+--
+-- Parameters:
+--   $ruleset   the first ruleset (A)
+--   $other     the second ruleset (B)
+--
+-- Columns (one row per measure):
+--   ruleset, other   A and B
+--   measure          'hands scored', 'hand score differs', 'made/failed differs', 'legality differs',
+--                    'games finished', 'winner differs', 'end hand differs'
+--   count            how many hands or games the measure counts
+--   of               its denominator (hands scored under both, or games with a result under both)
+--
+-- display: measure, count, of
+WITH a AS (SELECT * FROM scores WHERE ruleset = $ruleset),
+     b AS (SELECT * FROM scores WHERE ruleset = $other),
+     h AS (SELECT a.hand_key, a.hand_score AS sa, b.hand_score AS sb, a.contract_made AS ma, b.contract_made AS mb,
+                  a.legal AS la, b.legal AS lb
+           FROM a JOIN b USING (hand_key)
+           WHERE a.status = 'scored' AND b.status = 'scored'),
+     ga AS (SELECT * FROM game_scores WHERE ruleset = $ruleset),
+     gb AS (SELECT * FROM game_scores WHERE ruleset = $other),
+     g AS (SELECT ga.winner AS wa, gb.winner AS wb, ga.ended_at_hand AS ea, gb.ended_at_hand AS eb
+           FROM ga JOIN gb USING (game_id))
+SELECT $ruleset::VARCHAR AS ruleset, $other::VARCHAR AS other, measure, count::BIGINT AS count, "of"::BIGINT AS "of"
+FROM (
+    SELECT 1 AS k, 'hands scored' AS measure, count(*) AS count, count(*) AS "of" FROM h
+    UNION ALL SELECT 2, 'hand score differs', count_if(sa IS DISTINCT FROM sb), count(*) FROM h
+    UNION ALL SELECT 3, 'made/failed differs', count_if(ma IS DISTINCT FROM mb), count(*) FROM h
+    UNION ALL SELECT 4, 'legality differs', count_if(la IS DISTINCT FROM lb), count(*) FROM h
+    UNION ALL SELECT 5, 'games finished', count_if(wa IS NOT NULL AND wb IS NOT NULL), count(*) FROM g
+    UNION ALL SELECT 6, 'winner differs', count_if(wa IS DISTINCT FROM wb), count(*) FROM g
+    UNION ALL SELECT 7, 'end hand differs', count_if(ea IS DISTINCT FROM eb), count(*) FROM g
+)
+ORDER BY k
