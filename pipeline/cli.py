@@ -216,14 +216,14 @@ def compare(
         _fail("give exactly two rulesets: --rules A --rules B")
     a, b = (_load_rules(r).name if r.endswith(".toml") else r for r in rules)
     try:
-        stats.resolve_ruleset(stats.connect(lake), a)
-        stats.resolve_ruleset(stats.connect(lake), b)
+        con = stats.connect(lake)
+        for r in (a, b):
+            stats.resolve_ruleset(con, r)
         table = stats.run_report(lake, "compare", a, other=b)
     except stats.StatsError as e:
         _fail(str(e))
     _emit(table, format, output, stats.display_columns("compare"))
     if examples and (format in (None, "table")) and output is None:
-        con = stats.connect(lake)
         rows = con.execute(
             "SELECT a.game_id, a.hand_no, a.hand_score, b.hand_score FROM scores a JOIN scores b USING (hand_key) "
             "WHERE a.ruleset = $a AND b.ruleset = $b AND a.status = 'scored' AND b.status = 'scored' "
@@ -232,6 +232,7 @@ def compare(
         for gid, hn, sa, sb in rows:
             out.print(f"{gid} hand {hn}: {a} {sa} vs {b} {sb}  ->  rebelote show --game {gid} --hand {hn} "
                       f"--rules {a} --rules {b}")
+    con.close()
 
 
 @app.command()
