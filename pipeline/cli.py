@@ -201,6 +201,24 @@ for _report, _doc in [
     _report_command(_report, _doc)
 
 
+@stats_app.command("fairness")
+def stats_fairness(
+    lake: LakeOpt = lakemod.DEFAULT_LAKE,
+    by: Annotated[str, typer.Option("--by", help="source or player.")] = "source",
+    format: FormatOpt = None,
+    output: OutputOpt = None,
+) -> None:
+    """Dealt-hand events (carrés, runs, voids, trump length, J+9 of trump) observed against their exact
+    probabilities for a uniformly shuffled deck, with a binomial test per event (docs/fairness.md)."""
+    from pipeline.fairness import fairness_report
+
+    try:
+        table = fairness_report(lake, by)
+    except ValueError as e:
+        _fail(str(e))
+    _emit(table, format, output)
+
+
 @app.command()
 def compare(
     rules: Annotated[list[str], typer.Option("--rules", help="Two rulesets, already rescored over the lake.")],

@@ -1,0 +1,305 @@
+"""Shuffle fairness: exact probabilities of hand patterns and observed-vs-expected counts in the lake.
+
+When the shuffle is fair, each 8-card hand of a 4-player deal is a uniformly random 8-subset of the
+32 cards, whatever the seat. :func:`exact_probabilities` gives the exact probability (a
+:class:`fractions.Fraction`) of a set of events for one such hand; :func:`fairness_report` counts the
+same events over the lake's ``hands`` table and tests each count against its expectation.
+
+Derivation (also in docs/fairness.md). Write N = S*R cards (S suits of R ranks), hand size H, and
+T = C(N, H) equally likely hands.
+
+* Carré of one rank r (all S cards of rank r held): the S cards are forced, the other H-S come from the
+  N-S remaining cards: C(N-S, H-S) / T.
+* Any carré among k eligible ranks (belote: J 9 A 10 K Q, so k = 6): inclusion-exclusion over the set of
+  ranks whose carré is held, sum_{j>=1} (-1)^(j+1) C(k, j) C(N-jS, H-jS) / T.
+* Runs and voids: a hand is the union of its S per-suit parts, each one of the 2^R subsets of a suit's
+  ranks. Let a_k = number of subsets of one suit with k cards *and a given property*; the number of
+  hands whose every suit has the property is the coefficient of x^H in (sum_k a_k x^k)^S (the suits are
+  independent choices whose sizes add up to H). With the property "longest run of consecutive ranks < L"
+  this counts hands with no run of L or more, so P(run >= L) = 1 - [x^H](A_L(x))^S / T. With the property
+  "non-empty", P(at least one void) = 1 - [x^H](B(x))^S / T. The a_k are counted by enumerating the 2^R
+  (256) subsets; the polynomial product is exact integer convolution.
+* Exactly k cards of one given suit (hypergeometric): C(R, k) C(N-R, H-k) / T.
+* Both of two given cards (the J and the 9 of one given suit): C(N-2, H-2) / T.
+
+Event names: ``carre_<rank>`` (rank letters J 9 A T K Q), ``carre_any``, ``run_3`` ``run_4`` ``run_5``
+(a tierce, quarte, quinte or better in one suit), ``void``, ``trump_len_<k>`` (k = 0..8) and ``trump_J9``.
+In :func:`exact_probabilities` "trump" means any one suit fixed in advance; in :func:`fairness_report`
+it is the contract's trump suit.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from pipeline.cards import RANKS
+
+#: Ranks whose carré is a belote declaration (rank letters of pipeline.cards), in scoring order.
+CARRE_RANKS = ("J", "9", "A", "T", "K", "Q")
+RUN_LENGTHS = (3, 4, 5)
+#: Largest number of trials for which the binomial test is computed from the exact distribution.
+EXACT_MAX_N = 100_000
+REPORT_COLUMNS = ("group", "event", "hands", "observed", "expected", "ratio", "p_value", "method")
+
+
+# ---------------------------------------------------------------------------------------------
+# Exact probabilities
+# ---------------------------------------------------------------------------------------------
+
+def _longest_run(bits: int) -> int:
+    best = cur = 0
+    while bits:
+        if bits & 1:
+            cur += 1
+            best = max(best, cur)
+        else:
+            cur = 0
+        bits >>= 1
+    return best
+
+
+def _suit_poly(ranks: int, keep) -> list[int]:
+    """Coefficients a_k (k = 0..ranks): number of subsets of one suit's ranks with k cards and keep(subset)."""
+    poly = [0] * (ranks + 1)
+    for sub in range(1 << ranks):
+        if keep(sub):
+            poly[bin(sub).count("1")] += 1
+    return poly
+
+
+def _poly_mul(a: list[int], b: list[int]) -> list[int]:
+    out = [0] * (len(a) + len(b) - 1)
+    for i, x in enumerate(a):
+        if x:
+            for j, y in enumerate(b):
+                out[i + j] += x * y
+    return out
+
+
+def _coef_power(poly: list[int], power: int, degree: int) -> int:
+    """[x^degree] poly(x)^power, by exact integer convolution."""
+    acc = [1]
+    for _ in range(power):
+        acc = _poly_mul(acc, poly)
+    return acc[degree] if degree < len(acc) else 0
+
+
+def _comb(n: int, k: int) -> int:
+    return math.comb(n, k) if 0 <= k <= n else 0
+
+
+def deck_probabilities(suits: int = 4, ranks: int = 8, hand: int = 8,
+                       carre_ranks: dict[str, int] | None = None,
+                       run_lengths: Sequence[int] = RUN_LENGTHS) -> dict[str, Fraction]:
+    """Exact event probabilities for one hand of ``hand`` cards drawn uniformly from a deck of
+    ``suits`` x ``ranks`` cards (see the module docstring for the derivation).
+
+    ``carre_ranks`` maps an event suffix to a rank index (default: the belote carrés J 9 A T K Q of the
+    8-rank deck); ``carre_any`` is the union over those ranks. ``trump_J9`` is any two given cards of
+    one suit (the probability does not depend on which). ``trump_len_k`` is given for k = 0..min(ranks, hand).
+    """
+    if carre_ranks is None:
+        carre_ranks = {name: RANKS.index(name) for name in CARRE_RANKS}
+    n = suits * ranks
+    total = _comb(n, hand)
+    out: dict[str, Fraction] = {}
+    one_carre = Fraction(_comb(n - suits, hand - suits), total)
+    for name in carre_ranks:
+        out[f"carre_{name}"] = one_carre
+    k = len(carre_ranks)
+    out["carre_any"] = Fraction(sum((-1) ** (j + 1) * _comb(k, j) * _comb(n - j * suits, hand - j * suits)
+                                    for j in range(1, k + 1)), total)
+    for length in run_lengths:
+        no_run = _suit_poly(ranks, lambda sub, L=length: _longest_run(sub) < L)
+        out[f"run_{length}"] = 1 - Fraction(_coef_power(no_run, suits, hand), total)
+    non_empty = _suit_poly(ranks, lambda sub: sub != 0)
+    out["void"] = 1 - Fraction(_coef_power(non_empty, suits, hand), total)
+    for c in range(min(ranks, hand) + 1):
+        out[f"trump_len_{c}"] = Fraction(_comb(ranks, c) * _comb(n - ranks, hand - c), total)
+    out["trump_J9"] = Fraction(_comb(n - 2, hand - 2), total)
+    return out
+
+
+def exact_probabilities() -> dict[str, Fraction]:
+    """Exact probability of each event for one 8-card hand drawn uniformly from the 32-card deck.
+
+    Keys: ``carre_J`` ``carre_9`` ``carre_A`` ``carre_T`` ``carre_K`` ``carre_Q`` (the four cards of that
+    rank), ``carre_any`` (any of those six carrés; inclusion-exclusion), ``run_3`` ``run_4`` ``run_5``
+    (3, 4, 5 or more consecutive ranks 7 8 9 10 J Q K A in one suit), ``void`` (no card of at least one
+    suit), ``trump_len_0`` .. ``trump_len_8`` (exactly k cards of one given suit: hypergeometric
+    C(8,k) C(24,8-k) / C(32,8)) and ``trump_J9`` (the J and the 9 of one given suit: C(30,6) / C(32,8)).
+
+    Carrés are counted directly (C(28,4) / C(32,8) for one rank); runs and voids by the generating
+    function [x^8] A(x)^4 / C(32,8), where A(x) = sum_k a_k x^k counts the 256 subsets of one suit by
+    size among those with no run of the length (resp. non-empty). No simulation anywhere.
+    """
+    return deck_probabilities()
+
+
+# ---------------------------------------------------------------------------------------------
+# Events on observed hands
+# ---------------------------------------------------------------------------------------------
+
+def hand_events(masks: np.ndarray, trump: np.ndarray | None = None, *, suits: int = 4, ranks: int = 8,
+                carre_ranks: dict[str, int] | None = None, pair: tuple[int, int] = (4, 2),
+                run_lengths: Sequence[int] = RUN_LENGTHS) -> dict[str, np.ndarray]:
+    """Evaluate the events of :func:`deck_probabilities` on hands given as bitmasks (card = suit*ranks + rank).
+
+    ``trump`` is the trump suit index of each hand, or -1 when the hand has none (the trump events are
+    then False *and* the hand is not a trial for them: see :func:`fairness_report`). Returns one boolean
+    array per event, same length as ``masks``.
+    """
+    if carre_ranks is None:
+        carre_ranks = {name: RANKS.index(name) for name in CARRE_RANKS}
+    m = np.asarray(masks, dtype=np.uint64)
+    full = np.uint64((1 << ranks) - 1)
+    per_suit = [(m >> np.uint64(s * ranks)) & full for s in range(suits)]
+    out: dict[str, np.ndarray] = {}
+    carres = []
+    for name, r in carre_ranks.items():
+        rank_mask = np.uint64(sum(1 << (s * ranks + r) for s in range(suits)))
+        out[f"carre_{name}"] = (m & rank_mask) == rank_mask
+        carres.append(out[f"carre_{name}"])
+    out["carre_any"] = np.logical_or.reduce(carres) if carres else np.zeros(len(m), bool)
+    for length in run_lengths:
+        hit = np.zeros(len(m), bool)
+        for x in per_suit:
+            y = x
+            for i in range(1, length):
+                y = y & (x >> np.uint64(i))
+            hit |= y != 0
+        out[f"run_{length}"] = hit
+    out["void"] = np.logical_or.reduce([x == 0 for x in per_suit])
+    if trump is None:
+        trump = np.full(len(m), -1)
+    trump = np.asarray(trump, dtype=np.int64)
+    has = trump >= 0
+    tbits = (m >> (np.where(has, trump, 0).astype(np.uint64) * np.uint64(ranks))) & full
+    tlen = np.bitwise_count(tbits).astype(np.int64)
+    for c in range(ranks + 1):
+        out[f"trump_len_{c}"] = has & (tlen == c)
+    pm = np.uint64((1 << pair[0]) | (1 << pair[1]))
+    out["trump_J9"] = has & ((tbits & pm) == pm)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Binomial test
+# ---------------------------------------------------------------------------------------------
+
+def binomial_test(k: int, n: int, p: float, exact_max_n: int = EXACT_MAX_N) -> tuple[float, str]:
+    """Two-sided binomial test of ``k`` successes in ``n`` trials with success probability ``p``.
+
+    For n <= ``exact_max_n``: exact test on the binomial distribution (the p-value sums the probability
+    of every outcome no more likely than k, with scipy's relative tolerance 1e-7); the pmf is evaluated in
+    log space from a table of log-factorials. For larger n: normal approximation with continuity
+    correction. Returns (p_value, method) with method 'exact' or 'normal'.
+    """
+    if n == 0:
+        return 1.0, "exact"
+    if p <= 0.0 or p >= 1.0:
+        return (1.0 if k == (0 if p <= 0.0 else n) else 0.0), "exact"
+    if n > exact_max_n:
+        mean, sd = n * p, math.sqrt(n * p * (1 - p))
+        z = max(abs(k - mean) - 0.5, 0.0) / sd
+        return min(1.0, math.erfc(z / math.sqrt(2))), "normal"
+    i = np.arange(n + 1)
+    logfact = np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, n + 1, dtype=np.float64)))])
+    logpmf = logfact[n] - logfact[i] - logfact[n - i] + i * math.log(p) + (n - i) * math.log1p(-p)
+    top = logpmf.max()
+    pmf = np.exp(logpmf - top)
+    d = pmf[k]
+    pv = pmf[pmf <= d * (1 + 1e-7)].sum() * math.exp(top)
+    return float(min(1.0, pv)), "exact"
+
+
+# ---------------------------------------------------------------------------------------------
+# Report over the lake
+# ---------------------------------------------------------------------------------------------
+
+_SUIT_INDEX = {"C": 0, "D": 1, "H": 2, "S": 3}
+_FULL_DECK = (1 << 32) - 1
+
+
+def _deals(hands: pa.Table) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(masks (d, 4) uint32, trump (d,) int, source (d,) object, players (d, 4) object) of the valid
+    4-player deals: initial_hands present, four 8-card hands partitioning the 32-card deck."""
+    t = hands.filter(pc.and_(pc.equal(hands["n_players"], 4), pc.is_valid(hands["initial_hands"])))
+    t = t.filter(pc.equal(pc.list_value_length(t["initial_hands"]), 4))
+    if t.num_rows == 0:
+        return (np.zeros((0, 4), np.uint32), np.zeros(0, np.int64), np.zeros(0, object), np.zeros((0, 4), object))
+    masks = pc.list_flatten(t["initial_hands"]).to_numpy(zero_copy_only=False).astype(np.uint32).reshape(-1, 4)
+    m64 = masks.astype(np.uint64)
+    ok = (np.bitwise_count(masks) == 8).all(axis=1)
+    ok &= (m64[:, 0] | m64[:, 1] | m64[:, 2] | m64[:, 3]) == _FULL_DECK
+    strain = t["strain"].to_pylist()
+    trump = np.array([_SUIT_INDEX.get(s, -1) if s is not None else -1 for s in strain], dtype=np.int64)
+    source = np.array(t["source"].to_pylist(), dtype=object)
+    players = [p if p is not None and len(p) == 4 else [None] * 4 for p in t["players"].to_pylist()]
+    players = np.array(players, dtype=object).reshape(-1, 4)
+    return masks[ok], trump[ok], source[ok], players[ok]
+
+
+def fairness_report(lake: Path, by: str = "source", exact_max_n: int = EXACT_MAX_N) -> pa.Table:
+    """Observed vs expected counts of the :func:`exact_probabilities` events in the lake's 4-player hands.
+
+    Every seat's initial hand of every 4-player deal with ``initial_hands`` (four 8-card hands that
+    partition the deck; other deals are skipped) is one trial of each event. For the ``trump_*`` events
+    the trump suit is the contract strain when it is a suit (C D H S); hands whose strain is NT, AT or null
+    are not trials for them. ``by`` is 'source' (group = the hand's source) or 'player' (group = the
+    player at that seat).
+
+    Columns: group, event, hands (trials), observed, expected (= hands * exact probability), ratio
+    (observed / expected), p_value (two-sided binomial test, :func:`binomial_test`) and method ('exact'
+    when hands <= ``exact_max_n``, 'normal' = normal approximation with continuity correction above).
+
+    Caveats. The four seats of one deal are not independent (they partition the deck), so the binomial
+    test, which treats every seat hand as an independent trial, is only approximate (the expected counts
+    are still exact: expectation is additive whatever the dependence). The trump events are conditional
+    on a strain the players chose after seeing (part of) their cards, and deals passed out before the
+    deal was completed have no ``initial_hands``: both are selection effects, so the trump events (and,
+    more weakly, the others) can deviate even under a perfectly fair shuffle. A small p-value is a prompt
+    to look, not proof of a biased shuffle; with ~22 events per group, expect some small p-values by chance.
+    """
+    from pipeline import lake as lakemod
+
+    if by not in ("source", "player"):
+        raise ValueError(f"by must be 'source' or 'player', not {by!r}")
+    probs = exact_probabilities()
+    events = list(probs)
+    hands = lakemod.read(lake, "hands", columns=["source", "players", "n_players", "initial_hands", "strain"])
+    masks, trump, source, players = _deals(hands)
+    flat = masks.reshape(-1)
+    flat_trump = np.repeat(trump, 4)
+    groups = np.repeat(source, 4) if by == "source" else players.reshape(-1)
+    ev = hand_events(flat, flat_trump)
+    rows = {c: [] for c in REPORT_COLUMNS}
+    keys = np.array(["" if g is None else str(g) for g in groups], dtype=object)
+    for g in sorted(set(keys.tolist())):
+        sel = keys == g
+        for name in events:
+            trials = sel & (flat_trump >= 0) if name.startswith("trump_") else sel
+            n = int(trials.sum())
+            k = int((ev[name] & trials).sum())
+            p = probs[name]
+            expected = n * float(p)
+            pv, method = binomial_test(k, n, float(p), exact_max_n)
+            rows["group"].append(g)
+            rows["event"].append(name)
+            rows["hands"].append(n)
+            rows["observed"].append(k)
+            rows["expected"].append(expected)
+            rows["ratio"].append(k / expected if expected > 0 else None)
+            rows["p_value"].append(pv)
+            rows["method"].append(method)
+    schema = pa.schema([("group", pa.string()), ("event", pa.string()), ("hands", pa.int64()),
+                        ("observed", pa.int64()), ("expected", pa.float64()), ("ratio", pa.float64()),
+                        ("p_value", pa.float64()), ("method", pa.string())])
+    return pa.table(rows, schema=schema)

@@ -1,0 +1,248 @@
+"""pipeline/fairness.py: exact probabilities checked by brute force, published values, sums; the lake report."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from pipeline import cards, lake as lakemod, schema
+from pipeline.fairness import (REPORT_COLUMNS, binomial_test, deck_probabilities, exact_probabilities,
+                               fairness_report, hand_events)
+
+
+# ----------------------------------------------------------------------------- brute force
+
+def _brute(suits: int, ranks: int, hand: int, carre_ranks: dict[str, int], pair: tuple[int, int],
+           runs=(3, 4, 5)) -> dict[str, Fraction]:
+    """Enumerate every hand with itertools.combinations; events tested on (suit, rank) sets, suit 0 as trump."""
+    deck = [(s, r) for s in range(suits) for r in range(ranks)]
+    counts: dict[str, int] = {}
+    total = 0
+
+    def add(name, cond):
+        counts[name] = counts.get(name, 0) + bool(cond)
+
+    for h in itertools.combinations(deck, hand):
+        total += 1
+        held = set(h)
+        for name, r in carre_ranks.items():
+            add(f"carre_{name}", all((s, r) in held for s in range(suits)))
+        add("carre_any", any(all((s, r) in held for s in range(suits)) for r in carre_ranks.values()))
+        for L in runs:
+            add(f"run_{L}", any(all((s, r0 + i) in held for i in range(L))
+                                for s in range(suits) for r0 in range(ranks - L + 1)))
+        add("void", any(not any(c[0] == s for c in held) for s in range(suits)))
+        n_trump = sum(1 for c in held if c[0] == 0)
+        for k in range(min(ranks, hand) + 1):
+            add(f"trump_len_{k}", n_trump == k)
+        add("trump_J9", (0, pair[0]) in held and (0, pair[1]) in held)
+    return {k: Fraction(v, total) for k, v in counts.items()}
+
+
+SHAPES = [
+    # suits, ranks, hand, carre ranks, pair
+    (4, 4, 4, {"a": 0, "b": 1, "c": 2, "d": 3}, (3, 1)),
+    (3, 5, 6, {"x": 2, "y": 4}, (4, 2)),
+    (4, 5, 7, {"p": 1, "q": 3, "r": 4}, (0, 4)),
+]
+
+
+@pytest.mark.parametrize("suits,ranks,hand,carre,pair", SHAPES)
+def test_formulas_match_brute_force(suits, ranks, hand, carre, pair):
+    exact = deck_probabilities(suits, ranks, hand, carre_ranks=carre)
+    brute = _brute(suits, ranks, hand, carre, pair)
+    assert exact == brute
+
+
+def _all_hands(suits: int, ranks: int, hand: int) -> np.ndarray:
+    """Every hand of the deck as a bitmask (card = suit*ranks + rank), built suit by suit."""
+    subsets = [[] for _ in range(ranks + 1)]
+    for sub in range(1 << ranks):
+        subsets[bin(sub).count("1")].append(sub)
+    subsets = [np.array(x, dtype=np.uint64) for x in subsets]
+    acc = {0: np.zeros(1, np.uint64)}
+    for s in range(suits):
+        new: dict[int, list] = {}
+        for size, masks in acc.items():
+            for k in range(0, min(ranks, hand - size) + 1):
+                combo = (masks[:, None] | (subsets[k][None, :] << np.uint64(s * ranks))).reshape(-1)
+                new.setdefault(size + k, []).append(combo)
+        acc = {size: np.concatenate(v) for size, v in new.items()}
+    return acc[hand]
+
+
+@pytest.mark.parametrize("suits,ranks,hand,carre,pair", SHAPES)
+def test_hand_events_match_formulas_small(suits, ranks, hand, carre, pair):
+    masks = _all_hands(suits, ranks, hand)
+    assert len(masks) == math.comb(suits * ranks, hand)
+    ev = hand_events(masks, np.zeros(len(masks), int), suits=suits, ranks=ranks, carre_ranks=carre, pair=pair)
+    exact = deck_probabilities(suits, ranks, hand, carre_ranks=carre)
+    for name, p in exact.items():
+        assert Fraction(int(ev[name].sum()), len(masks)) == p, name
+
+
+def test_hand_events_match_formulas_full_deck():
+    """All C(32,8) = 10,518,300 hands: the lake-side event code agrees with the exact probabilities."""
+    masks = _all_hands(4, 8, 8)
+    assert len(masks) == math.comb(32, 8)
+    ev = hand_events(masks, np.full(len(masks), 2))
+    for name, p in exact_probabilities().items():
+        assert Fraction(int(ev[name].sum()), len(masks)) == p, name
+
+
+# ----------------------------------------------------------------------------- published values and sums
+
+def test_published_values():
+    p = exact_probabilities()
+    assert p["carre_J"] == Fraction(20475, 10518300) == Fraction(math.comb(28, 4), math.comb(32, 8))
+    assert p["trump_len_3"] == Fraction(math.comb(8, 3) * math.comb(24, 5), math.comb(32, 8))
+    assert p["trump_J9"] == Fraction(math.comb(30, 6), math.comb(32, 8))
+    assert all(p[f"carre_{r}"] == p["carre_J"] for r in "9ATKQ")
+    # inclusion-exclusion, written out: 6 single carrés minus 15 pairs (8 forced cards) = C(28,4)*6 - 15
+    assert p["carre_any"] == Fraction(6 * math.comb(28, 4) - 15, math.comb(32, 8))
+    # a void in a given suit is C(24,8)/C(32,8); the union by inclusion-exclusion over 1-3 suits
+    void = sum((-1) ** (j + 1) * math.comb(4, j) * math.comb(32 - 8 * j, 8) for j in range(1, 4))
+    assert p["void"] == Fraction(void, math.comb(32, 8))
+    assert p["trump_len_0"] == Fraction(math.comb(24, 8), math.comb(32, 8))
+    assert p["run_5"] < p["run_4"] < p["run_3"] < 1
+    assert all(isinstance(v, Fraction) for v in p.values())
+
+
+@pytest.mark.parametrize("shape", [(4, 8, 8), (4, 4, 4), (3, 5, 6), (2, 8, 5)])
+def test_suit_length_distribution_sums_to_one(shape):
+    p = deck_probabilities(*shape)
+    lengths = [v for k, v in p.items() if k.startswith("trump_len_")]
+    assert sum(lengths) == 1
+    # and its mean is hand * ranks / cards
+    s, r, h = shape
+    assert sum(k * p[f"trump_len_{k}"] for k in range(len(lengths))) == Fraction(h * r, s * r)
+
+
+# ----------------------------------------------------------------------------- binomial test
+
+def test_binomial_test_small_exact():
+    # n = 4, p = 1/2: pmf 1 4 6 4 1 (/16); P(two-sided, k=0) = 2/16
+    assert binomial_test(0, 4, 0.5) == (pytest.approx(2 / 16), "exact")
+    assert binomial_test(2, 4, 0.5)[0] == pytest.approx(1.0)
+    assert binomial_test(1, 4, 0.5)[0] == pytest.approx(10 / 16)
+    assert binomial_test(0, 0, 0.3) == (1.0, "exact")
+    pv, method = binomial_test(600, 200_000, 0.002)
+    assert method == "normal" and 0 < pv < 1
+
+
+def test_binomial_test_against_scipy():
+    stats = pytest.importorskip("scipy.stats")
+    for k, n, p in [(3, 100, 0.01), (40, 1000, 0.0351), (0, 500, 0.0019), (250, 1000, 0.2259), (20, 50000, 0.0019)]:
+        assert binomial_test(k, n, p)[0] == pytest.approx(stats.binomtest(k, n, p).pvalue, rel=1e-6)
+
+
+# ----------------------------------------------------------------------------- report on a small lake
+
+def _mask(*names: str) -> int:
+    return sum(1 << cards.parse_card(c) for c in names)
+
+
+def _deal(hands: list[list[str]]) -> list[int]:
+    masks = [_mask(*h) for h in hands]
+    assert sum(masks) == (1 << 32) - 1 and all(bin(m).count("1") == 8 for m in masks)
+    return masks
+
+
+# Two explicit deals (each checked by _deal to partition the deck), events noted per seat.
+DEAL_A = _deal([
+    ["JC", "JD", "JH", "JS", "7C", "8C", "9C", "AH"],       # carré J, run 3 (7-8-9 C), no void
+    ["7S", "8S", "9S", "TS", "QS", "KS", "AS", "AD"],       # run 4 (7-8-9-10 S) and run 3 (Q-K-A S); voids C H
+    ["7D", "8D", "9D", "TD", "QD", "KD", "TC", "QC"],       # run 4 D; voids H S
+    ["7H", "8H", "9H", "TH", "QH", "KH", "KC", "AC"],       # run 4 H; voids D S
+])
+DEAL_B = _deal([
+    ["7C", "9C", "JC", "KC", "7D", "9D", "JD", "KD"],       # no run, voids H S
+    ["8C", "TC", "QC", "AC", "8D", "TD", "QD", "AD"],       # no run, voids H S
+    ["7H", "9H", "JH", "KH", "7S", "9S", "JS", "KS"],       # no run, voids C D
+    ["8H", "TH", "QH", "AH", "8S", "TS", "QS", "AS"],       # no run, voids C D
+])
+
+
+def _row(key: str, source: str, masks, strain, players, n_players=4) -> dict:
+    return {
+        "hand_key": key, "game_id": f"{source}:g", "hand_no": 1, "source": source, "source_format": "test",
+        "source_file": "t.jsonl", "source_game_id": "g", "variant": "belote", "n_players": n_players,
+        "players": players, "dealer": 0, "completeness": "full_play", "initial_hands": masks,
+        "auction": [], "taker": None if strain is None else 0, "strain": strain, "capot_bid": False,
+        "coinche": 0, "errors": [],
+    }
+
+
+@pytest.fixture
+def lake(tmp_path: Path) -> Path:
+    P = ["Ann", "Bob", "Cid", "Dee"]
+    rows = [
+        _row("a1", "alpha", DEAL_A, "C", P),        # trump clubs
+        _row("a2", "alpha", DEAL_B, "NT", P),       # no trump: trump events skip these 4 hands
+        _row("b1", "beta", DEAL_B, "H", P[::-1]),   # trump hearts; players reversed
+        _row("b2", "beta", None, None, P),          # passed out, no initial hands: skipped
+        _row("b3", "beta", DEAL_A[:3] + [0], "S", P),  # not a partition of the deck: skipped
+    ]
+    sch = schema.schema("hands")
+    table = schema.conform("hands", pa.table({f.name: pa.array([r.get(f.name) for r in rows], f.type) for f in sch}))
+    lakemod.append(tmp_path, "hands", table)
+    return tmp_path
+
+
+def _get(report: pa.Table) -> dict[tuple[str, str], dict]:
+    return {(r["group"], r["event"]): r for r in report.to_pylist()}
+
+
+def test_report_by_source(lake: Path):
+    rep = fairness_report(lake)
+    assert tuple(rep.column_names) == REPORT_COLUMNS
+    got = _get(rep)
+    probs = exact_probabilities()
+    assert {g for g, _ in got} == {"alpha", "beta"}
+    assert len(rep) == 2 * len(probs)
+    a = lambda e: (got[("alpha", e)]["hands"], got[("alpha", e)]["observed"])  # noqa: E731
+    b = lambda e: (got[("beta", e)]["hands"], got[("beta", e)]["observed"])  # noqa: E731
+    assert a("carre_J") == (8, 1) and b("carre_J") == (4, 0)
+    assert a("carre_any") == (8, 1) and a("carre_9") == (8, 0)
+    assert a("run_3") == (8, 4) and a("run_4") == (8, 3) and a("run_5") == (8, 0)
+    assert b("run_3") == (4, 0)
+    assert a("void") == (8, 7) and b("void") == (4, 4)
+    # alpha trump events: only deal A (clubs): seat lengths 4 (JC 7C 8C 9C), 0, 2 (TC QC), 2 (KC AC)
+    assert a("trump_len_4") == (4, 1) and a("trump_len_0") == (4, 1) and a("trump_len_2") == (4, 2)
+    assert a("trump_len_3") == (4, 0)
+    assert a("trump_J9") == (4, 1)          # seat 0 holds JC and 9C
+    # beta: deal B, hearts: seats 0, 1 have none, seats 2 and 3 have 4 each; seat 2 holds JH 9H
+    assert b("trump_len_0") == (4, 2) and b("trump_len_4") == (4, 2) and b("trump_J9") == (4, 1)
+    r = got[("alpha", "carre_J")]
+    assert r["expected"] == pytest.approx(8 * float(probs["carre_J"]))
+    assert r["ratio"] == pytest.approx(1 / r["expected"])
+    assert r["method"] == "exact"
+    assert r["p_value"] == pytest.approx(binomial_test(1, 8, float(probs["carre_J"]))[0])
+    assert all(0 <= p <= 1 for p in rep["p_value"].to_pylist())
+
+
+def test_report_by_player(lake: Path):
+    got = _get(fairness_report(lake, by="player"))
+    assert {g for g, _ in got} == {"Ann", "Bob", "Cid", "Dee"}
+    # Ann: seat 0 of deals A (clubs) and B (NT), seat 3 of deal B (hearts)
+    assert (got[("Ann", "carre_J")]["hands"], got[("Ann", "carre_J")]["observed"]) == (3, 1)
+    assert (got[("Ann", "trump_len_4")]["hands"], got[("Ann", "trump_len_4")]["observed"]) == (2, 2)
+    # Dee: seat 3 of A (clubs: KC AC) and B (NT), seat 0 of B (hearts: none)
+    assert (got[("Dee", "trump_len_2")]["observed"], got[("Dee", "trump_len_0")]["observed"]) == (1, 1)
+    assert got[("Dee", "run_4")]["observed"] == 1
+
+
+def test_report_normal_method_and_empty(tmp_path: Path, lake: Path):
+    rep = fairness_report(lake, exact_max_n=5)
+    methods = dict(((r["group"], r["event"]), r["method"]) for r in rep.to_pylist())
+    assert methods[("alpha", "carre_J")] == "normal" and methods[("alpha", "trump_J9")] == "exact"
+    empty = fairness_report(tmp_path / "nothing")
+    assert empty.num_rows == 0 and tuple(empty.column_names) == REPORT_COLUMNS
+    with pytest.raises(ValueError):
+        fairness_report(lake, by="seat")
