@@ -53,6 +53,8 @@ def ingest(
     lake: LakeOpt = lakemod.DEFAULT_LAKE,
     format: Annotated[Optional[str], typer.Option("--format", help="Force a reader instead of detection (see `rebelote formats`).")] = None,
     strict: Annotated[bool, typer.Option("--strict", help="Fail on the first rejected record.")] = False,
+    on_error: Annotated[Optional[str], typer.Option("--on-error", help="strict (= --strict) or skip (the default: bad "
+                                                    "records go to rejects).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the summary line.")] = False,
     reread: Annotated[bool, typer.Option("--reread", help="Read files the lake's manifest says are unchanged.")] = False,
 ) -> None:
@@ -63,6 +65,11 @@ def ingest(
     """
     from pipeline.ingest.run import StrictError, ingest_paths
     from pipeline import ingest as readers
+
+    if on_error is not None:
+        if on_error not in ("strict", "skip"):
+            _fail(f"--on-error {on_error!r}: choose strict or skip (a lenient mode is not available yet)")
+        strict = strict or on_error == "strict"
 
     if format:
         try:

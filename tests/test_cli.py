@@ -63,6 +63,9 @@ def test_reject_exit_code_and_strict(tmp_path, records):
     r = run("ingest", bad, "--lake", tmp_path / "lake2", "--strict")
     assert r.exit_code == 2
     assert "--strict" in r.stderr and "bad.jsonl:3" in r.stderr
+    r = run("ingest", bad, "--lake", tmp_path / "lake3", "--on-error", "strict")
+    assert r.exit_code == 2 and "bad.jsonl:3" in r.stderr
+    assert run("ingest", bad, "--lake", tmp_path / "lake4", "--on-error", "skip").exit_code == 1
 
 
 def test_usage_errors_exit_2(tmp_path, records):
