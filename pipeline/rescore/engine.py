@@ -68,24 +68,26 @@ def _scale(cp: np.ndarray, strain: np.ndarray, R: Ruleset) -> np.ndarray:
 def _belote_led_only(bpts, hi, fi, plays, seats, init, strain, R):
     """All-trump belotes under ``belote.all_trump = "per_suit_led"``: a suit's belote counts only when its
     holder plays the first of the king and queen leading or following that suit (BG-HIT, BG-NIK). Full-play
-    rows only; rows recorded without play order keep the held count."""
+    rows only; rows recorded without play order keep the held count. Vectorised over the rows."""
     out = bpts.copy()
-    pos_in_full = {int(r): k for k, r in enumerate(fi)}
+    k = np.searchsorted(fi, hi)                                   # position of each held row among full rows
+    k = np.clip(k, 0, len(fi) - 1)
+    sel = np.nonzero((fi[k] == hi) & (strain[hi] == ALL_TRUMP))[0]
+    if not len(sel):
+        return out
+    p = plays[k[sel]].astype(np.int64)                            # (m, total)
+    h = init[sel].astype(np.uint32)                               # (m, P)
+    P = h.shape[1]
+    rows = np.arange(len(sel))
     value = int(R["belote.value"])
-    for j, row in enumerate(hi):
-        k = pos_in_full.get(int(row))
-        if k is None or strain[row] != ALL_TRUMP:
-            continue
-        p = plays[k].astype(np.int64)
-        for suit in range(4):
-            q, kk = suit * 8 + 5, suit * 8 + 6
-            holders = [s for s in range(init.shape[1]) if init[j, s] >> q & 1 and init[j, s] >> kk & 1]
-            if not holders:
-                continue
-            first = min(int(np.argmax(p == q)), int(np.argmax(p == kk)))
-            lead = p[first - first % init.shape[1]]
-            if first % init.shape[1] != 0 and lead // 8 != suit:
-                out[j, holders[0] % 2] -= value
+    for suit in range(4):
+        kq = np.uint32((1 << (suit * 8 + 5)) | (1 << (suit * 8 + 6)))
+        holds = (h & kq) == kq                                    # (m, P)
+        holder = np.argmax(holds, axis=1)
+        first = np.minimum(np.argmax(p == suit * 8 + 5, axis=1), np.argmax(p == suit * 8 + 6, axis=1))
+        lead = p[rows, first - first % P]
+        lost = holds.any(axis=1) & (first % P != 0) & (lead // 8 != suit)
+        np.subtract.at(out, (sel[lost], holder[lost] % 2), value)
     return out
 
 
