@@ -75,24 +75,35 @@ class DeclarationTables:
     seq_key: np.ndarray      # int64 (256,): key of the best sequence in the byte, outside trump (0 = none)
     carre_points: np.ndarray  # int32 (2, 8): points of a carré by rank index; row 1 = in no-trump
     carre_key: np.ndarray     # int64 (2, 8)
+    slot_length: np.ndarray   # int8 (256, 3): each scoring sequence of a suit byte, as its own slot (0 = none)
+    slot_top: np.ndarray      # int8 (256, 3): top face rank index of that sequence
+    slot_points: np.ndarray   # int32 (256, 3): its points
 
 
 def build_tables(rules: Ruleset) -> DeclarationTables:
     """Lookup tables for the ruleset's declaration values."""
     seq_points = np.zeros(256, dtype=np.int32)
     seq_keys = np.zeros(256, dtype=np.int64)
+    slot_length = np.zeros((256, 3), dtype=np.int8)
+    slot_top = np.zeros((256, 3), dtype=np.int8)
+    slot_points = np.zeros((256, 3), dtype=np.int32)
     for b in range(256):
+        slots = []
         for length, top in _runs(b):
             v = _seq_value(length, rules)
             if v > 0:
                 seq_points[b] += v
                 seq_keys[b] = max(seq_keys[b], int(seq_key(v, length, top, 0, rules)))
+                slots.append((length, top, v))
                 if length == 8 and rules["declarations.eight_run_extra_tierce"]:
                     seq_points[b] += int(rules["declarations.tierce"])
+                    slots.append((3, top, int(rules["declarations.tierce"])))
+        for j, (length, top, v) in enumerate(slots):   # at most 2 runs of 3+ in 8 ranks, + the extra tierce
+            slot_length[b, j], slot_top[b, j], slot_points[b, j] = length, top, v
     tables = [rules.rank_table("declarations.carre"), rules.rank_table("declarations.carre_no_trump")]
     carre_points = np.array(tables, dtype=np.int32)
     keys = np.array([[int(carre_key(v, r, rules)) for r, v in enumerate(t)] for t in tables], dtype=np.int64)
-    return DeclarationTables(seq_points, seq_keys, carre_points, keys)
+    return DeclarationTables(seq_points, seq_keys, carre_points, keys, slot_length, slot_top, slot_points)
 
 
 @dataclass
@@ -103,6 +114,9 @@ class Declarations:
     seq_key, carre_key: int64 (n, 4) key of each seat's best sequence / carré (0 = none).
     belote: int32 (n, 2) belote points each team holds (announced mode; held belote is separate).
     team_points: int32 (n, 2) declaration points each team scores after the contest (card points).
+    seq_wins, carre_wins: bool (n, 2) whether each team's sequences / carrés score after the contest
+        (in the "unified" contest both say whether the team won it).
+    entries: the declarations one by one (:class:`Entries`), belotes excluded; None when not asked for.
     """
 
     seq_points: np.ndarray
@@ -111,6 +125,41 @@ class Declarations:
     carre_key: np.ndarray
     belote: np.ndarray
     team_points: np.ndarray
+    seq_wins: np.ndarray
+    carre_wins: np.ndarray
+    entries: "Entries | None" = None
+
+
+@dataclass
+class Entries:
+    """Declarations one per item (k items), in hand order then seat order, for the ``scores.declarations``
+    column. row: int64 index of the hand in the batch; seat: int8; kind: int8 index in :data:`KINDS`;
+    rank: int8 top face rank index of a sequence, rank of a carré, NULL-worthy -1 for a belote;
+    suit: int8 suit of a sequence or belote, -1 for a carré; length: int8 cards in a sequence (4 for a carré,
+    2 for a belote); points: int32 card points it is worth under the ruleset; scored: bool whether it scored
+    for its team after the contest (before any capot transfer, ``declarations.on_capot``).
+    """
+
+    row: np.ndarray
+    seat: np.ndarray
+    kind: np.ndarray
+    rank: np.ndarray
+    suit: np.ndarray
+    length: np.ndarray
+    points: np.ndarray
+    scored: np.ndarray
+
+    @staticmethod
+    def concat(parts: "list[Entries]") -> "Entries":
+        """All parts' items, stably sorted by (row, seat)."""
+        cols = {f: np.concatenate([getattr(p, f) for p in parts]) for f in Entries.__dataclass_fields__}
+        order = np.lexsort((cols["seat"], cols["row"]))
+        return Entries(**{f: a[order] for f, a in cols.items()})
+
+    @staticmethod
+    def empty() -> "Entries":
+        return Entries(*(np.zeros(0, dtype=t) for t in (np.int64, np.int8, np.int8, np.int8, np.int8, np.int8,
+                                                          np.int32, bool)))
 
 
 def _active(strain: np.ndarray, rules: Ruleset) -> np.ndarray:
@@ -121,29 +170,42 @@ def _active(strain: np.ndarray, rules: Ruleset) -> np.ndarray:
     return on
 
 
-def _contest(points: np.ndarray, key: np.ndarray) -> np.ndarray:
-    """Team points (n, 2) of one contest: the team with the strictly best key scores all its points."""
+def _contest(points: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One contest: the team with the strictly best key scores all its points.
+    Returns (team points int32 (n, 2), team wins bool (n, 2))."""
     team_key = np.stack([key[:, 0::2].max(axis=1), key[:, 1::2].max(axis=1)], axis=1)
     team_held = np.stack([points[:, 0::2].sum(axis=1), points[:, 1::2].sum(axis=1)], axis=1)
-    w0 = team_key[:, 0] > team_key[:, 1]
-    w1 = team_key[:, 1] > team_key[:, 0]
-    return np.stack([np.where(w0, team_held[:, 0], 0), np.where(w1, team_held[:, 1], 0)], axis=1).astype(np.int32)
+    wins = np.stack([team_key[:, 0] > team_key[:, 1], team_key[:, 1] > team_key[:, 0]], axis=1)
+    return np.where(wins, team_held, 0).astype(np.int32), wins
 
 
 def _settle(sp, sk, cp, ck, belote, strain, rules: Ruleset) -> Declarations:
     on = _active(strain, rules)[:, None]
     sp, sk, cp, ck = (np.where(on, a, 0) for a in (sp, sk, cp, ck))
     if rules["declarations.contest"] == "separate":
-        team = _contest(sp, sk) + _contest(cp, ck)
+        (ts, seq_wins), (tc, carre_wins) = _contest(sp, sk), _contest(cp, ck)
+        team = ts + tc
     elif rules["declarations.contest"] == "sequences_only":   # carrés always score for their holders
-        team = _contest(sp, sk) + np.stack([cp[:, 0::2].sum(axis=1), cp[:, 1::2].sum(axis=1)], axis=1).astype(np.int32)
+        team, seq_wins = _contest(sp, sk)
+        team = team + np.stack([cp[:, 0::2].sum(axis=1), cp[:, 1::2].sum(axis=1)], axis=1).astype(np.int32)
+        carre_wins = np.ones_like(seq_wins) & on
     else:
-        team = _contest(sp + cp, np.maximum(sk, ck))
-    return Declarations(sp.astype(np.int32), sk, cp.astype(np.int32), ck, belote, team)
+        team, seq_wins = _contest(sp + cp, np.maximum(sk, ck))
+        carre_wins = seq_wins
+    return Declarations(sp.astype(np.int32), sk, cp.astype(np.int32), ck, belote, team, seq_wins, carre_wins)
 
 
-def detect(hands: np.ndarray, strain: np.ndarray, rules: Ruleset, dt: DeclarationTables) -> Declarations:
-    """Declarations held in ``hands`` (uint32 (n, 4)), settled between teams."""
+def _mark_scored(e: Entries, dec: Declarations) -> Entries:
+    team = e.seat.astype(np.int64) % 2
+    wins = np.where(e.kind == KINDS.index("carre"), dec.carre_wins[e.row, team], dec.seq_wins[e.row, team])
+    e.scored = wins.astype(bool)
+    return e
+
+
+def detect(hands: np.ndarray, strain: np.ndarray, rules: Ruleset, dt: DeclarationTables,
+           entries: bool = False) -> Declarations:
+    """Declarations held in ``hands`` (uint32 (n, 4)), settled between teams; with ``entries`` also listed one
+    by one (``Declarations.entries``)."""
     n, p = hands.shape
     h = hands.astype(np.uint32)
     strain64 = strain.astype(np.int64)
@@ -151,6 +213,7 @@ def detect(hands: np.ndarray, strain: np.ndarray, rules: Ruleset, dt: Declaratio
     cp = np.zeros((n, p), dtype=np.int32)
     ck = np.zeros((n, p), dtype=np.int64)
     in_carre = np.zeros((n, p), dtype=np.uint32)
+    carre_pts = np.zeros((n, p, 8), dtype=np.int32)   # per seat and rank, for the entries
     for r in range(8):
         if dt.carre_points[:, r].max() <= 0:
             continue
@@ -158,6 +221,7 @@ def detect(hands: np.ndarray, strain: np.ndarray, rules: Ruleset, dt: Declaratio
                & np.uint32(1)).astype(bool)
         value = dt.carre_points[nt, r]
         has &= value > 0
+        carre_pts[:, :, r] = np.where(has, value, 0)
         cp += np.where(has, value, 0)
         ck = np.maximum(ck, np.where(has, dt.carre_key[nt, r], 0))
         in_carre |= np.where(has, np.uint32(0x01010101 << r), np.uint32(0))
@@ -166,13 +230,37 @@ def detect(hands: np.ndarray, strain: np.ndarray, rules: Ruleset, dt: Declaratio
     sp = np.zeros((n, p), dtype=np.int32)
     sk = np.zeros((n, p), dtype=np.int64)
     trump_bonus = 1 if rules["declarations.trump_breaks_ties"] else 0
+    suit_bytes = np.zeros((n, p, 4), dtype=np.int64)
     for s in range(4):
         byte = ((h >> np.uint32(8 * s)) & np.uint32(0xFF)).astype(np.int64)
+        suit_bytes[:, :, s] = byte
         sp += dt.seq_points[byte]
         k = dt.seq_key[byte]
         k = np.where((k > 0) & (strain64[:, None] == s), k + trump_bonus, k)
         sk = np.maximum(sk, k)
-    return _settle(sp, sk, cp, ck, np.zeros((n, 2), dtype=np.int32), strain, rules)
+    dec = _settle(sp, sk, cp, ck, np.zeros((n, 2), dtype=np.int32), strain, rules)
+    if entries:
+        dec.entries = _held_entries(carre_pts, suit_bytes, _active(strain, rules), dt, dec)
+    return dec
+
+
+def _held_entries(carre_pts, suit_bytes, active, dt: DeclarationTables, dec: Declarations) -> Entries:
+    """Flatten per-seat carrés (n, P, 8 ranks) and sequence slots (n, P, 4 suits x 3 slots) into items."""
+    n, p, _ = carre_pts.shape
+    length = dt.slot_length[suit_bytes].reshape(n, p, 12)
+    points = np.concatenate([carre_pts, dt.slot_points[suit_bytes].reshape(n, p, 12)], axis=2)
+    points = np.where(active[:, None, None], points, 0)
+    row, seat, slot = np.nonzero(points > 0)              # row-major: hand, then seat, then slot
+    is_carre = slot < 8
+    seq_slot = np.clip(slot - 8, 0, 11)
+    seq_len = length[row, seat, seq_slot].astype(np.int64)
+    kind = np.where(is_carre, KINDS.index("carre"), np.where(seq_len >= 5, 2, seq_len - 3))
+    top = dt.slot_top[suit_bytes.reshape(n, p, 4)[row, seat, seq_slot // 3], seq_slot % 3]
+    e = Entries(row.astype(np.int64), seat.astype(np.int8), kind.astype(np.int8),
+                np.where(is_carre, slot, top).astype(np.int8), np.where(is_carre, -1, seq_slot // 3).astype(np.int8),
+                np.where(is_carre, 4, seq_len).astype(np.int8), points[row, seat, slot].astype(np.int32),
+                np.zeros(len(row), dtype=bool))
+    return _mark_scored(e, dec)
 
 
 def from_announced(announced: pa.Array | pa.ChunkedArray, strain: np.ndarray, rules: Ruleset) -> Declarations:
@@ -190,6 +278,7 @@ def from_announced(announced: pa.Array | pa.ChunkedArray, strain: np.ndarray, ru
     ck = np.zeros((n, 4), dtype=np.int64)
     belote = np.zeros((n, 2), dtype=np.int64)
     lengths = pc.fill_null(pc.list_value_length(announced), 0).to_numpy(zero_copy_only=False)
+    parts: list[Entries] = []
     if lengths.sum():
         flat = pc.list_flatten(announced)
         row = np.repeat(np.arange(n), lengths)
@@ -218,7 +307,24 @@ def from_announced(announced: pa.Array | pa.ChunkedArray, strain: np.ndarray, ru
         is_bel = kind == "belote"
         if rules["belote.enabled"]:
             np.add.at(belote, (row[is_bel], seat[is_bel] % 2), int(rules["belote.value"]))
-    return _settle(sp, sk, cp, ck, belote.astype(np.int32), strain, rules)
+        active = _active(strain, rules)[row]
+        keep = (is_seq & (seq_val > 0) | is_carre & (carre_val > 0)) & active
+        kind_i = np.where(is_carre, KINDS.index("carre"), np.where(length >= 5, 2, np.clip(length - 3, 0, 2)))
+        parts.append(Entries(row[keep], seat[keep].astype(np.int8), kind_i[keep].astype(np.int8),
+                             rank[keep].astype(np.int8), np.where(is_carre, -1, suit)[keep].astype(np.int8),
+                             np.where(is_carre, 4, length)[keep].astype(np.int8),
+                             np.where(is_carre, carre_val, seq_val)[keep].astype(np.int32),
+                             np.zeros(int(keep.sum()), dtype=bool)))
+        if rules["belote.enabled"] and is_bel.any():   # a recorded belote always scores (rules.md R25)
+            nb = int(is_bel.sum())
+            bel = Entries(row[is_bel], seat[is_bel].astype(np.int8), np.full(nb, KINDS.index("belote"), np.int8),
+                          np.full(nb, -1, np.int8), suit[is_bel].astype(np.int8), np.full(nb, 2, np.int8),
+                          np.full(nb, int(rules["belote.value"]), np.int32), np.ones(nb, dtype=bool))
+        else:
+            bel = Entries.empty()
+    dec = _settle(sp, sk, cp, ck, belote.astype(np.int32), strain, rules)
+    dec.entries = Entries.concat([_mark_scored(parts[0], dec), bel]) if parts else Entries.empty()
+    return dec
 
 
 def transfer_on_capot(team_points: np.ndarray, capot_team: np.ndarray, rules: Ruleset) -> np.ndarray:
@@ -251,12 +357,35 @@ def belote_seat(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> np.nda
     return out
 
 
+def belote_entries(hands: np.ndarray, strain: np.ndarray, rules: Ruleset, lost: np.ndarray | None = None) -> Entries:
+    """Belote-rebelote held in ``hands`` (uint32 (n, P)), one item per holder and suit, as
+    :func:`belote_points` counts them; ``lost``: bool (n, 4) suits whose belote did not score (all-trump
+    "per_suit_led" rule), else every held belote scores."""
+    n, p = hands.shape
+    if not rules["belote.enabled"] or n == 0:
+        return Entries.empty()
+    h = hands.astype(np.uint32)
+    strain64 = strain.astype(np.int64)
+    held = np.zeros((n, p, 4), dtype=bool)
+    for suit in range(4):
+        kq = np.uint32((1 << (8 * suit + 6)) | (1 << (8 * suit + 5)))
+        counts = (strain64 == suit) | ((strain64 == ALL_TRUMP) & (rules["belote.all_trump"] != "none"))
+        held[:, :, suit] = ((h & kq) == kq) & counts[:, None]
+    row, seat, suit = np.nonzero(held)
+    k = len(row)
+    scored = np.ones(k, dtype=bool) if lost is None else ~lost[row, suit]
+    return Entries(row.astype(np.int64), seat.astype(np.int8), np.full(k, KINDS.index("belote"), np.int8),
+                   np.full(k, -1, np.int8), suit.astype(np.int8), np.full(k, 2, np.int8),
+                   np.full(k, int(rules["belote.value"]), np.int32), scored)
+
+
 def belote_points(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> np.ndarray:
     """Belote-rebelote points held by each team, int32 (n, 2) (rules.md R25).
 
-    Suit contracts: king and queen of trump in one hand. All-trump (``belote.all_trump = "per_suit"``):
-    each suit's king and queen in one hand, up to four. None in no-trump. The cards are always played in
-    a complete hand, so holding them is scoring them.
+    Suit contracts: king and queen of trump in one hand. All-trump (``belote.all_trump = "per_suit"`` or
+    ``"per_suit_led"``): each suit's king and queen in one hand, up to four; under "per_suit_led" the engine
+    then takes away those not led or followed (``engine._belote_led_only``). None in no-trump. The cards are
+    always played in a complete hand, so holding them is scoring them.
     """
     n, p = hands.shape
     out = np.zeros((n, 2), dtype=np.int32)
@@ -267,7 +396,7 @@ def belote_points(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> np.n
     strain64 = strain.astype(np.int64)
     for suit in range(4):
         kq = np.uint32((1 << (8 * suit + 6)) | (1 << (8 * suit + 5)))
-        counts = (strain64 == suit) | ((strain64 == ALL_TRUMP) & (rules["belote.all_trump"] == "per_suit"))
+        counts = (strain64 == suit) | ((strain64 == ALL_TRUMP) & (rules["belote.all_trump"] != "none"))
         for seat in range(p):
             has = ((h[:, seat] & kq) == kq) & counts
             out[:, seat % 2] += np.where(has, value, 0)

@@ -68,13 +68,15 @@ def _scale(cp: np.ndarray, strain: np.ndarray, R: Ruleset) -> np.ndarray:
 def _belote_led_only(bpts, hi, fi, plays, seats, init, strain, R):
     """All-trump belotes under ``belote.all_trump = "per_suit_led"``: a suit's belote counts only when its
     holder plays the first of the king and queen leading or following that suit (BG-HIT, BG-NIK). Full-play
-    rows only; rows recorded without play order keep the held count. Vectorised over the rows."""
+    rows only; rows recorded without play order keep the held count. Vectorised over the rows.
+    Returns (belote points int32 (len(hi), 2), lost bool (len(hi), 4): the suits whose belote did not count)."""
     out = bpts.copy()
+    lost_suits = np.zeros((len(hi), 4), dtype=bool)
     k = np.searchsorted(fi, hi)                                   # position of each held row among full rows
     k = np.clip(k, 0, len(fi) - 1)
     sel = np.nonzero((fi[k] == hi) & (strain[hi] == ALL_TRUMP))[0]
     if not len(sel):
-        return out
+        return out, lost_suits
     p = plays[k[sel]].astype(np.int64)                            # (m, total)
     h = init[sel].astype(np.uint32)                               # (m, P)
     P = h.shape[1]
@@ -88,7 +90,25 @@ def _belote_led_only(bpts, hi, fi, plays, seats, init, strain, R):
         lead = p[rows, first - first % P]
         lost = holds.any(axis=1) & (first % P != 0) & (lead // 8 != suit)
         np.subtract.at(out, (sel[lost], holder[lost] % 2), value)
-    return out
+        lost_suits[sel[lost], suit] = True
+    return out, lost_suits
+
+
+_ENTRY_TYPE = pa.struct([("seat", pa.int8()), ("kind", pa.string()), ("rank", pa.int8()), ("suit", pa.int8()),
+                         ("length", pa.int8()), ("points", pa.int16()), ("scored", pa.bool_())])
+
+
+def _entries_column(e: "declarations.Entries", n: int, valid: np.ndarray) -> pa.Array:
+    """``scores.declarations``: each hand's items of ``e`` (rows sorted), NULL where ``valid`` is false."""
+    offsets = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(np.bincount(e.row, minlength=n), out=offsets[1:])
+    kinds = np.array(declarations.KINDS, dtype=object)
+    items = pa.StructArray.from_arrays(
+        [pa.array(e.seat, pa.int8()), pa.array(kinds[e.kind.astype(np.int64)], pa.string()),
+         pa.array(e.rank, pa.int8(), mask=e.rank < 0), pa.array(e.suit, pa.int8(), mask=e.suit < 0),
+         pa.array(e.length, pa.int8()), pa.array(e.points, pa.int16()), pa.array(e.scored, pa.bool_())],
+        fields=list(_ENTRY_TYPE))
+    return pa.ListArray.from_arrays(pa.array(offsets), items, mask=pa.array(~valid))
 
 
 def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
@@ -174,6 +194,9 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
     score = np.zeros((n, 2), dtype=np.int32)
     held = np.zeros(n, dtype=np.int32)
     taker_team = np.full(n, -1, dtype=np.int8)
+    decl_rows = np.zeros(n, dtype=bool)     # hands where some team scored declaration points
+    decided = np.zeros(n, dtype=bool)
+    ent = declarations.Entries.empty()
 
     if m:
         strain = strain_idx[idx].astype(np.int8)
@@ -228,24 +251,43 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
 
         team_pts = np.zeros((m, 2), dtype=np.int64)
         bpts = np.zeros((m, 2), dtype=np.int64)
+        entry_parts = []   # declarations one by one, rows renumbered to positions in idx
         ai = np.nonzero(from_ann[idx])[0]
         if len(ai):
             dec = declarations.from_announced(hands.column("announced").take(pa.array(idx[ai])), strain[ai], R)
             team_pts[ai], bpts[ai] = dec.team_points, dec.belote
+            dec.entries.row = ai[dec.entries.row]
+            entry_parts.append(dec.entries)
         # held declarations/belote from the initial hands (rows without hands only get here when the ruleset
         # counts neither, see needs_hands: they score none)
         hi = np.nonzero(~from_ann[idx] & (hands_len[idx] == n_players))[0]
         if len(hi):
             init = _fixed_list(hands.column("initial_hands"), idx[hi], n_players, np.uint32)
-            dec = declarations.detect(init, strain[hi], R, prep.decl_tables)
+            dec = declarations.detect(init, strain[hi], R, prep.decl_tables, entries=True)
             team_pts[hi] = dec.team_points
             bpts[hi] = declarations.belote_points(init, strain[hi], R)
+            lost = None
             if R["belote.all_trump"] == "per_suit_led" and len(fi):
-                bpts[hi] = _belote_led_only(bpts[hi], hi, fi, plays, seats, init, strain, R)
+                bpts[hi], lost = _belote_led_only(bpts[hi], hi, fi, plays, seats, init, strain, R)
+            held_entries = declarations.Entries.concat(
+                [dec.entries, declarations.belote_entries(init, strain[hi], R, lost)])
+            held_entries.row = hi[held_entries.row]
+            entry_parts.append(held_entries)
         bpts = bpts.astype(np.int32)
         bteam = np.where(bpts[:, 0] > 0, np.where(bpts[:, 1] > 0, -1, 0), np.where(bpts[:, 1] > 0, 1, -1))
         team_decl = declarations.transfer_on_capot(team_pts.astype(np.int32), cap, R)
         res = contract.settle(cp, team_decl, bpts, T, bid, capot_bid, coinche, cap, R, strain)
+        # would the outcome (made / failed / litige) differ without the declarations (belote kept)?
+        di = np.nonzero(team_decl.any(axis=1))[0]
+        decided_m = np.zeros(m, dtype=bool)
+        if len(di):
+            alt = contract.settle(cp[di], np.zeros((len(di), 2), dtype=np.int32), bpts[di], T[di], bid[di],
+                                  capot_bid[di], coinche[di], cap[di], R, strain[di])
+            decided_m[di] = (alt.made != res.made[di]) | (alt.litige != res.litige[di])
+        decl_rows[idx] = team_decl.any(axis=1)
+        decided[idx] = decided_m
+        ent = declarations.Entries.concat(entry_parts) if entry_parts else declarations.Entries.empty()
+        ent.row = idx[ent.row]
         penalty = int(R["play.revoke_penalty"])
         if penalty and len(fi):   # the offender's opponents score the penalty (rules.md R37)
             rows_f = idx[fi]
@@ -318,6 +360,9 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
         "last_trick_team": opt(last_team, sc, pa.int8()),
         "capot_team": opt(capot_team, sc & (capot_team >= 0), pa.int8()),
         "declaration_points": fixed(decl_pts, sc, pa.int16()),
+        "declarations": _entries_column(ent, n, sc),
+        "declarations_from": opt(np.where(from_ann, "announced", "held").astype(object), sc, pa.string()),
+        "declarations_decided": opt(decided, sc & ~passed & decl_rows, pa.bool_()),
         "belote_team": opt(belote_team, sc & (belote_team >= 0), pa.int8()),
         "belote_points": fixed(belote_pts, sc, pa.int16()),
         "contract_points": fixed(cpoints, sc, pa.int16()),
