@@ -201,7 +201,10 @@ for _report, _doc in [
     ("partnerships", "Per pair of partners: games, hands, takes, contracts made (x/y), points per hand, games won (x/y)."),
     ("head_to_head", "Pair against pair: games played and won by each."),
     ("contracts", "By strain, bid level and coinche: frequency, made (x/y), success rate, average margin."),
-    ("declarations", "Declarations and belote: how often each team scored them and what they were worth."),
+    ("declarations", "Declarations and belote: how often each team scored them, what they were worth, and how "
+                     "often they decided the contract."),
+    ("declaration_kinds", "Each kind of declaration (tierce ... each carré, belote) per player and per source: "
+                          "items per 100 hands, points, scored, announced vs held."),
     ("audit", "Hands whose recorded score differs from the rescoring, with the component that differs and the "
               "`rebelote show` command that explains it."),
 ]:

@@ -25,10 +25,15 @@
 --   belote_hands          hands with a belote-rebelote (belote_team not NULL)
 --   belote_taker_hands    ... held by the taker's team
 --   belote_share          belote_hands / hands_scored, rounded to 4 decimals
+--   decided_hands         hands the declarations decided (scores.declarations_decided): without the tierce ..
+--                         carré points of both teams (belote kept) the outcome made / failed / litige differs
+--   made_thanks_to_decl   ... of which the contract was made (it would have failed or been a litige without)
+--   failed_because_of_decl ... of which it failed (the defence's declarations sank it)
+--   failed_despite_decl   contracts that failed although the taker's team scored declaration points
 --
 -- Order: sources alphabetically, then the total row.
 --
--- display: source, hands_scored, decl_hands, decl_points, decl_points_per_hand, belote_hands, belote_share
+-- display: source, hands_scored, decl_hands, decl_points, decl_points_per_hand, belote_hands, belote_share, decided_hands, made_thanks_to_decl, failed_because_of_decl
 WITH h AS (
     SELECT source,
            coalesce(declaration_points[1], 0) AS d0,
@@ -37,7 +42,7 @@ WITH h AS (
                            WHEN 1 THEN coalesce(declaration_points[2], 0) END AS d_taker,
            CASE taker_team WHEN 0 THEN coalesce(declaration_points[2], 0)
                            WHEN 1 THEN coalesce(declaration_points[1], 0) END AS d_defence,
-           belote_team, taker_team
+           belote_team, taker_team, declarations_decided, contract_made
     FROM scores
     WHERE ruleset = $ruleset AND status = 'scored'
 )
@@ -55,7 +60,11 @@ SELECT $ruleset::VARCHAR                                            AS ruleset,
        round(sum(d0 + d1) / nullif(count(*), 0), 2)                 AS decl_points_per_hand,
        count(belote_team)                                           AS belote_hands,
        count_if(belote_team = taker_team)::BIGINT                   AS belote_taker_hands,
-       round(count(belote_team) / nullif(count(*), 0), 4)           AS belote_share
+       round(count(belote_team) / nullif(count(*), 0), 4)           AS belote_share,
+       count(*) FILTER (WHERE declarations_decided)                       AS decided_hands,
+       count(*) FILTER (WHERE declarations_decided AND contract_made)     AS made_thanks_to_decl,
+       count(*) FILTER (WHERE declarations_decided AND NOT contract_made) AS failed_because_of_decl,
+       count(*) FILTER (WHERE d_taker > 0 AND NOT contract_made)          AS failed_despite_decl
 FROM h
 GROUP BY GROUPING SETS ((source), ())
 ORDER BY grouping(source), source

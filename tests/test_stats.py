@@ -72,13 +72,14 @@ def _hand(game: str, no: int, players: list[str], taker: int | None, source: str
 
 
 def _score(game: str, no: int, status: str, taker_team: int | None, hand_score, *, made=None, litige=False,
-           decl=None, belote=None, legal=None, illegal_seat=None, source: str = "colver",
+           decl=None, belote=None, legal=None, illegal_seat=None, decided=None, source: str = "colver",
            ruleset: str = RULES) -> dict:
     return {
         "ruleset": ruleset, "hand_key": f"{game}#{no}", "game_id": f"{source}:{game}", "hand_no": no,
         "source": source, "status": status, "taker_team": taker_team, "hand_score": hand_score,
         "contract_made": made, "litige": litige, "declaration_points": decl, "belote_team": belote,
         "legal": legal, "illegal_seat": illegal_seat, "held_points": 81 if litige else 0,
+        "declarations_decided": decided,
     }
 
 
@@ -95,12 +96,12 @@ HANDS = [
     _hand("g2", 1, G2, 3), _hand("g2", 2, G2, 2),
 ]
 SCORES = [
-    _score("g1", 1, "scored", 0, [120, 42], made=True, decl=[20, 0], belote=0, legal=True),
-    _score("g1", 2, "scored", 1, [212, 0], made=False, decl=[0, 50], legal=False, illegal_seat=3),
+    _score("g1", 1, "scored", 0, [120, 42], made=True, decl=[20, 0], belote=0, legal=True, decided=True),
+    _score("g1", 2, "scored", 1, [212, 0], made=False, decl=[0, 50], legal=False, illegal_seat=3, decided=False),
     _score("g1", 3, "passed_out", None, [0, 0]),
     _score("g1", 4, "unscorable", 0, None),
     _score("g2", 1, "scored", 1, [81, 0], litige=True, decl=[0, 0], belote=1, legal=True),
-    _score("g2", 2, "scored", 0, [100, 82], made=True, decl=[0, 20], legal=True),
+    _score("g2", 2, "scored", 0, [100, 82], made=True, decl=[0, 20], legal=True, decided=False),
 ]
 GAME_SCORES = [
     {"ruleset": RULES, "game_id": "colver:g1", "source": "colver", "n_hands": 3, "totals": [332, 42],
@@ -150,7 +151,8 @@ EXPECTED_PLAYERS = [
 DECLARATION_COLUMNS = ["ruleset", "source", "hands_scored", "decl_hands", "decl_hands_team0", "decl_hands_team1",
                        "decl_hands_taker", "decl_hands_defence", "decl_points", "decl_points_taker",
                        "decl_points_defence", "decl_points_per_hand", "belote_hands", "belote_taker_hands",
-                       "belote_share"]
+                       "belote_share", "decided_hands", "made_thanks_to_decl", "failed_because_of_decl",
+                       "failed_despite_decl"]
 
 # Scored hands: g1h1, g1h2, g2h1, g2h2 (4). Declarations: g1h1 team 0 = taker's 20, g1h2 team 1 = taker's 50,
 # g2h2 team 1 = defence's 20 (taker team 0); g2h1 none. Total 90 card points, 90/4 = 22.5 per scored hand.
@@ -158,7 +160,10 @@ DECLARATION_COLUMNS = ["ruleset", "source", "hands_scored", "decl_hands", "decl_
 _DECL = dict(ruleset=RULES, hands_scored=4, decl_hands=3, decl_hands_team0=1, decl_hands_team1=2,
              decl_hands_taker=2, decl_hands_defence=1, decl_points=90, decl_points_taker=70,
              decl_points_defence=20, decl_points_per_hand=22.5, belote_hands=2, belote_taker_hands=2,
-             belote_share=0.5)
+             belote_share=0.5,
+             # declarations_decided: g1h1 yes (made: the taker's 20 made it), g1h2 and g2h2 no. g1h2 failed
+             # although the taker's team (1) scored 50: failed despite its declarations.
+             decided_hands=1, made_thanks_to_decl=1, failed_because_of_decl=0, failed_despite_decl=1)
 EXPECTED_DECLARATIONS = [dict(_DECL, source="colver"), dict(_DECL, source="(all)")]
 
 
@@ -213,7 +218,8 @@ def test_declarations_by_source(lake: Path):
     assert rows[1] == dict(ruleset=RULES, source="native", hands_scored=1, decl_hands=1, decl_hands_team0=1,
                            decl_hands_team1=0, decl_hands_taker=1, decl_hands_defence=0, decl_points=100,
                            decl_points_taker=100, decl_points_defence=0, decl_points_per_hand=100.0,
-                           belote_hands=1, belote_taker_hands=0, belote_share=1.0)
+                           belote_hands=1, belote_taker_hands=0, belote_share=1.0, decided_hands=0,
+                           made_thanks_to_decl=0, failed_because_of_decl=0, failed_despite_decl=0)
     # total: 5 scored hands, 190 points (38.0 per hand), 3 belotes (0.6)
     assert rows[2] == dict(rows[0], source="(all)", hands_scored=5, decl_hands=4, decl_hands_team0=2,
                            decl_hands_taker=3, decl_points=190, decl_points_taker=170,
@@ -257,3 +263,57 @@ def test_hands_without_scores(tmp_path: Path):
     _write(lake2, "hands", HANDS, drop_partition=True)
     with pytest.raises(stats.StatsError, match="run rescore first"):
         stats.run_report(lake2, "players")
+
+
+def _item(seat, kind, points, scored, rank=None, suit=None, length=3):
+    return {"seat": seat, "kind": kind, "rank": rank, "suit": suit, "length": length, "points": points,
+            "scored": scored}
+
+
+def test_declaration_kinds_report(tmp_path: Path):
+    # Two scored hands of G1 (Alice, Bob, Carol, Dave) and one passed out, values set by hand:
+    #   k1: Alice tierce (20, scored), Bob quarte (50, lost the contest), Carol carré of jacks (200, scored),
+    #       Dave belote (20). The source recorded announcements: Alice's tierce, Carol's carré, Dave's belote
+    #       (Bob did not announce his quarte).
+    #   k2: no declaration; the source recorded an empty announcement list.
+    #   k3: passed out: not counted.
+    lake = tmp_path / "lake"
+    ann = lambda seat, kind, rank=None, suit=None: {"seat": seat, "kind": kind, "rank": rank, "suit": suit,  # noqa: E731
+                                                    "length": None}
+    hands = [dict(_hand("k1", 1, G1, 0), announced=[ann(0, "tierce", 4, 1), ann(2, "carre", 4), ann(3, "belote", None, 2)]),
+             dict(_hand("k1", 2, G1, 1), announced=[]), _hand("k1", 3, G1, None)]
+    items = [_item(0, "tierce", 20, True, 4, 1), _item(1, "quarte", 50, False, 7, 3, 4),
+             _item(2, "carre", 200, True, 4, None, 4), _item(3, "belote", 20, True, None, 2, 2)]
+    scores = [dict(_score("k1", 1, "scored", 0, [300, 0], made=True, decl=[220, 0], belote=1, legal=True),
+                   declarations=items, declarations_from="held"),
+              dict(_score("k1", 2, "scored", 1, [0, 162], made=True, decl=[0, 0], legal=True),
+                   declarations=[], declarations_from="held"),
+              _score("k1", 3, "passed_out", None, [0, 0])]
+    _write(lake, "hands", hands, drop_partition=True)
+    _write(lake, "games", [_game("k1", G1, 3)], drop_partition=True)
+    _write(lake, "scores", scores, drop_partition=False)
+    rows = stats.run_report(lake, "declaration_kinds", RULES).to_pylist()
+    kinds = ["tierce", "quarte", "quinte"] + [f"carre_{r}" for r in ("7", "8", "9", "10", "J", "Q", "K", "A")] + ["belote"]
+    assert len(rows) == 5 * 12                          # '(all)' + 4 players, 12 kinds each
+    assert [r["kind"] for r in rows[:12]] == kinds
+    by = {(r["player"], r["kind"]): r for r in rows}
+    zero = dict(items=0, hands_with=0, per_100_hands=0.0, points=0, scored_items=0, scored_points=0)
+
+    def row(player, kind, announced=None, held=None, **values):
+        return dict(ruleset=RULES, player=player, source="colver", kind=kind, hands=2, **{**zero, **values},
+                    announced_items=announced, held_where_announced=held)
+    # 1 item in 2 scored hands = 50 per 100 hands
+    assert by[("(all)", "tierce")] == row("(all)", "tierce", 1, 1, items=1, hands_with=1, per_100_hands=50.0,
+                                          points=20, scored_items=1, scored_points=20)
+    # held but not announced: announced 0, held 1
+    assert by[("(all)", "quarte")] == row("(all)", "quarte", 0, 1, items=1, hands_with=1, per_100_hands=50.0,
+                                          points=50)
+    assert by[("(all)", "carre_J")] == row("(all)", "carre_J", 1, 1, items=1, hands_with=1, per_100_hands=50.0,
+                                           points=200, scored_items=1, scored_points=200)
+    assert by[("(all)", "belote")] == row("(all)", "belote", 1, 1, items=1, hands_with=1, per_100_hands=50.0,
+                                          points=20, scored_items=1, scored_points=20)
+    assert by[("(all)", "quinte")] == row("(all)", "quinte", 0, 0)
+    assert by[("Bob", "quarte")] == row("Bob", "quarte", items=1, hands_with=1, per_100_hands=50.0, points=50)
+    assert by[("Carol", "carre_J")] == row("Carol", "carre_J", items=1, hands_with=1, per_100_hands=50.0,
+                                           points=200, scored_items=1, scored_points=200)
+    assert by[("Alice", "quarte")] == row("Alice", "quarte")
