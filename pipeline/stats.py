@@ -84,6 +84,7 @@ def connect(lake: Path | str, filters: Filters | None = None) -> duckdb.DuckDBPy
     if not lake.is_dir():
         raise StatsError(f"lake folder not found: {lake}")
     con = duckdb.connect(":memory:")
+    add_macros(con)
     for table in schema.TABLES:
         empty = f"_empty_{table}"
         con.register(empty, schema.empty(table))
@@ -123,6 +124,23 @@ def connect(lake: Path | str, filters: Filters | None = None) -> duckdb.DuckDBPy
         FROM (SELECT *, unnest(range(len(players))) AS seat FROM hands)
     """)
     return con
+
+
+WILSON_Z = 1.959964   # two-sided 95 %
+
+
+def add_macros(con: duckdb.DuckDBPyConnection) -> None:
+    """SQL macros the reports use: ``wilson_lo(x, n)`` / ``wilson_hi(x, n)``, the bounds of the 95 % Wilson
+    score interval of the proportion x/n (Wilson 1927; Agresti & Coull 1998), rounded to 4 decimals, NULL when
+    n = 0. Unlike x/n +- 1.96 se, it stays within [0, 1] and is honest for small n, which is what comparing
+    players with few hands needs."""
+    z2 = WILSON_Z ** 2
+    centre = f"(x + {z2 / 2}) / (n + {z2})"
+    half = f"{WILSON_Z} * sqrt(x * (n - x) / n + {z2 / 4}) / (n + {z2})"
+    con.execute(f"CREATE OR REPLACE MACRO wilson_lo(x, n) AS "
+                f"CASE WHEN n > 0 THEN round(greatest(0, {centre} - {half}), 4) END")
+    con.execute(f"CREATE OR REPLACE MACRO wilson_hi(x, n) AS "
+                f"CASE WHEN n > 0 THEN round(least(1, {centre} + {half}), 4) END")
 
 
 def list_reports() -> list[str]:

@@ -29,17 +29,37 @@
 --   won, finished    games the player's team won / games with a winner (game_scores.winner not NULL)
 --                    under the ruleset; won_of = 'won/finished'. A name seated on both teams of a game
 --                    (bots) counts that game once, as won.
+--   take_rate_lo/_hi     95 % Wilson interval of taken / hands (macros wilson_lo/wilson_hi, pipeline.stats)
+--   made_rate            made / decided, rounded to 4 decimals; made_rate_lo/_hi its Wilson interval
+--   win_rate_lo/_hi      Wilson interval of won / finished
+--   made_suit_of, made_nt_of, made_at_of   contracts made / decided as taker by strain: a suit (C D H S),
+--                    no-trump, all-trump ('x/y' text; the integers are made_suit, decided_suit, ...)
+--   taker_points_per_hand     the player's team hand_score (game points) per scored hand the player took
+--                    (a litige counts, with what the team scored in that hand)
+--   defender_points_per_hand  ... per scored hand where the other team (in 3-player: another player) took
+--   coinches, coinches_won    times the player called coinche (auction call 'coinche'), and of those the
+--                    contracts that then failed; coinches_won_of = 'won/coinches'
+--   capots_made, capots_suffered  scored hands where the player's team took every trick / the other did
+--   declarations     declarations (tierce .. carré, belote excluded) the player held or announced in scored
+--                    hands, from scores.declarations; declarations_per_100 = per 100 scored hands
+--   mismatches, compared  hands whose source-recorded score differs from the rescoring (matches_recorded =
+--                    false) / hands with a recorded score; mismatches_of = 'x/y'
 --
 -- Order: hands desc, player, source.
 --
--- display: player, source, games, hands, taken, take_rate, made_of, points_per_hand, team_belotes, illegal_plays, won_of
+-- display: player, source, games, hands, taken, take_rate, made_of, made_rate_lo, made_rate_hi, taker_points_per_hand, defender_points_per_hand, coinches_won_of, capots_made, declarations_per_100, illegal_plays, mismatches_of, won_of
 WITH
 sc AS (SELECT * FROM scores WHERE ruleset = $ruleset),
 per_seat AS (
     SELECT s.player, s.source, s.game_id, s.hand_key, s.seat, s.team, s.is_taker,
-           sc.status, sc.contract_made, sc.litige, sc.belote_team, sc.legal, sc.illegal_seat,
-           sc.hand_score[s.team + 1] AS own_score
-    FROM seats AS s LEFT JOIN sc ON sc.hand_key = s.hand_key
+           coalesce(s.team <> CASE WHEN s.n_players = 3 THEN s.taker ELSE s.taker % 2 END, false) AS is_defender,
+           sc.status, sc.contract_made, sc.litige, sc.belote_team, sc.legal, sc.illegal_seat, sc.capot_team,
+           sc.matches_recorded,
+           sc.hand_score[s.team + 1] AS own_score,
+           CASE h.strain WHEN 'NT' THEN 'nt' WHEN 'AT' THEN 'at' ELSE 'suit' END AS strain_kind,
+           len(list_filter(h.auction, lambda a: a.seat = s.seat AND a.call = 'coinche')) AS coinches,
+           len(list_filter(sc.declarations, lambda d: d.seat = s.seat AND d.kind <> 'belote')) AS declared
+    FROM seats AS s JOIN hands AS h USING (hand_key) LEFT JOIN sc ON sc.hand_key = s.hand_key
 ),
 -- one row per (player, hand): a name seated twice in a hand (bots) counts the hand once; its points are
 -- those of its lowest seat's team
@@ -51,7 +71,16 @@ per_hand AS (
            bool_or(coalesce(is_taker AND litige, false))                           AS taker_litige,
            arg_min(own_score, seat)                                                AS own_score,
            bool_or(coalesce(belote_team = team, false))                            AS team_belote,
-           bool_or(coalesce(legal = false AND illegal_seat = seat, false))         AS illegal
+           bool_or(coalesce(legal = false AND illegal_seat = seat, false))         AS illegal,
+           any_value(strain_kind)                                                  AS strain_kind,
+           bool_or(status = 'scored')                                              AS scored,
+           bool_or(is_defender)                                                    AS is_defender,
+           sum(coinches)                                                           AS coinches,
+           sum(coinches) FILTER (WHERE contract_made = false)                      AS coinches_won,
+           bool_or(capot_team = team)                                              AS capot_made,
+           bool_or(capot_team IS NOT NULL AND capot_team <> team)                  AS capot_suffered,
+           sum(declared)                                                           AS declared,
+           any_value(matches_recorded)                                             AS matches_recorded
     FROM per_seat
     GROUP BY player, source, game_id, hand_key
 ),
@@ -66,7 +95,23 @@ by_hand AS (
            coalesce(sum(own_score), 0)::BIGINT      AS points,
            count(own_score)                         AS points_hands,
            count_if(team_belote)::BIGINT            AS team_belotes,
-           count_if(illegal)::BIGINT                AS illegal_plays
+           count_if(illegal)::BIGINT                AS illegal_plays,
+           count(*) FILTER (WHERE made AND strain_kind = 'suit')    AS made_suit,
+           count(*) FILTER (WHERE decided AND strain_kind = 'suit') AS decided_suit,
+           count(*) FILTER (WHERE made AND strain_kind = 'nt')      AS made_nt,
+           count(*) FILTER (WHERE decided AND strain_kind = 'nt')   AS decided_nt,
+           count(*) FILTER (WHERE made AND strain_kind = 'at')      AS made_at,
+           count(*) FILTER (WHERE decided AND strain_kind = 'at')   AS decided_at,
+           round(avg(own_score) FILTER (WHERE scored AND is_taker), 2)                 AS taker_points_per_hand,
+           round(avg(own_score) FILTER (WHERE scored AND is_defender), 2) AS defender_points_per_hand,
+           coalesce(sum(coinches), 0)::BIGINT       AS coinches,
+           coalesce(sum(coinches_won), 0)::BIGINT   AS coinches_won,
+           count(*) FILTER (WHERE capot_made)       AS capots_made,
+           count(*) FILTER (WHERE capot_suffered)   AS capots_suffered,
+           coalesce(sum(declared), 0)::BIGINT       AS declarations,
+           count(*) FILTER (WHERE scored)           AS scored_hands,
+           count(*) FILTER (WHERE matches_recorded = false) AS mismatches,
+           count(matches_recorded)                  AS compared
     FROM per_hand
     GROUP BY player, source
 ),
@@ -91,7 +136,22 @@ SELECT $ruleset::VARCHAR                                   AS ruleset,
        h.team_belotes, h.illegal_plays,
        coalesce(g.won, 0)                                  AS won,
        coalesce(g.finished, 0)                             AS finished,
-       coalesce(g.won, 0) || '/' || coalesce(g.finished, 0) AS won_of
+       coalesce(g.won, 0) || '/' || coalesce(g.finished, 0) AS won_of,
+       wilson_lo(h.taken, h.hands)                          AS take_rate_lo,
+       wilson_hi(h.taken, h.hands)                          AS take_rate_hi,
+       round(h.made / nullif(h.decided, 0), 4)              AS made_rate,
+       wilson_lo(h.made, h.decided)                         AS made_rate_lo,
+       wilson_hi(h.made, h.decided)                         AS made_rate_hi,
+       wilson_lo(coalesce(g.won, 0), coalesce(g.finished, 0)) AS win_rate_lo,
+       wilson_hi(coalesce(g.won, 0), coalesce(g.finished, 0)) AS win_rate_hi,
+       h.made_suit, h.decided_suit, h.made_suit || '/' || h.decided_suit AS made_suit_of,
+       h.made_nt, h.decided_nt, h.made_nt || '/' || h.decided_nt         AS made_nt_of,
+       h.made_at, h.decided_at, h.made_at || '/' || h.decided_at         AS made_at_of,
+       h.taker_points_per_hand, h.defender_points_per_hand,
+       h.coinches, h.coinches_won, h.coinches_won || '/' || h.coinches   AS coinches_won_of,
+       h.capots_made, h.capots_suffered,
+       h.declarations, round(100 * h.declarations / nullif(h.scored_hands, 0), 2) AS declarations_per_100,
+       h.mismatches, h.compared, h.mismatches || '/' || h.compared       AS mismatches_of
 FROM by_hand AS h
 LEFT JOIN by_game AS g ON g.player IS NOT DISTINCT FROM h.player AND g.source = h.source
 ORDER BY h.hands DESC, h.player, h.source

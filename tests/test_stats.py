@@ -177,9 +177,12 @@ def test_list_reports_and_docs():
 
 
 def test_players_report(lake: Path):
+    # the columns checked here; the rate intervals, strains, coinches, capots and mismatches are checked in
+    # tests/test_stats_reports.py on a lake that has them
     table = stats.run_report(lake, "players", RULES)
-    assert table.column_names == PLAYER_COLUMNS
-    assert table.to_pylist() == [dict(ruleset=RULES, source="colver", **row) for row in EXPECTED_PLAYERS]
+    assert table.column_names[:len(PLAYER_COLUMNS)] == PLAYER_COLUMNS
+    assert table.select(PLAYER_COLUMNS).to_pylist() == [dict(ruleset=RULES, source="colver", **row)
+                                                        for row in EXPECTED_PLAYERS]
     # integer counts are integers, not decimals/floats
     for col in ("games", "hands", "taken", "made", "decided", "points", "won", "finished"):
         assert pa.types.is_integer(table.schema.field(col).type), col
@@ -202,7 +205,7 @@ def test_several_rulesets(lake: Path):
     with pytest.raises(stats.StatsError, match=r"several rulesets scored \(belote-classic, colver\)"):
         stats.run_report(lake, "players")
     expected = [dict(ruleset=RULES, source="colver", **row) for row in EXPECTED_PLAYERS]
-    assert stats.run_report(lake, "players", RULES).to_pylist() == expected
+    assert stats.run_report(lake, "players", RULES).select(PLAYER_COLUMNS).to_pylist() == expected
     assert stats.run_report(lake, "declarations", "colver").to_pylist()[0]["belote_hands"] == 0
     with pytest.raises(stats.StatsError, match=r"no scores for ruleset 'coinche'.*belote-classic, colver"):
         stats.run_report(lake, "declarations", "coinche")

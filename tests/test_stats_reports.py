@@ -25,9 +25,11 @@ The lake (source 'colver', ruleset 'belote-classic'; values are made up, consist
 
 from __future__ import annotations
 
+import math
 import shlex
 from pathlib import Path
 
+import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -118,11 +120,15 @@ def _game_score(game: str, winner: int | None, source: str = "colver") -> dict:
 
 HANDS = [
     _hand("g1", 1, G1, 0, "H", 80, rec=[90, 70], rec_cards=[92, 70]),
-    _hand("g1", 2, G1, 1, "S", 100, coinche=1, rec=[320, 0], rec_cards=[82, 80]),
+    # Carol (seat 2) coinched Bob's 100 S, which failed
+    dict(_hand("g1", 2, G1, 1, "S", 100, coinche=1, rec=[320, 0], rec_cards=[82, 80]),
+         auction=[{"seat": 1, "call": "100S"}, {"seat": 2, "call": "coinche"}, {"seat": 3, "call": "pass"}]),
     _hand("g1", 3, G1, None, rec=[0, 0]),
     _hand("g1", 4, G1, 2, "H", 80, rec=[330, 0], rec_cards=[252, 0]),
     _hand("g2", 1, G2, 2, "NT", capot_bid=True, rec=[0, 500], rec_cards=[10, 152]),
-    _hand("g2", 2, G2, 0, "S", 100, coinche=1, rec=[350, 0], rec_cards=[112, 50]),
+    # Alice (seat 1 in g2) coinched Bob's 100 S, which was made
+    dict(_hand("g2", 2, G2, 0, "S", 100, coinche=1, rec=[350, 0], rec_cards=[112, 50]),
+         auction=[{"seat": 0, "call": "100S"}, {"seat": 1, "call": "coinche"}]),
     _hand("g2", 3, G2, 3, "H", 80),
     _hand("g3", 1, G3, 3, "H"),
     _hand("g3", 2, G3, 2, "H", 90, coinche=2, rec_margin=700),
@@ -365,3 +371,51 @@ def test_audit_other_ruleset_ignored(lake: Path):
     _write(lake, "scores", [dict(s, ruleset="colver", matches_recorded=True) for s in SCORES])
     assert stats.run_report(lake, "audit", "colver").num_rows == 0
     assert len(stats.run_report(lake, "audit", RULES).to_pylist()) == len(EXPECTED_AUDIT)
+
+
+def _wilson(x: int, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """95 % Wilson score interval (Wilson 1927), written out independently of the SQL macro."""
+    p = x / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return round(max(0.0, centre - half), 4), round(min(1.0, centre + half), 4)
+
+
+def test_wilson_macro_against_published_value():
+    # 0 successes in 10 trials: Wilson score interval 0 to 0.2775 (Newcombe 1998, Stat. Med. 17:857, method 3)
+    con = duckdb.connect()
+    stats.add_macros(con)
+    assert con.execute("SELECT wilson_lo(0, 10), wilson_hi(0, 10), wilson_lo(3, 0)").fetchone() == (0.0, 0.2775, None)
+    assert con.execute("SELECT wilson_lo(1, 6), wilson_hi(1, 6)").fetchone() == _wilson(1, 6)
+
+
+def test_players_report_rates_strains_coinches_capots(lake: Path):
+    # Hand-computed from the lake in the module docstring (seats and teams per game listed there).
+    rows = {r["player"]: r for r in stats.run_report(lake, "players", RULES).to_pylist()}
+    cols = ("taken", "hands", "made_suit_of", "made_nt_of", "made_at_of", "taker_points_per_hand",
+            "defender_points_per_hand", "coinches", "coinches_won", "coinches_won_of", "capots_made",
+            "capots_suffered", "declarations", "declarations_per_100", "mismatches_of")
+    got = {p: tuple(rows[p][c] for c in cols) for p in rows}
+    assert got == {
+        # Alice: 11 hands (g1 4, g2 3, g3 3, g4 1); took g1h1 (H, made, her team scored 90). Defended g1h2 (360),
+        # g2h1 (500), g2h2 (0): 860 / 3 = 286.67. Coinched g2h2, which was made. Team 0 capot in g1h4.
+        # Recorded scores compared in g1 (4), g2h1-2, g3h2-3 = 8 hands; mismatches g1h2, g2h2, g3h2, g3h3 = 4.
+        "Alice": (1, 11, "1/1", "0/0", "0/0", 90.0, 286.67, 1, 0, "0/1", 1, 0, 0, 0.0, "4/8"),
+        # Bob: took g1h2 (S failed, team scored 0), g2h2 (S made, 360), g4h1 (3 players, not scored).
+        # Defended g1h1 (70), g1h4 (0), g2h3 (80), g3h2 (0) = 37.5. Suffered the capot of g1h4.
+        "Bob": (3, 11, "1/2", "0/0", "0/0", 180.0, 37.5, 0, 0, "0/0", 0, 1, 0, 0.0, "4/8"),
+        # Carol: took g1h4 (made, 330), g2h3 (litige, her team 0), g3h1 (unscorable): (330 + 0) / 2 = 165.
+        # Defended g1h2 (360), g2h1 (500), g2h2 (0), g3h2 (0) = 215. Coinched g1h2, which failed: won 1/1.
+        "Carol": (3, 11, "1/1", "0/0", "0/0", 165.0, 215.0, 1, 1, "1/1", 1, 0, 0, 0.0, "4/8"),
+        # Dave: took g2h1 (NT capot bid, failed, 0) and g3h2 (H made, 740): 370. Defended g1h1 (70), g1h4 (0),
+        # g2h3 (80) = 50. Suffered g1h4's capot.
+        "Dave": (2, 10, "1/1", "0/1", "0/0", 370.0, 50.0, 0, 0, "0/0", 0, 1, 0, 0.0, "4/8"),
+    }
+    # Wilson intervals: take rate taken/hands, made rate made/decided, win rate won/finished
+    # (g1 and g2 were won by team 0, g3 unfinished: Alice team 0 then 1 -> 1/2, Bob 1/2, Carol 1/2, Dave 1/2)
+    alice = rows["Alice"]
+    assert (alice["take_rate_lo"], alice["take_rate_hi"]) == _wilson(1, 11)
+    assert (alice["made_rate"], alice["made_rate_lo"], alice["made_rate_hi"]) == (1.0, *_wilson(1, 1))
+    assert (alice["win_rate_lo"], alice["win_rate_hi"]) == _wilson(1, 2)
+    bob = rows["Bob"]
+    assert (bob["made_rate"], bob["made_rate_lo"], bob["made_rate_hi"]) == (0.5, *_wilson(1, 2))
