@@ -151,11 +151,15 @@ def _emit(table, fmt: str, output: Optional[Path], display: Optional[list[str]] 
 
 def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Optional[Path],
            source: Optional[list[str]], variant: Optional[list[str]], player: Optional[list[str]] = None,
-           min_hands: Optional[int] = None) -> None:
+           min_hands: Optional[int] = None, since: Optional[str] = None, until: Optional[str] = None) -> None:
     from pipeline import stats
 
+    try:
+        when = (stats.parse_when(since) if since else None, stats.parse_when(until, end=True) if until else None)
+    except ValueError as e:
+        _fail(f"--since/--until: {e}")
     filters = stats.Filters(tuple(source) if source else None, tuple(variant) if variant else None,
-                            tuple(player) if player else None, min_hands)
+                            tuple(player) if player else None, min_hands, *when)
     if ruleset is not None and ruleset.endswith(".toml"):
         ruleset = _load_rules(ruleset).name      # a house-rules file: report the scores of its name
     try:
@@ -178,20 +182,25 @@ def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Op
 FormatOpt = Annotated[Optional[str], typer.Option("--format", help="table, csv, json or parquet (default: from the "
                                                   "--output file's extension, else table).")]
 OutputOpt = Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of the terminal.")]
-RulesOpt = Annotated[Optional[str], typer.Option("--rules", help="Ruleset whose scores to use (default: the only one rescored).")]
+RulesOpt = Annotated[Optional[str], typer.Option("--rules", "--ruleset", help="Ruleset whose scores to use (default: the only one rescored).")]
 SourceOpt = Annotated[Optional[list[str]], typer.Option("--source", help="Only hands from this source (repeatable).")]
 VariantOpt = Annotated[Optional[list[str]], typer.Option("--variant", help="Only hands of this variant: belote, coinche... (repeatable).")]
 PlayerOpt = Annotated[Optional[list[str]], typer.Option("--player", help="Only hands where this player sat (repeatable); "
                                                         "per-player reports keep only these players' rows.")]
 MinHandsOpt = Annotated[Optional[int], typer.Option("--min-hands", min=1, help="Only rows with at least this many hands.")]
+SinceOpt = Annotated[Optional[str], typer.Option("--since", help="Only games played on or after this date or time "
+                                                 "(YYYY-MM-DD or ISO 8601, UTC unless an offset is given).")]
+UntilOpt = Annotated[Optional[str], typer.Option("--until", help="Only games played before this time, or on or before "
+                                                 "this date (YYYY-MM-DD includes the whole day).")]
 
 
 def _report_command(report: str, doc: str) -> None:
     """Register `rebelote stats <report>` (underscores become dashes) running queries/<report>.sql."""
     def command(lake: LakeOpt = lakemod.DEFAULT_LAKE, rules: RulesOpt = None, format: FormatOpt = None,
                 output: OutputOpt = None, source: SourceOpt = None, variant: VariantOpt = None,
-                player: PlayerOpt = None, min_hands: MinHandsOpt = None) -> None:
-        _stats(report, lake, rules, format, output, source, variant, player, min_hands)
+                player: PlayerOpt = None, min_hands: MinHandsOpt = None, since: SinceOpt = None,
+                until: UntilOpt = None) -> None:
+        _stats(report, lake, rules, format, output, source, variant, player, min_hands, since, until)
     command.__doc__ = doc
     stats_app.command(report.replace("_", "-"))(command)
 

@@ -9,6 +9,8 @@ two-letter strings (``7C``, ``TD``, ``JH``, ``AS``; see :mod:`pipeline.cards`) a
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 from typing import Any
 
 from pipeline.cards import RANKS, SUITS, CardError, card_str, cards_of, mask_of, parse_card
@@ -133,8 +135,27 @@ def game_to_rows(obj: dict[str, Any], source_format: str, source_file: str, line
         hands.append(row)
     game = finish_game({k: v for k, v in common.items()} | {
         "target": obj.get("target"), "recorded_final": obj.get("recorded_final"),
-        "recorded_winner": obj.get("recorded_winner")}, hands)
+        "recorded_winner": obj.get("recorded_winner"), "played_at": parse_time(obj.get("played_at"))}, hands)
     return game, hands
+
+
+def parse_time(value: Any) -> datetime | None:
+    """``played_at``: an ISO 8601 date or time (``2026-03-01``, ``2026-03-01T20:15:00+01:00``); a time without
+    an offset is taken as UTC. Returns an aware UTC datetime, None for None. Raises RecordError otherwise."""
+    if value is None:
+        return None
+    try:
+        t = datetime.fromisoformat(value) if isinstance(value, str) else None
+    except ValueError:
+        t = None
+    if t is None:
+        raise RecordError("bad_field", f"played_at: {value!r} is not an ISO 8601 date or time")
+    return (t.replace(tzinfo=timezone.utc) if t.tzinfo is None else t).astimezone(timezone.utc)
+
+
+def format_time(t: datetime) -> str:
+    """The native text of a ``played_at`` value: ISO 8601 in UTC with a Z, to the second (or microsecond)."""
+    return t.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
 
 
 _KINDS = {"tierce": 3, "quarte": 4, "quinte": 5, "carre": 4, "belote": 2}
@@ -179,6 +200,7 @@ def game_to_json(game: dict[str, Any], hands: list[dict[str, Any]]) -> dict[str,
         "source_game_id": game["source_game_id"], "variant": game["variant"], "n_players": game["n_players"],
         "players": list(game["players"]), "target": game.get("target"), "ruleset_hint": game.get("ruleset_hint"),
         "recorded_final": game.get("recorded_final"), "recorded_winner": game.get("recorded_winner"),
+        **({"played_at": format_time(game["played_at"])} if game.get("played_at") is not None else {}),
         "provenance": {"source_format": game["source_format"], "source_file": game["source_file"]},
         "hands": [],
     }

@@ -25,6 +25,7 @@ scores, and when no ruleset is given the only ruleset present in ``scores`` is t
 from __future__ import annotations
 
 import re
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -55,12 +56,17 @@ class Filters:
     players: keep hands where one of these names sat. Scores, games and game results follow the hands kept.
     min_hands: after the report runs, keep rows whose ``hands`` column is at least this (reports without one
     are unchanged).
+    since / until: keep games whose ``games.played_at`` (UTC) is at or after ``since`` / before ``until``
+    (aware datetimes; :func:`parse_when` turns a command-line date into them). Games with no recorded time
+    are left out when either is set.
     """
 
     sources: tuple[str, ...] | None = None
     variants: tuple[str, ...] | None = None
     players: tuple[str, ...] | None = None
     min_hands: int | None = None
+    since: datetime | None = None
+    until: datetime | None = None
 
     def hands_where(self) -> str:
         conds = []
@@ -70,7 +76,24 @@ class Filters:
             conds.append(f"variant IN ({', '.join(_sql_str(x) for x in self.variants)})")
         if self.players:
             conds.append(f"len(list_intersect(players, [{', '.join(_sql_str(x) for x in self.players)}])) > 0")
+        if self.since or self.until:
+            when = [f"played_at >= {_sql_str(self.since.isoformat())}::TIMESTAMPTZ" if self.since else "true",
+                    f"played_at < {_sql_str(self.until.isoformat())}::TIMESTAMPTZ" if self.until else "true"]
+            conds.append(f"game_id IN (SELECT game_id FROM _all_games WHERE {' AND '.join(when)})")
         return " AND ".join(conds)
+
+
+def parse_when(text: str, end: bool = False) -> datetime:
+    """A command-line time bound: ``YYYY-MM-DD`` or an ISO 8601 time (no offset = UTC). With ``end``, a bare
+    date means the end of that day (``--until 2026-03-31`` keeps March 31). Returns an aware UTC datetime.
+    Raises ValueError with the accepted forms."""
+    try:
+        t = datetime.fromisoformat(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a date (YYYY-MM-DD) or an ISO 8601 time") from None
+    if end and len(text) == 10:
+        t += timedelta(days=1)
+    return (t.replace(tzinfo=timezone.utc) if t.tzinfo is None else t).astimezone(timezone.utc)
 
 
 def connect(lake: Path | str, filters: Filters | None = None) -> duckdb.DuckDBPyConnection:

@@ -614,3 +614,14 @@ def test_table_ended_during_a_hand_keeps_it_unscored():
     h = g.hands[2]
     assert h["completeness"] == "summary" and len(h["plays"]) == 12 and "concession" in h["errors"][0]
     assert scores(g.hands)[2]["status"] == "unscorable"
+
+
+@pytest.mark.parametrize("table", TABLES)
+def test_played_at_is_the_first_packet_time(games, table):
+    # bga.md §2.2: each packet has `time`, unix seconds; the game starts at the earliest one
+    from datetime import datetime, timezone
+
+    doc = orjson.loads(text_of(logs(table)))
+    packets = doc["data"]["logs"] if "data" in doc else doc["logs"]
+    first = min(int(p["time"]) for p in packets)
+    assert games[table].game["played_at"] == datetime.fromtimestamp(first, tz=timezone.utc)

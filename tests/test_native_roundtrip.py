@@ -21,6 +21,7 @@ def _games():
     g1["hands"][0]["belote_seat"] = 3
     g1["recorded_final"] = [92, 90]
     g1["recorded_winner"] = 0
+    g1["played_at"] = "2026-03-01T21:15:00+01:00"      # exported as 2026-03-01T20:15:00Z, the same instant
     g2 = native_game("r2", [native_hand(DEAL_L, 1, taker=2)], source="other", players=("W", "X", "Y", "Z"))
     return [g1, g2]
 
@@ -56,3 +57,20 @@ def test_rows_json_rows():
         back = native.game_to_json(game, hands)
         game2, hands2 = native.game_to_rows(orjson.loads(orjson.dumps(back)), "rebelote", "elsewhere.jsonl", 99)
         assert game2 == game and hands2 == hands
+
+
+def test_played_at_is_read_as_utc_and_checked():
+    from datetime import datetime, timezone
+
+    import pytest
+    from pipeline.ingest.records import RecordError
+
+    g = _games()[0]
+    game, _ = native.game_to_rows(g, "rebelote", "x.jsonl", 1)
+    assert game["played_at"] == datetime(2026, 3, 1, 20, 15, tzinfo=timezone.utc)
+    assert native.game_to_json(game, [])["played_at"] == "2026-03-01T20:15:00Z"
+    g["played_at"] = "2026-03-02"                     # a bare date: midnight UTC
+    assert native.game_to_rows(g, "rebelote", "x.jsonl", 1)[0]["played_at"] == datetime(2026, 3, 2, tzinfo=timezone.utc)
+    g["played_at"] = "yesterday"
+    with pytest.raises(RecordError, match="played_at: 'yesterday' is not an ISO 8601"):
+        native.game_to_rows(g, "rebelote", "x.jsonl", 1)

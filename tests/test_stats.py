@@ -320,3 +320,28 @@ def test_declaration_kinds_report(tmp_path: Path):
     assert by[("Carol", "carre_J")] == row("Carol", "carre_J", items=1, hands_with=1, per_100_hands=50.0,
                                            points=200, scored_items=1, scored_points=200)
     assert by[("Alice", "quarte")] == row("Alice", "quarte")
+
+
+def test_since_until_filter_on_played_at(tmp_path: Path):
+    # g1 played 2026-03-01 20:00 UTC, g2 2026-03-02 09:30+01:00 = 08:30 UTC; the same hands and scores as above.
+    from datetime import datetime, timezone
+
+    lake = tmp_path / "lake"
+    _write(lake, "hands", HANDS, drop_partition=True)
+    _write(lake, "games", [dict(_game("g1", G1, 4), played_at=datetime(2026, 3, 1, 20, 0, tzinfo=timezone.utc)),
+                           dict(_game("g2", G2, 2), played_at=datetime(2026, 3, 2, 8, 30, tzinfo=timezone.utc))],
+           drop_partition=True)
+    _write(lake, "scores", SCORES, drop_partition=False)
+
+    def hands_of(since=None, until=None):
+        f = stats.Filters(since=since and stats.parse_when(since), until=until and stats.parse_when(until, end=True))
+        rows = stats.run_report(lake, "declarations", RULES, f).to_pylist()
+        return rows[-1]["hands_scored"] if rows else 0
+    assert hands_of() == 4                                # g1: 2 scored hands, g2: 2
+    assert hands_of(until="2026-03-01") == 2              # the whole of March 1st: g1 only
+    assert hands_of(since="2026-03-02") == 2              # g2 only
+    assert hands_of(since="2026-03-02T09:00+01:00") == 2  # 08:00 UTC, before g2 started (08:30 UTC): kept
+    assert hands_of(since="2026-03-02T09:31+01:00") == 0  # after g2's start: nothing
+    assert hands_of(until="2026-03-02T08:30:00Z") == 2    # before g2's start (bound excluded): g1
+    with pytest.raises(ValueError, match="not a date"):
+        stats.parse_when("last tuesday")

@@ -56,6 +56,8 @@ A table that ended during a hand (concession, §6) keeps that hand at ``summary`
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -491,11 +493,12 @@ def _table(doc: Any, text: str, where: Provenance, path: str) -> GameRecord:
     else:
         raise _Bad("bad_record", "the 'data' object has neither a 'logs' nor a 'data' list of packets (bga.md §2.1)")
     notes, table_id = _notifications(packets)
+    started = _started(packets)
     if table_id is None:
         raise _Bad("bad_record", "no table id in the packets (table_id or a /table/t<id> channel)")
     gid = f"{SOURCE}:{table_id}"
     try:
-        return _build(doc, data, notes, table_id, gid, path, where, text)
+        return _build(doc, data, notes, table_id, gid, path, where, text, started)
     except RecordError as e:
         e.game_id = gid  # type: ignore[attr-defined]
         raise
@@ -514,8 +517,18 @@ def _envelope_names(data: dict) -> dict[int, str]:
     return out
 
 
+def _started(packets: list) -> datetime | None:
+    """The game's start: the earliest packet ``time`` (unix seconds, bga.md §2.2), None when no packet has one."""
+    times = []
+    for p in packets:
+        t = p.get("time") if isinstance(p, dict) else None
+        if isinstance(t, (int, str)) and str(t).isdigit():
+            times.append(int(t))
+    return datetime.fromtimestamp(min(times), tz=timezone.utc) if times else None
+
+
 def _build(doc: dict, data: dict, notes: list[_N], table_id: str, gid: str, path: str,
-           where: Provenance, text: str) -> GameRecord:
+           where: Provenance, text: str, started: datetime | None = None) -> GameRecord:
     hands, ended, names = _split(notes)
     if not hands:
         raise _Bad("no_hands", "the log holds no hand (no auction, no card)")
@@ -561,7 +574,7 @@ def _build(doc: dict, data: dict, notes: list[_N], table_id: str, gid: str, path
     game = finish_game({
         "game_id": gid, "source": SOURCE, "source_format": NAME, "source_file": path, "source_game_id": table_id,
         "variant": "coinche", "ruleset_hint": hint, "n_players": 4, "players": players, "target": target,
-        "recorded_final": final, "recorded_winner": winner,
+        "recorded_final": final, "recorded_winner": winner, "played_at": started,
     }, rows)
     return GameRecord(game, rows, where)
 
