@@ -139,3 +139,26 @@ def replace_partition(lake: Path, table: str, value: str, batches: Iterable[pa.T
     if staging.exists():
         os.replace(staging, d)
     return n
+
+
+def delete_rows(lake: Path, table: str, column: str, values: set) -> int:
+    """Remove the rows whose ``column`` is in ``values`` from every Parquet file of ``table``; each file that
+    holds one is rewritten (atomically, file by file) or removed when nothing is left. Returns rows removed.
+    Used when a changed source file is re-imported: its old rows are replaced, not duplicated."""
+    if not values or not has_table(lake, table):
+        return 0
+    wanted = pa.array(sorted(values))
+    removed = 0
+    for path in sorted(table_dir(lake, table).rglob("*.parquet")):
+        t = pq.read_table(path)
+        hit = pc.is_in(t.column(column), value_set=wanted.cast(t.schema.field(column).type))
+        n = pc.sum(hit).as_py() or 0
+        if not n:
+            continue
+        removed += n
+        kept = t.filter(pc.invert(hit))
+        if kept.num_rows:
+            _write(kept, path)
+        else:
+            path.unlink()
+    return removed

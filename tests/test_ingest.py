@@ -105,8 +105,8 @@ def test_missing_path_is_an_error(tmp_path):
 
 
 def test_changed_game_is_not_imported_twice(tmp_path):
-    # the same game id with other content (an edited file, or the same game from another format) is rejected
-    # with the file it first came from; the lake keeps one version of each game
+    # the same game id with other content from ANOTHER file (or format) is rejected with the file it first came
+    # from; the lake keeps one version of each game
     f = write_jsonl(tmp_path / "a.jsonl", good_games())
     ingest_paths([f], tmp_path / "lake")
     g = good_games()
@@ -119,6 +119,37 @@ def test_changed_game_is_not_imported_twice(tmp_path):
     assert rej["game_id"] == "test:g2" and str(f) in rej["reason"]
     keys = lakemod.read(tmp_path / "lake", "hands", columns=["hand_key"]).column("hand_key")
     assert pc.count_distinct(keys).as_py() == 3
+
+
+def test_edited_file_replaces_its_hands(tmp_path):
+    # a file read before and edited since: its games replace the old versions (no duplicate_game_id), its
+    # deleted games leave the lake, their scores and game results go too (the next rescore recomputes them)
+    from pipeline.rescore import rescore_lake
+    from pipeline import rules
+
+    lake = tmp_path / "lake"
+    f = write_jsonl(tmp_path / "a.jsonl", good_games() + [native_game("g3", [native_hand(DEAL_L, 1, taker=3)])])
+    ingest_paths([f], lake)
+    rescore_lake(lake, rules.load("belote-classic"))
+    assert lakemod.read(lake, "hands").num_rows == 4
+    g = good_games()
+    g[1]["hands"][0]["recorded"] = {"score": [272, 0]}     # g2 edited; g3 removed from the file; g1 unchanged
+    write_jsonl(f, g)
+    s = ingest_paths([f], lake)
+    assert dict(s.rejected) == {}
+    assert (s.games, s.hands, s.duplicates, s.replaced) == (1, 1, 2, 2)   # g2h1 replaced, g3h1 gone
+    assert "2 hands of changed files replaced" in str(s)
+    hands = lakemod.read(lake, "hands").to_pylist()
+    assert sorted((h["game_id"], h["hand_no"]) for h in hands) == [("test:g1", 1), ("test:g1", 2), ("test:g2", 1)]
+    assert next(h for h in hands if h["game_id"] == "test:g2")["recorded_score"] == [272, 0]
+    assert sorted(lakemod.read(lake, "games").column("game_id").to_pylist()) == ["test:g1", "test:g2"]
+    # scores of the removed hands are gone; g1's stay; game results of g2 and g3 are gone until the next rescore
+    scored = {r["hand_key"] for r in lakemod.read(lake, "scores").to_pylist()}
+    assert scored == {h["hand_key"] for h in hands if h["game_id"] == "test:g1"}
+    assert sorted(lakemod.read(lake, "game_scores").column("game_id").to_pylist()) == ["test:g1"]
+    # importing the same edited file again changes nothing
+    s = ingest_paths([f], lake, reread=True)
+    assert (s.games, s.hands, s.replaced, sum(s.rejected.values())) == (0, 0, 0, 0)
 
 
 # --- bad input found by a hostile pass over the readers: each lands in rejects, the rest imports ---------------
@@ -189,3 +220,15 @@ def test_lake_path_is_a_file(tmp_path):
     (tmp_path / "afile").write_text("x")
     with pytest.raises(OSError):
         ingest_paths([write_jsonl(tmp_path / "g.jsonl", good_games())], tmp_path / "afile")
+
+
+def test_a_recognised_file_with_no_record_is_rejected_not_lost(tmp_path):
+    # found by the fuzz test: a score sheet cut down to its header line gave no game and no reject
+    header = ("game_id,hand_no,date,variant,ruleset,target,source,player1,player2,player3,player4,team_a,team_b,"
+              "dealer,taker,strain,bid,coinche,made,score_a,score_b,total_a,total_b,notes\n")
+    f = tmp_path / "sheet.csv"
+    f.write_text(header)
+    s = ingest_paths([f], tmp_path / "lake", fmt="scoresheet-csv")
+    assert dict(s.rejected) == {"no_records": 1}
+    (rej,) = lakemod.read(tmp_path / "lake", "rejects").to_pylist()
+    assert rej["source_file"] == str(f) and "found no game record" in rej["reason"]

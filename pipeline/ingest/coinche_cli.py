@@ -589,6 +589,10 @@ def _reject(e: _Bad, entry: str, game_id: str | None) -> Reject:
                   f"{e} (the whole game is rejected)", e.raw, game_id, e.hand_no)
 
 
+# the folder's non-entry files yield nothing by design (module docstring): the driver must not flag them
+SIDE_FILES = True
+
+
 def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
     """Yield the folder's game when ``path`` is its entry stream, nothing for the folder's other files, one
     reject for a server.log without streams (see the module docstring)."""

@@ -45,6 +45,7 @@ class IngestSummary:
     seconds: float = 0.0
     bytes: int = 0
     unchanged: int = 0
+    replaced: int = 0    # hands of changed files removed because the new version of the file no longer has them
 
     def __str__(self) -> str:
         rej = sum(self.rejected.values())
@@ -56,6 +57,8 @@ class IngestSummary:
             s += f"; {len(self.unrecognised)} file{'s' if len(self.unrecognised) != 1 else ''} not recognised"
         if self.unchanged:
             s += f"; {self.unchanged} unchanged file{'s' if self.unchanged != 1 else ''} skipped"
+        if self.replaced:
+            s += f"; {self.replaced} hands of changed files replaced"
         return s
 
 
@@ -119,13 +122,18 @@ class _Writer:
         self.buf: dict[str, list[dict]] = {"hands": [], "games": [], "rejects": []}
         games = lakemod.read(self.lake, "games", columns=["game_id", "game_key", "source_file"]).to_pylist()
         self.game_ids = {g["game_id"]: (g["game_key"], g["source_file"]) for g in games}
+        self.replacing: Path | None = None     # a file read before, now changed: its games may replace theirs
+        self.file_keys: dict[str, set[str]] = {"hands": set(), "games": set()}
 
     def conflict(self, rec: GameRecord) -> Reject | None:
-        """A game whose id is already in the lake with other content (the same game from another file or format,
-        or an edited file): it is not imported a second time; the reject says where the first one came from."""
+        """A game whose id is already in the lake with other content (the same game from another file or format):
+        it is not imported a second time; the reject says where the first one came from. The exception is a
+        changed file read again: its games replace the ones it gave before (see :meth:`replace_stale`)."""
         gid = rec.game["game_id"]
         seen = self.game_ids.get(gid)
         if seen is None or seen[0] == rec.game["game_key"]:
+            return None
+        if self.replacing is not None and _same_file(seen[1], self.replacing):
             return None
         return Reject(rec.where, "duplicate_game_id",
                       f"game {gid} is already in the lake with other content (imported from {seen[1]}); "
@@ -158,6 +166,10 @@ class _Writer:
         return None
 
     def add_game(self, rec: GameRecord) -> None:
+        if self.replacing is not None:
+            self.game_ids[rec.game["game_id"]] = (rec.game["game_key"], rec.game["source_file"])
+            self.file_keys["games"].add(rec.game["game_key"])
+            self.file_keys["hands"].update(h["hand_key"] for h in rec.hands)
         self.game_ids.setdefault(rec.game["game_id"], (rec.game["game_key"], rec.game["source_file"]))
         new = [h for h in rec.hands if h["hand_key"] not in self.keys["hands"]]
         self.summary.duplicates += len(rec.hands) - len(new)
@@ -178,6 +190,38 @@ class _Writer:
         if row["reject_key"] not in self.keys["rejects"]:
             self.keys["rejects"].add(row["reject_key"])
             self.buf["rejects"].append(row)
+
+    def start_file(self, path: Path | None) -> None:
+        """Begin reading ``path``; pass the path of a file the manifest says was read before (and has changed),
+        None for a new file."""
+        self.replacing = path
+        self.file_keys = {"hands": set(), "games": set()}
+
+    def replace_stale(self) -> int:
+        """After a changed file was read again: remove the rows it gave before that its new version no longer
+        has (edited or deleted games and hands), with their scores; game results of the games touched are
+        removed too, so the next ``rescore`` recomputes them. Returns hands removed."""
+        path = self.replacing
+        if path is None:
+            return 0
+        self.flush()
+        games = lakemod.read(self.lake, "games", columns=["game_id", "game_key", "source_file"]).to_pylist()
+        hands = lakemod.read(self.lake, "hands", columns=["hand_key", "game_id", "source_file"]).to_pylist()
+        old_games = {g["game_key"]: g["game_id"] for g in games
+                     if g["game_key"] not in self.file_keys["games"] and _same_file(g["source_file"], path)}
+        old_hands = {h["hand_key"]: h["game_id"] for h in hands
+                     if h["hand_key"] not in self.file_keys["hands"] and _same_file(h["source_file"], path)}
+        lakemod.delete_rows(self.lake, "games", "game_key", set(old_games))
+        n = lakemod.delete_rows(self.lake, "hands", "hand_key", set(old_hands))
+        lakemod.delete_rows(self.lake, "scores", "hand_key", set(old_hands))
+        lakemod.delete_rows(self.lake, "game_scores", "game_id", set(old_games.values()) | set(old_hands.values()))
+        self.keys["games"] -= set(old_games)
+        self.keys["hands"] -= set(old_hands)
+        for gid in set(old_games.values()):      # games gone from the file (an edited one was re-keyed above)
+            if self.game_ids.get(gid, ("", ""))[0] in old_games:
+                del self.game_ids[gid]
+        self.replacing = None
+        return n
 
     def flush(self) -> None:
         for table, rows in self.buf.items():
@@ -269,6 +313,9 @@ def _ingest(paths, lake, fmt, strict, on_reject, on_file, reread=False) -> Inges
         summary.formats[reader.NAME] += 1
         summary.bytes += path.stat().st_size
         stamp = _stamp(path, fmt or "auto")
+        # a file read before (it is in the manifest) and read again has changed, or --reread was given:
+        # its new content replaces what it gave before
+        writer.start_file(path if key in manifest else None)
         try:
             _read_file(path, reader, writer, strict, on_reject)
         except StrictError:
@@ -281,6 +328,8 @@ def _ingest(paths, lake, fmt, strict, on_reject, on_file, reread=False) -> Inges
                          f"{type(e).__name__}: {e}", writer, strict, on_reject)
         else:
             manifest[key] = stamp
+            summary.replaced += writer.replace_stale()
+        writer.start_file(None)
     writer.flush()
     (Path(lake) / MANIFEST).write_bytes(orjson.dumps(manifest, option=orjson.OPT_SORT_KEYS))
     summary.seconds = time.perf_counter() - t0
@@ -306,8 +355,10 @@ def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject) -
         if on_reject:
             on_reject(rej)
 
+    seen = 0
     with _open(path) as fh:
         for rec in reader.read(_lines(fh), str(path)):
+            seen += 1
             if isinstance(rec, Reject):
                 reject(rec)
                 continue
@@ -316,6 +367,20 @@ def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject) -
                 writer.add_game(rec)
             else:
                 reject(rej)
+    # a recognised file that gave neither a game nor a reject (a CSV header alone, an envelope with an empty
+    # list) must not vanish; readers whose side files are read through another file say so (SIDE_FILES)
+    if not seen and not getattr(reader, "SIDE_FILES", False):
+        reject(Reject(Provenance(reader.NAME, str(path)), "no_records",
+                      f"the {reader.NAME} reader found no game record in the file (only a header or an empty "
+                      "envelope?)", ""))
+
+
+def _same_file(recorded: str, path: Path) -> bool:
+    """Whether a lake row's ``source_file`` names ``path`` (as given then, relative to the current folder)."""
+    try:
+        return recorded == str(path) or Path(recorded).resolve() == path.resolve()
+    except OSError:
+        return False
 
 
 def empty_file_reject(path: Path, reader: str | None) -> Reject:
