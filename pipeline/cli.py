@@ -53,8 +53,9 @@ def ingest(
     lake: LakeOpt = lakemod.DEFAULT_LAKE,
     format: Annotated[Optional[str], typer.Option("--format", help="Force a reader instead of detection (see `rebelote formats`).")] = None,
     strict: Annotated[bool, typer.Option("--strict", help="Fail on the first rejected record.")] = False,
-    on_error: Annotated[Optional[str], typer.Option("--on-error", help="strict (= --strict) or skip (the default: bad "
-                                                    "records go to rejects).")] = None,
+    on_error: Annotated[Optional[str], typer.Option("--on-error", help="strict (= --strict), skip (the default: a bad "
+                                                    "game goes to rejects) or lenient (keep a damaged hand at the "
+                                                    "completeness its data supports, reason in its errors).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the summary line.")] = False,
     reread: Annotated[bool, typer.Option("--reread", help="Read files the lake's manifest says are unchanged.")] = False,
 ) -> None:
@@ -67,8 +68,10 @@ def ingest(
     from pipeline import ingest as readers
 
     if on_error is not None:
-        if on_error not in ("strict", "skip"):
-            _fail(f"--on-error {on_error!r}: choose strict or skip (a lenient mode is not available yet)")
+        if on_error not in ("strict", "skip", "lenient"):
+            _fail(f"--on-error {on_error!r}: choose strict, skip or lenient")
+        if strict and on_error != "strict":
+            _fail(f"--strict contradicts --on-error {on_error}")
         strict = strict or on_error == "strict"
 
     if format:
@@ -99,10 +102,14 @@ def ingest(
         if not quiet:
             progress.console.print(f"[red]rejected[/] {escape(rej.message())}")
 
+    def on_repair(rep) -> None:
+        if not quiet:
+            progress.console.print(f"[yellow]kept[/] {escape(rep.message())}")
+
     try:
         with progress:
             summary = ingest_paths(paths, lake, fmt=format, strict=strict, on_reject=on_reject, on_file=on_file,
-                                   reread=reread)
+                                   reread=reread, lenient=on_error == "lenient", on_repair=on_repair)
     except StrictError as e:
         _fail(f"--strict: {e}")
     except OSError as e:

@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import write_jsonl
 from deals import DEAL_A, DEAL_K, DEAL_L, native_game, native_hand
+from pipeline import lake as lakemod
 from pipeline.ingest.run import ingest_paths
 
 HERE = Path(__file__).parent
@@ -83,3 +84,11 @@ def test_mutated_records_never_crash_and_are_accounted_for(tmp_path_factory, rea
     assert s.files == 1
     if f.read_bytes().strip():
         assert s.hands + s.duplicates + sum(s.rejected.values()) > 0, "the input vanished without a trace"
+    # lenient keeps at least what skip keeps, and everything it keeps was checked again after the repair
+    s2 = ingest_paths([f], tmp / "lenient", fmt=reader, lenient=True)
+    assert s2.hands >= s.hands and s2.hands + s2.duplicates + sum(s2.rejected.values()) >= s.hands
+    if s2.kept_leniently:
+        kept = [h for h in lakemod.read(tmp / "lenient", "hands").to_pylist()
+                if any("--on-error lenient" in e for e in h["errors"])]
+        assert len(kept) == s2.kept_leniently
+        assert all(h["completeness"] in ("full_play", "summary") for h in kept)

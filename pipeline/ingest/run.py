@@ -20,6 +20,7 @@ import orjson
 import pyarrow as pa
 
 from pipeline import ingest, lake as lakemod, schema
+from pipeline.ingest import lenient as leniency
 from pipeline.ingest.records import GameRecord, Line, Provenance, Reject
 
 HEAD_BYTES = 65536
@@ -45,6 +46,7 @@ class IngestSummary:
     seconds: float = 0.0
     bytes: int = 0
     unchanged: int = 0
+    kept_leniently: int = 0   # hands kept under --on-error lenient at a lower completeness (see ingest.lenient)
     replaced: int = 0    # hands of changed files removed because the new version of the file no longer has them
 
     def __str__(self) -> str:
@@ -59,6 +61,8 @@ class IngestSummary:
             s += f"; {self.unchanged} unchanged file{'s' if self.unchanged != 1 else ''} skipped"
         if self.replaced:
             s += f"; {self.replaced} hands of changed files replaced"
+        if self.kept_leniently:
+            s += f"; {self.kept_leniently} damaged hands kept (lenient)"
         return s
 
 
@@ -173,6 +177,7 @@ class _Writer:
         self.game_ids.setdefault(rec.game["game_id"], (rec.game["game_key"], rec.game["source_file"]))
         new = [h for h in rec.hands if h["hand_key"] not in self.keys["hands"]]
         self.summary.duplicates += len(rec.hands) - len(new)
+        self.summary.kept_leniently += sum(any("--on-error lenient" in e for e in h.get("errors") or []) for h in new)
         for h in new:
             self.keys["hands"].add(h["hand_key"])
         self.buf["hands"].extend(new)
@@ -248,12 +253,16 @@ def _stamp(path: Path, fmt: str) -> list:
 
 def ingest_paths(paths: list[Path], lake: Path, fmt: str | None = None, strict: bool = False,
                  on_reject: Callable[[Reject], None] | None = None,
-                 on_file: Callable[[Path, str | None], None] | None = None, reread: bool = False) -> IngestSummary:
+                 on_file: Callable[[Path, str | None], None] | None = None, reread: bool = False,
+                 lenient: bool = False, on_repair: Callable[["leniency.Repair"], None] | None = None) -> IngestSummary:
     """Import every file under ``paths`` into ``lake``.
 
     Args:
         fmt: force this reader (name from :func:`pipeline.ingest.names`) instead of detection.
         strict: raise :class:`StrictError` at the first reject (rows read before it are not written).
+        lenient: keep a hand that fails a check at the completeness its data still supports, with the reason
+            in its ``errors`` (:mod:`pipeline.ingest.lenient`); what cannot be kept honestly is still rejected.
+        on_repair: called with each hand kept that way (the CLI prints them).
         reread: read every file even when the lake's manifest (``_manifest.json``: path, size, modification
             time and reader of each file read before) says it is unchanged; by default unchanged files are
             skipped without being opened.
@@ -263,7 +272,13 @@ def ingest_paths(paths: list[Path], lake: Path, fmt: str | None = None, strict: 
         FileNotFoundError for a missing path; KeyError for an unknown ``fmt``; StrictError.
     """
     with lakemod.lock(lake):
-        return _ingest(paths, lake, fmt, strict, on_reject, on_file, reread)
+        if not lenient:
+            return _ingest(paths, lake, fmt, strict, on_reject, on_file, reread)
+        with leniency.collecting() as repairs:
+            summary = _ingest(paths, lake, fmt, strict, on_reject, on_file, reread)
+        for r in repairs if on_repair else ():
+            on_repair(r)
+        return summary
 
 
 def _ingest(paths, lake, fmt, strict, on_reject, on_file, reread=False) -> IngestSummary:

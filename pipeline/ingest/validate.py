@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from pipeline.cards import card_str
+from pipeline.ingest import lenient
 from pipeline.ingest.records import RecordError
 
 
@@ -29,6 +30,20 @@ def _seat_ok(v: Any, n: int, allow_none: bool = True, allow_minus_one: bool = Fa
 
 def check_hand(row: dict[str, Any], cards_per_seat: int | None = None) -> None:
     """Validate a hand row (dict with the ``hands`` columns). Raises RecordError.
+
+    Under ``--on-error lenient`` (:func:`pipeline.ingest.lenient.collecting`) a repairable failure is repaired
+    in the row instead (completeness lowered, ``errors`` extended) and the row checked again."""
+    for _ in range(3):                 # a repair may uncover the next failure (a bad deal hides bad plays)
+        try:
+            return _check_hand(row, cards_per_seat)
+        except RecordError as e:
+            if not lenient.repair(row, e, cards_per_seat):
+                raise
+    _check_hand(row, cards_per_seat)
+
+
+def _check_hand(row: dict[str, Any], cards_per_seat: int | None = None) -> None:
+    """The checks of :func:`check_hand`, raising at the first failure.
 
     ``cards_per_seat`` defaults to 8 with 4 players; with 2 or 3 players the deal shapes vary by variant
     (9 or 10 cards, rules.md R3), so every seat must simply hold the same number of cards."""
