@@ -29,7 +29,7 @@ import pyarrow.compute as pc
 
 from pipeline.cards import ALL_TRUMP, NO_TRUMP
 from pipeline.rescore.tables import PLAIN_ORDER
-from pipeline.rules import Ruleset
+from pipeline.rules import Ruleset, n_teams
 
 KINDS = ("tierce", "quarte", "quinte", "carre", "belote")
 
@@ -97,12 +97,13 @@ def build_tables(rules: Ruleset) -> DeclarationTables:
 
 @dataclass
 class Declarations:
-    """Per-hand results for n hands, 4 seats, teams = seat % 2.
+    """Per-hand results for n hands of P seats and K teams (:func:`pipeline.rules.n_teams`: team = seat % 2
+    with 2 or 4 seats, team = seat with 3).
 
-    seq_points, carre_points: int32 (n, 4) points of each seat's sequences / carrés.
-    seq_key, carre_key: int64 (n, 4) key of each seat's best sequence / carré (0 = none).
-    belote: int32 (n, 2) belote points each team holds (announced mode; held belote is separate).
-    team_points: int32 (n, 2) declaration points each team scores after the contest (card points).
+    seq_points, carre_points: int32 (n, P) points of each seat's sequences / carrés.
+    seq_key, carre_key: int64 (n, P) key of each seat's best sequence / carré (0 = none).
+    belote: int32 (n, K) belote points each team holds (announced mode; held belote is separate).
+    team_points: int32 (n, K) declaration points each team scores after the contest (card points).
     """
 
     seq_points: np.ndarray
@@ -121,29 +122,43 @@ def _active(strain: np.ndarray, rules: Ruleset) -> np.ndarray:
     return on
 
 
-def _contest(points: np.ndarray, key: np.ndarray) -> np.ndarray:
-    """Team points (n, 2) of one contest: the team with the strictly best key scores all its points."""
-    team_key = np.stack([key[:, 0::2].max(axis=1), key[:, 1::2].max(axis=1)], axis=1)
-    team_held = np.stack([points[:, 0::2].sum(axis=1), points[:, 1::2].sum(axis=1)], axis=1)
-    w0 = team_key[:, 0] > team_key[:, 1]
-    w1 = team_key[:, 1] > team_key[:, 0]
-    return np.stack([np.where(w0, team_held[:, 0], 0), np.where(w1, team_held[:, 1], 0)], axis=1).astype(np.int32)
+def _by_team(a: np.ndarray, K: int, how) -> np.ndarray:
+    """Reduce per-seat columns (n, P) to per-team columns (n, K) (team = seat % K) with ``how`` (np.max, np.sum)."""
+    return np.stack([how(a[:, t::K], axis=1) for t in range(K)], axis=1)
+
+
+def _contest(points: np.ndarray, key: np.ndarray, K: int = 2) -> np.ndarray:
+    """Team points (n, K) of one contest: the team with the strictly best key scores all its points; an equal
+    best key in two teams scores for nobody (``declarations.tie = "none"``)."""
+    if K == 2:
+        team_key = np.stack([key[:, 0::2].max(axis=1), key[:, 1::2].max(axis=1)], axis=1)
+        team_held = np.stack([points[:, 0::2].sum(axis=1), points[:, 1::2].sum(axis=1)], axis=1)
+        w0 = team_key[:, 0] > team_key[:, 1]
+        w1 = team_key[:, 1] > team_key[:, 0]
+        return np.stack([np.where(w0, team_held[:, 0], 0), np.where(w1, team_held[:, 1], 0)], axis=1).astype(np.int32)
+    team_key = _by_team(key, K, np.max)
+    team_held = _by_team(points, K, np.sum)
+    best = team_key.max(axis=1, keepdims=True)
+    top = (team_key == best) & (best > 0)
+    win = top & (top.sum(axis=1, keepdims=True) == 1)
+    return np.where(win, team_held, 0).astype(np.int32)
 
 
 def _settle(sp, sk, cp, ck, belote, strain, rules: Ruleset) -> Declarations:
     on = _active(strain, rules)[:, None]
     sp, sk, cp, ck = (np.where(on, a, 0) for a in (sp, sk, cp, ck))
+    K = belote.shape[1]
     if rules["declarations.contest"] == "separate":
-        team = _contest(sp, sk) + _contest(cp, ck)
+        team = _contest(sp, sk, K) + _contest(cp, ck, K)
     elif rules["declarations.contest"] == "sequences_only":   # carrés always score for their holders
-        team = _contest(sp, sk) + np.stack([cp[:, 0::2].sum(axis=1), cp[:, 1::2].sum(axis=1)], axis=1).astype(np.int32)
+        team = _contest(sp, sk, K) + _by_team(cp, K, np.sum).astype(np.int32)
     else:
-        team = _contest(sp + cp, np.maximum(sk, ck))
+        team = _contest(sp + cp, np.maximum(sk, ck), K)
     return Declarations(sp.astype(np.int32), sk, cp.astype(np.int32), ck, belote, team)
 
 
 def detect(hands: np.ndarray, strain: np.ndarray, rules: Ruleset, dt: DeclarationTables) -> Declarations:
-    """Declarations held in ``hands`` (uint32 (n, 4)), settled between teams."""
+    """Declarations held in ``hands`` (uint32 (n, P), P seats), settled between the teams of P seats."""
     n, p = hands.shape
     h = hands.astype(np.uint32)
     strain64 = strain.astype(np.int64)
@@ -172,11 +187,13 @@ def detect(hands: np.ndarray, strain: np.ndarray, rules: Ruleset, dt: Declaratio
         k = dt.seq_key[byte]
         k = np.where((k > 0) & (strain64[:, None] == s), k + trump_bonus, k)
         sk = np.maximum(sk, k)
-    return _settle(sp, sk, cp, ck, np.zeros((n, 2), dtype=np.int32), strain, rules)
+    return _settle(sp, sk, cp, ck, np.zeros((n, n_teams(p)), dtype=np.int32), strain, rules)
 
 
-def from_announced(announced: pa.Array | pa.ChunkedArray, strain: np.ndarray, rules: Ruleset) -> Declarations:
-    """Declarations the source recorded (``hands.announced``, one list per hand), settled between teams.
+def from_announced(announced: pa.Array | pa.ChunkedArray, strain: np.ndarray, rules: Ruleset,
+                   n_players: int = 4) -> Declarations:
+    """Declarations the source recorded (``hands.announced``, one list per hand), settled between the teams of
+    ``n_players`` seats.
 
     Values come from the ruleset (a carré by its rank, a run by its length: tierce 3, quarte 4, quinte 5+);
     kind 'belote' adds ``belote.value`` to its team. A null list counts as nothing announced.
@@ -184,11 +201,12 @@ def from_announced(announced: pa.Array | pa.ChunkedArray, strain: np.ndarray, ru
     if isinstance(announced, pa.ChunkedArray):
         announced = announced.combine_chunks()
     n = len(announced)
-    sp = np.zeros((n, 4), dtype=np.int64)
-    sk = np.zeros((n, 4), dtype=np.int64)
-    cp = np.zeros((n, 4), dtype=np.int64)
-    ck = np.zeros((n, 4), dtype=np.int64)
-    belote = np.zeros((n, 2), dtype=np.int64)
+    K = n_teams(n_players)
+    sp = np.zeros((n, n_players), dtype=np.int64)
+    sk = np.zeros((n, n_players), dtype=np.int64)
+    cp = np.zeros((n, n_players), dtype=np.int64)
+    ck = np.zeros((n, n_players), dtype=np.int64)
+    belote = np.zeros((n, K), dtype=np.int64)
     lengths = pc.fill_null(pc.list_value_length(announced), 0).to_numpy(zero_copy_only=False)
     if lengths.sum():
         flat = pc.list_flatten(announced)
@@ -217,17 +235,28 @@ def from_announced(announced: pa.Array | pa.ChunkedArray, strain: np.ndarray, ru
         np.maximum.at(ck, (row[is_carre], seat[is_carre]), ckey[is_carre])
         is_bel = kind == "belote"
         if rules["belote.enabled"]:
-            np.add.at(belote, (row[is_bel], seat[is_bel] % 2), int(rules["belote.value"]))
+            np.add.at(belote, (row[is_bel], seat[is_bel] % K), int(rules["belote.value"]))
     return _settle(sp, sk, cp, ck, belote.astype(np.int32), strain, rules)
 
 
-def transfer_on_capot(team_points: np.ndarray, capot_team: np.ndarray, rules: Ruleset) -> np.ndarray:
+def transfer_on_capot(team_points: np.ndarray, capot_team: np.ndarray, rules: Ruleset,
+                      took_trick: np.ndarray | None = None) -> np.ndarray:
     """``declarations.on_capot``: "keep" (each team keeps what it won in the contest); "to_capot_team"
     (FFB-Co15: the capoted team's declarations go to the team that took every trick); "lost" (pagat reading:
-    a team that took no trick scores none). int32 (n, 2) in, out."""
+    a team that took no trick scores none). int32 (n, K) in, out. With 3 players ``took_trick`` (bool (n, K))
+    says who took a trick: a player who took none loses his declarations ("lost"), or gives them to the one
+    who took every trick ("to_capot_team"; when another player also took tricks they are lost)."""
     mode = rules["declarations.on_capot"]
     if mode == "keep":
         return team_points
+    if team_points.shape[1] != 2:
+        capoted = ~took_trick
+        out = np.where(capoted, 0, team_points)
+        if mode == "to_capot_team":
+            given = np.where(capoted, team_points, 0).sum(axis=1)
+            sweeper = capot_team >= 0
+            out[np.nonzero(sweeper)[0], capot_team[sweeper]] += given[sweeper]
+        return out.astype(np.int32)
     out = team_points.copy()
     for t in (0, 1):
         capoted = capot_team == 1 - t
@@ -252,14 +281,15 @@ def belote_seat(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> np.nda
 
 
 def belote_points(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> np.ndarray:
-    """Belote-rebelote points held by each team, int32 (n, 2) (rules.md R25).
+    """Belote-rebelote points held by each team, int32 (n, K) for hands (n, P) (rules.md R25).
 
     Suit contracts: king and queen of trump in one hand. All-trump (``belote.all_trump = "per_suit"``):
     each suit's king and queen in one hand, up to four. None in no-trump. The cards are always played in
     a complete hand, so holding them is scoring them.
     """
     n, p = hands.shape
-    out = np.zeros((n, 2), dtype=np.int32)
+    K = n_teams(p)
+    out = np.zeros((n, K), dtype=np.int32)
     if not rules["belote.enabled"]:
         return out
     value = int(rules["belote.value"])
@@ -270,7 +300,7 @@ def belote_points(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> np.n
         counts = (strain64 == suit) | ((strain64 == ALL_TRUMP) & (rules["belote.all_trump"] == "per_suit"))
         for seat in range(p):
             has = ((h[:, seat] & kq) == kq) & counts
-            out[:, seat % 2] += np.where(has, value, 0)
+            out[:, seat % K] += np.where(has, value, 0)
     return out
 
 
@@ -318,10 +348,12 @@ def belote_announceable(strain: int, hand: int, trick: list[int], card: int, rul
     return bool(hand >> partner & 1)
 
 
-def resolve_list(entries: list[tuple[int, str, int, int | None, int]], strain: int, rules: Ruleset) -> list[bool]:
+def resolve_list(entries: list[tuple[int, str, int, int | None, int]], strain: int, rules: Ruleset,
+                 n_players: int = 4) -> list[bool]:
     """Which of a hand's declarations score, entry by entry: (seat, kind, top rank, suit or None, length) ->
-    scored flags, by the same keys and contest (``declarations.contest``) as the vectorised path. Belotes always
-    score. For explanations and tests."""
+    scored flags, by the same keys and contest (``declarations.contest``) as the vectorised path, between the
+    teams of ``n_players`` seats. Belotes always score. For explanations and tests."""
+    K = n_teams(n_players)
     keys, groups = [], []
     for seat, kind, rank, suit, length in entries:
         if kind == "belote":
@@ -343,7 +375,7 @@ def resolve_list(entries: list[tuple[int, str, int, int | None, int]], strain: i
         if group is None or (group == "carre" and rules["declarations.contest"] == "sequences_only"):
             flags.append(True)
             continue
-        best = [max([k for (s, *_), k, g in zip(entries, keys, groups) if g == group and s % 2 == t] or [0])
-                for t in (0, 1)]
-        flags.append(best[seat % 2] > best[1 - seat % 2])
+        best = [max([k for (s, *_), k, g in zip(entries, keys, groups) if g == group and s % K == t] or [0])
+                for t in range(K)]
+        flags.append(all(best[seat % K] > b for t, b in enumerate(best) if t != seat % K))
     return flags
