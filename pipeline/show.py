@@ -111,9 +111,18 @@ def explain(hand: dict[str, Any], rules: Ruleset) -> dict[str, Any]:
     lt = sc["last_trick_team"]
     cap = sc["capot_team"]
     bonus_param = "cards.capot_last_trick" if cap is not None else "cards.last_trick"
+    capot_text = "none" if cap is None else f"team {cap} took every trick"
+    took = set(sc["trick_winners"] or [])
+    if K > 2 and cap is None and len(took) == K - 1 and rules["cards.capot_split_each"]:
+        # 3 players, one of them without a trick (ADPOKER3): a split capot bonus instead of the last trick
+        (none,) = set(range(K)) - {s_ % K for s_ in took}
+        capot_text = (f"P{none} took no trick: {rules['cards.capot_split_each']} to each other player, "
+                      "no last-trick bonus")
+        bonus_param = "cards.capot_split_each"
     section("Card points", [
         _line("last trick", f"team {lt}", bonus_param),
-        _line("capot", "none" if cap is None else f"team {cap} took every trick", "cards.capot_last_trick / cards.capot_bonus"),
+        _line("capot", capot_text, "cards.capot_last_trick / cards.capot_bonus"
+              + (" / cards.capot_split_each" if K > 2 else "")),
         _line("card points", _pts(sc["card_points"]),
               "cards.*_scale" if strain >= 4 else ("cards.capot_split_each" if K > 2 else None),
               hand.get("recorded_card_points")),
