@@ -7,10 +7,11 @@ every random draw comes from one ``numpy.random.default_rng(seed)`` in a fixed o
 arguments give byte-identical files.
 
 Table and deal
-    ``deal.n_players`` seats in playing order, teams ``seat % 2``: 4 seats with 8 tricks, or 2 seats (each its
-    own team) with 9 tricks and a prise auction; other shapes raise ValueError. The first dealer is drawn,
-    then with 4 seats the deal moves one seat on each hand (2 seats: see below); seat ``dealer + 1`` speaks
-    first and leads the first trick.
+    ``deal.n_players`` seats in playing order, teams ``seat % 2``: 4 seats with 8 tricks, 2 seats (each its
+    own team) with 9 tricks and a prise auction, or 3 seats (each for himself) with a prise auction and 9
+    tricks of a 32-card pack or 8 of a 24-card pack; other shapes raise ValueError. The first dealer is drawn,
+    then with 4 and 3 seats the deal moves one seat on each hand (2 seats: see below); seat ``dealer + 1``
+    speaks first and leads the first trick.
 
     * ``auction.style = "prise"`` (classic belote, variant ``"belote"``): 3 then 2 cards each, the
       21st card turned up. Round 1: each seat from ``dealer + 1`` may ``take`` (the turned suit is
@@ -41,12 +42,20 @@ Table and deal
       one time in two); ``initial_hands`` are the 9-card hands after any exchange. The player who scored
       more in a hand deals the next one; after a passed-out hand (or equal scores) the other player deals.
 
+    * 3 players (``deal.n_players = 3``, variant ``"belote-3p"``; rules.md R3): with ``deal.tricks = 9``
+      (ADPOKER3) 3 + 3 cards each, the 19th card turned, the prise auction over 3 seats, then 3 more each (9):
+      the turned card goes to nobody and, as with 2 players, the holder of the trump 7 may exchange it for the
+      turned card; 5 cards stay out of play. With ``deal.tricks = 8`` and ``deal.deck = 24`` (EXOTY,
+      FUNBELOTE; 9 to ace) 3 + 2 cards each, the 16th card turned, the taker gets it and 2 more, the others 3.
+      Passed out: no ``initial_hands``, no plays. No seat has a partner: a bot always plays against the one
+      winning the trick.
+
     A game runs hands until the game ends under the ruleset (:func:`pipeline.rescore.game.game_pass`
     is run on the game's accumulated scores after every hand: a total at or above ``game.target``
     with unequal totals; litige points go to the winner of the next decided hand), at most
     :data:`MAX_HANDS` hands (a game cut there has no recorded winner).
 
-Players (:data:`PLAYERS`): a fixed pool of 8 bots; each game draws 4 (or 2) distinct ones with the rng.
+Players (:data:`PLAYERS`): a fixed pool of 8 bots; each game draws 4 (or 2, or 3) distinct ones with the rng.
 
     =========  =========
     name       kind

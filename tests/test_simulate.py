@@ -64,7 +64,7 @@ def test_reproducible(run):
     assert list(sim.simulate(r, 0, SEED)) == []
 
 
-@pytest.mark.parametrize("name", ["belote-classic", "colver", "pagat-coinche", "bulgarian", "belote-2p"])
+@pytest.mark.parametrize("name", ["belote-classic", "colver", "pagat-coinche", "bulgarian", "belote-2p", "belote-3p"])
 def test_seed_changes_games(name):
     r = rules.load(name)
     a, b = list(sim.simulate(r, 3, 7)), list(sim.simulate(r, 3, 8))
@@ -435,9 +435,12 @@ def test_user_strains(tmp_path):
 
 
 def test_unsupported_shapes(tmp_path):
-    """2 players are simulated with 9 tricks and a prise auction only."""
-    for i, body in enumerate(('[auction]\nstyle = "bid"\n', "[deal]\ntricks = 8\n")):
-        f = tmp_path / f"house-2p-{i}.toml"
-        f.write_text(f'name = "house-2p-{i}"\nextends = "belote-2p"\n{body}')
+    """2 players are simulated with 9 tricks and a prise auction only; 3 players with 9 tricks of 32 cards or 8 of
+    24 (HOPPARE's 10 cards and talon are scored, not simulated)."""
+    cases = [("belote-2p", '[auction]\nstyle = "bid"\n'), ("belote-2p", "[deal]\ntricks = 8\n"),
+             ("belote-3p", "[deal]\ntricks = 10\n"), ("belote-3p", "[deal]\ntricks = 8\n")]
+    for i, (parent, body) in enumerate(cases):
+        f = tmp_path / f"house-{i}.toml"
+        f.write_text(f'name = "house-{i}"\nextends = "{parent}"\n{body}')
         with pytest.raises(ValueError, match="cannot be simulated"):
             list(sim.simulate(rules.load(f), 1, 1))
