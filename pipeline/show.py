@@ -20,7 +20,12 @@ from pipeline.cards import ALL_TRUMP, NO_TRUMP, RANKS, STRAINS, SUITS, card_str,
 from pipeline.rescore import declarations as decl
 from pipeline.rescore import play, score_batch
 from pipeline.rescore.tables import PLAIN_ORDER, TRUMP_ORDER, build
-from pipeline.rules import Ruleset
+from pipeline.rules import Ruleset, n_teams
+
+def _pts(values: list[int]) -> str:
+    """Per-team (per-player with 3 players) values as 'a - b' or 'a - b - c'."""
+    return " - ".join(str(v) for v in values)
+
 
 def _line(label: str, value: Any, param: str | None = None, recorded: Any = None) -> dict[str, Any]:
     return {"label": label, "value": value, "param": param, "recorded": recorded}
@@ -54,8 +59,9 @@ def explain(hand: dict[str, Any], rules: Ruleset) -> dict[str, Any]:
     def section(title: str, lines: list[dict[str, Any]]) -> None:
         sections.append({"title": title, "lines": lines})
 
+    K = n_teams(n)   # team = seat % 2 with 2 or 4 players, the seat itself with 3 (each plays for himself)
     P = [f"P{s}" for s in range(n)]   # seat labels used below; the names are in the Table section
-    seats = [_line(P[s], f"{players[s]} (team {s % 2})" + (", dealer" if s == hand["dealer"] else ""))
+    seats = [_line(P[s], f"{players[s]} (team {s % K})" + (", dealer" if s == hand["dealer"] else ""))
              for s in range(n)]
     section("Table", seats)
     if hand.get("initial_hands"):
@@ -69,7 +75,7 @@ def explain(hand: dict[str, Any], rules: Ruleset) -> dict[str, Any]:
                 "score": sc["hand_score"], "status": sc["status"], "reason": sc["reason"]}
     contract = hand["strain"] + (f" {hand['bid']}" if hand.get("bid") else "") + (" capot" if hand.get("capot_bid") else "")
     contract += {0: "", 1: " coinched", 2: " surcoinched"}[hand.get("coinche") or 0]
-    section("Contract", [_line("taker", f"{P[hand['taker']]} (team {hand['taker'] % 2})"),
+    section("Contract", [_line("taker", f"{P[hand['taker']]} (team {hand['taker'] % K})"),
                          _line("contract", contract, "double.coinche / double.surcoinche" if hand.get("coinche") else None)])
     if sc["status"] != "scored":
         section("Result", [_line(sc["status"], sc["reason"])])
@@ -105,11 +111,21 @@ def explain(hand: dict[str, Any], rules: Ruleset) -> dict[str, Any]:
     lt = sc["last_trick_team"]
     cap = sc["capot_team"]
     bonus_param = "cards.capot_last_trick" if cap is not None else "cards.last_trick"
+    capot_text = "none" if cap is None else f"team {cap} took every trick"
+    took = set(sc["trick_winners"] or [])
+    if K > 2 and cap is None and len(took) == K - 1 and rules["cards.capot_split_each"]:
+        # 3 players, one of them without a trick (ADPOKER3): a split capot bonus instead of the last trick
+        (none,) = set(range(K)) - {s_ % K for s_ in took}
+        capot_text = (f"P{none} took no trick: {rules['cards.capot_split_each']} to each other player, "
+                      "no last-trick bonus")
+        bonus_param = "cards.capot_split_each"
     section("Card points", [
         _line("last trick", f"team {lt}", bonus_param),
-        _line("capot", "none" if cap is None else f"team {cap} took every trick", "cards.capot_last_trick / cards.capot_bonus"),
-        _line("card points", f"{sc['card_points'][0]} - {sc['card_points'][1]}",
-              "cards.*_scale" if strain >= 4 else None, hand.get("recorded_card_points")),
+        _line("capot", capot_text, "cards.capot_last_trick / cards.capot_bonus"
+              + (" / cards.capot_split_each" if K > 2 else "")),
+        _line("card points", _pts(sc["card_points"]),
+              "cards.*_scale" if strain >= 4 else ("cards.capot_split_each" if K > 2 else None),
+              hand.get("recorded_card_points")),
     ])
     dl = []
     entries = []   # (seat, kind, top rank, suit, length) that the ruleset counts, for the contest line
@@ -130,16 +146,16 @@ def explain(hand: dict[str, Any], rules: Ruleset) -> dict[str, Any]:
                 if not use_announced:
                     entries.append((s_, kind, top, suit, length))
     if rules["declarations.enabled"] and entries:
-        flags = decl.resolve_list(entries, strain, rules)
-        won = sorted({f"team {e[0] % 2}" for e, f in zip(entries, flags) if f and e[1] != "belote"})
+        flags = decl.resolve_list(entries, strain, rules, n)
+        won = sorted({f"team {e[0] % K}" for e, f in zip(entries, flags) if f and e[1] != "belote"})
         dl.append(_line("contest", (", ".join(won) + " scores its declarations") if won else
                         "equal best declarations: nobody scores", "declarations.contest / declarations.tie / "
                         "declarations.trump_breaks_ties / declarations.carre_order"))
     active = bool(rules["declarations.enabled"])
-    dl.append(_line("declarations scored", f"{sc['declaration_points'][0]} - {sc['declaration_points'][1]}"
+    dl.append(_line("declarations scored", _pts(sc["declaration_points"])
                     + ("" if active else " (declarations off)"),
                     "declarations.enabled / declarations.contest / declarations.tie"))
-    dl.append(_line("belote-rebelote", f"{sc['belote_points'][0]} - {sc['belote_points'][1]}",
+    dl.append(_line("belote-rebelote", _pts(sc["belote_points"]),
                     "belote.enabled / belote.value / belote.all_trump"))
     section("Declarations and belote", dl)
     taker_team = sc["taker_team"]
@@ -149,9 +165,15 @@ def explain(hand: dict[str, Any], rules: Ruleset) -> dict[str, Any]:
         target = "capot" if hand.get("capot_bid") else f"{max(hand.get('bid') or 0, int(rules['contract.made_min_points']))}"
         test.append(_line("taker's total vs bid", f"{cp[taker_team]} vs {target}",
                           "contract.made_vs_bid / contract.made_min_points / contract.made_counts_*"))
-    if rules["contract.made_vs_defence"] != "none":
+    if rules["contract.made_vs_defence"] != "none" and K == 2:
         test.append(_line("taker's total vs defence", f"{cp[taker_team]} vs {cp[1 - taker_team]}",
                           "contract.made_vs_defence / contract.made_counts_*"))
+    elif rules["contract.made_vs_defence"] != "none":
+        others = [v for t, v in enumerate(cp) if t != taker_team]
+        each = rules["contract.solo_made"] == "each"
+        test.append(_line("taker's total vs " + ("the better opponent" if each else "the opponents together"),
+                          f"{cp[taker_team]} vs {max(others) if each else sum(others)}",
+                          "contract.solo_made / contract.made_vs_defence / contract.made_counts_*"))
     outcome = "litige (tie: points held)" if sc["litige"] else ("made" if sc["contract_made"] else "failed")
     test.append(_line("contract", outcome, "contract.tie" if sc["litige"] else None))
     section("Contract result", test)
@@ -161,10 +183,10 @@ def explain(hand: dict[str, Any], rules: Ruleset) -> dict[str, Any]:
     if sc["held_points"]:
         res.append(_line("held over", f"{sc['held_points']} to the winner of the next hand", "game.litige_to"))
     recorded = hand.get("recorded_score")
-    if recorded is None and hand.get("recorded_margin") is not None:
+    if recorded is None and hand.get("recorded_margin") is not None and K == 2:
         recorded = f"margin {hand['recorded_margin']:+d}, ours {sc['hand_score'][0] - sc['hand_score'][1]:+d}"
-    res.append(_line("hand score", f"{sc['hand_score'][0]} - {sc['hand_score'][1]}",
-                     "contract.* / double.* / rounding.mode", recorded))
+    res.append(_line("hand score", _pts(sc["hand_score"]),
+                     "contract.* / double.* / rounding.mode" + (" / contract.solo_fail" if K > 2 else ""), recorded))
     section("Score (game points)", res)
     return {"ruleset": rules.name, "game_id": hand["game_id"], "hand_no": hand["hand_no"], "sections": sections,
             "score": sc["hand_score"], "status": sc["status"], "reason": sc["reason"]}

@@ -7,10 +7,11 @@ every random draw comes from one ``numpy.random.default_rng(seed)`` in a fixed o
 arguments give byte-identical files.
 
 Table and deal
-    ``deal.n_players`` seats in playing order, teams ``seat % 2``: 4 seats with 8 tricks, or 2 seats (each its
-    own team) with 9 tricks and a prise auction; other shapes raise ValueError. The first dealer is drawn,
-    then with 4 seats the deal moves one seat on each hand (2 seats: see below); seat ``dealer + 1`` speaks
-    first and leads the first trick.
+    ``deal.n_players`` seats in playing order, teams ``seat % 2``: 4 seats with 8 tricks, 2 seats (each its
+    own team) with 9 tricks and a prise auction, or 3 seats (each for himself) with a prise auction and 9
+    tricks of a 32-card pack or 8 of a 24-card pack; other shapes raise ValueError. The first dealer is drawn,
+    then with 4 and 3 seats the deal moves one seat on each hand (2 seats: see below); seat ``dealer + 1``
+    speaks first and leads the first trick.
 
     * ``auction.style = "prise"`` (classic belote, variant ``"belote"``): 3 then 2 cards each, the
       21st card turned up. Round 1: each seat from ``dealer + 1`` may ``take`` (the turned suit is
@@ -41,12 +42,20 @@ Table and deal
       one time in two); ``initial_hands`` are the 9-card hands after any exchange. The player who scored
       more in a hand deals the next one; after a passed-out hand (or equal scores) the other player deals.
 
+    * 3 players (``deal.n_players = 3``, variant ``"belote-3p"``; rules.md R3): with ``deal.tricks = 9``
+      (ADPOKER3) 3 + 3 cards each, the 19th card turned, the prise auction over 3 seats, then 3 more each (9):
+      the turned card goes to nobody and, as with 2 players, the holder of the trump 7 may exchange it for the
+      turned card; 5 cards stay out of play. With ``deal.tricks = 8`` and ``deal.deck = 24`` (EXOTY,
+      FUNBELOTE; 9 to ace) 3 + 2 cards each, the 16th card turned, the taker gets it and 2 more, the others 3.
+      Passed out: no ``initial_hands``, no plays. No seat has a partner: a bot always plays against the one
+      winning the trick.
+
     A game runs hands until the game ends under the ruleset (:func:`pipeline.rescore.game.game_pass`
     is run on the game's accumulated scores after every hand: a total at or above ``game.target``
     with unequal totals; litige points go to the winner of the next decided hand), at most
     :data:`MAX_HANDS` hands (a game cut there has no recorded winner).
 
-Players (:data:`PLAYERS`): a fixed pool of 8 bots; each game draws 4 (or 2) distinct ones with the rng.
+Players (:data:`PLAYERS`): a fixed pool of 8 bots; each game draws 4 (or 2, or 3) distinct ones with the rng.
 
     =========  =========
     name       kind
@@ -134,6 +143,8 @@ VARIANTS = {"prise": "belote", "bid": "coinche", "strain": "bulgarian"}
 """``auction.style`` -> the ``variant`` written (hands.variant) with 4 players."""
 VARIANT_2P = "belote-2p"
 """The ``variant`` written for 2-player (prise) rulesets."""
+VARIANT_3P = "belote-3p"
+"""The ``variant`` written for 3-player (prise) rulesets."""
 
 # random bots' probabilities
 P_TAKE = 0.20         # prise: take in round 1 / name a suit in round 2; strain: name a higher contract
@@ -285,17 +296,21 @@ def _masks(cards: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------- auctions
 
 def _auction_prise(rng: np.random.Generator, five: np.ndarray, turned: np.ndarray, dealer: np.ndarray,
-                   heur: np.ndarray, n_seats: int = 4) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                   heur: np.ndarray, n_seats: int = 4, taker_gets_turned: bool | None = None
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Classic take-or-pass auction for n deals of ``n_seats`` seats (hands ``five`` (n, n_seats)): a round of
     take / pass, then a round naming another suit. Returns calls (n, 2 * n_seats) codes, taker (n,), strain (n,)
-    (-1 = none). With 4 seats the taker gets the turned card, so the heuristic counts it in; with 2 nobody does."""
+    (-1 = none). When the taker gets the turned card (default: with 4 seats; 2 seats: nobody does) the
+    heuristic counts it in."""
     n = len(turned)
     rows = np.arange(n)
     calls = np.full((n, 2 * n_seats), NONE, dtype=np.int16)
     taker = np.full(n, -1, dtype=np.int64)
     strain = np.full(n, -1, dtype=np.int64)
     tsuit = (turned // 8).astype(np.int64)
-    tbit = BIT[turned.astype(np.int64)] if n_seats == 4 else np.zeros(n, dtype=np.uint32)
+    if taker_gets_turned is None:
+        taker_gets_turned = n_seats == 4
+    tbit = BIT[turned.astype(np.int64)] if taker_gets_turned else np.zeros(n, dtype=np.uint32)
     suits = np.arange(4)
     for t in range(2 * n_seats):
         seat = (dealer + 1 + t) % n_seats
@@ -484,13 +499,14 @@ def _play(rng: np.random.Generator, hands: np.ndarray, dealer: np.ndarray, strai
     trump_order = trump | (strain8 == ALL_TRUMP)[:, None]
     above = np.where(trump_order, ABOVE_TRUMP[None, :32], ABOVE_PLAIN[None, :32]).astype(np.uint32)  # (m, 32)
     lead_str = strength(grid, np.broadcast_to(CARD_SUIT, (m, 32)), strain8[:, None]).astype(np.int32)
-    taker_team = taker.astype(np.int64) % 2
+    n_sides = 3 if n_seats == 3 else 2                                       # 3 seats: each plays for himself
+    taker_team = taker.astype(np.int64) % n_sides
     for j in range(n_plays):
         k = j % n_seats
         seat = (leader + k) % n_seats
         hand = remaining[rows, seat]
         first = first_true if k == 0 else first_false
-        partner = (win_seat % 2 == seat % 2) & ~first
+        partner = (win_seat % 2 == seat % 2) & ~first & (n_seats == 4)
         legal = legal_cards(hand, first, led_suit, strain8, win_card, partner, pr)
         bits = ((legal[:, None] >> _AR32) & np.uint32(1)).astype(bool)
         # random bot: a uniformly random set bit
@@ -502,7 +518,7 @@ def _play(rng: np.random.Generator, hands: np.ndarray, dealer: np.ndarray, strai
         master = (above & unseen[:, None]) == 0                              # (m, 32)
         keep = trump | master
         if k == 0:
-            own = (seat % 2 == taker_team)[:, None]
+            own = (seat % n_sides == taker_team)[:, None]
             key = np.where(master & ~trump, 20000 + P,
                            np.where(trump & own, 10000 + lead_str, -((P + 20 * keep) * 64 + lead_str)))
         else:
@@ -627,6 +643,63 @@ def _deal_prise_2p(rng: np.random.Generator, deck: np.ndarray, dealer: np.ndarra
     return full, turned, calls, taker, strain, took, known.astype(np.uint32)
 
 
+def _deal_prise_3p(rng: np.random.Generator, deck: np.ndarray, dealer: np.ndarray, heur: np.ndarray,
+                   points: np.ndarray, tricks: int) -> tuple[np.ndarray, ...]:
+    """Three-player prise deal and auction for n deals (rules.md R3); ``deck`` (n, 32 or 24) is the shuffled pack.
+
+    * 9 tricks, 32 cards (ADPOKER3): 3 + 3 cards each from dealer + 1 (deck[0:18]), deck[18] turned; the auction
+      (:func:`_auction_prise`, 3 seats, nobody gets the turned card); after a contract 3 more each from
+      dealer + 1 (deck[19:28]): 9 cards each, the turned card and deck[28:32] out of play. As in the 2-player
+      game, with the turned suit trump the holder of its 7 may exchange it for the turned card (heuristic bot:
+      when that raises its value in the suit or its card points; random bot: one time in two; one rng draw per
+      deal, always made).
+    * 8 tricks, 24 cards (EXOTY, FUNBELOTE): 3 + 2 cards each (deck[0:15]), deck[15] turned; the taker gets the
+      turned card and 2 more, the others 3 (deck[16:24]), as in the 4-player deal.
+
+    Returns full hands (n, 3), turned card, calls, taker, strain, has_init (a contract was made) and the
+    out-of-play cards every player knows of (the turned card or the 7 given for it; none with 24 cards)."""
+    n = len(dealer)
+    rows = np.arange(n)
+    first = np.zeros((n, 3), dtype=np.uint32)
+    packets = [3, 3] if tricks == 9 else [3, 2]
+    for seat, a, b in _deal_positions(dealer, packets, 3):
+        first[rows, seat] |= _masks(deck[:, a:b])
+    pos = 3 * sum(packets)
+    turned = deck[:, pos].astype(np.int64)
+    calls, taker, strain = _auction_prise(rng, first, turned, dealer, heur, n_seats=3,
+                                          taker_gets_turned=tricks == 8)
+    took = taker >= 0
+    full = first.copy()
+    if tricks == 8:
+        full[rows[took], taker[took]] |= BIT[turned[took]]
+        rest = deck[:, pos + 1:].astype(np.int64)
+        ptr = np.zeros(n, dtype=np.int64)
+        for k in range(3):
+            seat = (dealer + 1 + k) % 3
+            size = np.where(seat == taker, 2, 3)
+            for i in range(3):
+                card = rest[rows, np.clip(ptr + i, 0, rest.shape[1] - 1)]
+                full[rows, seat] |= np.where(took & (i < size), BIT[card], np.uint32(0))
+            ptr += size
+        return full, turned, calls, taker, strain, took, np.zeros(n, dtype=np.uint32)
+    for seat, a, b in _deal_positions(dealer, [3], 3):
+        full[rows, seat] |= np.where(took, _masks(deck[:, pos + 1 + a:pos + 1 + b]), np.uint32(0))
+    # the trump 7 exchange, as in the 2-player game
+    tsuit = turned // 8
+    seven = 8 * tsuit
+    has7 = (full & BIT[seven][:, None]) != 0                                # (n, 3)
+    holder = np.argmax(has7, axis=1)
+    u = rng.random(n)
+    hand = full[rows, holder]
+    swapped = (hand & ~BIT[seven]) | BIT[turned]
+    gain = (_evaluate(swapped)[0][rows, tsuit] - _evaluate(hand)[0][rows, tsuit]) * 64 \
+        + points[tsuit, turned] - points[tsuit, seven]
+    swap = took & (strain == tsuit) & has7.any(axis=1) & np.where(heur[rows, holder], gain > 0, u < 0.5)
+    full[rows[swap], holder[swap]] = swapped[swap]
+    known = np.where(swap, BIT[seven], BIT[turned])
+    return full, turned, calls, taker, strain, took, known.astype(np.uint32)
+
+
 def _next_dealer_2p(dealer: np.ndarray, taker: np.ndarray, hand_score: list) -> np.ndarray:
     """Two players (seed 001): the player who scored more in the hand deals the next one; after a passed-out
     hand (or equal scores) the other player deals."""
@@ -660,7 +733,7 @@ def _simulate_chunk(rng: np.random.Generator, rules: Ruleset, first: int, count:
         dealer = dealer_all[A]
         heur = heur_all[A]
         hand_no = hand_no_all[A] + 1
-        deck = rng.permuted(np.tile(_CARDS, (n, 1)), axis=1)
+        deck = rng.permuted(np.tile(prep["pack"], (n, 1)), axis=1)
         turned = None
         bid = np.full(n, -1, dtype=np.int64)
         capot = np.zeros(n, dtype=bool)
@@ -670,6 +743,9 @@ def _simulate_chunk(rng: np.random.Generator, rules: Ruleset, first: int, count:
         if NP == 2:
             full, turned, calls, taker, strain, has_init, known = _deal_prise_2p(rng, deck, dealer, heur,
                                                                                  prep["points"])
+        elif NP == 3:
+            full, turned, calls, taker, strain, has_init, known = _deal_prise_3p(rng, deck, dealer, heur,
+                                                                                 prep["points"], NT)
         elif style == "prise":
             five = np.zeros((n, 4), dtype=np.uint32)
             for seat, a, b in _deal_positions(dealer, [3, 2]):
@@ -770,7 +846,7 @@ def _simulate_chunk(rng: np.random.Generator, rules: Ruleset, first: int, count:
                 rows_of[gi] = []
                 finished.append(gi)
         hand_no_all[A] = hand_no
-        dealer_all[A] = _next_dealer_2p(dealer, taker, hs) if NP == 2 else (dealer + 1) % 4
+        dealer_all[A] = _next_dealer_2p(dealer, taker, hs) if NP == 2 else (dealer + 1) % NP
         if finished:
             active[finished] = False
             keep = [gids[i] for i in np.nonzero(active)[0].tolist()]
@@ -799,16 +875,19 @@ def simulate(rules: Ruleset | str, games: int, seed: int) -> Iterator[dict]:
     if unplayable:
         raise ValueError(f"ruleset {rules.name}: auction style {style!r} with strains {rules['auction.strains']} "
                          "cannot be simulated")
-    n_players, tricks = int(rules["deal.n_players"]), int(rules["deal.tricks"])
-    if (n_players, tricks) not in ((4, 8), (2, 9)) or (n_players == 2 and style != "prise"):
-        raise ValueError(f"ruleset {rules.name}: {n_players} players, {tricks} tricks, auction style {style!r} "
-                         "cannot be simulated (4 players with 8 tricks, or 2 players with 9 tricks and a prise)")
+    n_players, tricks, deck = int(rules["deal.n_players"]), int(rules["deal.tricks"]), int(rules["deal.deck"])
+    if (n_players, tricks, deck) not in ((4, 8, 32), (2, 9, 32), (3, 9, 32), (3, 8, 24)) \
+            or (n_players != 4 and style != "prise"):
+        raise ValueError(f"ruleset {rules.name}: {n_players} players, {tricks} tricks, a {deck}-card pack, auction "
+                         f"style {style!r} cannot be simulated (4 players with 8 tricks, 2 players with 9 tricks, "
+                         "3 players with 9 tricks of a 32-card pack or 8 of a 24-card pack; 2 and 3 with a prise)")
     prep = {
         "style": style,
         "n_players": n_players,
         "tricks": tricks,
         "strains": strains,
-        "variant": VARIANT_2P if n_players == 2 else VARIANTS[style],
+        "variant": {2: VARIANT_2P, 3: VARIANT_3P}.get(n_players, VARIANTS[style]),
+        "pack": _CARDS if deck == 32 else _CARDS[_CARDS % 8 >= 2],   # 24 cards: 9 to ace
         "points": build(rules).points,
         "play_rules": PlayRules.of(rules),
         "target": int(rules["game.target"]),

@@ -70,10 +70,11 @@ def test_entries_add_up_to_the_team_columns(ruleset):
         if x["status"] != "scored":
             assert x["declarations"] is None
             continue
-        decl, bel = [0, 0], [0, 0]
+        K = len(x["declaration_points"])            # teams: 2, or 3 players each for himself
+        decl, bel = [0] * K, [0] * K
         for e in x["declarations"]:
             target = bel if e["kind"] == "belote" else decl
-            target[e["seat"] % 2] += e["points"] if e["scored"] else 0
+            target[e["seat"] % K] += e["points"] if e["scored"] else 0
             assert e["points"] > 0
         if x["capot_team"] is None or r["declarations.on_capot"] == "keep":
             assert decl == x["declaration_points"], (ruleset, x["game_id"], x["hand_no"])

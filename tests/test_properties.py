@@ -13,6 +13,7 @@ from hypothesis import given, settings, strategies as st
 from pipeline import native, rules, schema
 from pipeline.cards import STRAINS
 from pipeline.rescore import score_batch
+from pipeline.rescore.tables import build
 from pipeline.simulate import simulate
 
 RULESETS = tuple(rules.shipped_names())
@@ -63,8 +64,15 @@ def test_card_points_total_the_deck(ruleset):
         a, b = r["cards.no_trump_scale" if strain == "NT" else "cards.all_trump_scale"] if table else (1, 1)
         got = sum(x["card_points"]) - (r["cards.capot_bonus"] if capot else 0)
         lo, hi = (total * a) // b - 1, -(-(total * a) // b) + 1     # each team's share is rounded on its own
-        if r["deal.n_players"] * r["deal.tricks"] < 32:              # 2-player: some cards stay out of play
-            assert 0 <= got <= total, (ruleset, x["game_id"], x["hand_no"])
+        if r["deal.n_players"] * r["deal.tricks"] < 32:   # 2/3 players: cards out of play count for nobody
+            # exact: the points of the cards in play + the last trick, or the capot's value; with 3 players
+            # and exactly one of them without a trick, capot_split_each to each of the two others instead
+            pts = build(r).points[STRAINS.index(strain)]
+            in_play = sum(int(pts[c]) for m in h["initial_hands"] for c in range(32) if m >> c & 1)
+            one_capot = r.n_teams == 3 and len(set(x["trick_winners"])) == 2 and r["cards.capot_split_each"]
+            bonus = (r["cards.capot_last_trick"] if capot else
+                     2 * r["cards.capot_split_each"] if one_capot else r["cards.last_trick"])
+            assert got == in_play + bonus, (ruleset, x["game_id"], x["hand_no"])
             continue
         assert lo <= got <= hi if (a, b) != (1, 1) else got == total, (ruleset, x["game_id"], x["hand_no"])
 
@@ -99,12 +107,16 @@ def _permute_suits(hands: pa.Table, perm: list[int]) -> pa.Table:
 @settings(max_examples=6, deadline=None)
 @given(ruleset=st.sampled_from(RULESETS), k=st.integers(min_value=1, max_value=3))
 def test_seat_rotation(ruleset, k):
-    # Rotating every seat by k swaps the teams when k is odd; the scores follow the teams.
+    # Rotating every seat by k swaps the teams when k is odd (2 teams); with 3 players (team = seat) the scores
+    # rotate with the seats. The scores follow the teams.
     hands = sample(ruleset)
     r = rules.load(ruleset)
     a = score_batch(hands, r).column("hand_score").to_pylist()
     b = score_batch(_rotate(hands, k), r).column("hand_score").to_pylist()
-    assert b == ([x[::-1] if x else x for x in a] if k % 2 else a)
+    if r.n_teams == 3:
+        assert b == [[x[(t - k) % 3] for t in range(3)] if x else x for x in a]
+    else:
+        assert b == ([x[::-1] if x else x for x in a] if k % 2 else a)
 
 
 @settings(max_examples=6, deadline=None)

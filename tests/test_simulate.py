@@ -2,8 +2,9 @@
 
 Every test runs for every shipped ruleset (``rules.shipped_names()``): prise auctions (belote-classic...),
 bid auctions with suit contracts (colver...) or with no-trump and all-trump (pagat-coinche...), the
-Bulgarian contract auction (bulgarian..., games to 151), and 2-player prise (belote-2p: 9 tricks, 14 cards out
-of play, the trump 7 exchange). Seat, trick and card counts are read from the ruleset (``deal.n_players``,
+Bulgarian contract auction (bulgarian..., games to 151), 2-player prise (belote-2p: 9 tricks, 14 cards out
+of play, the trump 7 exchange) and 3-player prise (belote-3p: 9 tricks, 5 cards out of play, the trump 7 exchange,
+each player for himself). Seat, trick and card counts are read from the ruleset (``deal.n_players``,
 ``deal.tricks``).
 """
 
@@ -48,7 +49,7 @@ def run(request):
 
 
 def _shape(r) -> tuple[int, int]:
-    """(seats, tricks) of ruleset ``r``: 4 seats of 8 cards, or 2 seats of 9."""
+    """(seats, tricks) of ruleset ``r``: 4 seats of 8 cards, 2 or 3 seats of 9."""
     return int(r["deal.n_players"]), int(r["deal.tricks"])
 
 
@@ -63,7 +64,7 @@ def test_reproducible(run):
     assert list(sim.simulate(r, 0, SEED)) == []
 
 
-@pytest.mark.parametrize("name", ["belote-classic", "colver", "pagat-coinche", "bulgarian", "belote-2p"])
+@pytest.mark.parametrize("name", ["belote-classic", "colver", "pagat-coinche", "bulgarian", "belote-2p", "belote-3p"])
 def test_seed_changes_games(name):
     r = rules.load(name)
     a, b = list(sim.simulate(r, 3, 7)), list(sim.simulate(r, 3, 8))
@@ -75,8 +76,8 @@ def test_game_fields(run):
     n_seats, _ = _shape(r)
     assert len(objs) == N_GAMES
     variant = {"prise": "belote", "bid": "coinche", "strain": "bulgarian"}[r["auction.style"]]
-    if n_seats == 2:
-        variant = "belote-2p"
+    if n_seats in (2, 3):
+        variant = f"belote-{n_seats}p"
     for i, (o, g) in enumerate(zip(objs, games)):
         assert o["format"] == "rebelote" and o["version"] == 1
         assert o["source"] == "simulate"
@@ -89,13 +90,13 @@ def test_game_fields(run):
         assert len(set(o["players"])) == n_seats and set(o["players"]) <= set(sim.PLAYERS)
         assert g["n_hands"] == len(o["hands"]) >= 1
         assert len(o["hands"]) <= sim.MAX_HANDS
-        # 4 seats: the dealer moves one seat per hand; 2 (seed 001): the player who scored more in the last
+        # 4 and 3 seats: the dealer moves one seat per hand; 2 (seed 001): the player who scored more in the last
         # hand deals, the other one after a passed-out hand (or equal scores); hands numbered 1..n
         first = o["hands"][0]["dealer"]
         for k, h in enumerate(o["hands"]):
             assert h["hand_no"] == k + 1
-            if n_seats == 4 or k == 0:
-                assert h["dealer"] == (first + k) % 4
+            if n_seats != 2 or k == 0:
+                assert h["dealer"] == (first + k) % n_seats
             else:
                 prev = o["hands"][k - 1]
                 sc = prev["recorded"]["score"]
@@ -184,7 +185,7 @@ def test_auction(run):
             if n_seats == 4:
                 assert h["initial_hands"][taker] >> h["turned_card"] & 1
             else:
-                _check_exchange_2p(h)
+                _check_exchange_2p(h)   # 3 seats: the same exchange ("as with two", ADPOKER3)
         elif r["auction.style"] == "bid":
             assert h["turned_card"] is None
             if taker is None:
@@ -227,11 +228,11 @@ def _check_exchange_2p(h) -> None:
 
 
 def test_exchange_2p(run):
-    """2 players: exchanges of the trump 7 happen; a heuristic bot left holding the trump 7 under the turned
-    suit only had an 8 turned (every other card raises its value or its card points)."""
+    """2 and 3 players: exchanges of the trump 7 happen; a heuristic bot left holding the trump 7 under the
+    turned suit only had an 8 turned (every other card raises its value or its card points)."""
     r, objs, _, hands, _, _ = run
-    if _shape(r)[0] != 2:
-        pytest.skip("not a 2-player ruleset")
+    if _shape(r)[0] == 4:
+        pytest.skip("not a 2- or 3-player ruleset")
     players = {o["game_id"]: o["players"] for o in objs}
     exchanged = kept = 0
     for h in hands:
@@ -318,8 +319,9 @@ def test_games_end_at_target(run):
         assert res["winner"] == o["recorded_winner"] is not None
         assert res["totals_at_end"] == o["recorded_final"]
         final = o["recorded_final"]
-        assert max(final) >= target and final[0] != final[1]
-        assert final[o["recorded_winner"]] > final[1 - o["recorded_winner"]]
+        w = o["recorded_winner"]
+        assert max(final) >= target and final.count(max(final)) == 1
+        assert all(final[w] > v for t, v in enumerate(final) if t != w)
         assert o["hands"][-1]["recorded"]["totals"] == final
 
 
@@ -433,9 +435,12 @@ def test_user_strains(tmp_path):
 
 
 def test_unsupported_shapes(tmp_path):
-    """2 players are simulated with 9 tricks and a prise auction only."""
-    for i, body in enumerate(('[auction]\nstyle = "bid"\n', "[deal]\ntricks = 8\n")):
-        f = tmp_path / f"house-2p-{i}.toml"
-        f.write_text(f'name = "house-2p-{i}"\nextends = "belote-2p"\n{body}')
+    """2 players are simulated with 9 tricks and a prise auction only; 3 players with 9 tricks of 32 cards or 8 of
+    24 (HOPPARE's 10 cards and talon are scored, not simulated)."""
+    cases = [("belote-2p", '[auction]\nstyle = "bid"\n'), ("belote-2p", "[deal]\ntricks = 8\n"),
+             ("belote-3p", "[deal]\ntricks = 10\n"), ("belote-3p", "[deal]\ntricks = 8\n")]
+    for i, (parent, body) in enumerate(cases):
+        f = tmp_path / f"house-{i}.toml"
+        f.write_text(f'name = "house-{i}"\nextends = "{parent}"\n{body}')
         with pytest.raises(ValueError, match="cannot be simulated"):
             list(sim.simulate(rules.load(f), 1, 1))

@@ -29,7 +29,7 @@ import pyarrow.compute as pc
 
 from pipeline.cards import ALL_TRUMP, NO_TRUMP
 from pipeline.rescore.tables import PLAIN_ORDER
-from pipeline.rules import Ruleset
+from pipeline.rules import Ruleset, n_teams
 
 KINDS = ("tierce", "quarte", "quinte", "carre", "belote")
 
@@ -108,13 +108,14 @@ def build_tables(rules: Ruleset) -> DeclarationTables:
 
 @dataclass
 class Declarations:
-    """Per-hand results for n hands, 4 seats, teams = seat % 2.
+    """Per-hand results for n hands of P seats and K teams (:func:`pipeline.rules.n_teams`: team = seat % 2
+    with 2 or 4 seats, team = seat with 3).
 
-    seq_points, carre_points: int32 (n, 4) points of each seat's sequences / carrés.
-    seq_key, carre_key: int64 (n, 4) key of each seat's best sequence / carré (0 = none).
-    belote: int32 (n, 2) belote points each team holds (announced mode; held belote is separate).
-    team_points: int32 (n, 2) declaration points each team scores after the contest (card points).
-    seq_wins, carre_wins: bool (n, 2) whether each team's sequences / carrés score after the contest
+    seq_points, carre_points: int32 (n, P) points of each seat's sequences / carrés.
+    seq_key, carre_key: int64 (n, P) key of each seat's best sequence / carré (0 = none).
+    belote: int32 (n, K) belote points each team holds (announced mode; held belote is separate).
+    team_points: int32 (n, K) declaration points each team scores after the contest (card points).
+    seq_wins, carre_wins: bool (n, K) whether each team's sequences / carrés score after the contest
         (in the "unified" contest both say whether the team won it).
     entries: the declarations one by one (:class:`Entries`), belotes excluded; None when not asked for.
     """
@@ -170,33 +171,41 @@ def _active(strain: np.ndarray, rules: Ruleset) -> np.ndarray:
     return on
 
 
-def _contest(points: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """One contest: the team with the strictly best key scores all its points.
-    Returns (team points int32 (n, 2), team wins bool (n, 2))."""
-    team_key = np.stack([key[:, 0::2].max(axis=1), key[:, 1::2].max(axis=1)], axis=1)
-    team_held = np.stack([points[:, 0::2].sum(axis=1), points[:, 1::2].sum(axis=1)], axis=1)
-    wins = np.stack([team_key[:, 0] > team_key[:, 1], team_key[:, 1] > team_key[:, 0]], axis=1)
+def _by_team(a: np.ndarray, K: int, how) -> np.ndarray:
+    """Reduce per-seat columns (n, P) to per-team columns (n, K) (team = seat % K) with ``how`` (np.max, np.sum)."""
+    return np.stack([how(a[:, t::K], axis=1) for t in range(K)], axis=1)
+
+
+def _contest(points: np.ndarray, key: np.ndarray, K: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    """One contest: the team with the strictly best key scores all its points; an equal best key in two teams
+    scores for nobody (``declarations.tie = "none"``). Returns (team points int32 (n, K), wins bool (n, K))."""
+    team_key = _by_team(key, K, np.max)
+    team_held = _by_team(points, K, np.sum)
+    best = team_key.max(axis=1, keepdims=True)
+    top = (team_key == best) & (best > 0)
+    wins = top & (top.sum(axis=1, keepdims=True) == 1)
     return np.where(wins, team_held, 0).astype(np.int32), wins
 
 
 def _settle(sp, sk, cp, ck, belote, strain, rules: Ruleset) -> Declarations:
     on = _active(strain, rules)[:, None]
     sp, sk, cp, ck = (np.where(on, a, 0) for a in (sp, sk, cp, ck))
+    K = belote.shape[1]
     if rules["declarations.contest"] == "separate":
-        (ts, seq_wins), (tc, carre_wins) = _contest(sp, sk), _contest(cp, ck)
+        (ts, seq_wins), (tc, carre_wins) = _contest(sp, sk, K), _contest(cp, ck, K)
         team = ts + tc
     elif rules["declarations.contest"] == "sequences_only":   # carrés always score for their holders
-        team, seq_wins = _contest(sp, sk)
-        team = team + np.stack([cp[:, 0::2].sum(axis=1), cp[:, 1::2].sum(axis=1)], axis=1).astype(np.int32)
+        team, seq_wins = _contest(sp, sk, K)
+        team = team + _by_team(cp, K, np.sum).astype(np.int32)
         carre_wins = np.ones_like(seq_wins) & on
     else:
-        team, seq_wins = _contest(sp + cp, np.maximum(sk, ck))
+        team, seq_wins = _contest(sp + cp, np.maximum(sk, ck), K)
         carre_wins = seq_wins
     return Declarations(sp.astype(np.int32), sk, cp.astype(np.int32), ck, belote, team, seq_wins, carre_wins)
 
 
 def _mark_scored(e: Entries, dec: Declarations) -> Entries:
-    team = e.seat.astype(np.int64) % 2
+    team = e.seat.astype(np.int64) % dec.seq_wins.shape[1]
     wins = np.where(e.kind == KINDS.index("carre"), dec.carre_wins[e.row, team], dec.seq_wins[e.row, team])
     e.scored = wins.astype(bool)
     return e
@@ -204,8 +213,8 @@ def _mark_scored(e: Entries, dec: Declarations) -> Entries:
 
 def detect(hands: np.ndarray, strain: np.ndarray, rules: Ruleset, dt: DeclarationTables,
            entries: bool = False) -> Declarations:
-    """Declarations held in ``hands`` (uint32 (n, 4)), settled between teams; with ``entries`` also listed one
-    by one (``Declarations.entries``)."""
+    """Declarations held in ``hands`` (uint32 (n, P), P seats), settled between the teams of P seats; with
+    ``entries`` also listed one by one (``Declarations.entries``)."""
     n, p = hands.shape
     h = hands.astype(np.uint32)
     strain64 = strain.astype(np.int64)
@@ -238,7 +247,7 @@ def detect(hands: np.ndarray, strain: np.ndarray, rules: Ruleset, dt: Declaratio
         k = dt.seq_key[byte]
         k = np.where((k > 0) & (strain64[:, None] == s), k + trump_bonus, k)
         sk = np.maximum(sk, k)
-    dec = _settle(sp, sk, cp, ck, np.zeros((n, 2), dtype=np.int32), strain, rules)
+    dec = _settle(sp, sk, cp, ck, np.zeros((n, n_teams(p)), dtype=np.int32), strain, rules)
     if entries:
         dec.entries = _held_entries(carre_pts, suit_bytes, _active(strain, rules), dt, dec)
     return dec
@@ -263,8 +272,10 @@ def _held_entries(carre_pts, suit_bytes, active, dt: DeclarationTables, dec: Dec
     return _mark_scored(e, dec)
 
 
-def from_announced(announced: pa.Array | pa.ChunkedArray, strain: np.ndarray, rules: Ruleset) -> Declarations:
-    """Declarations the source recorded (``hands.announced``, one list per hand), settled between teams.
+def from_announced(announced: pa.Array | pa.ChunkedArray, strain: np.ndarray, rules: Ruleset,
+                   n_players: int = 4) -> Declarations:
+    """Declarations the source recorded (``hands.announced``, one list per hand), settled between the teams of
+    ``n_players`` seats.
 
     Values come from the ruleset (a carré by its rank, a run by its length: tierce 3, quarte 4, quinte 5+);
     kind 'belote' adds ``belote.value`` to its team. A null list counts as nothing announced.
@@ -272,11 +283,12 @@ def from_announced(announced: pa.Array | pa.ChunkedArray, strain: np.ndarray, ru
     if isinstance(announced, pa.ChunkedArray):
         announced = announced.combine_chunks()
     n = len(announced)
-    sp = np.zeros((n, 4), dtype=np.int64)
-    sk = np.zeros((n, 4), dtype=np.int64)
-    cp = np.zeros((n, 4), dtype=np.int64)
-    ck = np.zeros((n, 4), dtype=np.int64)
-    belote = np.zeros((n, 2), dtype=np.int64)
+    K = n_teams(n_players)
+    sp = np.zeros((n, n_players), dtype=np.int64)
+    sk = np.zeros((n, n_players), dtype=np.int64)
+    cp = np.zeros((n, n_players), dtype=np.int64)
+    ck = np.zeros((n, n_players), dtype=np.int64)
+    belote = np.zeros((n, K), dtype=np.int64)
     lengths = pc.fill_null(pc.list_value_length(announced), 0).to_numpy(zero_copy_only=False)
     parts: list[Entries] = []
     if lengths.sum():
@@ -306,7 +318,7 @@ def from_announced(announced: pa.Array | pa.ChunkedArray, strain: np.ndarray, ru
         np.maximum.at(ck, (row[is_carre], seat[is_carre]), ckey[is_carre])
         is_bel = kind == "belote"
         if rules["belote.enabled"]:
-            np.add.at(belote, (row[is_bel], seat[is_bel] % 2), int(rules["belote.value"]))
+            np.add.at(belote, (row[is_bel], seat[is_bel] % K), int(rules["belote.value"]))
         active = _active(strain, rules)[row]
         keep = (is_seq & (seq_val > 0) | is_carre & (carre_val > 0)) & active
         kind_i = np.where(is_carre, KINDS.index("carre"), np.where(length >= 5, 2, np.clip(length - 3, 0, 2)))
@@ -327,13 +339,24 @@ def from_announced(announced: pa.Array | pa.ChunkedArray, strain: np.ndarray, ru
     return dec
 
 
-def transfer_on_capot(team_points: np.ndarray, capot_team: np.ndarray, rules: Ruleset) -> np.ndarray:
+def transfer_on_capot(team_points: np.ndarray, capot_team: np.ndarray, rules: Ruleset,
+                      took_trick: np.ndarray | None = None) -> np.ndarray:
     """``declarations.on_capot``: "keep" (each team keeps what it won in the contest); "to_capot_team"
     (FFB-Co15: the capoted team's declarations go to the team that took every trick); "lost" (pagat reading:
-    a team that took no trick scores none). int32 (n, 2) in, out."""
+    a team that took no trick scores none). int32 (n, K) in, out. With 3 players ``took_trick`` (bool (n, K))
+    says who took a trick: a player who took none loses his declarations ("lost"), or gives them to the one
+    who took every trick ("to_capot_team"; when another player also took tricks they are lost)."""
     mode = rules["declarations.on_capot"]
     if mode == "keep":
         return team_points
+    if team_points.shape[1] != 2:
+        capoted = ~took_trick
+        out = np.where(capoted, 0, team_points)
+        if mode == "to_capot_team":
+            given = np.where(capoted, team_points, 0).sum(axis=1)
+            sweeper = capot_team >= 0
+            out[np.nonzero(sweeper)[0], capot_team[sweeper]] += given[sweeper]
+        return out.astype(np.int32)
     out = team_points.copy()
     for t in (0, 1):
         capoted = capot_team == 1 - t
@@ -380,7 +403,7 @@ def belote_entries(hands: np.ndarray, strain: np.ndarray, rules: Ruleset, lost: 
 
 
 def belote_points(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> np.ndarray:
-    """Belote-rebelote points held by each team, int32 (n, 2) (rules.md R25).
+    """Belote-rebelote points held by each team, int32 (n, K) for hands (n, P) (rules.md R25).
 
     Suit contracts: king and queen of trump in one hand. All-trump (``belote.all_trump = "per_suit"`` or
     ``"per_suit_led"``): each suit's king and queen in one hand, up to four; under "per_suit_led" the engine
@@ -388,7 +411,8 @@ def belote_points(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> np.n
     always played in a complete hand, so holding them is scoring them.
     """
     n, p = hands.shape
-    out = np.zeros((n, 2), dtype=np.int32)
+    K = n_teams(p)
+    out = np.zeros((n, K), dtype=np.int32)
     if not rules["belote.enabled"]:
         return out
     value = int(rules["belote.value"])
@@ -399,7 +423,7 @@ def belote_points(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> np.n
         counts = (strain64 == suit) | ((strain64 == ALL_TRUMP) & (rules["belote.all_trump"] != "none"))
         for seat in range(p):
             has = ((h[:, seat] & kq) == kq) & counts
-            out[:, seat % 2] += np.where(has, value, 0)
+            out[:, seat % K] += np.where(has, value, 0)
     return out
 
 
@@ -447,10 +471,12 @@ def belote_announceable(strain: int, hand: int, trick: list[int], card: int, rul
     return bool(hand >> partner & 1)
 
 
-def resolve_list(entries: list[tuple[int, str, int, int | None, int]], strain: int, rules: Ruleset) -> list[bool]:
+def resolve_list(entries: list[tuple[int, str, int, int | None, int]], strain: int, rules: Ruleset,
+                 n_players: int = 4) -> list[bool]:
     """Which of a hand's declarations score, entry by entry: (seat, kind, top rank, suit or None, length) ->
-    scored flags, by the same keys and contest (``declarations.contest``) as the vectorised path. Belotes always
-    score. For explanations and tests."""
+    scored flags, by the same keys and contest (``declarations.contest``) as the vectorised path, between the
+    teams of ``n_players`` seats. Belotes always score. For explanations and tests."""
+    K = n_teams(n_players)
     keys, groups = [], []
     for seat, kind, rank, suit, length in entries:
         if kind == "belote":
@@ -472,7 +498,7 @@ def resolve_list(entries: list[tuple[int, str, int, int | None, int]], strain: i
         if group is None or (group == "carre" and rules["declarations.contest"] == "sequences_only"):
             flags.append(True)
             continue
-        best = [max([k for (s, *_), k, g in zip(entries, keys, groups) if g == group and s % 2 == t] or [0])
-                for t in (0, 1)]
-        flags.append(best[seat % 2] > best[1 - seat % 2])
+        best = [max([k for (s, *_), k, g in zip(entries, keys, groups) if g == group and s % K == t] or [0])
+                for t in range(K)]
+        flags.append(all(best[seat % K] > b for t, b in enumerate(best) if t != seat % K))
     return flags

@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 
 from pipeline import schema
 from pipeline.cards import ALL_TRUMP, NO_TRUMP, STRAINS
-from pipeline.rescore import contract, declarations, play, tables
+from pipeline.rescore import contract, declarations, play, solo, tables
 from pipeline.rules import Ruleset
 
 _STRAIN_SET = pa.array(STRAINS)
@@ -65,7 +65,7 @@ def _scale(cp: np.ndarray, strain: np.ndarray, R: Ruleset) -> np.ndarray:
     return out
 
 
-def _belote_led_only(bpts, hi, fi, plays, seats, init, strain, R):
+def _belote_led_only(bpts, hi, fi, plays, seats, init, strain, R, K=2):
     """All-trump belotes under ``belote.all_trump = "per_suit_led"``: a suit's belote counts only when its
     holder plays the first of the king and queen leading or following that suit (BG-HIT, BG-NIK). Full-play
     rows only; rows recorded without play order keep the held count. Vectorised over the rows.
@@ -89,7 +89,7 @@ def _belote_led_only(bpts, hi, fi, plays, seats, init, strain, R):
         first = np.minimum(np.argmax(p == suit * 8 + 5, axis=1), np.argmax(p == suit * 8 + 6, axis=1))
         lead = p[rows, first - first % P]
         lost = holds.any(axis=1) & (first % P != 0) & (lead // 8 != suit)
-        np.subtract.at(out, (sel[lost], holder[lost] % 2), value)
+        np.subtract.at(out, (sel[lost], holder[lost] % K), value)
         lost_suits[sel[lost], suit] = True
     return out, lost_suits
 
@@ -120,7 +120,9 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
             play_seats, recorded_score.
         rules: a resolved ruleset.
     Returns:
-        A pyarrow Table with the ``scores`` schema, one row per input row, in input order.
+        A pyarrow Table with the ``scores`` schema, one row per input row, in input order. Per-team lists
+        (card_points, hand_score...) have ``rules.n_teams`` entries: 2 with 2 or 4 players (team = seat % 2),
+        3 with 3 players (team = seat: each plays for himself).
     """
     if isinstance(hands, pa.RecordBatch):
         hands = pa.Table.from_batches([hands])
@@ -137,6 +139,7 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
     R = rules
     n_tricks = int(R["deal.tricks"])
     n_players = int(R["deal.n_players"])
+    K = R.n_teams
 
     taker_col = hands.column("taker")
     passed = taker_col.is_null().to_numpy(zero_copy_only=False)
@@ -166,6 +169,19 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
     reason[free() & is_tt & needs_hands & (hands_len != n_players)] = \
         f"ruleset {R.name} counts declarations/belote held, which needs the initial hands"
     reason[free() & (strain_idx < 0)] = "contract strain missing"
+    if K != 2:   # 3 players: prise only (the ruleset loader checks the style); a record may still carry one
+        coinche_col = hands.column("coinche").to_numpy(zero_copy_only=False)
+        capot_col = hands.column("capot_bid").to_numpy(zero_copy_only=False)
+        reason[free() & ((coinche_col > 0) | capot_col)] = \
+            f"ruleset {R.name}: 3-player belote has no coinche and no capot bid"
+    if int(R["deal.deck"]) == 24:   # the 7s and 8s are out of the pack
+        low = np.uint32(0x03030303)
+        init_or = np.zeros(n, dtype=np.uint32)
+        cand = np.nonzero(free() & (hands_len == n_players))[0]
+        if len(cand):
+            init_or[cand] = np.bitwise_or.reduce(
+                _fixed_list(hands.column("initial_hands"), cand, n_players, np.uint32), axis=1)
+        reason[free() & ((init_or & low) != 0)] = f"a 7 or an 8 is dealt, but ruleset {R.name} plays a 24-card pack"
     if R["contract.made_vs_bid"] == "ge" or R["contract.made_adds_bid"] or R["contract.fail_adds_bid"]:
         no_bid = (hands.column("bid").is_null().to_numpy(zero_copy_only=False)
                   & ~hands.column("capot_bid").to_numpy(zero_copy_only=False))
@@ -182,16 +198,16 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
     ill_card = np.full(n, -1, dtype=np.int8)
     ill_rule = np.zeros(n, dtype=np.int8)
     winners = np.zeros((n, n_tricks), dtype=np.int8)
-    card_pts = np.zeros((n, 2), dtype=np.int32)
+    card_pts = np.zeros((n, K), dtype=np.int32)
     last_team = np.zeros(n, dtype=np.int8)
     capot_team = np.full(n, -1, dtype=np.int8)
-    decl_pts = np.zeros((n, 2), dtype=np.int32)
+    decl_pts = np.zeros((n, K), dtype=np.int32)
     belote_team = np.full(n, -1, dtype=np.int8)
-    belote_pts = np.zeros((n, 2), dtype=np.int32)
-    cpoints = np.zeros((n, 2), dtype=np.int32)
+    belote_pts = np.zeros((n, K), dtype=np.int32)
+    cpoints = np.zeros((n, K), dtype=np.int32)
     made = np.zeros(n, dtype=bool)
     litige = np.zeros(n, dtype=bool)
-    score = np.zeros((n, 2), dtype=np.int32)
+    score = np.zeros((n, K), dtype=np.int32)
     held = np.zeros(n, dtype=np.int32)
     taker_team = np.full(n, -1, dtype=np.int8)
     decl_rows = np.zeros(n, dtype=bool)     # hands where some team scored declaration points
@@ -201,14 +217,13 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
     if m:
         strain = strain_idx[idx].astype(np.int8)
         taker = taker_col.to_numpy(zero_copy_only=False)[idx].astype(np.int64)
-        T = (taker % 2).astype(np.int64)
+        T = (taker % K).astype(np.int64)
         bid = pc.fill_null(hands.column("bid"), 0).to_numpy(zero_copy_only=False)[idx].astype(np.int64)
         capot_bid = hands.column("capot_bid").to_numpy(zero_copy_only=False)[idx].astype(bool)
         coinche = hands.column("coinche").to_numpy(zero_copy_only=False)[idx].astype(np.int64)
-        cp = np.zeros((m, 2), dtype=np.int64)
+        cp = np.zeros((m, K), dtype=np.int64)
         lt = np.zeros(m, dtype=np.int64)
-        tricks0 = np.zeros(m, dtype=np.int64)     # tricks won by team 0 (full play) ...
-        cards_of_team = np.ones((m, 2), dtype=bool)  # ... or whether each team took any card (tricks taken)
+        cards_of_team = np.ones((m, K), dtype=bool)  # whether each team took any trick (any card)
 
         full = is_full[idx]
         fi = np.nonzero(full)[0]
@@ -219,13 +234,18 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
             init_f = _fixed_list(hands.column("initial_hands"), rows, n_players, np.uint32)
             dealer = hands.column("dealer").to_numpy(zero_copy_only=False)[rows].astype(np.int8)
             pr = play.play_hands(plays, seats, init_f, dealer, strain[fi], prep.tables, prep.play_rules, n_players)
-            team_of_trick = (pr.trick_winners % 2).astype(np.int64)
+            team_of_trick = (pr.trick_winners % K).astype(np.int64)
             tp = pr.trick_points.astype(np.int64)
-            pts1 = (tp * team_of_trick).sum(axis=1)
-            cp[fi] = np.stack([tp.sum(axis=1) - pts1, pts1], axis=1)
+            if K == 2:
+                pts1 = (tp * team_of_trick).sum(axis=1)
+                cp[fi] = np.stack([tp.sum(axis=1) - pts1, pts1], axis=1)
+                t0 = (team_of_trick == 0).sum(axis=1)
+                cards_of_team[fi] = np.stack([t0 > 0, t0 < n_tricks], axis=1)
+            else:
+                won = team_of_trick[:, :, None] == np.arange(K)                   # (k, tricks, K)
+                cp[fi] = (tp[:, :, None] * won).sum(axis=1)
+                cards_of_team[fi] = won.any(axis=1)
             lt[fi] = team_of_trick[:, -1]
-            t0 = (team_of_trick == 0).sum(axis=1)
-            cards_of_team[fi] = np.stack([t0 > 0, t0 < n_tricks], axis=1)
             legal[rows] = pr.legal
             has_play[rows] = True
             ill_trick[rows], ill_seat[rows], ill_card[rows], ill_rule[rows] = \
@@ -235,26 +255,34 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
         if len(ti):
             rows = idx[ti]
             taken = _fixed_list(hands.column("tricks_taken"), rows, n_players, np.uint32)
-            team_mask = np.stack([taken[:, 0::2], taken[:, 1::2]], axis=1)
-            team_mask = np.bitwise_or.reduce(team_mask, axis=2)                   # (k, 2)
+            team_mask = np.stack([np.bitwise_or.reduce(taken[:, t::K], axis=1) for t in range(K)], axis=1)  # (k, K)
             bits = ((team_mask[:, :, None] >> np.arange(32, dtype=np.uint32)) & np.uint32(1)).astype(np.int64)
             pts = prep.tables.points[np.clip(strain[ti].astype(np.int64), 0, 5)]  # (k, 32)
             cp[ti] = (bits * pts[:, None, :]).sum(axis=2)
-            lt[ti] = hands.column("last_trick_seat").to_numpy(zero_copy_only=False)[rows].astype(np.int64) % 2
+            lt[ti] = hands.column("last_trick_seat").to_numpy(zero_copy_only=False)[rows].astype(np.int64) % K
             cards_of_team[ti] = team_mask != 0
-        cap = np.where(~cards_of_team[:, 1], 0, np.where(~cards_of_team[:, 0], 1, -1))
+        if K == 2:
+            cap = np.where(~cards_of_team[:, 1], 0, np.where(~cards_of_team[:, 0], 1, -1))
+        else:
+            cap = np.where(cards_of_team.sum(axis=1) == 1, np.argmax(cards_of_team, axis=1), -1)
         bonus = np.where(cap >= 0, int(R["cards.capot_last_trick"]), int(R["cards.last_trick"]))
+        split = int(R["cards.capot_split_each"]) if K > 2 else 0
+        if split:   # 3 players, exactly one took no trick: each of the others scores the split, no last trick
+            one_capot = cards_of_team.sum(axis=1) == K - 1
+            bonus = np.where(one_capot, 0, bonus)
+            cp += np.where(one_capot[:, None] & cards_of_team, split, 0)
         cp[np.arange(m), lt] += bonus
         cp = _scale(cp, strain, R)
         # a bonus for the team that took every trick, added after any strain scaling (Bulgarian valat +90)
-        cp[np.arange(m), np.clip(cap, 0, 1)] += np.where(cap >= 0, int(R["cards.capot_bonus"]), 0)
+        cp[np.arange(m), np.clip(cap, 0, K - 1)] += np.where(cap >= 0, int(R["cards.capot_bonus"]), 0)
 
-        team_pts = np.zeros((m, 2), dtype=np.int64)
-        bpts = np.zeros((m, 2), dtype=np.int64)
+        team_pts = np.zeros((m, K), dtype=np.int64)
+        bpts = np.zeros((m, K), dtype=np.int64)
         entry_parts = []   # declarations one by one, rows renumbered to positions in idx
         ai = np.nonzero(from_ann[idx])[0]
         if len(ai):
-            dec = declarations.from_announced(hands.column("announced").take(pa.array(idx[ai])), strain[ai], R)
+            dec = declarations.from_announced(hands.column("announced").take(pa.array(idx[ai])), strain[ai], R,
+                                              n_players)
             team_pts[ai], bpts[ai] = dec.team_points, dec.belote
             dec.entries.row = ai[dec.entries.row]
             entry_parts.append(dec.entries)
@@ -268,32 +296,40 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
             bpts[hi] = declarations.belote_points(init, strain[hi], R)
             lost = None
             if R["belote.all_trump"] == "per_suit_led" and len(fi):
-                bpts[hi], lost = _belote_led_only(bpts[hi], hi, fi, plays, seats, init, strain, R)
+                bpts[hi], lost = _belote_led_only(bpts[hi], hi, fi, plays, seats, init, strain, R, K)
             held_entries = declarations.Entries.concat(
                 [dec.entries, declarations.belote_entries(init, strain[hi], R, lost)])
             held_entries.row = hi[held_entries.row]
             entry_parts.append(held_entries)
         bpts = bpts.astype(np.int32)
-        bteam = np.where(bpts[:, 0] > 0, np.where(bpts[:, 1] > 0, -1, 0), np.where(bpts[:, 1] > 0, 1, -1))
-        team_decl = declarations.transfer_on_capot(team_pts.astype(np.int32), cap, R)
-        res = contract.settle(cp, team_decl, bpts, T, bid, capot_bid, coinche, cap, R, strain)
+        if K == 2:
+            bteam = np.where(bpts[:, 0] > 0, np.where(bpts[:, 1] > 0, -1, 0), np.where(bpts[:, 1] > 0, 1, -1))
+        else:
+            bteam = np.where((bpts > 0).sum(axis=1) == 1, np.argmax(bpts > 0, axis=1), -1)
+        team_decl = declarations.transfer_on_capot(team_pts.astype(np.int32), cap, R, cards_of_team)
+
+        def settle(sel, decl):
+            if K == 2:
+                return contract.settle(cp[sel], decl, bpts[sel], T[sel], bid[sel], capot_bid[sel], coinche[sel],
+                                       cap[sel], R, strain[sel])
+            return solo.settle_solo(cp[sel], decl, bpts[sel], T[sel], R)
+        res = settle(np.arange(m), team_decl)
         # would the outcome (made / failed / litige) differ without the declarations (belote kept)?
         di = np.nonzero(team_decl.any(axis=1))[0]
         decided_m = np.zeros(m, dtype=bool)
         if len(di):
-            alt = contract.settle(cp[di], np.zeros((len(di), 2), dtype=np.int32), bpts[di], T[di], bid[di],
-                                  capot_bid[di], coinche[di], cap[di], R, strain[di])
+            alt = settle(di, np.zeros((len(di), K), dtype=np.int32))
             decided_m[di] = (alt.made != res.made[di]) | (alt.litige != res.litige[di])
         decl_rows[idx] = team_decl.any(axis=1)
         decided[idx] = decided_m
         ent = declarations.Entries.concat(entry_parts) if entry_parts else declarations.Entries.empty()
         ent.row = idx[ent.row]
         penalty = int(R["play.revoke_penalty"])
-        if penalty and len(fi):   # the offender's opponents score the penalty (rules.md R37)
+        if penalty and len(fi):   # each of the offender's opponents scores the penalty (rules.md R37)
             rows_f = idx[fi]
             bad = ill_rule[rows_f] != 0
-            off_team = ill_seat[rows_f].astype(np.int64) % 2
-            res.hand_score[fi[bad], 1 - off_team[bad]] += penalty
+            off_team = ill_seat[rows_f].astype(np.int64) % K
+            res.hand_score[fi[bad]] += np.where(np.arange(K) != off_team[bad][:, None], penalty, 0).astype(np.int32)
 
         card_pts[idx] = cp
         last_team[idx] = lt
@@ -311,7 +347,7 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
     status = np.where(passed, "passed_out", np.where(ok, "scored", "unscorable"))
     has_taker = ~passed
     taker_all = pc.fill_null(taker_col, 0).to_numpy(zero_copy_only=False).astype(np.int64)
-    taker_team = np.where(has_taker, taker_all % 2, -1).astype(np.int8)
+    taker_team = np.where(has_taker, taker_all % K, -1).astype(np.int8)
     sc = ok  # rows with a full result
     played = sc & has_play
     score_out = np.where((ok | passed)[:, None], score, 0)
@@ -328,15 +364,15 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
     rule_names = np.array(play.RULE_NAMES, dtype=object)
     illegal = played & ~legal
     recorded = hands.column("recorded_score")
-    rec_ok = recorded.is_valid().to_numpy(zero_copy_only=False) & (pc.fill_null(pc.list_value_length(recorded), 0).to_numpy(zero_copy_only=False) == 2)
+    rec_ok = recorded.is_valid().to_numpy(zero_copy_only=False) & (pc.fill_null(pc.list_value_length(recorded), 0).to_numpy(zero_copy_only=False) == K)
     matches = np.zeros(n, dtype=bool)
     if rec_ok.any():
         ridx = np.nonzero(rec_ok)[0]
-        rec = _fixed_list(recorded, ridx, 2, np.int64)
+        rec = _fixed_list(recorded, ridx, K, np.int64)
         matches[ridx] = (rec == score_out[ridx]).all(axis=1)
     # sources that record only the difference between the teams (OpenSpiel returns)
     margin = hands.column("recorded_margin")
-    m_ok = margin.is_valid().to_numpy(zero_copy_only=False) & ~rec_ok
+    m_ok = margin.is_valid().to_numpy(zero_copy_only=False) & ~rec_ok & (K == 2)
     if m_ok.any():
         mv = pc.fill_null(margin, 0).to_numpy(zero_copy_only=False).astype(np.int64)
         matches = np.where(m_ok, (score_out[:, 0] - score_out[:, 1]) == mv, matches)

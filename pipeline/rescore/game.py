@@ -10,10 +10,13 @@ Rules (ruleset ``[game]`` and ``[contract]``):
   wins the next hand that has a winner (made contract -> taker's team, failed -> defence); with
   "higher_hand_score" (Belot_Scorer) to the team scoring strictly more on the next hand that does not hang;
   consecutive litiges accumulate; passed-out hands carry the pot on;
-* the game ends after the first hand that leaves a total at or above ``game.target`` with the totals
-  unequal (both over: the higher wins; equal: play on, rules.md R36); with ``game.no_exit_on_capot`` a
-  capot/valat hand never ends it (Bulgarian, BG-HIT).
+* the game ends after the first hand that leaves a total at or above ``game.target`` with the highest total
+  held by one team alone (both over: the higher wins; equal: play on, rules.md R36); with
+  ``game.no_exit_on_capot`` a capot/valat hand never ends it (Bulgarian, BG-HIT).
 Unscorable hands count 0-0 and do not decide litige.
+
+Teams: 2 with 2 or 4 players, 3 with 3 players (each plays for himself; totals and the winner are per player).
+With 3 players a failed hand's winner (for a held litige) is the opponent scoring strictly more on it.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
     sets ``game.target_from_record`` (the target is a per-table option in some sources)."""
     if scores.num_rows == 0:
         return schema.empty("game_scores")
+    K = rules.n_teams
     cols = ["game_id", "hand_no", "source", "status", "hand_score", "held_points", "litige", "taker_team",
             "contract_made"] + [c for c in ("capot_team", "carried_in") if c in scores.column_names]
     t = scores.select(cols).sort_by([("game_id", "ascending"), ("hand_no", "ascending")])
@@ -46,23 +50,28 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
     H = int(lengths.max())
 
     ok = pc.is_valid(t.column("hand_score")).to_numpy(zero_copy_only=False)
-    hs = np.zeros((n, 2), dtype=np.int64)
+    hs = np.zeros((n, K), dtype=np.int64)
     idx = np.nonzero(ok)[0]
     if len(idx):
         flat = pc.list_flatten(t.column("hand_score").take(pa.array(idx)).combine_chunks()).to_numpy(zero_copy_only=False)
-        hs[idx] = flat.reshape(-1, 2)
+        hs[idx] = flat.reshape(-1, K)
     made = pc.fill_null(t.column("contract_made"), False).to_numpy(zero_copy_only=False)
     lit_col = t.column("litige").to_numpy(zero_copy_only=False)
     decided = pc.is_valid(t.column("contract_made")).to_numpy(zero_copy_only=False) & ok
     taker = pc.fill_null(t.column("taker_team"), 0).to_numpy(zero_copy_only=False).astype(np.int64)
+    # the team scoring strictly more than every other on a hand (-1 when the best score is shared)
+    best = hs.max(axis=1, keepdims=True)
+    top = np.where((hs == best).sum(axis=1) == 1, np.argmax(hs, axis=1), -1)
     if rules["game.litige_to"] == "higher_hand_score":   # the team scoring more on the next hand (Belot_Scorer)
-        winner_hand = np.where(ok & ~lit_col, np.where(hs[:, 0] > hs[:, 1], 0, np.where(hs[:, 1] > hs[:, 0], 1, -1)), -1)
-    else:
+        winner_hand = np.where(ok & ~lit_col, top, -1)
+    elif K == 2:
         winner_hand = np.where(decided, np.where(made, taker, 1 - taker), -1)
+    else:   # failed with 3 players: the opponent scoring more on the hand
+        winner_hand = np.where(decided, np.where(made, taker, np.where(top != taker, top, -1)), -1)
     held = t.column("held_points").to_numpy(zero_copy_only=False).astype(np.int64)
     lit = t.column("litige").to_numpy(zero_copy_only=False)
 
-    M_score = np.zeros((G, H, 2), dtype=np.int64)
+    M_score = np.zeros((G, H, K), dtype=np.int64)
     M_win = np.full((G, H), -1, dtype=np.int64)
     M_held = np.zeros((G, H), dtype=np.int64)
     M_lit = np.zeros((G, H), dtype=bool)
@@ -84,11 +93,11 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
     target = np.full(G, int(rules["game.target"]), dtype=np.int64)
     if rules["game.target_from_record"] and targets:
         target = np.array([targets.get(g) or int(rules["game.target"]) for g in gid[starts]], dtype=np.int64)
-    totals = np.zeros((G, 2), dtype=np.int64)
+    totals = np.zeros((G, K), dtype=np.int64)
     pot = np.zeros(G, dtype=np.int64)
     ended = np.zeros(G, dtype=bool)
     ended_at = np.zeros(G, dtype=np.int64)
-    at_end = np.zeros((G, 2), dtype=np.int64)
+    at_end = np.zeros((G, K), dtype=np.int64)
     rows = np.arange(G)
     for h in range(H):
         v = M_valid[:, h]
@@ -99,16 +108,18 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
         totals[rows[give], w[give]] += pot[give]
         pot = np.where(give, 0, pot)
         pot = pot + np.where(v & M_lit[:, h], M_held[:, h], 0)
-        done = v & ~ended & (totals.max(axis=1) >= target) & (totals[:, 0] != totals[:, 1])
+        high = totals.max(axis=1)
+        alone = (totals[:, 0] != totals[:, 1]) if K == 2 else ((totals == high[:, None]).sum(axis=1) == 1)
+        done = v & ~ended & (high >= target) & alone
         if rules["game.no_exit_on_capot"]:   # "С капо не се излиза": a valat hand never ends the game
             done &= ~M_capot[:, h]
         ended_at = np.where(done, M_no[:, h], ended_at)
         at_end = np.where(done[:, None], totals, at_end)
         ended |= done
-    winner = np.where(at_end[:, 0] > at_end[:, 1], 0, 1)
+    winner = np.argmax(at_end, axis=1)
 
     def lists(a, mask=None):
-        offsets = pa.array(np.arange(0, 2 * len(a) + 1, 2, dtype=np.int32))
+        offsets = pa.array(np.arange(0, K * len(a) + 1, K, dtype=np.int32))
         return pa.ListArray.from_arrays(offsets, pa.array(a.reshape(-1), type=pa.int32()),
                                         mask=None if mask is None else pa.array(~mask))
 

@@ -23,8 +23,9 @@ RANK_KEYS = ["7", "8", "9", "10", "J", "Q", "K", "A"]
 
 # Parameters whose value must be one of a fixed set (only what the engine implements).
 CHOICES: dict[str, tuple] = {
-    "deal.n_players": (2, 4),
-    "deal.tricks": (8, 9),
+    "deal.n_players": (2, 3, 4),
+    "deal.tricks": (8, 9, 10),
+    "deal.deck": (32, 24),
     "auction.style": ("prise", "bid", "strain"),
     "declarations.tie": ("none",),
     "declarations.on_capot": ("keep", "to_capot_team", "lost"),
@@ -37,6 +38,8 @@ CHOICES: dict[str, tuple] = {
     "contract.made_vs_bid": ("ge", "none"),
     "contract.tie": ("litige", "made", "failed"),
     "contract.fail_declarations": ("to_defence", "keep", "lost"),
+    "contract.solo_made": ("each", "combined"),
+    "contract.solo_fail": ("share", "own"),
     "double.scope": ("bid", "whole", "flat", "own"),
     "belote.all_trump": ("per_suit", "per_suit_led", "none"),
     "rounding.mode": ("none", "nearest10_5up", "nearest10_6up", "bg_2001", "bg_modern"),
@@ -65,6 +68,12 @@ class Ruleset:
     sources: dict[str, str] = field(default_factory=dict)
     chain: tuple[str, ...] = ()
 
+    @property
+    def n_teams(self) -> int:
+        """Sides that score: 2 with 2 or 4 players (team = seat % 2), 3 with 3 players (each plays for himself,
+        team = seat). Per-team lists of the ``scores`` and ``game_scores`` tables have this length."""
+        return n_teams(int(self.params["deal"]["n_players"]))
+
     def __getitem__(self, dotted: str) -> Any:
         section, _, key = dotted.partition(".")
         return self.params[section][key]
@@ -77,6 +86,12 @@ class Ruleset:
     def flat(self) -> dict[str, Any]:
         """Every parameter as 'section.key' -> value."""
         return {f"{s}.{k}": v for s, kv in self.params.items() for k, v in kv.items()}
+
+
+def n_teams(n_players: int) -> int:
+    """Scoring sides for ``n_players`` seats: 2 for 2 or 4 players (team = seat % 2), 3 for 3 players (team =
+    seat: each plays for himself, the taker against the two others)."""
+    return 3 if n_players == 3 else 2
 
 
 def shipped_names() -> list[str]:
@@ -216,6 +231,13 @@ def load(ref: str | Path) -> Ruleset:
                 raise RulesetError(f"{path}: missing parameter {section}.{key} (add it, or 'extends' a ruleset that has it)")
             if isinstance(default, dict) and set(params[section][key]) != set(default):
                 raise RulesetError(f"{path}: {section}.{key} must give every rank {RANK_KEYS}")
+    deal = params["deal"]
+    if deal["n_players"] * deal["tricks"] > deal["deck"]:
+        raise RulesetError(f"{path}: deal: {deal['n_players']} players x {deal['tricks']} tricks need "
+                           f"{deal['n_players'] * deal['tricks']} cards, more than the {deal['deck']}-card pack")
+    if deal["n_players"] == 3 and params["auction"]["style"] != "prise":
+        raise RulesetError(f"{path}: auction.style = {params['auction']['style']!r} is not supported with 3 players "
+                           "(3-player belote is played with the prise: no bids, no coinche)")
     data = _read(path)
     name = str(data.get("name", path.stem))
     shipped_dir = resource_dir("rulesets").resolve()
