@@ -137,7 +137,11 @@ def export_duckdb(lake: Path | str, path: Path | str, rulesets: list[str] | None
                     for view in stats.VIEWS:       # streamed in batches: memory bounded by the batch size
                         cur = con.cursor()
                         try:
-                            out.register("_rows", cur.sql(f"SELECT * FROM {view}").fetch_record_batch(65_536))
+                            rel = cur.sql(f"SELECT * FROM {view}")
+                            # DuckDB >= 1.4 names it to_arrow_reader; older versions fetch_record_batch
+                            reader = (rel.to_arrow_reader(65_536) if hasattr(rel, "to_arrow_reader")
+                                      else rel.fetch_record_batch(65_536))
+                            out.register("_rows", reader)
                             out.execute(f"CREATE TABLE {view} AS SELECT * FROM _rows")
                             out.unregister("_rows")
                         finally:
@@ -243,11 +247,12 @@ Caveat: the four seats of a deal partition the deck, so the test is approximate;
 a strain the players chose after seeing their cards. A small p-value is a prompt to look, not proof."""
 
 
-def _report_columns(name: str) -> tuple[str, ...]:
+def _report_columns() -> dict[str, tuple[str, ...]]:
+    """Column names of each report of :data:`REPORTS`, from running it on an empty lake."""
     with tempfile.TemporaryDirectory(prefix="rebelote-docs-") as empty:
         con = stats.connect(empty)
         try:
-            return tuple(_empty_report(con, name).column_names)
+            return {name: tuple(_empty_report(con, name).column_names) for name in REPORTS}
         finally:
             con.close()
 
@@ -266,8 +271,9 @@ def describe() -> list[Obj]:
     finally:
         con.close()
     objs.append(Obj("seats", "view or table", _VIEW_TEXT["seats"], tuple(stats.SEATS_COLUMNS)))
+    report_columns = _report_columns()
     for name in REPORTS:
-        cols = tuple((c, "", "") for c in _report_columns(name))
+        cols = tuple((c, "", "") for c in report_columns[name])
         objs.append(Obj(f"report_{name}", "table", stats.report_doc(name), cols))
     events = ", ".join(exact_probabilities())
     objs.append(Obj("report_fairness", "table", _FAIRNESS_TEXT.format(events=events),

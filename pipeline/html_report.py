@@ -26,6 +26,8 @@ from pipeline.fairness import fairness_on
 MAX_ROWS = 50
 #: Players shown in the take/success chart (the most hands first).
 CHART_PLAYERS = 25
+#: Longest player name in chart labels (longer ones are cut with an ellipsis; the tables show them whole).
+LABEL_CHARS = 24
 TAKER, DEFENCE, GOOD, BAD, GREY, AMBER = "#1f6feb", "#d1495b", "#2e9e5b", "#d1495b", "#9aa5b1", "#e3a21a"
 PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
 
@@ -35,6 +37,16 @@ def esc(value) -> str:
     if value is None:
         return ""
     return html.escape(str(value), quote=True)
+
+
+def plot_text(value, limit: int | None = None) -> str:
+    """Text for a plotly label, title or legend. Plotly draws a few HTML tags (<b>, <br>, <a href>...) and
+    decodes &amp; &lt; &gt; and numeric entities (not &quot;): escaping & < > is what keeps a name a
+    name. ``limit``: cut longer texts to that many characters, with an ellipsis."""
+    text = "" if value is None else str(value)
+    if limit is not None and len(text) > limit:
+        text = text[:limit - 1] + "…"
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def fmt(column: str, value) -> str:
@@ -69,8 +81,8 @@ class Figure:
 
 def _layout(fig, title: str, xaxis: str, yaxis: str, height: int = 380, **kw) -> None:
     fig.update_layout(template="plotly_white", height=height,
-                      title=dict(text=esc(title), x=0, xanchor="left", y=0.98, yanchor="top"),
-                      margin=dict(l=60, r=20, t=80, b=60), xaxis_title=esc(xaxis), yaxis_title=esc(yaxis),
+                      title=dict(text=plot_text(title), x=0, xanchor="left", y=0.98, yanchor="top"),
+                      margin=dict(l=60, r=20, t=80, b=60), xaxis_title=plot_text(xaxis), yaxis_title=plot_text(yaxis),
                       legend=dict(orientation="h", yanchor="bottom", y=1.01, xanchor="left", x=0),
                       font=dict(family="system-ui, -apple-system, Segoe UI, Roboto, sans-serif", size=13), **kw)
 
@@ -83,10 +95,10 @@ def _histogram(bins: report_data.Bins, series: dict[str, tuple[str, str]], title
     for name, (label, colour) in series.items():
         fig.add_trace(go.Bar(
             x=[s + bins.width / 2 for s in bins.starts], y=bins.counts[name], width=bins.width * 0.95,
-            name=esc(f"{label} ({bins.total(name)})"), marker_color=colour, opacity=0.7,
+            name=plot_text(f"{label} ({bins.total(name)})"), marker_color=colour, opacity=0.7,
             customdata=[[s, s + bins.width - 1] for s in bins.starts] if bins.width > 1 else bins.starts,
             hovertemplate=(("%{customdata[0]} to %{customdata[1]}" if bins.width > 1 else "%{customdata}")
-                           + ": %{y} hands<extra>" + esc(label) + "</extra>")))
+                           + ": %{y} hands<extra>" + plot_text(label) + "</extra>")))
     _layout(fig, title, xaxis, "hands", barmode="overlay", bargap=0)
     return fig
 
@@ -126,7 +138,7 @@ def _table(table: pa.Table, columns: list[str] | None, caption: str = "", more: 
 def _player_labels(rows: list[dict]) -> list[str]:
     """Chart labels: the name, with its source when several sources are shown (names are per source)."""
     several = len({r["source"] for r in rows}) > 1
-    return [esc(f"{r['player']} · {r['source']}" if several else r["player"]) for r in rows]
+    return [plot_text(r["player"], LABEL_CHARS) + (plot_text(f" · {r['source']}") if several else "") for r in rows]
 
 
 def _players_figure(players: pa.Table) -> object:
@@ -134,14 +146,15 @@ def _players_figure(players: pa.Table) -> object:
 
     rows = players.slice(0, CHART_PLAYERS).to_pylist()
     labels = _player_labels(rows)
+    full = [plot_text(f"{r['player']} · {r['source']}") for r in rows]     # hover: the whole name
     success = [r["made"] / r["decided"] if r["decided"] else None for r in rows]
     fig = go.Figure([
         go.Bar(x=labels, y=[r["take_rate"] for r in rows], name="take rate (taken / hands)", marker_color=TAKER,
-               text=[f"{r['taken']}/{r['hands']}" for r in rows], textposition="outside",
-               hovertemplate="%{x}<br>take rate %{y:.1%} (%{text})<extra></extra>"),
+               text=[f"{r['taken']}/{r['hands']}" for r in rows], textposition="outside", customdata=full,
+               hovertemplate="%{customdata}<br>take rate %{y:.1%} (%{text} hands)<extra></extra>"),
         go.Bar(x=labels, y=success, name="success rate (made / decided)", marker_color=GOOD,
-               text=[f"{r['made']}/{r['decided']}" for r in rows], textposition="outside",
-               hovertemplate="%{x}<br>success rate %{y:.1%} (%{text} contracts)<extra></extra>"),
+               text=[f"{r['made']}/{r['decided']}" for r in rows], textposition="outside", customdata=full,
+               hovertemplate="%{customdata}<br>success rate %{y:.1%} (%{text} contracts)<extra></extra>"),
     ])
     shown = f" (the {len(rows)} with the most hands)" if players.num_rows > len(rows) else ""
     _layout(fig, f"Take rate and success rate per player{shown}", "", "rate", height=420, barmode="group")
@@ -173,9 +186,9 @@ def _contracts_figure(by_strain: dict[str, dict[str, int]]) -> object:
 
     strains = list(by_strain)
     names = {"C": "♣ clubs", "D": "♦ diamonds", "H": "♥ hearts", "S": "♠ spades", "NT": "no trump", "AT": "all trump"}
-    labels = [esc(names.get(s, s)) for s in strains]
-    fig = go.Figure([go.Bar(x=labels, y=[by_strain[s][key] for s in strains], name=esc(label), marker_color=colour,
-                            hovertemplate="%{x}: %{y} " + esc(label) + "<extra></extra>")
+    labels = [plot_text(names.get(s, s)) for s in strains]
+    fig = go.Figure([go.Bar(x=labels, y=[by_strain[s][key] for s in strains], name=plot_text(label),
+                            marker_color=colour, hovertemplate="%{x}: %{y} " + plot_text(label) + "<extra></extra>")
                      for key, label, colour in _RESULTS])
     fig.add_trace(go.Scatter(x=labels, y=[by_strain[s]["contracts"] for s in strains], mode="text",
                              text=[f"{by_strain[s]['made']}/{by_strain[s]['made'] + by_strain[s]['failed']} made"
