@@ -92,7 +92,8 @@ def _histogram(bins: report_data.Bins, series: dict[str, tuple[str, str]], title
     import plotly.graph_objects as go
 
     fig = go.Figure()
-    for name, (label, colour) in series.items():
+    shown = {k: v for k, v in series.items() if bins.total(k)} or series     # no legend entry for an empty series
+    for name, (label, colour) in shown.items():
         fig.add_trace(go.Bar(
             x=[s + bins.width / 2 for s in bins.starts], y=bins.counts[name], width=bins.width * 0.95,
             name=plot_text(f"{label} ({bins.total(name)})"), marker_color=colour, opacity=0.7,
@@ -106,8 +107,9 @@ def _histogram(bins: report_data.Bins, series: dict[str, tuple[str, str]], title
 def _margin_figure(bins: report_data.Bins) -> object:
     fig = _histogram(bins, {"bid": ("bid contracts: points − bid", TAKER),
                             "prise": ("prise: points − defence's points", AMBER)}, "Taker's margin", "card points")
-    fig.add_vline(x=0, line_dash="dash", line_color="#52606d", annotation_text="made →",
-                  annotation_position="top right")
+    fig.add_vline(x=0, line_dash="dash", line_color="#52606d")
+    fig.add_annotation(x=0, y=1, xref="x", yref="paper", text="made →", showarrow=False, xanchor="left",
+                       yanchor="top", xshift=4, font=dict(color="#52606d"))
     return fig
 
 
@@ -142,6 +144,8 @@ def _player_labels(rows: list[dict]) -> list[str]:
 
 
 def _players_figure(players: pa.Table) -> object:
+    """Horizontal grouped bars, one pair per player (most hands at the top): take rate and success rate,
+    each labelled with its numerator/denominator."""
     import plotly.graph_objects as go
 
     rows = players.slice(0, CHART_PLAYERS).to_pylist()
@@ -149,17 +153,19 @@ def _players_figure(players: pa.Table) -> object:
     full = [plot_text(f"{r['player']} · {r['source']}") for r in rows]     # hover: the whole name
     success = [r["made"] / r["decided"] if r["decided"] else None for r in rows]
     fig = go.Figure([
-        go.Bar(x=labels, y=[r["take_rate"] for r in rows], name="take rate (taken / hands)", marker_color=TAKER,
-               text=[f"{r['taken']}/{r['hands']}" for r in rows], textposition="outside", customdata=full,
-               hovertemplate="%{customdata}<br>take rate %{y:.1%} (%{text} hands)<extra></extra>"),
-        go.Bar(x=labels, y=success, name="success rate (made / decided)", marker_color=GOOD,
+        go.Bar(y=labels, x=[r["take_rate"] for r in rows], name="take rate (taken / hands)", marker_color=TAKER,
+               orientation="h", text=[f"{r['taken']}/{r['hands']}" for r in rows], textposition="outside",
+               customdata=full, hovertemplate="%{customdata}<br>take rate %{x:.1%} (%{text} hands)<extra></extra>"),
+        go.Bar(y=labels, x=success, name="success rate (made / decided)", marker_color=GOOD, orientation="h",
                text=[f"{r['made']}/{r['decided']}" for r in rows], textposition="outside", customdata=full,
-               hovertemplate="%{customdata}<br>success rate %{y:.1%} (%{text} contracts)<extra></extra>"),
+               hovertemplate="%{customdata}<br>success rate %{x:.1%} (%{text} contracts)<extra></extra>"),
     ])
     shown = f" (the {len(rows)} with the most hands)" if players.num_rows > len(rows) else ""
-    _layout(fig, f"Take rate and success rate per player{shown}", "", "rate", height=420, barmode="group")
-    fig.update_yaxes(tickformat=".0%", range=[0, 1.15])
-    fig.update_traces(cliponaxis=False, textfont_size=10)
+    _layout(fig, f"Take rate and success rate per player{shown}", "rate", "", height=130 + 38 * len(rows),
+            barmode="group", bargap=0.25)
+    fig.update_xaxes(tickformat=".0%", range=[0, 1.12])
+    fig.update_yaxes(autorange="reversed", automargin=True)
+    fig.update_traces(cliponaxis=False, textfont_size=11)
     return fig
 
 
@@ -188,7 +194,8 @@ def _contracts_figure(by_strain: dict[str, dict[str, int]]) -> object:
     names = {"C": "♣ clubs", "D": "♦ diamonds", "H": "♥ hearts", "S": "♠ spades", "NT": "no trump", "AT": "all trump"}
     labels = [plot_text(names.get(s, s)) for s in strains]
     fig = go.Figure([go.Bar(x=labels, y=[by_strain[s][key] for s in strains], name=plot_text(label),
-                            marker_color=colour, hovertemplate="%{x}: %{y} " + plot_text(label) + "<extra></extra>")
+                            marker_color=colour, hovertemplate="%{x}: %{y} " + plot_text(label) + "<extra></extra>",
+                            showlegend=any(by_strain[s][key] for s in strains))    # no legend entry for 0
                      for key, label, colour in _RESULTS])
     fig.add_trace(go.Scatter(x=labels, y=[by_strain[s]["contracts"] for s in strains], mode="text",
                              text=[f"{by_strain[s]['made']}/{by_strain[s]['made'] + by_strain[s]['failed']} made"
@@ -358,7 +365,8 @@ def build_html(lake: Path | str, ruleset: str | None = None, filters: stats.Filt
                          '<p class="lead">How far the taker was from what the contract needed, in card points '
                          "(the totals the made test compares: cards, last trick and what the ruleset adds). "
                          "Bid contracts: the taker's points minus the bid. Takes without a bid value (classic "
-                         "prise): the taker's points minus the defence's. Right of 0 is made.</p>"
+                         "prise): the taker's points minus the defence's. A bid is reached from 0 up; a prise is made above 0 "
+                         "(0 is a tie, a litige under most rulesets).</p>"
                          + fig("margins", _margin_figure(margin_bins))
                          + (f'<p class="note">{capot_bids} capot bids left out (they need every trick, not a '
                             "number of points).</p>" if capot_bids else "")))

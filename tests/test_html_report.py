@@ -103,7 +103,7 @@ def test_player_names_escaped(page, lake):
         assert f"<td>{html.escape(name)}</td>" in page          # in the players table, escaped
     # chart labels are escaped too (plotly draws a few HTML tags in labels, and decodes &amp; &lt; &gt;): the
     # bars' x values, cut to 24 characters
-    labels = figure_data(page, "players")[0]["x"]
+    labels = figure_data(page, "players")[0]["y"]
     assert '&lt;img src=x onerror=aler… · club' in labels
     assert '&lt;img src=x onerror=alert(1)&gt;Zoé &amp; "Co" · club' in figure_data(page, "players")[0]["customdata"]
 
@@ -113,10 +113,10 @@ def test_players_numbers(page, lake):
     take, success = figure_data(page, "players")
     shown = players[:html_report.CHART_PLAYERS]
     # the bars are the report's rates, labelled with their numerator/denominator
-    assert take["y"] == [r["take_rate"] for r in shown]
+    assert take["x"] == [r["take_rate"] for r in shown]
     assert take["text"] == [f"{r['taken']}/{r['hands']}" for r in shown]
     assert success["text"] == [r["made_of"] for r in shown]
-    assert success["y"] == [r["made"] / r["decided"] if r["decided"] else None for r in shown]
+    assert success["x"] == [r["made"] / r["decided"] if r["decided"] else None for r in shown]
     for r in players:
         # e.g. a row "... 28 | 6 | 21.43% | 4/5 ..." (take_rate 0.2143 of the report shown as a percentage)
         row = (f'<td class="num">{r["hands"]}</td><td class="num">{r["taken"]}</td>'
@@ -189,8 +189,8 @@ def test_pseudonymized_page(lake, tmp_path):
     assert [n for n in PLAYERS + (HOSTILE, html.escape(HOSTILE)) if n in text] == []
     assert f"<td>{pseudonym('pepper', 'club', 'Bruno')}</td>" in text
     # the numbers do not change: the take-rate bars are the same
-    plain = figure_data(html_report.build_html(lake, RULES)[0], "players")[0]["y"]
-    assert sorted(figure_data(text, "players")[0]["y"]) == sorted(plain)
+    plain = figure_data(html_report.build_html(lake, RULES)[0], "players")[0]["x"]
+    assert sorted(figure_data(text, "players")[0]["x"]) == sorted(plain)
 
 
 def test_cli_errors(lake, tmp_path):
@@ -204,7 +204,7 @@ def test_cli_errors(lake, tmp_path):
     text = (tmp_path / "x.html").read_text()
     assert "filters: source online; player Bruno" in text
     # --player keeps Bruno's row only in the per-player chart and table (Bruno played all 25 hands of 'online')
-    assert figure_data(text, "players")[0]["x"] == ["Bruno"]
+    assert figure_data(text, "players")[0]["y"] == ["Bruno"]
     assert '<tr><td>Bruno</td><td>online</td><td class="num">2</td><td class="num">25</td>' in text
 
 
