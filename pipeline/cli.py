@@ -156,17 +156,26 @@ def _emit(table, fmt: str, output: Optional[Path], display: Optional[list[str]] 
         _fail(f"cannot write {output}: {e.strerror or e}")
 
 
-def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Optional[Path],
-           source: Optional[list[str]], variant: Optional[list[str]], player: Optional[list[str]] = None,
-           min_hands: Optional[int] = None, since: Optional[str] = None, until: Optional[str] = None) -> None:
+def _filters(source: Optional[list[str]], variant: Optional[list[str]], player: Optional[list[str]] = None,
+             min_hands: Optional[int] = None, pseudonymize: Optional[str] = None, since: Optional[str] = None,
+             until: Optional[str] = None):
     from pipeline import stats
 
     try:
         when = (stats.parse_when(since) if since else None, stats.parse_when(until, end=True) if until else None)
     except ValueError as e:
         _fail(f"--since/--until: {e}")
-    filters = stats.Filters(tuple(source) if source else None, tuple(variant) if variant else None,
-                            tuple(player) if player else None, min_hands, *when)
+    return stats.Filters(tuple(source) if source else None, tuple(variant) if variant else None,
+                         tuple(player) if player else None, min_hands, pseudonymize, *when)
+
+
+def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Optional[Path],
+           source: Optional[list[str]], variant: Optional[list[str]], player: Optional[list[str]] = None,
+           min_hands: Optional[int] = None, pseudonymize: Optional[str] = None, since: Optional[str] = None,
+           until: Optional[str] = None) -> None:
+    from pipeline import stats
+
+    filters = _filters(source, variant, player, min_hands, _salt(pseudonymize), since, until)
     if ruleset is not None and ruleset.endswith(".toml"):
         ruleset = _load_rules(ruleset).name      # a house-rules file: report the scores of its name
     try:
@@ -205,9 +214,9 @@ def _report_command(report: str, doc: str) -> None:
     """Register `rebelote stats <report>` (underscores become dashes) running queries/<report>.sql."""
     def command(lake: LakeOpt = lakemod.DEFAULT_LAKE, rules: RulesOpt = None, format: FormatOpt = None,
                 output: OutputOpt = None, source: SourceOpt = None, variant: VariantOpt = None,
-                player: PlayerOpt = None, min_hands: MinHandsOpt = None, since: SinceOpt = None,
-                until: UntilOpt = None) -> None:
-        _stats(report, lake, rules, format, output, source, variant, player, min_hands, since, until)
+                player: PlayerOpt = None, min_hands: MinHandsOpt = None, pseudonymize: PseudoOpt = None,
+                since: SinceOpt = None, until: UntilOpt = None) -> None:
+        _stats(report, lake, rules, format, output, source, variant, player, min_hands, pseudonymize, since, until)
     command.__doc__ = doc
     stats_app.command(report.replace("_", "-"))(command)
 
@@ -230,17 +239,22 @@ for _report, _doc in [
 @stats_app.command("fairness")
 def stats_fairness(
     lake: LakeOpt = lakemod.DEFAULT_LAKE,
-    by: Annotated[str, typer.Option("--by", help="source or player.")] = "source",
+    by: Annotated[str, typer.Option("--by", help="source, player or all.")] = "source",
     format: FormatOpt = None,
     output: OutputOpt = None,
+    source: SourceOpt = None,
+    variant: VariantOpt = None,
+    player: PlayerOpt = None,
+    pseudonymize: PseudoOpt = None,
 ) -> None:
     """Dealt-hand events (carrés, runs, voids, trump length, J+9 of trump) observed against their exact
     probabilities for a uniformly shuffled deck, with a binomial test per event (docs/fairness.md)."""
     from pipeline.fairness import fairness_report
 
+    filters = _filters(source, variant, player, None, _salt(pseudonymize))
     try:
-        table = fairness_report(lake, by)
-    except ValueError as e:
+        table = fairness_report(lake, by, filters=filters if (source or variant or player or pseudonymize) else None)
+    except ValueError as e:      # StatsError is a ValueError too
         _fail(str(e))
     _emit(table, format, output)
 
@@ -279,34 +293,148 @@ def compare(
     con.close()
 
 
-@app.command()
-def export(
-    format: Annotated[str, typer.Option("--format", help="Export format: jsonl (Rebelote native JSON Lines).")] = "jsonl",
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="File to write (default: standard output).")] = None,
-    lake: LakeOpt = lakemod.DEFAULT_LAKE,
-    source: Annotated[Optional[list[str]], typer.Option("--source", help="Only these sources (repeatable).")] = None,
-) -> None:
-    """Write the lake's games in the native JSON Lines format (lossless; re-importable; FILE.gz is gzipped)."""
+export_app = typer.Typer(help="Export the lake: native JSON Lines (`export jsonl`, or `export --format jsonl` as "
+                                "before) or a DuckDB database for dashboards (`export duckdb FILE.duckdb`).")
+app.add_typer(export_app, name="export", invoke_without_command=True)
+
+PseudoOpt = Annotated[Optional[str], typer.Option("--pseudonymize", metavar="SALT",
+                                                  help="Replace player names by stable salted hashes (p_ + 12 hex "
+                                                       "digits). Same salt: same pseudonyms (linkable); another "
+                                                       "salt: unlinkable. Keep the salt secret.")]
+
+
+def _salt(pseudonymize: Optional[str]) -> Optional[str]:
+    if pseudonymize is not None and not pseudonymize:
+        _fail("--pseudonymize needs a non-empty salt")
+    return pseudonymize
+
+
+def _export_jsonl(output: Optional[Path], lake: Path, source: Optional[list[str]], salt: Optional[str]) -> None:
     import gzip
 
     from pipeline.export import export_jsonl
 
-    if format.lower() != "jsonl":
-        _fail(f"unknown export format {format!r}; available: jsonl")
     if not lakemod.has_table(lake, "hands"):
         _fail(f"no hands in lake {lake}")
     try:
         if output is None:
-            games, hands = export_jsonl(lake, sys.stdout.buffer, source)
+            games, hands = export_jsonl(lake, sys.stdout.buffer, source, salt)
         else:
             opener = gzip.open if output.suffix == ".gz" else open
             with opener(output, "wb") as f:
-                games, hands = export_jsonl(lake, f, source)
+                games, hands = export_jsonl(lake, f, source, salt)
     except OSError as e:
         _fail(f"cannot write {output}: {e.strerror or e}")
-    err.print(f"export: {games} games, {hands} hands" + (f" -> {output}" if output else ""))
+    err.print(f"export: {games} games, {hands} hands" + (" (pseudonymized)" if salt else "")
+              + (f" -> {output}" if output else ""))
     if games == 0:
         err.print("[yellow]warning:[/] nothing exported" + (f" (no game from source {', '.join(source)})" if source else ""))
+
+
+JsonlOutputOpt = Annotated[Optional[Path], typer.Option("--output", "-o", help="File to write (default: standard "
+                                                        "output; FILE.gz is gzipped).")]
+ExportSourceOpt = Annotated[Optional[list[str]], typer.Option("--source", help="Only these sources (repeatable).")]
+
+
+@export_app.callback()
+def export(
+    ctx: typer.Context,
+    format: Annotated[str, typer.Option("--format", help="jsonl (Rebelote native JSON Lines). For a DuckDB "
+                                        "file use `rebelote export duckdb FILE`.")] = "jsonl",
+    output: JsonlOutputOpt = None,
+    lake: LakeOpt = lakemod.DEFAULT_LAKE,
+    source: ExportSourceOpt = None,
+    pseudonymize: PseudoOpt = None,
+) -> None:
+    """Export the lake: native JSON Lines (the default), or a DuckDB database for dashboards.
+
+    Without a subcommand: the games in the native JSON Lines format (lossless; re-importable; FILE.gz is
+    gzipped), as `export jsonl`. `export duckdb FILE.duckdb` writes the dashboard database."""
+    if ctx.invoked_subcommand is not None:
+        return
+    if format.lower() != "jsonl":
+        _fail(f"unknown export format {format!r}; available: jsonl (for DuckDB: rebelote export duckdb FILE.duckdb)")
+    _export_jsonl(output, lake, source, _salt(pseudonymize))
+
+
+@export_app.command("jsonl")
+def export_jsonl_cmd(
+    output: JsonlOutputOpt = None,
+    lake: LakeOpt = lakemod.DEFAULT_LAKE,
+    source: ExportSourceOpt = None,
+    pseudonymize: PseudoOpt = None,
+) -> None:
+    """Write the lake's games in the native JSON Lines format (lossless; re-importable; FILE.gz is gzipped)."""
+    _export_jsonl(output, lake, source, _salt(pseudonymize))
+
+
+@export_app.command("duckdb")
+def export_duckdb_cmd(
+    file: Annotated[Path, typer.Argument(help="DuckDB file to write (replaced if it exists).")],
+    lake: LakeOpt = lakemod.DEFAULT_LAKE,
+    rules: Annotated[Optional[list[str]], typer.Option("--rules", help="Rulesets to report (repeatable; default: "
+                                                       "every ruleset rescored).")] = None,
+    source: Annotated[Optional[list[str]], typer.Option("--source", help="Only hands from this source (repeatable).")] = None,
+    variant: Annotated[Optional[list[str]], typer.Option("--variant", help="Only hands of this variant (repeatable).")] = None,
+    player: Annotated[Optional[list[str]], typer.Option("--player", help="Only hands where this player sat "
+                                                        "(repeatable); per-player reports keep only these players.")] = None,
+    min_hands: Annotated[Optional[int], typer.Option("--min-hands", min=1, help="Only report rows with at least "
+                                                     "this many hands.")] = None,
+    materialize: Annotated[bool, typer.Option("--materialize", help="Copy the lake's rows into the file (self-"
+                                              "contained) instead of views over the lake's Parquet files.")] = False,
+    pseudonymize: PseudoOpt = None,
+) -> None:
+    """Write a DuckDB database for dashboards (Metabase, Superset, Grafana, Evidence).
+
+    It holds views (or, with --materialize, tables) hands, games, rejects, scores, game_scores, seats, and one
+    report_<name> table per report for each ruleset. docs/dashboards.md describes every table and view."""
+    from pipeline import dashboard, stats
+
+    filters = _filters(source, variant, player, min_hands, _salt(pseudonymize))
+    names = [_load_rules(r).name if r.endswith(".toml") else r for r in rules or []]
+    try:
+        summary = dashboard.export_duckdb(lake, file, names, filters, materialize)
+    except stats.StatsError as e:
+        _fail(str(e))
+    except OSError as e:
+        _fail(f"cannot write {file}: {e.strerror or e}")
+    if filters.pseudonymize and not materialize:
+        err.print("note: --pseudonymize copies the rows into the file (as --materialize does): views would "
+                  "carry the salt and read the real names")
+    out.print(str(summary))
+
+
+@app.command()
+def report(
+    html: Annotated[Path, typer.Option("--html", help="Write one self-contained HTML page (charts and tables; "
+                                       "opens with no network).")],
+    lake: LakeOpt = lakemod.DEFAULT_LAKE,
+    rules: Annotated[Optional[str], typer.Option("--rules", help="Ruleset whose scores to use (default: the only "
+                                                 "one rescored).")] = None,
+    source: Annotated[Optional[list[str]], typer.Option("--source", help="Only hands from this source (repeatable).")] = None,
+    variant: Annotated[Optional[list[str]], typer.Option("--variant", help="Only hands of this variant (repeatable).")] = None,
+    player: Annotated[Optional[list[str]], typer.Option("--player", help="Only hands where this player sat "
+                                                        "(repeatable); per-player tables keep only these players.")] = None,
+    min_hands: Annotated[Optional[int], typer.Option("--min-hands", min=1, help="Only table rows with at least "
+                                                     "this many hands.")] = None,
+    pseudonymize: PseudoOpt = None,
+) -> None:
+    """Write the main reports as one self-contained static HTML page.
+
+    Charts and tables: hand scores and contract margins, take and success rates per player, contracts by
+    strain, dealt declarations observed vs expected, partnerships, head to head, score audit."""
+    from pipeline import html_report, stats
+
+    filters = _filters(source, variant, player, min_hands, _salt(pseudonymize))
+    if rules is not None and rules.endswith(".toml"):
+        rules = _load_rules(rules).name
+    try:
+        summary = html_report.write_html_report(lake, html, rules, filters)
+    except stats.StatsError as e:
+        _fail(str(e))
+    except OSError as e:
+        _fail(f"cannot write {html}: {e.strerror or e}")
+    out.print(str(summary))
 
 
 @app.command()
@@ -442,10 +570,16 @@ def formats() -> None:
 def schema_cmd(
     table: Annotated[Optional[str], typer.Argument(help="Table name (hands, games, rejects, scores, game_scores).")] = None,
     markdown: Annotated[bool, typer.Option("--markdown", help="Markdown documentation of every table.")] = False,
+    dashboards: Annotated[bool, typer.Option("--dashboards", help="Markdown documentation of every table and view "
+                                             "of `rebelote export duckdb`'s file (docs/dashboards.md).")] = False,
 ) -> None:
     """Show the Arrow schema of a lake table (from schemas/), or document all tables."""
     from pipeline import schema
 
+    if dashboards:
+        from pipeline.dashboard import markdown as dashboards_markdown
+        out.file.write(dashboards_markdown())
+        return
     if table is not None and table not in schema.TABLES:
         _fail(f"unknown table {table!r}; tables: {', '.join(schema.TABLES)}")
     if markdown:

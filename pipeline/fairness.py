@@ -46,6 +46,8 @@ CARRE_RANKS = ("J", "9", "A", "T", "K", "Q")
 RUN_LENGTHS = (3, 4, 5)
 #: Largest number of trials for which the binomial test is computed from the exact distribution.
 EXACT_MAX_N = 100_000
+#: Columns of ``hands`` the report reads.
+HANDS_COLUMNS = ("source", "players", "n_players", "initial_hands", "strain")
 REPORT_COLUMNS = ("group", "event", "hands", "observed", "expected", "ratio", "p_value", "method")
 
 
@@ -247,14 +249,20 @@ def _deals(hands: pa.Table) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndar
     return masks[ok], trump[ok], source[ok], players[ok]
 
 
-def fairness_report(lake: Path, by: str = "source", exact_max_n: int = EXACT_MAX_N) -> pa.Table:
+def fairness_report(lake: Path, by: str = "source", exact_max_n: int = EXACT_MAX_N,
+                    filters=None) -> pa.Table:
     """Observed vs expected counts of the :func:`exact_probabilities` events in the lake's 4-player hands.
 
     Every seat's initial hand of every 4-player deal with ``initial_hands`` (four 8-card hands that
     partition the deck; other deals are skipped) is one trial of each event. For the ``trump_*`` events
     the trump suit is the contract strain when it is a suit (C D H S); hands whose strain is NT, AT or null
-    are not trials for them. ``by`` is 'source' (group = the hand's source) or 'player' (group = the
-    player at that seat).
+    are not trials for them. ``by`` is 'source' (group = the hand's source), 'player' (group = the
+    player at that seat) or 'all' (one group, '(all)').
+
+    ``filters`` (a :class:`pipeline.stats.Filters`) restricts the hands to some sources / variants /
+    players and can pseudonymize the player names (groups of ``by='player'``); with ``players`` and
+    ``by='player'`` only those players' groups are kept. Without filters the lake is read directly, and a
+    missing lake gives an empty report.
 
     Columns: group, event, hands (trials), observed, expected (= hands * exact probability), ratio
     (observed / expected), p_value (two-sided binomial test, :func:`binomial_test`) and method ('exact'
@@ -268,17 +276,45 @@ def fairness_report(lake: Path, by: str = "source", exact_max_n: int = EXACT_MAX
     more weakly, the others) can deviate even under a perfectly fair shuffle. A small p-value is a prompt
     to look, not proof of a biased shuffle; with ~22 events per group, expect some small p-values by chance.
     """
-    from pipeline import lake as lakemod
+    if by not in ("source", "player", "all"):
+        raise ValueError(f"by must be 'source', 'player' or 'all', not {by!r}")
+    if filters is None:
+        from pipeline import lake as lakemod
+        return fairness_table(lakemod.read(lake, "hands", columns=list(HANDS_COLUMNS)), by, exact_max_n)
+    from pipeline import stats
+    con = stats.connect(lake, filters)
+    try:
+        return fairness_on(con, by, filters, exact_max_n)
+    finally:
+        con.close()
 
-    if by not in ("source", "player"):
-        raise ValueError(f"by must be 'source' or 'player', not {by!r}")
+
+def fairness_on(con, by: str = "source", filters=None, exact_max_n: int = EXACT_MAX_N) -> pa.Table:
+    """:func:`fairness_report` over the ``hands`` view of an open :func:`pipeline.stats.connect` connection
+    (made with ``filters``, which already holds the filtered, possibly pseudonymized hands). With
+    ``filters.players`` and ``by='player'``, only those players' groups are kept."""
+    from pipeline import stats
+
+    hands = con.sql(f"SELECT {', '.join(HANDS_COLUMNS)} FROM hands").to_arrow_table()
+    table = fairness_table(hands, by, exact_max_n)
+    keep = stats.filter_player_names(con, filters) if filters is not None and by == "player" else None
+    if keep:
+        table = table.filter(pc.is_in(table["group"], pa.array(list(keep), pa.string())))
+    return table
+
+
+def fairness_table(hands: pa.Table, by: str = "source", exact_max_n: int = EXACT_MAX_N) -> pa.Table:
+    """:func:`fairness_report` over a ``hands`` table (columns source, players, n_players, initial_hands,
+    strain, as in the lake) instead of a lake. Same columns and errors."""
+    if by not in ("source", "player", "all"):
+        raise ValueError(f"by must be 'source', 'player' or 'all', not {by!r}")
     probs = exact_probabilities()
     events = list(probs)
-    hands = lakemod.read(lake, "hands", columns=["source", "players", "n_players", "initial_hands", "strain"])
     masks, trump, source, players = _deals(hands)
     flat = masks.reshape(-1)
     flat_trump = np.repeat(trump, 4)
-    groups = np.repeat(source, 4) if by == "source" else players.reshape(-1)
+    groups = {"source": lambda: np.repeat(source, 4), "player": lambda: players.reshape(-1),
+              "all": lambda: np.full(len(flat), "(all)", dtype=object)}[by]()
     ev = hand_events(flat, flat_trump)
     rows = {c: [] for c in REPORT_COLUMNS}
     keys = np.array(["" if g is None else str(g) for g in groups], dtype=object)

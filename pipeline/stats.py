@@ -16,6 +16,10 @@ It adds the view ``seats``: one row per hand per seat, to make player queries si
     taker     int8    hands.taker (NULL when passed out)
     is_taker  bool    taker = seat (false when passed out)
 
+With ``Filters.pseudonymize`` (a salt), player names are replaced by salted pseudonyms in ``hands.players``
+and ``games.players`` before anything else reads them (:mod:`pipeline.pseudonymize`), so ``seats`` and every
+report see only pseudonyms; ``rejects.raw`` (the raw record text) is blanked.
+
 A report is one file ``queries/<name>.sql``: a single SELECT that starts with a ``--`` comment block
 (what it answers, its parameters, its columns). Parameters are DuckDB named parameters ``$name``;
 :func:`run_report` binds the ones the SQL uses. ``$ruleset`` is special: a report that uses it needs
@@ -29,7 +33,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import duckdb
 import pyarrow as pa
@@ -56,6 +60,8 @@ class Filters:
     players: keep hands where one of these names sat. Scores, games and game results follow the hands kept.
     min_hands: after the report runs, keep rows whose ``hands`` column is at least this (reports without one
     are unchanged).
+    pseudonymize: a salt; when set, player names are replaced by their pseudonyms in every view (see
+    :mod:`pipeline.pseudonymize`), and ``players`` may be given as real names or as pseudonyms.
     since / until: keep games whose ``games.played_at`` (UTC) is at or after ``since`` / before ``until``
     (aware datetimes; :func:`parse_when` turns a command-line date into them). Games with no recorded time
     are left out when either is set.
@@ -65,21 +71,26 @@ class Filters:
     variants: tuple[str, ...] | None = None
     players: tuple[str, ...] | None = None
     min_hands: int | None = None
+    pseudonymize: str | None = field(default=None, repr=False)
     since: datetime | None = None
     until: datetime | None = None
 
-    def hands_where(self) -> str:
+    def hands_where(self, players: tuple[str, ...] | None = None, games: str = "_all_games") -> str:
+        """SQL condition on ``hands`` columns (empty string: no filter). ``players`` overrides
+        ``self.players`` (used to pass the names expanded with their pseudonyms); ``games`` is the relation
+        the time filter reads ``played_at`` from."""
+        players = self.players if players is None else players
         conds = []
         if self.sources:
             conds.append(f"source IN ({', '.join(_sql_str(x) for x in self.sources)})")
         if self.variants:
             conds.append(f"variant IN ({', '.join(_sql_str(x) for x in self.variants)})")
-        if self.players:
-            conds.append(f"len(list_intersect(players, [{', '.join(_sql_str(x) for x in self.players)}])) > 0")
+        if players:
+            conds.append(f"len(list_intersect(players, [{', '.join(_sql_str(x) for x in players)}])) > 0")
         if self.since or self.until:
             when = [f"played_at >= {_sql_str(self.since.isoformat())}::TIMESTAMPTZ" if self.since else "true",
                     f"played_at < {_sql_str(self.until.isoformat())}::TIMESTAMPTZ" if self.until else "true"]
-            conds.append(f"game_id IN (SELECT game_id FROM _all_games WHERE {' AND '.join(when)})")
+            conds.append(f"game_id IN (SELECT game_id FROM {games} WHERE {' AND '.join(when)})")
         return " AND ".join(conds)
 
 
@@ -96,47 +107,39 @@ def parse_when(text: str, end: bool = False) -> datetime:
     return (t.replace(tzinfo=timezone.utc) if t.tzinfo is None else t).astimezone(timezone.utc)
 
 
-def connect(lake: Path | str, filters: Filters | None = None) -> duckdb.DuckDBPyConnection:
-    """In-memory DuckDB connection with views ``hands games rejects scores game_scores seats`` over ``lake``.
+WILSON_Z = 1.959964   # two-sided 95 %
 
-    With ``filters``, the views hold only the selected hands and what belongs to them.
-    Raises :class:`StatsError` when ``lake`` is not a folder or a table's files cannot be read together
-    (e.g. partitioned and unpartitioned files mixed). Missing table folders give empty views.
-    """
-    lake = Path(lake)
-    if not lake.is_dir():
-        raise StatsError(f"lake folder not found: {lake}")
-    con = duckdb.connect(":memory:")
-    add_macros(con)
-    for table in schema.TABLES:
-        empty = f"_empty_{table}"
-        con.register(empty, schema.empty(table))
-        folder = lake / table
-        if any(folder.rglob("*.parquet")):
-            # partition values stay VARCHAR (no autocast: a source named '2023' is not a number)
-            hive = "true, hive_types_autocast = false" if schema.partition_columns(table) else "false"
-            src = (f"read_parquet({_sql_str(str(folder / '**' / '*.parquet'))}, "
-                   f"hive_partitioning = {hive}, union_by_name = true)")
-            # the empty table first: its columns (schema order, schema types) lead, files fill them by name
-            try:
-                con.execute(f"CREATE VIEW _all_{table} AS SELECT * FROM {empty} UNION ALL BY NAME SELECT * FROM {src}")
-            except duckdb.Error as e:
-                con.close()
-                raise StatsError(f"cannot read table {table!r} under {folder}: {e}") from e
-        else:
-            con.execute(f"CREATE VIEW _all_{table} AS SELECT * FROM {empty}")
-    where = (filters or Filters()).hands_where()
-    if where:
-        con.execute(f"CREATE VIEW hands AS SELECT * FROM _all_hands WHERE {where}")
-        con.execute("CREATE VIEW scores AS SELECT * FROM _all_scores WHERE hand_key IN (SELECT hand_key FROM hands)")
-        for table in ("games", "game_scores"):
-            con.execute(f"CREATE VIEW {table} AS SELECT * FROM _all_{table} WHERE game_id IN (SELECT game_id FROM hands)")
-    else:
-        for table in ("hands", "scores", "games", "game_scores"):
-            con.execute(f"CREATE VIEW {table} AS SELECT * FROM _all_{table}")
-    con.execute("CREATE VIEW rejects AS SELECT * FROM _all_rejects")
-    con.execute("""
-        CREATE VIEW seats AS
+
+def add_macros(con: duckdb.DuckDBPyConnection) -> None:
+    """SQL macros the reports use: ``wilson_lo(x, n)`` / ``wilson_hi(x, n)``, the bounds of the 95 % Wilson
+    score interval of the proportion x/n (Wilson 1927; Newcombe 1998, method 3), rounded to 4 decimals, NULL
+    when n = 0. Unlike x/n +- 1.96 se, it stays within [0, 1] and is honest for small n, which is what
+    comparing players with few hands needs."""
+    z2 = WILSON_Z ** 2
+    centre = f"(x + {z2 / 2}) / (n + {z2})"
+    half = f"{WILSON_Z} * sqrt(x * (n - x) / n + {z2 / 4}) / (n + {z2})"
+    con.execute(f"CREATE OR REPLACE MACRO wilson_lo(x, n) AS "
+                f"CASE WHEN n > 0 THEN round(greatest(0, {centre} - {half}), 4) END")
+    con.execute(f"CREATE OR REPLACE MACRO wilson_hi(x, n) AS "
+                f"CASE WHEN n > 0 THEN round(least(1, {centre} + {half}), 4) END")
+
+
+#: Columns of the ``seats`` view: (name, DuckDB type, meaning). Also documented in docs/dashboards.md.
+SEATS_COLUMNS = [
+    ("hand_key", "VARCHAR", "hands.hand_key of the hand."),
+    ("game_id", "VARCHAR", "hands.game_id."),
+    ("hand_no", "INTEGER", "hands.hand_no."),
+    ("source", "VARCHAR", "hands.source."),
+    ("n_players", "TINYINT", "hands.n_players."),
+    ("seat", "TINYINT", "Seat, 0 .. n_players-1, in playing order."),
+    ("team", "TINYINT", "seat % 2 in 2- and 4-player hands (team 0 = seats 0 and 2); the seat itself in 3-player hands."),
+    ("player", "VARCHAR", "hands.players[seat]: the player's name (a pseudonym in a pseudonymized export)."),
+    ("partner", "VARCHAR", "The partner's name (seat + 2) in 4-player hands, else NULL."),
+    ("taker", "TINYINT", "hands.taker: the taker's seat, NULL when passed out."),
+    ("is_taker", "BOOLEAN", "taker = seat (false when passed out)."),
+]
+
+SEATS_SQL = """
         SELECT hand_key, game_id, hand_no, source, n_players,
                seat::TINYINT AS seat,
                (CASE WHEN n_players = 3 THEN seat ELSE seat % 2 END)::TINYINT AS team,
@@ -145,25 +148,117 @@ def connect(lake: Path | str, filters: Filters | None = None) -> duckdb.DuckDBPy
                taker,
                coalesce(taker = seat, false) AS is_taker
         FROM (SELECT *, unnest(range(len(players))) AS seat FROM hands)
-    """)
+"""
+
+#: The views every connection (and a dashboard file) has, in creation order.
+VIEWS = ("hands", "games", "rejects", "scores", "game_scores", "seats")
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def table_sql(lake: Path, table: str, con: duckdb.DuckDBPyConnection) -> str:
+    """A self-contained SELECT of every row of lake table ``table``: the schema's columns first, in schema
+    order and schema types (an empty typed relation, written as SQL casts), then the files under
+    ``LAKE/<table>/`` filled in by name. A table with no files is just the empty relation.
+
+    The SQL names ``lake`` as given: pass an absolute path for SQL that must work from any directory.
+    ``con`` is only used to translate the Arrow schema into DuckDB types. Raises :class:`StatsError`
+    when the files cannot be read together (e.g. partitioned and unpartitioned files mixed).
+    """
+    rel = con.from_arrow(schema.empty(table))
+    empty = ("SELECT " + ", ".join(f"CAST(NULL AS {ty}) AS {_quote(c)}" for c, ty in zip(rel.columns, rel.types))
+             + " WHERE false")
+    folder = lake / table
+    if not any(folder.rglob("*.parquet")):
+        return empty
+    # partition values stay VARCHAR (no autocast: a source named '2023' is not a number)
+    hive = "true, hive_types_autocast = false" if schema.partition_columns(table) else "false"
+    src = (f"read_parquet({_sql_str(str(folder / '**' / '*.parquet'))}, "
+           f"hive_partitioning = {hive}, union_by_name = true)")
+    sql = f"{empty} UNION ALL BY NAME SELECT * FROM {src}"
+    try:
+        con.sql(f"SELECT * FROM ({sql}) LIMIT 0").fetchall()
+    except duckdb.Error as e:
+        raise StatsError(f"cannot read table {table!r} under {folder}: {e}") from e
+    return sql
+
+
+def filter_player_names(con: duckdb.DuckDBPyConnection, filters: Filters) -> tuple[str, ...] | None:
+    """The ``--player`` names to match: as given, plus their pseudonyms in every source of the lake when the
+    views are pseudonymized (so real names and pseudonyms both work). Needs ``_all_hands`` when so."""
+    if not filters.players or not filters.pseudonymize:
+        return filters.players
+    from pipeline.pseudonymize import Pseudonymizer
+    sources = [r[0] for r in con.execute("SELECT DISTINCT source FROM _all_hands").fetchall()]
+    return Pseudonymizer(filters.pseudonymize).expand(sources, filters.players)
+
+
+def create_views(con: duckdb.DuckDBPyConnection, lake: Path | str, filters: Filters | None = None,
+                 internal: bool = True) -> None:
+    """Create the views :data:`VIEWS` on ``con`` over ``lake`` (see :func:`connect`).
+
+    internal=True also creates ``_all_<table>``, the unfiltered (but pseudonymized) tables, which
+    :func:`rulesets` and :func:`lake_values` read; internal=False inlines them into the public views, so
+    ``con`` holds exactly :data:`VIEWS` (what a dashboard file wants). Pseudonymization needs a Python
+    function, so it is refused with internal=False (:class:`StatsError`).
+    """
+    from pipeline import pseudonymize as pseudo
+
+    lake = Path(lake)
+    filters = filters or Filters()
+    salt = filters.pseudonymize
+    if salt and not internal:
+        raise StatsError("pseudonymized views need rebelote's Python function: materialize them instead")
+    base = {t: table_sql(lake, t, con) for t in schema.TABLES}
+    if salt:
+        pseudo.register(con, salt)
+        players = pseudo.players_sql()
+        base["hands"] = f"SELECT * REPLACE ({players} AS players) FROM ({base['hands']})"
+        base["games"] = f"SELECT * REPLACE ({players} AS players) FROM ({base['games']})"
+        base["rejects"] = f"SELECT * REPLACE ({_sql_str(pseudo.RAW_REMOVED)} AS raw) FROM ({base['rejects']})"
+    if internal:
+        for t in schema.TABLES:
+            con.execute(f"CREATE VIEW _all_{t} AS {base[t]}")
+        src = {t: f"_all_{t}" for t in schema.TABLES}
+    else:
+        src = {t: f"({base[t]}) AS _all_{t}" for t in schema.TABLES}
+    add_macros(con)
+    games_src = src["games"] if internal else f"({base['games']}) AS _g"
+    where = filters.hands_where(filter_player_names(con, filters), games_src)
+    if where:
+        con.execute(f"CREATE VIEW hands AS SELECT * FROM {src['hands']} WHERE {where}")
+        con.execute(f"CREATE VIEW games AS SELECT * FROM {src['games']} WHERE game_id IN (SELECT game_id FROM hands)")
+        con.execute(f"CREATE VIEW rejects AS SELECT * FROM {src['rejects']}")
+        con.execute(f"CREATE VIEW scores AS SELECT * FROM {src['scores']} "
+                    "WHERE hand_key IN (SELECT hand_key FROM hands)")
+        con.execute(f"CREATE VIEW game_scores AS SELECT * FROM {src['game_scores']} "
+                    "WHERE game_id IN (SELECT game_id FROM hands)")
+    else:
+        for t in schema.TABLES:
+            con.execute(f"CREATE VIEW {t} AS SELECT * FROM {src[t]}")
+    con.execute(f"CREATE VIEW seats AS {SEATS_SQL}")
+
+
+def connect(lake: Path | str, filters: Filters | None = None) -> duckdb.DuckDBPyConnection:
+    """In-memory DuckDB connection with views ``hands games rejects scores game_scores seats`` over ``lake``.
+
+    With ``filters``, the views hold only the selected hands and what belongs to them; with
+    ``filters.pseudonymize``, player names are pseudonyms in every view and ``rejects.raw`` is blanked.
+    Raises :class:`StatsError` when ``lake`` is not a folder or a table's files cannot be read together
+    (e.g. partitioned and unpartitioned files mixed). Missing table folders give empty views.
+    """
+    lake = Path(lake)
+    if not lake.is_dir():
+        raise StatsError(f"lake folder not found: {lake}")
+    con = duckdb.connect(":memory:")
+    try:
+        create_views(con, lake, filters)
+    except BaseException:
+        con.close()
+        raise
     return con
-
-
-WILSON_Z = 1.959964   # two-sided 95 %
-
-
-def add_macros(con: duckdb.DuckDBPyConnection) -> None:
-    """SQL macros the reports use: ``wilson_lo(x, n)`` / ``wilson_hi(x, n)``, the bounds of the 95 % Wilson
-    score interval of the proportion x/n (Wilson 1927; Agresti & Coull 1998), rounded to 4 decimals, NULL when
-    n = 0. Unlike x/n +- 1.96 se, it stays within [0, 1] and is honest for small n, which is what comparing
-    players with few hands needs."""
-    z2 = WILSON_Z ** 2
-    centre = f"(x + {z2 / 2}) / (n + {z2})"
-    half = f"{WILSON_Z} * sqrt(x * (n - x) / n + {z2 / 4}) / (n + {z2})"
-    con.execute(f"CREATE OR REPLACE MACRO wilson_lo(x, n) AS "
-                f"CASE WHEN n > 0 THEN round(greatest(0, {centre} - {half}), 4) END")
-    con.execute(f"CREATE OR REPLACE MACRO wilson_hi(x, n) AS "
-                f"CASE WHEN n > 0 THEN round(least(1, {centre} + {half}), 4) END")
 
 
 def list_reports() -> list[str]:
@@ -241,31 +336,40 @@ def run_report(lake: Path | str, name: str, ruleset: str | None = None, filters:
         lake: lake root folder (holding ``hands/``, ``scores/`` ...).
         name: a name of :func:`list_reports`.
         ruleset: ruleset whose scores to report (``$ruleset``); None = the only one scored.
-        filters: restrict every view to some sources / variants (see :class:`Filters`).
+        filters: restrict every view to some sources / variants / players, pseudonymize names (see
+            :class:`Filters`).
         params: values of the report's other ``$name`` parameters; those it does not use are ignored.
     Raises:
         StatsError: unknown report, missing lake, ruleset missing/ambiguous, parameter not given.
     """
-    sql = report_sql(name)
-    wanted = report_params(name)
     con = connect(lake, filters)
     try:
-        values = dict(params)
-        if "ruleset" in wanted:
-            values["ruleset"] = resolve_ruleset(con, ruleset)
-        missing = [p for p in wanted if p not in values]
-        if missing:
-            raise StatsError(f"report {name!r} needs parameter(s) {', '.join(missing)}")
-        result = con.sql(sql, params={p: values[p] for p in wanted}).to_arrow_table()
-        if filters and filters.min_hands and "hands" in result.column_names:
-            import pyarrow.compute as pc
-            result = result.filter(pc.greater_equal(result.column("hands"), filters.min_hands))
-        if filters and filters.players and "player" in result.column_names:
-            import pyarrow.compute as pc
-            result = result.filter(pc.is_in(result.column("player"), pa.array(list(filters.players))))
-        return result
+        return run_report_on(con, name, ruleset, filters, **params)
     finally:
         con.close()
+
+
+def run_report_on(con: duckdb.DuckDBPyConnection, name: str, ruleset: str | None = None,
+                  filters: Filters | None = None, **params: Any) -> pa.Table:
+    """:func:`run_report` on an open connection from :func:`connect` (made with the same ``filters``):
+    several reports then share one connection. Same arguments, result and errors."""
+    import pyarrow.compute as pc
+
+    sql = report_sql(name)
+    wanted = report_params(name)
+    values = dict(params)
+    if "ruleset" in wanted:
+        values["ruleset"] = resolve_ruleset(con, ruleset)
+    missing = [p for p in wanted if p not in values]
+    if missing:
+        raise StatsError(f"report {name!r} needs parameter(s) {', '.join(missing)}")
+    result = con.sql(sql, params={p: values[p] for p in wanted}).to_arrow_table()
+    if filters and filters.min_hands and "hands" in result.column_names:
+        result = result.filter(pc.greater_equal(result.column("hands"), filters.min_hands))
+    if filters and filters.players and "player" in result.column_names:
+        names = filter_player_names(con, filters)
+        result = result.filter(pc.is_in(result.column("player"), pa.array(list(names), pa.string())))
+    return result
 
 
 def lake_values(lake: Path | str, column: str) -> list[str]:

@@ -23,3 +23,37 @@ def score(ruleset: str, *games: dict) -> list[dict]:
 def game_results(ruleset: str, *games: dict) -> list[dict]:
     r = rules.load(ruleset)
     return game_pass(score_batch(hands_table(*games), r), r).to_pylist()
+
+
+def simulated_lake(lake, plan=(("belote-classic", 4, 11, "club"), ("colver", 2, 12, "online")), rename=None,
+                   extra_lines=()):
+    """A small lake built as a user would: ``rebelote simulate`` per (ruleset, games, seed, source) of
+    ``plan`` (the games' source set to that name), ingest, and rescore under every ruleset of the plan. ``rename`` maps simulated player names to others
+    (e.g. names that need HTML escaping); ``extra_lines`` are raw lines appended to the first file (a bad
+    line lands in rejects). Returns the lake path."""
+    from pathlib import Path
+
+    import orjson
+
+    from pipeline.ingest.run import ingest_paths
+    from pipeline.rescore import rescore_lake
+    from pipeline.simulate import simulate
+
+    lake = Path(lake)
+    files = []
+    for i, (ruleset, games, seed, source) in enumerate(plan):
+        lines = []
+        for obj in simulate(rules.load(ruleset), games, seed):
+            obj["source"] = source
+            if rename:
+                obj["players"] = [rename.get(p, p) for p in obj["players"]]
+            lines.append(orjson.dumps(obj))
+        if i == 0:
+            lines.extend(x.encode() if isinstance(x, str) else x for x in extra_lines)
+        path = lake.parent / f"{lake.name}-sim-{i}.jsonl"
+        path.write_bytes(b"\n".join(lines) + b"\n")
+        files.append(path)
+    ingest_paths(files, lake)
+    for ruleset in dict.fromkeys(p[0] for p in plan):
+        rescore_lake(lake, rules.load(ruleset))
+    return lake

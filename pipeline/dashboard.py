@@ -1,0 +1,341 @@
+"""The dashboard database: one DuckDB file for BI tools (Metabase, Superset, Grafana, Evidence).
+
+:func:`export_duckdb` writes ``FILE.duckdb`` holding
+
+* the lake's views ``hands games rejects scores game_scores seats`` (those of :func:`pipeline.stats.connect`),
+  either as views over the lake's Parquet files (absolute paths, so the file works from any directory; the
+  data stays live: re-run ``rescore`` and the views see the new scores) or, with ``materialize``, as tables
+  copied into the file (self-contained: the file can be moved or shared without the lake);
+* one table per report, ``report_<name>``, for each ruleset reported (a ``ruleset`` column tells them
+  apart): :data:`REPORTS` from ``queries/``, plus ``report_fairness`` from :mod:`pipeline.fairness`. Report
+  tables are computed when the file is written;
+* ``export_info``: how the file was made (key/value text).
+
+Pseudonymization (``Filters.pseudonymize``) always materializes: a view would have to carry the salt in its
+SQL and read the real names from the lake, so the file would hold both.
+
+:func:`markdown` documents every table and view of the file (``docs/dashboards.md``), from the schemas,
+:data:`pipeline.stats.SEATS_COLUMNS` and the header comments of ``queries/*.sql``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+
+from pipeline import schema, stats
+from pipeline.fairness import REPORT_COLUMNS as FAIRNESS_COLUMNS
+from pipeline.fairness import exact_probabilities, fairness_on
+
+#: Reports of ``queries/`` written to the file as ``report_<name>`` (``compare`` needs two rulesets: not here).
+REPORTS = ("players", "partnerships", "head_to_head", "contracts", "declarations", "declaration_kinds", "audit")
+#: The groupings of ``report_fairness`` (column ``grouped_by``).
+FAIRNESS_GROUPINGS = ("all", "source", "player")
+
+
+@dataclass
+class ExportSummary:
+    """What :func:`export_duckdb` wrote: file, 'views' or 'tables', rulesets reported, rows per report table,
+    hands in the (filtered) ``hands`` view, seconds."""
+
+    path: Path
+    mode: str
+    rulesets: list[str]
+    report_rows: dict[str, int] = field(default_factory=dict)
+    hands: int = 0
+    seconds: float = 0.0
+
+    def __str__(self) -> str:
+        live = "views over the lake" if self.mode == "views" else "tables copied in"
+        rules = ", ".join(self.rulesets) or "none scored"
+        return (f"export duckdb: {self.hands} hands; {len(stats.VIEWS)} {live}; {len(self.report_rows)} report "
+                f"tables ({sum(self.report_rows.values())} rows; rulesets: {rules}), {self.seconds:.2f} s "
+                f"-> {self.path}")
+
+
+def _empty_report(con: duckdb.DuckDBPyConnection, name: str) -> pa.Table:
+    """Report ``name`` with no rows but its columns and types (a lake with no scores still gets the table)."""
+    params = {p: "" for p in stats.report_params(name)}
+    return con.sql(f"SELECT * FROM ({stats.report_sql(name)}) LIMIT 0", params=params).to_arrow_table()
+
+
+def report_tables(con: duckdb.DuckDBPyConnection, rulesets: list[str],
+                  filters: stats.Filters | None = None) -> dict[str, pa.Table]:
+    """``report_<name>`` -> rows of every report for every ruleset of ``rulesets`` (stacked; each report
+    has a ``ruleset`` column), and ``report_fairness`` (ruleset-independent: it looks at the dealt hands)
+    with a leading ``grouped_by`` column: 'all', 'source' or 'player' (the ``group`` column's meaning).
+
+    ``con`` is a :func:`pipeline.stats.connect` connection made with ``filters``. Raises
+    :class:`pipeline.stats.StatsError` as the reports do.
+    """
+    out: dict[str, pa.Table] = {}
+    for name in REPORTS:
+        parts = [stats.run_report_on(con, name, r, filters) for r in rulesets]
+        out[f"report_{name}"] = pa.concat_tables(parts) if parts else _empty_report(con, name)
+    parts = []
+    for by in FAIRNESS_GROUPINGS:
+        t = fairness_on(con, by, filters)
+        parts.append(t.add_column(0, "grouped_by", pa.array([by] * t.num_rows, pa.string())))
+    out["report_fairness"] = pa.concat_tables(parts)
+    return out
+
+
+def _choose_rulesets(con: duckdb.DuckDBPyConnection, wanted: list[str] | None) -> list[str]:
+    found = stats.rulesets(con)
+    if not wanted:
+        return found
+    chosen = list(dict.fromkeys(wanted))
+    for r in chosen:
+        stats.resolve_ruleset(con, r)          # raises, naming the rulesets scored
+    return chosen
+
+
+def export_duckdb(lake: Path | str, path: Path | str, rulesets: list[str] | None = None,
+                  filters: stats.Filters | None = None, materialize: bool = False) -> ExportSummary:
+    """Write the dashboard database ``path`` (replaced if it exists) for ``lake``.
+
+    Args:
+        lake: lake root folder; views name it by its absolute path.
+        path: the DuckDB file to write. It is written beside itself under a temporary name and renamed, so
+            a reader never sees half a file.
+        rulesets: rulesets to report (each must be scored in the lake); None or empty = every ruleset scored.
+        filters: sources / variants / players / min_hands as for ``rebelote stats``, applied to the views and
+            the report tables; ``filters.pseudonymize`` (a salt) replaces player names by pseudonyms and
+            forces ``materialize``.
+        materialize: copy the views' rows into tables instead of views over the lake's files.
+    Returns:
+        an :class:`ExportSummary`.
+    Raises:
+        pipeline.stats.StatsError: missing lake, unreadable table, ruleset not scored.
+        OSError: the file cannot be written.
+    """
+    import time
+
+    t0 = time.perf_counter()
+    lake = Path(lake).resolve()
+    path = Path(path)
+    filters = filters or stats.Filters()
+    materialize = materialize or bool(filters.pseudonymize)
+    con = stats.connect(lake, filters)
+    try:
+        chosen = _choose_rulesets(con, rulesets)
+        reports = report_tables(con, chosen, filters)
+        hands = con.execute("SELECT count(*) FROM hands").fetchall()[0][0]
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        for leftover in (tmp, Path(str(tmp) + ".wal")):
+            leftover.unlink(missing_ok=True)
+        try:
+            out = duckdb.connect(str(tmp))
+            try:
+                if materialize:
+                    for view in stats.VIEWS:       # streamed in batches: memory bounded by the batch size
+                        cur = con.cursor()
+                        try:
+                            rel = cur.sql(f"SELECT * FROM {view}")
+                            # DuckDB >= 1.4 names it to_arrow_reader; older versions fetch_record_batch
+                            reader = (rel.to_arrow_reader(65_536) if hasattr(rel, "to_arrow_reader")
+                                      else rel.fetch_record_batch(65_536))
+                            out.register("_rows", reader)
+                            out.execute(f"CREATE TABLE {view} AS SELECT * FROM _rows")
+                            out.unregister("_rows")
+                        finally:
+                            cur.close()
+                else:
+                    stats.create_views(out, lake, filters, internal=False)
+                for name, table in reports.items():
+                    out.register("_rows", table)
+                    out.execute(f"CREATE TABLE {name} AS SELECT * FROM _rows")
+                    out.unregister("_rows")
+                info = _info(lake, "tables" if materialize else "views", chosen, filters)
+                out.register("_rows", pa.table({"key": list(info), "value": list(info.values())}))
+                out.execute("CREATE TABLE export_info AS SELECT * FROM _rows")
+                out.unregister("_rows")
+                out.execute("CHECKPOINT")
+            finally:
+                out.close()
+            os.replace(tmp, path)
+        finally:
+            for leftover in (tmp, Path(str(tmp) + ".wal")):
+                leftover.unlink(missing_ok=True)
+    finally:
+        con.close()
+    return ExportSummary(path, "tables" if materialize else "views", chosen,
+                         {k: v.num_rows for k, v in reports.items()}, hands, time.perf_counter() - t0)
+
+
+def _info(lake: Path, mode: str, rulesets: list[str], filters: stats.Filters) -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        ver = version("rebelote")
+    except PackageNotFoundError:
+        ver = "unknown"
+    players = filters.players or ()
+    if filters.pseudonymize and players:
+        players = (f"({len(players)} names, not stored: pseudonymized export)",)
+    return {
+        "rebelote_version": ver,
+        "created_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "lake": str(lake),
+        "mode": mode,
+        "rulesets": ",".join(rulesets),
+        "sources": ",".join(filters.sources or ()),
+        "variants": ",".join(filters.variants or ()),
+        "players": ",".join(players),
+        "min_hands": "" if filters.min_hands is None else str(filters.min_hands),
+        "pseudonymized": "yes" if filters.pseudonymize else "no",
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Documentation of the file (docs/dashboards.md)
+# ---------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Obj:
+    """One table or view of the file: name, kind ('view or table', 'table'), description (markdown) and
+    columns as (name, DuckDB type or '', meaning)."""
+
+    name: str
+    kind: str
+    description: str
+    columns: tuple[tuple[str, str, str], ...]
+
+
+INFO_COLUMNS = (("key", "VARCHAR", "rebelote_version, created_at (UTC, ISO 8601), lake (absolute path), mode "
+                 "('views' or 'tables'), rulesets (comma-separated), sources, variants, players, min_hands "
+                 "(the filters; empty = none), pseudonymized ('yes' or 'no'; a pseudonymized export does not "
+                 "store the names it was filtered on)"),
+                ("value", "VARCHAR", "its value, as text"))
+
+_VIEW_TEXT = {
+    "hands": "One row per hand: deal, auction, contract, plays, recorded score, provenance.",
+    "games": "One row per game.",
+    "rejects": "Records that could not be imported, with reason and provenance. In a pseudonymized export "
+               "`raw` is replaced by a placeholder (the raw record holds the names).",
+    "scores": "Every hand rescored under each ruleset (`rebelote rescore`).",
+    "game_scores": "Game totals, litige carry-over and winner, per ruleset.",
+    "seats": "One row per hand per seat (derived from `hands`), to make player queries simple.",
+}
+
+_FAIRNESS_TEXT = """\
+report_fairness: are the dealt hands what a fairly shuffled deck gives? (pipeline/fairness.py, docs/fairness.md)
+
+Ruleset-independent (it looks at the dealt hands), so it has no ruleset column. Each seat's initial hand of
+each 4-player deal with initial_hands is one trial of each event; the trump_* events count only hands whose
+contract strain is a suit (C D H S), that suit being the trump.
+
+Columns:
+  grouped_by   'all' (one group '(all)'), 'source' (group = the hand's source) or 'player' (group = the
+               player at that seat)
+  group        the group
+  event        {events}
+  hands        trials (seat hands)
+  observed     trials where the event happened
+  expected     hands * exact probability for a uniformly shuffled deck
+  ratio        observed / expected (NULL when expected is 0)
+  p_value      two-sided binomial test of observed against the exact probability
+  method       'exact' (binomial distribution) or 'normal' (normal approximation, for very large groups)
+
+Caveat: the four seats of a deal partition the deck, so the test is approximate; trump events depend on
+a strain the players chose after seeing their cards. A small p-value is a prompt to look, not proof."""
+
+
+def _report_columns() -> dict[str, tuple[str, ...]]:
+    """Column names of each report of :data:`REPORTS`, from running it on an empty lake."""
+    with tempfile.TemporaryDirectory(prefix="rebelote-docs-") as empty:
+        con = stats.connect(empty)
+        try:
+            return {name: tuple(_empty_report(con, name).column_names) for name in REPORTS}
+        finally:
+            con.close()
+
+
+def describe() -> list[Obj]:
+    """Every table and view of a dashboard file, in file order: the lake views, the report tables,
+    ``export_info``. Report columns come from running each report on an empty lake (names only)."""
+    objs: list[Obj] = []
+    con = duckdb.connect(":memory:")
+    try:
+        for t in schema.TABLES:
+            types = con.from_arrow(schema.empty(t)).types
+            cols = tuple((name, str(ty), doc) for (name, _, _, doc), ty in zip(schema.field_docs(t), types))
+            objs.append(Obj(t, "view or table", _VIEW_TEXT[t] + f" Same columns as the lake table "
+                                                             f"([tables.md](tables.md)).", cols))
+    finally:
+        con.close()
+    objs.append(Obj("seats", "view or table", _VIEW_TEXT["seats"], tuple(stats.SEATS_COLUMNS)))
+    report_columns = _report_columns()
+    for name in REPORTS:
+        cols = tuple((c, "", "") for c in report_columns[name])
+        objs.append(Obj(f"report_{name}", "table", stats.report_doc(name), cols))
+    events = ", ".join(exact_probabilities())
+    objs.append(Obj("report_fairness", "table", _FAIRNESS_TEXT.format(events=events),
+                    tuple((c, "", "") for c in ("grouped_by",) + FAIRNESS_COLUMNS)))
+    objs.append(Obj("export_info", "table", "How the file was made: one row per key.", INFO_COLUMNS))
+    return objs
+
+
+_INTRO = """\
+# The dashboard database
+
+Generated by `rebelote schema --dashboards` from the schemas, `pipeline/stats.py` and the headers of
+`queries/*.sql`; do not edit by hand (tests/test_dashboard.py checks it is up to date).
+
+`rebelote export duckdb FILE.duckdb` writes one DuckDB file for BI tools (Metabase, Superset, Grafana,
+Evidence: any tool with a DuckDB driver opens it read-only):
+
+```text
+rebelote export duckdb FILE.duckdb [--lake DIR] [--rules NAME]... [--source S]... [--variant V]... [--player P]...
+                       [--min-hands N] [--materialize] [--pseudonymize SALT]
+```
+
+* **Views over the lake** (default): `hands`, `games`, `rejects`, `scores`, `game_scores` and `seats` read
+  the lake's Parquet files by absolute path, so the file opens from any directory and always shows the lake
+  as it is now (a later `rescore` shows up without a new export). The file is small but needs the lake at
+  the same path. A table folder that did not exist at export time (e.g. `rejects/` before the first reject)
+  is an empty view: export again once it exists.
+* **`--materialize`**: the same six objects are tables holding a copy of the rows: the file is
+  self-contained and can be moved or shared without the lake.
+* **Report tables** `report_*`: every report of `rebelote stats` (and `report_fairness`), computed when the
+  file is written, for every ruleset scored in the lake (or those given with `--rules`); the `ruleset`
+  column tells them apart. Filter on it in dashboards.
+* **Filters** `--source`, `--variant`, `--player` restrict the views and the reports to those hands, as in
+  `rebelote stats`; `--min-hands` drops report rows with fewer hands.
+* **`--pseudonymize SALT`** replaces every player name (in `hands.players`, `games.players`,
+  `seats.player`, `seats.partner` and so in every report) by `p_` + 12 hex digits of
+  HMAC-SHA256(SALT, source + U+001F + name), and blanks `rejects.raw`. It implies `--materialize`: views
+  would have to carry the salt and read the real names. The same salt gives the same pseudonyms in every
+  export, so datasets made with one salt can be linked to each other; a different salt gives unrelated
+  pseudonyms (unlinkable). Keep the salt secret: with it, anyone can test guessed names. Other columns
+  (game ids, file paths, hand keys) are kept as they are.
+
+Example (Evidence, Metabase or the DuckDB CLI):
+
+```sql
+SELECT player, take_rate, made_of, points_per_hand FROM report_players WHERE ruleset = 'colver' ORDER BY hands DESC;
+SELECT s.player, count(*) AS capots FROM scores sc JOIN seats s USING (hand_key)
+WHERE sc.ruleset = 'colver' AND s.is_taker AND sc.capot_team = s.team GROUP BY 1;
+```
+"""
+
+
+def markdown() -> str:
+    """``docs/dashboards.md``: the introduction, then every object of :func:`describe`."""
+    out = [_INTRO]
+    for obj in describe():
+        out += [f"## `{obj.name}` ({obj.kind})", ""]
+        if obj.name.startswith("report_"):
+            out += ["```text", obj.description, "```", "",
+                    "Columns: " + ", ".join(f"`{c}`" for c, _, _ in obj.columns), ""]
+        else:
+            out += [obj.description, "", "| column | type | meaning |", "|---|---|---|"]
+            out += [f"| `{c}` | `{t}` | {d.replace('|', '/')} |" for c, t, d in obj.columns]
+            out.append("")
+    return "\n".join(out).rstrip() + "\n"

@@ -1,0 +1,450 @@
+"""``rebelote report --html``: one self-contained static HTML page with the main reports as charts and tables.
+
+The page opens with no network: plotly.js is inlined once in ``<head>``, every figure is a ``<div>`` plus
+a ``Plotly.newPlot`` call with its data, and there is no external script, style sheet, font or image.
+Every text that comes from the data (player names, sources, game ids) is HTML-escaped in tables and in
+chart labels; plotly's JSON encoder escapes ``<``, ``>`` and ``/`` inside the ``<script>`` blocks.
+
+Sections (``<section id=...>``): ``overview``, ``hand-scores``, ``margins``, ``players``, ``contracts``,
+``dealt-hands`` (declaration events observed vs expected, :mod:`pipeline.fairness`), ``declarations``,
+``partnerships``, ``head-to-head``, ``audit``. Tables show the report's display columns (the
+``-- display:`` line of ``queries/<name>.sql``) and at most :data:`MAX_ROWS` rows, saying so when cut.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+
+from pipeline import report_data, stats
+from pipeline.fairness import fairness_on
+
+MAX_ROWS = 50
+#: Players shown in the take/success chart (the most hands first).
+CHART_PLAYERS = 25
+#: Longest player name in chart labels (longer ones are cut with an ellipsis; the tables show them whole).
+LABEL_CHARS = 24
+TAKER, DEFENCE, GOOD, BAD, GREY, AMBER = "#1f6feb", "#d1495b", "#2e9e5b", "#d1495b", "#9aa5b1", "#e3a21a"
+PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
+
+
+def esc(value) -> str:
+    """Text for HTML (and plotly labels): None -> '', escaped (quotes too)."""
+    if value is None:
+        return ""
+    return html.escape(str(value), quote=True)
+
+
+def plot_text(value, limit: int | None = None) -> str:
+    """Text for a plotly label, title or legend. Plotly draws a few HTML tags (<b>, <br>, <a href>...) and
+    decodes &amp; &lt; &gt; and numeric entities (not &quot;): escaping & < > is what keeps a name a
+    name. ``limit``: cut longer texts to that many characters, with an ellipsis."""
+    text = "" if value is None else str(value)
+    if limit is not None and len(text) > limit:
+        text = text[:limit - 1] + "…"
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def fmt(column: str, value) -> str:
+    """A table cell, escaped. Floats: columns named ``*rate`` / ``*share`` as percentages with 2 decimals
+    (0.1892 -> 18.92%, the report's 4 decimals exactly), ``p_value`` with 3 significant digits, others with 2
+    decimals (3 significant digits below 0.1). Other values as text."""
+    if isinstance(value, float):
+        if column.endswith("rate") or column.endswith("share"):
+            return f"{value * 100:.2f}%"
+        if column == "p_value" or (value != 0 and abs(value) < 0.1):
+            return f"{value:.3g}"
+        return f"{value:.2f}"
+    return esc(value)
+
+
+@dataclass
+class Figure:
+    """A plotly figure to place in the page, under ``id`` (the div id, ``fig-<id>``)."""
+
+    id: str
+    figure: object
+
+    def html(self) -> str:
+        import plotly.io as pio
+        return pio.to_html(self.figure, include_plotlyjs=False, full_html=False, div_id=f"fig-{self.id}",
+                           config=PLOTLY_CONFIG, default_width="100%", default_height=f"{self.height}px")
+
+    @property
+    def height(self) -> int:
+        return int(self.figure.layout.height or 380)
+
+
+def _layout(fig, title: str, xaxis: str, yaxis: str, height: int = 380, **kw) -> None:
+    fig.update_layout(template="plotly_white", height=height,
+                      title=dict(text=plot_text(title), x=0, xanchor="left", y=0.98, yanchor="top"),
+                      margin=dict(l=60, r=20, t=80, b=60), xaxis_title=plot_text(xaxis), yaxis_title=plot_text(yaxis),
+                      legend=dict(orientation="h", yanchor="bottom", y=1.01, xanchor="left", x=0),
+                      font=dict(family="system-ui, -apple-system, Segoe UI, Roboto, sans-serif", size=13), **kw)
+
+
+def _histogram(bins: report_data.Bins, series: dict[str, tuple[str, str]], title: str, xaxis: str) -> object:
+    """Bars per bin (bin centre on x), overlaid, one trace per series name -> (label, colour)."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    shown = {k: v for k, v in series.items() if bins.total(k)} or series     # no legend entry for an empty series
+    for name, (label, colour) in shown.items():
+        fig.add_trace(go.Bar(
+            x=[s + bins.width / 2 for s in bins.starts], y=bins.counts[name], width=bins.width * 0.95,
+            name=plot_text(f"{label} ({bins.total(name)})"), marker_color=colour, opacity=0.7,
+            customdata=[[s, s + bins.width - 1] for s in bins.starts] if bins.width > 1 else bins.starts,
+            hovertemplate=(("%{customdata[0]} to %{customdata[1]}" if bins.width > 1 else "%{customdata}")
+                           + ": %{y} hands<extra>" + plot_text(label) + "</extra>")))
+    _layout(fig, title, xaxis, "hands", barmode="overlay", bargap=0)
+    return fig
+
+
+def _margin_figure(bins: report_data.Bins) -> object:
+    fig = _histogram(bins, {"bid": ("bid contracts: points − bid", TAKER),
+                            "prise": ("prise: points − defence's points", AMBER)}, "Taker's margin", "card points")
+    fig.add_vline(x=0, line_dash="dash", line_color="#52606d")
+    fig.add_annotation(x=0, y=1, xref="x", yref="paper", text="made →", showarrow=False, xanchor="left",
+                       yanchor="top", xshift=4, font=dict(color="#52606d"))
+    return fig
+
+
+def _cls(column: str, numeric: set[str]) -> str:
+    if column in numeric:
+        return ' class="num"'
+    return ' class="cmd"' if column == "command" else ""
+
+
+def _table(table: pa.Table, columns: list[str] | None, caption: str = "", more: str = "") -> str:
+    """An HTML table of ``table``'s ``columns`` (all when None), at most MAX_ROWS rows; numbers right-aligned."""
+    cols = [c for c in (columns or table.column_names) if c in table.column_names]
+    numeric = {c for c in cols if pa.types.is_integer(table.schema.field(c).type)
+               or pa.types.is_floating(table.schema.field(c).type)}
+    rows = table.select(cols).slice(0, MAX_ROWS).to_pylist()
+    head = "".join(f'<th{_cls(c, numeric)}>{esc(c)}</th>' for c in cols)
+    body = "\n".join("<tr>" + "".join(f'<td{_cls(c, numeric)}>{fmt(c, r[c])}</td>' for c in cols)
+                     + "</tr>" for r in rows)
+    note = ""
+    if table.num_rows > MAX_ROWS:
+        note = f'<p class="note">Showing {MAX_ROWS} of {table.num_rows} rows{esc(more)}.</p>'
+    if not rows:
+        body = f'<tr><td colspan="{len(cols)}" class="empty">no rows</td></tr>'
+    cap = f"<caption>{esc(caption)}</caption>" if caption else ""
+    return f'<div class="table-wrap"><table>{cap}<thead><tr>{head}</tr></thead><tbody>\n{body}\n</tbody></table></div>{note}'
+
+
+def _player_labels(rows: list[dict]) -> list[str]:
+    """Chart labels: the name, with its source when several sources are shown (names are per source)."""
+    several = len({r["source"] for r in rows}) > 1
+    return [plot_text(r["player"], LABEL_CHARS) + (plot_text(f" · {r['source']}") if several else "") for r in rows]
+
+
+def _players_figure(players: pa.Table) -> object:
+    """Horizontal grouped bars, one pair per player (most hands at the top): take rate and success rate,
+    each labelled with its numerator/denominator."""
+    import plotly.graph_objects as go
+
+    rows = players.slice(0, CHART_PLAYERS).to_pylist()
+    labels = _player_labels(rows)
+    full = [plot_text(f"{r['player']} · {r['source']}") for r in rows]     # hover: the whole name
+    success = [r["made"] / r["decided"] if r["decided"] else None for r in rows]
+    fig = go.Figure([
+        go.Bar(y=labels, x=[r["take_rate"] for r in rows], name="take rate (taken / hands)", marker_color=TAKER,
+               orientation="h", text=[f"{r['taken']}/{r['hands']}" for r in rows], textposition="outside",
+               customdata=full, hovertemplate="%{customdata}<br>take rate %{x:.1%} (%{text} hands)<extra></extra>"),
+        go.Bar(y=labels, x=success, name="success rate (made / decided)", marker_color=GOOD, orientation="h",
+               text=[f"{r['made']}/{r['decided']}" for r in rows], textposition="outside", customdata=full,
+               hovertemplate="%{customdata}<br>success rate %{x:.1%} (%{text} contracts)<extra></extra>"),
+    ])
+    shown = f" (the {len(rows)} with the most hands)" if players.num_rows > len(rows) else ""
+    _layout(fig, f"Take rate and success rate per player{shown}", "rate", "", height=130 + 38 * len(rows),
+            barmode="group", bargap=0.25)
+    fig.update_xaxes(tickformat=".0%", range=[0, 1.12])
+    fig.update_yaxes(autorange="reversed", automargin=True)
+    fig.update_traces(cliponaxis=False, textfont_size=11)
+    return fig
+
+
+_RESULTS = (("made", "made", GOOD), ("failed", "failed", BAD), ("litiges", "litige", AMBER),
+            ("unscored", "no result (unscorable or not rescored)", GREY))
+
+
+def strain_results(contracts: pa.Table) -> dict[str, dict[str, int]]:
+    """Contracts per strain from the contracts report: strain -> {contracts, made, failed (decided - made),
+    litiges, unscored}, strains in the report's order."""
+    out: dict[str, dict[str, int]] = {}
+    for r in contracts.to_pylist():
+        d = out.setdefault(r["strain"] or "?", dict(contracts=0, made=0, failed=0, litiges=0, unscored=0))
+        d["contracts"] += r["contracts"]
+        d["made"] += r["made"]
+        d["failed"] += r["decided"] - r["made"]
+        d["litiges"] += r["litiges"]
+        d["unscored"] += r["unscored"]
+    return out
+
+
+def _contracts_figure(by_strain: dict[str, dict[str, int]]) -> object:
+    import plotly.graph_objects as go
+
+    strains = list(by_strain)
+    names = {"C": "♣ clubs", "D": "♦ diamonds", "H": "♥ hearts", "S": "♠ spades", "NT": "no trump", "AT": "all trump"}
+    labels = [plot_text(names.get(s, s)) for s in strains]
+    fig = go.Figure([go.Bar(x=labels, y=[by_strain[s][key] for s in strains], name=plot_text(label),
+                            marker_color=colour, hovertemplate="%{x}: %{y} " + plot_text(label) + "<extra></extra>",
+                            showlegend=any(by_strain[s][key] for s in strains))    # no legend entry for 0
+                     for key, label, colour in _RESULTS])
+    fig.add_trace(go.Scatter(x=labels, y=[by_strain[s]["contracts"] for s in strains], mode="text",
+                             text=[f"{by_strain[s]['made']}/{by_strain[s]['made'] + by_strain[s]['failed']} made"
+                                   for s in strains], textposition="top center", showlegend=False,
+                             hoverinfo="skip"))
+    _layout(fig, "Contracts by strain and result", "strain", "contracts", barmode="stack")
+    top = max([d["contracts"] for d in by_strain.values()] or [1])
+    fig.update_yaxes(range=[0, top * 1.15])
+    return fig
+
+
+#: The dealt-hand charts: (figure id, title, x-axis title, event filter).
+DEALT_CHARTS = (
+    ("carres", "Carrés dealt: observed vs expected", "carré of (rank), or any of them",
+     lambda e: e.startswith("carre_")),
+    ("patterns", "Runs, voids and J+9 of trump: observed vs expected",
+     "run of 3, 4, 5+ in a suit; a void; the J and 9 of trump", lambda e: e.startswith(("run_", "void", "trump_J9"))),
+    ("trump", "Trump cards held per hand: observed vs expected", "trump cards in the hand (the contract's suit)",
+     lambda e: e.startswith("trump_len_")),
+)
+
+
+def _dealt_figures(fair: pa.Table) -> list[tuple[str, object]]:
+    """(id, figure) per :data:`DEALT_CHARTS`: observed vs expected counts of the fairness events (one group),
+    with +-2 binomial standard deviations on the expected bars."""
+    import plotly.graph_objects as go
+
+    rows = fair.to_pylist()
+    out = []
+    for fid, title, xaxis, keep in DEALT_CHARTS:
+        subset = [r for r in rows if keep(r["event"])]
+        x = [r["event"].removeprefix("trump_len_").removeprefix("carre_") for r in subset]
+        p = [r["expected"] / r["hands"] if r["hands"] else 0.0 for r in subset]
+        sd = [2 * (r["hands"] * q * (1 - q)) ** 0.5 for r, q in zip(subset, p)]
+        fig = go.Figure([
+            go.Bar(x=x, y=[r["observed"] for r in subset], name="observed", marker_color=TAKER,
+                   customdata=[[r["hands"], r["p_value"]] for r in subset],
+                   hovertemplate="%{x}: observed %{y} of %{customdata[0]} hands, p = %{customdata[1]:.3g}"
+                                 "<extra></extra>"),
+            go.Bar(x=x, y=[r["expected"] for r in subset], name="expected (fair shuffle, ± 2 sd)",
+                   marker_color=GREY, error_y=dict(type="data", array=sd, color="#52606d", thickness=1.2,
+                                arrayminus=[min(d, r["expected"]) for d, r in zip(sd, subset)]),
+                   hovertemplate="%{x}: expected %{y:.2f}<extra></extra>"),
+        ])
+        _layout(fig, title, xaxis, "seat hands", height=340, barmode="group")
+        out.append((fid, fig))
+    return out
+
+
+_CSS = """
+:root { --fg: #1f2933; --muted: #52606d; --line: #d9e2ec; --bg: #f5f7fa; --accent: #1f6feb; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 14px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg);
+       background: var(--bg); }
+header { background: #102a43; color: #fff; padding: 20px 32px 12px; }
+header h1 { margin: 0 0 4px; font-size: 24px; }
+header p { margin: 0; color: #bcccdc; }
+nav { margin-top: 12px; display: flex; flex-wrap: wrap; gap: 4px 16px; }
+nav a { color: #9fb3c8; text-decoration: none; font-size: 13px; }
+nav a:hover { color: #fff; }
+main { max-width: 1200px; margin: 0 auto; padding: 8px 24px 48px; }
+section { background: #fff; border: 1px solid var(--line); border-radius: 8px; margin: 20px 0; padding: 4px 24px 16px; }
+h2 { font-size: 19px; margin: 16px 0 6px; }
+p.lead, p.note { color: var(--muted); margin: 4px 0 12px; max-width: 900px; }
+p.note { font-size: 12px; }
+.cards { display: flex; flex-wrap: wrap; gap: 12px; margin: 12px 0; }
+.card { border: 1px solid var(--line); border-radius: 6px; padding: 6px 12px; flex: 1 1 0; min-width: 90px; }
+.card b { display: block; font-size: 20px; font-variant-numeric: tabular-nums; }
+.card span { color: var(--muted); font-size: 12px; }
+.table-wrap { overflow-x: auto; margin: 8px 0; }
+table { border-collapse: collapse; font-size: 13px; font-variant-numeric: tabular-nums; }
+caption { text-align: left; font-weight: 600; padding: 4px 0; }
+th, td { padding: 4px 10px; border-bottom: 1px solid var(--line); white-space: nowrap; text-align: left; }
+th { background: #f0f4f8; position: sticky; top: 0; }
+td.num, th.num { text-align: right; }
+tbody tr:nth-child(even) { background: #fafbfc; }
+td.empty { color: var(--muted); font-style: italic; }
+td.cmd { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12px; white-space: normal;
+         min-width: 360px; }
+.plot { width: 100%; }
+code { background: #f0f4f8; padding: 1px 4px; border-radius: 3px; }
+"""
+
+SECTIONS = (("overview", "Overview"), ("hand-scores", "Hand scores"), ("margins", "Contract margins"),
+            ("players", "Players"), ("contracts", "Contracts"), ("dealt-hands", "Dealt hands"),
+            ("declarations", "Declarations"), ("partnerships", "Partnerships"), ("head-to-head", "Head to head"),
+            ("audit", "Score audit"))
+
+
+@dataclass
+class ReportSummary:
+    """What :func:`write_html_report` wrote: file, ruleset, hands, figures, bytes."""
+
+    path: Path
+    ruleset: str
+    hands: int
+    figures: int
+    size: int
+
+    def __str__(self) -> str:
+        return (f"report [{self.ruleset}]: {self.hands} hands, {len(SECTIONS)} sections, {self.figures} charts, "
+                f"{self.size / 1e6:.1f} MB -> {self.path}")
+
+
+def _filters_text(filters: stats.Filters) -> str:
+    parts = []
+    for label, values in (("source", filters.sources), ("variant", filters.variants)):
+        if values:
+            parts.append(f"{label} {', '.join(values)}")
+    if filters.players:
+        parts.append(f"{len(filters.players)} player(s)" if filters.pseudonymize else
+                     f"player {', '.join(filters.players)}")
+    if filters.min_hands:
+        parts.append(f"rows with at least {filters.min_hands} hands")
+    return "; ".join(parts) or "none"
+
+
+def build_html(lake: Path | str, ruleset: str | None = None, filters: stats.Filters | None = None,
+               now: dt.datetime | None = None) -> tuple[str, str, int, int]:
+    """The page for ``lake`` under ``ruleset`` (None: the only one scored) with ``filters`` (sources,
+    variants, players, min_hands, pseudonymize, as for ``rebelote stats``).
+
+    Returns (html text, ruleset used, hands in the filtered lake, number of charts). Raises
+    :class:`pipeline.stats.StatsError` (missing lake, ruleset not scored or ambiguous).
+    """
+    import plotly.offline
+
+    filters = filters or stats.Filters()
+    now = now or dt.datetime.now(dt.timezone.utc)
+    con = stats.connect(lake, filters)
+    try:
+        ruleset = stats.resolve_ruleset(con, ruleset)
+        rep = {name: stats.run_report_on(con, name, ruleset, filters)
+               for name in ("players", "partnerships", "head_to_head", "contracts", "declarations", "audit")}
+        ov = report_data.overview(con, ruleset)
+        score_bins = report_data.hand_score_bins(con, ruleset)
+        margin_bins, capot_bids = report_data.margin_bins(con, ruleset)
+        fair = fairness_on(con, "all", filters)
+    finally:
+        con.close()
+
+    figures: list[Figure] = []
+
+    def fig(id_: str, figure) -> str:
+        figures.append(Figure(id_, figure))
+        return f'<div class="plot">{figures[-1].html()}</div>'
+
+    cmd = f" (all rows: rebelote stats {{}} --rules {ruleset})"
+    body: list[str] = []
+    pseudo = " Player names are pseudonyms (salted hashes)." if filters.pseudonymize else ""
+    cards = [("games", ov["games"]), ("hands", ov["hands"]), ("contracts", ov["contracts"]),
+             ("players", ov["players"]), ("sources", ov["sources"]), ("scored", ov["scored"]),
+             ("passed out", ov["passed_out"]), ("unscorable", ov["unscorable"]),
+             ("not rescored", ov["unscored"])]
+    body.append(_section("overview", "Overview",
+                         f'<p class="lead">Hands of the lake after the filters ({esc(_filters_text(filters))}), '
+                         f'scored under <b>{esc(ruleset)}</b>.{pseudo}</p><div class="cards">'
+                         + "".join(f'<div class="card"><b>{v:,}</b><span>{esc(k)}</span></div>' for k, v in cards)
+                         + "</div>"))
+    body.append(_section("hand-scores", "Hand scores",
+                         '<p class="lead">Game points each side scored on every hand with a result (status '
+                         "'scored'), after multipliers and rounding, before any litige carry-over.</p>"
+                         + fig("hand-scores", _histogram(score_bins, {"taker": ("taker's team", TAKER),
+                                                                      "defence": ("defence", DEFENCE)},
+                                                         "Game points per hand", "game points"))))
+    body.append(_section("margins", "Contract margins",
+                         '<p class="lead">How far the taker was from what the contract needed, in card points '
+                         "(the totals the made test compares: cards, last trick and what the ruleset adds). "
+                         "Bid contracts: the taker's points minus the bid. Takes without a bid value (classic "
+                         "prise): the taker's points minus the defence's. A bid is reached from 0 up; a prise is made above 0 "
+                         "(0 is a tie, a litige under most rulesets).</p>"
+                         + fig("margins", _margin_figure(margin_bins))
+                         + (f'<p class="note">{capot_bids} capot bids left out (they need every trick, not a '
+                            "number of points).</p>" if capot_bids else "")))
+    players = rep["players"]
+    body.append(_section("players", "Players",
+                         '<p class="lead">Take rate = hands taken / hands played; success rate = contracts made '
+                         "/ contracts decided (litiges and unscorable hands are not decided). The bar labels "
+                         "give the numerator and denominator.</p>"
+                         + (fig("players", _players_figure(players)) if players.num_rows else "")
+                         + _table(players, stats.display_columns("players"), more=cmd.format("players"))))
+    by_strain = strain_results(rep["contracts"])
+    body.append(_section("contracts", "Contracts",
+                         (fig("contracts", _contracts_figure(by_strain)) if by_strain else "")
+                         + _table(rep["contracts"], stats.display_columns("contracts"), more=cmd.format("contracts"))))
+    dealt = _dealt_figures(fair) if fair.num_rows else []
+    body.append(_section("dealt-hands", "Dealt hands: observed vs expected",
+                         '<p class="lead">How often the dealt hands held each declaration-worthy pattern, '
+                         "against its exact probability for a fairly shuffled deck (pipeline/fairness.py, "
+                         "docs/fairness.md). Each seat's hand of each 4-player deal is one trial; the trump "
+                         "events count only suit contracts. The bars on the expected counts are ± 2 standard "
+                         "deviations: most observed bars should end inside them.</p>"
+                         + ("".join(fig(fid, f) for fid, f in dealt) if dealt else
+                            '<p class="note">No 4-player deal with its initial hands.</p>')
+                         + _table(fair, ["event", "hands", "observed", "expected", "ratio", "p_value"])))
+    body.append(_section("declarations", "Declarations scored",
+                         '<p class="lead">Declarations (tierce, quarte, quinte, carré) and belote-rebelote '
+                         "scored under the ruleset, per source. Points are card points.</p>"
+                         + _table(rep["declarations"], stats.display_columns("declarations"))))
+    body.append(_section("partnerships", "Partnerships",
+                         _table(rep["partnerships"], stats.display_columns("partnerships"),
+                                more=cmd.format("partnerships"))))
+    body.append(_section("head-to-head", "Head to head",
+                         _table(rep["head_to_head"], stats.display_columns("head_to_head"),
+                                more=cmd.format("head-to-head"))))
+    audit = rep["audit"]
+    by_component: dict[str, int] = {}
+    for c in audit.column("component").to_pylist():
+        by_component[c] = by_component.get(c, 0) + 1
+    audit_lead = (f"{audit.num_rows} hands whose recorded score differs from the rescoring"
+                  + (": " + ", ".join(f"{n} {c}" for c, n in sorted(by_component.items())) if by_component else "")
+                  + ". Run the command of a row to see why, step by step.")
+    body.append(_section("audit", "Score audit", f'<p class="lead">{esc(audit_lead)}</p>'
+                         + _table(audit, stats.display_columns("audit"), more=cmd.format("audit"))))
+
+    nav = "".join(f'<a href="#{sid}">{esc(title)}</a>' for sid, title in SECTIONS)
+    page = f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Rebelote report: {esc(ruleset)}</title>
+<style>{_CSS}</style>
+<script type="text/javascript">{plotly.offline.get_plotlyjs()}</script>
+</head>
+<body>
+<header>
+<h1>Rebelote report</h1>
+<p>Ruleset {esc(ruleset)} · {ov['hands']:,} hands · filters: {esc(_filters_text(filters))} · generated {esc(now.strftime('%Y-%m-%d %H:%M UTC'))}</p>
+<nav>{nav}</nav>
+</header>
+<main>
+{chr(10).join(body)}
+</main>
+</body>
+</html>
+"""
+    return page, ruleset, ov["hands"], len(figures)
+
+
+def _section(sid: str, title: str, content: str) -> str:
+    return f'<section id="{sid}">\n<h2>{esc(title)}</h2>\n{content}\n</section>'
+
+
+def write_html_report(lake: Path | str, path: Path | str, ruleset: str | None = None,
+                      filters: stats.Filters | None = None) -> ReportSummary:
+    """Write :func:`build_html`'s page to ``path`` (UTF-8). Raises StatsError as it does, OSError on write."""
+    page, used, hands, n_figs = build_html(lake, ruleset, filters)
+    path = Path(path)
+    data = page.encode("utf-8")
+    path.write_bytes(data)
+    return ReportSummary(path, used, hands, n_figs, len(data))

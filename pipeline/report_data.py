@@ -1,0 +1,108 @@
+"""The numbers behind the HTML report's charts, computed in DuckDB over a :func:`pipeline.stats.connect`
+connection (so filters and pseudonyms apply). Histograms are binned in SQL: the page carries one number
+per bin, never one per hand.
+
+Units: hand scores are game points; contract margins are card points (``scores.contract_points``, the
+totals the made test compares).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import duckdb
+
+
+@dataclass(frozen=True)
+class Bins:
+    """A histogram: ``width``-wide bins starting at each value of ``starts`` (bin = [start, start + width)),
+    with one count list per series (``counts[name][i]`` is the count of bin ``starts[i]``)."""
+
+    width: int
+    starts: list[int]
+    counts: dict[str, list[int]]
+
+    def total(self, name: str) -> int:
+        return sum(self.counts[name])
+
+
+def nice_width(lo: float, hi: float, max_bins: int = 40) -> int:
+    """Smallest bin width of the form 1, 2, 5 x 10^k (k >= 0) giving at most ``max_bins`` bins over [lo, hi]."""
+    k = 0
+    while True:
+        for m in (1, 2, 5):
+            w = m * 10 ** k
+            if math.floor(hi / w) - math.floor(lo / w) + 1 <= max_bins:
+                return w
+        k += 1
+
+
+def _bins(con: duckdb.DuckDBPyConnection, values_sql: str, params: dict, series: list[str]) -> Bins:
+    """Bin the rows of ``values_sql`` (columns ``series``: value, ``kind``) per kind into one :class:`Bins`."""
+    lo, hi = con.execute(f"SELECT min(value), max(value) FROM ({values_sql})", params).fetchall()[0]
+    if lo is None:
+        return Bins(1, [], {s: [] for s in series})
+    width = nice_width(lo, hi)
+    rows = con.execute(f"SELECT (floor(value / {width}) * {width})::BIGINT AS start, kind, count(*) "
+                       f"FROM ({values_sql}) GROUP BY ALL ORDER BY start", params).fetchall()
+    starts = list(range(int(math.floor(lo / width) * width), int(math.floor(hi / width) * width) + 1, width))
+    index = {s: i for i, s in enumerate(starts)}
+    counts = {s: [0] * len(starts) for s in series}
+    for start, kind, n in rows:
+        counts[kind][index[start]] = n
+    return Bins(width, starts, counts)
+
+
+def hand_score_bins(con: duckdb.DuckDBPyConnection, ruleset: str) -> Bins:
+    """Game points scored on each hand the ruleset scored with a result (status 'scored'), by the taker's
+    team (series 'taker') and by the defence (series 'defence' = every other team's points added up)."""
+    sql = """
+        SELECT hand_score[taker_team + 1] AS value, 'taker' AS kind FROM scores
+        WHERE ruleset = $r AND status = 'scored' AND hand_score IS NOT NULL AND taker_team IS NOT NULL
+        UNION ALL
+        SELECT list_sum(hand_score) - hand_score[taker_team + 1], 'defence' FROM scores
+        WHERE ruleset = $r AND status = 'scored' AND hand_score IS NOT NULL AND taker_team IS NOT NULL
+    """
+    return _bins(con, sql, {"r": ruleset}, ["taker", "defence"])
+
+
+MARGIN_SQL = """
+    SELECT CASE WHEN h.bid IS NOT NULL THEN 'bid' ELSE 'prise' END AS kind,
+           CASE WHEN h.bid IS NOT NULL THEN sc.contract_points[sc.taker_team + 1] - h.bid
+                ELSE sc.contract_points[sc.taker_team + 1] - sc.contract_points[2 - sc.taker_team] END AS value
+    FROM scores AS sc JOIN hands AS h ON h.hand_key = sc.hand_key
+    WHERE sc.ruleset = $r AND sc.status = 'scored' AND NOT h.capot_bid AND sc.contract_points IS NOT NULL
+      AND (h.bid IS NOT NULL OR len(sc.contract_points) = 2)
+"""
+
+
+def margin_bins(con: duckdb.DuckDBPyConnection, ruleset: str) -> tuple[Bins, int]:
+    """Contract margins of the hands the ruleset scored with a result, in card points:
+
+    * series 'bid': contracts with a bid value: the taker team's contract points minus the bid (>= 0: the
+      bid was reached);
+    * series 'prise': takes without a bid value (classic prise) in 2-team hands: the taker team's contract
+      points minus the defence's (> 0: more than the defence, 0: a tie).
+
+    Capot bids (need every trick, no points target) are left out: their count is returned beside the bins.
+    """
+    bins = _bins(con, MARGIN_SQL, {"r": ruleset}, ["bid", "prise"])
+    capots = con.execute("SELECT count(*) FROM scores AS sc JOIN hands AS h ON h.hand_key = sc.hand_key "
+                         "WHERE sc.ruleset = $r AND sc.status = 'scored' AND h.capot_bid", {"r": ruleset}).fetchall()[0][0]
+    return bins, capots
+
+
+def overview(con: duckdb.DuckDBPyConnection, ruleset: str) -> dict[str, int]:
+    """Counts for the page header: games, hands, contracts (hands with a taker), players (distinct names per
+    source), sources, and the ruleset's scores by status (scored, passed_out, unscorable, unscored =
+    hands with no score row under the ruleset)."""
+    games, hands, contracts, sources = con.execute(
+        "SELECT count(DISTINCT game_id), count(*), count(taker), count(DISTINCT source) FROM hands").fetchall()[0]
+    players = con.execute("SELECT count(*) FROM (SELECT DISTINCT source, player FROM seats)").fetchall()[0][0]
+    status = dict(con.execute("SELECT status, count(*) FROM scores WHERE ruleset = $r GROUP BY status",
+                              {"r": ruleset}).fetchall())
+    scored_rows = sum(status.values())
+    return {"games": games, "hands": hands, "contracts": contracts, "players": players, "sources": sources,
+            "scored": status.get("scored", 0), "passed_out": status.get("passed_out", 0),
+            "unscorable": status.get("unscorable", 0), "unscored": hands - scored_rows}

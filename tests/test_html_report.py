@@ -1,0 +1,240 @@
+"""`rebelote report --html`: one self-contained page (pipeline/html_report.py, pipeline/report_data.py).
+
+The lake is simulated (tests/helpers.simulated_lake): 4 classic games from source 'club' (36 hands) and 2
+contrée games from source 'online' (25 hands), rescored under belote-classic and colver. The simulated
+player 'Alice' is renamed to a name full of HTML so that escaping is tested on real pages.
+
+The browser test (marker ``browser``, excluded by default; run with ``-m browser``) renders the page in
+Debian's headless Chromium and checks that plotly drew every chart without a JavaScript error.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import shutil
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import pyarrow.compute as pc
+import pytest
+from typer.testing import CliRunner
+
+from helpers import simulated_lake
+from pipeline import html_report, lake as lakemod, report_data, stats
+from pipeline.cli import app
+from pipeline.fairness import fairness_report
+from pipeline.pseudonymize import pseudonym
+from pipeline.simulate import PLAYERS
+
+HOSTILE = '<img src=x onerror=alert(1)>Zoé & "Co"'
+RULES = "belote-classic"
+CHROMIUM = Path("/usr/bin/chromium")
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def lake(tmp_path_factory):
+    return simulated_lake(tmp_path_factory.mktemp("html") / "lake", rename={"Alice": HOSTILE})
+
+
+@pytest.fixture(scope="module")
+def page(lake) -> str:
+    text, used, hands, figures = html_report.build_html(lake, RULES)
+    assert (used, hands, figures) == (RULES, 61, 7)     # 7 charts: scores, margins, players, contracts, 3 dealt
+    return text
+
+
+class _Refs(HTMLParser):
+    """Collects every attribute that loads something (src, href, data, poster, srcset) and the tags seen."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.refs: list[tuple[str, str, str]] = []
+        self.tags: list[str] = []
+        self.ids: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        for k, v in attrs:
+            if k in ("src", "href", "data", "poster", "srcset", "action"):
+                self.refs.append((tag, k, v or ""))
+            if k == "id":
+                self.ids.append(v)
+
+
+def _parse(page: str) -> _Refs:
+    p = _Refs()
+    p.feed(page)
+    return p
+
+
+def figure_data(page: str, fig_id: str) -> list[dict]:
+    """The traces of figure ``fig-<fig_id>``, decoded from its ``Plotly.newPlot("fig-<id>", [...], ...)`` call."""
+    m = re.search(r'Plotly\.newPlot\(\s*"fig-' + re.escape(fig_id) + r'",\s*', page)
+    assert m, fig_id
+    data, _ = json.JSONDecoder().raw_decode(page, m.end())
+    return data
+
+
+def test_sections_and_self_contained(page):
+    p = _parse(page)
+    for sid, title in html_report.SECTIONS:
+        assert sid in p.ids and f'<a href="#{sid}">' in page
+    # nothing loaded from anywhere: no src/href other than in-page anchors, no <link>, no CSS import/url()
+    assert [r for r in p.refs if not (r[1] == "href" and r[2].startswith("#"))] == []
+    assert "link" not in p.tags and "iframe" not in p.tags
+    assert not re.search(r"@import|url\(", page.split("<script", 1)[0])
+    assert not re.search(r'<(script|link|img)[^>]+(src|href)\s*=\s*["\']?https?://', page)
+    # plotly.js inlined exactly once, and one newPlot per chart
+    assert page.count("plotly.js v") == 1 and page.count("Plotly.newPlot(") == 7
+    assert page.count('<script type="text/javascript">') == 1
+
+
+def test_player_names_escaped(page, lake):
+    assert HOSTILE not in page and "<img" not in page
+    players = stats.run_report(lake, "players", RULES)
+    names = {r["player"] for r in players.to_pylist()}
+    assert HOSTILE in names and len(names) == 8
+    for name in names:
+        assert f"<td>{html.escape(name)}</td>" in page          # in the players table, escaped
+    # chart labels are escaped too (plotly draws a few HTML tags in labels, and decodes &amp; &lt; &gt;): the
+    # bars' x values, cut to 24 characters
+    labels = figure_data(page, "players")[0]["y"]
+    assert '&lt;img src=x onerror=aler… · club' in labels
+    assert '&lt;img src=x onerror=alert(1)&gt;Zoé &amp; "Co" · club' in figure_data(page, "players")[0]["customdata"]
+
+
+def test_players_numbers(page, lake):
+    players = stats.run_report(lake, "players", RULES).to_pylist()
+    take, success = figure_data(page, "players")
+    shown = players[:html_report.CHART_PLAYERS]
+    # the bars are the report's rates, labelled with their numerator/denominator
+    assert take["x"] == [r["take_rate"] for r in shown]
+    assert take["text"] == [f"{r['taken']}/{r['hands']}" for r in shown]
+    assert success["text"] == [r["made_of"] for r in shown]
+    assert success["x"] == [r["made"] / r["decided"] if r["decided"] else None for r in shown]
+    for r in players:
+        # e.g. a row "... 28 | 6 | 21.43% | 4/5 ..." (take_rate 0.2143 of the report shown as a percentage)
+        row = (f'<td class="num">{r["hands"]}</td><td class="num">{r["taken"]}</td>'
+               f'<td class="num">{r["take_rate"] * 100:.2f}%</td><td>{r["made_of"]}</td>')
+        assert row in page, row
+
+
+def test_hand_score_and_margin_distributions(page, lake):
+    # independent of the SQL: the scores and hands Parquet files read with pyarrow and binned with numpy
+    sc = lakemod.read(lake, "scores").filter(pc.equal(pc.field("ruleset"), RULES))
+    sc = sc.filter(pc.equal(sc["status"], "scored")).to_pylist()
+    hands = {h["hand_key"]: h for h in lakemod.read(lake, "hands").to_pylist()}
+    taker = [s["hand_score"][s["taker_team"]] for s in sc]
+    defence = [sum(s["hand_score"]) - s["hand_score"][s["taker_team"]] for s in sc]
+    bins = report_data.hand_score_bins(stats.connect(lake), RULES)
+    edges = bins.starts + [bins.starts[-1] + bins.width]
+    assert bins.counts["taker"] == np.histogram(taker, edges)[0].tolist()
+    assert bins.counts["defence"] == np.histogram(defence, edges)[0].tolist()
+    traces = figure_data(page, "hand-scores")
+    assert [t["y"] for t in traces] == [bins.counts["taker"], bins.counts["defence"]]
+    assert traces[0]["name"] == f"taker's team ({len(sc)})"
+    bid = [s["contract_points"][s["taker_team"]] - hands[s["hand_key"]]["bid"] for s in sc
+           if hands[s["hand_key"]]["bid"] is not None and not hands[s["hand_key"]]["capot_bid"]]
+    prise = [s["contract_points"][s["taker_team"]] - s["contract_points"][1 - s["taker_team"]] for s in sc
+             if hands[s["hand_key"]]["bid"] is None and not hands[s["hand_key"]]["capot_bid"]]
+    mb, capots = report_data.margin_bins(stats.connect(lake), RULES)
+    edges = mb.starts + [mb.starts[-1] + mb.width]
+    assert (mb.counts["bid"], mb.counts["prise"]) == (np.histogram(bid, edges)[0].tolist(),
+                                                      np.histogram(prise, edges)[0].tolist())
+    assert capots == sum(1 for s in sc if hands[s["hand_key"]]["capot_bid"])
+    # the bid margins are those the contracts report averages: same count, same total
+    contracts = [r for r in stats.run_report(lake, "contracts", RULES).to_pylist() if r["avg_margin"] is not None]
+    assert len(bid) == sum(r["margin_hands"] for r in contracts)
+    assert sum(bid) == pytest.approx(sum(r["avg_margin"] * r["margin_hands"] for r in contracts), abs=0.01 * len(contracts))
+    assert [t["y"] for t in figure_data(page, "margins")] == [mb.counts["bid"], mb.counts["prise"]]
+
+
+def test_contracts_and_dealt_hands(page, lake):
+    contracts = stats.run_report(lake, "contracts", RULES)
+    by_strain = html_report.strain_results(contracts)
+    traces = figure_data(page, "contracts")
+    made, failed = traces[0]["y"], traces[1]["y"]
+    assert made == [sum(r["made"] for r in contracts.to_pylist() if r["strain"] == s) for s in by_strain]
+    assert failed == [sum(r["decided"] - r["made"] for r in contracts.to_pylist() if r["strain"] == s) for s in by_strain]
+    # every hand with a taker is a contract of the report
+    con = stats.connect(lake)
+    assert sum(d["contracts"] for d in by_strain.values()) == con.sql(
+        "SELECT count(*) FROM hands WHERE taker IS NOT NULL").fetchall()[0][0]
+    con.close()
+    fair = {r["event"]: r for r in fairness_report(lake, "all").to_pylist()}
+    # 61 deals with initial hands x 4 seats = 244 seat hands
+    assert fair["void"]["hands"] == 244
+    carres = figure_data(page, "carres")
+    assert carres[0]["x"] == ["J", "9", "A", "T", "K", "Q", "any"]
+    assert carres[0]["y"] == [fair[f"carre_{x}"]["observed"] for x in carres[0]["x"]]
+    assert carres[1]["y"] == [fair[f"carre_{x}"]["expected"] for x in carres[0]["x"]]
+    trump = figure_data(page, "trump")
+    assert trump[0]["y"] == [fair[f"trump_len_{k}"]["observed"] for k in range(9)]
+    row = f'<td>void</td><td class="num">244</td><td class="num">{fair["void"]["observed"]}</td>'
+    assert row in page
+
+
+def test_pseudonymized_page(lake, tmp_path):
+    out = tmp_path / "p.html"
+    r = runner.invoke(app, ["report", "--html", str(out), "--lake", str(lake), "--rules", RULES,
+                            "--pseudonymize", "pepper"])
+    assert r.exit_code == 0, r.output
+    assert re.match(r"report \[belote-classic\]: 61 hands, 10 sections, 7 charts, \d+\.\d MB -> ", r.stdout)
+    text = out.read_text()
+    assert [n for n in PLAYERS + (HOSTILE, html.escape(HOSTILE)) if n in text] == []
+    assert f"<td>{pseudonym('pepper', 'club', 'Bruno')}</td>" in text
+    # the numbers do not change: the take-rate bars are the same
+    plain = figure_data(html_report.build_html(lake, RULES)[0], "players")[0]["x"]
+    assert sorted(figure_data(text, "players")[0]["x"]) == sorted(plain)
+
+
+def test_cli_errors(lake, tmp_path):
+    r = runner.invoke(app, ["report", "--html", str(tmp_path / "x.html"), "--lake", str(lake)])
+    assert r.exit_code == 2 and "several rulesets scored (belote-classic, colver)" in r.stderr
+    r = runner.invoke(app, ["report", "--html", str(tmp_path / "x.html"), "--lake", str(tmp_path / "none")])
+    assert r.exit_code == 2 and "lake folder not found" in r.stderr
+    r = runner.invoke(app, ["report", "--html", str(tmp_path / "x.html"), "--lake", str(lake), "--rules", "colver",
+                            "--source", "online", "--player", "Bruno"])
+    assert r.exit_code == 0, r.output
+    text = (tmp_path / "x.html").read_text()
+    assert "filters: source online; player Bruno" in text
+    # --player keeps Bruno's row only in the per-player chart and table (Bruno played all 25 hands of 'online')
+    assert figure_data(text, "players")[0]["y"] == ["Bruno"]
+    assert '<tr><td>Bruno</td><td>online</td><td class="num">2</td><td class="num">25</td>' in text
+
+
+def _chromium(*args: str, tmp: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu",
+                           "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                           "--no-first-run", f"--user-data-dir={tmp / 'profile'}", "--enable-logging=stderr",
+                           "--v=0", *args], capture_output=True, text=True, timeout=180)
+
+
+@pytest.mark.browser
+def test_page_renders_in_chromium(lake, tmp_path):
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} not found: install Debian's chromium (apt-get install chromium) to render the page")
+    out = tmp_path / "report.html"
+    html_report.write_html_report(lake, out, RULES)
+    r = _chromium("--dump-dom", out.as_uri(), tmp=tmp_path)
+    assert r.returncode == 0, r.stderr[-2000:]
+    dom = r.stdout
+    console = [line for line in r.stderr.splitlines() if "CONSOLE" in line]
+    assert not [line for line in console if "Uncaught" in line or "Error" in line], console
+    # plotly drew every chart: each figure div holds its <svg class="main-svg">
+    figs = re.findall(r'<div id="fig-([\w-]+)"', dom)
+    assert sorted(figs) == sorted(["hand-scores", "margins", "players", "contracts", "carres", "patterns", "trump"])
+    chunks = re.split(r'<div id="fig-', dom)[1:]
+    assert all('class="main-svg"' in c for c in chunks)
+    assert "&lt;img src=x onerror=aler…" in dom      # the name drawn as text (cut to 24 characters)
+    assert "<img src=\"x\"" not in dom
+    png = tmp_path / "report.png"
+    r = _chromium("--hide-scrollbars", "--window-size=1280,6000", f"--screenshot={png}", out.as_uri(), tmp=tmp_path)
+    assert r.returncode == 0 and png.stat().st_size > 50_000
+    if shutil.which("file"):
+        assert "PNG image data, 1280 x 6000" in subprocess.run(["file", str(png)], capture_output=True, text=True).stdout
