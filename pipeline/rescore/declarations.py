@@ -248,27 +248,28 @@ def detect(hands: np.ndarray, strain: np.ndarray, rules: Ruleset, dt: Declaratio
         k = np.where((k > 0) & (strain64[:, None] == s), k + trump_bonus, k)
         sk = np.maximum(sk, k)
     dec = _settle(sp, sk, cp, ck, np.zeros((n, n_teams(p)), dtype=np.int32), strain, rules)
-    if entries:
-        dec.entries = _held_entries(carre_pts, suit_bytes, _active(strain, rules), dt, dec)
+    if entries:   # only the hands with something to list: about half of them (the flattening is per slot)
+        some = np.nonzero(_active(strain, rules) & ((sp + cp).sum(axis=1) > 0))[0]
+        dec.entries = _held_entries(carre_pts[some], suit_bytes[some], some, dt, dec)
     return dec
 
 
-def _held_entries(carre_pts, suit_bytes, active, dt: DeclarationTables, dec: Declarations) -> Entries:
-    """Flatten per-seat carrés (n, P, 8 ranks) and sequence slots (n, P, 4 suits x 3 slots) into items."""
-    n, p, _ = carre_pts.shape
-    length = dt.slot_length[suit_bytes].reshape(n, p, 12)
-    points = np.concatenate([carre_pts, dt.slot_points[suit_bytes].reshape(n, p, 12)], axis=2)
-    points = np.where(active[:, None, None], points, 0)
-    row, seat, slot = np.nonzero(points > 0)              # row-major: hand, then seat, then slot
+def _held_entries(carre_pts, suit_bytes, rows, dt: DeclarationTables, dec: Declarations) -> Entries:
+    """Flatten per-seat carrés (m, P, 8 ranks) and sequence slots (m, P, 4 suits x 3 slots) of the hands
+    ``rows`` (int64 (m,), their indices in the batch) into items."""
+    m, p, _ = carre_pts.shape
+    length = dt.slot_length[suit_bytes].reshape(m, p, 12)
+    points = np.concatenate([carre_pts, dt.slot_points[suit_bytes].reshape(m, p, 12)], axis=2)
+    sub, seat, slot = np.nonzero(points > 0)              # row-major: hand, then seat, then slot
     is_carre = slot < 8
     seq_slot = np.clip(slot - 8, 0, 11)
-    seq_len = length[row, seat, seq_slot].astype(np.int64)
+    seq_len = length[sub, seat, seq_slot].astype(np.int64)
     kind = np.where(is_carre, KINDS.index("carre"), np.where(seq_len >= 5, 2, seq_len - 3))
-    top = dt.slot_top[suit_bytes.reshape(n, p, 4)[row, seat, seq_slot // 3], seq_slot % 3]
-    e = Entries(row.astype(np.int64), seat.astype(np.int8), kind.astype(np.int8),
+    top = dt.slot_top[suit_bytes[sub, seat, seq_slot // 3], seq_slot % 3]
+    e = Entries(rows[sub].astype(np.int64), seat.astype(np.int8), kind.astype(np.int8),
                 np.where(is_carre, slot, top).astype(np.int8), np.where(is_carre, -1, seq_slot // 3).astype(np.int8),
-                np.where(is_carre, 4, seq_len).astype(np.int8), points[row, seat, slot].astype(np.int32),
-                np.zeros(len(row), dtype=bool))
+                np.where(is_carre, 4, seq_len).astype(np.int8), points[sub, seat, slot].astype(np.int32),
+                np.zeros(len(sub), dtype=bool))
     return _mark_scored(e, dec)
 
 
