@@ -18,8 +18,8 @@
 --                                        hands.recorded_margin)
 --   rescored_team0, rescored_team1       scores.hand_score per team under the ruleset, game points
 --   rescored_margin                      rescored team 0 - team 1, game points
---   recorded, rescored                   the same as text: 'team0 - team1', or 'margin +n' when the source
---                                        records only the margin
+--   recorded, rescored                   the same as text: 'team0 - team1' (3-player: one number per player,
+--                                        'p0 - p1 - p2'), or 'margin +n' when the source records only the margin
 --   recorded_cards_team0, recorded_cards_team1
 --                                        hands.recorded_card_points per team (card points incl. last trick), NULL
 --                                        when the source records none
@@ -49,7 +49,9 @@ WITH a AS (
            sc.hand_score[1]                                           AS rescored_team0,
            sc.hand_score[2]                                           AS rescored_team1,
            sc.hand_score[1] - sc.hand_score[2]                        AS rescored_margin,
-           len(h.recorded_score) = 2                                  AS per_team,
+           len(h.recorded_score) = len(sc.hand_score)                 AS per_team,
+           array_to_string(h.recorded_score, ' - ')                   AS recorded_text,
+           array_to_string(sc.hand_score, ' - ')                      AS rescored_text,
            h.recorded_card_points[1]                                  AS recorded_cards_team0,
            h.recorded_card_points[2]                                  AS recorded_cards_team1,
            sc.card_points[1]                                          AS rescored_cards_team0,
@@ -61,9 +63,9 @@ SELECT $ruleset::VARCHAR AS ruleset,
        game_id, hand_no, source, status,
        recorded_team0, recorded_team1, recorded_margin::BIGINT AS recorded_margin,
        rescored_team0, rescored_team1, rescored_margin::BIGINT AS rescored_margin,
-       CASE WHEN per_team THEN recorded_team0 || ' - ' || recorded_team1
+       CASE WHEN per_team THEN recorded_text
             ELSE 'margin ' || printf('%+d', recorded_margin) END                        AS recorded,
-       CASE WHEN per_team THEN rescored_team0 || ' - ' || rescored_team1
+       CASE WHEN per_team THEN rescored_text
             ELSE 'margin ' || printf('%+d', rescored_margin) END                        AS rescored,
        recorded_cards_team0, recorded_cards_team1,
        rescored_cards_team0::INTEGER AS rescored_cards_team0,

@@ -14,10 +14,10 @@
 --   source                source of the hands, '(all)' on the total row
 --   hands_scored          hands with status 'scored' (the denominator of the rates below)
 --   decl_hands            hands where some team scored declaration points
---   decl_hands_team0      hands where team 0 (seats 0 and 2) scored declaration points
---   decl_hands_team1      hands where team 1 (seats 1 and 3) scored declaration points
+--   decl_hands_team0      hands where team 0 (seats 0 and 2) scored declaration points (2- and 4-player hands)
+--   decl_hands_team1      hands where team 1 (seats 1 and 3) scored declaration points (2- and 4-player hands)
 --   decl_hands_taker      hands where the taker's team scored declaration points
---   decl_hands_defence    hands where the defending team scored declaration points
+--   decl_hands_defence    hands where the defending team (3-player: either opponent) scored declaration points
 --   decl_points           declaration points scored, both teams (card points)
 --   decl_points_taker     ... by the taker's team (card points)
 --   decl_points_defence   ... by the defence (card points)
@@ -36,12 +36,13 @@
 -- display: source, hands_scored, decl_hands, decl_points, decl_points_per_hand, belote_hands, belote_share, decided_hands, made_thanks_to_decl, failed_because_of_decl
 WITH h AS (
     SELECT source,
-           coalesce(declaration_points[1], 0) AS d0,
-           coalesce(declaration_points[2], 0) AS d1,
-           CASE taker_team WHEN 0 THEN coalesce(declaration_points[1], 0)
-                           WHEN 1 THEN coalesce(declaration_points[2], 0) END AS d_taker,
-           CASE taker_team WHEN 0 THEN coalesce(declaration_points[2], 0)
-                           WHEN 1 THEN coalesce(declaration_points[1], 0) END AS d_defence,
+           -- team columns for two teams; 3-player hands (one list entry per player) count in the totals
+           CASE WHEN len(declaration_points) = 2 THEN declaration_points[1] ELSE 0 END AS d0,
+           CASE WHEN len(declaration_points) = 2 THEN declaration_points[2] ELSE 0 END AS d1,
+           coalesce(list_sum(declaration_points), 0)                                AS d_all,
+           coalesce(declaration_points[taker_team + 1], 0)                          AS d_taker,
+           coalesce(list_sum(declaration_points), 0)
+             - coalesce(declaration_points[taker_team + 1], 0)                      AS d_defence,
            belote_team, taker_team, declarations_decided, contract_made
     FROM scores
     WHERE ruleset = $ruleset AND status = 'scored'
@@ -49,15 +50,15 @@ WITH h AS (
 SELECT $ruleset::VARCHAR                                            AS ruleset,
        CASE WHEN grouping(source) = 1 THEN '(all)' ELSE source END   AS source,
        count(*)                                                     AS hands_scored,
-       count_if(d0 > 0 OR d1 > 0)::BIGINT                           AS decl_hands,
+       count_if(d_all > 0)::BIGINT                                  AS decl_hands,
        count_if(d0 > 0)::BIGINT                                     AS decl_hands_team0,
        count_if(d1 > 0)::BIGINT                                     AS decl_hands_team1,
        count_if(d_taker > 0)::BIGINT                                AS decl_hands_taker,
        count_if(d_defence > 0)::BIGINT                              AS decl_hands_defence,
-       coalesce(sum(d0 + d1), 0)::BIGINT                            AS decl_points,
+       coalesce(sum(d_all), 0)::BIGINT                              AS decl_points,
        coalesce(sum(d_taker), 0)::BIGINT                            AS decl_points_taker,
        coalesce(sum(d_defence), 0)::BIGINT                          AS decl_points_defence,
-       round(sum(d0 + d1) / nullif(count(*), 0), 2)                 AS decl_points_per_hand,
+       round(sum(d_all) / nullif(count(*), 0), 2)                   AS decl_points_per_hand,
        count(belote_team)                                           AS belote_hands,
        count_if(belote_team = taker_team)::BIGINT                   AS belote_taker_hands,
        round(count(belote_team) / nullif(count(*), 0), 4)           AS belote_share,

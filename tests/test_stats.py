@@ -345,3 +345,21 @@ def test_since_until_filter_on_played_at(tmp_path: Path):
     assert hands_of(until="2026-03-02T08:30:00Z") == 2    # before g2's start (bound excluded): g1
     with pytest.raises(ValueError, match="not a date"):
         stats.parse_when("last tuesday")
+
+
+def test_declarations_and_audit_with_three_players(tmp_path: Path):
+    # One 3-player hand (each player for himself): taker seat 1 holds a tierce (20), seat 2 a quarte (50).
+    # Totals count all three entries; team0/team1 columns are for two teams only. Recorded [0, 90, 72] vs
+    # rescored [0, 90, 82]: the audit lists it with one number per player.
+    lake = tmp_path / "lake"
+    players = ["Ana", "Ben", "Cat"]
+    hand = dict(_hand("t1", 1, players, 1), n_players=3, variant="belote-3p", recorded_score=[0, 90, 72])
+    _write(lake, "hands", [hand], drop_partition=True)
+    _write(lake, "games", [dict(_game("t1", players, 1), n_players=3, variant="belote-3p")], drop_partition=True)
+    _write(lake, "scores", [dict(_score("t1", 1, "scored", 1, [0, 90, 82], made=True, decl=[0, 20, 50], legal=True),
+                                 matches_recorded=False)], drop_partition=False)
+    row = stats.run_report(lake, "declarations", RULES).to_pylist()[0]
+    assert (row["decl_hands"], row["decl_points"], row["decl_points_taker"], row["decl_points_defence"]) == (1, 70, 20, 50)
+    assert (row["decl_hands_team0"], row["decl_hands_team1"], row["decl_hands_taker"], row["decl_hands_defence"]) == (0, 0, 1, 1)
+    (a,) = stats.run_report(lake, "audit", RULES).to_pylist()
+    assert (a["recorded"], a["rescored"]) == ("0 - 90 - 72", "0 - 90 - 82")
