@@ -50,39 +50,44 @@
 -- display: player, source, games, hands, taken, take_rate, made_of, made_rate_lo, made_rate_hi, taker_points_per_hand, defender_points_per_hand, coinches_won_of, capots_made, declarations_per_100, illegal_plays, mismatches_of, won_of
 WITH
 sc AS (SELECT * FROM scores WHERE ruleset = $ruleset),
-per_seat AS (
-    SELECT s.player, s.source, s.game_id, s.hand_key, s.seat, s.team, s.is_taker,
-           coalesce(s.team <> CASE WHEN s.n_players = 3 THEN s.taker ELSE s.taker % 2 END, false) AS is_defender,
+-- one row per (hand, distinct name): a name seated twice in a hand (bots) counts the hand once; its points
+-- are those of its lowest seat's team. Built from hands x scores directly (one join on the hand, not one per
+-- seat), which keeps the report near a second over 20 M seat-rows.
+named AS (
+    SELECT h.hand_key, h.game_id, h.source, h.n_players, h.taker, h.strain, h.auction,
            sc.status, sc.contract_made, sc.litige, sc.belote_team, sc.legal, sc.illegal_seat, sc.capot_team,
-           sc.matches_recorded,
-           sc.hand_score[s.team + 1] AS own_score,
-           CASE h.strain WHEN 'NT' THEN 'nt' WHEN 'AT' THEN 'at' ELSE 'suit' END AS strain_kind,
-           len(list_filter(h.auction, lambda a: a.seat = s.seat AND a.call = 'coinche')) AS coinches,
-           len(list_filter(sc.declarations, lambda d: d.seat = s.seat AND d.kind <> 'belote')) AS declared
-    FROM seats AS s JOIN hands AS h USING (hand_key) LEFT JOIN sc ON sc.hand_key = s.hand_key
+           sc.matches_recorded, sc.hand_score, sc.declarations,
+           name AS player,
+           list_filter(range(h.n_players), lambda s: h.players[s + 1] = name) AS seats_of
+    FROM (SELECT *, unnest(list_distinct(players)) AS name FROM hands) AS h
+    LEFT JOIN sc ON sc.hand_key = h.hand_key
 ),
--- one row per (player, hand): a name seated twice in a hand (bots) counts the hand once; its points are
--- those of its lowest seat's team
+teamed AS (
+    SELECT *,
+           list_distinct(list_transform(seats_of, lambda s: CASE WHEN n_players = 3 THEN s ELSE s % 2 END)) AS teams,
+           CASE WHEN n_players = 3 THEN seats_of[1] ELSE seats_of[1] % 2 END AS low_team,
+           CASE WHEN n_players = 3 THEN taker ELSE taker % 2 END AS taker_team,
+           coalesce(list_contains(seats_of, taker), false) AS is_taker
+    FROM named
+),
 per_hand AS (
-    SELECT player, source, game_id, hand_key,
-           bool_or(is_taker)                                                       AS is_taker,
-           bool_or(coalesce(is_taker AND contract_made, false))                    AS made,
-           bool_or(coalesce(is_taker AND status = 'scored' AND NOT litige, false)) AS decided,
-           bool_or(coalesce(is_taker AND litige, false))                           AS taker_litige,
-           arg_min(own_score, seat)                                                AS own_score,
-           bool_or(coalesce(belote_team = team, false))                            AS team_belote,
-           bool_or(coalesce(legal = false AND illegal_seat = seat, false))         AS illegal,
-           any_value(strain_kind)                                                  AS strain_kind,
-           bool_or(status = 'scored')                                              AS scored,
-           bool_or(is_defender)                                                    AS is_defender,
-           sum(coinches)                                                           AS coinches,
-           sum(coinches) FILTER (WHERE contract_made = false)                      AS coinches_won,
-           bool_or(capot_team = team)                                              AS capot_made,
-           bool_or(capot_team IS NOT NULL AND capot_team <> team)                  AS capot_suffered,
-           sum(declared)                                                           AS declared,
-           any_value(matches_recorded)                                             AS matches_recorded
-    FROM per_seat
-    GROUP BY player, source, game_id, hand_key
+    SELECT player, source, game_id, hand_key, is_taker, teams,
+           coalesce(is_taker AND contract_made, false)                                AS made,
+           coalesce(is_taker AND status = 'scored' AND NOT litige, false)             AS decided,
+           coalesce(is_taker AND litige, false)                                       AS taker_litige,
+           hand_score[low_team + 1]                                                   AS own_score,
+           coalesce(list_contains(teams, belote_team), false)                         AS team_belote,
+           coalesce(legal = false AND list_contains(seats_of, illegal_seat), false)   AS illegal,
+           CASE strain WHEN 'NT' THEN 'nt' WHEN 'AT' THEN 'at' ELSE 'suit' END        AS strain_kind,
+           coalesce(status = 'scored', false)                                         AS scored,
+           coalesce(len(list_filter(teams, lambda t: t <> taker_team)) > 0, false)    AS is_defender,
+           len(list_filter(auction, lambda a: a.call = 'coinche' AND list_contains(seats_of, a.seat))) AS coinches,
+           contract_made = false                                                      AS failed,
+           coalesce(list_contains(teams, capot_team), false)                          AS capot_made,
+           coalesce(len(list_filter(teams, lambda t: t <> capot_team)) > 0, false)    AS capot_suffered,
+           len(list_filter(declarations, lambda d: d.kind <> 'belote' AND list_contains(seats_of, d.seat))) AS declared,
+           matches_recorded
+    FROM teamed
 ),
 by_hand AS (
     SELECT player, source,
@@ -105,7 +110,7 @@ by_hand AS (
            round(avg(own_score) FILTER (WHERE scored AND is_taker), 2)                 AS taker_points_per_hand,
            round(avg(own_score) FILTER (WHERE scored AND is_defender), 2) AS defender_points_per_hand,
            coalesce(sum(coinches), 0)::BIGINT       AS coinches,
-           coalesce(sum(coinches_won), 0)::BIGINT   AS coinches_won,
+           coalesce(sum(coinches) FILTER (WHERE failed), 0)::BIGINT AS coinches_won,
            count(*) FILTER (WHERE capot_made)       AS capots_made,
            count(*) FILTER (WHERE capot_suffered)   AS capots_suffered,
            coalesce(sum(declared), 0)::BIGINT       AS declarations,
@@ -115,12 +120,16 @@ by_hand AS (
     FROM per_hand
     GROUP BY player, source
 ),
+per_game AS (   -- the teams a name sat on in each game
+    SELECT player, source, game_id, list_distinct(flatten(list(teams))) AS teams
+    FROM per_hand GROUP BY player, source, game_id
+),
 by_game AS (
-    -- DISTINCT game_id: a name seated on both teams of one game (bots do this) counts the game once
+    -- a name seated on both teams of one game (bots do this) counts the game once, as won
     SELECT p.player, p.source,
-           count(DISTINCT g.game_id) FILTER (WHERE g.winner = p.team)     AS won,
-           count(DISTINCT g.game_id) FILTER (WHERE g.winner IS NOT NULL) AS finished
-    FROM (SELECT DISTINCT player, source, game_id, team FROM seats) AS p
+           count(*) FILTER (WHERE list_contains(p.teams, g.winner)) AS won,
+           count(*) FILTER (WHERE g.winner IS NOT NULL)            AS finished
+    FROM per_game AS p
     JOIN game_scores AS g ON g.game_id = p.game_id AND g.ruleset = $ruleset
     GROUP BY p.player, p.source
 )
