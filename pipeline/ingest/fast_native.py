@@ -154,7 +154,7 @@ def _readable(cand: list[int], bodies: list[bytes]) -> tuple[list[int], list[byt
                     b.decode("utf-8")
                 except UnicodeDecodeError:
                     bad.add(j)
-    if b"\x7f" in text or b"\\u007" in text:
+    if b"\x7f" in text or (b"\\" in text and b"\\u007" in text):
         for j, b in enumerate(bodies):
             if b"\x7f" in b or b"\\u007f" in b or b"\\u007F" in b:
                 bad.add(j)
@@ -171,8 +171,9 @@ def _convert(cand: list[int], bodies: list[bytes], buf: bytearray, lineno: int, 
     starts = np.zeros(len(bodies) + 1, np.int64)
     np.cumsum([len(b) for b in bodies], out=starts[1:])
     marks = ncol.mark_pairs(buf)
-    ncol.mark_null_source_lines(buf)
+    lin = ncol.mark_null_source_lines(buf)
     pairs = np.bincount(np.searchsorted(starts, marks, side="right") - 1, minlength=len(bodies))
+    lin = np.bincount(np.searchsorted(starts, lin, side="right") - 1, minlength=len(bodies))
     if b"\\" in buf:
         escapes = np.array([b"\\" in b for b in bodies], bool)
     else:
@@ -181,7 +182,8 @@ def _convert(cand: list[int], bodies: list[bytes], buf: bytearray, lineno: int, 
     read_opts = pj.ReadOptions(use_threads=True, block_size=max(1 << 20, 2 * longest + 1))
     cand_arr = np.asarray(cand, np.int64)
     for lo, hi, table in _parse(buf, starts, 0, len(bodies), read_opts):
-        blk = ncol.Block(buf, starts[lo:hi + 1], lineno + cand_arr[lo:hi], pairs[lo:hi], escapes[lo:hi], path)
+        blk = ncol.Block(buf, starts[lo:hi + 1], lineno + cand_arr[lo:hi], pairs[lo:hi], escapes[lo:hi], path,
+                         lin[lo:hi])
         yield ncol.convert(table, blk), cand[lo:hi]
 
 

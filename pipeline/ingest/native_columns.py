@@ -13,10 +13,11 @@ pyarrow's JSON reader gives for it (:data:`SCHEMA`), with numpy and pyarrow kern
 Two things JSON readers cannot tell apart are handled explicitly:
 
 * ``[seat, card]`` pairs mix a number and a text, which a typed columnar reader refuses. The driver rewrites
-  each ``[d,"`` (seat digit 0-3) as ``["d\\x7f`` before parsing (:func:`mark_pairs`, same length), so a pair
-  reads as a one-element list ``["d\\x7fJH"]``; seat and card are cut out of the text again here, and every
-  rewrite must be found in an ``auction`` or ``plays`` pair of its line (else the line goes to the row path).
-  Lines holding a raw ``\\x7f`` are never rewritten (they go to the row path).
+  each pair ``[d,"JH"]`` (seat digit 0-3, a short text without escapes) as `` "d\\x7fJH" `` before parsing
+  (:func:`mark_pairs`, same length: the brackets become spaces), so ``plays`` and ``auction`` read as lists of
+  texts; seat and card are cut out of the text again here, and every rewrite must be found in an ``auction`` or
+  ``plays`` pair of its line (else the line goes to the row path). Lines holding a raw ``\\x7f`` are never
+  rewritten (they go to the row path).
 * a key written with a JSON ``null`` and an absent key both read as null, but the row path treats some of
   them differently (``h.get("hand_no", i + 1)``, ``prov.get("source_line", line)``...). ``"source_line":null``
   is rewritten as ``"source_lin\\x7f":true`` (same length) so that case is visible; for other keys a null is
@@ -46,7 +47,7 @@ SL_MARK = "source_lin\x7f"
 """Name ``"source_line":null`` is rewritten to (value ``true``) by :func:`mark_null_source_lines`."""
 
 _S, _I, _B = pa.string(), pa.int64(), pa.bool_()
-_PAIRS = pa.list_(pa.list_(_S))
+_PAIRS = pa.list_(_S)                  # [seat, x] pairs as rewritten by mark_pairs: "d\x7fx"
 _CARDS = pa.list_(_S)
 HAND_SCHEMA = pa.struct([
     ("hand_no", _I), ("source_hand_id", _S), ("dealer", _I), ("completeness", _S),
@@ -99,19 +100,40 @@ def _rewrite(buf: bytearray, mask: int, want: int, new) -> np.ndarray:
 
 
 def mark_pairs(buf: bytearray) -> np.ndarray:
-    """Rewrite, in place, every ``[d,"`` with ``d`` in 0-3 as ``["d\\x7f`` (same length). Returns the
-    positions of the ``[`` (unsorted). The caller guarantees ``buf`` holds no ``\\x7f`` byte before the call."""
+    """Rewrite, in place, every ``[d,"`` with ``d`` in 0-3 as ``["d\\x7f`` (same length), and when the text
+    that follows is at most 16 bytes without a backslash and is closed by ``"]``, blank both brackets: the pair
+    ``[1,"JH"]`` becomes `` "1\\x7fJH" ``. Returns the positions of the ``[`` (unsorted). The caller
+    guarantees ``buf`` holds no ``\\x7f`` byte before the call."""
     # '[' 0x5B, digit 0x30-0x33, ',' 0x2C, '"' 0x22  ->  '[' '"' digit 0x7F
-    return _rewrite(buf, 0xFFFFFCFF, 0x222C305B,
-                    lambda w: np.uint32(0x7F00225B) | (((w >> np.uint32(8)) & np.uint32(0xFF)) << np.uint32(16)))
+    pos = _rewrite(buf, 0xFFFFFCFF, 0x222C305B,
+                   lambda w: np.uint32(0x7F00225B) | (((w >> np.uint32(8)) & np.uint32(0xFF)) << np.uint32(16)))
+    data = np.frombuffer(buf, np.uint8)
+    n = len(data)
+    todo = pos
+    for length in range(17):                 # the text is data[p+4 : p+4+length], its quote the first after p+3
+        if not todo.size:
+            break
+        q = todo + 4 + length
+        inside = q + 1 < n
+        todo, q = todo[inside], q[inside]
+        closed = data[q] == 0x22
+        p, q = todo[closed], q[closed]
+        todo = todo[~closed]
+        good = data[q + 1] == 0x5D           # ']'
+        for j in range(length):
+            good &= data[p + 4 + j] != 0x5C  # no escape in the text
+        data[p[good]] = 0x20
+        data[q[good] + 1] = 0x20
+    return pos
 
 
 _SL_NULL = b'"source_line":null'
 
 
-def mark_null_source_lines(buf: bytearray) -> int:
+def mark_null_source_lines(buf: bytearray) -> np.ndarray:
     """Rewrite, in place, every ``"source_line":null`` as ``"source_lin\\x7f":true`` (same length), so a null
-    written in the record can be told from an absent key. Returns how many were rewritten."""
+    written in the record can be told from an absent key. Returns the positions of the other ``_lin`` words:
+    every ``"source_line"`` key left (one with a value, or a null written with spaces) holds one of them."""
     data = np.frombuffer(buf, np.uint8)
     # find '_lin' then check the 18 bytes around it
     cand = []
@@ -125,18 +147,18 @@ def mark_null_source_lines(buf: bytearray) -> int:
         if hit.size:
             cand.append(hit * 4 + k)
     if not cand:
-        return 0
-    pos = np.concatenate(cand) - 7                                 # start of '"source_line":null'
-    pos = pos[(pos >= 0) & (pos + len(_SL_NULL) <= n)]
-    pat = np.frombuffer(_SL_NULL, np.uint8)
-    good = np.ones(len(pos), bool)
-    for i, b in enumerate(pat):
-        good &= data[pos + i] == b
+        return np.zeros(0, np.int64)
+    lin = np.concatenate(cand)
+    pos = lin - 7                                                  # start of '"source_line":null'
+    good = (pos >= 0) & (pos + len(_SL_NULL) <= n)
+    safe = np.where(good, pos, 0)
+    for i, b in enumerate(np.frombuffer(_SL_NULL, np.uint8)):
+        good &= data[safe + i] == b
     pos = pos[good]
     data[pos + 11] = MARK                                          # 'e' of line
     for i, b in enumerate(b"true"):
         data[pos + 14 + i] = b
-    return len(pos)
+    return lin[~good]
 
 
 # --------------------------------------------------------------------------------------------- helpers
@@ -273,31 +295,21 @@ class Pairs:
     start: np.ndarray     # per pair: byte position of x in data
     length: np.ndarray    # per pair: byte length of x
     data: np.ndarray
-    strings: pa.Array     # the pair texts (for auction calls)
-    first: np.ndarray     # per pair: index of its text in ``strings``
+    strings: pa.Array     # the pair texts "d\x7fx" (for auction calls)
 
 
 def _pairs(arr: pa.Array) -> Pairs:
-    offsets, valid, inner = _list(arr)
-    ioff, ivalid, strs = _list(inner)
+    offsets, valid, strs = _list(arr)
     soff, data, svalid = _str(strs)
-    n = len(inner)
-    one = ivalid & (ioff[1:] - ioff[:-1] == 1)
-    first = np.where(one, ioff[:-1], 0)
-    if len(strs) == 0:
-        one[:] = False
-        first[:] = 0
-        soff, svalid = np.zeros(2, np.int64), np.zeros(1, bool)
     if len(data) < 2:
         data = np.zeros(8, np.uint8)
-    ok = one & svalid[first]
-    st = soff[first]
-    ln = soff[first + 1] - st
-    ok &= ln >= 2
+    st = soff[:-1]
+    ln = soff[1:] - st
+    ok = svalid & (ln >= 2)
     st_safe = np.where(ok, st, 0)
     ok &= (data[st_safe + 1] == MARK) & (data[st_safe] >= 0x30) & (data[st_safe] <= 0x33)
     seat = data[st_safe].astype(np.int64) - 0x30
-    return Pairs(offsets, valid, ok, seat, st + 2, ln - 2, data, strs, first)
+    return Pairs(offsets, valid, ok, seat, st + 2, ln - 2, data, strs)
 
 
 # --------------------------------------------------------------------------------------------- the block
@@ -312,22 +324,26 @@ class Block:
     pairs: np.ndarray     # seat marks written by mark_pairs in each row
     escapes: np.ndarray   # row holds a backslash (a key may be spelled with \\u escapes)
     path: str
+    lin: np.ndarray       # '_lin' words left by mark_null_source_lines in each row
 
     def count(self, pattern: bytes) -> int:
-        return self.text.count(pattern)
+        return self.text.count(pattern, int(self.starts[0]), int(self.starts[-1]))
 
     def counts(self, pattern: bytes, rows: np.ndarray) -> np.ndarray:
         t, s = self.text, self.starts
         return np.array([t.count(pattern, int(s[r]), int(s[r + 1])) for r in rows.tolist()], np.int64)
 
 
-def _absent(blk: Block, key: str, nonnull: np.ndarray, nulls: np.ndarray) -> np.ndarray:
+def _absent(blk: Block, key: str, nonnull: np.ndarray, nulls: np.ndarray,
+            bound: np.ndarray | None = None) -> np.ndarray:
     """Per row: True when every null read for ``key`` (``nulls`` of them, where the key could stand) is an
-    absent key. Occurrences of ``"key"`` in the text bound the keys from above, and every non-null value has
-    its key, so ``count == nonnull`` proves the nulls absent (a key spelled with escapes is not counted:
-    rows with a backslash are not proven)."""
+    absent key. Occurrences of ``"key"`` in the text (or ``bound``, a per-row upper bound of them) bound the
+    keys from above, and every non-null value has its key, so ``count == nonnull`` proves the nulls absent (a
+    key spelled with escapes is not counted: rows with a backslash are not proven)."""
     need = nulls > 0
     res = np.ones(len(nonnull), bool)
+    if bound is not None:
+        need &= blk.escapes | (bound != nonnull)
     if not need.any():
         return res
     pat = b'"' + key.encode() + b'"'
@@ -547,7 +563,7 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     nonnull = g_sl_valid.astype(np.int64) + _by_row(par, hv_valid & h_sl_v, N)
     nulls = (prov_valid & ~g_sl_valid & ~g_sl_mark).astype(np.int64) + \
         _by_row(par, hv_valid & hp_valid & ~h_sl_v & ~h_mark, N)
-    ok &= _absent(blk, "source_line", nonnull, nulls)
+    ok &= _absent(blk, "source_line", nonnull, nulls, blk.lin)
 
     # duplicate hand numbers within a game (driver check)
     if H:
@@ -741,7 +757,7 @@ def _card_lists(arr: pa.Array) -> CardLists:
 def _auction_column(auc: Pairs, rows: np.ndarray) -> pa.Array:
     """``list<struct<seat: int8, call: string>>`` of the selected hands; a null auction is ``[]``."""
     new, idx = _gather(auc.offsets, rows)
-    calls = pc.utf8_slice_codeunits(auc.strings.take(pa.array(auc.first[idx])), 2) if len(idx) else \
+    calls = pc.utf8_slice_codeunits(auc.strings.take(pa.array(idx)), 2) if len(idx) else \
         pa.array([], pa.string())
     items = pa.StructArray.from_arrays([pa.array(auc.seat[idx], pa.int8()), calls], names=["seat", "call"])
     typ = schema.schema("hands").field("auction").type
