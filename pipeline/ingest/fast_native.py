@@ -21,6 +21,7 @@ So the lake's ``hands``, ``games`` and ``rejects`` tables are identical to the r
 
 from __future__ import annotations
 
+import gzip
 import os
 import tempfile
 import time
@@ -53,8 +54,8 @@ def read_into(fh, path: str, writer, take: Callable[[GameRecord | Reject], None]
     """Read the native JSON Lines stream ``fh`` (binary, already decompressed) into ``writer``.
 
     Args:
-        fh: binary file object, iterated line by line (as the row path iterates it, so a damaged gzip
-            stream yields the same lines before its error).
+        fh: binary file object. A gzip stream is iterated line by line, as the row path iterates it, so a
+            damaged stream fails after the same lines; a plain file is read in blocks.
         path: the file name recorded in rows and rejects.
         writer: the driver's lake writer (``run._Writer``): its key sets, game ids, summary and buffers.
         take: the driver's handler for one row-path result (check, conflict, add or reject).
@@ -63,65 +64,95 @@ def read_into(fh, path: str, writer, take: Callable[[GameRecord | Reject], None]
         whatever reading ``fh`` raises (OSError, EOFError, zlib.error), after importing every line read
         before it; StrictError from ``take``.
     """
-    size_limit = block_bytes or BLOCK_BYTES
-    lines: list[bytes] = []
-    size = 0
-    lineno, offset = 1, 0
-    try:
-        for raw in fh:
-            lines.append(raw)
-            size += len(raw)
-            if size >= size_limit:
-                _block(lines, lineno, offset, path, writer, take)
-                lineno += len(lines)
-                offset += size
-                lines, size = [], 0
-    except (OSError, EOFError, zlib.error):
-        if lines:
-            _block(lines, lineno, offset, path, writer, take)
-        raise
-    if lines:
-        _block(lines, lineno, offset, path, writer, take)
+    limit = block_bytes or BLOCK_BYTES
+    at = [1, 0]                      # line number and byte offset of the next block
+
+    def block(data: bytes, end: int) -> None:
+        lines = _Lines(data, end, at[0], at[1])
+        _block(lines, path, writer, take)
+        at[0] += lines.n
+        at[1] += end
+
+    if isinstance(fh, gzip.GzipFile):
+        pending: list[bytes] = []
+        size = 0
+        try:
+            for raw in fh:
+                pending.append(raw)
+                size += len(raw)
+                if size >= limit:
+                    data = b"".join(pending)
+                    pending, size = [], 0
+                    block(data, len(data))
+        except (OSError, EOFError, zlib.error):
+            if pending:
+                data = b"".join(pending)
+                block(data, len(data))
+            raise
+        if pending:
+            data = b"".join(pending)
+            block(data, len(data))
+        return
+    carry = b""
+    while True:
+        chunk = fh.read(limit)
+        if not chunk:
+            break
+        data = carry + chunk if carry else chunk
+        cut = data.rfind(b"\n") + 1
+        if cut:
+            block(data, cut)
+        carry = data[cut:]
+    if carry:
+        block(carry, len(carry))
 
 
-def _text(raw: bytes, lineno: int) -> str | None:
-    """The row path's text of a line (run._lines): UTF-8, without the first line's byte-order mark."""
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    return text.removeprefix("\ufeff") if lineno == 1 else text
+class _Lines:
+    """The lines of a block: ``data[starts[i]:starts[i+1]]`` is line ``lineno + i``, at byte ``offset +
+    starts[i]`` of the (decompressed) file."""
+
+    def __init__(self, data: bytes, end: int, lineno: int, offset: int):
+        starts = [0]
+        i = data.find(b"\n", 0, end)
+        while i != -1:
+            starts.append(i + 1)
+            i = data.find(b"\n", i + 1, end)
+        if starts[-1] != end:
+            starts.append(end)       # the file's last line, without a newline
+        self.data, self.lineno, self.offset = data, lineno, offset
+        self.starts = np.asarray(starts, np.int64)
+        self.n = len(starts) - 1
+
+    def raw(self, i: int) -> bytes:
+        return self.data[self.starts[i]:self.starts[i + 1]]
+
+    def row_path(self, i: int, path: str, take) -> None:
+        """Read line ``i`` with the row path (``run._lines`` then ``native_jsonl.read``)."""
+        raw, lineno = self.raw(i), self.lineno + i
+        try:
+            text: str | None = raw.decode("utf-8")
+            if lineno == 1:
+                text = text.removeprefix("\ufeff")
+        except UnicodeDecodeError:
+            text = None
+        _row_path(lineno, int(self.offset + self.starts[i]), text, path, take)
 
 
-def _row_path(raw: bytes, lineno: int, offset: int, path: str, take) -> None:
-    for rec in native_jsonl.read(iter([(lineno, offset, _text(raw, lineno))]), path):
+def _row_path(lineno: int, offset: int, text: str | None, path: str, take) -> None:
+    for rec in native_jsonl.read(iter([(lineno, offset, text)]), path):
         take(rec)
 
 
-def _block(lines: list[bytes], lineno: int, offset: int, path: str, writer, take) -> None:
-    """Import one block of lines (the first is line ``lineno``, at byte ``offset``)."""
-    n = len(lines)
-    offsets = np.zeros(n + 1, np.int64)
-    np.cumsum([len(r) for r in lines], out=offsets[1:])
-    offsets += offset
-    cand: list[int] = []
-    bodies: list[bytes] = []
-    for i, raw in enumerate(lines):
-        body = raw[3:] if lineno + i == 1 and raw.startswith(_BOM) else raw
-        if body[:1] == b"{":
-            cand.append(i)
-            bodies.append(body if body.endswith(b"\n") else body + b"\n")
-    cand, bodies, text = _readable(cand, bodies)
+def _block(lines: _Lines, path: str, writer, take) -> None:
+    """Import one block of lines: candidates are parsed and converted, then every line is added in order."""
+    cand, text = _candidates(lines)
     accepted: dict[int, tuple[ncol.Batch, int]] = {}
-    if cand:
-        for batch, idx in _convert(cand, bodies, text, lineno, path):
-            k = 0
-            for r, i in enumerate(idx):
-                if batch.ok[r]:
-                    accepted[i] = (batch, k)
-                    k += 1
-    run: list = []            # consecutive accepted games of one batch: [batch, first, end]
-    for i in range(n):
+    if len(cand):
+        for batch, idx in _convert(cand, text, lines.lineno, path):
+            for k, i in enumerate(idx[batch.ok].tolist()):
+                accepted[i] = (batch, k)
+    run: list = []            # consecutive accepted games of one batch: [batch, first, end, first line]
+    for i in range(lines.n):
         hit = accepted.get(i)
         if hit is not None:
             batch, k = hit
@@ -129,60 +160,94 @@ def _block(lines: list[bytes], lineno: int, offset: int, path: str, writer, take
                 run[2] += 1
                 continue
             if run:
-                _add_run(run, writer, lines, lineno, offsets, path, take)
+                _add_run(run, writer, lines, path, take)
             run = [batch, k, k + 1, i]
             continue
         if run:
-            _add_run(run, writer, lines, lineno, offsets, path, take)
+            _add_run(run, writer, lines, path, take)
             run = []
-        _row_path(lines[i], lineno + i, int(offsets[i]), path, take)
+        lines.row_path(i, path, take)
     if run:
-        _add_run(run, writer, lines, lineno, offsets, path, take)
+        _add_run(run, writer, lines, path, take)
 
 
-def _readable(cand: list[int], bodies: list[bytes]) -> tuple[list[int], list[bytes], bytearray]:
-    """Drop the lines the columnar path must not read: not UTF-8 (the row path rejects them), or holding the
-    byte ``\\x7f`` or its escape (used as a marker by the rewrites). Returns the lines kept and their text."""
-    text = bytearray().join(bodies)
-    bad = set()
+def _candidates(lines: _Lines) -> tuple[np.ndarray, tuple[bytearray, np.ndarray]]:
+    """The lines the columnar path may read (they start with ``{``, are UTF-8 and hold neither the byte
+    ``\\x7f`` nor its escape, which the rewrites use as a marker) and their text: a copy to rewrite, with
+    ``text[starts[j]:starts[j+1]]`` the j-th candidate (newline-terminated)."""
+    data, st = lines.data, lines.starts
+    body = st[:-1].copy()
+    if lines.lineno == 1 and data.startswith(_BOM):
+        body[0] += 3                                  # the row path drops the byte-order mark of line 1
+    arr = np.frombuffer(data, np.uint8)
+    ok = body < st[1:]
+    ok[ok] = arr[body[ok]] == 0x7B                    # '{'
+    last_open = st[-1] > 0 and data[st[-1] - 1:st[-1]] != b"\n"
+    text, starts = _join(data, body, st, ok, last_open)
+    bad = []
     if not text.isascii():
         try:
             text.decode("utf-8")
         except UnicodeDecodeError:
-            for j, b in enumerate(bodies):
-                try:
-                    b.decode("utf-8")
-                except UnicodeDecodeError:
-                    bad.add(j)
+            bad += [j for j in range(len(starts) - 1) if not _utf8(text[starts[j]:starts[j + 1]])]
     if b"\x7f" in text or (b"\\" in text and b"\\u007" in text):
-        for j, b in enumerate(bodies):
-            if b"\x7f" in b or b"\\u007f" in b or b"\\u007F" in b:
-                bad.add(j)
-    if not bad:
-        return cand, bodies, text
-    keep = [j for j in range(len(cand)) if j not in bad]
-    bodies = [bodies[j] for j in keep]
-    return [cand[j] for j in keep], bodies, bytearray().join(bodies)
+        for j in range(len(starts) - 1):
+            t = text[starts[j]:starts[j + 1]]
+            if b"\x7f" in t or b"\\u007f" in t or b"\\u007F" in t:
+                bad.append(j)
+    if bad:
+        idx = np.flatnonzero(ok)
+        ok[idx[bad]] = False
+        text, starts = _join(data, body, st, ok, last_open)
+    return np.flatnonzero(ok), (text, starts)
 
 
-def _convert(cand: list[int], bodies: list[bytes], buf: bytearray, lineno: int, path: str):
-    """Parse and convert the candidate lines (``buf``: their text, rewritten in place); yields (Batch, line
-    indices of its rows) in line order."""
-    starts = np.zeros(len(bodies) + 1, np.int64)
-    np.cumsum([len(b) for b in bodies], out=starts[1:])
+def _utf8(b) -> bool:
+    try:
+        bytes(b).decode("utf-8")
+        return True
+    except UnicodeDecodeError:
+        return False
+
+
+def _join(data: bytes, body: np.ndarray, st: np.ndarray, ok: np.ndarray, last_open: bool):
+    """Text of the selected lines (from ``body`` to the line end), each ending with a newline, and the starts."""
+    sel = np.flatnonzero(ok)
+    if len(sel) == len(body) and body[0] == st[0] and not last_open:
+        text = bytearray(data[:st[-1]])               # the whole block: one copy
+        return text, st.copy()
+    mv = memoryview(data)
+    parts = [mv[body[i]:st[i + 1]] for i in sel.tolist()]
+    if last_open and len(sel) and sel[-1] == len(body) - 1:
+        parts.append(b"\n")
+    text = bytearray().join(parts)
+    lengths = st[sel + 1] - body[sel]
+    if last_open and len(sel) and sel[-1] == len(body) - 1:
+        lengths[-1] += 1
+    starts = np.zeros(len(sel) + 1, np.int64)
+    np.cumsum(lengths, out=starts[1:])
+    return text, starts
+
+
+def _convert(cand: np.ndarray, text_starts: tuple[bytearray, np.ndarray], lineno: int, path: str):
+    """Parse and convert the candidate lines (their text is rewritten in place); yields (Batch, block line
+    numbers of its rows) in line order."""
+    buf, starts = text_starts
+    if len(buf) and (not (buf.endswith(b"\n"))):
+        raise AssertionError("candidate text must end with a newline")
     marks = ncol.mark_pairs(buf)
     lin = ncol.mark_null_source_lines(buf)
-    pairs = np.bincount(np.searchsorted(starts, marks, side="right") - 1, minlength=len(bodies))
-    lin = np.bincount(np.searchsorted(starts, lin, side="right") - 1, minlength=len(bodies))
+    m = len(cand)
+    pairs = np.bincount(np.searchsorted(starts, marks, side="right") - 1, minlength=m)
+    lin = np.bincount(np.searchsorted(starts, lin, side="right") - 1, minlength=m)
     if b"\\" in buf:
-        escapes = np.array([b"\\" in b for b in bodies], bool)
+        escapes = np.array([buf.find(b"\\", starts[j], starts[j + 1]) != -1 for j in range(m)], bool)
     else:
-        escapes = np.zeros(len(bodies), bool)
+        escapes = np.zeros(m, bool)
     longest = int((starts[1:] - starts[:-1]).max())
     read_opts = pj.ReadOptions(use_threads=True, block_size=max(1 << 20, 2 * longest + 1))
-    cand_arr = np.asarray(cand, np.int64)
-    for lo, hi, table in _parse(buf, starts, 0, len(bodies), read_opts):
-        blk = ncol.Block(buf, starts[lo:hi + 1], lineno + cand_arr[lo:hi], pairs[lo:hi], escapes[lo:hi], path,
+    for lo, hi, table in _parse(buf, starts, 0, m, read_opts):
+        blk = ncol.Block(buf, starts[lo:hi + 1], lineno + cand[lo:hi], pairs[lo:hi], escapes[lo:hi], path,
                          lin[lo:hi])
         yield ncol.convert(table, blk), cand[lo:hi]
 
@@ -206,7 +271,7 @@ def _parse(buf: bytearray, starts: np.ndarray, lo: int, hi: int, opts):
     yield from _parse(buf, starts, mid, hi, opts)
 
 
-def _add_run(run: list, writer, lines, lineno, offsets, path, take) -> None:
+def _add_run(run: list, writer, lines: _Lines, path: str, take) -> None:
     """Add accepted games ``run[1]..run[2]`` of batch ``run[0]`` (the first is block line ``run[3]``) as the
     driver's add_game would, one game after the other: a game whose id is already in the lake with other
     content goes through the row path (which writes the duplicate_game_id reject)."""
@@ -217,8 +282,7 @@ def _add_run(run: list, writer, lines, lineno, offsets, path, take) -> None:
         seen = writer.game_ids.get(gid)
         if seen is not None and seen[0] != gkey:
             _add_games(batch, a, k, writer)
-            i = line0 + (k - first)
-            _row_path(lines[i], lineno + i, int(offsets[i]), path, take)
+            lines.row_path(line0 + (k - first), path, take)
             a = k + 1
             continue
         writer.game_ids.setdefault(gid, (gkey, batch.source_files[k]))

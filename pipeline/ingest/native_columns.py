@@ -103,13 +103,36 @@ def mark_pairs(buf: bytearray) -> np.ndarray:
     """Rewrite, in place, every ``[d,"`` with ``d`` in 0-3 as ``["d\\x7f`` (same length), and when the text
     that follows is at most 16 bytes without a backslash and is closed by ``"]``, blank both brackets: the pair
     ``[1,"JH"]`` becomes `` "1\\x7fJH" ``. Returns the positions of the ``[`` (unsorted). The caller
-    guarantees ``buf`` holds no ``\\x7f`` byte before the call."""
-    # '[' 0x5B, digit 0x30-0x33, ',' 0x2C, '"' 0x22  ->  '[' '"' digit 0x7F
-    pos = _rewrite(buf, 0xFFFFFCFF, 0x222C305B,
-                   lambda w: np.uint32(0x7F00225B) | (((w >> np.uint32(8)) & np.uint32(0xFF)) << np.uint32(16)))
+    guarantees ``buf`` holds no ``\\x7f`` byte before the call.
+
+    Works on the buffer as 32-bit words at the four alignments ('[' 0x5B, digit 0x30-0x33, ',' 0x2C, '"' 0x22;
+    little-endian, so a word's first byte is its low byte); the usual two-letter card (``"JH"]``: the next word)
+    is handled with that word, other texts byte by byte."""
+    n = len(buf)
+    found, rest = [], []
+    for k in range(4):
+        count = (n - k) // 4
+        if count <= 0:
+            continue
+        words = np.frombuffer(buf, np.uint32, count=count, offset=k)
+        hit = np.flatnonzero((words & np.uint32(0xFFFFFCFF)) == np.uint32(0x222C305B))
+        if not hit.size:
+            continue
+        digit = (words[hit] >> np.uint32(8)) & np.uint32(0xFF)
+        nxt = np.minimum(hit + 1, count - 1)
+        w1 = np.where(hit + 1 < count, words[nxt], np.uint32(0))
+        c0, c1 = w1 & np.uint32(0xFF), (w1 >> np.uint32(8)) & np.uint32(0xFF)
+        short = (((w1 & np.uint32(0xFFFF0000)) == np.uint32(0x5D220000)) & (c0 != 0x22) & (c0 != 0x5C)
+                 & (c1 != 0x22) & (c1 != 0x5C))
+        words[hit] = np.where(short, np.uint32(0x7F002220), np.uint32(0x7F00225B)) | (digit << np.uint32(16))
+        words[hit[short] + 1] = (w1[short] & np.uint32(0xFFFF)) | np.uint32(0x20220000)
+        pos = hit.astype(np.int64) * 4 + k
+        found.append(pos)
+        rest.append(pos[~short])
+    if not found:
+        return np.zeros(0, np.int64)
     data = np.frombuffer(buf, np.uint8)
-    n = len(data)
-    todo = pos
+    todo = np.concatenate(rest)
     for length in range(17):                 # the text is data[p+4 : p+4+length], its quote the first after p+3
         if not todo.size:
             break
@@ -124,7 +147,7 @@ def mark_pairs(buf: bytearray) -> np.ndarray:
             good &= data[p + 4 + j] != 0x5C  # no escape in the text
         data[p[good]] = 0x20
         data[q[good] + 1] = 0x20
-    return pos
+    return np.concatenate(found)
 
 
 _SL_NULL = b'"source_line":null'
