@@ -137,6 +137,87 @@ def _scatter(groups: list[tuple[np.ndarray, pa.Array]], n: int) -> pa.StringArra
     return allv.take(inverse)
 
 
+def int_list_pairs(offsets: np.ndarray, first: np.ndarray, second: np.ndarray, valid: np.ndarray) -> pa.StringArray:
+    """JSON text ``[a1,a2],[b1,b2]`` of two integer lists sharing ``offsets`` (plays and their seats); rows
+    where ``valid`` is False are ``null,null``. One orjson call per distinct length, as :func:`int_lists`."""
+    offsets = np.asarray(offsets, np.int64)
+    n = len(offsets) - 1
+    lengths = offsets[1:] - offsets[:-1]
+    groups = []
+    live = valid & (lengths > 0)
+    for length in np.unique(lengths[live]):
+        rows = np.flatnonzero(live & (lengths == length))
+        idx = offsets[rows][:, None] + np.arange(length)[None, :]
+        mat = np.stack([np.asarray(first)[idx], np.asarray(second)[idx]], axis=1).astype(np.int64)
+        raw = orjson.dumps(mat, option=_NUMPY)       # [[[a],[b]],[[a],[b]]]
+        row_len = _digits(mat).sum(axis=(1, 2)) + 2 * (length - 1) + 5
+        body = raw.replace(b"]],[[", b"][")[2:-2]    # '[a],[b][a],[b]'
+        offs = np.zeros(len(rows) + 1, np.int64)
+        np.cumsum(row_len, out=offs[1:])
+        groups.append((rows, pa.Array.from_buffers(pa.large_string(), len(rows),
+                                                   [None, pa.py_buffer(offs), pa.py_buffer(body)])))
+    empty = valid & (lengths == 0)
+    if empty.any():
+        groups.append((np.flatnonzero(empty), const("[],[]", int(empty.sum()))))
+    if (~valid).any():
+        groups.append((np.flatnonzero(~valid), const("null,null", int((~valid).sum()))))
+    return _scatter(groups, n)
+
+
+def scalars(columns: list[tuple]) -> pa.StringArray:
+    """JSON text ``a,b,c`` of several scalar columns, row by row, written once per distinct combination.
+
+    Each column is ``("int", values int64, valid bool)``, ``("bool", values bool, None)`` or
+    ``("str", string array, None)`` (nulls are ``null``). Falls back to joining one piece per column when the
+    combinations cannot be numbered in 63 bits."""
+    n = len(columns[0][1])
+    codes, decoders, radix = [], [], 1
+    for kind, values, valid in columns:
+        if kind == "str":
+            enc = pc.dictionary_encode(values)
+            words = [json.dumps(w) for w in enc.dictionary.to_pylist()]
+            code = pc.fill_null(enc.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64) + 1
+            decoders.append(lambda c, words=words: "null" if c == 0 else words[c - 1])
+            size = len(words) + 1
+        elif kind == "bool":
+            code = np.asarray(values, np.int64)
+            decoders.append(lambda c: "true" if c else "false")
+            size = 2
+        else:
+            v = np.asarray(values, np.int64)
+            ok = np.ones(n, bool) if valid is None else valid
+            lo = int(v[ok].min()) if ok.any() else 0
+            hi = int(v[ok].max()) if ok.any() else 0
+            code = np.where(ok, v - lo + 1, 0)
+            decoders.append(lambda c, lo=lo: "null" if c == 0 else str(c - 1 + lo))
+            size = hi - lo + 2
+        if radix * size >= 2**62:
+            return pc.binary_join_element_wise(*[_column_text(c) for c in columns], ",")
+        codes.append((code, size))
+        radix *= size
+    total = np.zeros(n, np.int64)
+    for code, size in codes:
+        total = total * size + code
+    uniq, inverse = np.unique(total, return_inverse=True)
+    texts = []
+    for u in uniq.tolist():
+        digits = []
+        for _, size in reversed(codes):
+            digits.append(u % size)
+            u //= size
+        texts.append(",".join(dec(d) for dec, d in zip(decoders, reversed(digits))))
+    return pa.array(texts, pa.string()).take(pa.array(inverse.ravel()))
+
+
+def _column_text(column: tuple) -> pa.StringArray:
+    kind, values, valid = column
+    if kind == "str":
+        return strings(values)
+    if kind == "bool":
+        return bools(values)
+    return ints(values, valid)
+
+
 def lists_of(offsets: np.ndarray, items: pa.StringArray, valid: np.ndarray) -> pa.StringArray:
     """JSON text of lists whose elements are already JSON text (``items``): ``[a,b]``, or ``null``."""
     lst = pa.ListArray.from_arrays(pa.array(np.asarray(offsets, np.int32)), items)

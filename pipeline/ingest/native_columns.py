@@ -82,7 +82,7 @@ _SUIT_OF = {s: i for i, s in enumerate("CDHS")} | {s: i for i, s in enumerate("c
 
 # --------------------------------------------------------------------------------------------- rewrites
 
-def _rewrite(buf: bytearray, mask: int, want: int, new) -> np.ndarray:
+def _unused_rewrite(buf: bytearray, mask: int, want: int, new) -> np.ndarray:
     """Find every 4-byte word ``w`` (any alignment) with ``w & mask == want`` and replace it by ``new(w)``.
     Returns the byte positions (unsorted). Little-endian: the word's first byte is its low byte."""
     found = []
@@ -102,52 +102,44 @@ def _rewrite(buf: bytearray, mask: int, want: int, new) -> np.ndarray:
 def mark_pairs(buf: bytearray) -> np.ndarray:
     """Rewrite, in place, every ``[d,"`` with ``d`` in 0-3 as ``["d\\x7f`` (same length), and when the text
     that follows is at most 16 bytes without a backslash and is closed by ``"]``, blank both brackets: the pair
-    ``[1,"JH"]`` becomes `` "1\\x7fJH" ``. Returns the positions of the ``[`` (unsorted). The caller
-    guarantees ``buf`` holds no ``\\x7f`` byte before the call.
-
-    Works on the buffer as 32-bit words at the four alignments ('[' 0x5B, digit 0x30-0x33, ',' 0x2C, '"' 0x22;
-    little-endian, so a word's first byte is its low byte); the usual two-letter card (``"JH"]``: the next word)
-    is handled with that word, other texts byte by byte."""
-    n = len(buf)
-    found, rest = [], []
-    for k in range(4):
-        count = (n - k) // 4
-        if count <= 0:
-            continue
-        words = np.frombuffer(buf, np.uint32, count=count, offset=k)
-        hit = np.flatnonzero((words & np.uint32(0xFFFFFCFF)) == np.uint32(0x222C305B))
-        if not hit.size:
-            continue
-        digit = (words[hit] >> np.uint32(8)) & np.uint32(0xFF)
-        nxt = np.minimum(hit + 1, count - 1)
-        w1 = np.where(hit + 1 < count, words[nxt], np.uint32(0))
-        c0, c1 = w1 & np.uint32(0xFF), (w1 >> np.uint32(8)) & np.uint32(0xFF)
-        short = (((w1 & np.uint32(0xFFFF0000)) == np.uint32(0x5D220000)) & (c0 != 0x22) & (c0 != 0x5C)
-                 & (c1 != 0x22) & (c1 != 0x5C))
-        words[hit] = np.where(short, np.uint32(0x7F002220), np.uint32(0x7F00225B)) | (digit << np.uint32(16))
-        words[hit[short] + 1] = (w1[short] & np.uint32(0xFFFF)) | np.uint32(0x20220000)
-        pos = hit.astype(np.int64) * 4 + k
-        found.append(pos)
-        rest.append(pos[~short])
-    if not found:
+    ``[1,"JH"]`` becomes `` "1\\x7fJH" ``. Returns the positions of the ``[``. The caller guarantees ``buf``
+    holds no ``\\x7f`` byte before the call. The usual two-letter card is handled with fixed offsets, other
+    texts byte by byte."""
+    a = np.frombuffer(buf, np.uint8)
+    n = len(a)
+    if n < 4:
         return np.zeros(0, np.int64)
-    data = np.frombuffer(buf, np.uint8)
-    todo = np.concatenate(rest)
-    for length in range(17):                 # the text is data[p+4 : p+4+length], its quote the first after p+3
+    idx = np.flatnonzero(a[:-3] == 0x5B)                     # '['
+    d = a[idx + 1]
+    hit = ((d & 0xFC) == 0x30) & (a[idx + 2] == 0x2C) & (a[idx + 3] == 0x22)    # digit 0-3, ',', '"'
+    pos, d = idx[hit], d[hit]
+    inside = pos + 7 < n
+    p = np.where(inside, pos, 0)
+    c0, c1 = a[p + 4], a[p + 5]
+    short = (inside & (a[p + 6] == 0x22) & (a[p + 7] == 0x5D) & (c0 != 0x22) & (c0 != 0x5C)
+             & (c1 != 0x22) & (c1 != 0x5C))                  # '"JH"]'
+    a[pos + 2] = d
+    a[pos + 1] = 0x22
+    a[pos + 3] = MARK
+    ps = pos[short]
+    a[ps] = 0x20
+    a[ps + 7] = 0x20
+    todo = pos[~short]
+    for length in range(17):                 # the text is a[p+4 : p+4+length], its quote the first after p+3
         if not todo.size:
             break
         q = todo + 4 + length
         inside = q + 1 < n
         todo, q = todo[inside], q[inside]
-        closed = data[q] == 0x22
+        closed = a[q] == 0x22
         p, q = todo[closed], q[closed]
         todo = todo[~closed]
-        good = data[q + 1] == 0x5D           # ']'
+        good = a[q + 1] == 0x5D              # ']'
         for j in range(length):
-            good &= data[p + 4 + j] != 0x5C  # no escape in the text
-        data[p[good]] = 0x20
-        data[q[good] + 1] = 0x20
-    return np.concatenate(found)
+            good &= a[p + 4 + j] != 0x5C     # no escape in the text
+        a[p[good]] = 0x20
+        a[q[good] + 1] = 0x20
+    return pos
 
 
 _SL_NULL = b'"source_line":null'
@@ -658,24 +650,22 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     # hand_key: records.hand_key's json.dumps text, field by field
     pieces = [
         gid_texts.take(pa.array(hand_par_pos)),
-        aj.ints(hand_no[hs]), aj.ints(dealer[hs]), aj.ints(nh[hs]),
+        aj.scalars([("int", hand_no[hs], None), ("int", dealer[hs], None), ("int", nh[hs], None)]),
         init.key_text(hs),
-        aj.ints(turned[hs], turned_v[hs]),
-        _auction_text(hand_cols["auction"]),
-        aj.ints(taker[hs], taker_v[hs]), aj.strings(hand_cols["strain"]), aj.ints(bid[hs], bid_v[hs]),
-        aj.bools(capot[hs]), aj.ints(coinche[hs]),
-        _list_text(ply.offsets, ply.valid, card, hs),
-        _list_text(ply.offsets, ply.valid, ply.seat, hs),
+        aj.scalars([("int", turned[hs], turned_v[hs])]),
+        _auction_text(auc, hs),
+        aj.scalars([("int", taker[hs], taker_v[hs]), ("str", hand_cols["strain"], None),
+                    ("int", bid[hs], bid_v[hs]), ("bool", capot[hs], None), ("int", coinche[hs], None)]),
+        _pair_text(ply.offsets, ply.valid, card, ply.seat, hs),
         tricks.key_text(hs),
-        aj.ints(lts[hs], lts_v[hs]),
+        aj.scalars([("int", lts[hs], lts_v[hs])]),
         ann.key_text(hs),
-        aj.ints(bel[hs], bel_v[hs]),
+        aj.scalars([("int", bel[hs], bel_v[hs])]),
         _list_text(rs_off, rs_valid, rs, hs, rs_v),
         _list_text(rcp_off, rcp_valid, rcp, hs, rcp_v),
         _list_text(rt_off, rt_valid, rt, hs, rt_v),
-        aj.strings(hand_cols["completeness"]),
-        aj.ints(margin[hs], margin_v[hs]),
-        aj.ints(carried[hs], carried_v[hs]),
+        aj.scalars([("str", hand_cols["completeness"], None), ("int", margin[hs], margin_v[hs]),
+                    ("int", carried[hs], carried_v[hs])]),
     ]
     hand_keys = aj.sha32(aj.join(pieces)) if len(hs) else []
     hand_cols["hand_key"] = pa.array(hand_keys, pa.string())
@@ -787,12 +777,22 @@ def _auction_column(auc: Pairs, rows: np.ndarray) -> pa.Array:
     return pa.ListArray.from_arrays(pa.array(new.astype(np.int32)), items, type=typ)
 
 
-def _auction_text(col: pa.ListArray) -> pa.StringArray:
-    """JSON text of an auction column: ``[{"seat":0,"call":"pass"},...]``."""
-    items = col.flatten()
-    seats = aj.ints(items.field("seat").to_numpy(zero_copy_only=False).astype(np.int64))
-    objs = pc.binary_join_element_wise('{"seat":', seats, ',"call":', aj.strings(items.field("call")), "}", "")
-    return aj.lists_of(col.offsets.to_numpy().astype(np.int64), objs, np.ones(len(col), bool))
+def _auction_text(auc: Pairs, rows: np.ndarray) -> pa.StringArray:
+    """JSON text of the selected hands' auctions, ``[{"seat":0,"call":"pass"},...]`` (``[]`` when absent);
+    each distinct (seat, call) is written once."""
+    new, idx = _gather(auc.offsets, rows)
+    if not len(idx):
+        return aj.lists_of(new, pa.array([], pa.string()), np.ones(len(rows), bool))
+    enc = pc.dictionary_encode(auc.strings.take(pa.array(idx)))
+    words = [f'{{"seat":{w[0]},"call":{json.dumps(w[2:])}}}' for w in enc.dictionary.to_pylist()]
+    objs = pa.array(words, pa.string()).take(enc.indices)
+    return aj.lists_of(new, objs, np.ones(len(rows), bool))
+
+
+def _pair_text(offsets, valid, first, second, rows) -> pa.StringArray:
+    """JSON text ``[plays],[seats]`` of the selected hands."""
+    new, idx = _gather(offsets, rows)
+    return aj.int_list_pairs(new, np.asarray(first)[idx], np.asarray(second)[idx], valid[rows])
 
 
 @dataclass
