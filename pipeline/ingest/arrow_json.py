@@ -65,14 +65,21 @@ def strings(arr: pa.Array) -> pa.StringArray:
     return words.take(idx)
 
 
-def _digits(a: np.ndarray) -> np.ndarray:
-    """Characters in the decimal text of each integer (sign included)."""
-    mag = np.abs(a.astype(np.int64))
-    n = 1 + (a < 0).astype(np.int64)
-    top = int(mag.max()) if mag.size else 0
+def _digit_count(a: np.ndarray, axis) -> np.ndarray:
+    """Total characters of the decimal texts of the integers of ``a`` (signs included), summed over ``axis``."""
+    if not a.size:
+        return np.zeros(a.shape[0], np.int64)
+    lo, top = int(a.min()), int(a.max())
+    n = np.full(a.shape[0], int(np.prod([a.shape[i] for i in np.atleast_1d(axis)])), np.int64)
+    if lo < 0:
+        n += (a < 0).sum(axis=axis)
+        mag = np.abs(a.astype(np.int64))
+        top = max(top, -lo)
+    else:
+        mag = a
     p = 10
     while p <= top:
-        n += mag >= p
+        n += (mag >= p).sum(axis=axis)
         p *= 10
     return n
 
@@ -99,7 +106,7 @@ def int_lists(offsets: np.ndarray, values: np.ndarray, valid: np.ndarray,
         idx = offsets[rows][:, None] + np.arange(length)[None, :]
         mat = np.ascontiguousarray(vals[idx])
         raw = orjson.dumps(mat, option=_NUMPY)   # [[a,b],[c,d]]
-        row_len = _digits(mat).sum(axis=1) + (length - 1) + 2
+        row_len = _digit_count(mat, 1) + (length - 1) + 2
         # '[[1,2],[3,4]]' -> '[1,2][3,4]': the rows end to end ('],[' only occurs between rows)
         body = raw.replace(b"],[", b"][")[1:-1]
         offs = np.zeros(len(rows) + 1, np.int64)
@@ -148,9 +155,11 @@ def int_list_pairs(offsets: np.ndarray, first: np.ndarray, second: np.ndarray, v
     for length in np.unique(lengths[live]):
         rows = np.flatnonzero(live & (lengths == length))
         idx = offsets[rows][:, None] + np.arange(length)[None, :]
-        mat = np.stack([np.asarray(first)[idx], np.asarray(second)[idx]], axis=1).astype(np.int64)
+        mat = np.empty((len(rows), 2, length), np.int64)
+        mat[:, 0, :] = np.asarray(first)[idx]
+        mat[:, 1, :] = np.asarray(second)[idx]
         raw = orjson.dumps(mat, option=_NUMPY)       # [[[a],[b]],[[a],[b]]]
-        row_len = _digits(mat).sum(axis=(1, 2)) + 2 * (length - 1) + 5
+        row_len = _digit_count(mat, (1, 2)) + 2 * (length - 1) + 5
         body = raw.replace(b"]],[[", b"][")[2:-2]    # '[a],[b][a],[b]'
         offs = np.zeros(len(rows) + 1, np.int64)
         np.cumsum(row_len, out=offs[1:])

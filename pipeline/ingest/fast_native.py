@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import gzip
 import os
+import queue
 import tempfile
+import threading
 import time
 import zlib
 from collections.abc import Callable
@@ -38,6 +40,9 @@ from pipeline.ingest.records import GameRecord, Reject
 
 BLOCK_BYTES = 8 << 20
 """Bytes of whole lines read, parsed and converted at a time."""
+PARSE_THREADS = False
+"""Let pyarrow parse a block on several threads. Off: the block being parsed already runs beside the block
+being converted (measured on the 2-core test machine, extra parse threads only added contention)."""
 ENV = "REBELOTE_NATIVE_PATH"
 """Set to ``rows`` to read native files row by row (the reference path); anything else: columnar."""
 _BOM = b"\xef\xbb\xbf"
@@ -53,6 +58,9 @@ def read_into(fh, path: str, writer, take: Callable[[GameRecord | Reject], None]
               block_bytes: int | None = None) -> None:
     """Read the native JSON Lines stream ``fh`` (binary, already decompressed) into ``writer``.
 
+    A background thread reads, rewrites and parses the next block while this one converts the current block
+    and adds it to the lake buffer (pyarrow and numpy release the GIL); at most three blocks are in memory.
+
     Args:
         fh: binary file object. A gzip stream is iterated line by line, as the row path iterates it, so a
             damaged stream fails after the same lines; a plain file is read in blocks.
@@ -64,14 +72,25 @@ def read_into(fh, path: str, writer, take: Callable[[GameRecord | Reject], None]
         whatever reading ``fh`` raises (OSError, EOFError, zlib.error), after importing every line read
         before it; StrictError from ``take``.
     """
-    limit = block_bytes or BLOCK_BYTES
+    prefetch = _Prefetch(_prepared(fh, path, block_bytes or BLOCK_BYTES))
+    try:
+        for lines in prefetch:
+            _block(lines, path, writer, take)
+    finally:
+        prefetch.close()
+
+
+def _prepared(fh, path: str, limit: int):
+    """Blocks of whole lines of ``fh`` (:class:`_Lines`), each with its candidate lines parsed; raises what
+    reading raises, after yielding the lines read before."""
     at = [1, 0]                      # line number and byte offset of the next block
 
-    def block(data: bytes, end: int) -> None:
+    def block(data: bytes, end: int) -> _Lines:
         lines = _Lines(data, end, at[0], at[1])
-        _block(lines, path, writer, take)
         at[0] += lines.n
         at[1] += end
+        lines.prepare(path)
+        return lines
 
     if isinstance(fh, gzip.GzipFile):
         pending: list[bytes] = []
@@ -83,15 +102,15 @@ def read_into(fh, path: str, writer, take: Callable[[GameRecord | Reject], None]
                 if size >= limit:
                     data = b"".join(pending)
                     pending, size = [], 0
-                    block(data, len(data))
+                    yield block(data, len(data))
         except (OSError, EOFError, zlib.error):
             if pending:
                 data = b"".join(pending)
-                block(data, len(data))
+                yield block(data, len(data))
             raise
         if pending:
             data = b"".join(pending)
-            block(data, len(data))
+            yield block(data, len(data))
         return
     carry = b""
     while True:
@@ -101,15 +120,68 @@ def read_into(fh, path: str, writer, take: Callable[[GameRecord | Reject], None]
         data = carry + chunk if carry else chunk
         cut = data.rfind(b"\n") + 1
         if cut:
-            block(data, cut)
+            yield block(data, cut)
         carry = data[cut:]
     if carry:
-        block(carry, len(carry))
+        yield block(carry, len(carry))
+
+
+class _Prefetch:
+    """Run an iterator in a background thread, one item ahead; its exceptions are raised by the consumer
+    at the point where they happened. :meth:`close` stops the thread."""
+
+    _END = object()
+
+    def __init__(self, items):
+        self._q: queue.Queue = queue.Queue(maxsize=1)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(items,), daemon=True, name="rebelote-prefetch")
+        self._thread.start()
+
+    def _run(self, items) -> None:
+        try:
+            for item in items:
+                if not self._put((True, item)):
+                    return
+            self._put((True, self._END))
+        except BaseException as e:  # handed to the consumer, raised there
+            self._put((False, e))
+        finally:
+            close = getattr(items, "close", None)
+            if close:
+                close()
+
+    def _put(self, item) -> bool:
+        while not self._stop.is_set():
+            try:
+                self._q.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def __iter__(self):
+        while True:
+            ok, item = self._q.get()
+            if not ok:
+                raise item
+            if item is self._END:
+                return
+            yield item
+
+    def close(self) -> None:
+        self._stop.set()
+        while self._thread.is_alive():
+            try:
+                self._q.get(timeout=0.05)
+            except queue.Empty:
+                pass
+        self._thread.join()
 
 
 class _Lines:
     """The lines of a block: ``data[starts[i]:starts[i+1]]`` is line ``lineno + i``, at byte ``offset +
-    starts[i]`` of the (decompressed) file."""
+    starts[i]`` of the (decompressed) file. :meth:`prepare` parses the candidate lines."""
 
     def __init__(self, data: bytes, end: int, lineno: int, offset: int):
         starts = [0]
@@ -122,6 +194,13 @@ class _Lines:
         self.data, self.lineno, self.offset = data, lineno, offset
         self.starts = np.asarray(starts, np.int64)
         self.n = len(starts) - 1
+        self.groups: list[tuple[pa.Table, ncol.Block, np.ndarray]] = []
+
+    def prepare(self, path: str) -> None:
+        """Find the candidate lines, rewrite and parse them: ``groups`` of (table, block, block line numbers)."""
+        cand, text = _candidates(self)
+        if len(cand):
+            self.groups = list(_parsed(cand, text, self.lineno, path))
 
     def raw(self, i: int) -> bytes:
         return self.data[self.starts[i]:self.starts[i + 1]]
@@ -144,13 +223,13 @@ def _row_path(lineno: int, offset: int, text: str | None, path: str, take) -> No
 
 
 def _block(lines: _Lines, path: str, writer, take) -> None:
-    """Import one block of lines: candidates are parsed and converted, then every line is added in order."""
-    cand, text = _candidates(lines)
+    """Import one prepared block: convert its parsed lines, then add every line in order (accepted games as
+    Arrow rows, the others through the row path)."""
     accepted: dict[int, tuple[ncol.Batch, int]] = {}
-    if len(cand):
-        for batch, idx in _convert(cand, text, lines.lineno, path):
-            for k, i in enumerate(idx[batch.ok].tolist()):
-                accepted[i] = (batch, k)
+    for table, blk, idx in lines.groups:
+        batch = ncol.convert(table, blk)
+        for k, i in enumerate(idx[batch.ok].tolist()):
+            accepted[i] = (batch, k)
     run: list = []            # consecutive accepted games of one batch: [batch, first, end, first line]
     for i in range(lines.n):
         hit = accepted.get(i)
@@ -229,27 +308,25 @@ def _join(data: bytes, body: np.ndarray, st: np.ndarray, ok: np.ndarray, last_op
     return text, starts
 
 
-def _convert(cand: np.ndarray, text_starts: tuple[bytearray, np.ndarray], lineno: int, path: str):
-    """Parse and convert the candidate lines (their text is rewritten in place); yields (Batch, block line
-    numbers of its rows) in line order."""
+def _parsed(cand: np.ndarray, text_starts: tuple[bytearray, np.ndarray], lineno: int, path: str):
+    """Rewrite and parse the candidate lines; yields (table, Block, block line numbers of its rows) for the
+    ranges pyarrow reads with one row per line, in line order."""
     buf, starts = text_starts
-    if len(buf) and (not (buf.endswith(b"\n"))):
-        raise AssertionError("candidate text must end with a newline")
-    marks = ncol.mark_pairs(buf)
+    marks = ncol.mark_pairs(buf)                      # sorted positions
     lin = ncol.mark_null_source_lines(buf)
     m = len(cand)
-    pairs = np.bincount(np.searchsorted(starts, marks, side="right") - 1, minlength=m)
+    pairs = np.diff(np.searchsorted(marks, starts))
     lin = np.bincount(np.searchsorted(starts, lin, side="right") - 1, minlength=m)
     if b"\\" in buf:
         escapes = np.array([buf.find(b"\\", starts[j], starts[j + 1]) != -1 for j in range(m)], bool)
     else:
         escapes = np.zeros(m, bool)
     longest = int((starts[1:] - starts[:-1]).max())
-    read_opts = pj.ReadOptions(use_threads=True, block_size=max(1 << 20, 2 * longest + 1))
+    read_opts = pj.ReadOptions(use_threads=PARSE_THREADS, block_size=max(1 << 20, 2 * longest + 1))
     for lo, hi, table in _parse(buf, starts, 0, m, read_opts):
         blk = ncol.Block(buf, starts[lo:hi + 1], lineno + cand[lo:hi], pairs[lo:hi], escapes[lo:hi], path,
                          lin[lo:hi])
-        yield ncol.convert(table, blk), cand[lo:hi]
+        yield table, blk, cand[lo:hi]
 
 
 def _parse(buf: bytearray, starts: np.ndarray, lo: int, hi: int, opts):

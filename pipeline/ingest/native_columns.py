@@ -268,9 +268,10 @@ def _card_ids(starts: np.ndarray, lengths: np.ndarray, data: np.ndarray, valid: 
     """Card id (int16, -1 when not a card) of each token ``data[starts:starts+lengths]`` (where ``valid``)."""
     out = np.full(len(starts), -1, np.int16)
     two = valid & (lengths == 2)
-    if two.any():
-        s = starts[two]
-        out[two] = _two_char_cards()[(data[s].astype(np.int32) << 8) | data[s + 1]]
+    if two.any() and len(data) >= 2:
+        # the two bytes at any offset as one big-endian 16-bit number (an unaligned view, no copy)
+        pairs16 = np.ndarray(shape=(len(data) - 1,), dtype=">u2", buffer=data, strides=(1,))
+        out[two] = _two_char_cards()[pairs16[starts[two]]]
     other = np.flatnonzero(valid & (lengths != 2) & (lengths >= 0))
     memo: dict[bytes, int] = {}
     for i in other.tolist():
