@@ -34,6 +34,7 @@ KEYS = {"hands": "hand_key", "games": "game_key", "rejects": "reject_key"}
 def _ingest(files, lake: Path, mode: str, monkeypatch, block: int, flush: int, strict: bool = False) -> dict:
     """Ingest with one path; returns everything observable: tables, files, summary, messages, lines read."""
     monkeypatch.setenv(fast_native.ENV, mode)
+    monkeypatch.setenv(fast_native.DEBUG_ENV, "1")      # a converter error fails the test instead of hiding
     monkeypatch.setattr(fast_native, "BLOCK_BYTES", block)
     monkeypatch.setattr(run, "FLUSH_HANDS", flush)
     seen: Counter = Counter()
@@ -91,12 +92,27 @@ def _handwritten() -> list[bytes]:
 
 @functools.cache
 def _base_lines() -> tuple[bytes, ...]:
-    return tuple(_simulated("belote-classic", 3) + _handwritten())
+    return tuple(_simulated("belote-classic", 3) + _handwritten() + [_three_players()])
 
 
 def _base() -> list[bytes]:
-    """Three simulated classic games (lines 0-2) and the two hand-written ones (lines 3-4)."""
+    """Three simulated classic games (lines 0-2), the two hand-written ones (lines 3-4) and a hand-written
+    three-player game (line 5)."""
     return list(_base_lines())
+
+
+def _three_players() -> bytes:
+    """A three-player game: 10 cards a seat (7C and 7D left out), ten tricks played seat 0, 1, 2, a recorded
+    score per player."""
+    deck = [r + s for s in "CDHS" for r in "789TJQKA"]
+    deck = [c for c in deck if c not in ("7C", "7D")]
+    seats = [deck[s::3] for s in range(3)]
+    plays = [[s, seats[s][t]] for t in range(10) for s in range(3)]
+    hand = {"hand_no": 1, "dealer": 2, "completeness": "full_play", "hands": seats, "auction": [[0, "take"]],
+            "contract": {"taker": 0, "strain": "H"}, "plays": plays, "recorded": {"score": [80, 42, 40]}}
+    game = {"format": "rebelote", "version": 1, "source": "test", "source_game_id": "three", "variant": "belote-3p",
+            "n_players": 3, "players": ["A", "B", "C"], "hands": [hand]}
+    return orjson.dumps(game) + b"\n"
 
 
 def _write(tmp_path: Path, name: str, lines: list[bytes] | bytes) -> Path:
@@ -196,9 +212,12 @@ def _played_twice(obj):
     h["plays"][5][1] = h["plays"][4][1]
 
 
-# P: the first played hand of the first simulated game (the corruptions below damage it)
+# P: the first played hand of the first simulated game (the corruptions below damage it); Q, R: a passed-out
+# hand, on line R
 P = next(i for i, h in enumerate(json.loads(_base()[0])["hands"]) if h["plays"])
 H = ["hands", P]
+R, Q = next((r, i) for r, line in enumerate(_base()) for i, h in enumerate(json.loads(line)["hands"])
+            if h.get("contract") is None)
 CORRUPTIONS = {
     "unknown_card": _edit(0, lambda o: o["hands"][P]["hands"][0].__setitem__(0, "ZZ")),
     "card_played_twice": _edit(0, _played_twice),
@@ -230,7 +249,7 @@ CORRUPTIONS = {
     "hand_no_null": _edit(0, _set(H + ["hand_no"], None)),
     "hand_no_absent": _edit(0, _drop(H + ["hand_no"])),
     "hand_no_zero": _edit(0, _set(H + ["hand_no"], 0)),
-    "hand_no_repeated": _edit(0, _set(H + ["hand_no"], 1)),
+    "hand_no_repeated": _edit(0, lambda o: o["hands"][P].__setitem__("hand_no", o["hands"][P + 1]["hand_no"])),
     "hand_no_huge": _edit(0, _set(H + ["hand_no"], 2**40)),
     "n_players_as_text": _edit(0, _set(["n_players"], "4")),
     "n_players_three": _edit(0, _set(["n_players"], 3)),
@@ -291,9 +310,14 @@ CORRUPTIONS = {
     "play_seat_ten": _edit(0, lambda o: o["hands"][P]["plays"][0].__setitem__(0, 10)),
     "play_triple": _edit(0, lambda o: o["hands"][P]["plays"][0].append("extra")),
     "plays_null_with_contract": _edit(0, _set(H + ["plays"], None)),
-    "plays_without_contract": _edit(0, lambda o: o["hands"][0].__setitem__("plays", o["hands"][P]["plays"])),
-    "card_notations": _edit(3, lambda o: o["hands"][0]["hands"][0].__setitem__(slice(0, 4),
-                                                                                ["10H", "A♠", "roi de cœur", "jh"])),
+    "plays_without_contract": _edit(R, lambda o: o["hands"][Q].__setitem__("plays", [[0, "JH"]])),
+    "hand_passed_out_without_plays": _edit(R, lambda o: o["hands"][Q].__setitem__("plays", None)),
+    "card_notations": _raw(lambda ls: ls[:3] + [ls[3].replace(b'"TC"', b'"10C"').replace(b'"AS"', "\"A♠\"".encode())
+                                                .replace(b'"KH"', "\"roi de cœur\"".encode()).replace(b'"JH"', b'"jh"')]
+                           + ls[4:]),
+    "three_players_bad_score": _replace(5, b'"score":[80,42,40]', b'"score":[80,42]'),
+    "three_players_card_repeated_in_a_seat": _replace(5, b'"AS"]', b'"AS","AS"]'),   # a set: still 10 cards
+    "three_players_eleven_cards": _edit(5, lambda o: o["hands"][0]["hands"][0].append(o["hands"][0]["hands"][1].pop())),
     "card_lowercase_plays": _replace(3, b'[0,"JH"]', b'[0,"jh"]'),
     "turned_card_bad": _edit(0, _set(H + ["turned_card"], "11X")),
     "turned_card_number": _edit(0, _set(H + ["turned_card"], 11)),
@@ -367,6 +391,15 @@ def test_damage_is_rejected_with_its_reason(tmp_path, monkeypatch):
         f = _write(tmp_path, f"{name}.jsonl", CORRUPTIONS[name](_base()))
         cols, _ = same_lake(tmp_path, monkeypatch, [f])
         assert [r["reason_code"] for r in cols["rejects"]] == [code], name
+
+
+def test_the_undamaged_sample_is_read_as_columns(tmp_path, monkeypatch):
+    cols, fallback = same_lake(tmp_path, monkeypatch, [_write(tmp_path, "base.jsonl", _base())])
+    assert fallback == 0
+    # 3 simulated games, 2 hand-written 4-player games and 1 three-player game
+    assert cols["summary"][1] == 6
+    three = [h for h in cols["hands"] if h["game_id"] == "test:three"]
+    assert [(h["n_players"], len(h["plays"]), h["recorded_score"]) for h in three] == [(3, 30, [80, 42, 40])]
 
 
 def test_lines_the_row_path_reads_are_only_the_damaged_ones(tmp_path, monkeypatch):
