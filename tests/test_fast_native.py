@@ -154,6 +154,14 @@ def test_hand_written_and_exported_files_are_read_as_columns(tmp_path, monkeypat
     assert [h["source_line"] for h in cols["hands"] if h["game_id"] == "test:hw1"] == [1, 1, 1]
 
 
+def test_python_json_dumps_default_layout_is_read_as_columns(tmp_path, monkeypatch):
+    # json.dumps without options: ", " and ": " separators, non-ASCII names escaped as \u00e9
+    lines = [json.dumps(json.loads(ln)).encode() + b"\n" for ln in _base()]
+    assert b'[0, "' in b"".join(lines) and b"\\u00c9ric" in b"".join(lines)
+    cols, fallback = same_lake(tmp_path, monkeypatch, [_write(tmp_path, "py.jsonl", lines)])
+    assert fallback == 0 and cols["summary"][1] == 6
+
+
 def test_reimport_and_a_second_copy_are_duplicates(tmp_path, monkeypatch):
     f = _write(tmp_path, "a.jsonl", _base())
     g = _write(tmp_path, "b.jsonl", _base()[::-1])        # same games, other file and order: all duplicates
@@ -370,6 +378,14 @@ CORRUPTIONS = {
     "spaced_json": _raw(lambda ls: [json.dumps(json.loads(ls[0])).encode() + b"\n"] + ls[1:]),
     "spaced_null_source_line_and_line": _raw(
         lambda ls: [ls[0].replace(b'"source_line":null', b'"source_line": null', 1)] + ls[1:]),
+    "source_line_space_before_colon": _replace(0, b'"source_line":null', b'"source_line" :null'),
+    "source_line_spaced_null_in_game": _replace(0, b'"source_file":"<simulate>"',
+                                                b'"source_file":"<simulate>","source_line": null'),
+    "pair_two_spaces": _replace(0, b'[1,"', b'[1,  "'),
+    "pair_space_before_comma": _replace(0, b'[2,"', b'[2 ,"'),
+    "escaped_ascii_name": _replace(3, b'"Ana"', b'"\\u0041na"'),
+    "escaped_ascii_name_and_absent_errors": _raw(
+        lambda ls: ls[:3] + [ls[3].replace(b'"Ana"', b'"\\u0041na"')] + ls[4:]),
     "duplicate_line": _raw(lambda ls: ls[:2] + ls[1:2] + ls[2:]),
     "same_id_other_content": _raw(lambda ls: ls + [ls[1].replace(b'"dealer":1', b'"dealer":2', 1)]),
     "very_long_line": _edit(0, _set(["padding_is_unknown"], "x" * 20_000)),
@@ -456,3 +472,19 @@ def test_random_damage_and_block_sizes(tmp_path_factory, monkeypatch, ops, block
     f = _write(tmp, "r.jsonl", data)
     with monkeypatch.context() as m:
         same_lake(tmp, m, [f], block=block, flush=flush)
+
+
+@pytest.mark.bench
+def test_bench_native_ingest_columnar_against_rows(tmp_path, capsys):
+    """On demand (`pytest -m bench`): both paths on 2,000 simulated classic games (~18 MB). For the 216 MB
+    figures use `python benchmarks/ingest_native.py --rows`."""
+    from pipeline.simulate import simulate_to_file
+    f = tmp_path / "bench.jsonl"
+    games, hands = simulate_to_file("belote-classic", 2000, 7, f)
+    cols = fast_native.measure(f)
+    rows = fast_native.measure(f, rows=True)
+    assert (cols["games"], cols["hands"]) == (rows["games"], rows["hands"]) == (games, hands)
+    with capsys.disabled():
+        for r in (cols, rows):
+            print(f"\ningest native [{r['path']}]: {r['bytes'] / 1e6:.1f} MB, {r['seconds']:.2f} s, "
+                  f"{r['mb_per_s']:.1f} MB/s, {r['hands_per_s']:,} hands/s")

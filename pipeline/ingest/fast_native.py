@@ -24,6 +24,7 @@ from __future__ import annotations
 import gzip
 import os
 import queue
+import re
 import tempfile
 import threading
 import time
@@ -49,6 +50,7 @@ DEBUG_ENV = "REBELOTE_NATIVE_DEBUG"
 lines to the row path."""
 """Set to ``rows`` to read native files row by row (the reference path); anything else: columnar."""
 _BOM = b"\xef\xbb\xbf"
+_ASCII_ESCAPE = re.compile(rb"\\u00[2-7]")
 _PARSE = pj.ParseOptions(explicit_schema=ncol.SCHEMA, unexpected_field_behavior="error")
 
 
@@ -325,10 +327,11 @@ def _parsed(cand: np.ndarray, text_starts: tuple[bytearray, np.ndarray], lineno:
     m = len(cand)
     pairs = np.diff(np.searchsorted(marks, starts))
     lin = np.bincount(np.searchsorted(starts, lin, side="right") - 1, minlength=m)
-    if b"\\" in buf:
-        escapes = np.array([buf.find(b"\\", starts[j], starts[j + 1]) != -1 for j in range(m)], bool)
-    else:
-        escapes = np.zeros(m, bool)
+    escapes = np.zeros(m, bool)        # rows where a key could be spelled with escapes (\u0020 to \u007f)
+    if b"\\u00" in buf:
+        for j in range(m):
+            if buf.find(b"\\u00", starts[j], starts[j + 1]) != -1:
+                escapes[j] = _ASCII_ESCAPE.search(buf, starts[j], starts[j + 1]) is not None
     longest = int((starts[1:] - starts[:-1]).max())
     read_opts = pj.ReadOptions(use_threads=PARSE_THREADS, block_size=max(1 << 20, 2 * longest + 1))
     for lo, hi, table in _parse(buf, starts, 0, m, read_opts):

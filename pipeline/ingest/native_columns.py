@@ -100,55 +100,62 @@ def _unused_rewrite(buf: bytearray, mask: int, want: int, new) -> np.ndarray:
 
 
 def mark_pairs(buf: bytearray) -> np.ndarray:
-    """Rewrite, in place, every ``[d,"`` with ``d`` in 0-3 as ``["d\\x7f`` (same length), and when the text
-    that follows is at most 16 bytes without a backslash and is closed by ``"]``, blank both brackets: the pair
-    ``[1,"JH"]`` becomes `` "1\\x7fJH" ``. Returns the positions of the ``[``. The caller guarantees ``buf``
-    holds no ``\\x7f`` byte before the call. The usual two-letter card is handled with fixed offsets, other
-    texts byte by byte."""
+    """Rewrite, in place, every pair opening ``[d,"`` (or ``[d, "``, as Python's ``json.dumps`` writes it) with
+    ``d`` in 0-3 as ``["d\\x7f`` (``[ "d\\x7f``): same length, the seat moved into the text after a marker. When
+    the text is at most 16 bytes without a backslash and is closed by ``"]``, both brackets become spaces too:
+    ``[1,"JH"]`` becomes `` "1\\x7fJH" ``. Returns the positions of the ``[`` (sorted). The caller guarantees
+    ``buf`` holds no ``\\x7f`` byte before the call. The usual two-letter card is handled with fixed offsets,
+    other texts byte by byte."""
     a = np.frombuffer(buf, np.uint8)
     n = len(a)
-    if n < 4:
+    if n < 5:
         return np.zeros(0, np.int64)
-    idx = np.flatnonzero(a[:-3] == 0x5B)                     # '['
+    idx = np.flatnonzero(a[:-4] == 0x5B)                     # '['
     d = a[idx + 1]
-    hit = ((d & 0xFC) == 0x30) & (a[idx + 2] == 0x2C) & (a[idx + 3] == 0x22)    # digit 0-3, ',', '"'
-    pos, d = idx[hit], d[hit]
-    inside = pos + 7 < n
-    p = np.where(inside, pos, 0)
-    c0, c1 = a[p + 4], a[p + 5]
-    short = (inside & (a[p + 6] == 0x22) & (a[p + 7] == 0x5D) & (c0 != 0x22) & (c0 != 0x5C)
-             & (c1 != 0x22) & (c1 != 0x5C))                  # '"JH"]'
-    a[pos + 2] = d
-    a[pos + 1] = 0x22
-    a[pos + 3] = MARK
-    ps = pos[short]
-    a[ps] = 0x20
-    a[ps + 7] = 0x20
-    todo = pos[~short]
-    for length in range(17):                 # the text is a[p+4 : p+4+length], its quote the first after p+3
+    head = ((d & 0xFC) == 0x30) & (a[idx + 2] == 0x2C)        # digit 0-3, ','
+    c3 = a[idx + 3]
+    compact = head & (c3 == 0x22)                            # '"'
+    spaced = head & (c3 == 0x20) & (a[idx + 4] == 0x22)       # ' "'
+    hit = compact | spaced
+    pos, d, sp = idx[hit], d[hit], spaced[hit]
+    text = pos + 4 + sp                                      # first byte of the text
+    inside = text + 3 < n
+    t = np.where(inside, text, 0)
+    c0, c1 = a[t], a[t + 1]
+    short = (inside & (a[t + 2] == 0x22) & (a[t + 3] == 0x5D) & (c0 != 0x22) & (c0 != 0x5C)
+             & (c1 != 0x22) & (c1 != 0x5C))                  # 'JH"]'
+    pc_, ps_ = pos[~sp], pos[sp]                             # '[d,"' -> '["d\x7f';  '[d, "' -> '[ "d\x7f'
+    a[pc_ + 1], a[pc_ + 2], a[pc_ + 3] = 0x22, d[~sp], MARK
+    a[ps_ + 1], a[ps_ + 2], a[ps_ + 3], a[ps_ + 4] = 0x20, 0x22, d[sp], MARK
+    a[pos[short]] = 0x20
+    a[text[short] + 3] = 0x20
+    todo, tstart = pos[~short], text[~short]
+    for length in range(17):                 # the text is a[t : t+length], its quote the first after t-1
         if not todo.size:
             break
-        q = todo + 4 + length
+        q = tstart + length
         inside = q + 1 < n
-        todo, q = todo[inside], q[inside]
+        todo, tstart, q = todo[inside], tstart[inside], q[inside]
         closed = a[q] == 0x22
-        p, q = todo[closed], q[closed]
-        todo = todo[~closed]
+        p, ts, q = todo[closed], tstart[closed], q[closed]
+        todo, tstart = todo[~closed], tstart[~closed]
         good = a[q + 1] == 0x5D              # ']'
         for j in range(length):
-            good &= a[p + 4 + j] != 0x5C     # no escape in the text
+            good &= a[ts + j] != 0x5C        # no escape in the text
         a[p[good]] = 0x20
         a[q[good] + 1] = 0x20
     return pos
 
 
 _SL_NULL = b'"source_line":null'
+_SL_NULL_SPACED = b'"source_line": null'
 
 
 def mark_null_source_lines(buf: bytearray) -> np.ndarray:
-    """Rewrite, in place, every ``"source_line":null`` as ``"source_lin\\x7f":true`` (same length), so a null
-    written in the record can be told from an absent key. Returns the positions of the other ``_lin`` words:
-    every ``"source_line"`` key left (one with a value, or a null written with spaces) holds one of them."""
+    """Rewrite, in place, every ``"source_line":null`` (or ``"source_line": null``) as ``"source_lin\\x7f":true``
+    (``"source_lin\\x7f": true``, same length), so a null written in the record can be told from an absent key.
+    Returns the positions of the other ``_lin`` words: every ``"source_line"`` key left (one with a value, or a
+    null written otherwise) holds one of them."""
     data = np.frombuffer(buf, np.uint8)
     # find '_lin' then check the 18 bytes around it
     cand = []
@@ -165,15 +172,18 @@ def mark_null_source_lines(buf: bytearray) -> np.ndarray:
         return np.zeros(0, np.int64)
     lin = np.concatenate(cand)
     pos = lin - 7                                                  # start of '"source_line":null'
-    good = (pos >= 0) & (pos + len(_SL_NULL) <= n)
-    safe = np.where(good, pos, 0)
-    for i, b in enumerate(np.frombuffer(_SL_NULL, np.uint8)):
-        good &= data[safe + i] == b
-    pos = pos[good]
-    data[pos + 11] = MARK                                          # 'e' of line
-    for i, b in enumerate(b"true"):
-        data[pos + 14 + i] = b
-    return lin[~good]
+    done = np.zeros(len(lin), bool)
+    for pattern in (_SL_NULL, _SL_NULL_SPACED):
+        good = ~done & (pos >= 0) & (pos + len(pattern) <= n)
+        safe = np.where(good, pos, 0)
+        for i, b in enumerate(np.frombuffer(pattern, np.uint8)):
+            good &= data[safe + i] == b
+        at = pos[good]
+        data[at + 11] = MARK                                       # 'e' of line
+        for i, b in enumerate(b"true"):
+            data[at + len(pattern) - 4 + i] = b
+        done |= good
+    return lin[~done]
 
 
 # --------------------------------------------------------------------------------------------- helpers
@@ -338,7 +348,7 @@ class Block:
     starts: np.ndarray    # row i is text[starts[i]:starts[i+1]]
     lines: np.ndarray     # 1-based line number of each row in its file
     pairs: np.ndarray     # seat marks written by mark_pairs in each row
-    escapes: np.ndarray   # row holds a backslash (a key may be spelled with \\u escapes)
+    escapes: np.ndarray   # row holds an escape of a printable ASCII character (could spell a key)
     path: str
     lin: np.ndarray       # '_lin' words left by mark_null_source_lines in each row
 
@@ -355,7 +365,7 @@ def _absent(blk: Block, key: str, nonnull: np.ndarray, nulls: np.ndarray,
     """Per row: True when every null read for ``key`` (``nulls`` of them, where the key could stand) is an
     absent key. Occurrences of ``"key"`` in the text (or ``bound``, a per-row upper bound of them) bound the
     keys from above, and every non-null value has its key, so ``count == nonnull`` proves the nulls absent (a
-    key spelled with escapes is not counted: rows with a backslash are not proven)."""
+    key spelled with escapes is not counted: rows holding an escape of an ASCII character are not proven)."""
     need = nulls > 0
     res = np.ones(len(nonnull), bool)
     if bound is not None:
