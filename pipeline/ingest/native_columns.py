@@ -114,19 +114,30 @@ def mark_pairs(buf: bytearray) -> np.ndarray:
     d = a[idx + 1]
     head = ((d & 0xFC) == 0x30) & (a[idx + 2] == 0x2C)        # digit 0-3, ','
     c3 = a[idx + 3]
-    compact = head & (c3 == 0x22)                            # '"'
-    spaced = head & (c3 == 0x20) & (a[idx + 4] == 0x22)       # ' "'
-    hit = compact | spaced
-    pos, d, sp = idx[hit], d[hit], spaced[hit]
-    text = pos + 4 + sp                                      # first byte of the text
+    hit = head & (c3 == 0x22)                                # '"'
+    maybe = head & (c3 == 0x20)
+    if maybe.any():                                          # ' "' (json.dumps' default layout)
+        spaced = np.zeros(len(idx), bool)
+        spaced[maybe] = a[idx[maybe] + 4] == 0x22
+        hit |= spaced
+        sp = spaced[hit]
+    else:
+        sp = None
+    pos, d = idx[hit], d[hit]
+    text = pos + 4 if sp is None else pos + 4 + sp           # first byte of the text
     inside = text + 3 < n
     t = np.where(inside, text, 0)
     c0, c1 = a[t], a[t + 1]
     short = (inside & (a[t + 2] == 0x22) & (a[t + 3] == 0x5D) & (c0 != 0x22) & (c0 != 0x5C)
              & (c1 != 0x22) & (c1 != 0x5C))                  # 'JH"]'
-    pc_, ps_ = pos[~sp], pos[sp]                             # '[d,"' -> '["d\x7f';  '[d, "' -> '[ "d\x7f'
-    a[pc_ + 1], a[pc_ + 2], a[pc_ + 3] = 0x22, d[~sp], MARK
-    a[ps_ + 1], a[ps_ + 2], a[ps_ + 3], a[ps_ + 4] = 0x20, 0x22, d[sp], MARK
+    if sp is None:                                           # '[d,"' -> '["d\x7f'
+        a[pos + 2] = d
+        a[pos + 1] = 0x22
+        a[pos + 3] = MARK
+    else:                                                    # and '[d, "' -> '[ "d\x7f'
+        pc_, ps_ = pos[~sp], pos[sp]
+        a[pc_ + 1], a[pc_ + 2], a[pc_ + 3] = 0x22, d[~sp], MARK
+        a[ps_ + 1], a[ps_ + 2], a[ps_ + 3], a[ps_ + 4] = 0x20, 0x22, d[sp], MARK
     a[pos[short]] = 0x20
     a[text[short] + 3] = 0x20
     todo, tstart = pos[~short], text[~short]
