@@ -28,11 +28,6 @@ import pyarrow.compute as pc
 _NUMPY = orjson.OPT_SERIALIZE_NUMPY
 
 
-def text(values: list[str]) -> pa.StringArray:
-    """A string array of given Python texts (already JSON)."""
-    return pa.array(values, pa.string())
-
-
 def const(value: str, n: int) -> pa.StringArray:
     """``n`` copies of one JSON text."""
     return pa.array([value], pa.string()).take(np.zeros(n, np.int64)) if n else pa.array([], pa.string())

@@ -82,23 +82,6 @@ _SUIT_OF = {s: i for i, s in enumerate("CDHS")} | {s: i for i, s in enumerate("c
 
 # --------------------------------------------------------------------------------------------- rewrites
 
-def _unused_rewrite(buf: bytearray, mask: int, want: int, new) -> np.ndarray:
-    """Find every 4-byte word ``w`` (any alignment) with ``w & mask == want`` and replace it by ``new(w)``.
-    Returns the byte positions (unsorted). Little-endian: the word's first byte is its low byte."""
-    found = []
-    n = len(buf)
-    for k in range(4):
-        count = (n - k) // 4
-        if count <= 0:
-            continue
-        words = np.frombuffer(buf, np.uint32, count=count, offset=k)
-        hit = np.flatnonzero((words & np.uint32(mask)) == np.uint32(want))
-        if hit.size:
-            words[hit] = new(words[hit])
-            found.append(hit * 4 + k)
-    return np.concatenate(found) if found else np.zeros(0, np.int64)
-
-
 def mark_pairs(buf: bytearray) -> np.ndarray:
     """Rewrite, in place, every pair opening ``[d,"`` (or ``[d, "``, as Python's ``json.dumps`` writes it) with
     ``d`` in 0-3 as ``["d\\x7f`` (``[ "d\\x7f``): same length, the seat moved into the text after a marker. When
@@ -431,10 +414,10 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     from pipeline.ingest.run import _SAFE_NAME
     names = [s for s in pc.unique(source).to_pylist() if s is not None and _SAFE_NAME.match(s)]
     ok &= _isin(source, names)
-    p_off, p_valid, p_vals = _list(col["players"])
+    p_off, _, p_vals = _list(col["players"])
     p_len = p_off[1:] - p_off[:-1]
     ok &= p_len == n
-    po, pdata, pv = _str(p_vals)
+    po, _, pv = _str(p_vals)
     bad_name = ~pv | (po[1:] - po[:-1] == 0)
     ok &= _seg_sum(bad_name, p_off) == 0
 
@@ -470,7 +453,6 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     ok &= n_hands >= 1                                        # driver: "the game has no hands"
     H = len(hv)
     par = _parents(h_off)                                     # game (block row) of each hand
-    in_game = np.ones(H, bool)
     hok = _valid(hv)
     nh = n[par]
     pos = np.arange(H) - h_off[par]                           # index of the hand in its game
@@ -514,17 +496,15 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     auc = _pairs(_field(hv, "auction"))
     ok &= _absent(blk, "auction", _by_row(par, hv_valid & auc.valid, N), _by_row(par, hv_valid & ~auc.valid, N))
     a_hand = _parents(auc.offsets)
-    a_in = np.ones(len(a_hand), bool)
     a_bad = ~auc.ok | (auc.seat >= nh[a_hand])
-    hok &= _by_row(a_hand, a_bad & a_in, H) == 0
+    hok &= _by_row(a_hand, a_bad, H) == 0
 
     # plays
     ply = _pairs(_field(hv, "plays"))
     q_hand = _parents(ply.offsets)
-    q_in = np.ones(len(q_hand), bool)
     card = _card_ids(ply.start, ply.length, ply.data, ply.ok)
     q_bad = ~ply.ok | (card < 0) | (ply.seat >= nh[q_hand])
-    hok &= _by_row(q_hand, q_bad & q_in, H) == 0
+    hok &= _by_row(q_hand, q_bad, H) == 0
 
     # every pair rewritten in a line must be one of its auction or plays pairs
     marks_found = np.bincount(par[a_hand], minlength=N) + np.bincount(par[q_hand], minlength=N)
@@ -588,7 +568,7 @@ def convert(t: pa.Table, blk: Block) -> Batch:
         held = init.masks[np.minimum(seat_mask_at, max(len(init.masks) - 1, 0))] if len(init.masks) else \
             np.zeros(len(q_hand), np.uint32)
         not_held = init.valid[q_hand] & (((held >> np.maximum(card, 0).astype(np.uint32)) & 1) == 0)
-        hok &= _by_row(q_hand, not_held & q_in, H) == 0
+        hok &= _by_row(q_hand, not_held, H) == 0
     hok &= ~(ply.valid & full_play & (cps > 0)) | (n_plays == nh * np.maximum(cps, 0))
 
     # hand provenance source_line: own value, else the game's, else the line number
@@ -605,18 +585,18 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     # duplicate hand numbers within a game (driver check)
     if H:
         key = par.astype(np.int64) * (1 << 32) + hand_no
-        srt = np.sort(key[hv_valid & in_game])
+        srt = np.sort(key[hv_valid])
         dup = srt[1:][srt[1:] == srt[:-1]] >> 32
         if dup.size:
             ok[np.unique(dup)] = False
 
-    ok &= _by_row(par, ~hok & in_game, N) == 0
+    ok &= _by_row(par, ~hok, N) == 0
     if not ok.any():
         return Batch(ok, schema.empty("games"), schema.empty("hands"), np.zeros(1, np.int64), [], [], [], [])
 
     # ---- the accepted rows
     games_sel = np.flatnonzero(ok)
-    hands_sel = np.flatnonzero(in_game & ok[par])
+    hands_sel = np.flatnonzero(ok[par])
     g_sl_val = np.where(g_sl_valid, g_sl, blk.lines)            # prov.get("source_line", line)
     g_sl_null = g_sl_mark & ~g_sl_valid
     hs = hands_sel
