@@ -462,16 +462,30 @@ def test_memory_is_bounded_by_the_block(tmp_path, monkeypatch):
     assert len(sizes) >= len(lines) // 2 and max(sizes) < 5000 + longest
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(ops=st.lists(mutation, min_size=0, max_size=3), block=st.integers(min_value=1, max_value=40_000),
-       flush=st.integers(min_value=1, max_value=80), seed=st.integers(min_value=0, max_value=3))
-def test_random_damage_and_block_sizes(tmp_path_factory, monkeypatch, ops, block, flush, seed):
+def _random_case(tmp_path_factory, monkeypatch, ops, block, flush, seed) -> None:
     tmp = tmp_path_factory.mktemp("fastnative")
     rules = ["belote-classic", "ffb-coinche-2015", "bulgarian", "belote-2p"][seed]
-    data = mutate(b"".join(_simulated(rules, 3, seed) + _handwritten()), ops)
+    data = mutate(b"".join(_simulated(rules, 3, seed) + _handwritten() + [_three_players()]), ops)
     f = _write(tmp, "r.jsonl", data)
     with monkeypatch.context() as m:
         same_lake(tmp, m, [f], block=block, flush=flush)
+
+
+_RANDOM = dict(ops=st.lists(mutation, min_size=0, max_size=3), block=st.integers(min_value=1, max_value=40_000),
+               flush=st.integers(min_value=1, max_value=80), seed=st.integers(min_value=0, max_value=3))
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(**_RANDOM)
+def test_random_damage_and_block_sizes(tmp_path_factory, monkeypatch, ops, block, flush, seed):
+    _random_case(tmp_path_factory, monkeypatch, ops, block, flush, seed)
+
+
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(**_RANDOM)
+def test_random_damage_and_block_sizes_long(tmp_path_factory, monkeypatch, ops, block, flush, seed):
+    _random_case(tmp_path_factory, monkeypatch, ops, block, flush, seed)
 
 
 @pytest.mark.bench

@@ -1,4 +1,4 @@
-"""Columnar ingest of Rebelote native JSON Lines (one game per line): same lake, ~10x the speed.
+"""Columnar ingest of Rebelote native JSON Lines (one game per line): same lake, 5-9x the speed.
 
 The ingest driver (:mod:`pipeline.ingest.run`) hands native files to :func:`read_into` instead of the
 row-by-row reader (:mod:`pipeline.ingest.native_jsonl`) unless ``REBELOTE_NATIVE_PATH=rows``. The file is
@@ -15,8 +15,9 @@ streamed in blocks of about :data:`BLOCK_BYTES` of whole lines (memory is bounde
    exactly where the row path would), every other line goes through the row path, which imports it or
    writes its reject (file, line, game, hand, reason) as before.
 
-So the lake's ``hands``, ``games`` and ``rejects`` tables are identical to the row path's
-(``tests/test_fast_native.py`` compares them on clean and damaged files).
+Steps 1-2 run on a background thread for the next block while steps 3-4 run for the current one. So the
+lake's ``hands``, ``games`` and ``rejects`` tables are identical to the row path's (``tests/test_fast_native.py``
+compares them on clean and damaged files). :func:`measure` times an ingest (``benchmarks/ingest_native.py``).
 """
 
 from __future__ import annotations
@@ -45,10 +46,10 @@ PARSE_THREADS = False
 """Let pyarrow parse a block on several threads. Off: the block being parsed already runs beside the block
 being converted (measured on the 2-core test machine, extra parse threads only added contention)."""
 ENV = "REBELOTE_NATIVE_PATH"
-DEBUG_ENV = "REBELOTE_NATIVE_DEBUG"
-"""When set, an unexpected error while converting a block is raised (tests) instead of sending the block's
-lines to the row path."""
 """Set to ``rows`` to read native files row by row (the reference path); anything else: columnar."""
+DEBUG_ENV = "REBELOTE_NATIVE_DEBUG"
+"""When set, an unexpected error while preparing or converting a block is raised (tests) instead of sending
+the block's lines to the row path."""
 _BOM = b"\xef\xbb\xbf"
 _ASCII_ESCAPE = re.compile(rb"\\u00[2-7]")
 _PARSE = pj.ParseOptions(explicit_schema=ncol.SCHEMA, unexpected_field_behavior="error")
@@ -202,10 +203,16 @@ class _Lines:
         self.groups: list[tuple[pa.Table, ncol.Block, np.ndarray]] = []
 
     def prepare(self, path: str) -> None:
-        """Find the candidate lines, rewrite and parse them: ``groups`` of (table, block, block line numbers)."""
-        cand, text = _candidates(self)
-        if len(cand):
-            self.groups = list(_parsed(cand, text, self.lineno, path))
+        """Find the candidate lines, rewrite and parse them: ``groups`` of (table, block, block line numbers).
+        An unexpected error leaves every line to the row path (raised under ``REBELOTE_NATIVE_DEBUG``)."""
+        try:
+            cand, text = _candidates(self)
+            if len(cand):
+                self.groups = list(_parsed(cand, text, self.lineno, path))
+        except Exception:
+            if os.environ.get(DEBUG_ENV):
+                raise
+            self.groups = []
 
     def raw(self, i: int) -> bytes:
         return self.data[self.starts[i]:self.starts[i + 1]]
