@@ -20,6 +20,7 @@ import orjson
 import pyarrow as pa
 
 from pipeline import ingest, lake as lakemod, schema
+from pipeline.ingest import fast_native, native_jsonl
 from pipeline.ingest import lenient as leniency
 from pipeline.ingest.records import GameRecord, Line, Provenance, Reject
 
@@ -117,13 +118,15 @@ def _lines(binary) -> Iterator[Line]:
 
 
 class _Writer:
-    """Buffers rows and appends them to the lake, skipping keys already present."""
+    """Buffers rows and appends them to the lake, skipping keys already present. A buffer holds row dicts
+    and, from the columnar native reader, Arrow tables of rows already checked and deduplicated."""
 
     def __init__(self, lake: Path, summary: IngestSummary):
         self.lake = Path(lake)
         self.summary = summary
         self.keys = {t: lakemod.existing_keys(self.lake, t) for t in ("hands", "games", "rejects")}
-        self.buf: dict[str, list[dict]] = {"hands": [], "games": [], "rejects": []}
+        self.buf: dict[str, list[dict | pa.Table]] = {"hands": [], "games": [], "rejects": []}
+        self.buffered_hands = 0
         games = lakemod.read(self.lake, "games", columns=["game_id", "game_key", "source_file"]).to_pylist()
         self.game_ids = {g["game_id"]: (g["game_key"], g["source_file"]) for g in games}
         self.replacing: Path | None = None     # a file read before, now changed: its games may replace theirs
@@ -181,13 +184,23 @@ class _Writer:
         for h in new:
             self.keys["hands"].add(h["hand_key"])
         self.buf["hands"].extend(new)
+        self.buffered_hands += len(new)
         self.summary.hands += len(new)
         if rec.game["game_key"] not in self.keys["games"]:
             self.keys["games"].add(rec.game["game_key"])
             self.buf["games"].append(rec.game)
             self.summary.games += 1
-        if len(self.buf["hands"]) >= FLUSH_HANDS:
+        if self.buffered_hands >= FLUSH_HANDS:
             self.flush()
+
+    def add_rows(self, hands: pa.Table, games: pa.Table) -> None:
+        """Buffer new hands and games rows (tables with the lake schemas) that the columnar native reader
+        has already checked and deduplicated against the keys; the caller flushes when FLUSH_HANDS is reached."""
+        if hands.num_rows:
+            self.buf["hands"].append(hands)
+            self.buffered_hands += hands.num_rows
+        if games.num_rows:
+            self.buf["games"].append(games)
 
     def add_reject(self, rej: Reject) -> None:
         row = rej.row()
@@ -195,6 +208,12 @@ class _Writer:
         if row["reject_key"] not in self.keys["rejects"]:
             self.keys["rejects"].add(row["reject_key"])
             self.buf["rejects"].append(row)
+
+    def note_file_keys(self, game_keys, hand_keys) -> None:
+        """Keys of games and hands read from the file being replaced (the columnar native reader's batches)."""
+        if self.replacing is not None:
+            self.file_keys["games"].update(game_keys)
+            self.file_keys["hands"].update(hand_keys)
 
     def start_file(self, path: Path | None) -> None:
         """Begin reading ``path``; pass the path of a file the manifest says was read before (and has changed),
@@ -231,8 +250,25 @@ class _Writer:
     def flush(self) -> None:
         for table, rows in self.buf.items():
             if rows:
-                lakemod.append(self.lake, table, pa.Table.from_pylist(rows, schema=schema.schema(table)))
+                lakemod.append(self.lake, table, _table(table, rows))
         self.buf = {t: [] for t in self.buf}
+        self.buffered_hands = 0
+
+
+def _table(table: str, rows: list) -> pa.Table:
+    """One Arrow table (schema of ``table``) of buffered row dicts and tables, in order."""
+    sch, parts, run = schema.schema(table), [], []
+    for r in rows:
+        if isinstance(r, pa.Table):
+            if run:
+                parts.append(pa.Table.from_pylist(run, schema=sch))
+                run = []
+            parts.append(r)
+        else:
+            run.append(r)
+    if run:
+        parts.append(pa.Table.from_pylist(run, schema=sch))
+    return parts[0] if len(parts) == 1 else pa.concat_tables(parts)
 
 
 MANIFEST = "_manifest.json"
@@ -370,21 +406,28 @@ def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject) -
         if on_reject:
             on_reject(rej)
 
-    seen = 0
+    def take(rec: GameRecord | Reject) -> None:
+        if isinstance(rec, Reject):
+            reject(rec)
+            return
+        rej = writer.check(rec) or writer.conflict(rec)
+        if rej is None:
+            writer.add_game(rec)
+        else:
+            reject(rej)
+
+    s = writer.summary
+    before = s.games + s.hands + s.duplicates + sum(s.rejected.values())
     with _open(path) as fh:
-        for rec in reader.read(_lines(fh), str(path)):
-            seen += 1
-            if isinstance(rec, Reject):
-                reject(rec)
-                continue
-            rej = writer.check(rec) or writer.conflict(rec)
-            if rej is None:
-                writer.add_game(rec)
-            else:
-                reject(rej)
+        if reader is native_jsonl and fast_native.enabled():
+            # columnar reading of whole blocks; lines it cannot vouch for come back through `take`
+            fast_native.read_into(fh, str(path), writer, take)
+        else:
+            for rec in reader.read(_lines(fh), str(path)):
+                take(rec)
     # a recognised file that gave neither a game nor a reject (a CSV header alone, an envelope with an empty
     # list) must not vanish; readers whose side files are read through another file say so (SIDE_FILES)
-    if not seen and not getattr(reader, "SIDE_FILES", False):
+    if s.games + s.hands + s.duplicates + sum(s.rejected.values()) == before and not getattr(reader, "SIDE_FILES", False):
         reject(Reject(Provenance(reader.NAME, str(path)), "no_records",
                       f"the {reader.NAME} reader found no game record in the file (only a header or an empty "
                       "envelope?)", ""))

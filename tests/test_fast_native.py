@@ -1,0 +1,504 @@
+"""The columnar native reader (pipeline/ingest/fast_native.py) against the row path it replaces.
+
+Every test ingests the same files twice, once with ``REBELOTE_NATIVE_PATH=rows`` (the reference: native_jsonl +
+validate, row by row) and once columnar, and requires identical results: the hands, games and rejects tables
+row for row, the Parquet files written (same flush points, same rows in each), the summary counts and the
+reject messages in the order they were reported. Block size and flush size are varied so block boundaries fall
+everywhere. Clean files must be read entirely as columns (otherwise the comparison would prove nothing).
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import io
+import json
+from collections import Counter
+from pathlib import Path
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from deals import DEAL_A, DEAL_K, DEAL_L, native_game, native_hand
+from test_fuzz import mutate, mutation
+from pipeline import lake as lakemod
+from pipeline.export import export_jsonl
+from pipeline.ingest import fast_native, run
+from pipeline.ingest.run import StrictError, ingest_paths
+from pipeline.simulate import simulate
+
+KEYS = {"hands": "hand_key", "games": "game_key", "rejects": "reject_key"}
+
+
+def _ingest(files, lake: Path, mode: str, monkeypatch, block: int, flush: int, strict: bool = False) -> dict:
+    """Ingest with one path; returns everything observable: tables, files, summary, messages, lines read."""
+    monkeypatch.setenv(fast_native.ENV, mode)
+    monkeypatch.setenv(fast_native.DEBUG_ENV, "1")      # a converter error fails the test instead of hiding
+    monkeypatch.setattr(fast_native, "BLOCK_BYTES", block)
+    monkeypatch.setattr(run, "FLUSH_HANDS", flush)
+    seen: Counter = Counter()
+    real_row_path = fast_native._row_path
+
+    def counting_row_path(lineno, offset, text, *a):
+        seen["row path lines"] += text is None or bool(text.strip())
+        return real_row_path(lineno, offset, text, *a)
+    monkeypatch.setattr(fast_native, "_row_path", counting_row_path)
+    messages: list[str] = []
+    try:
+        s = ingest_paths([Path(f) for f in files], lake, strict=strict, on_reject=lambda r: messages.append(r.message()))
+        summary = (s.files, s.games, s.hands, s.duplicates, dict(s.rejected), s.unrecognised)
+    except StrictError as e:
+        summary = ("strict", str(e))
+    except Exception as e:     # a driver failure must at least be the same failure
+        summary = ("error", type(e).__name__, str(e))
+    out = {"summary": summary, "messages": messages,
+           "files": sorted(str(p.relative_to(lake)) for p in Path(lake).rglob("*.parquet"))}
+    for table, key in KEYS.items():
+        out[table] = lakemod.read(lake, table).sort_by(key).to_pylist()
+    return out, seen["row path lines"]
+
+
+def same_lake(tmp_path: Path, monkeypatch, files, block: int = 4096, flush: int = 50_000,
+              strict: bool = False) -> tuple[dict, int]:
+    """Ingest ``files`` by both paths into two fresh lakes, assert every observable is identical; returns the
+    columnar run's results and how many non-blank lines it left to the row path."""
+    n = len(list(tmp_path.glob("lake-*")))
+    rows, _ = _ingest(files, tmp_path / f"lake-{n}-rows", "rows", monkeypatch, block, flush, strict)
+    cols, fallback = _ingest(files, tmp_path / f"lake-{n}-cols", "columnar", monkeypatch, block, flush, strict)
+    for key in ("summary", "messages", "files", "hands", "games", "rejects"):
+        assert cols[key] == rows[key], f"{key} differs between the columnar and the row path"
+    return cols, fallback
+
+
+# ------------------------------------------------------------------------------------------ sample files
+
+def _simulated(rules: str, games: int, seed: int = 3) -> list[bytes]:
+    return [orjson.dumps(o) + b"\n" for o in simulate(rules, games, seed)]
+
+
+def _handwritten() -> list[bytes]:
+    """Games written the way a person or another tool would: no hand provenance, no errors list, no hand
+    source ids; one hand passed out; the second game coinche with a surcoinche."""
+    g1 = native_game("hw1", [native_hand(DEAL_A, 1, taker=0, recorded=[92, 90]), native_hand(DEAL_L, 2, taker=None),
+                             native_hand(DEAL_K, 3, taker=1, bid=90, coinche=2)])
+    g1["hands"][0]["auction"] = [[0, "take"]]
+    g1["hands"][0]["turned_card"] = "JH"
+    g2 = native_game("hw2", [native_hand(DEAL_L, 1, taker=2, bid=110, strain="S")], variant="coinche",
+                     players=("Éric", "Zoë", "李", "O'Neil"))
+    g2["hands"][0]["auction"] = [[0, "pass"], [1, "pass"], [2, "110S"], [3, "pass"], [0, "pass"], [1, "pass"]]
+    return [orjson.dumps(g) + b"\n" for g in (g1, g2)]
+
+
+@functools.cache
+def _base_lines() -> tuple[bytes, ...]:
+    return tuple(_simulated("belote-classic", 3) + _handwritten() + [_three_players()])
+
+
+def _base() -> list[bytes]:
+    """Three simulated classic games (lines 0-2), the two hand-written ones (lines 3-4) and a hand-written
+    three-player game (line 5)."""
+    return list(_base_lines())
+
+
+def _three_players() -> bytes:
+    """A three-player game: 10 cards a seat (7C and 7D left out), ten tricks played seat 0, 1, 2, a recorded
+    score per player."""
+    deck = [r + s for s in "CDHS" for r in "789TJQKA"]
+    deck = [c for c in deck if c not in ("7C", "7D")]
+    seats = [deck[s::3] for s in range(3)]
+    plays = [[s, seats[s][t]] for t in range(10) for s in range(3)]
+    hand = {"hand_no": 1, "dealer": 2, "completeness": "full_play", "hands": seats, "auction": [[0, "take"]],
+            "contract": {"taker": 0, "strain": "H"}, "plays": plays, "recorded": {"score": [80, 42, 40]}}
+    game = {"format": "rebelote", "version": 1, "source": "test", "source_game_id": "three", "variant": "belote-3p",
+            "n_players": 3, "players": ["A", "B", "C"], "hands": [hand]}
+    return orjson.dumps(game) + b"\n"
+
+
+def _write(tmp_path: Path, name: str, lines: list[bytes] | bytes) -> Path:
+    p = tmp_path / name
+    p.write_bytes(lines if isinstance(lines, bytes) else b"".join(lines))
+    return p
+
+
+# ------------------------------------------------------------------------------------------ clean files
+
+@pytest.mark.parametrize("rules", ["belote-classic", "ffb-coinche-2015", "bulgarian", "belote-2p", "colver",
+                                   "belote-classic-501"])
+def test_clean_simulated_files_are_read_as_columns_and_give_the_same_lake(tmp_path, monkeypatch, rules):
+    f = _write(tmp_path, f"{rules}.jsonl", _simulated(rules, 5))
+    cols, fallback = same_lake(tmp_path, monkeypatch, [f], block=20_000, flush=37)
+    assert fallback == 0, "clean simulated lines must all be read as columns"
+    assert cols["summary"][1] == 5 and cols["rejects"] == []    # 5 games simulated, none rejected
+
+
+def test_hand_written_and_exported_files_are_read_as_columns(tmp_path, monkeypatch):
+    f = _write(tmp_path, "hand-written.jsonl", _handwritten())
+    cols, fallback = same_lake(tmp_path, monkeypatch, [f])
+    assert fallback == 0
+    # (3 + 1) hands in the two games written above
+    assert cols["summary"][1:4] == (2, 4, 0)
+    # an export carries provenance (source_line numbers, the original reader and file) and announcements
+    g = json.loads(_handwritten()[0])
+    g["hands"][0]["announced"] = [{"seat": 0, "kind": "tierce", "cards": ["7D", "8D", "9D"]},
+                                  {"seat": 1, "kind": "quinte", "rank": "A"}, {"seat": 3, "kind": "belote", "suit": "H"},
+                                  {"seat": 2, "kind": "carre", "rank": "10", "suit": None, "length": None}]
+    g["hands"][0]["belote_seat"] = 3
+    src = _write(tmp_path, "src.jsonl", [orjson.dumps(g) + b"\n"] + _simulated("ffb-coinche-2015", 2))
+    ingest_paths([src], tmp_path / "l0")
+    buf = io.BytesIO()
+    export_jsonl(tmp_path / "l0", buf)
+    exported = _write(tmp_path, "export.jsonl", buf.getvalue())
+    cols, fallback = same_lake(tmp_path, monkeypatch, [exported], block=3000, flush=5)
+    assert fallback == 0
+    assert [h["source_line"] for h in cols["hands"] if h["game_id"] == "test:hw1"] == [1, 1, 1]
+
+
+def test_python_json_dumps_default_layout_is_read_as_columns(tmp_path, monkeypatch):
+    # json.dumps without options: ", " and ": " separators, non-ASCII names escaped as \u00e9
+    lines = [json.dumps(json.loads(ln)).encode() + b"\n" for ln in _base()]
+    assert b'[0, "' in b"".join(lines) and b"\\u00c9ric" in b"".join(lines)
+    cols, fallback = same_lake(tmp_path, monkeypatch, [_write(tmp_path, "py.jsonl", lines)])
+    assert fallback == 0 and cols["summary"][1] == 6
+
+
+def test_reimport_and_a_second_copy_are_duplicates(tmp_path, monkeypatch):
+    f = _write(tmp_path, "a.jsonl", _base())
+    g = _write(tmp_path, "b.jsonl", _base()[::-1])        # same games, other file and order: all duplicates
+    cols, _ = same_lake(tmp_path, monkeypatch, [f, g], block=5000, flush=11)
+    assert cols["summary"][3] == cols["summary"][2]      # every hand of the second file is a duplicate
+
+
+# ------------------------------------------------------------------------------------------ damaged files
+
+def _edit(i: int, fn):
+    """A mutator that decodes line i, applies fn to the object and writes it back (compact)."""
+    def run_(lines):
+        lines = list(lines)
+        obj = json.loads(lines[i])
+        fn(obj)                         # edits in place (its return value is ignored)
+        lines[i] = orjson.dumps(obj) + b"\n"
+        return lines
+    return run_
+
+
+def _set(path, value):
+    """fn for _edit: set obj[path...] = value (path of keys and indices)."""
+    def fn(obj):
+        o = obj
+        for k in path[:-1]:
+            o = o[k]
+        o[path[-1]] = value
+    return fn
+
+
+def _drop(path):
+    def fn(obj):
+        o = obj
+        for k in path[:-1]:
+            o = o[k]
+        del o[path[-1]]
+    return fn
+
+
+def _raw(fn):
+    """A mutator working on the list of raw lines."""
+    return fn
+
+
+def _replace(i: int, old: bytes, new: bytes, count: int = 1):
+    return lambda lines: [ln.replace(old, new, count) if j == i else ln for j, ln in enumerate(lines)]
+
+
+def _swap_plays(obj):
+    h = obj["hands"][1]
+    h["plays"][1][0], h["plays"][2][0] = h["plays"][2][0], h["plays"][1][0]
+
+
+def _played_twice(obj):
+    h = obj["hands"][1]
+    h["plays"][5][1] = h["plays"][4][1]
+
+
+# P: the first played hand of the first simulated game (the corruptions below damage it); Q, R: a passed-out
+# hand, on line R
+P = next(i for i, h in enumerate(json.loads(_base()[0])["hands"]) if h["plays"])
+H = ["hands", P]
+R, Q = next((r, i) for r, line in enumerate(_base()) for i, h in enumerate(json.loads(line)["hands"])
+            if h.get("contract") is None)
+CORRUPTIONS = {
+    "unknown_card": _edit(0, lambda o: o["hands"][P]["hands"][0].__setitem__(0, "ZZ")),
+    "card_played_twice": _edit(0, _played_twice),
+    "card_not_held": _edit(0, _swap_plays),
+    "seven_card_hand": _edit(0, lambda o: o["hands"][P]["hands"][0].pop()),
+    "card_dealt_twice": _edit(0, lambda o: o["hands"][P]["hands"][1].__setitem__(0, o["hands"][P]["hands"][0][0])),
+    "truncated_plays": _edit(0, lambda o: o["hands"][P]["plays"].pop()),
+    "invalid_json_line": _raw(lambda ls: ls[:2] + [b'{"format": "rebelote", "hands": [\n'] + ls[2:]),
+    "truncated_last_line": _raw(lambda ls: ls[:-1] + [ls[-1][: len(ls[-1]) // 2]]),
+    "last_line_without_newline": _raw(lambda ls: ls[:-1] + [ls[-1].rstrip(b"\n")]),
+    "two_objects_on_a_line": _raw(lambda ls: [ls[0].rstrip(b"\n") + b" " + ls[1]] + ls[2:]),
+    "carriage_return_inside": _raw(lambda ls: [ls[0].rstrip(b"\n") + b"\r" + ls[1]] + ls[2:]),
+    "crlf_line_ends": _raw(lambda ls: [ln.replace(b"\n", b"\r\n") for ln in ls]),
+    "blank_and_space_lines": _raw(lambda ls: [b"\n", b"   \n"] + ls[:2] + [b"\t\n"] + ls[2:]),
+    "indented_line": _raw(lambda ls: [b"  " + ls[0]] + ls[1:]),
+    "top_level_array_and_null": _raw(lambda ls: ls[:1] + [b"[1, 2]\n", b"null\n", b"5\n"] + ls[1:]),
+    "bom_first_line": _raw(lambda ls: [b"\xef\xbb\xbf" + ls[0]] + ls[1:]),
+    "bom_second_line": _raw(lambda ls: ls[:1] + [b"\xef\xbb\xbf" + ls[1]] + ls[2:]),
+    "not_utf8": _replace(3, b'"Ana"', b'"An\xe9"'),
+    "raw_del_byte": _replace(3, b'"Ana"', b'"An\x7fa"'),
+    "escaped_del": _replace(3, b'"Ana"', b'"An\\u007fa"'),
+    "escaped_names": _replace(3, b'"Ana"', b'"\\u00c9ric \\"the\\" \\\\ best"'),
+    "unknown_game_field": _replace(1, b'"version":1', b'"version":1,"date":"2026-01-01"'),
+    "unknown_hand_field": _replace(1, b'"dealer":', b'"table":7,"dealer":'),
+    "duplicate_key": _replace(1, b'"dealer":', b'"dealer":2,"dealer":'),
+    "escaped_key_hand_no_null": _replace(1, b'"hand_no":1,', b'"hand\\u005fno":null,'),
+    "dealer_as_text": _edit(0, _set(H + ["dealer"], "1")),
+    "hand_no_as_float": _edit(0, _set(H + ["hand_no"], 2.0)),
+    "hand_no_null": _edit(0, _set(H + ["hand_no"], None)),
+    "hand_no_absent": _edit(0, _drop(H + ["hand_no"])),
+    "hand_no_zero": _edit(0, _set(H + ["hand_no"], 0)),
+    "hand_no_repeated": _edit(0, lambda o: o["hands"][P].__setitem__("hand_no", o["hands"][P + 1]["hand_no"])),
+    "hand_no_huge": _edit(0, _set(H + ["hand_no"], 2**40)),
+    "n_players_as_text": _edit(0, _set(["n_players"], "4")),
+    "n_players_three": _edit(0, _set(["n_players"], 3)),
+    "players_numbers": _edit(0, _set(["players"], [1, 2, 3, 4])),
+    "player_empty": _edit(0, lambda o: o["players"].__setitem__(2, "")),
+    "player_null": _edit(0, lambda o: o["players"].__setitem__(2, None)),
+    "source_number": _edit(0, _set(["source"], 5)),
+    "source_unsafe": _edit(0, _set(["source"], "a/b")),
+    "source_trailing_newline": _edit(0, _set(["source"], "abc\n")),
+    "source_missing": _edit(0, _drop(["source"])),
+    "source_game_id_null": _edit(0, _set(["source_game_id"], None)),
+    "source_game_id_number": _edit(0, _set(["source_game_id"], 17)),
+    "game_id_empty": _edit(0, _set(["game_id"], "")),
+    "game_id_null": _edit(0, _set(["game_id"], None)),
+    "variant_unknown": _edit(0, _set(["variant"], "poker")),
+    "format_wrong": _edit(0, _set(["format"], "other")),
+    "version_two": _edit(0, _set(["version"], 2)),
+    "version_true": _edit(0, _set(["version"], True)),
+    "players_missing": _edit(0, _drop(["players"])),
+    "hands_missing": _edit(0, _drop(["hands"])),
+    "hands_empty": _edit(0, _set(["hands"], [])),
+    "hand_null": _edit(0, lambda o: o["hands"].append(None)),
+    "capot_bid_number": _edit(0, _set(H + ["contract", "capot_bid"], 1)),
+    "capot_bid_null": _edit(0, _set(H + ["contract", "capot_bid"], None)),
+    "capot_bid_absent": _edit(0, _drop(H + ["contract", "capot_bid"])),
+    "coinche_true": _edit(0, _set(H + ["contract", "coinche"], True)),
+    "coinche_null": _edit(0, _set(H + ["contract", "coinche"], None)),
+    "coinche_absent": _edit(0, _drop(H + ["contract", "coinche"])),
+    "coinche_three": _edit(0, _set(H + ["contract", "coinche"], 3)),
+    "contract_empty": _edit(0, _set(H + ["contract"], {})),
+    "contract_without_taker": _edit(0, _set(H + ["contract"], {"strain": 7, "bid": 99999})),
+    "contract_strain_only": _edit(0, _set(H + ["contract"], {"strain": "H"})),
+    "contract_list": _edit(0, _set(H + ["contract"], [])),
+    "strain_unknown": _edit(0, _set(H + ["contract", "strain"], "X")),
+    "bid_text": _edit(0, _set(H + ["contract", "bid"], "90")),
+    "bid_too_high": _edit(0, _set(H + ["contract", "bid"], 5000)),
+    "taker_out_of_range": _edit(0, _set(H + ["contract", "taker"], 4)),
+    "dealer_out_of_range": _edit(0, _set(H + ["dealer"], 7)),
+    "dealer_missing": _edit(0, _drop(H + ["dealer"])),
+    "completeness_absent": _edit(0, _drop(H + ["completeness"])),
+    "completeness_null": _edit(0, _set(H + ["completeness"], None)),
+    "completeness_summary": _edit(0, _set(H + ["completeness"], "summary")),
+    "completeness_unknown": _edit(0, _set(H + ["completeness"], "half")),
+    "errors_absent": _edit(0, _drop(H + ["errors"])),
+    "errors_null": _edit(0, _set(H + ["errors"], None)),
+    "errors_numbers": _edit(0, _set(H + ["errors"], [1])),
+    "errors_texts": _edit(0, _set(H + ["errors"], ["seat 2 revoked", "late"])),
+    "auction_absent": _edit(0, _drop(H + ["auction"])),
+    "auction_null": _edit(0, _set(H + ["auction"], None)),
+    "auction_bad_seat": _edit(0, lambda o: o["hands"][P]["auction"].append([4, "pass"])),
+    "auction_seat_text": _edit(0, lambda o: o["hands"][P]["auction"].append(["1", "pass"])),
+    "auction_call_number": _edit(0, lambda o: o["hands"][P]["auction"].append([1, 110])),
+    "auction_triple": _edit(0, lambda o: o["hands"][P]["auction"].append([1, "pass", "x"])),
+    "auction_single": _edit(0, lambda o: o["hands"][P]["auction"].append([1])),
+    "auction_call_with_marker_shape": _edit(0, lambda o: o["hands"][P]["auction"].append(["0,pass"])),
+    "auction_spaced": _replace(0, b'[[1,"pass"]', b'[[1, "pass"]'),
+    "play_seat_negative": _edit(0, lambda o: o["hands"][P]["plays"][0].__setitem__(0, -1)),
+    "play_seat_ten": _edit(0, lambda o: o["hands"][P]["plays"][0].__setitem__(0, 10)),
+    "play_triple": _edit(0, lambda o: o["hands"][P]["plays"][0].append("extra")),
+    "plays_null_with_contract": _edit(0, _set(H + ["plays"], None)),
+    "plays_without_contract": _edit(R, lambda o: o["hands"][Q].__setitem__("plays", [[0, "JH"]])),
+    "hand_passed_out_without_plays": _edit(R, lambda o: o["hands"][Q].__setitem__("plays", None)),
+    "card_notations": _raw(lambda ls: ls[:3] + [ls[3].replace(b'"TC"', b'"10C"').replace(b'"AS"', "\"A♠\"".encode())
+                                                .replace(b'"KH"', "\"roi de cœur\"".encode()).replace(b'"JH"', b'"jh"')]
+                           + ls[4:]),
+    "three_players_bad_score": _replace(5, b'"score":[80,42,40]', b'"score":[80,42]'),
+    "three_players_card_repeated_in_a_seat": _replace(5, b'"AS"]', b'"AS","AS"]'),   # a set: still 10 cards
+    "three_players_eleven_cards": _edit(5, lambda o: o["hands"][0]["hands"][0].append(o["hands"][0]["hands"][1].pop())),
+    "card_lowercase_plays": _replace(3, b'[0,"JH"]', b'[0,"jh"]'),
+    "turned_card_bad": _edit(0, _set(H + ["turned_card"], "11X")),
+    "turned_card_number": _edit(0, _set(H + ["turned_card"], 11)),
+    "tricks_taken_given": _edit(0, _set(H + ["tricks_taken"], [["JH", "9H"], [], ["7C"], ["AS", "AS"]])),
+    "tricks_taken_bad": _edit(0, _set(H + ["tricks_taken"], [["JH", None]])),
+    "last_trick_seat_bad": _edit(0, _set(H + ["last_trick_seat"], 9)),
+    "belote_seat_minus_one": _edit(0, _set(H + ["belote_seat"], -1)),
+    "belote_seat_bad": _edit(0, _set(H + ["belote_seat"], -2)),
+    "carried_in_given": _edit(0, _set(H + ["carried_in"], 20)),
+    "carried_in_huge": _edit(0, _set(H + ["carried_in"], 2**35)),
+    "recorded_null_items": _edit(0, _set(H + ["recorded"], {"score": [None, 5], "card_points": [1, 2, 3],
+                                                            "totals": [], "margin": -7})),
+    "recorded_score_three": _edit(0, _set(H + ["recorded", "score"], [1, 2, 3])),
+    "recorded_score_text": _edit(0, _set(H + ["recorded", "score"], ["1", "2"])),
+    "recorded_huge": _edit(0, _set(H + ["recorded", "totals"], [2**31, 0])),
+    "recorded_margin_float": _edit(0, _set(H + ["recorded", "margin"], 1.5)),
+    "recorded_list": _edit(0, _set(H + ["recorded"], [])),
+    "target_huge": _edit(0, _set(["target"], 2**40)),
+    "target_float": _edit(0, _set(["target"], 1000.0)),
+    "recorded_final_items": _edit(0, _set(["recorded_final"], [None, 3, -4])),
+    "recorded_winner_big": _edit(0, _set(["recorded_winner"], 300)),
+    "ruleset_hint_number": _edit(0, _set(["ruleset_hint"], 3)),
+    "source_hand_id_given": _edit(0, _set(H + ["source_hand_id"], "deal-17")),
+    "source_hand_id_number": _edit(0, _set(H + ["source_hand_id"], 17)),
+    "announced_entries": _edit(0, _set(H + ["announced"], [
+        {"seat": 0, "kind": "tierce", "cards": ["7D", "8D", "9D"]}, {"seat": 1, "kind": "carre", "cards": ["JD", "JH"]},
+        {"seat": 2, "kind": "quarte", "rank": "k", "suit": "s", "length": 4}, {"seat": 3, "kind": "belote"},
+        {"seat": 1, "kind": "quinte", "rank": "10", "cards": []}])),
+    "announced_bad_kind": _edit(0, _set(H + ["announced"], [{"seat": 0, "kind": "sixte", "rank": "A"}])),
+    "announced_rank_missing": _edit(0, _set(H + ["announced"], [{"seat": 0, "kind": "tierce"}])),
+    "announced_rank_bad": _edit(0, _set(H + ["announced"], [{"seat": 0, "kind": "tierce", "rank": "Z"}])),
+    "announced_suit_substring": _edit(0, _set(H + ["announced"], [{"seat": 0, "kind": "tierce", "rank": "A",
+                                                                    "suit": "CD"}])),
+    "announced_seat_bad": _edit(0, _set(H + ["announced"], [{"seat": 5, "kind": "belote"}])),
+    "announced_length_big": _edit(0, _set(H + ["announced"], [{"seat": 0, "kind": "tierce", "rank": "A",
+                                                                "length": 300}])),
+    "announced_bad_card": _edit(0, _set(H + ["announced"], [{"seat": 0, "kind": "tierce", "cards": ["7D", "ZZ"]}])),
+    "hand_provenance_line": _edit(0, _set(H + ["provenance"], {"source_line": 12})),
+    "hand_provenance_absent": _edit(0, _drop(H + ["provenance"])),
+    "hand_provenance_empty": _edit(0, _set(H + ["provenance"], {})),
+    "hand_provenance_null": _edit(0, _set(H + ["provenance"], None)),
+    "hand_provenance_text": _edit(0, _set(H + ["provenance"], {"source_line": "12"})),
+    "game_provenance_line": _edit(0, lambda o: o["provenance"].__setitem__("source_line", 40)),
+    "game_provenance_null_line": _edit(0, lambda o: o["provenance"].__setitem__("source_line", None)),
+    "game_provenance_null_line_hands_absent": _edit(0, lambda o: (o["provenance"].__setitem__("source_line", None),
+                                                                  [h.pop("provenance") for h in o["hands"]])),
+    "game_provenance_absent": _edit(0, _drop(["provenance"])),
+    "game_provenance_format_null": _edit(0, lambda o: o["provenance"].__setitem__("source_format", None)),
+    "game_provenance_file_absent": _edit(0, lambda o: o["provenance"].pop("source_file")),
+    "spaced_json": _raw(lambda ls: [json.dumps(json.loads(ls[0])).encode() + b"\n"] + ls[1:]),
+    "spaced_null_source_line_and_line": _raw(
+        lambda ls: [ls[0].replace(b'"source_line":null', b'"source_line": null', 1)] + ls[1:]),
+    "source_line_space_before_colon": _replace(0, b'"source_line":null', b'"source_line" :null'),
+    "source_line_spaced_null_in_game": _replace(0, b'"source_file":"<simulate>"',
+                                                b'"source_file":"<simulate>","source_line": null'),
+    "pair_two_spaces": _replace(0, b'[1,"', b'[1,  "'),
+    "pair_space_before_comma": _replace(0, b'[2,"', b'[2 ,"'),
+    "escaped_ascii_name": _replace(3, b'"Ana"', b'"\\u0041na"'),
+    "escaped_ascii_name_and_absent_errors": _raw(
+        lambda ls: ls[:3] + [ls[3].replace(b'"Ana"', b'"\\u0041na"')] + ls[4:]),
+    "duplicate_line": _raw(lambda ls: ls[:2] + ls[1:2] + ls[2:]),
+    "same_id_other_content": _raw(lambda ls: ls + [ls[1].replace(b'"dealer":1', b'"dealer":2', 1)]),
+    "very_long_line": _edit(0, _set(["padding_is_unknown"], "x" * 20_000)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CORRUPTIONS))
+def test_damaged_file_gives_the_same_lake_and_rejects(tmp_path, monkeypatch, name):
+    lines = CORRUPTIONS[name](_base())
+    f = _write(tmp_path, "damaged.jsonl", lines)
+    same_lake(tmp_path, monkeypatch, [f], block=3000, flush=13)
+
+
+def test_damage_is_rejected_with_its_reason(tmp_path, monkeypatch):
+    # spot checks that the comparison above compares real rejects (codes from validate.py / native.py)
+    for name, code in [("unknown_card", "unknown_card"), ("card_played_twice", "card_played_twice"),
+                       ("seven_card_hand", "wrong_hand_size"), ("invalid_json_line", "invalid_json"),
+                       ("hand_no_null", "bad_field"), ("same_id_other_content", "duplicate_game_id")]:
+        f = _write(tmp_path, f"{name}.jsonl", CORRUPTIONS[name](_base()))
+        cols, _ = same_lake(tmp_path, monkeypatch, [f])
+        assert [r["reason_code"] for r in cols["rejects"]] == [code], name
+
+
+def test_the_undamaged_sample_is_read_as_columns(tmp_path, monkeypatch):
+    cols, fallback = same_lake(tmp_path, monkeypatch, [_write(tmp_path, "base.jsonl", _base())])
+    assert fallback == 0
+    # 3 simulated games, 2 hand-written 4-player games and 1 three-player game
+    assert cols["summary"][1] == 6
+    three = [h for h in cols["hands"] if h["game_id"] == "test:three"]
+    assert [(h["n_players"], len(h["plays"]), h["recorded_score"]) for h in three] == [(3, 30, [80, 42, 40])]
+
+
+def test_lines_the_row_path_reads_are_only_the_damaged_ones(tmp_path, monkeypatch):
+    lines = CORRUPTIONS["card_played_twice"](_base())
+    f = _write(tmp_path, "d.jsonl", lines)
+    _, fallback = same_lake(tmp_path, monkeypatch, [f], block=1 << 20)
+    assert fallback == 1
+
+
+@pytest.mark.parametrize("content", [b"", b"\n\n", b"\xef\xbb\xbf", b"   \n\t\n", b'\n{"format": "rebelote"}\n'])
+def test_empty_and_near_empty_files(tmp_path, monkeypatch, content):
+    f = _write(tmp_path, "empty.jsonl", content)
+    same_lake(tmp_path, monkeypatch, [f])
+
+
+def test_gzip_and_truncated_gzip(tmp_path, monkeypatch):
+    data = b"".join(_base() + _simulated("bulgarian", 4, seed=9))
+    gz = tmp_path / "games.jsonl.gz"
+    gz.write_bytes(gzip.compress(data))
+    cols, fallback = same_lake(tmp_path, monkeypatch, [gz], block=2000)
+    assert fallback == 0
+    for cut in (0.3, 0.6, 0.95):
+        bad = tmp_path / f"cut-{cut}.jsonl.gz"
+        bad.write_bytes(gzip.compress(data)[: int(len(gzip.compress(data)) * cut)])
+        cols, _ = same_lake(tmp_path, monkeypatch, [bad], block=2000)
+        assert "unreadable_file" in cols["summary"][4]
+
+
+def test_strict_stops_at_the_same_record(tmp_path, monkeypatch):
+    lines = _base() + CORRUPTIONS["card_not_held"](_base())[:1] + _base()
+    f = _write(tmp_path, "s.jsonl", lines)
+    cols, _ = same_lake(tmp_path, monkeypatch, [f], block=2500, flush=3, strict=True)
+    assert cols["summary"][0] == "strict" and "card_not_held" in cols["summary"][1]
+
+
+def test_memory_is_bounded_by_the_block(tmp_path, monkeypatch):
+    lines = _simulated("belote-classic", 12)
+    f = _write(tmp_path, "m.jsonl", lines)
+    sizes = []
+    real = fast_native._block
+    monkeypatch.setattr(fast_native, "_block", lambda ls, *a: (sizes.append(int(ls.starts[-1])), real(ls, *a)))
+    same_lake(tmp_path, monkeypatch, [f], block=5000)
+    longest = max(map(len, lines))
+    assert len(sizes) >= len(lines) // 2 and max(sizes) < 5000 + longest
+
+
+def _random_case(tmp_path_factory, monkeypatch, ops, block, flush, seed) -> None:
+    tmp = tmp_path_factory.mktemp("fastnative")
+    rules = ["belote-classic", "ffb-coinche-2015", "bulgarian", "belote-2p"][seed]
+    data = mutate(b"".join(_simulated(rules, 3, seed) + _handwritten() + [_three_players()]), ops)
+    f = _write(tmp, "r.jsonl", data)
+    with monkeypatch.context() as m:
+        same_lake(tmp, m, [f], block=block, flush=flush)
+
+
+_RANDOM = dict(ops=st.lists(mutation, min_size=0, max_size=3), block=st.integers(min_value=1, max_value=40_000),
+               flush=st.integers(min_value=1, max_value=80), seed=st.integers(min_value=0, max_value=3))
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(**_RANDOM)
+def test_random_damage_and_block_sizes(tmp_path_factory, monkeypatch, ops, block, flush, seed):
+    _random_case(tmp_path_factory, monkeypatch, ops, block, flush, seed)
+
+
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(**_RANDOM)
+def test_random_damage_and_block_sizes_long(tmp_path_factory, monkeypatch, ops, block, flush, seed):
+    _random_case(tmp_path_factory, monkeypatch, ops, block, flush, seed)
+
+
+@pytest.mark.bench
+def test_bench_native_ingest_columnar_against_rows(tmp_path, capsys):
+    """On demand (`pytest -m bench`): both paths on 2,000 simulated classic games (~18 MB). For the 216 MB
+    figures use `python benchmarks/ingest_native.py --rows`."""
+    from pipeline.simulate import simulate_to_file
+    f = tmp_path / "bench.jsonl"
+    games, hands = simulate_to_file("belote-classic", 2000, 7, f)
+    cols = fast_native.measure(f)
+    rows = fast_native.measure(f, rows=True)
+    assert (cols["games"], cols["hands"]) == (rows["games"], rows["hands"]) == (games, hands)
+    with capsys.disabled():
+        for r in (cols, rows):
+            print(f"\ningest native [{r['path']}]: {r['bytes'] / 1e6:.1f} MB, {r['seconds']:.2f} s, "
+                  f"{r['mb_per_s']:.1f} MB/s, {r['hands_per_s']:,} hands/s")
