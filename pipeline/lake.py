@@ -141,10 +141,11 @@ def replace_partition(lake: Path, table: str, value: str, batches: Iterable[pa.T
     return n
 
 
-def delete_rows(lake: Path, table: str, column: str, values: set) -> int:
-    """Remove the rows whose ``column`` is in ``values`` from every Parquet file of ``table``; each file that
-    holds one is rewritten (atomically, file by file) or removed when nothing is left. Returns rows removed.
-    Used when a changed source file is re-imported: its old rows are replaced, not duplicated."""
+def delete_rows(lake: Path, table: str, column: str, values: set, also: tuple[str, set] | None = None) -> int:
+    """Remove the rows whose ``column`` is in ``values`` (and, with ``also = (column2, values2)``, whose
+    ``column2`` is in ``values2`` too) from every Parquet file of ``table``; each file that holds one is
+    rewritten (atomically, file by file) or removed when nothing is left. Returns rows removed.
+    Used when a changed source file is re-imported, or a richer copy of a game replaces a poorer one."""
     if not values or not has_table(lake, table):
         return 0
     wanted = pa.array(sorted(values))
@@ -152,6 +153,9 @@ def delete_rows(lake: Path, table: str, column: str, values: set) -> int:
     for path in sorted(table_dir(lake, table).rglob("*.parquet")):
         t = pq.read_table(path)
         hit = pc.is_in(t.column(column), value_set=wanted.cast(t.schema.field(column).type))
+        if also is not None:
+            col2, values2 = also
+            hit = pc.and_(hit, pc.is_in(t.column(col2), value_set=pa.array(sorted(values2), t.schema.field(col2).type)))
         n = pc.sum(hit).as_py() or 0
         if not n:
             continue

@@ -104,21 +104,34 @@ def test_missing_path_is_an_error(tmp_path):
         ingest_paths([tmp_path / "nope"], tmp_path / "lake")
 
 
-def test_changed_game_is_not_imported_twice(tmp_path):
-    # the same game id with other content from ANOTHER file (or format) is rejected with the file it first came
-    # from; the lake keeps one version of each game
+def test_same_game_id_from_another_file(tmp_path):
+    # The same game id from ANOTHER file (or format):
+    #  - other deals or plays: a real conflict, rejected as duplicate_game_id naming the first file;
+    #  - the same deals and plays (OpenSpiel's state files repeat its histories): skipped, counted as duplicates,
+    #    unless the new copy carries more of the source's results, which then replaces the poorer copy.
+    lake = tmp_path / "lake"
     f = write_jsonl(tmp_path / "a.jsonl", good_games())
-    ingest_paths([f], tmp_path / "lake")
-    g = good_games()
-    g[1]["hands"][0]["recorded"] = {"score": [272, 0]}
-    f2 = write_jsonl(tmp_path / "b.jsonl", g)
-    s = ingest_paths([f2], tmp_path / "lake")
-    assert (s.games, s.hands, s.duplicates) == (0, 0, 2)
-    assert dict(s.rejected) == {"duplicate_game_id": 1}
-    (rej,) = lakemod.read(tmp_path / "lake", "rejects").to_pylist()
+    ingest_paths([f], lake)
+    other = good_games()
+    other[1]["hands"][0]["contract"]["taker"] = 3                  # g2: another contract: a real conflict
+    s = ingest_paths([write_jsonl(tmp_path / "b.jsonl", other)], lake)
+    assert (s.games, s.hands, s.duplicates, dict(s.rejected)) == (0, 0, 2, {"duplicate_game_id": 1})
+    (rej,) = lakemod.read(lake, "rejects").to_pylist()
     assert rej["game_id"] == "test:g2" and str(f) in rej["reason"]
-    keys = lakemod.read(tmp_path / "lake", "hands", columns=["hand_key"]).column("hand_key")
-    assert pc.count_distinct(keys).as_py() == 3
+    poorer = good_games()
+    poorer[0]["target"] = 500                                      # g1: same deals, another game row, no result
+    s = ingest_paths([write_jsonl(tmp_path / "c.jsonl", poorer)], lake)
+    assert (s.games, s.hands, s.same_game, sum(s.rejected.values())) == (0, 0, 1, 0)
+    assert "1 games already imported from another file (same deals)" in str(s)
+    richer = good_games()
+    richer[1]["hands"][0]["recorded"] = {"score": [272, 0]}        # g2: same deals, plus the recorded score
+    s = ingest_paths([write_jsonl(tmp_path / "d.jsonl", richer)], lake)
+    assert (s.games, s.hands, s.replaced_by_richer, sum(s.rejected.values())) == (1, 1, 1, 0)
+    hands = lakemod.read(lake, "hands").to_pylist()
+    assert len(hands) == 3 and sum(h["game_id"] == "test:g2" for h in hands) == 1
+    g2 = next(h for h in hands if h["game_id"] == "test:g2")
+    assert g2["recorded_score"] == [272, 0] and g2["source_file"] == str(tmp_path / "d.jsonl")
+    assert sorted(g["source_file"] for g in lakemod.read(lake, "games").to_pylist()) == [str(f), str(tmp_path / "d.jsonl")]
 
 
 def test_edited_file_replaces_its_hands(tmp_path):

@@ -51,10 +51,10 @@ def test_returns_reproduced_under_each_games_own_ruleset(lake):
 
 def test_state_files_decode_to_the_same_deals(lake, tmp_path):
     # the serialize_game_and_state files hold the same 2,400 deals; imported after histories.jsonl they are
-    # reported as duplicates of games already in the lake, never imported twice
+    # the same games (same deals, contracts and plays): skipped as duplicates, never imported twice, no reject
     folder, path, _ = lake
     s = ingest_paths([folder / "games"], path)
-    assert (s.games, dict(s.rejected)) == (0, {"duplicate_game_id": 2400})
+    assert (s.games, s.hands, s.same_game, dict(s.rejected)) == (0, 0, 2400, {})
     other = tmp_path / "state-lake"
     ingest_paths([folder / "games"], other)
     key = lambda h: (h["game_id"], h["hand_no"])  # noqa: E731
@@ -63,3 +63,11 @@ def test_state_files_decode_to_the_same_deals(lake, tmp_path):
     a = sorted(lakemod.read(path, "hands", columns=cols).to_pylist(), key=key)
     b = sorted(lakemod.read(other, "hands", columns=cols).to_pylist(), key=key)
     assert len(a) == len(b) == 2403 and a == b
+    # the other order: the state files first (no results), then histories.jsonl, which carries every deal's
+    # result, replaces them; the lake ends as if the histories had been read first
+    s = ingest_paths([folder / "histories.jsonl"], other)
+    assert (s.games, s.replaced_by_richer, dict(s.rejected)) == (2400, 2400, {})
+    cols = ["hand_key", "recorded_margin", "source_file"]
+    assert sorted(lakemod.read(other, "hands", columns=cols).to_pylist(), key=lambda h: h["hand_key"]) == \
+        sorted(lakemod.read(path, "hands", columns=cols).to_pylist(), key=lambda h: h["hand_key"])
+    assert lakemod.read(other, "games").num_rows == lakemod.read(path, "games").num_rows

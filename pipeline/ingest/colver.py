@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from pipeline.cards import CardError, mask_of, parse_card
-from pipeline.ingest.records import (GameRecord, Line, Provenance, RecordError, Reject, finish_game, first_objects,
+from pipeline.ingest.records import (first_missing, GameRecord, Line, Provenance, RecordError, Reject, finish_game, first_objects,
                                      json_lines, new_hand)
 from pipeline.ingest.validate import check_hand
 
@@ -113,7 +113,7 @@ def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
         numbers = [r["hand_no"] for r in rows]
         expected = meta.get("deals_in_game")
         if numbers != list(range(1, len(rows) + 1)) or (isinstance(expected, int) and expected != len(rows)):
-            missing = sorted(set(range(1, max(numbers + [expected if isinstance(expected, int) else 0]) + 1)) - set(numbers))
+            missing = first_missing(set(numbers), max(numbers + [expected if isinstance(expected, int) else 0]))
             yield Reject(first, "missing_hand", f"game has deals {numbers[0]}..{numbers[-1]} ({len(rows)} deals) but "
                          f"deals_in_game says {expected}; missing or out of order: {missing[:10]}{' ...' if len(missing) > 10 else ''} (the whole game is "
                          "rejected)", "", f"{SOURCE}:{current}", missing[0] if missing else None)

@@ -54,6 +54,12 @@ class Repair:
 
 
 _REPAIRS: contextvars.ContextVar[list[Repair] | None] = contextvars.ContextVar("rebelote_lenient", default=None)
+_FILE: contextvars.ContextVar[str | None] = contextvars.ContextVar("rebelote_lenient_file", default=None)
+
+
+def reading(path: str | None) -> None:
+    """The file the driver is reading now: repairs name it (a record's own provenance may name another)."""
+    _FILE.set(path)
 
 
 @contextmanager
@@ -93,8 +99,9 @@ def repair(row: dict[str, Any], err: RecordError, cards_per_seat: int | None) ->
     else:
         return False
     row["errors"] = list(row.get("errors") or []) + [f"{code}: {err} ({action}; --on-error lenient)"]
-    found.append(Repair(row.get("source_file"), row.get("source_line"), row.get("game_id"), row.get("hand_no"),
-                        code, str(err), action))
+    current = _FILE.get() or row.get("source_file")
+    line = row.get("source_line") if row.get("source_file") == current else None
+    found.append(Repair(current, line, row.get("game_id"), row.get("hand_no"), code, str(err), action))
     return True
 
 

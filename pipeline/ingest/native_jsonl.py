@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Iterator
 
 from pipeline import native
@@ -12,9 +14,17 @@ NAME = "rebelote"
 DESCRIPTION = "Rebelote native JSON Lines: one game per line ({\"format\": \"rebelote\", ...})"
 
 
+_FORMAT_KEY = re.compile(r'^\s*\{.*?"format"\s*:\s*"rebelote"')
+
+
 def sniff(name: str, head: str) -> bool:
-    """True when one of the first non-blank lines is a JSON object with ``"format": "rebelote"``."""
-    return any(isinstance(o, dict) and o.get("format") == "rebelote" for o in first_objects(head))
+    """True when one of the first non-blank lines is a JSON object with ``"format": "rebelote"``, or when the
+    first line, whole or not (longer than the head, cut short, or holding a NaN), is an object that says so:
+    its bad lines are then rejected one by one instead of the file going unrecognised."""
+    if any(isinstance(o, dict) and o.get("format") == "rebelote" for o in first_objects(head)):
+        return True
+    first = next((line for line in head.splitlines() if line.strip()), "")
+    return bool(_FORMAT_KEY.match(first))
 
 
 def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:

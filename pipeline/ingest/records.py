@@ -59,9 +59,11 @@ class Reject:
         raw = self.raw.encode("utf-8", "replace")[:RAW_LIMIT].decode("utf-8", "ignore")
         key = hashlib.sha256(json.dumps([self.where.source_file, self.where.line, self.where.offset,
                                          self.reason, raw]).encode()).hexdigest()[:32]
+        # a hand number out of the column's range (the very reason of some rejects) stays in the message only
+        hand_no = self.hand_no if isinstance(self.hand_no, int) and 0 <= self.hand_no < 2**31 else None
         return {"reject_key": key, "source_format": self.where.source_format, "source_file": self.where.source_file,
                 "source_line": self.where.line, "byte_offset": self.where.offset, "game_id": self.game_id,
-                "hand_no": self.hand_no, "reason_code": self.code, "reason": self.reason, "raw": raw}
+                "hand_no": hand_no, "reason_code": self.code, "reason": self.reason, "raw": raw}
 
     def message(self) -> str:
         """One line naming file, line, game and hand, and the reason."""
@@ -139,6 +141,17 @@ def game_key(game: dict[str, Any], hand_keys: list[str]) -> str:
                                     "recorded_winner")]
     payload = json.dumps([fields, hand_keys], separators=(",", ":"), default=str)
     return hashlib.sha256(payload.encode()).hexdigest()[:32]
+
+
+def first_missing(present: set[int], upto: int, k: int = 10) -> list[int]:
+    """The first ``k`` numbers of 1..``upto`` not in ``present``, without building the range (a source may
+    claim hand 99999999999: that must be a reject, not a memory error)."""
+    out, i = [], 1
+    while len(out) < k and i <= upto:
+        if i not in present:
+            out.append(i)
+        i += 1
+    return out
 
 
 def new_hand(**kw: Any) -> dict[str, Any]:

@@ -47,6 +47,8 @@ class IngestSummary:
     seconds: float = 0.0
     bytes: int = 0
     unchanged: int = 0
+    same_game: int = 0        # games skipped: already imported from another file with the same deals and plays
+    replaced_by_richer: int = 0   # ... or replaced, this copy carrying more of the source's results
     kept_leniently: int = 0   # hands kept under --on-error lenient at a lower completeness (see ingest.lenient)
     replaced: int = 0    # hands of changed files removed because the new version of the file no longer has them
 
@@ -62,6 +64,9 @@ class IngestSummary:
             s += f"; {self.unchanged} unchanged file{'s' if self.unchanged != 1 else ''} skipped"
         if self.replaced:
             s += f"; {self.replaced} hands of changed files replaced"
+        if self.same_game or self.replaced_by_richer:
+            s += (f"; {self.same_game + self.replaced_by_richer} games already imported from another file "
+                  f"(same deals{f', {self.replaced_by_richer} replaced by a copy with more recorded results' if self.replaced_by_richer else ''})")
         if self.kept_leniently:
             s += f"; {self.kept_leniently} damaged hands kept (lenient)"
         return s
@@ -117,6 +122,26 @@ def _lines(binary) -> Iterator[Line]:
         offset += len(raw)
 
 
+SAME_GAME = object()   # conflict(): the game is already in the lake from another file, same deals: skip it
+
+_RECORDED = ("recorded_score", "recorded_margin", "recorded_card_points", "recorded_totals")
+
+
+_PLAY = ("dealer", "taker", "strain", "bid", "capot_bid", "coinche")
+
+
+def _fingerprint(hands) -> int:
+    """What makes two records the same play: each hand's number, deal, contract, plays and tricks taken."""
+    return hash(tuple(sorted((h["hand_no"], tuple(h.get("initial_hands") or ()), tuple(h.get("plays") or ()),
+                              tuple(h.get("tricks_taken") or ()), *(h.get(k) for k in _PLAY)) for h in hands)))
+
+
+def _richness(game: dict, hands) -> int:
+    """How much of the source's own result a copy carries (recorded scores, totals, winner)."""
+    return (sum(h.get(k) is not None for h in hands for k in _RECORDED)
+            + (game.get("recorded_final") is not None) + (game.get("recorded_winner") is not None))
+
+
 class _Writer:
     """Buffers rows and appends them to the lake, skipping keys already present. A buffer holds row dicts
     and, from the columnar native reader, Arrow tables of rows already checked and deduplicated."""
@@ -131,6 +156,24 @@ class _Writer:
         self.game_ids = {g["game_id"]: (g["game_key"], g["source_file"]) for g in games}
         self.replacing: Path | None = None     # a file read before, now changed: its games may replace theirs
         self.file_keys: dict[str, set[str]] = {"hands": set(), "games": set()}
+        self._copies: dict[str, tuple] | None = None   # game id -> (fingerprint, richness, game_key, hand keys)
+        self.richer: dict[str, tuple] = {}   # game id -> old copy's (game_key, hand keys, source file) to drop
+
+    def _copy_in_lake(self, gid: str) -> tuple | None:
+        """(fingerprint, richness, game_key, hand keys) of the copy of game ``gid`` already imported (read from
+        the lake once, when a first id clash needs it; games of this run are added as they come)."""
+        if self._copies is None or gid not in self._copies:
+            self.flush()      # a copy buffered by the columnar reader is compared once written
+            cols = ["game_id", "hand_no", "hand_key", "initial_hands", "plays", "tricks_taken", *_PLAY, *_RECORDED]
+            hands = lakemod.read(self.lake, "hands", columns=cols).to_pylist()
+            games = {g["game_id"]: g for g in lakemod.read(
+                self.lake, "games", columns=["game_id", "game_key", "recorded_final", "recorded_winner"]).to_pylist()}
+            by_game: dict[str, list] = {}
+            for h in hands:
+                by_game.setdefault(h["game_id"], []).append(h)
+            self._copies = {g: (_fingerprint(hs), _richness(games.get(g, {}), hs), games.get(g, {}).get("game_key"),
+                                {h["hand_key"] for h in hs}) for g, hs in by_game.items()}
+        return self._copies.get(gid)
 
     def conflict(self, rec: GameRecord) -> Reject | None:
         """A game whose id is already in the lake with other content (the same game from another file or format):
@@ -142,6 +185,21 @@ class _Writer:
             return None
         if self.replacing is not None and _same_file(seen[1], self.replacing):
             return None
+        old = self._copy_in_lake(gid)
+        if old is not None and old[0] == _fingerprint(rec.hands):
+            # the same deals and plays from another file or format (OpenSpiel's state files repeat its histories):
+            # not a conflict. The copy that carries more of the source's results is kept.
+            if _richness(rec.game, rec.hands) > old[1]:
+                # every hand of the richer copy is written (with its own provenance); the old copy's rows,
+                # matched by key and file, are dropped once it is (drop_poorer_copies)
+                self.richer[gid] = (old[2], old[3], seen[1])
+                self.keys["hands"] -= old[3]
+                self.summary.replaced_by_richer += 1
+                self.game_ids[gid] = (rec.game["game_key"], rec.game["source_file"])
+                return None
+            self.summary.duplicates += len(rec.hands)
+            self.summary.same_game += 1
+            return SAME_GAME
         return Reject(rec.where, "duplicate_game_id",
                       f"game {gid} is already in the lake with other content (imported from {seen[1]}); "
                       "not imported twice", "", gid)
@@ -162,6 +220,12 @@ class _Writer:
         err = schema.check_row("games", rec.game)
         if err:
             return rej("bad_value", err)
+        target, winner, n = rec.game.get("target"), rec.game.get("recorded_winner"), rec.game.get("n_players")
+        if target is not None and target <= 0:
+            return rej("bad_value", f"game target {target} must be a positive number of game points")
+        if winner is not None and not 0 <= winner < (3 if n == 3 else 2):
+            return rej("bad_value", f"recorded winner {winner} is not a team of this {n}-player game "
+                                    f"(0..{2 if n == 3 else 1})")
         numbers = [h.get("hand_no") for h in rec.hands]
         if len(set(numbers)) != len(numbers):
             dup = next(x for x in numbers if numbers.count(x) > 1)
@@ -173,6 +237,9 @@ class _Writer:
         return None
 
     def add_game(self, rec: GameRecord) -> None:
+        if self._copies is not None:
+            self._copies[rec.game["game_id"]] = (_fingerprint(rec.hands), _richness(rec.game, rec.hands),
+                                                 rec.game["game_key"], {h["hand_key"] for h in rec.hands})
         if self.replacing is not None:
             self.game_ids[rec.game["game_id"]] = (rec.game["game_key"], rec.game["source_file"])
             self.file_keys["games"].add(rec.game["game_key"])
@@ -246,6 +313,22 @@ class _Writer:
                 del self.game_ids[gid]
         self.replacing = None
         return n
+
+    def drop_poorer_copies(self) -> None:
+        """Remove the copies that a richer copy of the same game replaced (after the richer one is written)."""
+        if not self.richer:
+            return
+        self.flush()
+        game_keys = {k for k, _, _ in self.richer.values() if k}
+        hand_keys = set().union(*(h for _, h, _ in self.richer.values()))
+        files = {f for _, _, f in self.richer.values()}
+        lakemod.delete_rows(self.lake, "games", "game_key", game_keys)
+        lakemod.delete_rows(self.lake, "hands", "hand_key", hand_keys, also=("source_file", files))
+        lakemod.delete_rows(self.lake, "scores", "hand_key", hand_keys)
+        lakemod.delete_rows(self.lake, "game_scores", "game_id", set(self.richer))
+        self.keys["games"] -= game_keys
+        self.keys["hands"] -= hand_keys
+        self.richer = {}
 
     def flush(self) -> None:
         for table, rows in self.buf.items():
@@ -382,6 +465,7 @@ def _ingest(paths, lake, fmt, strict, on_reject, on_file, reread=False) -> Inges
             summary.replaced += writer.replace_stale()
         writer.start_file(None)
     writer.flush()
+    writer.drop_poorer_copies()
     (Path(lake) / MANIFEST).write_bytes(orjson.dumps(manifest, option=orjson.OPT_SORT_KEYS))
     summary.seconds = time.perf_counter() - t0
     return summary
@@ -413,11 +497,12 @@ def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject) -
         rej = writer.check(rec) or writer.conflict(rec)
         if rej is None:
             writer.add_game(rec)
-        else:
+        elif rej is not SAME_GAME:
             reject(rej)
 
     s = writer.summary
     before = s.games + s.hands + s.duplicates + sum(s.rejected.values())
+    leniency.reading(str(path))
     with _open(path) as fh:
         if reader is native_jsonl and fast_native.enabled():
             # columnar reading of whole blocks; lines it cannot vouch for come back through `take`

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from pipeline.ingest.records import (GameRecord, Line, Provenance, RecordError, Reject, bad_encoding, finish_game,
+from pipeline.ingest.records import (first_missing, GameRecord, Line, Provenance, RecordError, Reject, bad_encoding, finish_game,
                                      new_hand)
 from pipeline.ingest.validate import check_hand
 
@@ -352,7 +352,7 @@ def _build(game: _Game, path: str) -> GameRecord | list[Reject]:
                                                                        f"{a.line} and {b.line})"), path, gid))
     numbers = sorted({r.hand_no for r in rows})
     if not game.failed and numbers != list(range(1, len(numbers) + 1)):
-        missing = sorted(set(range(1, numbers[-1] + 1)) - set(numbers))
+        missing = first_missing(set(numbers), numbers[-1])
         rejects.append(_reject(st["first"], RecordError("missing_hand", f"hands must be numbered 1..n: the game has "
                                                                         f"hands {numbers[0]}..{numbers[-1]}, missing "
                                                                         f"{missing[:10]}", missing[0]), path, gid))
