@@ -245,3 +245,48 @@ def test_a_recognised_file_with_no_record_is_rejected_not_lost(tmp_path):
     assert dict(s.rejected) == {"no_records": 1}
     (rej,) = lakemod.read(tmp_path / "lake", "rejects").to_pylist()
     assert rej["source_file"] == str(f) and "found no game record" in rej["reason"]
+
+
+# --- found by a hostile pass (session 2): each lands in rejects or imports, nothing crashes or vanishes ---------
+
+def test_huge_hand_number_in_a_score_sheet_is_a_reject_not_a_memory_error(tmp_path):
+    header = ("game_id,hand_no,date,variant,ruleset,target,source,player1,player2,player3,player4,team_a,team_b,"
+              "dealer,taker,strain,bid,coinche,made,score_a,score_b,total_a,total_b,notes\n")
+    row = "g1,{n},2024-11-05,coinche,pagat-coinche,1000,club,Ana,Ben,Cat,Dan,,,Ana,Ben,H,100,0,yes,50,210,50,210,\n"
+    f = tmp_path / "sheet.csv"
+    f.write_text(header + row.format(n=1) + row.format(n=99999999999))
+    s = ingest_paths([f], tmp_path / "lake", fmt="scoresheet-csv")
+    assert s.hands == 0 and sum(s.rejected.values()) >= 1 and "reader_error" not in s.rejected
+
+
+def test_native_hand_number_beyond_int32_is_rejected_cleanly(tmp_path):
+    g = native_game("big", [native_hand(DEAL_A, 1, taker=0)])
+    g["hands"][0]["hand_no"] = 2**31
+    f = write_jsonl(tmp_path / "big.jsonl", [g] + good_games())
+    s = ingest_paths([f], tmp_path / "lake")
+    assert (s.games, sum(s.rejected.values())) == (2, 1)
+    (rej,) = lakemod.read(tmp_path / "lake", "rejects").to_pylist()
+    assert rej["hand_no"] is None and "2147483648" in rej["reason"]       # the number stays in the message
+
+
+def test_native_file_with_a_long_or_cut_first_line_is_recognised(tmp_path):
+    long_game = native_game("long", [native_hand(DEAL_A, i, taker=0) for i in range(1, 120)])  # > 64 KB line
+    f = write_jsonl(tmp_path / "long.jsonl", [long_game] + good_games())
+    assert len(f.read_bytes().split(b"\n")[0]) > 65536
+    s = ingest_paths([f], tmp_path / "lake")
+    assert (s.games, s.unrecognised) == (3, [])
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(f.read_bytes()[:5000])                                  # cut inside the first line
+    s = ingest_paths([cut], tmp_path / "lake2")
+    assert s.unrecognised == [] and dict(s.rejected) == {"invalid_json": 1}
+
+
+def test_game_target_and_winner_are_checked(tmp_path):
+    bad_target, bad_winner = good_games()
+    bad_target["target"] = -1000
+    bad_winner["recorded_winner"] = 7
+    s = ingest_paths([write_jsonl(tmp_path / "g.jsonl", [bad_target, bad_winner])], tmp_path / "lake")
+    assert dict(s.rejected) == {"bad_value": 2}
+    reasons = sorted(r["reason"] for r in lakemod.read(tmp_path / "lake", "rejects").to_pylist())
+    assert "game target -1000 must be a positive number" in reasons[0]
+    assert "recorded winner 7 is not a team" in reasons[1]

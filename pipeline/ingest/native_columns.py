@@ -443,6 +443,9 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     ok &= _in_range(target, target_v, _INT32)
     winner, winner_v = _ints(col["recorded_winner"])
     ok &= _in_range(winner, winner_v, _INT8)
+    # the driver's game checks (run._Writer.check): a positive target, a winner among the teams
+    ok &= ~target_v | (target > 0)
+    ok &= ~winner_v | ((winner >= 0) & (winner < np.where(n == 3, 3, 2)))
     rf_off, rf_valid, rf_vals = _list(col["recorded_final"])
     rf, rf_v = _ints(rf_vals)
     ok &= _seg_sum(~_in_range(rf, rf_v, _INT32), rf_off) == 0
