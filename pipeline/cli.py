@@ -29,7 +29,8 @@ app.add_typer(stats_app, name="stats")
 err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 out = Console(highlight=False, markup=False, soft_wrap=True, emoji=False)
 
-LakeOpt = Annotated[Path, typer.Option("--lake", help="Lake folder (default: $REBELOTE_LAKE or ./rebelote-lake).")]
+LakeOpt = Annotated[str, typer.Option("--lake", help="Lake folder or URL (file:///abs/path, s3://bucket/prefix; "
+                                       "default: $REBELOTE_LAKE or ./rebelote-lake).")]
 EXIT_REJECTED = 1
 EXIT_ERROR = 2
 
@@ -116,11 +117,23 @@ def ingest(
 def rescore(
     rules: Annotated[list[str], typer.Option("--rules", help="Ruleset name or path to a .toml file; repeat for several.")],
     lake: LakeOpt = lakemod.DEFAULT_LAKE,
+    engine: Annotated[str, typer.Option("--engine", help="local (this process) or ray (Ray Data map_batches; needs "
+                                        "the 'ray' extra; joins $RAY_ADDRESS if set).")] = "local",
+    batch_size: Annotated[int, typer.Option("--batch-size", min=1024, help="Hands per batch (memory is bounded by it).")] = 262_144,
 ) -> None:
     """Recompute every hand of the lake under a ruleset; writes scores/ and game_scores/ for it."""
-    from pipeline.rescore import rescore_lake
+    from pipeline.rescore import ENGINES, rescore_lake
+    from pipeline.rescore.ray_engine import EngineUnavailable
 
-    if not lakemod.has_table(lake, "hands"):
+    if engine not in ENGINES:
+        _fail(f"unknown engine {engine!r}; engines: {', '.join(ENGINES)}")
+    if engine == "ray":
+        try:
+            from pipeline.rescore.ray_engine import _ray
+            _ray()
+        except EngineUnavailable as e:
+            _fail(str(e))
+    if not _has_hands(lake):
         _fail(f"no hands in lake {lake} (run `rebelote ingest` first)")
     loaded = {}
     for name in rules:                       # every ruleset is checked before any work starts
@@ -128,9 +141,42 @@ def rescore(
         loaded.setdefault(r.name, r)
     for r in loaded.values():
         try:
-            out.print(str(rescore_lake(lake, r)))
+            out.print(str(rescore_lake(lake, r, batch_size=batch_size, engine=engine)))
+        except EngineUnavailable as e:
+            _fail(str(e))
         except OSError as e:
             _fail(f"{e.filename or lake}: {e.strerror or e}")
+
+
+def _has_hands(lake: str) -> bool:
+    try:
+        return lakemod.has_table(lake, "hands")
+    except ValueError as e:          # a URL no filesystem handles
+        _fail(str(e))
+    except OSError as e:
+        _fail(f"lake {lake}: {e}")
+
+
+@app.command()
+def compact(
+    lake: LakeOpt = lakemod.DEFAULT_LAKE,
+    table: Annotated[Optional[list[str]], typer.Option("--table", help="Only this table (repeatable; default: all).")] = None,
+) -> None:
+    """Rewrite each partition's many small Parquet files (one per import) into few large ones: row groups of
+    1M rows, files of about 200 MB. Contents are unchanged; runs under the lake lock and swaps the new files in."""
+    from pipeline import schema
+
+    for t in table or []:
+        if t not in schema.TABLES:
+            _fail(f"unknown table {t!r}; tables: {', '.join(schema.TABLES)}")
+    try:
+        if not lakemod.exists(lake):
+            _fail(f"lake folder not found: {lake}")
+        out.print(str(lakemod.compact(lake, table or None)))
+    except ValueError as e:
+        _fail(str(e))
+    except OSError as e:
+        _fail(f"{e.filename or lake}: {e.strerror or e}")
 
 
 def _emit(table, fmt: str, output: Optional[Path], display: Optional[list[str]] = None) -> None:
@@ -274,7 +320,7 @@ def export(
 
     if format.lower() != "jsonl":
         _fail(f"unknown export format {format!r}; available: jsonl")
-    if not lakemod.has_table(lake, "hands"):
+    if not _has_hands(lake):
         _fail(f"no hands in lake {lake}")
     try:
         if output is None:
@@ -309,14 +355,14 @@ def simulate(
 
 @app.command()
 def demo(
-    lake: Annotated[Optional[Path], typer.Option("--lake", help="Lake folder to create (default: a temporary folder).")] = None,
+    lake: Annotated[Optional[str], typer.Option("--lake", help="Lake folder to create (default: a temporary folder).")] = None,
 ) -> None:
     """Run the whole pipeline on the embedded sample in data/: ingest, rescore, reports."""
     from pipeline.resources import resource_dir
 
     data = resource_dir("data")
     ctx = tempfile.TemporaryDirectory(prefix="rebelote-demo-") if lake is None else None
-    target = Path(ctx.name) if ctx else lake
+    target = ctx.name if ctx else lake
     try:
         out.print(f"Rebelote demo on {data} -> lake {target}")
         ingest([data], lake=target, format=None, strict=False, quiet=True)
@@ -475,6 +521,11 @@ def _main(version: Annotated[bool, typer.Option("--version", callback=_version, 
                                                 help="Print the version and exit.")] = False) -> None:
     """Rebelote: import belote game records into a Parquet lake, rescore them under any ruleset, and report
     statistics with DuckDB."""
+    import warnings
+
+    def show(message, category, filename, lineno, file=None, line=None):   # one plain line, no source location
+        err.print(f"[yellow]warning:[/] {escape(str(message))}")
+    warnings.showwarning = show
 
 
 def main() -> None:

@@ -74,31 +74,42 @@ class Filters:
 
 
 def connect(lake: Path | str, filters: Filters | None = None) -> duckdb.DuckDBPyConnection:
-    """In-memory DuckDB connection with views ``hands games rejects scores game_scores seats`` over ``lake``.
+    """In-memory DuckDB connection with views ``hands games rejects scores game_scores seats`` over ``lake``
+    (a folder, or a URL such as ``s3://bucket/lake`` or ``file:///abs/lake``: see :func:`pipeline.lake.locate`).
 
     With ``filters``, the views hold only the selected hands and what belongs to them.
     Raises :class:`StatsError` when ``lake`` is not a folder or a table's files cannot be read together
     (e.g. partitioned and unpartitioned files mixed). Missing table folders give empty views.
     """
-    lake = Path(lake)
-    if not lake.is_dir():
+    from pipeline import lake as lakemod
+
+    try:
+        loc = lakemod.locate(lake)
+    except ValueError as e:
+        raise StatsError(str(e)) from e
+    if not lakemod.exists(loc):
         raise StatsError(f"lake folder not found: {lake}")
     con = duckdb.connect(":memory:")
     for table in schema.TABLES:
         empty = f"_empty_{table}"
         con.register(empty, schema.empty(table))
-        folder = lake / table
-        if any(folder.rglob("*.parquet")):
-            # partition values stay VARCHAR (no autocast: a source named '2023' is not a number)
-            hive = "true, hive_types_autocast = false" if schema.partition_columns(table) else "false"
-            src = (f"read_parquet({_sql_str(str(folder / '**' / '*.parquet'))}, "
-                   f"hive_partitioning = {hive}, union_by_name = true)")
+        if lakemod.has_table(loc, table):
+            if loc.local:
+                # partition values stay VARCHAR (no autocast: a source named '2023' is not a number)
+                hive = "true, hive_types_autocast = false" if schema.partition_columns(table) else "false"
+                src = (f"read_parquet({_sql_str(loc.path(table, '**', '*.parquet'))}, "
+                       f"hive_partitioning = {hive}, union_by_name = true)")
+            else:
+                # object storage: pyarrow's filesystem reads the files (DuckDB's httpfs is not needed), DuckDB
+                # scans the Arrow dataset with projection and filter pushdown
+                src = f"_arrow_{table}"
+                con.register(src, lakemod.dataset(loc, table))
             # the empty table first: its columns (schema order, schema types) lead, files fill them by name
             try:
                 con.execute(f"CREATE VIEW _all_{table} AS SELECT * FROM {empty} UNION ALL BY NAME SELECT * FROM {src}")
             except duckdb.Error as e:
                 con.close()
-                raise StatsError(f"cannot read table {table!r} under {folder}: {e}") from e
+                raise StatsError(f"cannot read table {table!r} under {loc.path(table)}: {e}") from e
         else:
             con.execute(f"CREATE VIEW _all_{table} AS SELECT * FROM {empty}")
     where = (filters or Filters()).hands_where()
