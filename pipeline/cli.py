@@ -437,21 +437,47 @@ def show(
 
 @app.command()
 def bench(
-    hands: Annotated[int, typer.Option("--hands", min=1000, help="Hands to rescore per ruleset.")] = 100_000,
-    rules: Annotated[Optional[list[str]], typer.Option("--rules", help="Rulesets to measure (repeatable).")] = None,
-    json_out: Annotated[Optional[Path], typer.Option("--json", help="Also write the figures as JSON.")] = None,
+    hands: Annotated[Optional[list[str]], typer.Option("--hands", help="Sizes in hands: 100000, 1e6 or 10^6; "
+                                                       "comma-separated or repeated (default 1e4,1e5).")] = None,
+    family: Annotated[Optional[list[str]], typer.Option("--family", help="Ruleset families to rescore: classic, "
+                                                        "coinche, bulgarian, 2-player (repeatable; default all).")] = None,
+    ingest_max: Annotated[int, typer.Option("--ingest-max", min=1000, help="Largest native file to ingest (hands); "
+                                            "bigger sizes build their lake by repetition.")] = 1_000_000,
+    real: Annotated[bool, typer.Option("--real/--no-real", help="Also ingest the real files of ../shared "
+                                       "($REBELOTE_SHARED), once.")] = True,
+    json_out: Annotated[Optional[Path], typer.Option("--json", help="Also write the rows and the growth table as JSON.")] = None,
+    workdir: Annotated[Optional[Path], typer.Option("--workdir", help="Folder for the temporary files (default: the "
+                                                    "system's temporary folder).")] = None,
+    keep: Annotated[bool, typer.Option("--keep", help="Keep the generated files and lakes.")] = False,
 ) -> None:
-    """Measure each stage (ingest, rescore, game pass, stats) on simulated input; prints one table."""
+    """Measure each stage (ingest per format, rescore per ruleset family, game pass, every report, compact, export,
+    Parquet bytes per hand, peak memory) at each size, each stage in a fresh process; prints one table and the
+    log-log growth of each stage's time with N."""
     import pyarrow as pa
 
     from pipeline import bench as benchmod
+    from pipeline.bench.data import FAMILIES
 
-    names = tuple(_load_rules(r).name for r in (rules or ["belote-classic", "colver"]))
-    rows = benchmod.run(hands=hands, rulesets=names)
-    table = pa.Table.from_pylist([{"stage": r.stage, "ruleset": r.ruleset, "rows": r.rows,
+    try:
+        sizes = benchmod.parse_sizes(hands or ["1e4,1e5"])
+    except ValueError as e:
+        _fail(str(e))
+    for f in family or []:
+        if f not in FAMILIES:
+            _fail(f"unknown family {f!r}; families: {', '.join(FAMILIES)}")
+    rows = benchmod.run(sizes, family or None, ingest_max, real, workdir, keep,
+                        log=lambda m: err.print(escape(m), style="dim"))
+    table = pa.Table.from_pylist([{"N": r.size or None, "stage": r.stage, "what": r.what, "rows": r.rows,
                                    "seconds": round(r.seconds, 3), "rate": round(r.rate, 1), "unit": r.unit,
-                                   "note": r.note} for r in rows])
+                                   "peak RSS MB": round(r.peak_rss_mb), "note": r.note} for r in rows])
     _emit(table, "table", None)
+    grow = benchmod.growth(rows)
+    if grow:
+        cols = [str(n) for n in sorted({int(k) for g in grow for k in g["seconds"]})]
+        gt = pa.Table.from_pylist([{"stage": g["stage"], "what": g["what"],
+                                    **{f"s@{c}": g["seconds"].get(c) for c in cols}, "slope": g["slope"]} for g in grow])
+        out.print("\nGrowth: seconds against N (log-log slope; 1 = linear)")
+        _emit(gt, "table", None)
     if json_out:
         json_out.write_bytes(benchmod.to_json(rows))
 

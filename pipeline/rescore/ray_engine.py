@@ -13,6 +13,7 @@ all). On a cluster of many machines, see docs/scale.md (workers write their own 
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Iterator
 
@@ -43,7 +44,7 @@ def ensure_ray():
     ray = _ray()
     if not ray.is_initialized():
         cpus = os.environ.get("REBELOTE_RAY_CPUS")
-        kwargs = {"include_dashboard": False, "log_to_driver": False}
+        kwargs = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.WARNING}
         if os.environ.get("RAY_ADDRESS"):
             ray.init(**kwargs)
         else:
@@ -62,6 +63,8 @@ def score_batches_ray(lake, rules: Ruleset, batch_size: int = 262_144) -> Iterat
         return iter(())
     ctx = ray.data.DataContext.get_current()
     ctx.execution_options.preserve_order = True
+    ctx.enable_progress_bars = False
+    logging.getLogger("ray.data").setLevel(logging.WARNING)
     ds = ray.data.read_parquet(files, filesystem=loc.fs,
                                partitioning=ray.data.datasource.Partitioning("hive", base_dir=loc.path("hands")))
     scored = ds.map_batches(score_batch, fn_kwargs={"rules": rules}, batch_format="pyarrow", batch_size=batch_size)
