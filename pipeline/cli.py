@@ -441,8 +441,8 @@ def bench(
                                                        "comma-separated or repeated (default 1e4,1e5).")] = None,
     family: Annotated[Optional[list[str]], typer.Option("--family", help="Ruleset families to rescore: classic, "
                                                         "coinche, bulgarian, 2-player (repeatable; default all).")] = None,
-    ingest_max: Annotated[int, typer.Option("--ingest-max", min=1000, help="Largest native file to ingest (hands); "
-                                            "bigger sizes build their lake by repetition.")] = 1_000_000,
+    ingest_max: Annotated[int, typer.Option("--ingest-max", min=1000, help="Largest size (hands) whose ingest, compact "
+                                            "and export are measured; above it only rescore, game pass and stats.")] = 1_000_000,
     real: Annotated[bool, typer.Option("--real/--no-real", help="Also ingest the real files of ../shared "
                                        "($REBELOTE_SHARED), once.")] = True,
     json_out: Annotated[Optional[Path], typer.Option("--json", help="Also write the rows and the growth table as JSON.")] = None,

@@ -3,8 +3,9 @@
 For each size N (hands) it measures, each stage in a fresh process (:mod:`pipeline.bench.stages`) so that the
 peak resident memory of a stage is its own:
 
-* ``ingest`` of the native format: a simulated JSON Lines file of min(N, ``ingest_max``) hands (MB/s, hands/s),
-  then ``compact`` and ``export`` of the lake it made, and its Parquet bytes per hand;
+* ``ingest`` of the native format: a simulated JSON Lines file of N hands (MB/s, hands/s), then ``compact`` and
+  ``export`` of the lake it made, and its Parquet bytes per hand (only for N up to ``ingest_max``: at the
+  current ingest speed a 10^7-hand file takes the better part of an hour);
 * ``ingest`` of each real format in ``../shared`` (coinche-cli, colver, openspiel JSONL and state files,
   bridgebelot2001), once per run (size-independent);
 * for each ruleset family (:data:`pipeline.bench.data.FAMILIES`), a lake of N hands
@@ -95,6 +96,34 @@ def _bytes(lake: Path, table: str) -> int:
     return sum(f.size for f in lakemod.list_files(lake, table))
 
 
+def _ingest_stages(rows: list[Row], n: int, games: list[dict], tmp: Path, log) -> None:
+    """Ingest a native file of n hands into a fresh lake, then compact and export that lake."""
+    from pipeline.bench import data
+    f = tmp / "native.jsonl"
+    data.write_native(games, n, f)
+    lake = tmp / "ingested"
+    r = run_stage("ingest", paths=[str(f)], lake=str(lake))
+    ph = r["phases"]["ingest"]
+    rows.append(Row(n, "ingest", "rebelote (native)", ph["rows"], ph["seconds"],
+                    ph["bytes"] / ph["seconds"] / 1e6, "MB/s", ph["peak_rss_mb"],
+                    f"{ph['rows'] / ph['seconds']:,.0f} hands/s, {ph['bytes'] / 1e6:,.0f} MB",
+                    {"baseline_rss_mb": r["baseline_rss_mb"], "hands_per_s": ph["rows"] / ph["seconds"]}))
+    log(f"N={n:,}: ingest native {ph['rows']:,} hands {ph['seconds']:.1f} s")
+    f.unlink()
+    files_ingested = len(lakemod.list_files(lake, "hands"))
+    rows.append(Row(n, "parquet size", "hands (as ingested)", ph["rows"], 0.0,
+                    _bytes(lake, "hands") / max(ph["rows"], 1), "bytes/hand", 0.0, f"{files_ingested} files"))
+    r = run_stage("compact", lake=str(lake))
+    ph = r["phases"]["compact"]
+    rows.append(Row(n, "compact", "all tables", ph["rows"], ph["seconds"], ph["rows"] / ph["seconds"], "rows/s",
+                    ph["peak_rss_mb"], f"{ph['files_before']} -> {ph['files_after']} files"))
+    r = run_stage("export", lake=str(lake))
+    ph = r["phases"]["export jsonl"]
+    rows.append(Row(n, "export", "jsonl", ph["rows"], ph["seconds"], ph["rows"] / ph["seconds"], "hands/s",
+                    ph["peak_rss_mb"], f"{ph['bytes'] / ph['seconds'] / 1e6:,.0f} MB/s"))
+    shutil.rmtree(lake, ignore_errors=True)
+
+
 def run(sizes: list[int], families: list[str] | None = None, ingest_max: int = 1_000_000, real: bool = True,
         workdir: Path | None = None, keep: bool = False, log: Callable[[str], None] = lambda s: None) -> list[Row]:
     """Measure every stage at each size; returns the rows (see module doc). ``log`` gets progress lines."""
@@ -133,33 +162,9 @@ def run(sizes: list[int], families: list[str] | None = None, ingest_max: int = 1
             bases[fam] = (games, base_lake)
             log(f"base {fam}: {sum(len(g['hands']) for g in games)} simulated hands, {time.perf_counter() - t:.1f} s")
         for n in sizes:
-            # ingest of the native format, then compact and export of the lake it made
-            n_ing = min(n, ingest_max)
-            games, _ = bases[families[0]]
-            f = tmp / "native.jsonl"
-            data.write_native(games, n_ing, f)
-            lake = tmp / "ingested"
-            r = run_stage("ingest", paths=[str(f)], lake=str(lake))
-            ph = r["phases"]["ingest"]
-            rows.append(Row(n, "ingest", "rebelote (native)", ph["rows"], ph["seconds"],
-                            ph["bytes"] / ph["seconds"] / 1e6, "MB/s", ph["peak_rss_mb"],
-                            f"{ph['rows'] / ph['seconds']:,.0f} hands/s, {ph['bytes'] / 1e6:,.0f} MB"
-                            + (f" (ingest capped at {ingest_max:,})" if n_ing < n else ""),
-                            {"baseline_rss_mb": r["baseline_rss_mb"], "hands_per_s": ph["rows"] / ph["seconds"]}))
-            log(f"N={n:,}: ingest native {ph['rows']:,} hands {ph['seconds']:.1f} s")
-            f.unlink()
-            files_ingested = len(lakemod.list_files(lake, "hands"))
-            rows.append(Row(n, "parquet size", "hands (as ingested)", ph["rows"], 0.0,
-                            _bytes(lake, "hands") / max(ph["rows"], 1), "bytes/hand", 0.0, f"{files_ingested} files"))
-            r = run_stage("compact", lake=str(lake))
-            ph = r["phases"]["compact"]
-            rows.append(Row(n, "compact", "all tables", ph["rows"], ph["seconds"], ph["rows"] / ph["seconds"], "rows/s",
-                            ph["peak_rss_mb"], f"{ph['files_before']} -> {ph['files_after']} files"))
-            r = run_stage("export", lake=str(lake))
-            ph = r["phases"]["export jsonl"]
-            rows.append(Row(n, "export", "jsonl", ph["rows"], ph["seconds"], ph["rows"] / ph["seconds"], "hands/s",
-                            ph["peak_rss_mb"], f"{ph['bytes'] / ph['seconds'] / 1e6:,.0f} MB/s"))
-            shutil.rmtree(lake, ignore_errors=True)
+            # ingest of the native format, then compact and export of the lake it made (up to ingest_max)
+            if n <= ingest_max:
+                _ingest_stages(rows, n, bases[families[0]][0], tmp, log)
             for fam in families:
                 ruleset = data.FAMILIES[fam]
                 lake = tmp / f"lake-{fam}-{n}"
@@ -202,12 +207,10 @@ def run(sizes: list[int], families: list[str] | None = None, ingest_max: int = 1
 def growth(rows: list[Row]) -> list[dict]:
     """Log-log growth of each timed stage across sizes: seconds at each N and the least-squares slope of
     log(seconds) on log(N) (1.0: linear; below 1: fixed costs dominate). Stages measured at one size only,
-    size-independent ones and ingests capped below N are left out."""
+    size-independent ones are left out."""
     series: dict[tuple[str, str], dict[int, float]] = {}
     for r in rows:
         if r.size and r.seconds > 0:
-            if r.stage in ("ingest", "compact", "export") and r.rows < 0.9 * r.size:
-                continue       # an ingest capped below N (--ingest-max): not this N
             series.setdefault((r.stage, r.what), {})[r.size] = r.seconds
     out = []
     for (stage, what), pts in series.items():
