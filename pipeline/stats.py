@@ -89,7 +89,8 @@ def connect(lake: Path | str, filters: Filters | None = None) -> duckdb.DuckDBPy
         raise StatsError(str(e)) from e
     if not lakemod.exists(loc):
         raise StatsError(f"lake folder not found: {lake}")
-    con = duckdb.connect(":memory:")
+    from pipeline.rescore.sorted_games import duckdb_connection
+    con = duckdb_connection()      # memory limited ($REBELOTE_DUCKDB_MEMORY): big reports spill to disk
     for table in schema.TABLES:
         empty = f"_empty_{table}"
         con.register(empty, schema.empty(table))

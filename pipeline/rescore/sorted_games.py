@@ -2,7 +2,7 @@
 to disk past its memory limit), cut into batches of whole games, each batch through
 :func:`pipeline.rescore.game.game_pass`.
 
-Memory is bounded by DuckDB's ``memory_limit`` (``$REBELOTE_DUCKDB_MEMORY``, default 1GB) plus one batch
+Memory is bounded by DuckDB's ``memory_limit`` (``$REBELOTE_DUCKDB_MEMORY``, default 2GB) plus one batch
 of ``batch_rows`` score rows, not by the number of hands in the lake.
 """
 
@@ -27,12 +27,19 @@ GAME_COLUMNS = ["game_id", "hand_no", "source", "status", "hand_score", "held_po
                 "contract_made", "capot_team", "carried_in"]
 
 
-def duckdb_connection(tmp: str) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB connection that spills to ``tmp`` past ``$REBELOTE_DUCKDB_MEMORY`` (default 1GB)."""
+def memory_limit() -> str:
+    """DuckDB's memory limit for Rebelote's connections: ``$REBELOTE_DUCKDB_MEMORY`` (e.g. '4GB'), default 2GB.
+    Past it DuckDB spills sorts, joins and aggregates to disk instead of growing."""
+    return os.environ.get("REBELOTE_DUCKDB_MEMORY", "2GB")
+
+
+def duckdb_connection(tmp: str | None = None) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB connection that spills to ``tmp`` (default: a ``rebelote-duckdb`` folder in the
+    system's temporary folder) past :func:`memory_limit`."""
+    tmp = tmp or os.path.join(tempfile.gettempdir(), "rebelote-duckdb")
     con = duckdb.connect(":memory:")
-    con.execute(f"SET memory_limit = '{os.environ.get('REBELOTE_DUCKDB_MEMORY', '1GB')}'")
+    con.execute(f"SET memory_limit = '{memory_limit()}'")
     con.execute(f"SET temp_directory = '{tmp}'")
-    con.execute("SET preserve_insertion_order = false")
     con.execute("SET TimeZone = 'UTC'")
     return con
 
