@@ -441,8 +441,8 @@ def bench(
                                                        "comma-separated or repeated (default 1e4,1e5).")] = None,
     family: Annotated[Optional[list[str]], typer.Option("--family", help="Ruleset families to rescore: classic, "
                                                         "coinche, bulgarian, 2-player (repeatable; default all).")] = None,
-    ingest_max: Annotated[int, typer.Option("--ingest-max", min=1000, help="Largest size (hands) whose ingest, compact "
-                                            "and export are measured; above it only rescore, game pass and stats.")] = 1_000_000,
+    ingest_max: Annotated[str, typer.Option("--ingest-max", help="Largest size (hands) whose ingest, compact "
+                                            "and export are measured; above it only rescore, game pass and stats.")] = "1e6",
     real: Annotated[bool, typer.Option("--real/--no-real", help="Also ingest the real files of ../shared "
                                        "($REBELOTE_SHARED), once.")] = True,
     json_out: Annotated[Optional[Path], typer.Option("--json", help="Also write the rows and the growth table as JSON.")] = None,
@@ -460,12 +460,13 @@ def bench(
 
     try:
         sizes = benchmod.parse_sizes(hands or ["1e4,1e5"])
+        cap = benchmod.parse_sizes([ingest_max])[0]
     except ValueError as e:
-        _fail(str(e))
+        _fail(str(e).replace("--hands", "--hands/--ingest-max"))
     for f in family or []:
         if f not in FAMILIES:
             _fail(f"unknown family {f!r}; families: {', '.join(FAMILIES)}")
-    rows = benchmod.run(sizes, family or None, ingest_max, real, workdir, keep,
+    rows = benchmod.run(sizes, family or None, cap, real, workdir, keep,
                         log=lambda m: err.print(escape(m), style="dim"))
     table = pa.Table.from_pylist([{"N": r.size or None, "stage": r.stage, "what": r.what, "rows": r.rows,
                                    "seconds": round(r.seconds, 3), "rate": round(r.rate, 1), "unit": r.unit,

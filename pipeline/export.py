@@ -1,13 +1,12 @@
 """Exports of the lake: the native JSON Lines format (one game per line), streamed.
 
 Games and hands are read sorted by game with DuckDB (which spills to disk past its memory limit, see
-:func:`pipeline.rescore.sorted_games.duckdb_connection`) and merged one game at a time, so memory is
+:func:`pipeline.duck.duckdb_connection`) and merged one game at a time, so memory is
 bounded by a batch of rows, not by the lake.
 """
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Iterator
 from typing import IO
 
@@ -15,18 +14,18 @@ import orjson
 import pyarrow as pa
 
 from pipeline import lake as lakemod, schema
+from pipeline.duck import arrow_reader, duckdb_connection, table_source
 from pipeline.native import game_to_json
 
 
-def _rows(tmp: str, view: str, data, sql: str, params: dict, sch: pa.Schema, batch_rows: int) -> Iterator[dict]:
-    """Rows of ``sql`` over ``data`` (registered as ``view``) as dicts of ``sch``, on a connection of their own
-    (two of these stream side by side)."""
-    from pipeline.rescore.sorted_games import arrow_reader, duckdb_connection
-
-    con = duckdb_connection(tmp)
+def _rows(lake, table: str, where: str, order: str, params: dict, batch_rows: int) -> Iterator[dict]:
+    """Rows of ``table`` (filtered by ``where``) in ``order``, as dicts with the table's schema types, on a
+    connection of their own (two of these stream side by side)."""
+    sch = schema.schema(table)
+    con = duckdb_connection()
     try:
-        con.register(view, data)
-        for b in arrow_reader(con, sql, params, batch_rows):
+        src = table_source(con, lake, table)
+        for b in arrow_reader(con, f"SELECT * FROM {src} {where} ORDER BY {order}", params, batch_rows):
             yield from pa.Table.from_batches([b]).select(sch.names).cast(sch).to_pylist()
     finally:
         con.close()
@@ -47,14 +46,11 @@ def export_jsonl(lake, out: IO[bytes], source: list[str] | str | None = None,
         return 0, 0
     where = "WHERE source IN (SELECT unnest($sources))" if source else ""
     params = {"sources": list(source)} if source else {}
-    hands_data = lakemod.dataset(loc, "hands") if lakemod.has_table(loc, "hands") else schema.empty("hands")
-    with tempfile.TemporaryDirectory(prefix="rebelote-duckdb-") as tmp:
-        games = _rows(tmp, "games_ds", lakemod.dataset(loc, "games"),
-                      f"SELECT * FROM games_ds {where} ORDER BY game_id, game_key", params, schema.schema("games"),
-                      batch_rows)
-        hands = _rows(tmp, "hands_ds", hands_data, f"SELECT * FROM hands_ds {where} ORDER BY game_id, hand_no, hand_key",
-                      params, schema.schema("hands"), batch_rows)
-        n_games = n_hands = 0
+    games = _rows(loc, "games", where, "game_id, game_key", params, batch_rows)
+    hands = (_rows(loc, "hands", where, "game_id, hand_no, hand_key", params, batch_rows)
+             if lakemod.has_table(loc, "hands") else iter(()))
+    n_games = n_hands = 0
+    try:
         last = None
         pending = next(hands, None)
         for g in games:
@@ -71,6 +67,8 @@ def export_jsonl(lake, out: IO[bytes], source: list[str] | str | None = None,
             n_games += 1
             n_hands += len(hs)
             out.write(orjson.dumps(game_to_json(g, hs)) + b"\n")
+    finally:
         games.close()
-        hands.close()
+        if hasattr(hands, 'close'):
+            hands.close()
     return n_games, n_hands

@@ -89,8 +89,8 @@ def connect(lake: Path | str, filters: Filters | None = None) -> duckdb.DuckDBPy
         raise StatsError(str(e)) from e
     if not lakemod.exists(loc):
         raise StatsError(f"lake folder not found: {lake}")
-    from pipeline.rescore.sorted_games import duckdb_connection
-    con = duckdb_connection()      # memory limited ($REBELOTE_DUCKDB_MEMORY): big reports spill to disk
+    from pipeline.duck import duckdb_connection
+    con = duckdb_connection(default_limit="4GB")   # $REBELOTE_DUCKDB_MEMORY: big reports spill to disk past it
     for table in schema.TABLES:
         empty = f"_empty_{table}"
         con.register(empty, schema.empty(table))

@@ -2,56 +2,27 @@
 to disk past its memory limit), cut into batches of whole games, each batch through
 :func:`pipeline.rescore.game.game_pass`.
 
-Memory is bounded by DuckDB's ``memory_limit`` (``$REBELOTE_DUCKDB_MEMORY``, default 2GB) plus one batch
+Memory is bounded by DuckDB's ``memory_limit`` (``$REBELOTE_DUCKDB_MEMORY``, default 1GB) plus one batch
 of ``batch_rows`` score rows, not by the number of hands in the lake.
 """
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipeline import lake as lakemod
+from pipeline.duck import arrow_reader, duckdb_connection, table_source
 from pipeline.rescore.game import game_pass
 from pipeline.rules import Ruleset
 
 # what game_pass reads from each score row
 GAME_COLUMNS = ["game_id", "hand_no", "source", "status", "hand_score", "held_points", "litige", "taker_team",
                 "contract_made", "capot_team", "carried_in"]
-
-
-def memory_limit() -> str:
-    """DuckDB's memory limit for Rebelote's connections: ``$REBELOTE_DUCKDB_MEMORY`` (e.g. '4GB'), default 2GB.
-    Past it DuckDB spills sorts, joins and aggregates to disk instead of growing."""
-    return os.environ.get("REBELOTE_DUCKDB_MEMORY", "2GB")
-
-
-def duckdb_connection(tmp: str | None = None) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB connection that spills to ``tmp`` (default: a ``rebelote-duckdb`` folder in the
-    system's temporary folder) past :func:`memory_limit`."""
-    tmp = tmp or os.path.join(tempfile.gettempdir(), "rebelote-duckdb")
-    con = duckdb.connect(":memory:")
-    con.execute(f"SET memory_limit = '{memory_limit()}'")
-    con.execute(f"SET temp_directory = '{tmp}'")
-    con.execute("SET TimeZone = 'UTC'")
-    return con
-
-
-def arrow_reader(con: duckdb.DuckDBPyConnection, sql: str, params: dict | None, batch_rows: int):
-    """A ``pyarrow.RecordBatchReader`` over a query's result, ``batch_rows`` rows at a time (streamed: DuckDB
-    produces the rows as they are read). Run two at once on two ``con.cursor()``s."""
-    rel = con.sql(sql, params=params or None)
-    for name in ("to_arrow_reader", "fetch_arrow_reader", "record_batch"):   # DuckDB 2.x, then 1.x names
-        if hasattr(rel, name):
-            return getattr(rel, name)(batch_rows)
-    raise RuntimeError("this DuckDB version has no streaming Arrow reader")
 
 
 def _last_game_start(gid: np.ndarray) -> int:
@@ -65,35 +36,34 @@ def sorted_game_batches(lake, ruleset: str, batch_rows: int = 1 << 20) -> Iterat
     ``recorded_final`` from ``games``), sorted by (game_id, hand_no), in tables of about ``batch_rows`` rows
     that each hold whole games (a game is never split between two tables)."""
     loc = lakemod.locate(lake)
-    with tempfile.TemporaryDirectory(prefix="rebelote-duckdb-") as tmp:
-        con = duckdb_connection(tmp)
-        try:
-            scores = lakemod.dataset(loc, "scores")
-            con.register("scores_ds", scores)
-            if lakemod.has_table(loc, "games"):
-                con.register("games_ds", lakemod.dataset(loc, "games").scanner(
-                    columns=["game_id", "target", "recorded_final"]).to_reader())
-                games_sql = ("(SELECT game_id, any_value(target) AS target, any_value(recorded_final) AS recorded_final "
-                             "FROM games_ds GROUP BY game_id)")
-            else:
-                games_sql = "(SELECT NULL::VARCHAR AS game_id, NULL::INTEGER AS target, NULL::INTEGER[] AS recorded_final)"
-            cols = ", ".join(f"s.{c}" for c in GAME_COLUMNS)
-            reader = arrow_reader(
-                con, f"SELECT {cols}, g.target, g.recorded_final FROM scores_ds s LEFT JOIN {games_sql} g USING (game_id) "
-                "WHERE s.ruleset = $r ORDER BY s.game_id, s.hand_no", {"r": ruleset}, batch_rows)
-            carry: pa.Table | None = None
-            for b in reader:
-                t = pa.Table.from_batches([b]) if carry is None else pa.concat_tables([carry, pa.Table.from_batches([b])])
-                if t.num_rows == 0:
-                    continue
-                cut = _last_game_start(t.column("game_id").to_numpy(zero_copy_only=False))
-                if cut:
-                    yield t.slice(0, cut)
-                carry = t.slice(cut)
-            if carry is not None and carry.num_rows:
-                yield carry
-        finally:
-            con.close()
+    files = [f.path for f in lakemod.list_files(loc, "scores", f"ruleset={ruleset}")]
+    if not files:
+        return
+    con = duckdb_connection()
+    try:
+        scores = table_source(con, loc, "scores", files)
+        if lakemod.has_table(loc, "games"):
+            games = ("(SELECT game_id, any_value(target) AS target, any_value(recorded_final) AS recorded_final "
+                     f"FROM {table_source(con, loc, 'games')} GROUP BY game_id)")
+        else:
+            games = "(SELECT NULL::VARCHAR AS game_id, NULL::INTEGER AS target, NULL::INTEGER[] AS recorded_final)"
+        cols = ", ".join(f"s.{c}" for c in GAME_COLUMNS)
+        reader = arrow_reader(con, f"SELECT {cols}, g.target, g.recorded_final FROM {scores} s LEFT JOIN {games} g "
+                              "USING (game_id) WHERE s.ruleset = $r ORDER BY s.game_id, s.hand_no", {"r": ruleset},
+                              batch_rows)
+        carry: pa.Table | None = None
+        for b in reader:
+            t = pa.Table.from_batches([b]) if carry is None else pa.concat_tables([carry, pa.Table.from_batches([b])])
+            if t.num_rows == 0:
+                continue
+            cut = _last_game_start(t.column("game_id").to_numpy(zero_copy_only=False))
+            if cut:
+                yield t.slice(0, cut)
+            carry = t.slice(cut)
+        if carry is not None and carry.num_rows:
+            yield carry
+    finally:
+        con.close()
 
 
 def game_results(lake, rules: Ruleset, on_game_batch=None, batch_rows: int = 1 << 20) -> Iterator[pa.Table]:
