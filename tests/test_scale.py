@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-from pipeline import lake as lakemod, stats
+from pipeline import lake as lakemod, schema, stats
 from pipeline.cli import app
 from pipeline.ingest.run import ingest_paths
 from pipeline.rescore import game_pass, rescore_lake
@@ -277,3 +277,25 @@ def test_ray_engine_gives_the_local_engine_results(tmp_path, sim_files):
     assert remote.hands == n_hands
     for t, k in (("scores", "hand_key"), ("game_scores", "game_id")):
         assert sorted_table(lake, t, [k]).equals(expected[t]), t
+
+
+def test_iter_batches_fills_partitions_and_missing_columns(tmp_path):
+    """A file written before a column existed (here: games without `target`) reads it as null; the partition
+    column comes from the folder name; batches keep the file's row order."""
+    sch = schema.schema("games")
+    row = {"game_id": "g1", "source_format": "rebelote", "source_file": "f.jsonl", "source_game_id": "1",
+           "variant": "belote", "ruleset_hint": None, "n_players": 4, "players": ["a", "b", "c", "d"], "n_hands": 1,
+           "target": 1000, "recorded_final": None, "recorded_winner": None, "game_key": "k1"}
+    rows = [dict(row, game_id=f"g{i}", game_key=f"k{i}") for i in range(5)]
+    file_schema = sch.remove(sch.get_field_index("source")).remove(sch.get_field_index("target") - 1)
+    part = tmp_path / "games" / "source=club-7"
+    part.mkdir(parents=True)
+    pq.write_table(pa.Table.from_pylist([{k: v for k, v in r.items() if k != "target"} for r in rows],
+                                        schema=file_schema), part / "part-old.parquet")
+    batches = list(lakemod.iter_batches(tmp_path, "games", batch_size=2))
+    assert [b.num_rows for b in batches] == [2, 2, 1]
+    t = pa.Table.from_batches(batches)
+    assert t.schema.equals(sch)
+    assert t.column("game_id").to_pylist() == ["g0", "g1", "g2", "g3", "g4"]
+    assert t.column("source").to_pylist() == ["club-7"] * 5
+    assert t.column("target").null_count == 5
