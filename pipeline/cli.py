@@ -119,7 +119,7 @@ def rescore(
     lake: LakeOpt = lakemod.DEFAULT_LAKE,
     engine: Annotated[str, typer.Option("--engine", help="local (this process) or ray (Ray Data map_batches; needs "
                                         "the 'ray' extra; joins $RAY_ADDRESS if set).")] = "local",
-    batch_size: Annotated[int, typer.Option("--batch-size", min=1024, help="Hands per batch (memory is bounded by it).")] = 262_144,
+    batch_size: Annotated[int, typer.Option("--batch-size", min=1024, help="Hands per score_batch call (with the input row group, this bounds memory).")] = 262_144,
 ) -> None:
     """Recompute every hand of the lake under a ruleset; writes scores/ and game_scores/ for it."""
     from pipeline.rescore import ENGINES, rescore_lake

@@ -98,6 +98,7 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str) -> RescoreSumma
             yield s
 
     lakemod.replace_partition(lake, "scores", rules.name, batches())
+    pa.default_memory_pool().release_unused()   # hand the hand pass's buffers back before DuckDB's sort starts
     t1 = time.perf_counter()
     summary.seconds_hands = t1 - t0
 
