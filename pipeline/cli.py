@@ -29,7 +29,8 @@ app.add_typer(stats_app, name="stats")
 err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 out = Console(highlight=False, markup=False, soft_wrap=True, emoji=False)
 
-LakeOpt = Annotated[Path, typer.Option("--lake", help="Lake folder (default: $REBELOTE_LAKE or ./rebelote-lake).")]
+LakeOpt = Annotated[str, typer.Option("--lake", help="Lake folder or URL (file:///abs/path, s3://bucket/prefix; "
+                                       "default: $REBELOTE_LAKE or ./rebelote-lake).")]
 EXIT_REJECTED = 1
 EXIT_ERROR = 2
 
@@ -123,11 +124,25 @@ def ingest(
 def rescore(
     rules: Annotated[list[str], typer.Option("--rules", help="Ruleset name or path to a .toml file; repeat for several.")],
     lake: LakeOpt = lakemod.DEFAULT_LAKE,
+    engine: Annotated[str, typer.Option("--engine", help="local (this process) or ray (Ray Data map_batches; needs "
+                                        "the 'ray' extra; joins $RAY_ADDRESS if set).")] = "local",
+    threads: Annotated[int, typer.Option("--threads", min=1, help="Local engine: score this many batches at once "
+                                         "(one more batch in memory each; score_batch alone ran 1.4x faster with 2 on 2 cores).")] = 1,
+    batch_size: Annotated[int, typer.Option("--batch-size", min=1024, help="Hands per score_batch call (with the input row group, this bounds memory).")] = 262_144,
 ) -> None:
     """Recompute every hand of the lake under a ruleset; writes scores/ and game_scores/ for it."""
-    from pipeline.rescore import rescore_lake
+    from pipeline.rescore import ENGINES, rescore_lake
+    from pipeline.rescore.ray_engine import EngineUnavailable
 
-    if not lakemod.has_table(lake, "hands"):
+    if engine not in ENGINES:
+        _fail(f"unknown engine {engine!r}; engines: {', '.join(ENGINES)}")
+    if engine == "ray":
+        try:
+            from pipeline.rescore.ray_engine import _ray
+            _ray()
+        except EngineUnavailable as e:
+            _fail(str(e))
+    if not _has_hands(lake):
         _fail(f"no hands in lake {lake} (run `rebelote ingest` first)")
     loaded = {}
     for name in rules:                       # every ruleset is checked before any work starts
@@ -135,9 +150,42 @@ def rescore(
         loaded.setdefault(r.name, r)
     for r in loaded.values():
         try:
-            out.print(str(rescore_lake(lake, r)))
+            out.print(str(rescore_lake(lake, r, batch_size=batch_size, engine=engine, threads=threads)))
+        except EngineUnavailable as e:
+            _fail(str(e))
         except OSError as e:
             _fail(f"{e.filename or lake}: {e.strerror or e}")
+
+
+def _has_hands(lake: str) -> bool:
+    try:
+        return lakemod.has_table(lake, "hands")
+    except ValueError as e:          # a URL no filesystem handles
+        _fail(str(e))
+    except OSError as e:
+        _fail(f"lake {lake}: {e}")
+
+
+@app.command()
+def compact(
+    lake: LakeOpt = lakemod.DEFAULT_LAKE,
+    table: Annotated[Optional[list[str]], typer.Option("--table", help="Only this table (repeatable; default: all).")] = None,
+) -> None:
+    """Rewrite each partition's many small Parquet files (one per import) into few large ones: row groups of
+    1M rows, files of about 200 MB. Contents are unchanged; runs under the lake lock and swaps the new files in."""
+    from pipeline import schema
+
+    for t in table or []:
+        if t not in schema.TABLES:
+            _fail(f"unknown table {t!r}; tables: {', '.join(schema.TABLES)}")
+    try:
+        if not lakemod.exists(lake):
+            _fail(f"lake folder not found: {lake}")
+        out.print(str(lakemod.compact(lake, table or None)))
+    except ValueError as e:
+        _fail(str(e))
+    except OSError as e:
+        _fail(f"{e.filename or lake}: {e.strerror or e}")
 
 
 def _emit(table, fmt: str, output: Optional[Path], display: Optional[list[str]] = None) -> None:
@@ -314,7 +362,7 @@ def _export_jsonl(output: Optional[Path], lake: Path, source: Optional[list[str]
 
     from pipeline.export import export_jsonl
 
-    if not lakemod.has_table(lake, "hands"):
+    if not _has_hands(lake):
         _fail(f"no hands in lake {lake}")
     try:
         if output is None:
@@ -456,14 +504,14 @@ def simulate(
 
 @app.command()
 def demo(
-    lake: Annotated[Optional[Path], typer.Option("--lake", help="Lake folder to create (default: a temporary folder).")] = None,
+    lake: Annotated[Optional[str], typer.Option("--lake", help="Lake folder to create (default: a temporary folder).")] = None,
 ) -> None:
     """Run the whole pipeline on the embedded sample in data/: ingest, rescore, reports."""
     from pipeline.resources import resource_dir
 
     data = resource_dir("data")
     ctx = tempfile.TemporaryDirectory(prefix="rebelote-demo-") if lake is None else None
-    target = Path(ctx.name) if ctx else lake
+    target = ctx.name if ctx else lake
     try:
         out.print(f"Rebelote demo on {data} -> lake {target}")
         ingest([data], lake=target, format=None, strict=False, quiet=True)
@@ -538,21 +586,48 @@ def show(
 
 @app.command()
 def bench(
-    hands: Annotated[int, typer.Option("--hands", min=1000, help="Hands to rescore per ruleset.")] = 100_000,
-    rules: Annotated[Optional[list[str]], typer.Option("--rules", help="Rulesets to measure (repeatable).")] = None,
-    json_out: Annotated[Optional[Path], typer.Option("--json", help="Also write the figures as JSON.")] = None,
+    hands: Annotated[Optional[list[str]], typer.Option("--hands", help="Sizes in hands: 100000, 1e6 or 10^6; "
+                                                       "comma-separated or repeated (default 1e4,1e5).")] = None,
+    family: Annotated[Optional[list[str]], typer.Option("--family", help="Ruleset families to rescore: classic, "
+                                                        "coinche, bulgarian, 2-player (repeatable; default all).")] = None,
+    ingest_max: Annotated[str, typer.Option("--ingest-max", help="Largest size (hands) whose ingest, compact "
+                                            "and export are measured; above it only rescore, game pass and stats.")] = "1e6",
+    real: Annotated[bool, typer.Option("--real/--no-real", help="Also ingest the real files of ../shared "
+                                       "($REBELOTE_SHARED), once.")] = True,
+    json_out: Annotated[Optional[Path], typer.Option("--json", help="Also write the rows and the growth table as JSON.")] = None,
+    workdir: Annotated[Optional[Path], typer.Option("--workdir", help="Folder for the temporary files (default: the "
+                                                    "system's temporary folder).")] = None,
+    keep: Annotated[bool, typer.Option("--keep", help="Keep the generated files and lakes.")] = False,
 ) -> None:
-    """Measure each stage (ingest, rescore, game pass, stats) on simulated input; prints one table."""
+    """Measure each stage (ingest per format, rescore per ruleset family, game pass, every report, compact, export,
+    Parquet bytes per hand, peak memory) at each size, each stage in a fresh process; prints one table and the
+    log-log growth of each stage's time with N."""
     import pyarrow as pa
 
     from pipeline import bench as benchmod
+    from pipeline.bench.data import FAMILIES
 
-    names = tuple(_load_rules(r).name for r in (rules or ["belote-classic", "colver"]))
-    rows = benchmod.run(hands=hands, rulesets=names)
-    table = pa.Table.from_pylist([{"stage": r.stage, "ruleset": r.ruleset, "rows": r.rows,
+    try:
+        sizes = benchmod.parse_sizes(hands or ["1e4,1e5"])
+        cap = benchmod.parse_sizes([ingest_max])[0]
+    except ValueError as e:
+        _fail(str(e).replace("--hands", "--hands/--ingest-max"))
+    for f in family or []:
+        if f not in FAMILIES:
+            _fail(f"unknown family {f!r}; families: {', '.join(FAMILIES)}")
+    rows = benchmod.run(sizes, family or None, cap, real, workdir, keep,
+                        log=lambda m: err.print(escape(m), style="dim"))
+    table = pa.Table.from_pylist([{"N": r.size or None, "stage": r.stage, "what": r.what, "rows": r.rows,
                                    "seconds": round(r.seconds, 3), "rate": round(r.rate, 1), "unit": r.unit,
-                                   "note": r.note} for r in rows])
+                                   "peak RSS MB": round(r.peak_rss_mb), "note": r.note} for r in rows])
     _emit(table, "table", None)
+    grow = benchmod.growth(rows)
+    if grow:
+        cols = [str(n) for n in sorted({int(k) for g in grow for k in g["seconds"]})]
+        gt = pa.Table.from_pylist([{"stage": g["stage"], "what": g["what"],
+                                    **{f"s@{c}": g["seconds"].get(c) for c in cols}, "slope": g["slope"]} for g in grow])
+        out.print("\nGrowth: seconds against N (log-log slope; 1 = linear)")
+        _emit(gt, "table", None)
     if json_out:
         json_out.write_bytes(benchmod.to_json(rows))
 
@@ -628,6 +703,11 @@ def _main(version: Annotated[bool, typer.Option("--version", callback=_version, 
                                                 help="Print the version and exit.")] = False) -> None:
     """Rebelote: import belote game records into a Parquet lake, rescore them under any ruleset, and report
     statistics with DuckDB."""
+    import warnings
+
+    def show(message, category, filename, lineno, file=None, line=None):   # one plain line, no source location
+        err.print(f"[yellow]warning:[/] {escape(str(message))}")
+    warnings.showwarning = show
 
 
 def main() -> None:

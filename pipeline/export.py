@@ -1,47 +1,81 @@
-"""Exports of the lake: the native JSON Lines format (one game per line). The DuckDB dashboard file is
-:mod:`pipeline.dashboard`."""
+"""Exports of the lake: the native JSON Lines format (one game per line), streamed. The DuckDB dashboard file
+is :mod:`pipeline.dashboard`.
+
+Games and hands are read sorted by game with DuckDB (which spills to disk past its memory limit, see
+:func:`pipeline.duck.duckdb_connection`) and merged one game at a time, so memory is
+bounded by a batch of rows, not by the lake.
+"""
 
 from __future__ import annotations
 
-from collections import defaultdict
-from pathlib import Path
+from collections.abc import Iterator
 from typing import IO
 
 import orjson
-import pyarrow.compute as pc
+import pyarrow as pa
 
-from pipeline import lake as lakemod
+from pipeline import lake as lakemod, schema
+from pipeline.duck import arrow_reader, duckdb_connection, table_source
 from pipeline.native import game_to_json
 from pipeline.pseudonymize import Pseudonymizer
 
 
-def export_jsonl(lake: Path, out: IO[bytes], source: list[str] | str | None = None,
-                 pseudonymize: str | None = None) -> tuple[int, int]:
+def _rows(lake, table: str, where: str, order: str, params: dict, batch_rows: int) -> Iterator[dict]:
+    """Rows of ``table`` (filtered by ``where``) in ``order``, as dicts with the table's schema types, on a
+    connection of their own (two of these stream side by side)."""
+    sch = schema.schema(table)
+    con = duckdb_connection()
+    try:
+        src = table_source(con, lake, table)
+        for b in arrow_reader(con, f"SELECT * FROM {src} {where} ORDER BY {order}", params, batch_rows):
+            yield from pa.Table.from_batches([b]).select(sch.names).cast(sch).to_pylist()
+    finally:
+        con.close()
+
+
+def export_jsonl(lake, out: IO[bytes], source: list[str] | str | None = None,
+                 pseudonymize: str | None = None, batch_rows: int = 16_384) -> tuple[int, int]:
     """Write every game of the lake (optionally only some sources) as native JSON Lines to ``out``.
 
-    Games are written in game_id order, hands in hand_no order. With ``pseudonymize`` (a salt), the
-    ``players`` lists hold pseudonyms instead of names (:mod:`pipeline.pseudonymize`; game ids, file names
-    and the rest are kept). Returns (games, hands) written.
+    Games are written in game_id order, hands in hand_no order; a game id present twice in ``games`` (the same
+    game re-imported with other content) is written once, with every hand of that id. With ``pseudonymize``
+    (a salt), the ``players`` lists hold pseudonyms instead of names (:mod:`pipeline.pseudonymize`; game ids,
+    file names and the rest are kept). Returns (games, hands) written. Raises OSError on a write failure.
     """
     pseudo = Pseudonymizer(pseudonymize) if pseudonymize else None
     if isinstance(source, str):
         source = [source]
-    flt = pc.field("source").isin(source) if source else None
-    games = lakemod.read(lake, "games", filter=flt).sort_by("game_id").to_pylist()
-    hands = lakemod.read(lake, "hands", filter=flt).sort_by([("game_id", "ascending"), ("hand_no", "ascending")])
-    by_game: dict[str, list[dict]] = defaultdict(list)
-    for h in hands.to_pylist():
-        by_game[h["game_id"]].append(h)
-    n_hands = 0
-    seen: set[str] = set()
-    for g in games:
-        if g["game_id"] in seen:  # a game re-imported with other content: export each version's hands once
-            continue
-        seen.add(g["game_id"])
-        hs = by_game.get(g["game_id"], [])
-        n_hands += len(hs)
-        if pseudo:
-            g = dict(g, players=pseudo.names(g["source"], g["players"]))
-            hs = [dict(h, players=pseudo.names(h["source"], h["players"])) for h in hs]
-        out.write(orjson.dumps(game_to_json(g, hs)) + b"\n")
-    return len(seen), n_hands
+    loc = lakemod.locate(lake)
+    if not lakemod.has_table(loc, "games"):
+        return 0, 0
+    where = "WHERE source IN (SELECT unnest($sources))" if source else ""
+    params = {"sources": list(source)} if source else {}
+    games = _rows(loc, "games", where, "game_id, game_key", params, batch_rows)
+    hands = (_rows(loc, "hands", where, "game_id, hand_no, hand_key", params, batch_rows)
+             if lakemod.has_table(loc, "hands") else iter(()))
+    n_games = n_hands = 0
+    try:
+        last = None
+        pending = next(hands, None)
+        for g in games:
+            gid = g["game_id"]
+            if gid == last:          # a game re-imported with other content: its hands went out already
+                continue
+            last = gid
+            while pending is not None and pending["game_id"] < gid:   # hands without a game row: not exported
+                pending = next(hands, None)
+            hs = []
+            while pending is not None and pending["game_id"] == gid:
+                hs.append(pending)
+                pending = next(hands, None)
+            n_games += 1
+            n_hands += len(hs)
+            if pseudo:
+                g = dict(g, players=pseudo.names(g["source"], g["players"]))
+                hs = [dict(h, players=pseudo.names(h["source"], h["players"])) for h in hs]
+            out.write(orjson.dumps(game_to_json(g, hs)) + b"\n")
+    finally:
+        games.close()
+        if hasattr(hands, 'close'):
+            hands.close()
+    return n_games, n_hands

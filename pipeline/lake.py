@@ -1,4 +1,4 @@
-"""The Parquet lake: hive-partitioned tables under one folder, written with zstd.
+"""The Parquet lake: hive-partitioned tables under one folder or object-storage prefix, written with zstd.
 
 Layout (``schemas/<table>.toml`` gives each table's partition column)::
 
@@ -9,7 +9,14 @@ Layout (``schemas/<table>.toml`` gives each table's partition column)::
     LAKE/game_scores/ruleset=<name>/part-<n>.parquet
 
 Appends are idempotent: rows whose key (hand_key, game_key, reject_key) is already in the lake are
-skipped. Rescoring replaces its ruleset's partition.
+skipped. Rescoring replaces its ruleset's partition; :func:`compact` rewrites a partition's many small
+files into few large ones. Both build the new files under ``LAKE/_staging/`` (outside every table, so
+no reader sees them) and then swap them in.
+
+``LAKE`` is a local folder (``Path`` or text), or a URL that ``pyarrow.fs.FileSystem.from_uri`` opens
+(``file:///abs/path``, ``s3://bucket/prefix``, ``gs://``, ``hdfs://``), or, when fsspec is installed, any
+fsspec URL (``memory://lake``). See docs/scale.md for object-storage credentials. Object storage has no
+file lock: writes to a non-local lake assume a single writer (:func:`lock` warns once and goes on).
 """
 
 from __future__ import annotations
@@ -18,32 +25,110 @@ import contextlib
 import fcntl
 import hashlib
 import os
-import shutil
+import posixpath
+import uuid
+import warnings
+from urllib.parse import unquote
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as ds
+import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from pipeline import schema
 
-DEFAULT_LAKE = Path(os.environ.get("REBELOTE_LAKE", "rebelote-lake"))
+DEFAULT_LAKE = os.environ.get("REBELOTE_LAKE", "rebelote-lake")
 KEYS = {"hands": "hand_key", "games": "game_key", "rejects": "reject_key"}
-ROW_GROUP = 1_000_000
+ROW_GROUP = 1_000_000                 # rows per Parquet row group (the scan unit)
+FILE_BYTES = 200 * 1024 * 1024        # a written file is closed once it reaches about this size (target 100-250 MB)
+BUFFER_BYTES = 256 * 1024 * 1024      # a row group is also flushed once its Arrow rows hold this much memory
+STAGING = "_staging"
+
+
+class LakeWarning(UserWarning):
+    """A lake operation that goes on with a weaker guarantee (e.g. no lock on object storage)."""
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a lake lives: a pyarrow filesystem and the root path inside it.
+
+    ``fs``: a ``pyarrow.fs.FileSystem``; ``root``: the lake's path in ``fs`` (no trailing slash);
+    ``uri``: the text the user gave (for messages); ``local``: True on the local filesystem (locks, renames
+    and DuckDB's own Parquet reader are available there).
+    """
+
+    fs: pafs.FileSystem
+    root: str
+    uri: str
+    local: bool
+
+    def path(self, *parts: str) -> str:
+        """The path of ``parts`` under the lake root, in ``fs``."""
+        return posixpath.join(self.root, *parts) if parts else self.root
+
+    def __str__(self) -> str:
+        return self.uri
+
+
+def is_url(lake: str | Path) -> bool:
+    """True when ``lake`` is written as a URL (``scheme://...``) rather than a local path."""
+    return isinstance(lake, str) and "://" in lake
+
+
+def locate(lake: str | Path | Location) -> Location:
+    """Resolve a lake given as a local path or a URL.
+
+    Raises ValueError naming the URL when no filesystem handles its scheme (pyarrow's, then fsspec's).
+    """
+    if isinstance(lake, Location):
+        return lake
+    if not is_url(lake):
+        return Location(pafs.LocalFileSystem(), os.path.abspath(os.fspath(lake)), os.fspath(lake), True)
+    try:
+        fs, root = pafs.FileSystem.from_uri(lake)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError) as e:
+        try:
+            import fsspec
+            fs_spec, root = fsspec.core.url_to_fs(lake)
+        except ImportError:
+            raise ValueError(f"lake {lake}: pyarrow cannot open this URL ({e}) and fsspec is not installed") from e
+        except (ValueError, KeyError) as e2:
+            raise ValueError(f"lake {lake}: no filesystem for this URL (pyarrow: {e}; fsspec: {e2})") from e2
+        fs = pafs.PyFileSystem(pafs.FSSpecHandler(fs_spec))
+    local = isinstance(fs, pafs.LocalFileSystem)
+    return Location(fs, root.rstrip("/") or root, lake, local)
+
+
+_warned: set[str] = set()
 
 
 @contextlib.contextmanager
-def lock(lake: Path):
-    """Exclusive lock on a lake for the duration of a write (ingest, rescore): a second writer waits for the
-    first, so concurrent runs neither duplicate rows nor trip over each other's files.
-    Raises OSError (e.g. NotADirectoryError, PermissionError) when the lake cannot be created or written."""
-    lake = Path(lake)
-    if lake.exists() and not lake.is_dir():
-        raise NotADirectoryError(20, "the lake path is a file, not a folder", str(lake))
-    lake.mkdir(parents=True, exist_ok=True)
-    with open(lake / ".lock", "a") as fh:
+def lock(lake: str | Path | Location):
+    """Exclusive lock on a lake for the duration of a write (ingest, rescore, compact): a second writer waits
+    for the first, so concurrent runs neither duplicate rows nor trip over each other's files.
+
+    On a non-local lake (object storage) there is no lock: a :class:`LakeWarning` is issued once per lake
+    and the caller must be the only writer. Raises OSError (e.g. NotADirectoryError, PermissionError) when
+    a local lake cannot be created or written."""
+    loc = locate(lake)
+    if not loc.local:
+        if loc.uri not in _warned:
+            _warned.add(loc.uri)
+            warnings.warn(f"lake {loc.uri} is not on a local disk: no lock is taken, so run one writer "
+                          "(ingest, rescore, compact) at a time", LakeWarning, stacklevel=3)
+        loc.fs.create_dir(loc.root, recursive=True)
+        yield
+        return
+    root = Path(loc.root)
+    if root.exists() and not root.is_dir():
+        raise NotADirectoryError(20, "the lake path is a file, not a folder", loc.uri)
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / ".lock", "a") as fh:
         fcntl.flock(fh, fcntl.LOCK_EX)
         try:
             yield
@@ -51,25 +136,65 @@ def lock(lake: Path):
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-def table_dir(lake: Path, table: str) -> Path:
-    return Path(lake) / table
+def table_dir(lake: str | Path | Location, table: str) -> str:
+    """Path of a table's folder inside the lake's filesystem."""
+    return locate(lake).path(table)
 
 
-def has_table(lake: Path, table: str) -> bool:
+def exists(lake: str | Path | Location) -> bool:
+    """True when the lake's root folder exists (on object storage: when anything is stored under it)."""
+    loc = locate(lake)
+    info = loc.fs.get_file_info(loc.root)
+    if info.type == pafs.FileType.Directory:
+        return True
+    if info.type == pafs.FileType.NotFound and not loc.local:
+        return bool(loc.fs.get_file_info(pafs.FileSelector(loc.root, recursive=False, allow_not_found=True)))
+    return False
+
+
+def list_files(lake: str | Path | Location, table: str, partition: str | None = None) -> list[pafs.FileInfo]:
+    """The Parquet files of a table (or of one partition folder such as ``source=x``), sorted by path.
+    Files and folders whose name starts with ``_`` or ``.`` are skipped, as pyarrow and DuckDB readers do."""
+    loc = locate(lake)
+    base = loc.path(table, partition) if partition else loc.path(table)
+    infos = loc.fs.get_file_info(pafs.FileSelector(base, recursive=True, allow_not_found=True))
+    out = []
+    for f in infos:
+        rel = f.path[len(base):].strip("/").split("/")
+        if f.type == pafs.FileType.File and f.path.endswith(".parquet") and not any(p[:1] in "_." for p in rel):
+            out.append(f)
+    return sorted(out, key=lambda f: f.path)
+
+
+def has_table(lake: str | Path | Location, table: str) -> bool:
     """True when the table has at least one Parquet file."""
-    d = table_dir(lake, table)
-    return d.is_dir() and any(d.rglob("*.parquet"))
+    return bool(list_files(lake, table))
 
 
-def dataset(lake: Path, table: str) -> ds.Dataset:
+def partitions(lake: str | Path | Location, table: str) -> list[str | None]:
+    """The partition folders of a table (``['source=a', 'source=b']``), or ``[None]`` for an unpartitioned one."""
+    if not schema.partition_columns(table):
+        return [None]
+    loc = locate(lake)
+    base = loc.path(table)
+    infos = loc.fs.get_file_info(pafs.FileSelector(base, recursive=False, allow_not_found=True))
+    return sorted(posixpath.basename(f.path) for f in infos
+                  if f.type == pafs.FileType.Directory and "=" in posixpath.basename(f.path)
+                  and posixpath.basename(f.path)[:1] not in "_.")
+
+
+def dataset(lake: str | Path | Location, table: str) -> ds.Dataset:
     """A pyarrow dataset over the table with its declared schema (partition columns included)."""
+    loc = locate(lake)
     sch = schema.schema(table)
     parts = schema.partition_columns(table)
     part = ds.partitioning(pa.schema([sch.field(p) for p in parts]), flavor="hive") if parts else None
-    return ds.dataset(str(table_dir(lake, table)), format="parquet", schema=sch, partitioning=part)
+    files = [f.path for f in list_files(loc, table)]
+    return ds.dataset(files, filesystem=loc.fs, format="parquet", schema=sch, partitioning=part,
+                      partition_base_dir=loc.path(table))
 
 
-def read(lake: Path, table: str, columns: list[str] | None = None, filter=None) -> pa.Table:
+def read(lake: str | Path | Location, table: str, columns: list[str] | None = None, filter=None) -> pa.Table:
     """Read a table (or some columns). An absent table reads as empty."""
     if not has_table(lake, table):
         t = schema.empty(table)
@@ -77,32 +202,98 @@ def read(lake: Path, table: str, columns: list[str] | None = None, filter=None) 
     return dataset(lake, table).to_table(columns=columns, filter=filter)
 
 
-def iter_batches(lake: Path, table: str, batch_size: int = 262_144, columns: list[str] | None = None) -> Iterator[pa.RecordBatch]:
-    """Stream a table in record batches (memory bounded by batch_size)."""
+def _hive_values(loc: Location, table: str, path: str) -> dict[str, str]:
+    """Partition values (``{'source': 'x'}``) from a file path's ``name=value`` folders under the table."""
+    rel = path[len(loc.path(table)):].strip("/").split("/")[:-1]
+    return {k: unquote(v) for k, _, v in (p.partition("=") for p in rel) if _}
+
+
+def iter_batches(lake: str | Path | Location, table: str, batch_size: int = 262_144, columns: list[str] | None = None,
+                 filter=None) -> Iterator[pa.RecordBatch]:
+    """Stream a table in record batches of at most ``batch_size`` rows with the table's schema (partition
+    columns filled from the folder names, columns a file lacks as nulls), file by file in path order.
+
+    Memory is bounded by one row group of one file (about 1 GB for a 10^7-hand lake, measured; a pyarrow
+    dataset scanner reading ahead across files held twice that). With ``filter`` (a pyarrow expression) the
+    dataset scanner is used instead."""
     if not has_table(lake, table):
         return
-    yield from dataset(lake, table).to_batches(batch_size=batch_size, columns=columns)
+    if filter is not None:
+        yield from dataset(lake, table).to_batches(batch_size=batch_size, columns=columns, filter=filter,
+                                                   batch_readahead=2, fragment_readahead=1)
+        return
+    loc = locate(lake)
+    sch = schema.schema(table)
+    want = pa.schema([sch.field(c) for c in (columns or sch.names)])
+    for f in list_files(loc, table):
+        parts = _hive_values(loc, table, f.path)
+        with loc.fs.open_input_file(f.path) as fh:
+            pf = pq.ParquetFile(fh)
+            present = set(pf.schema_arrow.names)
+            read = [c for c in want.names if c in present and c not in parts]
+            for b in pf.iter_batches(batch_size=batch_size, columns=read):
+                n = b.num_rows
+                cols = []
+                for fld in want:
+                    if fld.name in parts:
+                        cols.append(pa.array([parts[fld.name]] * n, type=pa.string()).cast(fld.type))
+                    elif fld.name in present:
+                        col = b.column(fld.name)
+                        cols.append(col if col.type == fld.type else col.cast(fld.type))
+                    else:
+                        cols.append(pa.nulls(n, fld.type))
+                yield pa.RecordBatch.from_arrays(cols, schema=want)
 
 
-def existing_keys(lake: Path, table: str) -> set[str]:
-    """Every key of an append-only table already in the lake."""
+def existing_keys(lake: str | Path | Location, table: str) -> set[str]:
+    """Every key of an append-only table already in the lake (held in memory: about 100 bytes per row)."""
     key = KEYS[table]
-    if not has_table(lake, table):
-        return set()
-    return set(read(lake, table, columns=[key]).column(key).to_pylist())
+    keys: set[str] = set()
+    for b in iter_batches(lake, table, columns=[key]):
+        keys.update(b.column(0).to_pylist())
+    return keys
 
 
-def _write(data: pa.Table, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    pq.write_table(data, tmp, compression="zstd", row_group_size=ROW_GROUP)
-    os.replace(tmp, path)
+def read_bytes(lake: str | Path | Location, name: str) -> bytes | None:
+    """Contents of a small file at the lake root (``_manifest.json``), or None when absent."""
+    loc = locate(lake)
+    try:
+        with loc.fs.open_input_stream(loc.path(name)) as f:
+            return f.read()
+    except FileNotFoundError:
+        return None
 
 
-def append(lake: Path, table: str, rows: pa.Table) -> int:
+def write_bytes(lake: str | Path | Location, name: str, data: bytes) -> None:
+    """Write a small file under the lake root (``_manifest.json``, ``scores/ruleset=x/_ruleset.json``):
+    whole or not at all (a local file is written aside then renamed; an object-store put is atomic)."""
+    loc = locate(lake)
+    path = loc.path(name)
+    loc.fs.create_dir(posixpath.dirname(path), recursive=True)
+    if loc.local:
+        tmp = f"{path}.{uuid.uuid4().hex}.tmp"
+        Path(tmp).write_bytes(data)
+        os.replace(tmp, path)
+        return
+    with loc.fs.open_output_stream(path) as f:
+        f.write(data)
+
+
+def _write(loc: Location, data: pa.Table, path: str) -> None:
+    loc.fs.create_dir(posixpath.dirname(path), recursive=True)
+    if loc.local:
+        tmp = path + ".tmp"
+        pq.write_table(data, tmp, compression="zstd", row_group_size=ROW_GROUP)
+        os.replace(tmp, path)
+    else:
+        pq.write_table(data, path, filesystem=loc.fs, compression="zstd", row_group_size=ROW_GROUP)
+
+
+def append(lake: str | Path | Location, table: str, rows: pa.Table) -> int:
     """Write rows (already deduplicated by the caller) into their partitions; returns rows written."""
     if rows.num_rows == 0:
         return 0
+    loc = locate(lake)
     rows = schema.conform(table, rows)
     parts = schema.partition_columns(table)
     key = KEYS.get(table)
@@ -115,43 +306,236 @@ def append(lake: Path, table: str, rows: pa.Table) -> int:
         groups = [((), rows)]
     for values, data in groups:
         digest = hashlib.sha256("".join(data.column(key).to_pylist()).encode()).hexdigest()[:16] if key else "0"
-        d = table_dir(lake, table)
-        for p, v in zip(parts, values):
-            d = d / f"{p}={v}"
-        _write(data, d / f"part-{digest}.parquet")
+        d = loc.path(table, *(f"{p}={v}" for p, v in zip(parts, values)))
+        _write(loc, data, posixpath.join(d, f"part-{digest}.parquet"))
     return rows.num_rows
 
 
-def replace_partition(lake: Path, table: str, value: str, batches: Iterable[pa.Table]) -> int:
-    """Replace partition ``<col>=value`` of a table (scores, game_scores) with the given tables."""
+class RollingWriter:
+    """Writes a stream of tables of one schema as few large Parquet files in a folder.
+
+    Rows are buffered into row groups of ``row_group`` rows (or fewer once the buffer holds ``buffer_bytes``);
+    a file is closed and the next one started once it reaches ``file_bytes`` on disk. Files are named
+    ``<prefix>-<nnnnn>.parquet``. Memory is bounded by one row group. :meth:`close` returns the paths written.
+    """
+
+    def __init__(self, loc: Location, folder: str, sch: pa.Schema, prefix: str = "part",
+                 row_group: int = ROW_GROUP, file_bytes: int = FILE_BYTES, buffer_bytes: int = BUFFER_BYTES):
+        self.loc, self.folder, self.schema, self.prefix = loc, folder, sch, prefix
+        self.row_group, self.file_bytes, self.buffer_bytes = row_group, file_bytes, buffer_bytes
+        self.buf: list[pa.Table] = []
+        self.buf_rows = self.buf_bytes = 0
+        self.sink = self.writer = None
+        self.paths: list[str] = []
+        self.rows = 0
+
+    def write(self, t: pa.Table | pa.RecordBatch) -> None:
+        if isinstance(t, pa.RecordBatch):
+            t = pa.Table.from_batches([t])
+        while t.num_rows:
+            take = min(t.num_rows, self.row_group - self.buf_rows)
+            part = t.slice(0, take)
+            t = t.slice(take)
+            self.buf.append(part)
+            self.buf_rows += part.num_rows
+            self.buf_bytes += part.nbytes
+            if self.buf_rows >= self.row_group or self.buf_bytes >= self.buffer_bytes:
+                self._flush()
+
+    def _flush(self) -> None:
+        if not self.buf_rows:
+            return
+        if self.writer is None:
+            self.loc.fs.create_dir(self.folder, recursive=True)
+            path = posixpath.join(self.folder, f"{self.prefix}-{len(self.paths):05d}.parquet")
+            self.paths.append(path)
+            self.sink = self.loc.fs.open_output_stream(path)
+            self.writer = pq.ParquetWriter(self.sink, self.schema, compression="zstd")
+        group = pa.concat_tables(self.buf)      # chunked: the writer encodes it without a combined copy
+        self.writer.write_table(group, row_group_size=group.num_rows)
+        self.rows += group.num_rows
+        self.buf, self.buf_rows, self.buf_bytes = [], 0, 0
+        if self.sink.tell() >= self.file_bytes:
+            self._close_file()
+
+    def _close_file(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            self.sink.close()
+            self.writer = self.sink = None
+
+    def close(self) -> list[str]:
+        """Flush the last row group, close the file; the paths of every file written."""
+        self._flush()
+        self._close_file()
+        return self.paths
+
+
+def _staging(loc: Location, table: str, part: str | None) -> str:
+    """A fresh staging folder for a partition (under LAKE/_staging, which no table scan sees)."""
+    return loc.path(STAGING, table, (part or "_root") + "-" + uuid.uuid4().hex[:12])
+
+
+def _swap(loc: Location, staging: str, target: str, old_files: list[str] | None = None) -> None:
+    """Replace the partition folder ``target`` by ``staging`` (which holds the new files).
+
+    Local disk: two renames (old folder aside, new folder in), so a reader sees the old or the new files,
+    never both. Object storage (no folder rename): each new file is moved in, then the old files are
+    deleted (a reader running meanwhile may see both: single writer, no concurrent readers during it).
+    ``old_files`` (object storage): the files to delete, default every file of the old folder.
+    """
+    fs = loc.fs
+    if loc.local:
+        trash = None
+        if os.path.exists(target):
+            trash = loc.path(STAGING, "old-" + uuid.uuid4().hex[:12])
+            os.makedirs(posixpath.dirname(trash), exist_ok=True)
+            os.replace(target, trash)
+        os.makedirs(posixpath.dirname(target), exist_ok=True)
+        if os.path.exists(staging):
+            os.replace(staging, target)
+        if trash:
+            fs.delete_dir(trash)
+        return
+    if old_files is None:
+        old_files = [f.path for f in fs.get_file_info(pafs.FileSelector(target, recursive=True, allow_not_found=True))
+                     if f.type == pafs.FileType.File]
+    new = [f.path for f in fs.get_file_info(pafs.FileSelector(staging, recursive=True, allow_not_found=True))
+           if f.type == pafs.FileType.File]
+    moved = set()
+    for p in new:
+        dest = posixpath.join(target, p[len(staging):].lstrip("/"))
+        fs.move(p, dest)
+        moved.add(dest)
+    for p in old_files:
+        if p not in moved:
+            fs.delete_file(p)
+
+
+def replace_partition(lake: str | Path | Location, table: str, value: str, batches: Iterable[pa.Table | pa.RecordBatch]) -> int:
+    """Replace partition ``<col>=value`` of a table (scores, game_scores) with the rows of ``batches``
+    (streamed: written as they come, in few large files). Returns rows written."""
+    loc = locate(lake)
     part = schema.partition_columns(table)[0]
-    d = table_dir(lake, table) / f"{part}={value}"
-    staging = d.with_name(d.name + ".new")
-    shutil.rmtree(staging, ignore_errors=True)
-    n = 0
-    for i, t in enumerate(batches):
-        if t.num_rows == 0:
-            continue
-        t = schema.conform(table, t).drop_columns([part])
-        _write(t, staging / f"part-{i:05d}.parquet")
-        n += t.num_rows
-    shutil.rmtree(d, ignore_errors=True)
-    if staging.exists():
-        os.replace(staging, d)
-    return n
+    name = f"{part}={value}"
+    staging = _staging(loc, table, name)
+    sch = schema.schema(table)
+    out_schema = sch.remove(sch.get_field_index(part))
+    w = RollingWriter(loc, staging, out_schema)
+    try:
+        for t in batches:
+            if t.num_rows == 0:
+                continue
+            if isinstance(t, pa.RecordBatch):
+                t = pa.Table.from_batches([t])
+            w.write(schema.conform(table, t).drop_columns([part]))
+        w.close()
+    except BaseException:
+        w._close_file()
+        loc.fs.delete_dir_contents(staging, missing_dir_ok=True)
+        raise
+    _swap(loc, staging, loc.path(table, name))   # drops the old _ruleset.json too: the caller rewrites it
+    with contextlib.suppress(FileNotFoundError, OSError):
+        loc.fs.delete_dir(staging)
+    return w.rows
 
 
-def delete_rows(lake: Path, table: str, column: str, values: set, also: tuple[str, set] | None = None) -> int:
+@dataclass
+class CompactSummary:
+    """Counts of one compaction; ``str()`` is the one-line summary."""
+
+    partitions: int = 0
+    files_before: int = 0
+    files_after: int = 0
+    rows: int = 0
+    bytes_before: int = 0
+    bytes_after: int = 0
+    seconds: float = 0.0
+
+    def __str__(self) -> str:
+        return (f"compact: {self.partitions} partitions rewritten, {self.files_before} -> {self.files_after} files, "
+                f"{self.rows:,} rows, {self.bytes_before / 1e6:,.1f} -> {self.bytes_after / 1e6:,.1f} MB, "
+                f"{self.seconds:.2f} s")
+
+
+def compact(lake: str | Path | Location, tables: Iterable[str] | None = None, row_group: int = ROW_GROUP,
+            file_bytes: int = FILE_BYTES) -> CompactSummary:
+    """Rewrite each partition of ``tables`` (default: every table) that has more than one file into few
+    large files (row groups of ``row_group`` rows, files of about ``file_bytes`` bytes).
+
+    Rows keep their order (files in path order, rows in file order) and every value is unchanged, so
+    reports, rescoring and re-ingest (keys, manifest) give the same results. Runs under the lake lock;
+    the new files are written aside and swapped in (see :func:`_swap`). Raises OSError on I/O failure
+    (the lake is then unchanged: the staging files are removed).
+    """
+    import time
+    t0 = time.perf_counter()
+    loc = locate(lake)
+    out = CompactSummary()
+    with lock(loc):
+        for table in tables or schema.TABLES:
+            sch = schema.schema(table)
+            cols = schema.partition_columns(table)
+            file_schema = sch.remove(sch.get_field_index(cols[0])) if cols else sch
+            for part in partitions(loc, table):
+                files = list_files(loc, table, part)
+                if len(files) < 2:
+                    continue
+                target = loc.path(table, part) if part else loc.path(table)
+                staging = _staging(loc, table, part)
+                w = RollingWriter(loc, staging, file_schema, prefix="compact-" + uuid.uuid4().hex[:8],
+                                  row_group=row_group, file_bytes=file_bytes)
+                try:
+                    for f in files:   # one file at a time, in order (a file lacking a column reads it as null)
+                        one = ds.dataset([f.path], filesystem=loc.fs, format="parquet", schema=file_schema)
+                        for b in one.to_batches(batch_size=65_536):
+                            w.write(b)
+                    w.close()
+                except BaseException:
+                    w._close_file()
+                    loc.fs.delete_dir_contents(staging, missing_dir_ok=True)
+                    raise
+                out.partitions += 1
+                out.files_before += len(files)
+                out.bytes_before += sum(f.size for f in files)
+                out.rows += w.rows
+                out.files_after += len(w.paths)
+                out.bytes_after += sum(i.size for i in loc.fs.get_file_info(w.paths))
+                if loc.local:
+                    # files the scans skip (names starting with "_" or "."), e.g. _ruleset.json, stay
+                    for info in loc.fs.get_file_info(pafs.FileSelector(target)):
+                        name = posixpath.basename(info.path)
+                        if info.type == pafs.FileType.File and name[:1] in "_.":
+                            loc.fs.copy_file(info.path, posixpath.join(staging, name))
+                    if part is None:   # an unpartitioned table (rejects): move the new files in, then drop the old
+                        for p in w.paths:
+                            loc.fs.move(p, posixpath.join(target, posixpath.basename(p)))
+                        for f in files:
+                            loc.fs.delete_file(f.path)
+                        loc.fs.delete_dir(staging)
+                        continue
+                    _swap(loc, staging, target)
+                else:
+                    _swap(loc, staging, target, old_files=[f.path for f in files])
+                with contextlib.suppress(FileNotFoundError, OSError):
+                    loc.fs.delete_dir(staging)
+    out.seconds = time.perf_counter() - t0
+    return out
+
+
+def delete_rows(lake: str | Path | Location, table: str, column: str, values: set,
+                also: tuple[str, set] | None = None) -> int:
     """Remove the rows whose ``column`` is in ``values`` (and, with ``also = (column2, values2)``, whose
     ``column2`` is in ``values2`` too) from every Parquet file of ``table``; each file that holds one is
-    rewritten (atomically, file by file) or removed when nothing is left. Returns rows removed.
-    Used when a changed source file is re-imported, or a richer copy of a game replaces a poorer one."""
-    if not values or not has_table(lake, table):
+    rewritten or removed when nothing is left. Returns rows removed. Used when a changed source file is
+    re-imported, or a richer copy of a game replaces a poorer one (under the lake lock, like every write)."""
+    loc = locate(lake)
+    if not values or not has_table(loc, table):
         return 0
     wanted = pa.array(sorted(values))
     removed = 0
-    for path in sorted(table_dir(lake, table).rglob("*.parquet")):
-        t = pq.read_table(path)
+    for f in list_files(loc, table):
+        t = pq.read_table(f.path, filesystem=loc.fs)
         hit = pc.is_in(t.column(column), value_set=wanted.cast(t.schema.field(column).type))
         if also is not None:
             col2, values2 = also
@@ -162,7 +546,7 @@ def delete_rows(lake: Path, table: str, column: str, values: set, also: tuple[st
         removed += n
         kept = t.filter(pc.invert(hit))
         if kept.num_rows:
-            _write(kept, path)
+            _write(loc, kept, f.path)
         else:
-            path.unlink()
+            loc.fs.delete_file(f.path)
     return removed

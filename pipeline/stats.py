@@ -158,30 +158,38 @@ def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def table_sql(lake: Path, table: str, con: duckdb.DuckDBPyConnection) -> str:
+def table_sql(lake, table: str, con: duckdb.DuckDBPyConnection) -> str:
     """A self-contained SELECT of every row of lake table ``table``: the schema's columns first, in schema
     order and schema types (an empty typed relation, written as SQL casts), then the files under
     ``LAKE/<table>/`` filled in by name. A table with no files is just the empty relation.
 
-    The SQL names ``lake`` as given: pass an absolute path for SQL that must work from any directory.
-    ``con`` is only used to translate the Arrow schema into DuckDB types. Raises :class:`StatsError`
-    when the files cannot be read together (e.g. partitioned and unpartitioned files mixed).
+    ``lake`` is a folder or URL (:func:`pipeline.lake.locate`). A local lake is read by DuckDB's Parquet
+    reader with absolute paths, so the SQL works from any directory; a lake on object storage is read
+    through pyarrow's filesystem, as a dataset registered on ``con`` (``_arrow_<table>``), so that SQL only
+    works on ``con``. Raises :class:`StatsError` when the files cannot be read together (e.g. partitioned
+    and unpartitioned files mixed).
     """
+    from pipeline import lake as lakemod
+
+    loc = lakemod.locate(lake)
     rel = con.from_arrow(schema.empty(table))
     empty = ("SELECT " + ", ".join(f"CAST(NULL AS {ty}) AS {_quote(c)}" for c, ty in zip(rel.columns, rel.types))
              + " WHERE false")
-    folder = lake / table
-    if not any(folder.rglob("*.parquet")):
+    if not lakemod.has_table(loc, table):
         return empty
-    # partition values stay VARCHAR (no autocast: a source named '2023' is not a number)
-    hive = "true, hive_types_autocast = false" if schema.partition_columns(table) else "false"
-    src = (f"read_parquet({_sql_str(str(folder / '**' / '*.parquet'))}, "
-           f"hive_partitioning = {hive}, union_by_name = true)")
+    if loc.local:
+        # partition values stay VARCHAR (no autocast: a source named '2023' is not a number)
+        hive = "true, hive_types_autocast = false" if schema.partition_columns(table) else "false"
+        src = (f"read_parquet({_sql_str(loc.path(table, '**', '*.parquet'))}, "
+               f"hive_partitioning = {hive}, union_by_name = true)")
+    else:
+        src = f"_arrow_{table}"
+        con.register(src, lakemod.dataset(loc, table))
     sql = f"{empty} UNION ALL BY NAME SELECT * FROM {src}"
     try:
         con.sql(f"SELECT * FROM ({sql}) LIMIT 0").fetchall()
     except duckdb.Error as e:
-        raise StatsError(f"cannot read table {table!r} under {folder}: {e}") from e
+        raise StatsError(f"cannot read table {table!r} under {loc.path(table)}: {e}") from e
     return sql
 
 
@@ -204,9 +212,12 @@ def create_views(con: duckdb.DuckDBPyConnection, lake: Path | str, filters: Filt
     ``con`` holds exactly :data:`VIEWS` (what a dashboard file wants). Pseudonymization needs a Python
     function, so it is refused with internal=False (:class:`StatsError`).
     """
-    from pipeline import pseudonymize as pseudo
+    from pipeline import lake as lakemod, pseudonymize as pseudo
 
-    lake = Path(lake)
+    lake = lakemod.locate(lake)
+    if not internal and not lake.local:
+        raise StatsError(f"lake {lake}: a dashboard file's views read local Parquet files; for a lake on object "
+                         "storage, materialize the tables instead")
     filters = filters or Filters()
     salt = filters.pseudonymize
     if salt and not internal:
@@ -242,19 +253,26 @@ def create_views(con: duckdb.DuckDBPyConnection, lake: Path | str, filters: Filt
 
 
 def connect(lake: Path | str, filters: Filters | None = None) -> duckdb.DuckDBPyConnection:
-    """In-memory DuckDB connection with views ``hands games rejects scores game_scores seats`` over ``lake``.
+    """In-memory DuckDB connection with views ``hands games rejects scores game_scores seats`` over ``lake``
+    (a folder, or a URL such as ``s3://bucket/lake`` or ``file:///abs/lake``: see :func:`pipeline.lake.locate`).
 
     With ``filters``, the views hold only the selected hands and what belongs to them; with
     ``filters.pseudonymize``, player names are pseudonyms in every view and ``rejects.raw`` is blanked.
     Raises :class:`StatsError` when ``lake`` is not a folder or a table's files cannot be read together
     (e.g. partitioned and unpartitioned files mixed). Missing table folders give empty views.
     """
-    lake = Path(lake)
-    if not lake.is_dir():
-        raise StatsError(f"lake folder not found: {lake}")
-    con = duckdb.connect(":memory:")
+    from pipeline import lake as lakemod
+    from pipeline.duck import duckdb_connection
+
     try:
-        create_views(con, lake, filters)
+        loc = lakemod.locate(lake)
+    except ValueError as e:
+        raise StatsError(str(e)) from e
+    if not lakemod.exists(loc):
+        raise StatsError(f"lake folder not found: {lake}")
+    con = duckdb_connection(default_limit="4GB")   # $REBELOTE_DUCKDB_MEMORY: big reports spill to disk past it
+    try:
+        create_views(con, loc, filters)
     except BaseException:
         con.close()
         raise

@@ -1,16 +1,52 @@
 """Benchmarks run on demand (`pytest -m bench`), never in the default suite: they measure, they do not assert
-speed. The figures go in the session notes."""
+speed. The helpers they rest on (sizes, growth slopes, the replicated lake) are tested by default."""
 
+import pyarrow.compute as pc
 import pytest
 
-from pipeline import bench
+from pipeline import bench, lake as lakemod
+from pipeline.ingest.run import ingest_paths
+from pipeline.rescore import rescore_lake
+from pipeline.rules import load
+from pipeline.simulate import simulate_to_file
+
+RULES = "belote-classic"
+
+
+def test_replicated_bench_lake(tmp_path):
+    from pipeline.bench.data import replicate_lake
+    simulate_to_file(RULES, 12, 1, tmp_path / "sim.jsonl")
+    base = tmp_path / "base"
+    ingest_paths([tmp_path / "sim.jsonl"], base)
+    made = replicate_lake(base, tmp_path / "big", 1000)
+    hands = lakemod.read(tmp_path / "big", "hands")
+    assert hands.num_rows == made and made >= 1000
+    assert len(pc.unique(hands.column("hand_key"))) == made            # fresh keys in every copy
+    games = lakemod.read(tmp_path / "big", "games")
+    assert len(pc.unique(hands.column("game_id"))) == games.num_rows   # whole games only
+    s = rescore_lake(tmp_path / "big", load(RULES))
+    assert (s.matches, s.games_matched) == (made, games.num_rows)      # each copy scores as the original
+
+
+def test_bench_sizes_and_growth():
+    assert bench.parse_sizes(["1e4,10^5", "1000000", "100_000"]) == [10_000, 100_000, 1_000_000]
+    with pytest.raises(ValueError, match="'lots'"):
+        bench.parse_sizes(["lots"])
+    # seconds = N / 1e6 is linear (slope 1); seconds = (N / 1e4)^2 / 100 is quadratic (slope 2)
+    rows = [bench.Row(n, "a", "x", n, n / 1e6, 0, "") for n in (10_000, 100_000, 1_000_000)]
+    rows += [bench.Row(n, "b", "y", n, (n / 1e4) ** 2 / 100, 0, "") for n in (10_000, 100_000)]
+    g = {r["stage"]: r["slope"] for r in bench.growth(rows)}
+    assert g == {"a": 1.0, "b": 2.0}
 
 
 @pytest.mark.bench
-def test_bench_runs_and_reports_every_stage(capsys):
-    rows = bench.run(hands=200_000, games=200)
-    stages = {r.stage for r in rows}
-    assert {"ingest native", "rescore (score_batch)", "game pass", "stats players", "peak RSS"} <= stages
+def test_bench_runs_every_stage(tmp_path, capsys):
+    rows = bench.run([2000], ["classic", "2-player"], real=True, workdir=tmp_path)
+    stages = {(r.stage, r.what) for r in rows}
+    assert {("ingest", "rebelote (native)"), ("rescore hand pass", "classic (belote-classic)"),
+            ("game pass", "2-player (belote-2p)"), ("stats", "players"), ("parquet size", "hands")} <= stages
+    assert all(r.peak_rss_mb > 0 for r in rows if r.seconds > 0)
     with capsys.disabled():
         for r in rows:
-            print(f"{r.stage:32} {r.ruleset:15} {r.rows:>9} {r.seconds:8.3f}s {r.rate:>14,.1f} {r.unit} {r.note}")
+            print(f"{r.size:>8} {r.stage:24} {r.what:28} {r.rows:>9} {r.seconds:8.3f}s {r.rate:>14,.1f} {r.unit} "
+                  f"{r.peak_rss_mb:6.0f} MB {r.note}")

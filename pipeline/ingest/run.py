@@ -147,7 +147,7 @@ class _Writer:
     and, from the columnar native reader, Arrow tables of rows already checked and deduplicated."""
 
     def __init__(self, lake: Path, summary: IngestSummary):
-        self.lake = Path(lake)
+        self.lake = lakemod.locate(lake)
         self.summary = summary
         self.keys = {t: lakemod.existing_keys(self.lake, t) for t in ("hands", "games", "rejects")}
         self.buf: dict[str, list[dict | pa.Table]] = {"hands": [], "games": [], "rejects": []}
@@ -357,10 +357,10 @@ def _table(table: str, rows: list) -> pa.Table:
 MANIFEST = "_manifest.json"
 
 
-def _load_manifest(lake: Path) -> dict:
-    p = Path(lake) / MANIFEST
+def _load_manifest(lake) -> dict:
+    data = lakemod.read_bytes(lake, MANIFEST)
     try:
-        return orjson.loads(p.read_bytes()) if p.exists() else {}
+        return orjson.loads(data) if data else {}
     except orjson.JSONDecodeError:
         return {}
 
@@ -374,7 +374,7 @@ def ingest_paths(paths: list[Path], lake: Path, fmt: str | None = None, strict: 
                  on_reject: Callable[[Reject], None] | None = None,
                  on_file: Callable[[Path, str | None], None] | None = None, reread: bool = False,
                  lenient: bool = False, on_repair: Callable[["leniency.Repair"], None] | None = None) -> IngestSummary:
-    """Import every file under ``paths`` into ``lake``.
+    """Import every file under ``paths`` into ``lake`` (a folder or URL, see :func:`pipeline.lake.locate`).
 
     Args:
         fmt: force this reader (name from :func:`pipeline.ingest.names`) instead of detection.
@@ -466,7 +466,7 @@ def _ingest(paths, lake, fmt, strict, on_reject, on_file, reread=False) -> Inges
         writer.start_file(None)
     writer.flush()
     writer.drop_poorer_copies()
-    (Path(lake) / MANIFEST).write_bytes(orjson.dumps(manifest, option=orjson.OPT_SORT_KEYS))
+    lakemod.write_bytes(lake, MANIFEST, orjson.dumps(manifest, option=orjson.OPT_SORT_KEYS))
     summary.seconds = time.perf_counter() - t0
     return summary
 

@@ -1,0 +1,85 @@
+"""The game-level pass over a whole lake, streamed: a ruleset's scores sorted by game with DuckDB (which spills
+to disk past its memory limit), cut into batches of whole games, each batch through
+:func:`pipeline.rescore.game.game_pass`.
+
+Memory is bounded by DuckDB's ``memory_limit`` (``$REBELOTE_DUCKDB_MEMORY``, default 1GB) plus one batch
+of ``batch_rows`` score rows, not by the number of hands in the lake.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from pipeline import lake as lakemod
+from pipeline.duck import arrow_reader, duckdb_connection, table_source
+from pipeline.rescore.game import game_pass
+from pipeline.rules import Ruleset
+
+# what game_pass reads from each score row
+GAME_COLUMNS = ["game_id", "hand_no", "source", "status", "hand_score", "held_points", "litige", "taker_team",
+                "contract_made", "capot_team", "carried_in"]
+
+
+def _last_game_start(gid: np.ndarray) -> int:
+    """Index of the first row of the last game in a batch sorted by game_id."""
+    change = np.nonzero(gid[1:] != gid[:-1])[0]
+    return int(change[-1] + 1) if len(change) else 0
+
+
+def sorted_game_batches(lake, ruleset: str, batch_rows: int = 1 << 20) -> Iterator[pa.Table]:
+    """The ``scores`` rows of ``ruleset`` (columns :data:`GAME_COLUMNS` plus the game's recorded ``target`` and
+    ``recorded_final`` from ``games``), sorted by (game_id, hand_no), in tables of about ``batch_rows`` rows
+    that each hold whole games (a game is never split between two tables)."""
+    loc = lakemod.locate(lake)
+    files = [f.path for f in lakemod.list_files(loc, "scores", f"ruleset={ruleset}")]
+    if not files:
+        return
+    con = duckdb_connection()
+    try:
+        scores = table_source(con, loc, "scores", files)
+        if lakemod.has_table(loc, "games"):
+            games = ("(SELECT game_id, any_value(target) AS target, any_value(recorded_final) AS recorded_final "
+                     f"FROM {table_source(con, loc, 'games')} GROUP BY game_id)")
+        else:
+            games = "(SELECT NULL::VARCHAR AS game_id, NULL::INTEGER AS target, NULL::INTEGER[] AS recorded_final)"
+        cols = ", ".join(f"s.{c}" for c in GAME_COLUMNS)
+        reader = arrow_reader(con, f"SELECT {cols}, g.target, g.recorded_final FROM {scores} s LEFT JOIN {games} g "
+                              "USING (game_id) WHERE s.ruleset = $r ORDER BY s.game_id, s.hand_no", {"r": ruleset},
+                              batch_rows)
+        carry: pa.Table | None = None
+        for b in reader:
+            t = pa.Table.from_batches([b]) if carry is None else pa.concat_tables([carry, pa.Table.from_batches([b])])
+            if t.num_rows == 0:
+                continue
+            cut = _last_game_start(t.column("game_id").to_numpy(zero_copy_only=False))
+            if cut:
+                yield t.slice(0, cut)
+            carry = t.slice(cut)
+        if carry is not None and carry.num_rows:
+            yield carry
+    finally:
+        con.close()
+
+
+def game_results(lake, rules: Ruleset, on_game_batch=None, batch_rows: int = 1 << 20) -> Iterator[pa.Table]:
+    """``game_scores`` tables for ``rules`` over the lake's scores (already written for that ruleset), streamed.
+
+    ``on_game_batch(games, recorded_final)`` is called with each output table and the matching
+    ``recorded_final`` values (list per game, or None) so the caller can count recorded totals matched."""
+    for t in sorted_game_batches(lake, rules.name, batch_rows):
+        targets = None
+        if rules["game.target_from_record"]:
+            gid = t.column("game_id").to_pylist()
+            tg = t.column("target").to_pylist()
+            targets = {g: x for g, x in zip(gid, tg) if x}
+        g = game_pass(t.select(GAME_COLUMNS), rules, targets)
+        if on_game_batch is not None:
+            # one recorded_final per game (its first row's), in game_pass's output order
+            idx = pc.index_in(g.column("game_id"), value_set=t.column("game_id"))
+            on_game_batch(g, t.column("recorded_final").take(idx))
+        yield g
