@@ -7,11 +7,13 @@ unreadable input, bad ruleset or lake problem (the message says which).
 
 from __future__ import annotations
 
+import shlex
 import sys
 import tempfile
 from pathlib import Path
 from typing import Annotated, Optional
 
+import orjson
 import typer
 from rich.console import Console
 from rich.markup import escape
@@ -40,11 +42,22 @@ def _fail(msg: str) -> None:
     raise typer.Exit(EXIT_ERROR)
 
 
-def _load_rules(name: str):
-    from pipeline.rules import RulesetError, load
+def _load_rules(name: str, lake=None):
+    """A shipped ruleset or a .toml file; with ``lake``, also a house ruleset the lake was rescored with (its
+    resolved parameters are kept in ``scores/ruleset=NAME/_ruleset.json``)."""
+    from pipeline.rules import Ruleset, RulesetError, load
     try:
         return load(name)
     except RulesetError as e:
+        if lake is not None and "/" not in name and not name.endswith(".toml"):
+            try:
+                data = lakemod.read_bytes(lake, f"scores/ruleset={name}/_ruleset.json")
+            except (OSError, ValueError):
+                data = None
+            if data:
+                d = orjson.loads(data)
+                return Ruleset(d["name"], f"as rescored in lake {lake}", d["params"], d.get("sources", {}),
+                               tuple(d.get("chain", ())))
         _fail(str(e))
 
 
@@ -192,6 +205,9 @@ def _emit(table, fmt: str, output: Optional[Path], display: Optional[list[str]] 
     from pipeline import output as outmod
     if fmt is None:
         ext = output.suffix.lower().lstrip(".") if output else ""
+        if ext and ext not in ("csv", "json", "parquet", "txt"):
+            _fail(f"cannot tell the format of {output} from its extension '.{ext}': give --format table, csv, "
+                  "json or parquet (or name the file .csv, .json, .parquet or .txt)")
         fmt = ext if ext in ("csv", "json", "parquet") else "table"
     fmt = fmt.lower()
     if fmt == "table" and display:
@@ -232,14 +248,34 @@ def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Op
         missing = stats.unscored_hands(lake, used, filters) if used else 0
     except stats.StatsError as e:
         _fail(str(e))
-    if (source or variant) and table.num_rows == 0:
-        err.print("[yellow]warning:[/] no hands match the filters "
-                  + " ".join([f"--source {escape(s)}" for s in source or []] + [f"--variant {escape(v)}" for v in variant or []])
-                  + f"; sources in the lake: {escape(', '.join(stats.lake_values(lake, 'source')))}; variants: "
-                  + escape(", ".join(stats.lake_values(lake, "variant"))))
+    if table.num_rows == 0:
+        given = ([f"--source {s}" for s in source or []] + [f"--variant {v}" for v in variant or []]
+                 + [f"--player {p}" for p in player or []] + ([f"--since {since}"] if since else [])
+                 + ([f"--until {until}"] if until else []))
+        con = stats.connect(lake, filters)
+        try:
+            selected = con.execute("SELECT count(*) FROM hands").fetchall()[0][0]
+            timed = con.execute("SELECT count(*) FROM _all_games WHERE played_at IS NOT NULL").fetchall()[0][0]
+        finally:
+            con.close()
+        if selected == 0 and given:
+            hint = (f"; sources in the lake: {', '.join(stats.lake_values(lake, 'source'))}; variants: "
+                    f"{', '.join(stats.lake_values(lake, 'variant'))}")
+            if since or until:
+                hint += f"; {timed} games in the lake record when they were played (games.played_at)"
+            err.print(f"[yellow]warning:[/] no hands match the filters {escape(' '.join(given))}{escape(hint)}")
+        elif selected:
+            err.print(f"no rows: the {selected:,} hands selected have nothing for this report"
+                      + (" (no recorded score differs from the rescoring)" if report == "audit" else ""))
     if missing:
         err.print(f"[yellow]warning:[/] {missing} hands have no scores under {escape(used)} "
                   f"(imported after the last rescore?): run `rebelote rescore --rules {escape(used)}`")
+    if "command" in table.column_names and str(lake) != str(lakemod.DEFAULT_LAKE):
+        # the printed `rebelote show` commands must find this lake when pasted as they are
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        cmd = pc.binary_join_element_wise(table.column("command"), pa.scalar(f" --lake {shlex.quote(str(lake))}"), "")
+        table = table.set_column(table.column_names.index("command"), "command", cmd)
     _emit(table, fmt, output, stats.display_columns(report))
 
 
@@ -336,8 +372,9 @@ def compare(
             "AND a.hand_score IS DISTINCT FROM b.hand_score ORDER BY a.game_id, a.hand_no LIMIT $n",
             {"a": a, "b": b, "n": examples}).fetchall()
         for gid, hn, sa, sb in rows:
-            out.print(f"{gid} hand {hn}: {a} {sa} vs {b} {sb}  ->  rebelote show --game {gid} --hand {hn} "
-                      f"--rules {a} --rules {b}")
+            lake_arg = "" if str(lake) == str(lakemod.DEFAULT_LAKE) else f" --lake {shlex.quote(str(lake))}"
+            out.print(f"{gid} hand {hn}: {a} {sa} vs {b} {sb}  ->  rebelote show --game {shlex.quote(gid)} "
+                      f"--hand {hn} --rules {shlex.quote(a)} --rules {shlex.quote(b)}{lake_arg}")
     con.close()
 
 
@@ -563,7 +600,7 @@ def show(
     names = rules or ([hands[0]["ruleset_hint"]] if hands[0]["ruleset_hint"] else [])
     if not names:
         _fail("the game names no ruleset of its own: choose one with --rules")
-    loaded = [_load_rules(r) for r in names[:2]]
+    loaded = [_load_rules(r, lake) for r in names[:2]]
     result = [[showmod.explain(h, r) for r in loaded] for h in hands]
     if hand is None:   # the whole game: running totals, carry-over and result after the hands
         result.append([showmod.game_summary(hands, r) for r in loaded])

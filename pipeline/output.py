@@ -13,9 +13,24 @@ from rich.table import Table
 FORMATS = ("table", "csv", "json", "parquet")
 
 
-def _num(v: float) -> str:
-    """Rates (below 1) with 4 decimals, other numbers with 2."""
-    return f"{v:.4f}" if abs(v) < 1 else f"{v:.2f}"
+def _decimals(values: list) -> int:
+    """One number of decimals per column: 4 for a column of rates (every value within -1..1), else 2."""
+    nums = [float(v) for v in values if v is not None]
+    return 4 if nums and all(abs(v) <= 1 for v in nums) else 2
+
+
+def _cells(table: pa.Table) -> list[list[str]]:
+    """The table's values as text, decimals fixed per column (floats and SQL decimals alike)."""
+    cols = []
+    for name in table.column_names:
+        typ = table.schema.field(name).type
+        values = table.column(name).to_pylist()
+        if pa.types.is_floating(typ) or pa.types.is_decimal(typ):
+            d = _decimals(values)
+            cols.append(["" if v is None else f"{float(v):.{d}f}" for v in values])
+        else:
+            cols.append(["" if v is None else str(v) for v in values])
+    return [list(r) for r in zip(*cols)] if cols else []
 
 
 def write(table: pa.Table, fmt: str, output: Path | None, console: Console) -> None:
@@ -46,18 +61,18 @@ def write(table: pa.Table, fmt: str, output: Path | None, console: Console) -> N
         return
     rich_table = Table(show_header=True, header_style="bold")
     for name in table.column_names:
-        rich_table.add_column(name, no_wrap=True, justify="right" if pa.types.is_integer(table.schema.field(name).type)
-                              or pa.types.is_floating(table.schema.field(name).type) else "left")
-    for row in table.to_pylist():
-        rich_table.add_row(*["" if v is None else (_num(v) if isinstance(v, float) else str(v)) for v in row.values()])
+        typ = table.schema.field(name).type
+        rich_table.add_column(name, no_wrap=True, justify="right" if pa.types.is_integer(typ)
+                              or pa.types.is_floating(typ) or pa.types.is_decimal(typ) else "left")
+    for row in _cells(table):
+        rich_table.add_row(*row)
+    # natural width: never fold or cut cells; a narrow terminal wraps the lines instead
+    from rich.measure import Measurement
+    wide = Console(file=console.file, width=100_000, highlight=False)
+    width = max(Measurement.get(wide, wide.options, rich_table).maximum, 20)
     if output is None:
-        # natural width: never fold or cut cells; a narrow terminal wraps the lines instead
-        from rich.measure import Measurement
-        wide = Console(file=console.file, width=100_000, highlight=False, color_system=console.color_system,
-                       force_terminal=console.is_terminal)
-        width = Measurement.get(wide, wide.options, rich_table).maximum
-        Console(file=console.file, width=max(width, 20), highlight=False, color_system=console.color_system,
+        Console(file=console.file, width=width, highlight=False, color_system=console.color_system,
                 force_terminal=console.is_terminal).print(rich_table)
     else:
         with output.open("w") as f:
-            Console(file=f, width=200).print(rich_table)
+            Console(file=f, width=width, highlight=False).print(rich_table)

@@ -64,6 +64,9 @@ def explain(hand: dict[str, Any], rules: Ruleset) -> dict[str, Any]:
     seats = [_line(P[s], f"{players[s]} (team {s % K})" + (", dealer" if s == hand["dealer"] else ""))
              for s in range(n)]
     section("Table", seats)
+    if hand.get("errors"):   # what the reader noted, e.g. a hand kept by --on-error lenient at a lower level
+        section("Record", [_line("completeness", hand.get("completeness") or "")]
+                + [_line("note", e) for e in hand["errors"]])
     if hand.get("initial_hands"):
         section("Hands", [_line(P[s], _hand_text(m, strain if strain >= 0 else NO_TRUMP))
                           for s, m in enumerate(hand["initial_hands"])])
@@ -267,7 +270,7 @@ def game_hands(lake, game: str, hand_no: int | None = None) -> list[dict[str, An
         if len(ids) > 1:
             raise LookupError(f"{game!r} names several games ({', '.join(ids)}); give the full game id")
     if not rows:
-        raise LookupError(f"no game {game!r} in the lake")
+        raise LookupError(f"no game {game!r} in the lake {lake}")
     rows.sort(key=lambda r: r["hand_no"])
     if hand_no is not None:
         rows = [r for r in rows if r["hand_no"] == hand_no]

@@ -31,7 +31,7 @@
 --
 -- Order: source, player ('(all)' first), kind in the order above.
 --
--- display: player, source, kind, hands, items, per_100_hands, points, scored_items, announced_items, held_where_announced
+-- display: player, source, kind, hands, items, per_100_hands, scored_items, scored_points, announced_items, held_where_announced
 WITH
 sc AS (SELECT * FROM scores WHERE ruleset = $ruleset AND status = 'scored'),
 kinds(kind, ord) AS (VALUES ('tierce', 1), ('quarte', 2), ('quinte', 3), ('carre_7', 4), ('carre_8', 5),

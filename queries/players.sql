@@ -47,7 +47,7 @@
 --
 -- Order: hands desc, player, source.
 --
--- display: player, source, games, hands, taken, take_rate, made_of, made_rate_lo, made_rate_hi, taker_points_per_hand, defender_points_per_hand, coinches_won_of, capots_made, declarations_per_100, illegal_plays, mismatches_of, won_of
+-- display: player, source, games, hands, take_rate, made_of, made_rate_lo, made_rate_hi, points_per_hand, coinches_won_of, declarations_per_100, mismatches_of, won_of
 WITH
 sc AS (SELECT * FROM scores WHERE ruleset = $ruleset),
 -- one row per (hand, distinct name): a name seated twice in a hand (bots) counts the hand once; its points

@@ -96,3 +96,17 @@ def test_cli_on_error_lenient(tmp_path):
     assert "kept" in r.output and "1 damaged hands kept (lenient)" in r.output
     r = CliRunner().invoke(app, ["ingest", str(f), "--lake", str(tmp_path / "l2"), "--strict", "--on-error", "lenient"])
     assert r.exit_code == 2 and "contradicts" in r.output
+
+
+def test_show_says_what_lenient_did(tmp_path):
+    from typer.testing import CliRunner
+    from pipeline.cli import app
+
+    twice = native_hand(DEAL_A, 1, taker=0, recorded=[92, 70])
+    twice["plays"][5] = [1, "7H"]
+    f = write_jsonl(tmp_path / "t.jsonl", [native_game("s", [twice])])
+    lake = str(tmp_path / "lake")
+    ingest_paths([f], tmp_path / "lake", lenient=True)
+    r = CliRunner().invoke(app, ["show", "--game", "test:s", "--hand", "1", "--rules", "belote-classic", "--lake", lake])
+    assert r.exit_code == 0, r.output
+    assert "Record" in r.output and "summary" in r.output and "card_played_twice" in r.output
