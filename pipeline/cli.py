@@ -341,6 +341,10 @@ def stats_fairness(
     except ValueError as e:      # StatsError is a ValueError too
         _fail(str(e))
     _emit(table, format, output)
+    if table.num_rows:
+        err.print("note: trump_* events use the contract's trump, which the taker chose after seeing cards, so "
+                  "they measure the bidding as much as the shuffle; the carré, run and void events test the deal "
+                  "itself. Seats of one deal are not independent. See docs/fairness.md, Caveats.")
 
 
 @app.command()

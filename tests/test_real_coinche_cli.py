@@ -445,3 +445,12 @@ def test_game_end_rule_reproduced(cc_lake, tmp_path):
             g = games[r["game_id"]]
             assert (r["ended_at_hand"], r["winner"], r["totals"]) == (g["n_hands"], g["recorded_winner"],
                                                                       g["recorded_final"]), r["game_id"]
+
+
+def test_played_at_is_the_first_line_of_the_table_in_server_log():
+    # FORMAT.md §3: lines start 'YYYY-MM-DD HH:MM:SS', machine time, which was UTC; the table's first line here
+    # is "2026-11-29 12:35:07 INFO [ShadowMoses10] CONNEXION Hugo (E)"
+    from datetime import datetime, timezone
+
+    g = one_game(FIX / "short_game")
+    assert g.game["played_at"] == datetime(2026, 11, 29, 12, 35, 7, tzinfo=timezone.utc)

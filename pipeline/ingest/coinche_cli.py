@@ -45,6 +45,8 @@ rest). A stream that ends before ``game_over`` is rejected as truncated.
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 import gzip
 import re
 from collections.abc import Iterator
@@ -639,6 +641,7 @@ def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
             g.read_sibling(_messages(_open_lines(q), str(q)), s)
         players = g.names()
         rows = g.rows(players)
+        started = None
         if log_path is not None and log_path.is_file():
             log_lines = []
             for lineno, offset, text in _open_lines(log_path):
@@ -650,6 +653,8 @@ def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
             except logfmt.LogError as e:
                 raise _Bad("log_mismatch", f"server.log: {e}", e.deal, str(log_path), e.line, None, e.raw) from None
             g.check_log(log, str(log_path), {s: str((g.players.get(s) or {}).get("name")) for s in ROTATION})
+            if log.started:   # FORMAT.md §3: local time without zone; the capture machine's clock was UTC
+                started = datetime.strptime(log.started, "%Y-%m-%d %H:%M:%S").replace(tzinfo=timezone.utc)
     except _Bad as e:
         yield _reject(e, path, game_id)
         return
@@ -672,6 +677,7 @@ def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
         "recorded_final": ([fs["NS"], fs["EW"]] if isinstance(fs.get("NS"), int) and isinstance(fs.get("EW"), int)
                            else None),
         "recorded_winner": {"NS": 0, "EW": 1}.get(g.over.p.get("winning_team")),
+        "played_at": started,
     }, rows)
     yield GameRecord(game, rows, Provenance(NAME, path, msgs[0].line, msgs[0].offset))
 

@@ -78,6 +78,7 @@ class Log:
     table: str | None
     deals: list[LogDeal]
     end: tuple[int, tuple] | None     # (winner team, NS, EW)
+    started: str | None = None        # time of the table's first line, 'YYYY-MM-DD HH:MM:SS' (machine time: UTC)
 
 
 def label(text: str, line: int, raw: str) -> Label:
@@ -102,6 +103,7 @@ def parse(lines: list[tuple[int, str]], table: str | None = None) -> Log:
     deals: list[LogDeal] = []
     cur: LogDeal | None = None
     end = None
+    started = None
     number = 1            # the deal the next deal-level line belongs to
     for lineno, raw in lines:
         text = raw.rstrip("\r\n")
@@ -117,6 +119,7 @@ def parse(lines: list[tuple[int, str]], table: str | None = None) -> Log:
             table = t.group(1)
         if t.group(1) != table:
             continue
+        started = started or m.group(1)
         body = t.group(2)
         p = _PARTIE.match(body)
         if p:
@@ -173,4 +176,4 @@ def parse(lines: list[tuple[int, str]], table: str | None = None) -> Log:
             cur.calls.append((lineno, (lb.seat, s.group(2).lower())))
         else:
             raise LogError(f"unknown deal line {msg[:60]!r}", lineno, raw, number)
-    return Log(table, deals, end)
+    return Log(table, deals, end, started)
