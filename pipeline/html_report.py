@@ -119,6 +119,13 @@ def _cls(column: str, numeric: set[str]) -> str:
     return ' class="cmd"' if column == "command" else ""
 
 
+#: The players table of the page: counts with their rates and 95 % Wilson intervals (the terminal's display
+#: columns are narrower; every column is in the CSV/JSON output of `stats players`).
+PLAYER_COLUMNS = ["player", "source", "games", "hands", "taken", "take_rate", "made_of", "made_rate_lo",
+                  "made_rate_hi", "points_per_hand", "taker_points_per_hand", "defender_points_per_hand",
+                  "coinches_won_of", "declarations_per_100", "illegal_plays", "mismatches_of", "won_of"]
+
+
 def _table(table: pa.Table, columns: list[str] | None, caption: str = "", more: str = "") -> str:
     """An HTML table of ``table``'s ``columns`` (all when None), at most MAX_ROWS rows; numbers right-aligned."""
     cols = [c for c in (columns or table.column_names) if c in table.column_names]
@@ -376,7 +383,7 @@ def build_html(lake: Path | str, ruleset: str | None = None, filters: stats.Filt
                          "/ contracts decided (litiges and unscorable hands are not decided). The bar labels "
                          "give the numerator and denominator.</p>"
                          + (fig("players", _players_figure(players)) if players.num_rows else "")
-                         + _table(players, stats.display_columns("players"), more=cmd.format("players"))))
+                         + _table(players, PLAYER_COLUMNS, more=cmd.format("players"))))
     by_strain = strain_results(rep["contracts"])
     body.append(_section("contracts", "Contracts",
                          (fig("contracts", _contracts_figure(by_strain)) if by_strain else "")

@@ -38,6 +38,7 @@ class RescoreSummary:
     matches: int = 0
     games_recorded: int = 0
     games_matched: int = 0
+    by_source: dict = field(default_factory=dict)   # source -> [recorded, matched]
     seconds: float = 0.0
     seconds_hands: float = 0.0      # the hand pass (read, score_batch, write scores)
     seconds_games: float = 0.0      # the game pass (sorted read of scores, game_pass, write game_scores)
@@ -46,6 +47,8 @@ class RescoreSummary:
         rate = self.hands / self.seconds if self.seconds > 0 else 0.0
         st = ", ".join(f"{v} {k}" for k, v in sorted(self.status.items()))
         rec = f", recorded score matched {self.matches}/{self.recorded}" if self.recorded else ""
+        if len(self.by_source) > 1:   # a lake of several sources: each source's own agreement
+            rec += " (" + ", ".join(f"{k} {m}/{r}" for k, (r, m) in sorted(self.by_source.items()) if r) + ")"
         if self.games_recorded:
             rec += f", recorded game totals matched {self.games_matched}/{self.games_recorded}"
         return (f"rescore [{self.ruleset}]: {self.hands} hands ({st}), {self.games} games, {self.illegal} with an "
@@ -102,6 +105,12 @@ def count_scores(summary: RescoreSummary, s: pa.Table | pa.RecordBatch) -> None:
     mr = s.column("matches_recorded")
     summary.recorded += s.num_rows - mr.null_count
     summary.matches += int(pc.sum(pc.fill_null(mr, False)).as_py() or 0)
+    if s.num_rows:
+        t = pa.table({"source": s.column("source"), "rec": pc.is_valid(mr), "ok": pc.fill_null(mr, False)})
+        for row in t.group_by("source").aggregate([("rec", "sum"), ("ok", "sum")]).to_pylist():
+            acc = summary.by_source.setdefault(row["source"], [0, 0])
+            acc[0] += row["rec_sum"] or 0
+            acc[1] += row["ok_sum"] or 0
 
 
 def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 1) -> RescoreSummary:
