@@ -366,8 +366,21 @@ def _load_manifest(lake) -> dict:
 
 
 def _stamp(path: Path, fmt: str) -> list:
+    """The manifest's record of a file: [size, modification time (ns), reader asked for]; the content hash is
+    appended once the file is read (see :func:`_content_hash`)."""
     st = path.stat()
     return [st.st_size, st.st_mtime_ns, fmt]
+
+
+def _content_hash(path: Path) -> str:
+    """SHA-256 of the file's bytes (as stored, compressed or not), for the manifest: a file touched but not
+    changed (copied back, restored from a backup) is recognised as unchanged without being parsed."""
+    import hashlib
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        while chunk := f.read(1 << 20):
+            h.update(chunk)
+    return h.hexdigest()
 
 
 def ingest_paths(paths: list[Path], lake: Path, fmt: str | None = None, strict: bool = False,
@@ -409,7 +422,13 @@ def _ingest(paths, lake, fmt, strict, on_reject, on_file, reread=False) -> Inges
     for path in walk(paths):
         summary.files += 1
         key = str(path.resolve())
-        if not reread and manifest.get(key) == _stamp(path, fmt or "auto"):
+        prev, stamp = manifest.get(key), _stamp(path, fmt or "auto")
+        if not reread and prev is not None and prev[:3] == stamp:
+            summary.unchanged += 1
+            continue
+        digest = _content_hash(path)
+        if not reread and prev is not None and prev[2:] == [stamp[2], digest]:
+            manifest[key] = stamp + [digest]      # touched, same bytes: nothing to read
             summary.unchanged += 1
             continue
         try:
@@ -446,7 +465,7 @@ def _ingest(paths, lake, fmt, strict, on_reject, on_file, reread=False) -> Inges
             continue
         summary.formats[reader.NAME] += 1
         summary.bytes += path.stat().st_size
-        stamp = _stamp(path, fmt or "auto")
+        stamp = _stamp(path, fmt or "auto") + [digest]
         # a file read before (it is in the manifest) and read again has changed, or --reread was given:
         # its new content replaces what it gave before
         writer.start_file(path if key in manifest else None)
