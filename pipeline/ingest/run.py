@@ -396,8 +396,8 @@ def ingest_paths(paths: list[Path], lake: Path, fmt: str | None = None, strict: 
             in its ``errors`` (:mod:`pipeline.ingest.lenient`); what cannot be kept honestly is still rejected.
         on_repair: called with each hand kept that way (the CLI prints them).
         reread: read every file even when the lake's manifest (``_manifest.json``: path, size, modification
-            time and reader of each file read before) says it is unchanged; by default unchanged files are
-            skipped without being opened.
+            time, reader and content hash of each file read before) says it is unchanged; by default unchanged
+            files are skipped without being opened (or, when only their time changed, after hashing them).
         on_reject: called with each Reject (the CLI prints them).
         on_file: called with each file and the reader chosen (None: not recognised).
     Raises:
