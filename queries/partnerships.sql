@@ -29,10 +29,13 @@
 --   won, finished      games the pair's team won / games with a winner (game_scores.winner not NULL) under
 --                      the ruleset; won_of = 'won/finished'. A pair seated on both teams of a game counts
 --                      that game once, as won.
+--   take_rate_lo, take_rate_hi, made_rate, made_rate_lo, made_rate_hi, win_rate_lo, win_rate_hi
+--                      the rates with their 95 % Wilson intervals (macros wilson_lo/wilson_hi, pipeline.stats),
+--                      as in the players report: made_rate = made / decided, win rate = won / finished
 --
 -- Order: hands desc, player_a, player_b, source.
 --
--- display: player_a, player_b, source, games, hands, taken, made_of, points_per_hand, won_of
+-- display: player_a, player_b, source, games, hands, taken, made_of, made_rate_lo, made_rate_hi, points_per_hand, won_of
 WITH
 sc AS (SELECT * FROM scores WHERE ruleset = $ruleset),
 -- one row per hand per team of a 4-player hand: the team's two names, sorted
@@ -92,7 +95,14 @@ SELECT $ruleset::VARCHAR                                    AS ruleset,
        round(h.points / nullif(h.points_hands, 0), 2)       AS points_per_hand,
        coalesce(g.won, 0)                                   AS won,
        coalesce(g.finished, 0)                              AS finished,
-       coalesce(g.won, 0) || '/' || coalesce(g.finished, 0) AS won_of
+       coalesce(g.won, 0) || '/' || coalesce(g.finished, 0) AS won_of,
+       wilson_lo(h.taken, h.hands)                          AS take_rate_lo,
+       wilson_hi(h.taken, h.hands)                          AS take_rate_hi,
+       round(h.made / nullif(h.decided, 0), 4)              AS made_rate,
+       wilson_lo(h.made, h.decided)                         AS made_rate_lo,
+       wilson_hi(h.made, h.decided)                         AS made_rate_hi,
+       wilson_lo(coalesce(g.won, 0), coalesce(g.finished, 0)) AS win_rate_lo,
+       wilson_hi(coalesce(g.won, 0), coalesce(g.finished, 0)) AS win_rate_hi
 FROM by_hand AS h
 LEFT JOIN by_game AS g ON g.player_a IS NOT DISTINCT FROM h.player_a AND g.player_b IS NOT DISTINCT FROM h.player_b
                       AND g.source = h.source

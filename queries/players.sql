@@ -29,9 +29,9 @@
 --   won, finished    games the player's team won / games with a winner (game_scores.winner not NULL)
 --                    under the ruleset; won_of = 'won/finished'. A name seated on both teams of a game
 --                    (bots) counts that game once, as won.
---   take_rate_lo/_hi     95 % Wilson interval of taken / hands (macros wilson_lo/wilson_hi, pipeline.stats)
---   made_rate            made / decided, rounded to 4 decimals; made_rate_lo/_hi its Wilson interval
---   win_rate_lo/_hi      Wilson interval of won / finished
+--   take_rate_lo, take_rate_hi  95 % Wilson interval of taken / hands (macros wilson_lo/wilson_hi, pipeline.stats)
+--   made_rate            made / decided, rounded to 4 decimals; made_rate_lo, made_rate_hi its Wilson interval
+--   win_rate_lo, win_rate_hi  Wilson interval of won / finished
 --   made_suit_of, made_nt_of, made_at_of   contracts made / decided as taker by strain: a suit (C D H S),
 --                    no-trump, all-trump ('x/y' text; the integers are made_suit, decided_suit, ...)
 --   taker_points_per_hand     the player's team hand_score (game points) per scored hand the player took

@@ -223,8 +223,14 @@ EXPECTED_PARTNERSHIPS = [
 
 def test_partnerships_report(lake: Path):
     table = stats.run_report(lake, "partnerships", RULES)
-    assert table.column_names == PARTNERSHIP_COLUMNS
-    assert table.to_pylist() == [dict(ruleset=RULES, source="colver", **row) for row in EXPECTED_PARTNERSHIPS]
+    assert table.column_names[:len(PARTNERSHIP_COLUMNS)] == PARTNERSHIP_COLUMNS
+    assert table.select(PARTNERSHIP_COLUMNS).to_pylist() == [dict(ruleset=RULES, source="colver", **row)
+                                                             for row in EXPECTED_PARTNERSHIPS]
+    # each rate with its 95 % Wilson interval, from the counts above (formula written out in _wilson)
+    for r in table.to_pylist():
+        assert (r["take_rate_lo"], r["take_rate_hi"]) == _wilson(r["taken"], r["hands"])
+        assert (r["made_rate_lo"], r["made_rate_hi"]) == (_wilson(r["made"], r["decided"]) if r["decided"] else (None, None))
+        assert (r["win_rate_lo"], r["win_rate_hi"]) == (_wilson(r["won"], r["finished"]) if r["finished"] else (None, None))
     for col in ("games", "hands", "taken", "made", "decided", "taker_litiges", "points", "points_hands", "won",
                 "finished"):
         assert pa.types.is_integer(table.schema.field(col).type), col
@@ -237,7 +243,10 @@ def test_partnerships_same_pair_on_both_teams(lake: Path):
     rows = stats.run_report(lake, "partnerships", RULES).to_pylist()
     assert rows[-1] == dict(ruleset=RULES, player_a="Bot", player_b="Bot", source="sim", games=1, hands=1, taken=1,
                             take_rate=1.0, made=1, decided=1, made_of="1/1", taker_litiges=0, points=10,
-                            points_hands=1, points_per_hand=10.0, won=1, finished=1, won_of="1/1")
+                            points_hands=1, points_per_hand=10.0, won=1, finished=1, won_of="1/1",
+                            take_rate_lo=_wilson(1, 1)[0], take_rate_hi=1.0, made_rate=1.0,
+                            made_rate_lo=_wilson(1, 1)[0], made_rate_hi=1.0, win_rate_lo=_wilson(1, 1)[0],
+                            win_rate_hi=1.0)
     # a source filter keeps only its pairs
     only = stats.run_report(lake, "partnerships", RULES, stats.Filters(sources=("sim",))).to_pylist()
     assert [(r["player_a"], r["player_b"]) for r in only] == [("Bot", "Bot")]
