@@ -222,6 +222,9 @@ _VIEW_TEXT = {
     "scores": "Every hand rescored under each ruleset (`rebelote rescore`).",
     "game_scores": "Game totals, litige carry-over and winner, per ruleset.",
     "seats": "One row per hand per seat (derived from `hands`), to make player queries simple.",
+    "player_hands": "One row per hand and player name under each ruleset: the facts the players report adds up "
+                    "(written by `rebelote rescore`).",
+    "player_games": "One row per game and player name under each ruleset: the teams the name sat on.",
 }
 
 _FAIRNESS_TEXT = """\

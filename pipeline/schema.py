@@ -19,7 +19,7 @@ import pyarrow as pa
 
 from pipeline.resources import resource_dir
 
-TABLES = ("hands", "games", "rejects", "scores", "game_scores")
+TABLES = ("hands", "games", "rejects", "scores", "game_scores", "player_hands", "player_games")
 
 _PRIMITIVES = {
     "int8": pa.int8(), "int16": pa.int16(), "int32": pa.int32(), "int64": pa.int64(),

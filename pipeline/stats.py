@@ -151,7 +151,7 @@ SEATS_SQL = """
 """
 
 #: The views every connection (and a dashboard file) has, in creation order.
-VIEWS = ("hands", "games", "rejects", "scores", "game_scores", "seats")
+VIEWS = ("hands", "games", "rejects", "scores", "game_scores", "seats", "player_hands", "player_games")
 
 
 def _quote(name: str) -> str:
@@ -247,9 +247,39 @@ def create_views(con: duckdb.DuckDBPyConnection, lake: Path | str, filters: Filt
         con.execute(f"CREATE VIEW game_scores AS SELECT * FROM {src['game_scores']} "
                     "WHERE game_id IN (SELECT game_id FROM hands)")
     else:
-        for t in schema.TABLES:
+        for t in BASE_TABLES:
             con.execute(f"CREATE VIEW {t} AS SELECT * FROM {src[t]}")
     con.execute(f"CREATE VIEW seats AS {SEATS_SQL}")
+    _player_views(con, src, bool(where), salt, lake)
+
+
+#: The lake's own tables; ``player_hands`` and ``player_games`` are derived from them (:mod:`pipeline.player_facts`).
+BASE_TABLES = ("hands", "games", "rejects", "scores", "game_scores")
+
+
+def _player_views(con: duckdb.DuckDBPyConnection, src: dict, filtered: bool, salt: str | None, lake) -> None:
+    """Views ``player_hands`` and ``player_games``: the rows written at rescore time for the rulesets that have
+    them (restricted to the selected hands, names pseudonymized like every view), plus the same rows computed
+    from the ``hands`` and ``scores`` views for rulesets rescored before those tables existed (which rulesets
+    is read from the partition folders, so a lake that has them all pays nothing for the fallback)."""
+    from pipeline import lake as lakemod, player_facts, pseudonymize as pseudo
+
+    def rulesets(table: str) -> set[str]:
+        return {p.split("=", 1)[1] for p in lakemod.partitions(lake, table) if p}
+    missing = sorted(rulesets("scores") - rulesets("player_hands"))
+    ph, pg = src["player_hands"], src["player_games"]
+    name = f"{pseudo.SQL_FUNCTION}(source, [player])[1]" if salt else "player"
+    keep_h = " WHERE hand_key IN (SELECT hand_key FROM hands)" if filtered else ""
+    keep_g = " WHERE game_id IN (SELECT game_id FROM hands)" if filtered else ""
+    hands_sql = f"SELECT * REPLACE ({name} AS player) FROM {ph}{keep_h}"
+    games_sql = f"SELECT * REPLACE ({name} AS player) FROM {pg}{keep_g}"
+    if missing:
+        live = player_facts.live_hands_sql(
+            "hands", "scores", " UNION ALL ".join(f"SELECT {_sql_str(r)} AS ruleset" for r in missing))
+        hands_sql += f" UNION ALL BY NAME ({live})"
+        games_sql += f" UNION ALL BY NAME ({player_facts.games_sql(f'({live})')})"
+    con.execute(f"CREATE VIEW player_hands AS {hands_sql}")
+    con.execute(f"CREATE VIEW player_games AS {games_sql}")
 
 
 def connect(lake: Path | str, filters: Filters | None = None) -> duckdb.DuckDBPyConnection:

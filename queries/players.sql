@@ -1,8 +1,9 @@
 -- players: how did each player do under one ruleset?
 --
 -- One row per (player, source): a player is a name as the source spells it, so the same name in two
--- sources gives two rows. Facts about the deal (games, hands, takes) come from `hands` (view `seats`);
--- results come from `scores` and `game_scores` rescored under the ruleset. Hands not rescored under the
+-- sources gives two rows. Facts come from the views player_hands and player_games (one row per hand or
+-- game and name under the ruleset, pipeline/player_facts.py: written when the ruleset is rescored, else
+-- derived from `hands` and `scores`) and from `game_scores`. Hands not rescored under the
 -- ruleset still count in games/hands/taken but in no result column.
 --
 -- Parameters:
@@ -49,49 +50,10 @@
 --
 -- display: player, source, games, hands, take_rate, made_of, made_rate_lo, made_rate_hi, points_per_hand, coinches_won_of, declarations_per_100, mismatches_of, won_of
 WITH
-sc AS (SELECT * FROM scores WHERE ruleset = $ruleset),
--- one row per (hand, distinct name): a name seated twice in a hand (bots) counts the hand once; its points
--- are those of its lowest seat's team. Built from hands x scores directly (one join on the hand, not one per
--- seat), which keeps the report near a second over 20 M seat-rows.
-named AS (
-    SELECT h.hand_key, h.game_id, h.source, h.n_players, h.taker, h.strain, h.auction,
-           sc.status, sc.contract_made, sc.litige, sc.belote_team, sc.legal, sc.illegal_seat, sc.capot_team,
-           sc.matches_recorded, sc.hand_score, sc.declarations,
-           name AS player,
-           list_filter(range(h.n_players), lambda s: h.players[s + 1] = name) AS seats_of
-    FROM (SELECT *, unnest(list_distinct(players)) AS name FROM hands) AS h
-    LEFT JOIN sc ON sc.hand_key = h.hand_key
-),
-teamed AS (
-    SELECT *,
-           list_distinct(list_transform(seats_of, lambda s: CASE WHEN n_players = 3 THEN s ELSE s % 2 END)) AS teams,
-           CASE WHEN n_players = 3 THEN seats_of[1] ELSE seats_of[1] % 2 END AS low_team,
-           CASE WHEN n_players = 3 THEN taker ELSE taker % 2 END AS taker_team,
-           coalesce(list_contains(seats_of, taker), false) AS is_taker
-    FROM named
-),
-per_hand AS (
-    SELECT player, source, game_id, hand_key, is_taker, teams,
-           coalesce(is_taker AND contract_made, false)                                AS made,
-           coalesce(is_taker AND status = 'scored' AND NOT litige, false)             AS decided,
-           coalesce(is_taker AND litige, false)                                       AS taker_litige,
-           hand_score[low_team + 1]                                                   AS own_score,
-           coalesce(list_contains(teams, belote_team), false)                         AS team_belote,
-           coalesce(legal = false AND list_contains(seats_of, illegal_seat), false)   AS illegal,
-           CASE strain WHEN 'NT' THEN 'nt' WHEN 'AT' THEN 'at' ELSE 'suit' END        AS strain_kind,
-           coalesce(status = 'scored', false)                                         AS scored,
-           coalesce(len(list_filter(teams, lambda t: t <> taker_team)) > 0, false)    AS is_defender,
-           len(list_filter(auction, lambda a: a.call = 'coinche' AND list_contains(seats_of, a.seat))) AS coinches,
-           contract_made = false                                                      AS failed,
-           coalesce(list_contains(teams, capot_team), false)                          AS capot_made,
-           coalesce(len(list_filter(teams, lambda t: t <> capot_team)) > 0, false)    AS capot_suffered,
-           len(list_filter(declarations, lambda d: d.kind <> 'belote' AND list_contains(seats_of, d.seat))) AS declared,
-           matches_recorded
-    FROM teamed
-),
+-- one row per (hand, distinct name): view player_hands (pipeline/player_facts.py; written at rescore time)
+per_hand AS (SELECT * FROM player_hands WHERE ruleset = $ruleset),
 by_hand AS (
     SELECT player, source,
-           count(DISTINCT game_id)                  AS games,
            count(*)                                 AS hands,
            count_if(is_taker)::BIGINT               AS taken,
            count_if(made)::BIGINT                   AS made,
@@ -107,7 +69,7 @@ by_hand AS (
            count(*) FILTER (WHERE decided AND strain_kind = 'nt')   AS decided_nt,
            count(*) FILTER (WHERE made AND strain_kind = 'at')      AS made_at,
            count(*) FILTER (WHERE decided AND strain_kind = 'at')   AS decided_at,
-           round(avg(own_score) FILTER (WHERE scored AND is_taker), 2)                 AS taker_points_per_hand,
+           round(avg(own_score) FILTER (WHERE scored AND is_taker), 2)    AS taker_points_per_hand,
            round(avg(own_score) FILTER (WHERE scored AND is_defender), 2) AS defender_points_per_hand,
            coalesce(sum(coinches), 0)::BIGINT       AS coinches,
            coalesce(sum(coinches) FILTER (WHERE failed), 0)::BIGINT AS coinches_won,
@@ -120,22 +82,20 @@ by_hand AS (
     FROM per_hand
     GROUP BY player, source
 ),
-per_game AS (   -- the teams a name sat on in each game
-    SELECT player, source, game_id, list_distinct(flatten(list(teams))) AS teams
-    FROM per_hand GROUP BY player, source, game_id
-),
 by_game AS (
-    -- a name seated on both teams of one game (bots do this) counts the game once, as won
+    -- view player_games: the teams a name sat on in each game; a name seated on both teams of one game
+    -- (bots do this) counts the game once, as won
     SELECT p.player, p.source,
-           count(*) FILTER (WHERE list_contains(p.teams, g.winner)) AS won,
-           count(*) FILTER (WHERE g.winner IS NOT NULL)            AS finished
-    FROM per_game AS p
-    JOIN game_scores AS g ON g.game_id = p.game_id AND g.ruleset = $ruleset
+           count(*)                                                          AS games,
+           count(*) FILTER (WHERE (p.team_mask >> g.winner) & 1 = 1)         AS won,
+           count(*) FILTER (WHERE g.winner IS NOT NULL)                      AS finished
+    FROM (SELECT * FROM player_games WHERE ruleset = $ruleset) AS p
+    LEFT JOIN game_scores AS g ON g.game_id = p.game_id AND g.ruleset = $ruleset
     GROUP BY p.player, p.source
 )
 SELECT $ruleset::VARCHAR                                   AS ruleset,
        h.player, h.source,
-       h.games, h.hands, h.taken,
+       g.games, h.hands, h.taken,
        round(h.taken / h.hands, 4)                         AS take_rate,
        h.made, h.decided,
        h.made || '/' || h.decided                          AS made_of,

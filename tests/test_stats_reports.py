@@ -428,3 +428,22 @@ def test_players_report_rates_strains_coinches_capots(lake: Path):
     assert (alice["win_rate_lo"], alice["win_rate_hi"]) == _wilson(1, 2)
     bob = rows["Bob"]
     assert (bob["made_rate"], bob["made_rate_lo"], bob["made_rate_hi"]) == (0.5, *_wilson(1, 2))
+
+
+def test_players_report_same_from_written_and_derived_player_facts(tmp_path: Path):
+    # `rescore` writes player_hands / player_games (pipeline/player_facts.py); a lake without them derives the
+    # same rows on the fly. The players report must not depend on which path ran, with and without filters.
+    import shutil
+    from helpers import simulated_lake
+
+    lake = simulated_lake(tmp_path / "lake")
+    assert (lake / "player_hands").is_dir() and (lake / "player_games").is_dir()
+    for ruleset in ("belote-classic", "colver"):
+        for f in (None, stats.Filters(sources=("club",)), stats.Filters(players=("Hugo",))):
+            written = stats.run_report(lake, "players", ruleset, f).to_pylist()
+            copy = tmp_path / f"derived-{ruleset}-{id(f)}"
+            shutil.copytree(lake, copy)
+            shutil.rmtree(copy / "player_hands")
+            shutil.rmtree(copy / "player_games")
+            assert stats.run_report(copy, "players", ruleset, f).to_pylist() == written
+            assert written

@@ -305,7 +305,9 @@ class _Writer:
         lakemod.delete_rows(self.lake, "games", "game_key", set(old_games))
         n = lakemod.delete_rows(self.lake, "hands", "hand_key", set(old_hands))
         lakemod.delete_rows(self.lake, "scores", "hand_key", set(old_hands))
+        lakemod.delete_rows(self.lake, "player_hands", "hand_key", set(old_hands))
         lakemod.delete_rows(self.lake, "game_scores", "game_id", set(old_games.values()) | set(old_hands.values()))
+        lakemod.delete_rows(self.lake, "player_games", "game_id", set(old_games.values()) | set(old_hands.values()))
         self.keys["games"] -= set(old_games)
         self.keys["hands"] -= set(old_hands)
         for gid in set(old_games.values()):      # games gone from the file (an edited one was re-keyed above)
@@ -325,7 +327,9 @@ class _Writer:
         lakemod.delete_rows(self.lake, "games", "game_key", game_keys)
         lakemod.delete_rows(self.lake, "hands", "hand_key", hand_keys, also=("source_file", files))
         lakemod.delete_rows(self.lake, "scores", "hand_key", hand_keys)
+        lakemod.delete_rows(self.lake, "player_hands", "hand_key", hand_keys)
         lakemod.delete_rows(self.lake, "game_scores", "game_id", set(self.richer))
+        lakemod.delete_rows(self.lake, "player_games", "game_id", set(self.richer))
         self.keys["games"] -= game_keys
         self.keys["hands"] -= hand_keys
         self.richer = {}

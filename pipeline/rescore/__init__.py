@@ -142,6 +142,9 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
 
     lakemod.replace_partition(lake, "game_scores", rules.name,
                               game_results(lake, rules, count_games) if summary.hands else [])
+    # the per-player facts the player reports add up (pipeline.player_facts), derived once here
+    from pipeline import player_facts
+    player_facts.materialize(lake, rules.name)
     if summary.hands:
         # which parameters these scores were computed with (pyarrow and DuckDB skip files starting with "_")
         lakemod.write_bytes(lake, f"scores/ruleset={rules.name}/_ruleset.json", json.dumps(

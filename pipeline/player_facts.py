@@ -1,0 +1,112 @@
+"""Per-player facts of each hand and game under a ruleset: the ``player_hands`` and ``player_games`` tables.
+
+The per-player reports (``queries/players.sql``) add these up. Deriving them means unnesting every hand's
+players and joining the hand's score, which costs tens of seconds over millions of hands; done once when a
+ruleset is rescored (:func:`materialize`), the reports then read one narrow table (schemas/player_hands.toml).
+A lake rescored before these tables existed, or a hand-made one, gets the same rows computed on the fly from
+the ``hands`` and ``scores`` views (:func:`live_hands_sql`), so the reports never depend on which path ran.
+
+Rules of the derivation (as the players report has always counted): one row per (hand, distinct name); a name
+seated twice (bots) counts the hand once, with its lowest seat's team's points; it is the taker when any of
+its seats is; team = seat % 2 with 2 or 4 players, the seat itself with 3. Hands without a score under the
+ruleset still give a row (they count in hands and takes, in no result).
+"""
+
+from __future__ import annotations
+
+import duckdb
+import pyarrow as pa
+
+from pipeline import schema
+
+_TEAM = "CASE WHEN n_players = 3 THEN {s} ELSE {s} % 2 END"
+
+
+def live_hands_sql(hands: str = "hands", scores: str = "scores", rulesets: str | None = None) -> str:
+    """SELECT producing ``player_hands`` rows (schema column order) from relations ``hands`` and ``scores``,
+    for every ruleset of ``scores`` (or the rulesets listed by the SELECT ``rulesets``)."""
+    rs = rulesets or f"SELECT DISTINCT ruleset FROM {scores}"
+    team_of = _TEAM.format(s="s")
+    return f"""
+WITH named AS (
+    SELECT r.ruleset, h.hand_key, h.game_id, h.source, h.n_players, h.taker, h.strain, h.auction,
+           sc.status, sc.contract_made, sc.litige, sc.belote_team, sc.legal, sc.illegal_seat, sc.capot_team,
+           sc.matches_recorded, sc.hand_score, sc.declarations,
+           name AS player,
+           list_filter(range(h.n_players), lambda s: h.players[s + 1] = name) AS seats_of
+    FROM ({rs}) AS r
+    CROSS JOIN (SELECT *, unnest(list_distinct(players)) AS name FROM {hands}) AS h
+    LEFT JOIN {scores} AS sc ON sc.hand_key = h.hand_key AND sc.ruleset = r.ruleset
+),
+teamed AS (
+    SELECT *,
+           list_distinct(list_transform(seats_of, lambda s: {team_of})) AS teams,
+           {_TEAM.format(s="seats_of[1]")} AS low_team,
+           {_TEAM.format(s="taker")} AS taker_team,
+           coalesce(list_contains(seats_of, taker), false) AS is_taker
+    FROM named
+)
+SELECT ruleset, hand_key, game_id, source, player,
+       list_sum(list_transform(teams, lambda t: 1 << t))::TINYINT                    AS team_mask,
+       is_taker,
+       coalesce(len(list_filter(teams, lambda t: t <> taker_team)) > 0, false)       AS is_defender,
+       coalesce(is_taker AND contract_made, false)                                   AS made,
+       coalesce(is_taker AND status = 'scored' AND NOT litige, false)                AS decided,
+       coalesce(is_taker AND litige, false)                                          AS taker_litige,
+       contract_made = false                                                         AS failed,
+       coalesce(status = 'scored', false)                                            AS scored,
+       CASE strain WHEN 'NT' THEN 'nt' WHEN 'AT' THEN 'at' ELSE 'suit' END           AS strain_kind,
+       hand_score[low_team + 1]::INTEGER                                             AS own_score,
+       coalesce(list_contains(teams, belote_team), false)                            AS team_belote,
+       coalesce(legal = false AND list_contains(seats_of, illegal_seat), false)      AS illegal,
+       len(list_filter(auction, lambda a: a.call = 'coinche'
+                                         AND list_contains(seats_of, a.seat)))::SMALLINT AS coinches,
+       coalesce(list_contains(teams, capot_team), false)                             AS capot_made,
+       coalesce(len(list_filter(teams, lambda t: t <> capot_team)) > 0, false)       AS capot_suffered,
+       coalesce(len(list_filter(declarations, lambda d: d.kind <> 'belote'
+                                                   AND list_contains(seats_of, d.seat))), 0)::SMALLINT AS declared,
+       matches_recorded
+FROM teamed
+"""
+
+
+def games_sql(player_hands: str = "player_hands") -> str:
+    """SELECT producing ``player_games`` rows from a ``player_hands`` relation: the teams a name sat on in a
+    game (OR of its hands' team masks)."""
+    return f"""
+SELECT ruleset, game_id, any_value(source) AS source, player, bit_or(team_mask)::TINYINT AS team_mask
+FROM {player_hands} GROUP BY ruleset, game_id, player
+"""
+
+
+def materialize(lake, ruleset: str) -> int:
+    """Write the ``player_hands`` and ``player_games`` partitions of ``ruleset`` from the lake's hands and its
+    scores under that ruleset (replacing earlier ones). Returns the player_hands rows written. Raises
+    duckdb.Error / OSError on a read or write failure."""
+    from pipeline import lake as lakemod
+    from pipeline.duck import arrow_reader, duckdb_connection, table_source
+
+    con = duckdb_connection()
+    try:
+        if not lakemod.has_table(lake, "hands") or not lakemod.has_table(lake, "scores"):
+            return 0
+        hands = table_source(con, lake, "hands")
+        scores = table_source(con, lake, "scores")
+        con.execute(f"CREATE TEMP VIEW h AS SELECT * FROM {hands}")
+        r = "'" + ruleset.replace("'", "''") + "'"     # a view cannot take parameters: a quoted literal
+        con.execute(f"CREATE TEMP VIEW s AS SELECT * FROM {scores} WHERE ruleset = {r}")
+        con.execute(f"CREATE TEMP TABLE ph AS {live_hands_sql('h', 's', f'SELECT {r} AS ruleset')}")
+        # streamed out in batches (DuckDB keeps the temp table within its memory limit, spilling past it)
+        n = lakemod.replace_partition(lake, "player_hands", ruleset,
+                                      (_conform("player_hands", pa.Table.from_batches([b]))
+                                       for b in arrow_reader(con, "SELECT * FROM ph", {}, 262_144)))
+        lakemod.replace_partition(lake, "player_games", ruleset,
+                                  (_conform("player_games", pa.Table.from_batches([b]))
+                                   for b in arrow_reader(con, games_sql("ph"), {}, 262_144)))
+        return n
+    finally:
+        con.close()
+
+
+def _conform(table: str, t: pa.Table) -> pa.Table:
+    return schema.conform(table, t.select(schema.schema(table).names))
