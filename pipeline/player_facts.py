@@ -4,7 +4,10 @@ The per-player reports (``queries/players.sql``) add these up. Deriving them mea
 players and joining the hand's score, which costs tens of seconds over millions of hands; done once when a
 ruleset is rescored (:func:`materialize`), the reports then read one narrow table (schemas/player_hands.toml).
 A lake rescored before these tables existed, or a hand-made one, gets the same rows computed on the fly from
-the ``hands`` and ``scores`` views (:func:`live_hands_sql`), so the reports never depend on which path ran.
+the ``hands`` and ``scores`` views (:func:`live_hands_sql`). Both give the same reports while every hand has
+been rescored. They differ for hands imported after the last rescore: the written tables do not have them yet
+(the report warns that hands lack scores and names the rescore to run), the on-the-fly rows count them in
+hands and takes.
 
 Rules of the derivation (as the players report has always counted): one row per (hand, distinct name); a name
 seated twice (bots) counts the hand once, with its lowest seat's team's points; it is the taker when any of
