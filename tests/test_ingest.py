@@ -294,3 +294,19 @@ def test_game_target_and_winner_are_checked(tmp_path):
     reasons = sorted(r["reason"] for r in lakemod.read(tmp_path / "lake", "rejects").to_pylist())
     assert "game target -1000 must be a positive number" in reasons[0]
     assert "recorded winner 7 is not a team" in reasons[1]
+
+
+def test_edited_file_with_a_renamed_player_renames_its_hands(tmp_path):
+    # the hand key hashes the player names too: a renamed player in an edited file gives new hands, which
+    # replace the old ones (found by a hostile pass: the game row was renamed, its hands kept the old name)
+    lake = tmp_path / "lake"
+    f = write_jsonl(tmp_path / "a.jsonl", good_games())
+    ingest_paths([f], lake)
+    g = good_games()
+    g[0]["players"] = ["Ana", "Zed", "Cat", "Dan"]
+    write_jsonl(f, g)
+    s = ingest_paths([f], lake)
+    assert (s.games, s.hands, s.replaced, sum(s.rejected.values())) == (1, 2, 2, 0)
+    hands = lakemod.read(lake, "hands").to_pylist()
+    assert sorted(h["players"][1] for h in hands if h["game_id"] == "test:g1") == ["Zed", "Zed"]
+    assert len(hands) == 3

@@ -652,7 +652,10 @@ def convert(t: pa.Table, blk: Block) -> Batch:
         "errors": _list_column(e_off, np.ones(H, bool), None, hs, pa.string(), values_array=e_vals),
     }
 
-    # hand_key: records.hand_key's json.dumps text, field by field
+    # hand_key: records.hand_key's json.dumps text, field by field (players last: the game's names)
+    players_sel = col["players"].take(pa.array(games_sel))
+    players_text = aj.lists_of(players_sel.offsets.to_numpy().astype(np.int64), aj.strings(players_sel.flatten()),
+                               np.ones(len(games_sel), bool))
     pieces = [
         gid_texts.take(pa.array(hand_par_pos)),
         aj.scalars([("int", hand_no[hs], None), ("int", dealer[hs], None), ("int", nh[hs], None)]),
@@ -671,6 +674,7 @@ def convert(t: pa.Table, blk: Block) -> Batch:
         _list_text(rt_off, rt_valid, rt, hs, rt_v),
         aj.scalars([("str", hand_cols["completeness"], None), ("int", margin[hs], margin_v[hs]),
                     ("int", carried[hs], carried_v[hs])]),
+        players_text.take(pa.array(hand_par_pos)),
     ]
     hand_keys = aj.sha32(aj.join(pieces)) if len(hs) else []
     hand_cols["hand_key"] = pa.array(hand_keys, pa.string())
@@ -681,13 +685,11 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     # recorded_winner], hand_keys])
     gs = games_sel
     tg = pa.array(gs)
-    players_sel = col["players"].take(tg)
     rf_text = _list_text(rf_off, rf_valid, rf, gs, rf_v)
     hk_text = pa.array(['"' + k + '"' for k in hand_keys], pa.string())
     gkey_text = aj.join([
         aj.join([gid_texts, aj.strings(col["variant"].take(tg)), aj.ints(n[gs]),
-                 aj.lists_of(players_sel.offsets.to_numpy().astype(np.int64), aj.strings(players_sel.flatten()),
-                             np.ones(len(gs), bool)),
+                 players_text,
                  aj.ints(target[gs], target_v[gs]), rf_text, aj.ints(winner[gs], winner_v[gs])]),
         aj.lists_of(hand_offsets, hk_text, np.ones(len(gs), bool)),
     ]) if len(gs) else pa.array([], pa.string())

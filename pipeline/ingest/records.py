@@ -126,7 +126,7 @@ def first_objects(head: str, limit: int = 5) -> list:
 _KEY_FIELDS = ("game_id", "hand_no", "dealer", "n_players", "initial_hands", "turned_card", "auction", "taker",
                "strain", "bid", "capot_bid", "coinche", "plays", "play_seats", "tricks_taken", "last_trick_seat",
                "announced", "belote_seat", "recorded_score", "recorded_card_points", "recorded_totals", "completeness",
-               "recorded_margin", "carried_in")
+               "recorded_margin", "carried_in", "players")   # players: a renamed player is another hand
 
 
 def hand_key(row: dict[str, Any]) -> str:
