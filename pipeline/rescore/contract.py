@@ -160,6 +160,29 @@ def _pair(a: np.ndarray, team: np.ndarray) -> np.ndarray:
     return a[np.arange(len(team)), team]
 
 
+def against_defence(ok: np.ndarray, pT: np.ndarray, pO: np.ndarray, R: Ruleset,
+                    no_tie: np.ndarray | bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The made test's comparison with the defence (``contract.made_vs_defence``: "gt", "ge" or "none") and
+    what an equal total is (``contract.tie``: "litige", "made" or "failed"), after the ruleset's other
+    conditions ``ok`` (bool (n,)). ``pT``/``pO``: the taker's and the defence's totals (3-player: the better
+    opponent's, or both together). Rows in ``no_tie`` (a capot bid) are never a litige. Returns bool (n,)
+    arrays (made, litige, failed), exclusive."""
+    ok = ok.copy()
+    tie = np.zeros(len(ok), dtype=bool)
+    vs = R["contract.made_vs_defence"]
+    if vs == "gt":
+        tie = ok & (pT == pO) & ~np.asarray(no_tie, dtype=bool)
+        ok &= pT > pO
+    elif vs == "ge":
+        ok &= pT >= pO
+    if R["contract.tie"] == "made":
+        ok |= tie
+        tie = np.zeros(len(ok), dtype=bool)
+    elif R["contract.tie"] == "failed":
+        tie = np.zeros(len(ok), dtype=bool)
+    return ok & ~tie, tie, ~ok & ~tie
+
+
 def settle(card_points: np.ndarray, decl_points: np.ndarray, belote_points: np.ndarray, taker_team: np.ndarray,
            bid: np.ndarray, capot_bid: np.ndarray, coinche: np.ndarray, capot_team: np.ndarray,
            rules: Ruleset, strain: np.ndarray | None = None) -> ContractResult:
@@ -193,21 +216,7 @@ def settle(card_points: np.ndarray, decl_points: np.ndarray, belote_points: np.n
     ok = np.where(capot_bid, taker_capot, True)
     if R["contract.made_vs_bid"] == "ge":
         ok &= np.where(capot_bid, True, pT >= np.maximum(V, int(R["contract.made_min_points"])))
-    tie = np.zeros(n, dtype=bool)
-    vs = R["contract.made_vs_defence"]
-    if vs == "gt":
-        tie = ok & (pT == pO) & ~capot_bid
-        ok &= pT > pO
-    elif vs == "ge":
-        ok &= pT >= pO
-    if R["contract.tie"] == "made":
-        ok |= tie
-        tie[:] = False
-    elif R["contract.tie"] == "failed":
-        tie[:] = False
-    litige = tie
-    made = ok & ~litige
-    failed = ~ok & ~litige
+    made, litige, failed = against_defence(ok, pT, pO, R, no_tie=capot_bid)
     if mode.startswith("bg_"):
         return _bulgarian(P, T, O, made, litige, coinche, capot_team, strain, R)
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pipeline.rescore.contract import ContractResult, round_points
+from pipeline.rescore.contract import ContractResult, against_defence, round_points
 from pipeline.rules import Ruleset
 
 
@@ -63,21 +63,7 @@ def settle_solo(card_points: np.ndarray, decl_points: np.ndarray, belote_points:
     ok = np.ones(n, dtype=bool)
     if R["contract.made_min_points"]:
         ok &= pT >= int(R["contract.made_min_points"])
-    tie = np.zeros(n, dtype=bool)
-    vs = R["contract.made_vs_defence"]
-    if vs == "gt":
-        tie = ok & (pT == pO)
-        ok &= pT > pO
-    elif vs == "ge":
-        ok &= pT >= pO
-    if R["contract.tie"] == "made":
-        ok |= tie
-        tie[:] = False
-    elif R["contract.tie"] == "failed":
-        tie[:] = False
-    litige = tie
-    made = ok & ~litige
-    failed = ~ok & ~litige
+    made, litige, failed = against_defence(ok, pT, pO, R)
 
     own = C + D + B
     fd = R["contract.fail_declarations"]
