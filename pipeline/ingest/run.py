@@ -157,12 +157,13 @@ class _Writer:
         self.replacing: Path | None = None     # a file read before, now changed: its games may replace theirs
         self.file_keys: dict[str, set[str]] = {"hands": set(), "games": set()}
         self._copies: dict[str, tuple] | None = None   # game id -> (fingerprint, richness, game_key, hand keys)
+        self._copies_stale = False     # games were added in columns since _copies was read (not in it)
         self.richer: dict[str, tuple] = {}   # game id -> old copy's (game_key, hand keys, source file) to drop
 
     def _copy_in_lake(self, gid: str) -> tuple | None:
         """(fingerprint, richness, game_key, hand keys) of the copy of game ``gid`` already imported (read from
         the lake once, when a first id clash needs it; games of this run are added as they come)."""
-        if self._copies is None or gid not in self._copies:
+        if self._copies is None or (gid not in self._copies and self._copies_stale):
             self.flush()      # a copy buffered by the columnar reader is compared once written
             cols = ["game_id", "hand_no", "hand_key", "initial_hands", "plays", "tricks_taken", *_PLAY, *_RECORDED]
             hands = lakemod.read(self.lake, "hands", columns=cols).to_pylist()
@@ -171,6 +172,7 @@ class _Writer:
             by_game: dict[str, list] = {}
             for h in hands:
                 by_game.setdefault(h["game_id"], []).append(h)
+            self._copies_stale = False
             self._copies = {g: (_fingerprint(hs), _richness(games.get(g, {}), hs), games.get(g, {}).get("game_key"),
                                 {h["hand_key"] for h in hs}) for g, hs in by_game.items()}
         return self._copies.get(gid)
@@ -268,6 +270,7 @@ class _Writer:
             self.buffered_hands += hands.num_rows
         if games.num_rows:
             self.buf["games"].append(games)
+            self._copies_stale = True   # _copy_in_lake reads the lake again (once) if one of these clashes
 
     def add_reject(self, rej: Reject) -> None:
         row = rej.row()
