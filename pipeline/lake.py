@@ -29,7 +29,7 @@ import posixpath
 import uuid
 import warnings
 from urllib.parse import unquote
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -524,9 +524,9 @@ def compact(lake: str | Path | Location, tables: Iterable[str] | None = None, ro
 
 
 def delete_rows(lake: str | Path | Location, table: str, column: str, values: set,
-                also: tuple[str, set] | None = None) -> int:
-    """Remove the rows whose ``column`` is in ``values`` (and, with ``also = (column2, values2)``, whose
-    ``column2`` is in ``values2`` too) from every Parquet file of ``table``; each file that holds one is
+                where: Callable[[pa.Table], pa.ChunkedArray | pa.Array] | None = None) -> int:
+    """Remove the rows whose ``column`` is in ``values`` (and, with ``where``, for which ``where(file's table)``
+    is true too; it must accept files written before a column was added) from every Parquet file of ``table``; each file that holds one is
     rewritten or removed when nothing is left. Returns rows removed. Used when a changed source file is
     re-imported, or a richer copy of a game replaces a poorer one (under the lake lock, like every write)."""
     loc = locate(lake)
@@ -537,9 +537,8 @@ def delete_rows(lake: str | Path | Location, table: str, column: str, values: se
     for f in list_files(loc, table):
         t = pq.read_table(f.path, filesystem=loc.fs)
         hit = pc.is_in(t.column(column), value_set=wanted.cast(t.schema.field(column).type))
-        if also is not None:
-            col2, values2 = also
-            hit = pc.and_(hit, pc.is_in(t.column(col2), value_set=pa.array(sorted(values2), t.schema.field(col2).type)))
+        if where is not None:
+            hit = pc.and_(hit, where(t))
         n = pc.sum(hit).as_py() or 0
         if not n:
             continue

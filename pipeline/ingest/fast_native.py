@@ -373,7 +373,8 @@ def _add_run(run: list, writer, lines: _Lines, path: str, take) -> None:
     batch, first, end, line0 = run
     # a changed file read again: its games replace the old ones (run._Writer.replace_stale needs their keys)
     writer.note_file_keys(batch.game_keys[first:end],
-                          batch.hand_keys[int(batch.hand_offsets[first]):int(batch.hand_offsets[end])])
+                          batch.hand_keys[int(batch.hand_offsets[first]):int(batch.hand_offsets[end])],
+                          batch.game_ids[first:end], batch.source_files[first:end])
     a = first
     for k in range(first, end):
         gid, gkey = batch.game_ids[k], batch.game_keys[k]
@@ -383,7 +384,7 @@ def _add_run(run: list, writer, lines: _Lines, path: str, take) -> None:
             lines.row_path(line0 + (k - first), path, take)
             a = k + 1
             continue
-        writer.game_ids.setdefault(gid, (gkey, batch.source_files[k]))
+        writer.remember(gid, gkey, batch.source_files[k])
     _add_games(batch, a, end, writer)
 
 

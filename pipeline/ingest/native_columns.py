@@ -621,6 +621,7 @@ def convert(t: pa.Table, blk: Block) -> Batch:
         "source": source.take(pa.array(hp)),
         "source_format": source_format.take(pa.array(hp)),
         "source_file": source_file.take(pa.array(hp)),
+        "ingest_file": pa.nulls(len(hs), pa.string()),      # the file read: set by the driver (run._Writer)
         "source_line": pa.array(sl_val, pa.int64(), mask=sl_null),
         "source_game_id": col["source_game_id"].take(pa.array(hp)),
         "source_hand_id": _field(hv, "source_hand_id").take(take_h),
@@ -696,7 +697,8 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     game_keys = aj.sha32(gkey_text) if len(gs) else []
     game_cols = {
         "game_id": gid_sel, "source": source.take(tg), "source_format": source_format.take(tg),
-        "source_file": source_file.take(tg), "source_game_id": col["source_game_id"].take(tg),
+        "source_file": source_file.take(tg), "ingest_file": pa.nulls(len(gs), pa.string()),
+        "source_game_id": col["source_game_id"].take(tg),
         "variant": col["variant"].take(tg), "ruleset_hint": col["ruleset_hint"].take(tg),
         "n_players": pa.array(n[gs], pa.int8()), "players": players_sel,
         "n_hands": pa.array(n_hands[gs], pa.int32()),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import re
+import sys
 import time
 import zlib
 from collections import Counter
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import orjson
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from pipeline import ingest, lake as lakemod, schema
 from pipeline.ingest import fast_native, native_jsonl
@@ -152,13 +154,19 @@ class _Writer:
         self.keys = {t: lakemod.existing_keys(self.lake, t) for t in ("hands", "games", "rejects")}
         self.buf: dict[str, list[dict | pa.Table]] = {"hands": [], "games": [], "rejects": []}
         self.buffered_hands = 0
-        games = lakemod.read(self.lake, "games", columns=["game_id", "game_key", "source_file"]).to_pylist()
-        self.game_ids = {g["game_id"]: (g["game_key"], g["source_file"]) for g in games}
+        # game id -> (game key, source_file as recorded, ingest_file: the physical file read, None before the
+        # column existed); file names are interned, one string per file
+        games = lakemod.read(self.lake, "games", columns=["game_id", "game_key", "source_file", "ingest_file"])
+        self.game_ids = {gid: (key, _intern(sf), _intern(pf)) for gid, key, sf, pf in zip(
+            *(games.column(c).to_pylist() for c in ("game_id", "game_key", "source_file", "ingest_file")))}
+        del games
+        self.reading: str | None = None        # physical_name() of the file being read (the rows' ingest_file)
         self.replacing: Path | None = None     # a file read before, now changed: its games may replace theirs
         self.file_keys: dict[str, set[str]] = {"hands": set(), "games": set()}
+        self.file_games: dict[str, str] = {}   # game id -> recorded source_file, of the games the file gives now
         self._copies: dict[str, tuple] | None = None   # game id -> (fingerprint, richness, game_key, hand keys)
         self._copies_stale = False     # games were added in columns since _copies was read (not in it)
-        self.richer: dict[str, tuple] = {}   # game id -> old copy's (game_key, hand keys, source file) to drop
+        self.richer: dict[str, tuple] = {}   # game id -> old copy's (game_key, hand keys, (source_file, ingest_file)) to drop
 
     def _copy_in_lake(self, gid: str) -> tuple | None:
         """(fingerprint, richness, game_key, hand keys) of the copy of game ``gid`` already imported (read from
@@ -185,7 +193,7 @@ class _Writer:
         seen = self.game_ids.get(gid)
         if seen is None or seen[0] == rec.game["game_key"]:
             return None
-        if self.replacing is not None and _same_file(seen[1], self.replacing):
+        if self.replacing is not None and self._from_replaced_file(seen[1], seen[2], rec.game["source_file"]):
             return None
         old = self._copy_in_lake(gid)
         if old is not None and old[0] == _fingerprint(rec.hands):
@@ -194,17 +202,29 @@ class _Writer:
             if _richness(rec.game, rec.hands) > old[1]:
                 # every hand of the richer copy is written (with its own provenance); the old copy's rows,
                 # matched by key and file, are dropped once it is (drop_poorer_copies)
-                self.richer[gid] = (old[2], old[3], seen[1])
+                self.richer[gid] = (old[2], old[3], (seen[1], seen[2]))
                 self.keys["hands"] -= old[3]
                 self.summary.replaced_by_richer += 1
-                self.game_ids[gid] = (rec.game["game_key"], rec.game["source_file"])
+                self.game_ids[gid] = (rec.game["game_key"], _intern(rec.game["source_file"]), self.reading)
                 return None
             self.summary.duplicates += len(rec.hands)
             self.summary.same_game += 1
             return SAME_GAME
+        read = f", file read: {seen[2]}" if seen[2] is not None and seen[2] != seen[1] else ""
         return Reject(rec.where, "duplicate_game_id",
-                      f"game {gid} is already in the lake with other content (imported from {seen[1]}); "
+                      f"game {gid} is already in the lake with other content (imported from {seen[1]}{read}); "
                       "not imported twice", "", gid)
+
+    def _from_replaced_file(self, recorded: str, physical: str | None, recorded_now: str | None) -> bool:
+        """Whether a lake row (its ``source_file`` and ``ingest_file``) came from the changed file
+        being read again. A row that records the physical file it was read from is matched by that alone, so
+        two files that record the same ``source_file`` (two exports, two simulate outputs) never match each
+        other's rows. A row written before ``ingest_file`` existed (null) is matched by the old rule: its
+        ``source_file`` names the file, or the file gives the row's game now with the same recorded
+        ``source_file`` (``recorded_now``; an edited export or simulate output)."""
+        if physical is not None:
+            return physical == self.reading
+        return recorded == recorded_now or _same_file(recorded, self.replacing)
 
     def check(self, rec: GameRecord) -> Reject | None:
         """Checks shared by every reader, on the finished rows: a safe source name (it becomes a folder),
@@ -243,11 +263,15 @@ class _Writer:
             self._copies[rec.game["game_id"]] = (_fingerprint(rec.hands), _richness(rec.game, rec.hands),
                                                  rec.game["game_key"], {h["hand_key"] for h in rec.hands})
         if self.replacing is not None:
-            self.game_ids[rec.game["game_id"]] = (rec.game["game_key"], rec.game["source_file"])
+            self.game_ids[rec.game["game_id"]] = (rec.game["game_key"], _intern(rec.game["source_file"]), self.reading)
             self.file_keys["games"].add(rec.game["game_key"])
             self.file_keys["hands"].update(h["hand_key"] for h in rec.hands)
-        self.game_ids.setdefault(rec.game["game_id"], (rec.game["game_key"], rec.game["source_file"]))
+            self.file_games[rec.game["game_id"]] = rec.game["source_file"]
+        self.remember(rec.game["game_id"], rec.game["game_key"], rec.game["source_file"])
+        rec.game["ingest_file"] = self.reading
         new = [h for h in rec.hands if h["hand_key"] not in self.keys["hands"]]
+        for h in new:
+            h["ingest_file"] = self.reading
         self.summary.duplicates += len(rec.hands) - len(new)
         self.summary.kept_leniently += sum(any("--on-error lenient" in e for e in h.get("errors") or []) for h in new)
         for h in new:
@@ -266,11 +290,22 @@ class _Writer:
         """Buffer new hands and games rows (tables with the lake schemas) that the columnar native reader
         has already checked and deduplicated against the keys; the caller flushes when FLUSH_HANDS is reached."""
         if hands.num_rows:
-            self.buf["hands"].append(hands)
+            self.buf["hands"].append(self._stamped(hands))
             self.buffered_hands += hands.num_rows
         if games.num_rows:
-            self.buf["games"].append(games)
+            self.buf["games"].append(self._stamped(games))
             self._copies_stale = True   # _copy_in_lake reads the lake again (once) if one of these clashes
+
+    def _stamped(self, t: pa.Table) -> pa.Table:
+        """``t`` with its ``ingest_file`` column set to the file being read."""
+        i = t.schema.get_field_index("ingest_file")
+        return t.set_column(i, t.schema.field(i), pa.repeat(pa.scalar(self.reading, pa.string()), t.num_rows))
+
+    def remember(self, gid: str, game_key: str, source_file: str) -> None:
+        """Note that game ``gid`` (key ``game_key``, recorded ``source_file``) is in the lake, read from the
+        file being read, unless the lake already had it (the first copy is the one conflicts name)."""
+        if gid not in self.game_ids:
+            self.game_ids[gid] = (game_key, _intern(source_file), self.reading)
 
     def add_reject(self, rej: Reject) -> None:
         row = rej.row()
@@ -279,17 +314,21 @@ class _Writer:
             self.keys["rejects"].add(row["reject_key"])
             self.buf["rejects"].append(row)
 
-    def note_file_keys(self, game_keys, hand_keys) -> None:
-        """Keys of games and hands read from the file being replaced (the columnar native reader's batches)."""
+    def note_file_keys(self, game_keys, hand_keys, game_ids=(), source_files=()) -> None:
+        """Keys of games and hands read from the file being replaced (the columnar native reader's batches),
+        with the games' ids and recorded source files."""
         if self.replacing is not None:
             self.file_keys["games"].update(game_keys)
             self.file_keys["hands"].update(hand_keys)
+            self.file_games.update(zip(game_ids, source_files))
 
-    def start_file(self, path: Path | None) -> None:
-        """Begin reading ``path``; pass the path of a file the manifest says was read before (and has changed),
-        None for a new file."""
-        self.replacing = path
+    def start_file(self, path: Path | None, replacing: bool = False) -> None:
+        """Begin reading ``path`` (None: between files); ``replacing`` when the manifest says it was read
+        before (and has changed): its rows then replace the ones it gave before (:meth:`replace_stale`)."""
+        self.reading = None if path is None else _intern(physical_name(path))
+        self.replacing = path if replacing else None
         self.file_keys = {"hands": set(), "games": set()}
+        self.file_games = {}
 
     def replace_stale(self) -> int:
         """After a changed file was read again: remove the rows it gave before that its new version no longer
@@ -299,12 +338,15 @@ class _Writer:
         if path is None:
             return 0
         self.flush()
-        games = lakemod.read(self.lake, "games", columns=["game_id", "game_key", "source_file"]).to_pylist()
-        hands = lakemod.read(self.lake, "hands", columns=["hand_key", "game_id", "source_file"]).to_pylist()
-        old_games = {g["game_key"]: g["game_id"] for g in games
-                     if g["game_key"] not in self.file_keys["games"] and _same_file(g["source_file"], path)}
-        old_hands = {h["hand_key"]: h["game_id"] for h in hands
-                     if h["hand_key"] not in self.file_keys["hands"] and _same_file(h["source_file"], path)}
+        # rows read from this file (ingest_file), and rows written before that column existed (null)
+        mine = (pc.field("ingest_file") == self.reading) | pc.field("ingest_file").is_null()
+
+        def old_rows(table: str, key: str) -> dict[str, str]:
+            rows = lakemod.read(self.lake, table, columns=[key, "game_id", "source_file", "ingest_file"], filter=mine)
+            return {r[key]: r["game_id"] for r in rows.to_pylist() if r[key] not in self.file_keys[table]
+                    and self._from_replaced_file(r["source_file"], r["ingest_file"], self.file_games.get(r["game_id"]))}
+        old_games = old_rows("games", "game_key")
+        old_hands = old_rows("hands", "hand_key")
         lakemod.delete_rows(self.lake, "games", "game_key", set(old_games))
         n = lakemod.delete_rows(self.lake, "hands", "hand_key", set(old_hands))
         lakemod.delete_rows(self.lake, "scores", "hand_key", set(old_hands))
@@ -328,7 +370,7 @@ class _Writer:
         hand_keys = set().union(*(h for _, h, _ in self.richer.values()))
         files = {f for _, _, f in self.richer.values()}
         lakemod.delete_rows(self.lake, "games", "game_key", game_keys)
-        lakemod.delete_rows(self.lake, "hands", "hand_key", hand_keys, also=("source_file", files))
+        lakemod.delete_rows(self.lake, "hands", "hand_key", hand_keys, where=_read_from(files))
         lakemod.delete_rows(self.lake, "scores", "hand_key", hand_keys)
         lakemod.delete_rows(self.lake, "player_hands", "hand_key", hand_keys)
         lakemod.delete_rows(self.lake, "game_scores", "game_id", set(self.richer))
@@ -359,6 +401,31 @@ def _table(table: str, rows: list) -> pa.Table:
     if run:
         parts.append(pa.Table.from_pylist(run, schema=sch))
     return parts[0] if len(parts) == 1 else pa.concat_tables(parts)
+
+
+def _intern(name: str | None) -> str | None:
+    """One string object per file name (the game-id map holds one per game)."""
+    return None if name is None else sys.intern(name)
+
+
+def physical_name(path: Path) -> str:
+    """The name of a file that ingest reads, as the manifest keys it and the ``ingest_file`` column records
+    it: the absolute path, symbolic links resolved."""
+    return str(Path(path).resolve())
+
+
+def _read_from(files: set[tuple[str, str | None]]) -> Callable[[pa.Table], pa.ChunkedArray]:
+    """A row condition for :func:`pipeline.lake.delete_rows` on hands: the row was read from one of ``files``,
+    each a (recorded source_file, physical ingest_file) pair: by its ``ingest_file`` when the pair has one, by
+    its ``source_file`` for a row written before that column (null there, or absent from an old file)."""
+    physical = pa.array(sorted({p for _, p in files if p is not None}), pa.string())
+    recorded = pa.array(sorted({r for r, p in files if p is None}), pa.string())
+
+    def cond(t: pa.Table):
+        read = t.column("ingest_file") if "ingest_file" in t.column_names else pa.nulls(t.num_rows, pa.string())
+        by_name = pc.and_(pc.is_null(read), pc.is_in(t.column("source_file"), value_set=recorded))
+        return pc.or_(pc.is_in(read, value_set=physical), by_name)
+    return cond
 
 
 MANIFEST = "_manifest.json"
@@ -428,7 +495,7 @@ def _ingest(paths, lake, fmt, strict, on_reject, on_file, reread=False) -> Inges
     manifest = _load_manifest(lake)
     for path in walk(paths):
         summary.files += 1
-        key = str(path.resolve())
+        key = physical_name(path)
         prev, stamp = manifest.get(key), _stamp(path, fmt or "auto")
         if not reread and prev is not None and prev[:3] == stamp:
             summary.unchanged += 1
@@ -475,7 +542,7 @@ def _ingest(paths, lake, fmt, strict, on_reject, on_file, reread=False) -> Inges
         stamp = _stamp(path, fmt or "auto") + [digest]
         # a file read before (it is in the manifest) and read again has changed, or --reread was given:
         # its new content replaces what it gave before
-        writer.start_file(path if key in manifest else None)
+        writer.start_file(path, replacing=key in manifest)
         try:
             _read_file(path, reader, writer, strict, on_reject)
         except StrictError:
