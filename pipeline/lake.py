@@ -526,8 +526,8 @@ def compact(lake: str | Path | Location, tables: Iterable[str] | None = None, ro
 def delete_rows(lake: str | Path | Location, table: str, column: str, values: set,
                 where: Callable[[pa.Table], pa.ChunkedArray | pa.Array] | None = None) -> int:
     """Remove the rows whose ``column`` is in ``values`` (and, with ``where``, for which ``where(file's table)``
-    is true too; it must accept files written before a column was added) from every Parquet file of ``table``; each file that holds one is
-    rewritten or removed when nothing is left. Returns rows removed. Used when a changed source file is
+    is true too; it must accept files written before a column was added) from every Parquet file of
+    ``table``; each file that holds one is rewritten or removed when nothing is left. Returns rows removed. Used when a changed source file is
     re-imported, or a richer copy of a game replaces a poorer one (under the lake lock, like every write)."""
     loc = locate(lake)
     if not values or not has_table(loc, table):
@@ -535,6 +535,10 @@ def delete_rows(lake: str | Path | Location, table: str, column: str, values: se
     wanted = pa.array(sorted(values))
     removed = 0
     for f in list_files(loc, table):
+        # the key column first: a file without one of the keys (most of a big lake) is not read whole
+        keys = pq.read_table(f.path, filesystem=loc.fs, columns=[column]).column(column)
+        if not pc.any(pc.is_in(keys, value_set=wanted.cast(keys.type))).as_py():
+            continue
         t = pq.read_table(f.path, filesystem=loc.fs)
         hit = pc.is_in(t.column(column), value_set=wanted.cast(t.schema.field(column).type))
         if where is not None:

@@ -164,6 +164,7 @@ class _Writer:
         self.replacing: Path | None = None     # a file read before, now changed: its games may replace theirs
         self.file_keys: dict[str, set[str]] = {"hands": set(), "games": set()}
         self.file_games: dict[str, str] = {}   # game id -> recorded source_file, of the games the file gives now
+        self._names: dict[str, bool] = {}      # recorded source_file -> names the file being replaced
         self._copies: dict[str, tuple] | None = None   # game id -> (fingerprint, richness, game_key, hand keys)
         self._copies_stale = False     # games were added in columns since _copies was read (not in it)
         self.richer: dict[str, tuple] = {}   # game id -> old copy's (game_key, hand keys, (source_file, ingest_file)) to drop
@@ -224,7 +225,12 @@ class _Writer:
         ``source_file`` (``recorded_now``; an edited export or simulate output)."""
         if physical is not None:
             return physical == self.reading
-        return recorded == recorded_now or _same_file(recorded, self.replacing)
+        if recorded == recorded_now:
+            return True
+        same = self._names.get(recorded)
+        if same is None:      # once per distinct name: resolving a path per row took minutes at 10^6 rows
+            same = self._names[recorded] = _same_file(recorded, self.replacing)
+        return same
 
     def check(self, rec: GameRecord) -> Reject | None:
         """Checks shared by every reader, on the finished rows: a safe source name (it becomes a folder),
@@ -329,6 +335,7 @@ class _Writer:
         self.replacing = path if replacing else None
         self.file_keys = {"hands": set(), "games": set()}
         self.file_games = {}
+        self._names = {}
 
     def replace_stale(self) -> int:
         """After a changed file was read again: remove the rows it gave before that its new version no longer
@@ -343,6 +350,13 @@ class _Writer:
 
         def old_rows(table: str, key: str) -> dict[str, str]:
             rows = lakemod.read(self.lake, table, columns=[key, "game_id", "source_file", "ingest_file"], filter=mine)
+            # of the rows without ingest_file, only those naming the file or of a game it gives can be its own
+            names = [n for n in pc.unique(rows.column("source_file")).to_pylist()
+                     if self._from_replaced_file(n, None, None)]
+            rows = rows.filter(pc.or_(
+                pc.is_valid(rows.column("ingest_file")),
+                pc.or_(pc.is_in(rows.column("source_file"), value_set=pa.array(names, pa.string())),
+                       pc.is_in(rows.column("game_id"), value_set=pa.array(list(self.file_games), pa.string())))))
             return {r[key]: r["game_id"] for r in rows.to_pylist() if r[key] not in self.file_keys[table]
                     and self._from_replaced_file(r["source_file"], r["ingest_file"], self.file_games.get(r["game_id"]))}
         old_games = old_rows("games", "game_key")
