@@ -167,7 +167,8 @@ class _Writer:
         self._names: dict[str, bool] = {}      # recorded source_file -> names the file being replaced
         self._copies: dict[str, tuple] | None = None   # game id -> (fingerprint, richness, game_key, hand keys)
         self._copies_stale = False     # games were added in columns since _copies was read (not in it)
-        self.richer: dict[str, tuple] = {}   # game id -> old copy's (game_key, hand keys, (source_file, ingest_file)) to drop
+        # game id -> the old copy to drop: (game_key, hand keys, (source_file, ingest_file))
+        self.richer: dict[str, tuple] = {}
 
     def _copy_in_lake(self, gid: str) -> tuple | None:
         """(fingerprint, richness, game_key, hand keys) of the copy of game ``gid`` already imported (read from
