@@ -1,8 +1,8 @@
 -- audit: which hands does the ruleset score differently from the source's own record, and where?
 --
 -- One row per hand whose rescoring under the ruleset differs from the score the source recorded
--- (scores.matches_recorded = false). Hands whose source recorded no score, and unscorable hands, have
--- matches_recorded NULL and are not listed. The source records either a score per team
+-- (scores.matches_recorded = false). Hands whose source recorded no score, unscorable hands, and hands of games
+-- played under another ruleset (games.ruleset_hint names another) have matches_recorded NULL and are not listed. The source records either a score per team
 -- (hands.recorded_score) or only the difference team 0 - team 1 (hands.recorded_margin, OpenSpiel);
 -- in the latter case the recorded per-team columns are NULL and the margins are compared.
 --

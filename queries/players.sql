@@ -44,7 +44,8 @@
 --   declarations     declarations (tierce .. carré, belote excluded) the player held or announced in scored
 --                    hands, from scores.declarations; declarations_per_100 = per 100 scored hands
 --   mismatches, compared  hands whose source-recorded score differs from the rescoring (matches_recorded =
---                    false) / hands with a recorded score; mismatches_of = 'x/y'
+--                    false) / hands with a recorded score comparable under this ruleset (the game's
+--                    ruleset_hint is this ruleset or unset); mismatches_of = 'x/y'
 --
 -- Order: hands desc, player, source.
 --

@@ -39,6 +39,7 @@ class RescoreSummary:
     games_recorded: int = 0
     games_matched: int = 0
     by_source: dict = field(default_factory=dict)   # source -> [recorded, matched]
+    other_rules: int = 0    # recorded scores not compared: their game's source plays another ruleset
     seconds: float = 0.0
     seconds_hands: float = 0.0      # the hand pass (read, score_batch, write scores)
     seconds_games: float = 0.0      # the game pass (sorted read of scores, game_pass, write game_scores)
@@ -51,6 +52,8 @@ class RescoreSummary:
             rec += " (" + ", ".join(f"{k} {m}/{r}" for k, (r, m) in sorted(self.by_source.items()) if r) + ")"
         if self.games_recorded:
             rec += f", recorded game totals matched {self.games_matched}/{self.games_recorded}"
+        if self.other_rules:
+            rec += f", {self.other_rules} recorded scores of games played under another ruleset not compared"
         return (f"rescore [{self.ruleset}]: {self.hands} hands ({st}), {self.games} games, {self.illegal} with an "
                 f"illegal play{rec}, {self.seconds:.2f} s, {rate:,.0f} hands/s")
 
@@ -113,9 +116,37 @@ def count_scores(summary: RescoreSummary, s: pa.Table | pa.RecordBatch) -> None:
             acc[1] += row["ok_sum"] or 0
 
 
+def foreign_games(lake, rules: Ruleset) -> pa.Array:
+    """Game ids (string array) of the lake's games whose source names another ruleset (``games.ruleset_hint``
+    set and not ``rules.name``). Their recorded scores were computed under other rules, so comparing them with
+    this rescoring would count rule differences as disagreements: :func:`comparable_only` blanks them.
+    Games without a hint are compared (the user chose the ruleset for them)."""
+    games = lakemod.read(lake, "games", columns=["game_id", "ruleset_hint"])
+    if not games.num_rows:
+        return pa.array([], pa.string())
+    hint = games.column("ruleset_hint")
+    other = pc.and_(pc.is_valid(hint), pc.not_equal(pc.fill_null(hint, ""), rules.name))
+    return pc.unique(games.column("game_id").filter(other))
+
+
+def comparable_only(s: pa.Table | pa.RecordBatch, foreign: pa.Array) -> tuple[pa.Table | pa.RecordBatch, int]:
+    """``s`` (scores rows) with ``matches_recorded`` set to null on the hands of ``foreign`` games (see
+    :func:`foreign_games`), other columns untouched; and how many recorded scores were so left uncompared."""
+    if not len(foreign) or not s.num_rows:
+        return s, 0
+    gone = pc.is_in(s.column("game_id"), value_set=foreign)
+    if not pc.any(gone).as_py():
+        return s, 0
+    i = s.schema.get_field_index("matches_recorded")
+    mr = s.column(i)
+    n = int(pc.sum(pc.and_(gone, pc.is_valid(mr))).as_py() or 0)
+    return s.set_column(i, s.schema.field(i), pc.if_else(gone, pa.scalar(None, pa.bool_()), mr)), n
+
+
 def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 1) -> RescoreSummary:
     t0 = time.perf_counter()
     summary = RescoreSummary(rules.name)
+    foreign = foreign_games(lake, rules)
     if engine == "ray":
         from pipeline.rescore.ray_engine import score_batches_ray
         scored = score_batches_ray(lake, rules, batch_size)
@@ -125,6 +156,8 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
 
     def batches():
         for s in scored:
+            s, uncompared = comparable_only(s, foreign)
+            summary.other_rules += uncompared
             count_scores(summary, s)
             yield s
 
@@ -133,10 +166,13 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
     t1 = time.perf_counter()
     summary.seconds_hands = t1 - t0
 
+    foreign_set = set(foreign.to_pylist())
+
     def count_games(g: pa.Table, final: pa.ChunkedArray | pa.Array) -> None:
         summary.games += g.num_rows
-        for totals, rec in zip(g.column("totals").to_pylist(), final.to_pylist()):
-            if rec:
+        for gid, totals, rec in zip(g.column("game_id").to_pylist(), g.column("totals").to_pylist(),
+                                    final.to_pylist()):
+            if rec and gid not in foreign_set:
                 summary.games_recorded += 1
                 summary.games_matched += totals == rec
 

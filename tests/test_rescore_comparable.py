@@ -1,0 +1,72 @@
+"""Recorded scores are compared only with a rescoring under the rules their source played.
+
+A lake mixing sources holds hands whose recorded scores follow different rulesets (games.ruleset_hint). Rescoring
+everything under ruleset A must not count the rule differences of B's games as disagreements: their
+``scores.matches_recorded`` is null, the rescore summary says how many were left uncompared, and the players report
+and the audit follow (both read matches_recorded).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow.compute as pc
+
+from pipeline import lake as lakemod
+from pipeline import rules, stats
+from pipeline.ingest.run import ingest_paths
+from pipeline.rescore import rescore_lake
+from pipeline.simulate import simulate_to_file
+
+
+def _lake(tmp_path: Path) -> tuple[Path, int, int]:
+    """Lake of 3 simulated belote-classic games and 3 pagat-coinche games; each simulated hand carries the score
+    the simulator recorded under its own ruleset (games.ruleset_hint = that ruleset's name)."""
+    a = tmp_path / "classic.jsonl"
+    b = tmp_path / "coinche.jsonl"
+    _, hands_a = simulate_to_file("belote-classic", 3, 11, a)
+    _, hands_b = simulate_to_file("pagat-coinche", 3, 12, b)
+    lake = tmp_path / "lake"
+    ingest_paths([a, b], lake)
+    return lake, hands_a, hands_b
+
+
+def _recorded(lake: Path, hint: str) -> int:
+    """Hands of the games whose ruleset_hint is ``hint`` that carry a recorded score (passed-out hands record 0-0)."""
+    games = lakemod.read(lake, "games", columns=["game_id", "ruleset_hint"])
+    ids = games.column("game_id").filter(pc.equal(games.column("ruleset_hint"), hint))
+    hands = lakemod.read(lake, "hands", columns=["game_id", "recorded_score"])
+    keep = pc.and_(pc.is_in(hands.column("game_id"), value_set=ids), pc.is_valid(hands.column("recorded_score")))
+    return int(pc.sum(keep).as_py())
+
+
+def test_only_games_of_the_ruleset_are_compared(tmp_path):
+    lake, hands_a, hands_b = _lake(tmp_path)
+    rec_a, rec_b = _recorded(lake, "belote-classic"), _recorded(lake, "pagat-coinche")
+    assert rec_a > 0 and rec_b > 0
+    s = rescore_lake(lake, rules.load("belote-classic"))
+    # the simulator scores its own games with the engine, so every comparable hand matches
+    assert (s.recorded, s.matches, s.other_rules) == (rec_a, rec_a, rec_b)
+    assert s.hands == hands_a + hands_b
+    assert f"recorded score matched {rec_a}/{rec_a}" in str(s)
+    assert f"{rec_b} recorded scores of games played under another ruleset not compared" in str(s)
+    scores = lakemod.read(lake, "scores", columns=["game_id", "matches_recorded", "ruleset"])
+    games = lakemod.read(lake, "games", columns=["game_id", "ruleset_hint"])
+    coinche = games.column("game_id").filter(pc.equal(games.column("ruleset_hint"), "pagat-coinche"))
+    foreign_rows = scores.filter(pc.is_in(scores.column("game_id"), value_set=coinche))
+    assert foreign_rows.num_rows == hands_b
+    assert foreign_rows.column("matches_recorded").null_count == hands_b
+
+
+def test_players_report_counts_no_foreign_mismatches(tmp_path):
+    lake, _, _ = _lake(tmp_path)
+    rec_b = _recorded(lake, "pagat-coinche")
+    rescore_lake(lake, rules.load("belote-classic"))
+    rows = stats.run_report(lake, "players", "belote-classic", stats.Filters()).to_pylist()
+    # 4 simulated seats per source; no hand of either source disagrees (classic hands all match, coinche hands
+    # are not compared), and the compared hands are the classic ones only
+    assert sum(r["mismatches"] for r in rows) == 0
+    assert sum(r["compared"] for r in rows if r["source"]) == 4 * _recorded(lake, "belote-classic")
+    assert rec_b > 0
+    audit = stats.run_report(lake, "audit", "belote-classic", stats.Filters())
+    assert audit.num_rows == 0
