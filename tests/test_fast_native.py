@@ -162,6 +162,24 @@ def test_python_json_dumps_default_layout_is_read_as_columns(tmp_path, monkeypat
     assert fallback == 0 and cols["summary"][1] == 6
 
 
+def test_played_at_is_read_as_columns(tmp_path, monkeypatch):
+    # the forms native.parse_time reads (docs/native-format.md): a bare date, a time with an offset, UTC with Z
+    # and microseconds, an explicit null; the values expected are those instants in UTC, worked out by hand
+    from datetime import datetime, timezone
+    stamps = ["2026-03-01", "2026-03-01T21:15:00+01:00", "2025-12-31T23:59:59.123456Z", None, "2026-03-01"]
+    lines = [ln.replace(b'"version":1', b'"version":1,"played_at":' + json.dumps(t).encode(), 1)
+             for ln, t in zip(_base(), stamps)] + _base()[5:]
+    cols, fallback = same_lake(tmp_path, monkeypatch, [_write(tmp_path, "timed.jsonl", lines)])
+    assert fallback == 0, "lines with played_at must be read as columns"
+    utc = timezone.utc
+    got = {g["game_id"]: g["played_at"] for g in cols["games"]}
+    ids = [json.loads(ln)["game_id"] if "game_id" in json.loads(ln) else
+           f'{json.loads(ln)["source"]}:{json.loads(ln)["source_game_id"]}' for ln in lines]
+    assert [got[i] for i in ids] == [datetime(2026, 3, 1, tzinfo=utc), datetime(2026, 3, 1, 20, 15, tzinfo=utc),
+                                     datetime(2025, 12, 31, 23, 59, 59, 123456, tzinfo=utc), None,
+                                     datetime(2026, 3, 1, tzinfo=utc), None]
+
+
 def test_reimport_and_a_second_copy_are_duplicates(tmp_path, monkeypatch):
     f = _write(tmp_path, "a.jsonl", _base())
     g = _write(tmp_path, "b.jsonl", _base()[::-1])        # same games, other file and order: all duplicates
@@ -389,6 +407,11 @@ CORRUPTIONS = {
     "duplicate_line": _raw(lambda ls: ls[:2] + ls[1:2] + ls[2:]),
     "same_id_other_content": _raw(lambda ls: ls + [ls[1].replace(b'"dealer":1', b'"dealer":2', 1)]),
     "very_long_line": _edit(0, _set(["padding_is_unknown"], "x" * 20_000)),
+    "played_at_not_a_time": _edit(0, _set(["played_at"], "yesterday")),
+    "played_at_number": _edit(0, _set(["played_at"], 20260301)),
+    "played_at_empty": _edit(0, _set(["played_at"], "")),
+    "played_at_year_one_east_of_utc": _edit(0, _set(["played_at"], "0001-01-01T00:30:00+01:00")),
+    "played_at_twice": _replace(1, b'"version":1', b'"version":1,"played_at":"2026-01-01","played_at":"2026-01-02"'),
 }
 
 

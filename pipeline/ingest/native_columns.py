@@ -36,7 +36,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline import schema
+from pipeline import native, schema
 from pipeline.cards import RANKS, CardError, parse_card, popcount32
 from pipeline.ingest import arrow_json as aj
 from pipeline.ingest.validate import COMPLETENESS, STRAIN_NAMES, VARIANTS
@@ -65,12 +65,13 @@ HAND_SCHEMA = pa.struct([
 SCHEMA = pa.schema([
     ("format", _S), ("version", _I), ("game_id", _S), ("source", _S), ("source_game_id", _S), ("variant", _S),
     ("n_players", _I), ("players", pa.list_(_S)), ("target", _I), ("ruleset_hint", _S),
-    ("recorded_final", pa.list_(_I)), ("recorded_winner", _I),
+    ("recorded_final", pa.list_(_I)), ("recorded_winner", _I), ("played_at", _S),
     ("provenance", pa.struct([("source_format", _S), ("source_file", _S), ("source_line", _I), (SL_MARK, _B)])),
     ("hands", pa.list_(HAND_SCHEMA)),
 ])
 """Explicit schema for pyarrow's JSON reader: every field :func:`pipeline.native.game_to_rows` reads, with
-JSON integers as int64. Unknown fields make the block fail to parse (so such lines take the row path)."""
+JSON integers as int64. Unknown fields make the block fail to parse (so such lines take the row path), and so
+does a ``played_at`` that is not text (the row path rejects it)."""
 
 _INT8 = (-2**7, 2**7 - 1)
 _INT16 = (-2**15, 2**15 - 1)
@@ -295,6 +296,29 @@ def _string_cards(arr: pa.Array) -> np.ndarray:
     return _card_ids(off[:-1], off[1:] - off[:-1], data, valid)
 
 
+def _times(arr: pa.Array) -> tuple[pa.Array, np.ndarray]:
+    """``played_at`` texts read as :func:`pipeline.native.parse_time` reads them, once per distinct text.
+
+    Returns (the ``games.played_at`` column: ``timestamp[us, UTC]``, null where the text is null or not a
+    time; per row, True unless ``parse_time`` refuses the text, in which case the row path must read the line
+    and write its reject)."""
+    typ = schema.schema("games").field("played_at").type
+    if arr.null_count == len(arr):
+        return pa.nulls(len(arr), typ), np.ones(len(arr), bool)
+    enc = pc.dictionary_encode(arr)
+    times, good = [], []
+    for text in enc.dictionary.to_pylist():
+        try:
+            times.append(native.parse_time(text))
+            good.append(True)
+        except Exception:              # RecordError, or an overflow the row path must report its own way
+            times.append(None)
+            good.append(False)
+    idx = enc.indices
+    ok = pc.fill_null(pa.array(good, pa.bool_()).take(idx), True).to_numpy(zero_copy_only=False)
+    return pa.array(times, typ).take(idx), ok
+
+
 def _in_range(v: np.ndarray, valid: np.ndarray, lo_hi: tuple[int, int]) -> np.ndarray:
     return ~valid | ((v >= lo_hi[0]) & (v <= lo_hi[1]))
 
@@ -446,6 +470,8 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     # the driver's game checks (run._Writer.check): a positive target, a winner among the teams
     ok &= ~target_v | (target > 0)
     ok &= ~winner_v | ((winner >= 0) & (winner < np.where(n == 3, 3, 2)))
+    played_at, played_ok = _times(col["played_at"])
+    ok &= played_ok
     rf_off, rf_valid, rf_vals = _list(col["recorded_final"])
     rf, rf_v = _ints(rf_vals)
     ok &= _seg_sum(~_in_range(rf, rf_v, _INT32), rf_off) == 0
@@ -703,8 +729,7 @@ def convert(t: pa.Table, blk: Block) -> Batch:
         "target": pa.array(target[gs], pa.int32(), mask=~target_v[gs]),
         "recorded_final": _list_column(rf_off, rf_valid, rf, gs, pa.int32(), rf_v),
         "recorded_winner": pa.array(winner[gs], pa.int8(), mask=~winner_v[gs]),
-        # a line with played_at is not in SCHEMA: it fails the block parse and takes the row path
-        "played_at": pa.nulls(len(gs), schema.schema("games").field("played_at").type),
+        "played_at": played_at.take(tg),
         "game_key": pa.array(game_keys, pa.string()),
     }
     gsch = schema.schema("games")
