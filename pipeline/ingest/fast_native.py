@@ -436,7 +436,7 @@ def _add_games(batch: ncol.Batch, a: int, b: int, writer) -> None:
         buffered += int(new_per_game[g - a])
         if buffered >= FLUSH_HANDS:
             push(start, g + 1)
-            writer.flush()
+            writer.flush_later()
             buffered = 0
             start = g + 1
     if start < b:
