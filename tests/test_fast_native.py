@@ -180,6 +180,17 @@ def test_played_at_is_read_as_columns(tmp_path, monkeypatch):
                                      datetime(2026, 3, 1, tzinfo=utc), None]
 
 
+def test_plays_lists_are_read_as_texts(tmp_path, monkeypatch):
+    # every non-empty plays list of the sample (compact, and json.dumps' spaced layout) is rewritten as a text
+    from pipeline.ingest import native_plays
+    played = sum(1 for ln in _base() for h in json.loads(ln)["hands"] if h.get("plays"))
+    for lines in (_base(), [json.dumps(json.loads(ln)).encode() + b"\n" for ln in _base()]):
+        buf = bytearray(b"".join(lines))
+        rewritten, _ = native_plays.compact(buf)
+        assert len(rewritten) == played
+        assert b'"plays"' not in buf.replace(b'"plays":null', b"").replace(b'"plays": null', b"")
+
+
 def test_reimport_and_a_second_copy_are_duplicates(tmp_path, monkeypatch):
     f = _write(tmp_path, "a.jsonl", _base())
     g = _write(tmp_path, "b.jsonl", _base()[::-1])        # same games, other file and order: all duplicates
@@ -407,6 +418,19 @@ CORRUPTIONS = {
     "duplicate_line": _raw(lambda ls: ls[:2] + ls[1:2] + ls[2:]),
     "same_id_other_content": _raw(lambda ls: ls + [ls[1].replace(b'"dealer":1', b'"dealer":2', 1)]),
     "very_long_line": _edit(0, _set(["padding_is_unknown"], "x" * 20_000)),
+    # plays lists rewritten as one text (pipeline/ingest/native_plays.py) and the cases it must leave alone
+    "plays_at_game_level": _replace(1, b'"version":1', b'"version":1,"plays":[[0,"JH"],[1,"9H"]]'),
+    "plays_in_contract": _replace(1, b'"contract":{', b'"contract":{"plays":[[0,"JH"]],'),
+    "plays_twice_canonical": _replace(1, b'"dealer":', b'"plays":[[0,"JH"]],"dealer":'),
+    "plays_twice_other_layout": _replace(1, b'"dealer":', b'"plays":[[0,"10H"]],"dealer":'),
+    "plays_mixed_separators": _replace(0, b'"],[', b'"], [', 3),
+    "plays_unknown_card": _edit(0, lambda o: o["hands"][P]["plays"][3].__setitem__(1, "ZZ")),
+    "plays_card_with_space": _edit(0, lambda o: o["hands"][P]["plays"][3].__setitem__(1, "J ")),
+    "plays_card_escaped": _replace(0, b'"JH"]', b'"J\\u0048"]'),
+    "play_seat_seven": _edit(0, lambda o: o["hands"][P]["plays"][0].__setitem__(0, 7)),
+    "plays_empty_list": _edit(0, _set(H + ["plays"], [])),
+    "plays_cut_after_a_pair": _replace(0, b'"]],"tricks_taken"', b'"],"tricks_taken"'),
+    "name_spelling_a_plays_list": _replace(3, b'"Ana"', b'"\"plays\":[[1,\"JH\"]]"'),
     "played_at_not_a_time": _edit(0, _set(["played_at"], "yesterday")),
     "played_at_number": _edit(0, _set(["played_at"], 20260301)),
     "played_at_empty": _edit(0, _set(["played_at"], "")),

@@ -37,7 +37,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.json as pj
 
-from pipeline.ingest import native_columns as ncol, native_jsonl
+from pipeline.ingest import native_columns as ncol, native_jsonl, native_plays
 from pipeline.ingest.records import GameRecord, Reject
 
 BLOCK_BYTES = 8 << 20
@@ -329,7 +329,9 @@ def _parsed(cand: np.ndarray, text_starts: tuple[bytearray, np.ndarray], lineno:
     """Rewrite and parse the candidate lines; yields (table, Block, block line numbers of its rows) for the
     ranges pyarrow reads with one row per line, in line order."""
     buf, starts = text_starts
-    marks = ncol.mark_pairs(buf)                      # sorted positions
+    rewritten, opens = native_plays.compact(buf)     # canonical plays lists -> one text each
+    texts = native_plays.per_row(rewritten, starts)
+    marks = ncol.mark_pairs(buf, opens)               # the other [seat, x] pairs; sorted positions
     lin = ncol.mark_null_source_lines(buf)
     m = len(cand)
     pairs = np.diff(np.searchsorted(marks, starts))
@@ -343,7 +345,7 @@ def _parsed(cand: np.ndarray, text_starts: tuple[bytearray, np.ndarray], lineno:
     read_opts = pj.ReadOptions(use_threads=PARSE_THREADS, block_size=max(1 << 20, 2 * longest + 1))
     for lo, hi, table in _parse(buf, starts, 0, m, read_opts):
         blk = ncol.Block(buf, starts[lo:hi + 1], lineno + cand[lo:hi], pairs[lo:hi], escapes[lo:hi], path,
-                         lin[lo:hi])
+                         lin[lo:hi], texts[lo:hi])
         yield table, blk, cand[lo:hi]
 
 
