@@ -298,7 +298,8 @@ def _keys_digest(keys: pa.ChunkedArray) -> str:
         if not len(chunk):
             continue
         off_type = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
-        offsets = np.frombuffer(chunk.buffers()[1], off_type, count=len(chunk) + 1, offset=chunk.offset * off_type().itemsize)
+        width = np.dtype(off_type).itemsize
+        offsets = np.frombuffer(chunk.buffers()[1], off_type, count=len(chunk) + 1, offset=chunk.offset * width)
         data = chunk.buffers()[2]
         if data is not None and offsets[-1] > offsets[0]:
             h.update(memoryview(data)[int(offsets[0]):int(offsets[-1])])
