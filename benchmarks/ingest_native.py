@@ -5,7 +5,8 @@
 FILE defaults to /tmp/rebelote-native-bench.jsonl; when it does not exist it is simulated first (`--games`
 games under `--rules`; 24,000 classic games make ~216 MB) and kept for the next run. Each measurement
 ingests the whole file into a fresh temporary lake, Parquet write included (pipeline.ingest.fast_native.measure),
-and prints wall and CPU seconds, MB/s (1e6 bytes of the file per wall second) and hands/s.
+and prints wall and CPU seconds, MB/s (1e6 bytes of the file per wall second) and hands/s. The parse stage alone
+(read, rewrite, pyarrow's JSON parse; pipeline.ingest.fast_native.measure_parse) is timed first, as many times.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # this checkout's pipeline, not an installed one
 
-from pipeline.ingest.fast_native import measure  # noqa: E402
+from pipeline.ingest.fast_native import measure, measure_parse  # noqa: E402
 from pipeline.simulate import simulate_to_file  # noqa: E402
 
 
@@ -37,6 +38,10 @@ def main(argv: list[str] | None = None) -> int:
         games, hands = simulate_to_file(a.rules, a.games, 7, a.file)
         print(f"simulated {games} games, {hands} hands -> {a.file} ({a.file.stat().st_size / 1e6:.0f} MB, "
               f"{time.perf_counter() - t:.0f} s)")
+    for _ in range(a.repeat):
+        p = measure_parse(a.file)
+        print(f"parse      {p['bytes'] / 1e6:8.1f} MB {p['seconds']:8.2f} s wall {p['cpu_seconds']:8.2f} s cpu "
+              f"{p['mb_per_s']:8.1f} MB/s ({p['cpu_mb_per_s']:.1f} MB per CPU second; read, rewrite, pyarrow parse)")
     runs = [measure(a.file) for _ in range(a.repeat)]
     if a.rows:
         runs.append(measure(a.file, rows=True))

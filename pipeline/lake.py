@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as ds
@@ -289,6 +290,22 @@ def _write(loc: Location, data: pa.Table, path: str) -> None:
         pq.write_table(data, path, filesystem=loc.fs, compression="zstd", row_group_size=ROW_GROUP)
 
 
+def _keys_digest(keys: pa.ChunkedArray) -> str:
+    """First 16 hex digits of the sha256 of the keys written end to end (UTF-8), a file's name: the bytes of
+    the string column's data buffers, so ``sha256("".join(keys).encode())`` without a Python string per row."""
+    h = hashlib.sha256()
+    for chunk in keys.chunks:
+        if not len(chunk):
+            continue
+        off_type = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
+        width = np.dtype(off_type).itemsize
+        offsets = np.frombuffer(chunk.buffers()[1], off_type, count=len(chunk) + 1, offset=chunk.offset * width)
+        data = chunk.buffers()[2]
+        if data is not None and offsets[-1] > offsets[0]:
+            h.update(memoryview(data)[int(offsets[0]):int(offsets[-1])])
+    return h.hexdigest()[:16]
+
+
 def append(lake: str | Path | Location, table: str, rows: pa.Table) -> int:
     """Write rows (already deduplicated by the caller) into their partitions; returns rows written."""
     if rows.num_rows == 0:
@@ -300,12 +317,16 @@ def append(lake: str | Path | Location, table: str, rows: pa.Table) -> int:
     groups: Iterable[tuple[tuple, pa.Table]]
     if parts:
         p = parts[0]
-        groups = [((v,), rows.filter(pc.equal(rows.column(p), v)).drop_columns([p]))
-                  for v in sorted(set(rows.column(p).to_pylist()))]
+        values = pc.unique(rows.column(p)).to_pylist()
+        if len(values) == 1:
+            groups = [((values[0],), rows.drop_columns([p]))]
+        else:
+            groups = [((v,), rows.filter(pc.equal(rows.column(p), v)).drop_columns([p]))
+                      for v in sorted(values)]
     else:
         groups = [((), rows)]
     for values, data in groups:
-        digest = hashlib.sha256("".join(data.column(key).to_pylist()).encode()).hexdigest()[:16] if key else "0"
+        digest = _keys_digest(data.column(key)) if key else "0"
         d = loc.path(table, *(f"{p}={v}" for p, v in zip(parts, values)))
         _write(loc, data, posixpath.join(d, f"part-{digest}.parquet"))
     return rows.num_rows

@@ -162,6 +162,35 @@ def test_python_json_dumps_default_layout_is_read_as_columns(tmp_path, monkeypat
     assert fallback == 0 and cols["summary"][1] == 6
 
 
+def test_played_at_is_read_as_columns(tmp_path, monkeypatch):
+    # the forms native.parse_time reads (docs/native-format.md): a bare date, a time with an offset, UTC with Z
+    # and microseconds, an explicit null; the values expected are those instants in UTC, worked out by hand
+    from datetime import datetime, timezone
+    stamps = ["2026-03-01", "2026-03-01T21:15:00+01:00", "2025-12-31T23:59:59.123456Z", None, "2026-03-01"]
+    lines = [ln.replace(b'"version":1', b'"version":1,"played_at":' + json.dumps(t).encode(), 1)
+             for ln, t in zip(_base(), stamps)] + _base()[5:]
+    cols, fallback = same_lake(tmp_path, monkeypatch, [_write(tmp_path, "timed.jsonl", lines)])
+    assert fallback == 0, "lines with played_at must be read as columns"
+    utc = timezone.utc
+    got = {g["game_id"]: g["played_at"] for g in cols["games"]}
+    ids = [json.loads(ln)["game_id"] if "game_id" in json.loads(ln) else
+           f'{json.loads(ln)["source"]}:{json.loads(ln)["source_game_id"]}' for ln in lines]
+    assert [got[i] for i in ids] == [datetime(2026, 3, 1, tzinfo=utc), datetime(2026, 3, 1, 20, 15, tzinfo=utc),
+                                     datetime(2025, 12, 31, 23, 59, 59, 123456, tzinfo=utc), None,
+                                     datetime(2026, 3, 1, tzinfo=utc), None]
+
+
+def test_plays_lists_are_read_as_texts(tmp_path, monkeypatch):
+    # every non-empty plays list of the sample (compact, and json.dumps' spaced layout) is rewritten as a text
+    from pipeline.ingest import native_plays
+    played = sum(1 for ln in _base() for h in json.loads(ln)["hands"] if h.get("plays"))
+    for lines in (_base(), [json.dumps(json.loads(ln)).encode() + b"\n" for ln in _base()]):
+        buf = bytearray(b"".join(lines))
+        rewritten, _ = native_plays.compact(buf)
+        assert len(rewritten) == played
+        assert b'"plays"' not in buf.replace(b'"plays":null', b"").replace(b'"plays": null', b"")
+
+
 def test_reimport_and_a_second_copy_are_duplicates(tmp_path, monkeypatch):
     f = _write(tmp_path, "a.jsonl", _base())
     g = _write(tmp_path, "b.jsonl", _base()[::-1])        # same games, other file and order: all duplicates
@@ -389,6 +418,24 @@ CORRUPTIONS = {
     "duplicate_line": _raw(lambda ls: ls[:2] + ls[1:2] + ls[2:]),
     "same_id_other_content": _raw(lambda ls: ls + [ls[1].replace(b'"dealer":1', b'"dealer":2', 1)]),
     "very_long_line": _edit(0, _set(["padding_is_unknown"], "x" * 20_000)),
+    # plays lists rewritten as one text (pipeline/ingest/native_plays.py) and the cases it must leave alone
+    "plays_at_game_level": _replace(1, b'"version":1', b'"version":1,"plays":[[0,"JH"],[1,"9H"]]'),
+    "plays_in_contract": _replace(1, b'"contract":{', b'"contract":{"plays":[[0,"JH"]],'),
+    "plays_twice_canonical": _replace(1, b'"dealer":', b'"plays":[[0,"JH"]],"dealer":'),
+    "plays_twice_other_layout": _replace(1, b'"dealer":', b'"plays":[[0,"10H"]],"dealer":'),
+    "plays_mixed_separators": _replace(0, b'"],[', b'"], [', 3),
+    "plays_unknown_card": _edit(0, lambda o: o["hands"][P]["plays"][3].__setitem__(1, "ZZ")),
+    "plays_card_with_space": _edit(0, lambda o: o["hands"][P]["plays"][3].__setitem__(1, "J ")),
+    "plays_card_escaped": _replace(0, b'"JH"]', b'"J\\u0048"]'),
+    "play_seat_seven": _edit(0, lambda o: o["hands"][P]["plays"][0].__setitem__(0, 7)),
+    "plays_empty_list": _edit(0, _set(H + ["plays"], [])),
+    "plays_cut_after_a_pair": _replace(0, b'"]],"tricks_taken"', b'"],"tricks_taken"'),
+    "name_spelling_a_plays_list": _replace(3, b'"Ana"', b'"\"plays\":[[1,\"JH\"]]"'),
+    "played_at_not_a_time": _edit(0, _set(["played_at"], "yesterday")),
+    "played_at_number": _edit(0, _set(["played_at"], 20260301)),
+    "played_at_empty": _edit(0, _set(["played_at"], "")),
+    "played_at_year_one_east_of_utc": _edit(0, _set(["played_at"], "0001-01-01T00:30:00+01:00")),
+    "played_at_twice": _replace(1, b'"version":1', b'"version":1,"played_at":"2026-01-01","played_at":"2026-01-02"'),
 }
 
 
@@ -502,3 +549,11 @@ def test_bench_native_ingest_columnar_against_rows(tmp_path, capsys):
         for r in (cols, rows):
             print(f"\ningest native [{r['path']}]: {r['bytes'] / 1e6:.1f} MB, {r['seconds']:.2f} s, "
                   f"{r['mb_per_s']:.1f} MB/s, {r['hands_per_s']:,} hands/s")
+
+
+def test_measure_parse_reads_every_clean_line_as_columns(tmp_path):
+    # the sample's 6 lines (3 simulated, 3 hand-written games) are all parsed as columns by the parse stage
+    f = _write(tmp_path, "base.jsonl", _base())
+    m = fast_native.measure_parse(f)
+    assert (m["rows"], m["bytes"]) == (6, f.stat().st_size)
+    assert m["seconds"] > 0 and m["mb_per_s"] > 0

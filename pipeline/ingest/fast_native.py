@@ -37,7 +37,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.json as pj
 
-from pipeline.ingest import native_columns as ncol, native_jsonl
+from pipeline.ingest import native_columns as ncol, native_jsonl, native_plays
 from pipeline.ingest.records import GameRecord, Reject
 
 BLOCK_BYTES = 8 << 20
@@ -329,7 +329,9 @@ def _parsed(cand: np.ndarray, text_starts: tuple[bytearray, np.ndarray], lineno:
     """Rewrite and parse the candidate lines; yields (table, Block, block line numbers of its rows) for the
     ranges pyarrow reads with one row per line, in line order."""
     buf, starts = text_starts
-    marks = ncol.mark_pairs(buf)                      # sorted positions
+    rewritten, opens = native_plays.compact(buf)     # canonical plays lists -> one text each
+    texts = native_plays.per_row(rewritten, starts)
+    marks = ncol.mark_pairs(buf, opens)               # the other [seat, x] pairs; sorted positions
     lin = ncol.mark_null_source_lines(buf)
     m = len(cand)
     pairs = np.diff(np.searchsorted(marks, starts))
@@ -343,7 +345,7 @@ def _parsed(cand: np.ndarray, text_starts: tuple[bytearray, np.ndarray], lineno:
     read_opts = pj.ReadOptions(use_threads=PARSE_THREADS, block_size=max(1 << 20, 2 * longest + 1))
     for lo, hi, table in _parse(buf, starts, 0, m, read_opts):
         blk = ncol.Block(buf, starts[lo:hi + 1], lineno + cand[lo:hi], pairs[lo:hi], escapes[lo:hi], path,
-                         lin[lo:hi])
+                         lin[lo:hi], texts[lo:hi])
         yield table, blk, cand[lo:hi]
 
 
@@ -437,7 +439,7 @@ def _add_games(batch: ncol.Batch, a: int, b: int, writer) -> None:
         buffered += int(new_per_game[g - a])
         if buffered >= FLUSH_HANDS:
             push(start, g + 1)
-            writer.flush()
+            writer.flush_later()
             buffered = 0
             start = g + 1
     if start < b:
@@ -474,3 +476,24 @@ def measure(path: str | Path, lake: str | Path | None = None, rows: bool = False
     return {"path": "rows" if rows else "columnar", "bytes": size, "seconds": round(dt, 3),
             "cpu_seconds": round(cpu, 3), "mb_per_s": round(size / dt / 1e6, 2), "hands": s.hands,
             "hands_per_s": round(s.hands / dt), "games": s.games, "rejected": sum(s.rejected.values())}
+
+
+def measure_parse(path: str | Path) -> dict:
+    """Time the parse stage alone on one plain (not gzip) native file: read it in blocks, find the lines to
+    read as columns, rewrite them (:mod:`pipeline.ingest.native_plays`, pairs, null source lines) and parse them
+    with pyarrow, on one thread; no conversion, no checks, no lake.
+
+    Returns ``{"bytes", "seconds" (wall), "cpu_seconds" (this thread), "mb_per_s" (1e6 bytes per wall second),
+    "cpu_mb_per_s" (per CPU second), "rows" (lines parsed as columns)}``.
+    """
+    path = Path(path)
+    rows = 0
+    t0, c0 = time.perf_counter(), time.thread_time()
+    with path.open("rb") as fh:
+        for lines in _prepared(fh, str(path), BLOCK_BYTES):
+            rows += sum(t.num_rows for t, _, _ in lines.groups)
+    dt, cpu = time.perf_counter() - t0, time.thread_time() - c0
+    size = path.stat().st_size
+    return {"bytes": size, "seconds": round(dt, 3), "cpu_seconds": round(cpu, 3), "mb_per_s": round(size / dt / 1e6, 1),
+            "cpu_mb_per_s": round(size / cpu / 1e6, 1), "rows": rows}
+

@@ -36,9 +36,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline import schema
+from pipeline import native, schema
 from pipeline.cards import RANKS, CardError, parse_card, popcount32
-from pipeline.ingest import arrow_json as aj
+from pipeline.ingest import arrow_json as aj, native_plays
 from pipeline.ingest.validate import COMPLETENESS, STRAIN_NAMES, VARIANTS
 
 MARK = 0x7F
@@ -53,7 +53,7 @@ HAND_SCHEMA = pa.struct([
     ("hand_no", _I), ("source_hand_id", _S), ("dealer", _I), ("completeness", _S),
     ("hands", pa.list_(_CARDS)), ("turned_card", _S), ("auction", _PAIRS),
     ("contract", pa.struct([("taker", _I), ("strain", _S), ("bid", _I), ("capot_bid", _B), ("coinche", _I)])),
-    ("plays", _PAIRS), ("tricks_taken", pa.list_(_CARDS)), ("last_trick_seat", _I),
+    ("plays", _PAIRS), (native_plays.KEY, _S), ("tricks_taken", pa.list_(_CARDS)), ("last_trick_seat", _I),
     ("announced", pa.list_(pa.struct([("seat", _I), ("kind", _S), ("cards", _CARDS), ("rank", _S), ("suit", _S),
                                       ("length", _I)]))),
     ("belote_seat", _I),
@@ -65,12 +65,13 @@ HAND_SCHEMA = pa.struct([
 SCHEMA = pa.schema([
     ("format", _S), ("version", _I), ("game_id", _S), ("source", _S), ("source_game_id", _S), ("variant", _S),
     ("n_players", _I), ("players", pa.list_(_S)), ("target", _I), ("ruleset_hint", _S),
-    ("recorded_final", pa.list_(_I)), ("recorded_winner", _I),
+    ("recorded_final", pa.list_(_I)), ("recorded_winner", _I), ("played_at", _S),
     ("provenance", pa.struct([("source_format", _S), ("source_file", _S), ("source_line", _I), (SL_MARK, _B)])),
     ("hands", pa.list_(HAND_SCHEMA)),
 ])
 """Explicit schema for pyarrow's JSON reader: every field :func:`pipeline.native.game_to_rows` reads, with
-JSON integers as int64. Unknown fields make the block fail to parse (so such lines take the row path)."""
+JSON integers as int64. Unknown fields make the block fail to parse (so such lines take the row path), and so
+does a ``played_at`` that is not text (the row path rejects it)."""
 
 _INT8 = (-2**7, 2**7 - 1)
 _INT16 = (-2**15, 2**15 - 1)
@@ -82,18 +83,22 @@ _SUIT_OF = {s: i for i, s in enumerate("CDHS")} | {s: i for i, s in enumerate("c
 
 # --------------------------------------------------------------------------------------------- rewrites
 
-def mark_pairs(buf: bytearray) -> np.ndarray:
+def mark_pairs(buf: bytearray, opens: np.ndarray | None = None) -> np.ndarray:
     """Rewrite, in place, every pair opening ``[d,"`` (or ``[d, "``, as Python's ``json.dumps`` writes it) with
     ``d`` in 0-3 as ``["d\\x7f`` (``[ "d\\x7f``): same length, the seat moved into the text after a marker. When
     the text is at most 16 bytes without a backslash and is closed by ``"]``, both brackets become spaces too:
     ``[1,"JH"]`` becomes `` "1\\x7fJH" ``. Returns the positions of the ``[`` (sorted). The caller guarantees
     ``buf`` holds no ``\\x7f`` byte before the call. The usual two-letter card is handled with fixed offsets,
-    other texts byte by byte."""
+    other texts byte by byte. ``opens``: the positions of the ``[`` that may open a pair (sorted; default every
+    ``[`` of ``buf``)."""
     a = np.frombuffer(buf, np.uint8)
     n = len(a)
     if n < 5:
         return np.zeros(0, np.int64)
-    idx = np.flatnonzero(a[:-4] == 0x5B)                     # '['
+    if opens is None:
+        idx = np.flatnonzero(a[:-4] == 0x5B)                 # '['
+    else:
+        idx = opens[opens < n - 4]
     d = a[idx + 1]
     head = ((d & 0xFC) == 0x30) & (a[idx + 2] == 0x2C)        # digit 0-3, ','
     c3 = a[idx + 3]
@@ -295,6 +300,29 @@ def _string_cards(arr: pa.Array) -> np.ndarray:
     return _card_ids(off[:-1], off[1:] - off[:-1], data, valid)
 
 
+def _times(arr: pa.Array) -> tuple[pa.Array, np.ndarray]:
+    """``played_at`` texts read as :func:`pipeline.native.parse_time` reads them, once per distinct text.
+
+    Returns (the ``games.played_at`` column: ``timestamp[us, UTC]``, null where the text is null or not a
+    time; per row, True unless ``parse_time`` refuses the text, in which case the row path must read the line
+    and write its reject)."""
+    typ = schema.schema("games").field("played_at").type
+    if arr.null_count == len(arr):
+        return pa.nulls(len(arr), typ), np.ones(len(arr), bool)
+    enc = pc.dictionary_encode(arr)
+    times, good = [], []
+    for text in enc.dictionary.to_pylist():
+        try:
+            times.append(native.parse_time(text))
+            good.append(True)
+        except Exception:              # RecordError, or an overflow the row path must report its own way
+            times.append(None)
+            good.append(False)
+    idx = enc.indices
+    ok = pc.fill_null(pa.array(good, pa.bool_()).take(idx), True).to_numpy(zero_copy_only=False)
+    return pa.array(times, typ).take(idx), ok
+
+
 def _in_range(v: np.ndarray, valid: np.ndarray, lo_hi: tuple[int, int]) -> np.ndarray:
     return ~valid | ((v >= lo_hi[0]) & (v <= lo_hi[1]))
 
@@ -332,6 +360,47 @@ def _pairs(arr: pa.Array) -> Pairs:
     return Pairs(offsets, valid, ok, seat, st + 2, ln - 2, data, strs)
 
 
+@dataclass
+class Plays:
+    """The plays of every hand, from its ``plays`` list or from its rewritten text (:mod:`native_plays`)."""
+
+    offsets: np.ndarray     # per hand + 1, into the pairs
+    valid: np.ndarray       # per hand: plays given (a list or a text)
+    ok: np.ndarray          # per pair: a well-formed [seat, text] pair
+    seat: np.ndarray        # per pair
+    card: np.ndarray        # per pair: card id, -1 when not a card
+    list_hand: np.ndarray   # hand of each pair read from a list (the seat marks of mark_pairs)
+    text_valid: np.ndarray  # per hand: plays given as a rewritten text
+    both: np.ndarray        # per hand: given both ways (a repeated key)
+
+
+def _plays(hv: pa.Array) -> Plays:
+    lst = _pairs(_field(hv, "plays"))
+    lcard = _card_ids(lst.start, lst.length, lst.data, lst.ok)
+    list_hand = _parents(lst.offsets)
+    t_off, t_data, t_valid = _str(_field(hv, native_plays.KEY))
+    if not t_valid.any():
+        return Plays(lst.offsets, lst.valid, lst.ok, lst.seat, lcard, list_hand, t_valid, np.zeros(len(t_valid), bool))
+    dec = native_plays.decode(t_off, t_data, t_valid)
+    tcard = _two_char_cards()[dec.code].astype(np.int16)
+    valid = lst.valid | t_valid
+    both = lst.valid & t_valid
+    n_list = lst.offsets[1:] - lst.offsets[:-1]
+    if not n_list.any():
+        return Plays(dec.offsets, valid, np.ones(len(dec.seat), bool), dec.seat, tcard, list_hand, t_valid, both)
+    n_text = dec.offsets[1:] - dec.offsets[:-1]
+    offsets = np.zeros(len(valid) + 1, np.int64)
+    np.cumsum(n_list + n_text, out=offsets[1:])
+    m = int(offsets[-1])
+    ok, seat, card = np.zeros(m, bool), np.zeros(m, np.int64), np.zeros(m, np.int16)
+    # a hand's list pairs first, then its text pairs (a hand has one or the other unless it has both)
+    to_list = np.repeat(offsets[:-1] - lst.offsets[:-1], n_list) + np.arange(int(n_list.sum()))
+    to_text = np.repeat(offsets[:-1] + n_list - dec.offsets[:-1], n_text) + np.arange(int(n_text.sum()))
+    ok[to_list], seat[to_list], card[to_list] = lst.ok, lst.seat, lcard
+    ok[to_text], seat[to_text], card[to_text] = True, dec.seat, tcard
+    return Plays(offsets, valid, ok, seat, card, list_hand, t_valid, both)
+
+
 # --------------------------------------------------------------------------------------------- the block
 
 @dataclass
@@ -345,6 +414,7 @@ class Block:
     escapes: np.ndarray   # row holds an escape of a printable ASCII character (could spell a key)
     path: str
     lin: np.ndarray       # '_lin' words left by mark_null_source_lines in each row
+    plays_texts: np.ndarray | None = None   # plays lists rewritten as texts in each row (native_plays.compact)
 
     def count(self, pattern: bytes) -> int:
         return self.text.count(pattern, int(self.starts[0]), int(self.starts[-1]))
@@ -446,6 +516,8 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     # the driver's game checks (run._Writer.check): a positive target, a winner among the teams
     ok &= ~target_v | (target > 0)
     ok &= ~winner_v | ((winner >= 0) & (winner < np.where(n == 3, 3, 2)))
+    played_at, played_ok = _times(col["played_at"])
+    ok &= played_ok
     rf_off, rf_valid, rf_vals = _list(col["recorded_final"])
     rf, rf_v = _ints(rf_vals)
     ok &= _seg_sum(~_in_range(rf, rf_v, _INT32), rf_off) == 0
@@ -503,15 +575,19 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     hok &= _by_row(a_hand, a_bad, H) == 0
 
     # plays
-    ply = _pairs(_field(hv, "plays"))
+    ply = _plays(hv)
     q_hand = _parents(ply.offsets)
-    card = _card_ids(ply.start, ply.length, ply.data, ply.ok)
+    card = ply.card
     q_bad = ~ply.ok | (card < 0) | (ply.seat >= nh[q_hand])
     hok &= _by_row(q_hand, q_bad, H) == 0
+    hok &= ~ply.both                                          # "plays" written twice (once as a list)
 
-    # every pair rewritten in a line must be one of its auction or plays pairs
-    marks_found = np.bincount(par[a_hand], minlength=N) + np.bincount(par[q_hand], minlength=N)
+    # every pair rewritten in a line must be one of its auction or plays pairs, every plays list rewritten as
+    # a text one of its hands' plays
+    marks_found = np.bincount(par[a_hand], minlength=N) + np.bincount(par[ply.list_hand], minlength=N)
     ok &= marks_found == blk.pairs
+    texts = np.zeros(N, np.int64) if blk.plays_texts is None else blk.plays_texts
+    ok &= _by_row(par, ply.text_valid, N) == texts
 
     # initial hands and tricks taken: lists of card lists -> one bitmask per seat
     init = _card_lists(_field(hv, "hands"))
@@ -705,8 +781,7 @@ def convert(t: pa.Table, blk: Block) -> Batch:
         "target": pa.array(target[gs], pa.int32(), mask=~target_v[gs]),
         "recorded_final": _list_column(rf_off, rf_valid, rf, gs, pa.int32(), rf_v),
         "recorded_winner": pa.array(winner[gs], pa.int8(), mask=~winner_v[gs]),
-        # a line with played_at is not in SCHEMA: it fails the block parse and takes the row path
-        "played_at": pa.nulls(len(gs), schema.schema("games").field("played_at").type),
+        "played_at": played_at.take(tg),
         "game_key": pa.array(game_keys, pa.string()),
     }
     gsch = schema.schema("games")

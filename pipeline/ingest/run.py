@@ -7,12 +7,14 @@ reported in the summary, never guessed.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import re
 import sys
 import time
 import zlib
 from collections import Counter
+from concurrent.futures import Future, ThreadPoolExecutor
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -169,6 +171,8 @@ class _Writer:
         self._copies_stale = False     # games were added in columns since _copies was read (not in it)
         # game id -> the old copy to drop: (game_key, hand keys, (source_file, ingest_file))
         self.richer: dict[str, tuple] = {}
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rebelote-lake-writer")
+        self._pending: Future | None = None     # the background write of the last flush_later
 
     def _copy_in_lake(self, gid: str) -> tuple | None:
         """(fingerprint, richness, game_key, hand keys) of the copy of game ``gid`` already imported (read from
@@ -291,7 +295,7 @@ class _Writer:
             self.buf["games"].append(rec.game)
             self.summary.games += 1
         if self.buffered_hands >= FLUSH_HANDS:
-            self.flush()
+            self.flush_later()
 
     def add_rows(self, hands: pa.Table, games: pa.Table) -> None:
         """Buffer new hands and games rows (tables with the lake schemas) that the columnar native reader
@@ -395,11 +399,39 @@ class _Writer:
         self.richer = {}
 
     def flush(self) -> None:
-        for table, rows in self.buf.items():
-            if rows:
-                lakemod.append(self.lake, table, _table(table, rows))
+        """Write every buffered row to the lake and wait until it is written (and any earlier write)."""
+        self.flush_later()
+        self.wait()
+
+    def flush_later(self) -> None:
+        """Hand the buffered rows to the background writer and go on reading: the Parquet encoding of one
+        flush overlaps the parsing of the next rows. At most one write is pending (memory stays bounded by two
+        flushes of rows); an error of a write is raised here or by :meth:`wait`."""
+        buf = {t: rows for t, rows in self.buf.items() if rows}
         self.buf = {t: [] for t in self.buf}
         self.buffered_hands = 0
+        self.wait()
+        if buf:
+            self._pending = self._pool.submit(_write_buffers, self.lake, buf)
+
+    def wait(self) -> None:
+        """Wait for the pending background write; raises what it raised (OSError, SchemaError...)."""
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending.result()
+
+    def close(self) -> None:
+        """Wait for the pending write (its error is raised) and stop the background writer."""
+        try:
+            self.wait()
+        finally:
+            self._pool.shutdown(wait=True)
+
+
+def _write_buffers(lake, buf: dict[str, list]) -> None:
+    """Append each table's buffered rows to the lake (the background writer's job, in flush order)."""
+    for table, rows in buf.items():
+        lakemod.append(lake, table, _table(table, rows))
 
 
 def _table(table: str, rows: list) -> pa.Table:
@@ -506,6 +538,19 @@ def _ingest(paths, lake, fmt, strict, on_reject, on_file, reread=False) -> Inges
     t0 = time.perf_counter()
     summary = IngestSummary()
     writer = _Writer(lake, summary)
+    try:
+        _ingest_files(paths, lake, fmt, strict, on_reject, on_file, reread, writer)
+    except BaseException:
+        with contextlib.suppress(Exception):   # the run's own error is the one to report
+            writer.close()
+        raise
+    writer.close()
+    summary.seconds = time.perf_counter() - t0
+    return summary
+
+
+def _ingest_files(paths, lake, fmt, strict, on_reject, on_file, reread, writer: "_Writer") -> None:
+    summary = writer.summary
     forced = ingest.get(fmt) if fmt else None
     manifest = _load_manifest(lake)
     for path in walk(paths):
@@ -575,8 +620,6 @@ def _ingest(paths, lake, fmt, strict, on_reject, on_file, reread=False) -> Inges
     writer.flush()
     writer.drop_poorer_copies()
     lakemod.write_bytes(lake, MANIFEST, orjson.dumps(manifest, option=orjson.OPT_SORT_KEYS))
-    summary.seconds = time.perf_counter() - t0
-    return summary
 
 
 def _file_reject(path: Path, fmt: str | None, code: str, reason: str, writer: "_Writer", strict: bool,

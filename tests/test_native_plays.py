@@ -1,0 +1,61 @@
+"""Canonical plays lists rewritten as one text (pipeline/ingest/native_plays.py): the bytes written and read.
+
+The expected bytes are worked out by hand from the rule in the module text: the list's brackets become quotes,
+the cards' quotes spaces, the key ``plays`` becomes ``play\\x7f``; every length is unchanged. The lake-level
+equivalence with the row path is tested in tests/test_fast_native.py.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pipeline.ingest import native_plays
+
+
+def _run(text: bytes) -> tuple[bytes, list[int], list[int]]:
+    buf = bytearray(text)
+    rewritten, opens = native_plays.compact(buf)
+    assert len(buf) == len(text)
+    return bytes(buf), rewritten.tolist(), opens.tolist()
+
+
+def test_compact_layout_is_rewritten_as_a_text():
+    out, rewritten, opens = _run(b'{"plays":[[2,"AC"],[3,"JS"]],"x":[1]}\n')
+    assert out == b'{"play\x7f":"[2, AC ],[3, JS ]","x":[1]}\n'
+    assert rewritten == [9]          # the list's "[" at byte 9, now a quote
+    assert opens == [33]             # only the "[" of "x" (byte 33) is left for mark_pairs
+
+
+def test_spaced_layout_is_rewritten_as_a_text():
+    out, rewritten, _ = _run(b'{"plays": [[0, "7D"], [1, "TH"]]}\n')
+    assert out == b'{"play\x7f": "[0,  7D ], [1,  TH ]"}\n'
+    assert rewritten == [10]
+
+
+def test_other_spellings_are_left_alone():
+    for text in [b'{"plays":[[2,"AC"], [3,"JS"]]}\n',      # separators of both layouts
+                 b'{"plays":[[12,"AC"]]}\n',               # two-digit seat
+                 b'{"plays":[[2,"10C"]]}\n',               # three-character card
+                 b'{"plays":[[2,"A "]]}\n',                # a space in the card
+                 b'{"plays":[[2,"\\u0041C"]]}\n',          # an escape
+                 b'{"plays":[]}\n', b'{"plays":null}\n',
+                 b'{"plays" :[[2,"AC"]]}\n',               # a space before the colon
+                 b'{"play":[[2,"AC"]]}\n',                 # another key
+                 b'{"plays":[[2,"AC"],[3,"JS"]}\n']:       # not closed
+        out, rewritten, _ = _run(text)
+        assert (out, rewritten) == (text, []), text
+
+
+def test_decode_reads_seats_and_cards_at_fixed_offsets():
+    # two texts as pyarrow would give them (one compact with 2 pairs, one spaced with 1), and a hand without one
+    data = np.frombuffer(b"[2, AC ],[3, JS ]" + b"[0,  7D ]", np.uint8)
+    offsets = np.array([0, 17, 17, 26], np.int64)
+    dec = native_plays.decode(offsets, data, np.array([True, False, True]))
+    assert dec.offsets.tolist() == [0, 2, 2, 3]
+    assert dec.seat.tolist() == [2, 3, 0]
+    assert [bytes([c >> 8, c & 0xFF]) for c in dec.code.tolist()] == [b"AC", b"JS", b"7D"]
+
+
+def test_per_row_counts_rewrites_by_line():
+    starts = np.array([0, 10, 20, 30], np.int64)
+    assert native_plays.per_row(np.array([3, 12, 15], np.int64), starts).tolist() == [1, 2, 0]
