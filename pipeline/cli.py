@@ -75,8 +75,10 @@ def ingest(
 ) -> None:
     """Import game records into the lake. Re-importing the same records adds nothing.
 
-    Bad records go to the lake's rejects table with file, line, game, hand and reason; exit status 1
-    when any record was rejected, 2 on a usage or I/O error.
+    Bad records go to the lake's rejects table with file, line, game, hand and reason (`rebelote rejects`
+    lists them); a changed file read again clears the rejects its new version no longer raises. Exit status 1
+    when any record was rejected, or when an unchanged file skipped still has rejects from an earlier run;
+    2 on a usage or I/O error.
     """
     from pipeline.ingest.run import StrictError, ingest_paths
     from pipeline import ingest as readers
@@ -129,7 +131,7 @@ def ingest(
     except OSError as e:
         _fail(f"{e.filename or lake}: {e.strerror or e}")
     out.print(str(summary))
-    if sum(summary.rejected.values()):
+    if sum(summary.rejected.values()) or summary.earlier_rejects:
         raise typer.Exit(EXIT_REJECTED)
 
 
@@ -346,6 +348,36 @@ def stats_fairness(
         err.print("note: trump_* events use the contract's trump, which the taker chose after seeing cards, so "
                   "they measure the bidding as much as the shuffle; the carré, run and void events test the deal "
                   "itself. Seats of one deal are not independent. See docs/fairness.md, Caveats.")
+
+
+@app.command()
+def rejects(
+    lake: LakeOpt = lakemod.DEFAULT_LAKE,
+    file: Annotated[Optional[str], typer.Option("--file", help="Only rejects of files whose path contains this text.")] = None,
+    reason: Annotated[Optional[list[str]], typer.Option("--reason", help="Only this reason code, e.g. card_played_twice "
+                                                        "(repeatable).")] = None,
+    raw: Annotated[bool, typer.Option("--raw", help="Also show the rejected record's text (first 4 KB).")] = False,
+    format: FormatOpt = None,
+    output: OutputOpt = None,
+) -> None:
+    """List the records the lake's imports rejected: file, line, game, hand, reason code and reason.
+
+    Rejects stay until their file changes and is read again without raising them (see `ingest`).
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    table = lakemod.read(lake, "rejects")
+    if file:
+        table = table.filter(pc.match_substring(table.column("source_file"), file))
+    if reason:
+        table = table.filter(pc.is_in(table.column("reason_code"), value_set=pa.array(reason, pa.string())))
+    table = table.sort_by([("source_file", "ascending"), ("source_line", "ascending"), ("reject_key", "ascending")])
+    if not table.num_rows and format in (None, "table") and output is None:
+        out.print("no rejects" + (" match the filters" if file or reason else " in the lake"))
+        return
+    display = ["source_file", "source_line", "game_id", "hand_no", "reason_code", "reason"] + (["raw"] if raw else [])
+    _emit(table, format, output, display)
 
 
 @app.command()

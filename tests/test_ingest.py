@@ -155,7 +155,7 @@ def test_edited_file_replaces_its_hands(tmp_path):
     s = ingest_paths([f], lake)
     assert dict(s.rejected) == {}
     assert (s.games, s.hands, s.duplicates, s.replaced) == (1, 1, 2, 2)   # g2h1 replaced, g3h1 gone
-    assert "2 hands of changed files replaced" in str(s)
+    assert "2 hands of changed files superseded (edited or removed)" in str(s)
     hands = lakemod.read(lake, "hands").to_pylist()
     assert sorted((h["game_id"], h["hand_no"]) for h in hands) == [("test:g1", 1), ("test:g1", 2), ("test:g2", 1)]
     assert next(h for h in hands if h["game_id"] == "test:g2")["recorded_score"] == [272, 0]

@@ -55,6 +55,8 @@ class IngestSummary:
     replaced_by_richer: int = 0   # ... or replaced, this copy carrying more of the source's results
     kept_leniently: int = 0   # hands kept under --on-error lenient at a lower completeness (see ingest.lenient)
     replaced: int = 0    # hands of changed files removed because the new version of the file no longer has them
+    rejects_cleared: int = 0   # rejects of changed files that their new version no longer raises (removed)
+    earlier_rejects: int = 0   # rejects stored by earlier runs for the unchanged files this run skipped
 
     def __str__(self) -> str:
         rej = sum(self.rejected.values())
@@ -67,13 +69,22 @@ class IngestSummary:
         if self.unchanged:
             s += f"; {self.unchanged} unchanged file{'s' if self.unchanged != 1 else ''} skipped"
         if self.replaced:
-            s += f"; {self.replaced} hands of changed files replaced"
+            s += f"; {self.replaced} hands of changed files superseded (edited or removed)"
         if self.same_game or self.replaced_by_richer:
             s += (f"; {self.same_game + self.replaced_by_richer} games already imported from another file "
                   f"(same deals{f', {self.replaced_by_richer} replaced by a copy with more recorded results' if self.replaced_by_richer else ''})")
         if self.kept_leniently:
             s += f"; {self.kept_leniently} damaged hands kept (lenient)"
+        if self.rejects_cleared:
+            s += f"; {_n(self.rejects_cleared, 'reject')} of changed files cleared (no longer raised)"
+        if self.earlier_rejects:
+            s += (f"; {_n(self.earlier_rejects, 'reject')} from earlier runs remain in the unchanged files skipped "
+                  "(`rebelote rejects` lists them)")
         return s
+
+
+def _n(k: int, noun: str) -> str:
+    return f"{k} {noun}{'' if k == 1 else 's'}"
 
 
 def walk(paths: list[Path]) -> Iterator[Path]:
@@ -165,6 +176,7 @@ class _Writer:
         self.reading: str | None = None        # physical_name() of the file being read (the rows' ingest_file)
         self.replacing: Path | None = None     # a file read before, now changed: its games may replace theirs
         self.file_keys: dict[str, set[str]] = {"hands": set(), "games": set()}
+        self.file_rejects: set[str] = set()    # reject keys the file being read raised (new or already stored)
         self.file_games: dict[str, str] = {}   # game id -> recorded source_file, of the games the file gives now
         self._names: dict[str, bool] = {}      # recorded source_file -> names the file being replaced
         self._copies: dict[str, tuple] | None = None   # game id -> (fingerprint, richness, game_key, hand keys)
@@ -320,7 +332,10 @@ class _Writer:
 
     def add_reject(self, rej: Reject) -> None:
         row = rej.row()
+        # file-level rejects (empty, unreadable...) come before start_file: they name the path they were read from
+        row["ingest_file"] = self.reading or physical_name(Path(row["source_file"]))
         self.summary.rejected[rej.code] += 1
+        self.file_rejects.add(row["reject_key"])
         if row["reject_key"] not in self.keys["rejects"]:
             self.keys["rejects"].add(row["reject_key"])
             self.buf["rejects"].append(row)
@@ -339,6 +354,7 @@ class _Writer:
         self.reading = None if path is None else _intern(physical_name(path))
         self.replacing = path if replacing else None
         self.file_keys = {"hands": set(), "games": set()}
+        self.file_rejects = set()
         self.file_games = {}
         self._names = {}
 
@@ -372,6 +388,13 @@ class _Writer:
         lakemod.delete_rows(self.lake, "player_hands", "hand_key", set(old_hands))
         lakemod.delete_rows(self.lake, "game_scores", "game_id", set(old_games.values()) | set(old_hands.values()))
         lakemod.delete_rows(self.lake, "player_games", "game_id", set(old_games.values()) | set(old_hands.values()))
+        # the rejects its old version raised and its new one no longer does (a bad record fixed or removed)
+        rej = lakemod.read(self.lake, "rejects", columns=["reject_key", "source_file", "ingest_file"], filter=mine)
+        fixed = {k for k, sf, pf in zip(*(rej.column(c).to_pylist() for c in rej.column_names))
+                 if k not in self.file_rejects and (pf == self.reading or (pf is None and _same_file(sf, path)))}
+        lakemod.delete_rows(self.lake, "rejects", "reject_key", fixed)
+        self.keys["rejects"] -= fixed
+        self.summary.rejects_cleared += len(fixed)
         self.keys["games"] -= set(old_games)
         self.keys["hands"] -= set(old_hands)
         for gid in set(old_games.values()):      # games gone from the file (an edited one was re-keyed above)
@@ -553,17 +576,20 @@ def _ingest_files(paths, lake, fmt, strict, on_reject, on_file, reread, writer: 
     summary = writer.summary
     forced = ingest.get(fmt) if fmt else None
     manifest = _load_manifest(lake)
+    skipped: set[str] = set()     # physical names of the unchanged files skipped
     for path in walk(paths):
         summary.files += 1
         key = physical_name(path)
         prev, stamp = manifest.get(key), _stamp(path, fmt or "auto")
         if not reread and prev is not None and prev[:3] == stamp:
             summary.unchanged += 1
+            skipped.add(key)
             continue
         digest = _content_hash(path)
         if not reread and prev is not None and prev[2:] == [stamp[2], digest]:
             manifest[key] = stamp + [digest]      # touched, same bytes: nothing to read
             summary.unchanged += 1
+            skipped.add(key)
             continue
         try:
             with _open(path) as fh:
@@ -620,6 +646,23 @@ def _ingest_files(paths, lake, fmt, strict, on_reject, on_file, reread, writer: 
     writer.flush()
     writer.drop_poorer_copies()
     lakemod.write_bytes(lake, MANIFEST, orjson.dumps(manifest, option=orjson.OPT_SORT_KEYS))
+    summary.earlier_rejects = _stored_rejects(lake, skipped) if skipped else 0
+
+
+def _stored_rejects(lake, files: set[str]) -> int:
+    """How many rows of the lake's ``rejects`` table came from ``files`` (physical names): by ``ingest_file``, or,
+    for rows written before that column existed, by the recorded ``source_file`` resolved the same way."""
+    rej = lakemod.read(lake, "rejects", columns=["source_file", "ingest_file"])
+    names: dict[str, bool] = {}
+    n = 0
+    for sf, pf in zip(rej.column("source_file").to_pylist(), rej.column("ingest_file").to_pylist()):
+        if pf is None:
+            if sf not in names:
+                names[sf] = physical_name(Path(sf)) in files
+            n += names[sf]
+        else:
+            n += pf in files
+    return n
 
 
 def _file_reject(path: Path, fmt: str | None, code: str, reason: str, writer: "_Writer", strict: bool,
