@@ -634,10 +634,12 @@ def show(
         hands = showmod.game_hands(lake, game, hand)
     except LookupError as e:
         _fail(str(e))
+    if rules and len(rules) > 2:
+        _fail("show compares at most two rulesets side by side: give --rules once or twice")
     names = rules or ([hands[0]["ruleset_hint"]] if hands[0]["ruleset_hint"] else [])
     if not names:
         _fail("the game names no ruleset of its own: choose one with --rules")
-    loaded = [_load_rules(r, lake) for r in names[:2]]
+    loaded = [_load_rules(r, lake) for r in names]
     result = [[showmod.explain(h, r) for r in loaded] for h in hands]
     if hand is None:   # the whole game: running totals, carry-over and result after the hands
         result.append([showmod.game_summary(hands, r) for r in loaded])
