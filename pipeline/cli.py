@@ -269,6 +269,19 @@ def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Op
         elif selected:
             err.print(f"no rows: the {selected:,} hands selected have nothing for this report"
                       + (" (no recorded score differs from the rescoring)" if report == "audit" else ""))
+    if (since or until) and table.num_rows:
+        import dataclasses
+        # games the other filters keep but the time filter cannot place: say so rather than drop them silently
+        con = stats.connect(lake, dataclasses.replace(filters, since=None, until=None))
+        try:
+            undated = con.execute("SELECT count(DISTINCT game_id) FROM hands WHERE game_id IN "
+                                  "(SELECT game_id FROM _all_games WHERE played_at IS NULL)").fetchall()[0][0]
+        finally:
+            con.close()
+        if undated:
+            err.print(f"[yellow]warning:[/] {undated:,} game{'s' if undated > 1 else ''} that "
+                      f"match{'' if undated > 1 else 'es'} the other filters record{'' if undated > 1 else 's'} no time (games.played_at) and {'are' if undated > 1 else 'is'} left out by "
+                      f"--since/--until")
     if missing:
         err.print(f"[yellow]warning:[/] {missing} hands have no scores under {escape(used)} "
                   f"(imported after the last rescore?); per-player counts may leave them out until you "
