@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from pipeline import lake as lakemod
+from pipeline import schema as schemamod
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, context_settings={"help_option_names": ["-h", "--help"]},
                   help="Rebelote: import belote game records into a Parquet lake, rescore them under any ruleset, "
@@ -732,7 +733,7 @@ def formats() -> None:
 
 @app.command("schema")
 def schema_cmd(
-    table: Annotated[Optional[str], typer.Argument(help="Table name (hands, games, rejects, scores, game_scores).")] = None,
+    table: Annotated[Optional[str], typer.Argument(help=f"Table name ({', '.join(schemamod.TABLES)}).")] = None,
     markdown: Annotated[bool, typer.Option("--markdown", help="Markdown documentation of every table.")] = False,
     dashboards: Annotated[bool, typer.Option("--dashboards", help="Markdown documentation of every table and view "
                                              "of `rebelote export duckdb`'s file (docs/dashboards.md).")] = False,

@@ -42,7 +42,7 @@ import pyarrow.parquet as pq
 
 from pipeline import schema
 
-DEFAULT_LAKE = os.environ.get("REBELOTE_LAKE", "rebelote-lake")
+DEFAULT_LAKE = os.environ.get("REBELOTE_LAKE") or "rebelote-lake"   # set but empty: the default too
 KEYS = {"hands": "hand_key", "games": "game_key", "rejects": "reject_key"}
 ROW_GROUP = 1_000_000                 # rows per Parquet row group (the scan unit)
 FILE_BYTES = 200 * 1024 * 1024        # a written file is closed once it reaches about this size (target 100-250 MB)
