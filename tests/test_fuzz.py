@@ -32,6 +32,10 @@ def _samples(tmp: Path) -> dict[str, tuple[str, bytes]]:
     colver = HERE.parents[1] / "shared" / "data" / "real" / "colver" / "deals.jsonl"
     if colver.exists():
         out["colver"] = ("deals.jsonl", b"".join(colver.open("rb").readlines()[:30]))
+    # colver CFN: the quirk fixtures (a played deal, coinche, surcoinche, capot, passed out, opening position)
+    cfn = HERE / "fixtures" / "colver_cfn"
+    out["colver-cfn"] = ("deals.cfn", b"".join((cfn / n).read_bytes() for n in
+                                                ("final.cfn", "coinched.cfn", "capot.cfn", "passed_out.cfn", "initial.cfn")))
     openspiel = HERE.parents[1] / "shared" / "data" / "real" / "openspiel" / "histories.jsonl"
     if openspiel.exists():
         out["openspiel-jsonl"] = ("histories.jsonl", b"".join(openspiel.open("rb").readlines()[:20]))
@@ -69,7 +73,8 @@ def mutate(data: bytes, ops) -> bytes:
     return data
 
 
-@pytest.mark.parametrize("reader", ["rebelote", "colver", "openspiel-jsonl", "bga", "scoresheet-csv", "carg-json"])
+@pytest.mark.parametrize("reader", ["rebelote", "colver", "colver-cfn", "openspiel-jsonl", "bga", "scoresheet-csv",
+                                    "carg-json"])
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ops=st.lists(mutation, min_size=1, max_size=4))
 def test_mutated_records_never_crash_and_are_accounted_for(tmp_path_factory, reader, ops):

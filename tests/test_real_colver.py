@@ -27,9 +27,14 @@ def test_import_counts(colver_lake):
     lake, s = colver_lake
     # data/real/README.md: 220 complete games; deals.jsonl here holds 2,677 deals (one line each).
     assert (s.games, s.hands, sum(s.rejected.values())) == (220, 2677, 0)
-    assert s.formats == Counter({"colver": 1})
-    # FORMAT.md, README.md, the two .cfn files and games.jsonl are reported, not guessed
-    assert len(s.unrecognised) == 5
+    assert s.formats == Counter({"colver": 1, "colver-cfn": 2, "colver-games": 1})
+    # README.md: the .cfn files are line-aligned copies of deals.jsonl's 2,677 deals. The folder is walked in name
+    # order: deals.final.cfn first (imported), deals.initial.cfn (poorer copies: skipped), deals.jsonl (replaces
+    # the final copies)
+    assert (s.same_deal, s.deal_replaced, s.duplicates) == (2677, 2677, 2677)
+    # FORMAT.md and README.md are reported, not guessed
+    assert sorted(p.rsplit("/", 1)[1] for p in s.unrecognised) == ["FORMAT.md", "README.md"]
+    assert set(lakemod.read(lake, "hands").column("source_format").to_pylist()) == {"colver"}
     hands = lakemod.read(lake, "hands")
     assert pc.sum(pc.is_null(hands.column("taker"))).as_py() == 278   # passed-out deals in this subset
 
@@ -74,3 +79,76 @@ def test_truncated_or_broken_colver_games_are_rejected_whole(tmp_path):
     imported = {g["game_id"] for g in lakemod.read(tmp_path / "lake", "games").to_pylist()}
     assert "colver:g0000" not in imported and "colver:g0001" not in imported
     assert s.games == len(imported) >= 1
+
+
+def test_cfn_files_alone_counts(tmp_path):
+    # each .cfn file has one line per deal of deals.jsonl (README.md "Files"): 2,677 one-hand games each; 278
+    # passed out in this subset (test_import_counts); the initial positions are kept at 'deal' level
+    folder = shared_path("data", "real", "colver")
+    s = ingest_paths([folder / "deals.final.cfn"], tmp_path / "final")
+    assert (s.games, s.hands, sum(s.rejected.values())) == (2677, 2677, 0)
+    hands = lakemod.read(tmp_path / "final", "hands")
+    assert pc.sum(pc.and_(pc.is_null(hands.column("taker")), pc.is_null(hands.column("taker_team")))).as_py() == 278
+    s = ingest_paths([folder / "deals.initial.cfn"], tmp_path / "initial")
+    assert (s.games, s.hands, sum(s.rejected.values())) == (2677, 2677, 0)
+    assert set(lakemod.read(tmp_path / "initial", "hands").column("completeness").to_pylist()) == {"deal"}
+
+
+def test_cfn_rescored_reproduces_deals_jsonl_scores(tmp_path):
+    # the CFN-only lake, rescored under colver, gives colver's own rewards recorded in deals.jsonl for the deal
+    # on the same line (README.md: the files are line-aligned)
+    import orjson
+    folder = shared_path("data", "real", "colver")
+    ingest_paths([folder / "deals.final.cfn"], tmp_path / "lake")
+    s = rescore_lake(tmp_path / "lake", rules.load("colver"))
+    assert (s.hands, s.illegal) == (2677, 0)
+    recorded = [orjson.loads(x)["colver_result"]["rewards"] for x in (folder / "deals.jsonl").open("rb")]
+    line = dict(zip(*(lakemod.read(tmp_path / "lake", "hands").column(c).to_pylist() for c in ("hand_key", "source_line"))))
+    scores = lakemod.read(tmp_path / "lake", "scores").to_pylist()
+    assert len(scores) == 2677
+    assert [sc["hand_key"] for sc in scores if sc["hand_score"] != recorded[line[sc["hand_key"]] - 1]] == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("order", [("deals.jsonl", "deals.final.cfn", "deals.initial.cfn"),
+                                   ("deals.initial.cfn", "deals.final.cfn", "deals.jsonl")])
+def test_any_order_gives_the_hands_of_deals_jsonl(tmp_path, order):
+    folder = shared_path("data", "real", "colver")
+    s = ingest_paths([folder / f for f in order], tmp_path / "lake")
+    assert (s.games, s.hands, sum(s.rejected.values())) == (220, 2677, 0)
+    assert s.same_deal + s.deal_replaced == 5354       # every CFN line is a copy of a deals.jsonl deal
+    hands = lakemod.read(tmp_path / "lake", "hands")
+    assert (hands.num_rows, set(hands.column("source_format").to_pylist())) == (2677, {"colver"})
+    assert lakemod.read(tmp_path / "lake", "games").num_rows == 220
+
+
+def test_games_jsonl_is_compared_with_deals_jsonl(tmp_path):
+    # games.jsonl line 1 is g0000: final_scores [1411, 2205], winner EW, 13 deals (its own line; deals.jsonl's
+    # g0000 records the same). A tampered copy makes the deals reader reject g0000, naming games.jsonl's line.
+    import orjson
+    folder = shared_path("data", "real", "colver")
+    deals = (folder / "deals.jsonl").read_bytes().splitlines(keepends=True)
+    games = (folder / "games.jsonl").read_bytes().splitlines(keepends=True)
+    first = orjson.loads(games[0])
+    assert (first["game_id"], first["final_scores"], first["winner"], first["deals"]) == ("g0000", [1411, 2205], "EW", 13)
+    (tmp_path / "deals.jsonl").write_bytes(b"".join(deals[:27]))       # g0000 (13 deals) and g0001 (14 deals)
+    first["final_scores"] = [1411, 2105]
+    (tmp_path / "games.jsonl").write_bytes(orjson.dumps(first) + b"\n" + b"".join(games[1:2]))
+    s = ingest_paths([tmp_path], tmp_path / "lake")
+    assert (s.games, s.hands, dict(s.rejected)) == (1, 14, {"recorded_mismatch": 1})
+    rej = lakemod.read(tmp_path / "lake", "rejects").to_pylist()[0]
+    assert rej["game_id"] == "colver:g0000"
+    assert "games.jsonl:1: final scores [1411, 2205] vs [1411, 2105]" in rej["reason"]
+
+
+def test_games_jsonl_alone_checked_line_by_line(tmp_path):
+    folder = shared_path("data", "real", "colver")
+    s = ingest_paths([folder / "games.jsonl"], tmp_path / "lake")
+    assert (s.games, s.hands, sum(s.rejected.values()), s.formats) == (0, 0, 0, Counter({"colver-games": 1}))
+    bad = tmp_path / "games.jsonl"
+    lines = (folder / "games.jsonl").read_bytes().splitlines(keepends=True)[:3]
+    bad.write_bytes(lines[0] + lines[1].replace(b'"winner":"EW"', b'"winner":"NS"') + lines[2])
+    s = ingest_paths([bad], tmp_path / "lake2")
+    rej = lakemod.read(tmp_path / "lake2", "rejects").to_pylist()
+    # g0001 ended [1683, 2215] (games.jsonl line 2): NS cannot be the winner
+    assert [(r["source_line"], r["reason_code"], r["game_id"]) for r in rej] == [(2, "bad_value", "colver:g0001")]

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from pipeline.ingest import (bga, bridgebelot2001, carg_json, coinche_cli, colver, native_jsonl, openspiel_jsonl,
-                             openspiel_state, scoresheet_csv)
+from pipeline.ingest import (bga, bridgebelot2001, carg_json, coinche_cli, colver, colver_cfn, colver_games,
+                             native_jsonl, openspiel_jsonl, openspiel_state, scoresheet_csv)
 
-READERS: list[ModuleType] = [native_jsonl, colver, openspiel_jsonl, openspiel_state, coinche_cli, bridgebelot2001,
-                             scoresheet_csv, carg_json, bga]
+READERS: list[ModuleType] = [native_jsonl, colver, colver_cfn, colver_games, openspiel_jsonl, openspiel_state,
+                             coinche_cli, bridgebelot2001, scoresheet_csv, carg_json, bga]
 
 
 def names() -> list[str]:

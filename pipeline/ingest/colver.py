@@ -5,6 +5,9 @@ game. Seats: colver's 0-3 (N E S W) already run in playing order (next seat = +1
 teams [NS, EW] are our teams 0 and 1. Cards are read from the ``rank_suit`` notation (``TS``), the
 auction from the action ids of FORMAT.md §3, and colver's own scores (``colver_result.rewards``) are
 kept as the recorded score. Players are the bots that decided (``bots[seat].bid`` + ``.play``).
+When ``games.jsonl`` lies beside the file, each game is compared with its line there (final totals, winner,
+deal count, target, first dealer, players; :mod:`pipeline.ingest.colver_games`): a game that disagrees is
+rejected with both files' lines named.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from pipeline.cards import CardError, mask_of, parse_card
+from pipeline.ingest import colver_games
 from pipeline.ingest.records import (first_missing, GameRecord, Line, Provenance, RecordError, Reject, finish_game, first_objects,
                                      json_lines, new_hand)
 from pipeline.ingest.validate import check_hand
@@ -42,7 +46,8 @@ def _call(action: int, hn: int | None = None) -> str:
     raise RecordError("bad_auction", f"unknown colver action id {action} in the auction", hn)
 
 
-def _player(bot: dict[str, Any]) -> str:
+def player_name(bot: dict[str, Any]) -> str:
+    """A seat's player: the bots that decided its calls and its cards, ``<bid bot>+<play bot>``."""
     def short(s: str) -> str:
         return s.replace('method="', "").replace('"', "")
     return f"{short(str(bot.get('bid')))}+{short(str(bot.get('play')))}"
@@ -78,7 +83,7 @@ def _hand(d: dict[str, Any], line: int, path: str) -> dict[str, Any]:
     row = new_hand(
         game_id=f"{SOURCE}:{gid}", hand_no=hn, source=SOURCE, source_format=NAME, source_file=path,
         source_line=line, source_game_id=gid, source_hand_id=f"{gid}#{hn}", variant="coinche",
-        ruleset_hint="colver", n_players=4, players=[_player(b) for b in d["bots"]], dealer=_int(d["dealer"], "dealer", hn),
+        ruleset_hint="colver", n_players=4, players=[player_name(b) for b in d["bots"]], dealer=_int(d["dealer"], "dealer", hn),
         completeness="full_play", initial_hands=hands,
         auction=[{"seat": _int(a["seat"], "auction seat", hn), "call": _call(_int(a["action"], "action", hn), hn)}
                  for a in d.get("auction", [])],
@@ -103,6 +108,7 @@ def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
     first: Provenance | None = None
     failed: Reject | None = None
     finished: set[str] = set()
+    sidecar, results = colver_games.load(path)
 
     def flush() -> Iterator[GameRecord | Reject]:
         if current is None:
@@ -125,6 +131,12 @@ def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
             "recorded_final": meta.get("game_final_scores"),
             "recorded_winner": {"NS": 0, "EW": 1}.get(meta.get("game_winner")),
         }, rows)
+        summary = results.get(current)
+        diff = summary and colver_games.disagreement(summary, game, rows)
+        if diff:
+            yield Reject(first, "recorded_mismatch", f"game {current} disagrees with {sidecar}:{summary.line}: {diff} "
+                         "(the whole game is rejected)", "", f"{SOURCE}:{current}")
+            return
         yield GameRecord(game, rows, first)
 
     for item in json_lines(lines, NAME, path):

@@ -711,6 +711,7 @@ def convert(t: pa.Table, blk: Block) -> Batch:
         "turned_card": pa.array(turned[hs], pa.int8(), mask=~turned_v[hs]),
         "auction": _auction_column(auc, hs),
         "taker": pa.array(taker[hs], pa.int8(), mask=~taker_v[hs]),
+        "taker_team": pa.nulls(len(hs), pa.int8()),    # the native format names the taker's seat
         "strain": strain.take(take_h),
         "bid": pa.array(bid[hs], pa.int16(), mask=~bid_v[hs]),
         "capot_bid": pa.array(capot[hs], pa.bool_()),

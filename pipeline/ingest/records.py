@@ -131,7 +131,10 @@ _KEY_FIELDS = ("game_id", "hand_no", "dealer", "n_players", "initial_hands", "tu
 
 def hand_key(row: dict[str, Any]) -> str:
     """Content hash of a hand row (the fields in _KEY_FIELDS, canonical JSON), 32 hex chars."""
-    payload = json.dumps([row.get(k) for k in _KEY_FIELDS], separators=(",", ":"), default=str)
+    fields = [row.get(k) for k in _KEY_FIELDS]
+    if row.get("taker_team") is not None:   # only then: the keys of every hand with a taker seat stay as they were
+        fields.append(["taker_team", row["taker_team"]])
+    payload = json.dumps(fields, separators=(",", ":"), default=str)
     return hashlib.sha256(payload.encode()).hexdigest()[:32]
 
 
@@ -158,7 +161,7 @@ def new_hand(**kw: Any) -> dict[str, Any]:
     """A hand row with every optional column defaulted; ``hand_key`` computed last."""
     row: dict[str, Any] = {
         "source_line": None, "source_hand_id": None, "ruleset_hint": None, "turned_card": None, "auction": [],
-        "taker": None, "strain": None, "bid": None, "capot_bid": False, "coinche": 0, "plays": None,
+        "taker": None, "taker_team": None, "strain": None, "bid": None, "capot_bid": False, "coinche": 0, "plays": None,
         "play_seats": None, "tricks_taken": None, "last_trick_seat": None, "announced": None,
         "belote_seat": None, "recorded_score": None, "recorded_card_points": None, "recorded_totals": None,
         "recorded_margin": None, "carried_in": None,

@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipeline import ingest, lake as lakemod, schema
-from pipeline.ingest import fast_native, native_jsonl
+from pipeline.ingest import deal_copies, fast_native, native_jsonl
 from pipeline.ingest import lenient as leniency
 from pipeline.ingest.records import GameRecord, Line, Provenance, Reject
 
@@ -53,6 +53,8 @@ class IngestSummary:
     unchanged: int = 0
     same_game: int = 0        # games skipped: already imported from another file with the same deals and plays
     replaced_by_richer: int = 0   # ... or replaced, this copy carrying more of the source's results
+    same_deal: int = 0        # single-deal copies skipped: the deal is already imported, as richly, from another file
+    deal_replaced: int = 0    # single-deal copies dropped from the lake for a richer copy of their deal
     kept_leniently: int = 0   # hands kept under --on-error lenient at a lower completeness (see ingest.lenient)
     replaced: int = 0    # hands of changed files removed because the new version of the file no longer has them
     rejects_cleared: int = 0   # rejects of changed files that their new version no longer raises (removed)
@@ -73,6 +75,10 @@ class IngestSummary:
         if self.same_game or self.replaced_by_richer:
             s += (f"; {self.same_game + self.replaced_by_richer} games already imported from another file "
                   f"(same deals{f', {self.replaced_by_richer} replaced by a copy with more recorded results' if self.replaced_by_richer else ''})")
+        if self.same_deal or self.deal_replaced:
+            k = self.same_deal + self.deal_replaced
+            s += (f"; {k} single-deal cop{'y' if k == 1 else 'ies'} of deals already imported from "
+                  f"another file ({self.same_deal} skipped, {self.deal_replaced} replaced by a richer copy)")
         if self.kept_leniently:
             s += f"; {self.kept_leniently} damaged hands kept (lenient)"
         if self.rejects_cleared:
@@ -138,6 +144,8 @@ def _lines(binary) -> Iterator[Line]:
 
 
 SAME_GAME = object()   # conflict(): the game is already in the lake from another file, same deals: skip it
+DEAL_COPY_FORMATS = {r.NAME for r in ingest.READERS if getattr(r, "DEAL_COPIES", False)}
+"""Readers whose one-hand games are copies of deals other files may hold too (see pipeline.ingest.deal_copies)."""
 
 _RECORDED = ("recorded_score", "recorded_margin", "recorded_card_points", "recorded_totals")
 
@@ -183,6 +191,12 @@ class _Writer:
         self._copies_stale = False     # games were added in columns since _copies was read (not in it)
         # game id -> the old copy to drop: (game_key, hand keys, (source_file, ingest_file))
         self.richer: dict[str, tuple] = {}
+        # sources with single-deal copies in the lake, and their deal index (loaded when first needed)
+        self.copy_sources: set[str] = set(pc.unique(lakemod.read(
+            self.lake, "games", columns=["source"],
+            filter=pc.field("source_format").isin(sorted(DEAL_COPY_FORMATS))).column("source")).to_pylist())
+        self._deals: dict[str, deal_copies.DealIndex] = {}
+        self.added: set[str] = set()           # game ids added by this run (a replaced one is not counted)
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rebelote-lake-writer")
         self._pending: Future | None = None     # the background write of the last flush_later
 
@@ -232,6 +246,63 @@ class _Writer:
         return Reject(rec.where, "duplicate_game_id",
                       f"game {gid} is already in the lake with other content (imported from {seen[1]}{read}); "
                       "not imported twice", "", gid)
+
+    def same_deal(self, rec: GameRecord) -> object | None:
+        """Single-deal copies (:mod:`pipeline.ingest.deal_copies`): SAME_GAME when ``rec`` is a single-deal copy
+        of a deal already imported as richly from another file (skip it); otherwise None (import it), after
+        marking the poorer single-deal copies of its deals in the lake to be dropped (:meth:`drop_poorer_copies`)."""
+        source = rec.game["source"]
+        single = rec.game["source_format"] in DEAL_COPY_FORMATS and len(rec.hands) == 1
+        if not single and source not in self.copy_sources:
+            return None
+        index = self._deal_index(source)
+        if single and any(e.richness >= deal_copies.richness(rec.hands[0]) for e in index.matches(rec.hands[0])):
+            self.summary.same_deal += 1
+            self.summary.duplicates += 1
+            return SAME_GAME
+        for h in rec.hands:
+            for e in index.matches(h):
+                if e.single and e.richness < deal_copies.richness(h):
+                    self._drop_copy(index, e)
+        return None
+
+    def _index_game(self, rec: GameRecord) -> None:
+        """Keep the deal index of the game's source (when loaded) and the sources with copies up to date."""
+        index = self._deals.get(rec.game["source"])
+        if index is not None:
+            index.add(rec.hands, {rec.game["game_id"]: rec.game["game_key"]}, DEAL_COPY_FORMATS,
+                      {rec.game["game_id"]: len(rec.hands)})
+        if rec.game["source_format"] in DEAL_COPY_FORMATS:
+            self.copy_sources.add(rec.game["source"])
+        self.added.add(rec.game["game_id"])
+
+    def _deal_index(self, source: str) -> "deal_copies.DealIndex":
+        """The deal index of ``source``: the lake's hands of that source, read once (after a flush)."""
+        index = self._deals.get(source)
+        if index is None:
+            self.flush()
+            only = pc.field("source") == source
+            hands = lakemod.read(self.lake, "hands", columns=deal_copies.COLUMNS, filter=only).to_pylist()
+            games = lakemod.read(self.lake, "games", columns=["game_id", "game_key", "n_hands"], filter=only)
+            keys = dict(zip(games.column("game_id").to_pylist(), games.column("game_key").to_pylist()))
+            n_hands = dict(zip(games.column("game_id").to_pylist(), games.column("n_hands").to_pylist()))
+            index = self._deals[source] = deal_copies.DealIndex()
+            index.add(hands, keys, DEAL_COPY_FORMATS, n_hands)
+        return index
+
+    def _drop_copy(self, index: "deal_copies.DealIndex", e: "deal_copies.Copy") -> None:
+        """Mark a poorer single-deal copy to be dropped from the lake once the richer one is written."""
+        index.remove(e)
+        self.richer[e.game_id] = (e.game_key, {e.hand_key}, e.files)
+        self.keys["hands"].discard(e.hand_key)
+        self.game_ids.pop(e.game_id, None)
+        if self._copies is not None:
+            self._copies.pop(e.game_id, None)
+        self.summary.deal_replaced += 1
+        if e.game_id in self.added:      # imported earlier in this run: it no longer counts as imported
+            self.added.discard(e.game_id)
+            self.summary.games -= 1
+            self.summary.hands -= 1
 
     def _from_replaced_file(self, recorded: str, physical: str | None, recorded_now: str | None) -> bool:
         """Whether a lake row (its ``source_file`` and ``ingest_file``) came from the changed file
@@ -295,6 +366,7 @@ class _Writer:
         new = [h for h in rec.hands if h["hand_key"] not in self.keys["hands"]]
         for h in new:
             h["ingest_file"] = self.reading
+        self._index_game(rec)
         self.summary.duplicates += len(rec.hands) - len(new)
         self.summary.kept_leniently += sum(any("--on-error lenient" in e for e in h.get("errors") or []) for h in new)
         for h in new:
@@ -318,6 +390,7 @@ class _Writer:
         if games.num_rows:
             self.buf["games"].append(self._stamped(games))
             self._copies_stale = True   # _copy_in_lake reads the lake again (once) if one of these clashes
+            self._deals = {}            # ... and the deal index too
 
     def _stamped(self, t: pa.Table) -> pa.Table:
         """``t`` with its ``ingest_file`` column set to the file being read."""
@@ -694,14 +767,14 @@ def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject) -
         if isinstance(rec, Reject):
             reject(rec)
             return
-        rej = writer.check(rec) or writer.conflict(rec)
+        rej = writer.check(rec) or writer.conflict(rec) or writer.same_deal(rec)
         if rej is None:
             writer.add_game(rec)
         elif rej is not SAME_GAME:
             reject(rej)
 
     s = writer.summary
-    before = s.games + s.hands + s.duplicates + sum(s.rejected.values())
+    before = s.games + s.hands + s.duplicates + s.deal_replaced + sum(s.rejected.values())
     leniency.reading(str(path))
     with _open(path) as fh:
         if reader is native_jsonl and fast_native.enabled():
@@ -712,7 +785,7 @@ def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject) -
                 take(rec)
     # a recognised file that gave neither a game nor a reject (a CSV header alone, an envelope with an empty
     # list) must not vanish; readers whose side files are read through another file say so (SIDE_FILES)
-    if s.games + s.hands + s.duplicates + sum(s.rejected.values()) == before and not getattr(reader, "SIDE_FILES", False):
+    if s.games + s.hands + s.duplicates + s.deal_replaced + sum(s.rejected.values()) == before and not getattr(reader, "SIDE_FILES", False):
         reject(Reject(Provenance(reader.NAME, str(path)), "no_records",
                       f"the {reader.NAME} reader found no game record in the file (only a header or an empty "
                       "envelope?)", ""))

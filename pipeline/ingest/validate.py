@@ -15,7 +15,7 @@ from pipeline.ingest import lenient
 from pipeline.ingest.records import RecordError
 
 
-COMPLETENESS = ("full_play", "tricks_taken", "summary")
+COMPLETENESS = ("full_play", "tricks_taken", "summary", "deal")
 VARIANTS = ("belote", "coinche", "bulgarian", "belote-2p", "belote-3p")
 STRAIN_NAMES = ("C", "D", "H", "S", "NT", "AT")
 THREE_PLAYER_SIZES = (8, 9, 10)
@@ -68,7 +68,7 @@ def _check_hand(row: dict[str, Any], cards_per_seat: int | None = None) -> None:
     if not isinstance(players, list) or len(players) != n or not all(isinstance(p, str) and p for p in players):
         raise RecordError("bad_value", f"players must be {n} non-empty names, got {players!r}", hn)
     taker = row.get("taker")
-    if taker is not None:
+    if taker is not None or row.get("taker_team") is not None:
         if row.get("strain") not in STRAIN_NAMES:
             raise RecordError("bad_value", f"contract strain {row.get('strain')!r} is not one of {' '.join(STRAIN_NAMES)}", hn)
         if not isinstance(row.get("capot_bid"), bool):
@@ -76,6 +76,16 @@ def _check_hand(row: dict[str, Any], cards_per_seat: int | None = None) -> None:
         bid = row.get("bid")
         if bid is not None and (not isinstance(bid, int) or isinstance(bid, bool) or not 0 < bid <= 1000):
             raise RecordError("bad_value", f"bid {bid!r} must be a whole number of points from 1 to 1000", hn)
+    team = row.get("taker_team")
+    if team is not None:
+        if taker is not None or n == 3 or team not in (0, 1) or isinstance(team, bool):
+            raise RecordError("bad_value", f"taker team {team!r} must be 0 or 1, and given only when the taker's "
+                              "seat is not (4 and 2 players)", hn)
+    if row.get("completeness") == "deal" and (taker is not None or team is not None or row.get("plays") is not None
+                                              or row.get("auction") or row.get("recorded_score") is not None
+                                              or row.get("initial_hands") is None):
+        raise RecordError("bad_value", "a 'deal' level hand holds the dealt hands only (no auction, contract, play "
+                          "or score)", hn)
     if row.get("coinche") not in (0, 1, 2) or isinstance(row.get("coinche"), bool):
         raise RecordError("bad_value", f"coinche level {row.get('coinche')!r} must be 0, 1 or 2", hn)
     for a in row.get("auction") or []:
@@ -94,7 +104,7 @@ def _check_hand(row: dict[str, Any], cards_per_seat: int | None = None) -> None:
     errors = row.get("errors")
     if not isinstance(errors, list) or not all(isinstance(e, str) for e in errors):
         raise RecordError("bad_value", f"errors must be a list of texts, got {errors!r}", hn)
-    if row.get("completeness") == "full_play" and taker is not None:
+    if row.get("completeness") == "full_play" and (taker is not None or team is not None):
         if row.get("plays") is None or row.get("initial_hands") is None:
             raise RecordError("truncated_play", "a full_play hand with a contract must give the hands and the plays", hn)
     init = row.get("initial_hands")
@@ -126,7 +136,7 @@ def _check_hand(row: dict[str, Any], cards_per_seat: int | None = None) -> None:
     if plays is not None:
         if seats is None or len(seats) != len(plays):
             raise RecordError("bad_play_record", "plays and play_seats differ in length", hn)
-        if row.get("taker") is None:
+        if row.get("taker") is None and team is None:
             raise RecordError("no_contract", "cards were played but the hand has no taker", hn)
         played = 0
         remaining = list(init) if init is not None else None

@@ -131,7 +131,7 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
     # optional columns a caller may leave out are read as all-null
     hs = schema.schema("hands")
     for name in ("tricks_taken", "last_trick_seat", "announced", "recorded_score", "recorded_margin", "bid",
-                 "carried_in"):
+                 "carried_in", "taker_team"):
         if name not in hands.column_names:
             hands = hands.append_column(hs.field(name), pa.nulls(hands.num_rows, hs.field(name).type))
     n = hands.num_rows
@@ -142,7 +142,13 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
     K = R.n_teams
 
     taker_col = hands.column("taker")
-    passed = taker_col.is_null().to_numpy(zero_copy_only=False)
+    # the taker's team: taker % K, or hands.taker_team when the source names the team but not the seat
+    team_only = hands.column("taker_team").is_valid().to_numpy(zero_copy_only=False) & \
+        taker_col.is_null().to_numpy(zero_copy_only=False)
+    team_of_taker = np.where(team_only, pc.fill_null(hands.column("taker_team"), 0).to_numpy(zero_copy_only=False),
+                             pc.fill_null(taker_col, 0).to_numpy(zero_copy_only=False) % K).astype(np.int64)
+    deal_only = (hands.column("completeness").to_numpy(zero_copy_only=False) == "deal")
+    passed = taker_col.is_null().to_numpy(zero_copy_only=False) & ~team_only & ~deal_only
     n_pl = hands.column("n_players").to_numpy(zero_copy_only=False)
     plays_len = pc.fill_null(pc.list_value_length(hands.column("plays")), 0).to_numpy(zero_copy_only=False)
     hands_len = pc.fill_null(pc.list_value_length(hands.column("initial_hands")), 0).to_numpy(zero_copy_only=False)
@@ -162,6 +168,7 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
     reason = np.full(n, None, dtype=object)
     free = lambda: (reason == None) & ~passed  # noqa: E711,E731
     reason[(n_pl != n_players)] = f"ruleset {R.name} is for {n_players} players"
+    reason[free() & deal_only] = "deal level: the cards dealt only, no contract or play recorded"
     reason[free() & ~is_full & ~is_tt] = "summary hands carry no cards: nothing to rescore"
     reason[free() & is_full & (plays_len != n_players * n_tricks)] = f"play record is not {n_players * n_tricks} cards"
     reason[free() & is_full & (hands_len != n_players)] = "initial hands missing"
@@ -216,8 +223,7 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
 
     if m:
         strain = strain_idx[idx].astype(np.int8)
-        taker = taker_col.to_numpy(zero_copy_only=False)[idx].astype(np.int64)
-        T = (taker % K).astype(np.int64)
+        T = team_of_taker[idx]
         bid = pc.fill_null(hands.column("bid"), 0).to_numpy(zero_copy_only=False)[idx].astype(np.int64)
         capot_bid = hands.column("capot_bid").to_numpy(zero_copy_only=False)[idx].astype(bool)
         coinche = hands.column("coinche").to_numpy(zero_copy_only=False)[idx].astype(np.int64)
@@ -345,9 +351,8 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
         taker_team[idx] = T
 
     status = np.where(passed, "passed_out", np.where(ok, "scored", "unscorable"))
-    has_taker = ~passed
-    taker_all = pc.fill_null(taker_col, 0).to_numpy(zero_copy_only=False).astype(np.int64)
-    taker_team = np.where(has_taker, taker_all % K, -1).astype(np.int8)
+    has_taker = ~passed & ~deal_only
+    taker_team = np.where(has_taker, team_of_taker, -1).astype(np.int8)
     sc = ok  # rows with a full result
     played = sc & has_play
     score_out = np.where((ok | passed)[:, None], score, 0)

@@ -1,0 +1,113 @@
+"""colver CFN reader (pipeline/ingest/colver_cfn.py): one fixture per quirk, each line copied from
+../shared/data/real/colver/deals.final.cfn / deals.initial.cfn (the deal named in each test). Expected scores
+are colver's own `rewards` for that deal, quoted in FORMAT.md §7 (the `colver` ruleset reproduces them)."""
+
+from pathlib import Path
+
+import pytest
+
+from pipeline import lake as lakemod, rules
+from pipeline.ingest import cfn, colver_cfn, detect
+from pipeline.ingest.records import RecordError
+from pipeline.ingest.run import ingest_paths
+from pipeline.rescore import rescore_lake
+
+FX = Path(__file__).parent / "fixtures" / "colver_cfn"
+
+
+def _scored(tmp_path, *names):
+    lake = tmp_path / "lake"
+    s = ingest_paths([FX / n for n in names], lake)
+    rescore_lake(lake, rules.load("colver"))
+    hands = {h["hand_key"]: h for h in lakemod.read(lake, "hands").to_pylist()}
+    scores = lakemod.read(lake, "scores").to_pylist()
+    return s, sorted(({**hands[sc["hand_key"]], **sc} for sc in scores), key=lambda r: r["source_line"])
+
+
+def test_finished_deal_rebuilds_leaders_and_hands():
+    # g0000#1 (FORMAT.md §4 example): dealer E, S (seat 2) leads trick 1; deals.jsonl records trick 1 won by
+    # E (TD over 8D 9D QD, diamonds plain) who leads trick 2, and N's dealt hand 7S QD KD 8C 9C QC KC AC
+    pos = cfn.parse((FX / "final.cfn").read_text().strip())
+    assert (pos.kind, pos.dealer, pos.strain, pos.bid, pos.taker_team, pos.coinche) == ("played", 1, "S", 110, 1, 0)
+    assert pos.play_seats[:8] == [2, 3, 0, 1, 1, 2, 3, 0]
+    from pipeline.cards import mask_of, parse_card
+    assert pos.initial_hands[0] == mask_of(parse_card(c) for c in "7S QD KD 8C 9C QC KC AC".split())
+
+
+def test_contract_taker_seat_unknown_team_kept(tmp_path):
+    # g0000#1: EW 110♠ made with 101 + belote -> [61, 231] (FORMAT.md §7)
+    _, [h] = _scored(tmp_path, "final.cfn")
+    assert (h["taker"], h["taker_team"], h["players"], h["game_id"]) == (None, 1, ["N", "E", "S", "W"],
+                                                                         "colver:colver_cfn/final.cfn#1")
+    assert (h["status"], h["hand_score"], h["contract_made"]) == ("scored", [61, 231], True)
+
+
+def test_passed_out_line(tmp_path):
+    # g0003#6 passed out -> [0, 0] (FORMAT.md §4 and §7)
+    _, [h] = _scored(tmp_path, "passed_out.cfn")
+    assert (h["taker"], h["taker_team"], h["strain"], h["plays"], h["completeness"]) == (None, None, None, None,
+                                                                                         "full_play")
+    assert (h["status"], h["hand_score"]) == ("passed_out", [0, 0])
+
+
+def test_coinched_and_surcoinched(tmp_path):
+    # g0000#8 EW 90♠ x -> [0, 342]; g0032#11 EW 90♣ xx -> [0, 432] (FORMAT.md §7)
+    _, rows = _scored(tmp_path, "coinched.cfn")
+    assert [(r["coinche"], r["bid"], r["strain"], r["hand_score"]) for r in rows] == [
+        (1, 90, "S", [0, 342]), (2, 90, "C", [0, 432])]
+
+
+def test_capot_250(tmp_path):
+    # g0115#3 EW capot♣ x made -> 252 + 500 = [0, 752]; g0005#10 EW capot♠ failed -> 162 + 250 + 20 = [432, 0]
+    # (FORMAT.md §7)
+    _, rows = _scored(tmp_path, "capot.cfn")
+    assert [(r["capot_bid"], r["bid"], r["coinche"], r["hand_score"]) for r in rows] == [
+        (True, None, 1, [0, 752]), (True, None, 0, [432, 0])]
+
+
+def test_initial_position_is_deal_level_and_replaced_by_the_played_deal(tmp_path):
+    # deals.initial.cfn line 1 is g0000#1 before the first call; final.cfn is the same deal played out
+    s, [h] = _scored(tmp_path, "initial.cfn")
+    assert (h["completeness"], h["auction"], h["plays"], h["taker_team"]) == ("deal", [], None, None)
+    assert h["status"] == "unscorable" and h["reason"].startswith("deal level")
+    played = cfn.parse((FX / "final.cfn").read_text().strip())
+    assert h["initial_hands"] == played.initial_hands
+    s = ingest_paths([FX / "final.cfn"], tmp_path / "lake")
+    assert (s.games, s.hands, s.deal_replaced) == (1, 1, 1)
+    hands = lakemod.read(tmp_path / "lake", "hands").to_pylist()
+    assert [(h["source_file"].endswith("final.cfn"), h["completeness"]) for h in hands] == [(True, "full_play")]
+    assert lakemod.read(tmp_path / "lake", "games").num_rows == 1
+    # read again, the opening position is a poorer copy of a deal already imported: skipped, said so
+    s = ingest_paths([FX / "initial.cfn"], tmp_path / "lake", reread=True)
+    assert (s.games, s.hands, s.same_deal, s.duplicates) == (0, 0, 1, 1)
+    assert "1 single-deal copy of deals already imported from another file (1 skipped" in str(s)
+
+
+def test_malformed_lines_are_rejects_with_line_and_reason(tmp_path):
+    s = ingest_paths([FX / "malformed.cfn"], tmp_path / "lake")
+    rej = sorted(lakemod.read(tmp_path / "lake", "rejects").to_pylist(), key=lambda r: r["source_line"])
+    assert s.games == 0
+    # one line per fault, in file order (see the fixture)
+    assert [(r["source_line"], r["reason_code"]) for r in rej] == [
+        (1, "unknown_card"), (2, "bad_dealer"), (3, "card_twice"), (4, "bad_trick"), (5, "bad_contract"),
+        (6, "wrong_card_count"), (7, "bad_contract"), (8, "unfinished_deal"), (9, "bad_cfn")]
+    assert all(r["game_id"] == f"colver:colver_cfn/malformed.cfn#{r['source_line']}" for r in rej)
+    assert "'Zd' is not a CFN card" in rej[0]["reason"]
+
+
+@pytest.mark.parametrize("text,code", [
+    ("E:-/-/-/- 8d9dQdTd 110sEW", "unfinished_deal"),              # 1 trick of 8
+    ("E:A9.QJ8.Q/J.T9.TK97.J/KQ.AK.AJ.Q9/T87.7.8.AT7 - 0", "bad_hand"),   # 3 suit groups
+    ("E:7..KQ.AKQ98/KQ.T.ATJ.T7/AT8.Q98.8.J/J9.AKJ7.97. - bid:0/p0/E", "bad_contract"),  # E is the dealer
+])
+def test_parse_errors(text, code):
+    with pytest.raises(RecordError) as e:
+        cfn.parse(text)
+    assert e.value.code == code
+
+
+def test_detected_by_content_then_name():
+    line = (FX / "final.cfn").read_text()
+    assert detect("anything.txt", line) is colver_cfn
+    assert detect("positions.cfn", "not cfn at all\n") is colver_cfn
+    assert detect("notes.txt", "not cfn at all\n") is None
