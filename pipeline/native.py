@@ -121,6 +121,7 @@ def game_to_rows(obj: dict[str, Any], source_format: str, source_file: str, line
             turned_card=None if turned is None else _cards([turned], "turned_card", hn)[0],
             auction=auction,
             taker=_int(c.get("taker"), "contract.taker", hn) if contract else None,
+            taker_team=_int(c.get("taker_team"), "contract.taker_team", hn) if contract else None,
             strain=c.get("strain") if contract else None,
             bid=_int(c.get("bid"), "contract.bid", hn) if contract else None,
             capot_bid=c.get("capot_bid", False), coinche=_int(c.get("coinche", 0), "contract.coinche", hn, False),
@@ -206,9 +207,11 @@ def game_to_json(game: dict[str, Any], hands: list[dict[str, Any]]) -> dict[str,
     }
     for h in hands:
         contract = None
-        if h.get("taker") is not None:
-            contract = {"taker": h["taker"], "strain": h["strain"], "bid": h.get("bid"),
+        if h.get("taker") is not None or h.get("taker_team") is not None:
+            contract = {"taker": h.get("taker"), "strain": h["strain"], "bid": h.get("bid"),
                         "capot_bid": bool(h.get("capot_bid")), "coinche": h.get("coinche", 0)}
+            if h.get("taker") is None:   # a source naming the taker's team only (colver CFN)
+                contract["taker_team"] = h["taker_team"]
         plays = None
         if h.get("plays") is not None:
             plays = [[s, card_str(c)] for s, c in zip(h["play_seats"], h["plays"])]

@@ -111,3 +111,26 @@ def test_detected_by_content_then_name():
     assert detect("anything.txt", line) is colver_cfn
     assert detect("positions.cfn", "not cfn at all\n") is colver_cfn
     assert detect("notes.txt", "not cfn at all\n") is None
+
+
+def test_native_export_round_trip_keeps_the_taker_team(tmp_path):
+    # export -> import must be lossless: a CFN contract names the team only, which the native format carries as
+    # contract.taker_team (taker null). The file mixes lines the columnar reader takes (the passed-out deal) and
+    # lines it leaves to the row path (contracts with taker_team): both must land, with the same scores.
+    from pipeline.export import export_jsonl
+    names = ("final.cfn", "coinched.cfn", "capot.cfn", "passed_out.cfn")
+    _, before = _scored(tmp_path / "a", *names)
+    out = tmp_path / "export.jsonl"
+    with out.open("wb") as fh:
+        export_jsonl(tmp_path / "a" / "lake", fh)
+    lake2 = tmp_path / "b" / "lake"
+    s = ingest_paths([out], lake2)
+    assert (s.games, s.hands, sum(s.rejected.values())) == (6, 6, 0)
+    rescore_lake(lake2, rules.load("colver"))
+    hands = {h["hand_key"]: h for h in lakemod.read(lake2, "hands").to_pylist()}
+    after = sorted(({**hands[sc["hand_key"]], **sc} for sc in lakemod.read(lake2, "scores").to_pylist()),
+                   key=lambda r: r["source_line"])
+    cols = ("taker", "taker_team", "strain", "bid", "capot_bid", "coinche", "plays", "status", "hand_score")
+    rows = lambda t: sorted((tuple(r[c] for c in cols) for r in t), key=repr)  # noqa: E731 (lines renumbered)
+    assert rows(after) == rows(before)
+    assert sorted(r["taker_team"] for r in after if r["taker_team"] is not None) == [1, 1, 1, 1, 1]
