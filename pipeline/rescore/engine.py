@@ -17,11 +17,29 @@ import pyarrow.compute as pc
 
 from pipeline import schema
 from pipeline.cards import ALL_TRUMP, NO_TRUMP, STRAINS
-from pipeline.rescore import contract, declarations, play, solo, tables
+from pipeline.rescore import columns, contract, declarations, play, solo, tables
 from pipeline.rules import Ruleset
 
 _STRAIN_SET = pa.array(STRAINS)
+_STATUS = ("passed_out", "scored", "unscorable")
 CHUNK = 32_768
+
+
+class _Reasons:
+    """Why each row cannot be scored: a code per row (0 = none yet) into the texts given so far."""
+
+    def __init__(self, n: int):
+        self.code = np.zeros(n, dtype=np.int16)
+        self.texts = [""]
+
+    def set(self, mask: np.ndarray, text: str) -> None:
+        """Give ``text`` as the reason of the rows in ``mask`` (bool (n,))."""
+        self.texts.append(text)
+        self.code[mask] = len(self.texts) - 1
+
+    def column(self) -> pa.Array:
+        """The ``reason`` column: each row's text, NULL where none was given."""
+        return columns.strings(self.code, self.texts, self.code > 0)
 
 
 class _Prepared:
@@ -43,15 +61,6 @@ def _prepared(rules: Ruleset) -> _Prepared:
         _CACHE.clear()
         _CACHE[key] = _Prepared(rules)
     return _CACHE[key]
-
-
-def _fixed_list(col: pa.ChunkedArray | pa.Array, idx: np.ndarray, width: int, dtype) -> np.ndarray:
-    """Rows ``idx`` of a list column whose lists all have ``width`` items, as a (len(idx), width) array."""
-    sub = col.take(pa.array(idx, type=pa.int64()))
-    if isinstance(sub, pa.ChunkedArray):
-        sub = sub.combine_chunks()
-    flat = pc.list_flatten(sub).to_numpy(zero_copy_only=False)
-    return flat.astype(dtype, copy=False).reshape(len(idx), width)
 
 
 def _scale(cp: np.ndarray, strain: np.ndarray, R: Ruleset) -> np.ndarray:
@@ -102,9 +111,8 @@ def _entries_column(e: "declarations.Entries", n: int, valid: np.ndarray) -> pa.
     """``scores.declarations``: each hand's items of ``e`` (rows sorted), NULL where ``valid`` is false."""
     offsets = np.zeros(n + 1, dtype=np.int32)
     np.cumsum(np.bincount(e.row, minlength=n), out=offsets[1:])
-    kinds = np.array(declarations.KINDS, dtype=object)
     items = pa.StructArray.from_arrays(
-        [pa.array(e.seat, pa.int8()), pa.array(kinds[e.kind.astype(np.int64)], pa.string()),
+        [pa.array(e.seat, pa.int8()), columns.strings(e.kind, declarations.KINDS),
          pa.array(e.rank, pa.int8(), mask=e.rank < 0), pa.array(e.suit, pa.int8(), mask=e.suit < 0),
          pa.array(e.length, pa.int8()), pa.array(e.points, pa.int16()), pa.array(e.scored, pa.bool_())],
         fields=list(_ENTRY_TYPE))
@@ -159,33 +167,33 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
     from_ann = np.full(n, count == "announced") | ((count == "announced_else_held") & has_ann)
     needs_hands = ~from_ann & (bool(R["declarations.enabled"]) or bool(R["belote.enabled"]))
 
-    reason = np.full(n, None, dtype=object)
-    free = lambda: (reason == None) & ~passed  # noqa: E711,E731
-    reason[(n_pl != n_players)] = f"ruleset {R.name} is for {n_players} players"
-    reason[free() & ~is_full & ~is_tt] = "summary hands carry no cards: nothing to rescore"
-    reason[free() & is_full & (plays_len != n_players * n_tricks)] = f"play record is not {n_players * n_tricks} cards"
-    reason[free() & is_full & (hands_len != n_players)] = "initial hands missing"
-    reason[free() & is_tt & ((tt_len != n_players) | ~lts_ok)] = "tricks taken or last trick missing"
-    reason[free() & is_tt & needs_hands & (hands_len != n_players)] = \
-        f"ruleset {R.name} counts declarations/belote held, which needs the initial hands"
-    reason[free() & (strain_idx < 0)] = "contract strain missing"
+    reasons = _Reasons(n)
+    free = lambda: (reasons.code == 0) & ~passed  # noqa: E731
+    reasons.set((n_pl != n_players), f"ruleset {R.name} is for {n_players} players")
+    reasons.set(free() & ~is_full & ~is_tt, "summary hands carry no cards: nothing to rescore")
+    reasons.set(free() & is_full & (plays_len != n_players * n_tricks), f"play record is not {n_players * n_tricks} cards")
+    reasons.set(free() & is_full & (hands_len != n_players), "initial hands missing")
+    reasons.set(free() & is_tt & ((tt_len != n_players) | ~lts_ok), "tricks taken or last trick missing")
+    reasons.set(free() & is_tt & needs_hands & (hands_len != n_players),
+                f"ruleset {R.name} counts declarations/belote held, which needs the initial hands")
+    reasons.set(free() & (strain_idx < 0), "contract strain missing")
     if K != 2:   # 3 players: prise only (the ruleset loader checks the style); a record may still carry one
         coinche_col = hands.column("coinche").to_numpy(zero_copy_only=False)
         capot_col = hands.column("capot_bid").to_numpy(zero_copy_only=False)
-        reason[free() & ((coinche_col > 0) | capot_col)] = \
-            f"ruleset {R.name}: 3-player belote has no coinche and no capot bid"
+        reasons.set(free() & ((coinche_col > 0) | capot_col),
+                f"ruleset {R.name}: 3-player belote has no coinche and no capot bid")
     if int(R["deal.deck"]) == 24:   # the 7s and 8s are out of the pack
         low = np.uint32(0x03030303)
         init_or = np.zeros(n, dtype=np.uint32)
         cand = np.nonzero(free() & (hands_len == n_players))[0]
         if len(cand):
             init_or[cand] = np.bitwise_or.reduce(
-                _fixed_list(hands.column("initial_hands"), cand, n_players, np.uint32), axis=1)
-        reason[free() & ((init_or & low) != 0)] = f"a 7 or an 8 is dealt, but ruleset {R.name} plays a 24-card pack"
+                columns.fixed_list(hands.column("initial_hands"), cand, n_players, np.uint32), axis=1)
+        reasons.set(free() & ((init_or & low) != 0), f"a 7 or an 8 is dealt, but ruleset {R.name} plays a 24-card pack")
     if R["contract.made_vs_bid"] == "ge" or R["contract.made_adds_bid"] or R["contract.fail_adds_bid"]:
         no_bid = (hands.column("bid").is_null().to_numpy(zero_copy_only=False)
                   & ~hands.column("capot_bid").to_numpy(zero_copy_only=False))
-        reason[free() & no_bid] = f"contract has no bid value, which ruleset {R.name} needs"
+        reasons.set(free() & no_bid, f"contract has no bid value, which ruleset {R.name} needs")
     ok = free()
     idx = np.nonzero(ok)[0]
     m = len(idx)
@@ -229,9 +237,9 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
         fi = np.nonzero(full)[0]
         if len(fi):
             rows = idx[fi]
-            plays = _fixed_list(hands.column("plays"), rows, n_players * n_tricks, np.int8)
-            seats = _fixed_list(hands.column("play_seats"), rows, n_players * n_tricks, np.int8)
-            init_f = _fixed_list(hands.column("initial_hands"), rows, n_players, np.uint32)
+            plays = columns.fixed_list(hands.column("plays"), rows, n_players * n_tricks, np.int8)
+            seats = columns.fixed_list(hands.column("play_seats"), rows, n_players * n_tricks, np.int8)
+            init_f = columns.fixed_list(hands.column("initial_hands"), rows, n_players, np.uint32)
             dealer = hands.column("dealer").to_numpy(zero_copy_only=False)[rows].astype(np.int8)
             pr = play.play_hands(plays, seats, init_f, dealer, strain[fi], prep.tables, prep.play_rules, n_players)
             team_of_trick = (pr.trick_winners % K).astype(np.int64)
@@ -254,7 +262,7 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
         ti = np.nonzero(~full)[0]
         if len(ti):
             rows = idx[ti]
-            taken = _fixed_list(hands.column("tricks_taken"), rows, n_players, np.uint32)
+            taken = columns.fixed_list(hands.column("tricks_taken"), rows, n_players, np.uint32)
             team_mask = np.stack([np.bitwise_or.reduce(taken[:, t::K], axis=1) for t in range(K)], axis=1)  # (k, K)
             bits = ((team_mask[:, :, None] >> np.arange(32, dtype=np.uint32)) & np.uint32(1)).astype(np.int64)
             pts = prep.tables.points[np.clip(strain[ti].astype(np.int64), 0, 5)]  # (k, 32)
@@ -290,7 +298,7 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
         # counts neither, see needs_hands: they score none)
         hi = np.nonzero(~from_ann[idx] & (hands_len[idx] == n_players))[0]
         if len(hi):
-            init = _fixed_list(hands.column("initial_hands"), idx[hi], n_players, np.uint32)
+            init = columns.fixed_list(hands.column("initial_hands"), idx[hi], n_players, np.uint32)
             dec = declarations.detect(init, strain[hi], R, prep.decl_tables, entries=True)
             team_pts[hi] = dec.team_points
             bpts[hi] = declarations.belote_points(init, strain[hi], R)
@@ -344,7 +352,7 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
         held[idx] = res.held
         taker_team[idx] = T
 
-    status = np.where(passed, "passed_out", np.where(ok, "scored", "unscorable"))
+    status = np.where(passed, 0, np.where(ok, 1, 2))     # index into _STATUS
     has_taker = ~passed
     taker_all = pc.fill_null(taker_col, 0).to_numpy(zero_copy_only=False).astype(np.int64)
     taker_team = np.where(has_taker, taker_all % K, -1).astype(np.int8)
@@ -361,14 +369,13 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
     def opt(a: np.ndarray, mask: np.ndarray, typ) -> pa.Array:
         return pa.array(a, type=typ, mask=~mask)
 
-    rule_names = np.array(play.RULE_NAMES, dtype=object)
     illegal = played & ~legal
     recorded = hands.column("recorded_score")
     rec_ok = recorded.is_valid().to_numpy(zero_copy_only=False) & (pc.fill_null(pc.list_value_length(recorded), 0).to_numpy(zero_copy_only=False) == K)
     matches = np.zeros(n, dtype=bool)
     if rec_ok.any():
         ridx = np.nonzero(rec_ok)[0]
-        rec = _fixed_list(recorded, ridx, K, np.int64)
+        rec = columns.fixed_list(recorded, ridx, K, np.int64)
         matches[ridx] = (rec == score_out[ridx]).all(axis=1)
     # sources that record only the difference between the teams (OpenSpiel returns)
     margin = hands.column("recorded_margin")
@@ -378,18 +385,18 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
         matches = np.where(m_ok, (score_out[:, 0] - score_out[:, 1]) == mv, matches)
         rec_ok = rec_ok | m_ok
     cols = {
-        "ruleset": pa.array(np.full(n, R.name, dtype=object), type=pa.string()),
+        "ruleset": pa.repeat(pa.scalar(R.name, pa.string()), n),
         "hand_key": hands.column("hand_key"),
         "game_id": hands.column("game_id"),
         "hand_no": hands.column("hand_no"),
         "source": hands.column("source"),
-        "status": pa.array(status, type=pa.string()),
-        "reason": pa.array(reason, type=pa.string()),
+        "status": columns.strings(status, _STATUS),
+        "reason": reasons.column(),
         "legal": opt(legal, played, pa.bool_()),
         "illegal_trick": opt(ill_trick, illegal, pa.int8()),
         "illegal_seat": opt(ill_seat, illegal, pa.int8()),
         "illegal_card": opt(ill_card, illegal, pa.int8()),
-        "illegal_rule": opt(rule_names[ill_rule], illegal, pa.string()),
+        "illegal_rule": columns.strings(ill_rule, play.RULE_NAMES, illegal),
         "taker_team": opt(taker_team, has_taker, pa.int8()),
         "trick_winners": fixed(winners, played, pa.int8()),
         "card_points": fixed(card_pts, sc, pa.int16()),
@@ -397,7 +404,7 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
         "capot_team": opt(capot_team, sc & (capot_team >= 0), pa.int8()),
         "declaration_points": fixed(decl_pts, sc, pa.int16()),
         "declarations": _entries_column(ent, n, sc),
-        "declarations_from": opt(np.where(from_ann, "announced", "held").astype(object), sc, pa.string()),
+        "declarations_from": columns.strings(from_ann, ("held", "announced"), sc),
         "declarations_decided": opt(decided, sc & ~passed & decl_rows, pa.bool_()),
         "belote_team": opt(belote_team, sc & (belote_team >= 0), pa.int8()),
         "belote_points": fixed(belote_pts, sc, pa.int16()),
