@@ -157,6 +157,8 @@ def _bulgarian(P, T, O, made, litige, coinche, capot_team, strain, R) -> "Contra
 
 def _pair(a: np.ndarray, team: np.ndarray) -> np.ndarray:
     """Select a[:, team] row by row."""
+    if a.shape[1] == 2:    # two teams: one where instead of a 2-D fancy index (several times faster)
+        return np.where(team == 0, a[:, 0], a[:, 1])
     return a[np.arange(len(team)), team]
 
 
@@ -198,7 +200,6 @@ def settle(card_points: np.ndarray, decl_points: np.ndarray, belote_points: np.n
     """
     R = rules
     n = len(taker_team)
-    rows = np.arange(n)
     T = taker_team.astype(np.int64)
     O = 1 - T
     C = card_points.astype(np.int64)
@@ -282,16 +283,13 @@ def settle(card_points: np.ndarray, decl_points: np.ndarray, belote_points: np.n
         dbl_made_O = np.where(capot_bid | taker_capot, dbl_made_O, round_points(cO + dO, mode) + bO)
     dbl_fail_T = zero + (0 if all_b else bT)
 
-    sT = np.select([made & ~doubled, made & doubled, failed & ~doubled, failed & doubled],
-                   [made_T, dbl_made_T, fail_T, dbl_fail_T], 0)
-    sO = np.select([made & ~doubled, made & doubled, failed & ~doubled, failed & doubled],
-                   [made_O, dbl_made_O, fail_O, dbl_fail_O], 0)
+    # made and failed are exclusive (neither: litige, below)
+    sT = np.where(made, np.where(doubled, dbl_made_T, made_T), np.where(failed, np.where(doubled, dbl_fail_T, fail_T), 0))
+    sO = np.where(made, np.where(doubled, dbl_made_O, made_O), np.where(failed, np.where(doubled, dbl_fail_O, fail_O), 0))
     # litige: the defence scores its own total now; the taker's total is held
     sO = np.where(litige, made_O, sO)
     held_raw = np.where(litige, made_T * mult, 0)
     sT, sO = round_points(sT, mode), round_points(sO, mode)
     held = np.where(litige, round_points(held_raw, mode), 0)
-    score = np.zeros((n, 2), dtype=np.int64)
-    score[rows, T] = sT
-    score[rows, O] = sO
+    score = np.stack([np.where(T == 0, sT, sO), np.where(T == 0, sO, sT)], axis=1)
     return ContractResult(made, litige, P.astype(np.int32), score.astype(np.int32), held.astype(np.int32))
