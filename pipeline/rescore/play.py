@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pipeline.cards import ALL_TRUMP, NO_TRUMP, SUIT_MASKS
+from pipeline.cards import ALL_TRUMP, NO_TRUMP
 from pipeline.rescore.jit import njit
 from pipeline.rescore.tables import ABOVE_TRUMP, STRENGTH, Tables
 from pipeline.rules import Ruleset
@@ -48,78 +48,71 @@ _FLAGS = ("overtrump_on_trump_lead", "must_trump", "must_overtrump", "must_under
           "all_trump_must_head", "partner_exemption_must_raise")
 (F_OVERTRUMP_ON_TRUMP_LEAD, F_MUST_TRUMP, F_MUST_OVERTRUMP, F_MUST_UNDERTRUMP, F_PARTNER_EXEMPTION,
  F_ALL_TRUMP_MUST_HEAD, F_PARTNER_EXEMPTION_MUST_RAISE) = range(7)
-_SUIT_MASKS = SUIT_MASKS.astype(np.int64)
 _ABOVE_TRUMP = ABOVE_TRUMP.astype(np.int64)
 _STRENGTH = STRENGTH.astype(np.int64)
 
 
-def flags(pr: PlayRules) -> np.ndarray:
-    """The obligations of ``pr`` as the uint8 array (7,) the kernels read (order: ``_FLAGS``)."""
-    return np.array([getattr(pr, k) for k in _FLAGS], dtype=np.uint8)
+def flags(pr: PlayRules) -> int:
+    """The obligations of ``pr`` as the bit set the kernels read: bit F_<NAME> set when the obligation holds."""
+    return sum(1 << f for f, k in enumerate(_FLAGS) if getattr(pr, k))
 
 
-@njit(cache=True, nogil=True)
-def legal_one(hand, first, led_suit, strain, win_card, partner_winning, fl, suit_masks, above_trump):
+@njit(cache=True, nogil=True, inline="always")
+def legal_one(hand, first, led_suit, strain, win_card, partner_winning, fl, above_trump):
     """The legal cards of one position and the obligation that applies: the one implementation of the play
     rules (rules.md R10-R16), compiled; :func:`legal_cards` and :func:`play_hands` both run it.
 
     hand: int64 bitmask of the cards held; first: the player leads (any card); led_suit: 0-3; strain: 0-5;
     win_card: 0-31, the card winning the trick so far; partner_winning: the player's partner wins it so far;
-    fl: uint8 (7,) obligations (:func:`flags`); suit_masks: int64 (4,); above_trump: int64 (33,)
-    (``tables.ABOVE_TRUMP``). Returns (int64 legal-card mask, int64 code: OK, FOLLOW_SUIT, MUST_*...).
+    fl: int64 bit set of the obligations (:func:`flags`); above_trump: int64 (33,) (``tables.ABOVE_TRUMP``).
+    Returns (int64 legal-card mask, int64 code: OK, FOLLOW_SUIT, MUST_*...).
     """
-    led = min(max(led_suit, 0), 3)
-    follow = hand & suit_masks[led]
-    has_follow = follow != 0
-    is_suit = strain < 4
-    trump_suit = min(max(strain, 0), 3)
-    trumps = hand & suit_masks[trump_suit] if is_suit else 0
-    win_idx = 32 if first else min(max(win_card, 0), 32)
-    win_is_trump = is_suit and not first and min(win_idx, 31) // 8 == trump_suit
-    higher_trumps = trumps & above_trump[win_idx if win_is_trump else 32]
-    led_is_trump = is_suit and led == trump_suit
-    at = strain == ALL_TRUMP
-    # all-trump: the winning card is always of the suit led; heading means beating it
-    higher_led = follow & above_trump[win_idx if (at and not first) else 32]
-    legal = hand
-    reason = OK
     if first:
-        return legal, reason
-    if has_follow:
-        if led_is_trump:      # trump led and held: overtrump if able
-            if fl[F_OVERTRUMP_ON_TRUMP_LEAD] and higher_trumps != 0:
+        return hand, OK
+    led = min(max(led_suit, 0), 3)
+    follow = hand & (np.int64(0xFF) << (8 * led))
+    is_suit = strain < 4
+    win_idx = min(max(win_card, 0), 31)
+    if follow != 0:
+        if is_suit and led == strain:      # trump led and held: overtrump if able
+            higher_trumps = follow & above_trump[win_idx if win_idx // 8 == strain else 32]
+            if fl >> F_OVERTRUMP_ON_TRUMP_LEAD & 1 and higher_trumps != 0:
                 return higher_trumps, OVERTRUMP_ON_TRUMP_LEAD
-            return follow, FOLLOW_SUIT
-        if at:                # all-trump, suit led and held: head if able
-            if fl[F_ALL_TRUMP_MUST_HEAD] and higher_led != 0:
+        elif strain == ALL_TRUMP:          # all-trump: the winning card is of the suit led; head it if able
+            higher_led = follow & above_trump[win_idx]
+            if fl >> F_ALL_TRUMP_MUST_HEAD & 1 and higher_led != 0:
                 return higher_led, MUST_HEAD
-            return follow, FOLLOW_SUIT
-        return follow, FOLLOW_SUIT   # plain suit led and held (suit contracts and no-trump): follow suit
-    if not is_suit or trumps == 0:
-        return legal, reason
+        return follow, FOLLOW_SUIT         # follow suit
+    if not is_suit:
+        return hand, OK
+    trumps = hand & (np.int64(0xFF) << (8 * strain))
+    if trumps == 0:
+        return hand, OK
     # void in the suit led, holding trumps, in a suit contract
-    if partner_winning and fl[F_PARTNER_EXEMPTION]:
-        if fl[F_PARTNER_EXEMPTION_MUST_RAISE] and win_is_trump and higher_trumps != 0:
+    win_is_trump = win_idx // 8 == strain
+    higher_trumps = trumps & above_trump[win_idx] if win_is_trump else trumps
+    if partner_winning and fl >> F_PARTNER_EXEMPTION & 1:
+        if fl >> F_PARTNER_EXEMPTION_MUST_RAISE & 1 and win_is_trump and higher_trumps != 0:
             # partner winning with a trump: any card, but a trump played must beat it when one can (libcoinche)
             return (hand & ~trumps) | higher_trumps, MUST_OVERTRUMP
-        return legal, reason
+        return hand, OK
     if not win_is_trump:
-        if fl[F_MUST_TRUMP]:
+        if fl >> F_MUST_TRUMP & 1:
             return trumps, MUST_TRUMP
-        return legal, reason
+        return hand, OK
     if higher_trumps != 0:
-        if fl[F_MUST_OVERTRUMP]:
+        if fl >> F_MUST_OVERTRUMP & 1:
             return higher_trumps, MUST_OVERTRUMP
-    elif fl[F_MUST_UNDERTRUMP]:
+    elif fl >> F_MUST_UNDERTRUMP & 1:
         return trumps, MUST_UNDERTRUMP
-    return legal, reason
+    return hand, OK
 
 
 @njit(cache=True, nogil=True)
-def _legal_many(hand, first, led_suit, strain, win_card, partner, fl, suit_masks, above_trump, out, why):
+def _legal_many(hand, first, led_suit, strain, win_card, partner, fl, above_trump, out, why):
     for i in range(len(hand)):
         out[i], why[i] = legal_one(np.int64(hand[i]), first[i], np.int64(led_suit[i]), np.int64(strain[i]),
-                                   np.int64(win_card[i]), partner[i], fl, suit_masks, above_trump)
+                                   np.int64(win_card[i]), partner[i], fl, above_trump)
 
 
 def legal_cards(hand: np.ndarray, first: np.ndarray, led_suit: np.ndarray, strain: np.ndarray,
@@ -148,7 +141,7 @@ def legal_cards(hand: np.ndarray, first: np.ndarray, led_suit: np.ndarray, strai
     args = [np.ascontiguousarray(a).reshape(-1) for a in (hand, first, led_suit, strain, win_card, partner_winning)]
     legal = np.empty(args[0].shape, dtype=np.uint32)
     why = np.empty(args[0].shape, dtype=np.int8)
-    _legal_many(*args, flags(pr), _SUIT_MASKS, _ABOVE_TRUMP, legal, why)
+    _legal_many(*args, flags(pr), _ABOVE_TRUMP, legal, why)
     if with_reason:
         return legal.reshape(shape), why.reshape(shape)
     return legal.reshape(shape)
@@ -176,7 +169,7 @@ class PlayResult:
 
 
 @njit(cache=True, nogil=True)
-def _play_kernel(plays, seats, hands, dealer, strain, points, strength, fl, suit_masks, above_trump, n_players,
+def _play_kernel(plays, seats, hands, dealer, strain, points, strength, fl, above_trump, n_players,
                  winners, trick_points, bad_pos, bad_code):
     """Replay each hand (see :func:`play_hands`); writes winners, trick_points (n, tricks) and, per hand, the
     position and code of the first play that breaks a rule (bad_pos -1 when none)."""
@@ -218,16 +211,16 @@ def _play_kernel(plays, seats, hands, dealer, strain, points, strength, fl, suit
                             ws = np.int64(seats[i, best])
                             partner = P == 4 and (ws & 1) == (s & 1)
                             legal, why = legal_one(held, False, led, st, np.int64(plays[i, best]), partner, fl,
-                                                   suit_masks, above_trump)
+                                                   above_trump)
                             if legal & bit == 0:
                                 code = why
                     if code != OK:
                         first_bad = j
                         first_code = code
                 key = strength[row + c] * P + k   # strength first, then position: unique within the trick
-                if key > best_key:
-                    best_key = key
-                    best = j
+                better = key > best_key
+                best_key = key if better else best_key
+                best = j if better else best
                 played |= bit
                 pts += points[st * 32 + c]
                 expected += 1
@@ -267,7 +260,7 @@ def play_hands(plays: np.ndarray, seats: np.ndarray, hands: np.ndarray, dealer: 
     _play_kernel(np.ascontiguousarray(plays, dtype=np.int8), np.ascontiguousarray(seats, dtype=np.int8),
                  np.ascontiguousarray(hands, dtype=np.uint32), np.ascontiguousarray(dealer, dtype=np.int8),
                  np.ascontiguousarray(strain, dtype=np.int8), tables.points_flat.astype(np.int64), _STRENGTH,
-                 flags(pr), _SUIT_MASKS, _ABOVE_TRUMP, P, winners, tpoints, bad_pos, bad_code)
+                 flags(pr), _ABOVE_TRUMP, P, winners, tpoints, bad_pos, bad_code)
     any_bad = bad_pos >= 0
     j = np.maximum(bad_pos, 0)
     rows = np.arange(n)
