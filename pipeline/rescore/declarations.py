@@ -181,12 +181,13 @@ CONTESTS = ("unified", "separate", "sequences_only")
 
 
 @njit(cache=True, nogil=True)
-def _contest_row(points, key, K, team, wins):
+def _contest_row(points, key, K, team, wins, team_key, team_held):
     """One contest in one hand: the team with the strictly best key scores all its points; an equal best key
     in two teams scores for nobody (``declarations.tie = "none"``). points, key: int64 (P,) per seat
-    (team = seat % K); adds the points won to ``team`` (int32 (K,)), sets ``wins`` (bool (K,))."""
-    team_key = np.zeros(K, dtype=np.int64)
-    team_held = np.zeros(K, dtype=np.int64)
+    (team = seat % K); adds the points won to ``team`` (int32 (K,)), sets ``wins`` (bool (K,)).
+    team_key, team_held: int64 (K,) scratch."""
+    team_key[:] = 0
+    team_held[:] = 0
     for p in range(len(points)):
         team_key[p % K] = max(team_key[p % K], key[p])
         team_held[p % K] += points[p]
@@ -204,22 +205,29 @@ def _contest_row(points, key, K, team, wins):
 @njit(cache=True, nogil=True)
 def _settle_kernel(sp, sk, cp, ck, active, contest, K, team, seq_wins, carre_wins):
     """The contest between teams (see module doc) of each hand; ``contest`` indexes :data:`CONTESTS`.
-    sp, sk, cp, ck: int64 (n, P) per-seat points and best keys, 0 where inactive; active: bool (n,).
-    Writes team (int32 (n, K) points won), seq_wins, carre_wins (bool (n, K))."""
+    sp, sk, cp, ck: int64 (n, P) per-seat points and best keys, set to 0 here in hands where declarations are
+    not ``active`` (bool (n,)). Writes team (int32 (n, K) points won), seq_wins, carre_wins (bool (n, K))."""
     n, P = sp.shape
     pts = np.empty(P, dtype=np.int64)
     key = np.empty(P, dtype=np.int64)
+    tk = np.empty(K, dtype=np.int64)
+    th = np.empty(K, dtype=np.int64)
     for i in range(n):
+        if not active[i]:
+            sp[i] = 0
+            sk[i] = 0
+            cp[i] = 0
+            ck[i] = 0
         if contest == 0:              # unified: one contest over every declaration
             for p in range(P):
                 pts[p] = sp[i, p] + cp[i, p]
                 key[p] = max(sk[i, p], ck[i, p])
-            _contest_row(pts, key, K, team[i], seq_wins[i])
+            _contest_row(pts, key, K, team[i], seq_wins[i], tk, th)
             carre_wins[i] = seq_wins[i]
         else:
-            _contest_row(sp[i], sk[i], K, team[i], seq_wins[i])
+            _contest_row(sp[i], sk[i], K, team[i], seq_wins[i], tk, th)
             if contest == 1:          # separate: sequences and carrés each contested
-                _contest_row(cp[i], ck[i], K, team[i], carre_wins[i])
+                _contest_row(cp[i], ck[i], K, team[i], carre_wins[i], tk, th)
             else:                     # sequences_only: every carré scores for its holder
                 for p in range(P):
                     team[i, p % K] += cp[i, p]
@@ -227,8 +235,10 @@ def _settle_kernel(sp, sk, cp, ck, active, contest, K, team, seq_wins, carre_win
 
 
 def _settle(sp, sk, cp, ck, belote, strain, rules: Ruleset) -> Declarations:
+    """Settle per-seat declarations (int (n, P) each; int64 ones are zeroed in place where inactive) between
+    teams, with ``belote`` (int32 (n, K)) passed through."""
     on = _active(strain, rules)
-    sp, sk, cp, ck = (np.where(on[:, None], a, 0).astype(np.int64) for a in (sp, sk, cp, ck))
+    sp, sk, cp, ck = (np.ascontiguousarray(a, dtype=np.int64) for a in (sp, sk, cp, ck))
     n, K = belote.shape
     team = np.zeros((n, K), dtype=np.int32)
     seq_wins = np.zeros((n, K), dtype=bool)

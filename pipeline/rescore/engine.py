@@ -154,13 +154,14 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
     n_pl = hands.column("n_players").to_numpy(zero_copy_only=False)
     plays_len = pc.fill_null(pc.list_value_length(hands.column("plays")), 0).to_numpy(zero_copy_only=False)
     hands_len = pc.fill_null(pc.list_value_length(hands.column("initial_hands")), 0).to_numpy(zero_copy_only=False)
-    completeness = hands.column("completeness").to_numpy(zero_copy_only=False)
+
     strain_idx = pc.fill_null(pc.index_in(hands.column("strain"), value_set=_STRAIN_SET), -1).to_numpy(zero_copy_only=False)
 
     tt_len = pc.fill_null(pc.list_value_length(hands.column("tricks_taken")), 0).to_numpy(zero_copy_only=False)
     lts_ok = hands.column("last_trick_seat").is_valid().to_numpy(zero_copy_only=False)
-    is_full = completeness == "full_play"
-    is_tt = completeness == "tricks_taken"
+    completeness = hands.column("completeness")
+    is_full = pc.fill_null(pc.equal(completeness, "full_play"), False).to_numpy(zero_copy_only=False)
+    is_tt = pc.fill_null(pc.equal(completeness, "tricks_taken"), False).to_numpy(zero_copy_only=False)
     count = R["declarations.count"]
     has_ann = hands.column("announced").is_valid().to_numpy(zero_copy_only=False)
     # which rows take declarations (and belote) from the record's announcements, which from the hands held
