@@ -475,51 +475,92 @@ def belote_seat(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> np.nda
     return out
 
 
+@njit(cache=True, nogil=True)
+def _belote_suits(h, strain, all_trump_counts):
+    """Suits (bit s) whose king and queen hand ``h`` holds and whose belote counts in ``strain``: the trump
+    suit in a suit contract; every suit in all-trump when ``all_trump_counts``; none in no-trump."""
+    out = 0
+    for suit in range(4):
+        kq = (np.int64(1) << (8 * suit + 6)) | (np.int64(1) << (8 * suit + 5))
+        if h & kq == kq and (strain == suit or (strain == ALL_TRUMP and all_trump_counts)):
+            out |= 1 << suit
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _belote_kernel(hands, strain, all_trump_counts, value, K, points, count):
+    """Belote points each team holds (points, int32 (n, K), added to) and belotes held per hand (count)."""
+    n, P = hands.shape
+    for i in range(n):
+        c = 0
+        for p in range(P):
+            suits = _belote_suits(np.int64(hands[i, p]), strain[i], all_trump_counts)
+            for suit in range(4):
+                if suits >> suit & 1:
+                    points[i, p % K] += value
+                    c += 1
+        count[i] = c
+
+
+@njit(cache=True, nogil=True)
+def _belote_entries_kernel(hands, strain, all_trump_counts, rows, offsets, lost, e_row, e_seat, e_suit, e_scored):
+    """List the belotes of the hands ``rows`` (by seat, then suit) from ``offsets[q]`` on; a suit in
+    ``lost[i]`` (bool (n, 4)) did not score."""
+    P = hands.shape[1]
+    for q in range(len(rows)):
+        i = rows[q]
+        o = offsets[q]
+        for p in range(P):
+            suits = _belote_suits(np.int64(hands[i, p]), strain[i], all_trump_counts)
+            for suit in range(4):
+                if suits >> suit & 1:
+                    e_row[o], e_seat[o], e_suit[o], e_scored[o] = i, p, suit, not lost[i, suit]
+                    o += 1
+
+
+def _belote_pass(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> tuple[np.ndarray, np.ndarray]:
+    """(team points int32 (n, K), belotes held per hand int64 (n,)) of hands (n, P); zeros when disabled."""
+    n, p = hands.shape
+    points = np.zeros((n, n_teams(p)), dtype=np.int32)
+    count = np.zeros(n, dtype=np.int64)
+    if rules["belote.enabled"]:
+        _belote_kernel(np.ascontiguousarray(hands, dtype=np.uint32), np.ascontiguousarray(strain, dtype=np.int8),
+                       rules["belote.all_trump"] != "none", int(rules["belote.value"]), n_teams(p), points, count)
+    return points, count
+
+
 def belote_entries(hands: np.ndarray, strain: np.ndarray, rules: Ruleset, lost: np.ndarray | None = None) -> Entries:
-    """Belote-rebelote held in ``hands`` (uint32 (n, P)), one item per holder and suit, as
-    :func:`belote_points` counts them; ``lost``: bool (n, 4) suits whose belote did not score (all-trump
-    "per_suit_led" rule), else every held belote scores."""
+    """Belote-rebelote held in ``hands`` (uint32 (n, P)) with contract ``strain`` (int8 (n,)), one item per
+    holder and suit (by hand, seat, suit), as :func:`belote_points` counts them, worth ``belote.value`` card
+    points; ``lost``: bool (n, 4) suits whose belote did not score (all-trump "per_suit_led" rule), else every
+    held belote scores."""
     n, p = hands.shape
     if not rules["belote.enabled"] or n == 0:
         return Entries.empty()
-    h = hands.astype(np.uint32)
-    strain64 = strain.astype(np.int64)
-    held = np.zeros((n, p, 4), dtype=bool)
-    for suit in range(4):
-        kq = np.uint32((1 << (8 * suit + 6)) | (1 << (8 * suit + 5)))
-        counts = (strain64 == suit) | ((strain64 == ALL_TRUMP) & (rules["belote.all_trump"] != "none"))
-        held[:, :, suit] = ((h & kq) == kq) & counts[:, None]
-    row, seat, suit = np.nonzero(held)
-    k = len(row)
-    scored = np.ones(k, dtype=bool) if lost is None else ~lost[row, suit]
-    return Entries(row.astype(np.int64), seat.astype(np.int8), np.full(k, KINDS.index("belote"), np.int8),
-                   np.full(k, -1, np.int8), suit.astype(np.int8), np.full(k, 2, np.int8),
-                   np.full(k, int(rules["belote.value"]), np.int32), scored)
+    _, count = _belote_pass(hands, strain, rules)
+    rows = np.nonzero(count)[0]
+    offsets = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(count[rows], out=offsets[1:])
+    k = int(offsets[-1])
+    e = Entries(np.empty(k, np.int64), np.empty(k, np.int8), np.full(k, KINDS.index("belote"), np.int8),
+                np.full(k, -1, np.int8), np.empty(k, np.int8), np.full(k, 2, np.int8),
+                np.full(k, int(rules["belote.value"]), np.int32), np.empty(k, bool))
+    _belote_entries_kernel(np.ascontiguousarray(hands, dtype=np.uint32), np.ascontiguousarray(strain, dtype=np.int8),
+                           rules["belote.all_trump"] != "none", rows, offsets,
+                           np.zeros((n, 4), dtype=bool) if lost is None else np.ascontiguousarray(lost, dtype=bool),
+                           e.row, e.seat, e.suit, e.scored)
+    return e
 
 
 def belote_points(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> np.ndarray:
-    """Belote-rebelote points held by each team, int32 (n, K) for hands (n, P) (rules.md R25).
+    """Belote-rebelote points held by each team, int32 (n, K) for hands (n, P) (rules.md R25), card points.
 
     Suit contracts: king and queen of trump in one hand. All-trump (``belote.all_trump = "per_suit"`` or
     ``"per_suit_led"``): each suit's king and queen in one hand, up to four; under "per_suit_led" the engine
     then takes away those not led or followed (``engine._belote_led_only``). None in no-trump. The cards are
     always played in a complete hand, so holding them is scoring them.
     """
-    n, p = hands.shape
-    K = n_teams(p)
-    out = np.zeros((n, K), dtype=np.int32)
-    if not rules["belote.enabled"]:
-        return out
-    value = int(rules["belote.value"])
-    h = hands.astype(np.uint32)
-    strain64 = strain.astype(np.int64)
-    for suit in range(4):
-        kq = np.uint32((1 << (8 * suit + 6)) | (1 << (8 * suit + 5)))
-        counts = (strain64 == suit) | ((strain64 == ALL_TRUMP) & (rules["belote.all_trump"] != "none"))
-        for seat in range(p):
-            has = ((h[:, seat] & kq) == kq) & counts
-            out[:, seat % K] += np.where(has, value, 0)
-    return out
+    return _belote_pass(hands, strain, rules)[0]
 
 
 def list_held(hand: int, strain: int, rules: Ruleset) -> list[tuple[str, int, int | None, int, int]]:

@@ -22,7 +22,7 @@ from pipeline.rules import Ruleset
 
 _STRAIN_SET = pa.array(STRAINS)
 _STATUS = ("passed_out", "scored", "unscorable")
-CHUNK = 32_768
+CHUNK = 65_536
 
 
 class _Reasons:
@@ -134,7 +134,7 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
     """
     if isinstance(hands, pa.RecordBatch):
         hands = pa.Table.from_batches([hands])
-    if hands.num_rows > CHUNK:   # row-local: score cache-sized slices (2x faster than one huge batch here)
+    if hands.num_rows > CHUNK:   # row-local: score slices that keep the intermediate arrays in cache (fastest here)
         return pa.concat_tables([score_batch(hands.slice(i, CHUNK), rules) for i in range(0, hands.num_rows, CHUNK)])
     # optional columns a caller may leave out are read as all-null
     hs = schema.schema("hands")
