@@ -258,9 +258,14 @@ def _mark_scored(e: Entries, dec: Declarations) -> Entries:
 def _carres(h, nt, carre_points):
     """Ranks (bit r = rank index r) of the carrés that hand ``h`` holds and that score (points > 0), in
     no-trump (``nt``) or not."""
+    four = h & (h >> 8) & (h >> 16) & (h >> 24) & 0xFF     # bit r: all four cards of rank r held
     ranks = 0
-    for r in range(8):
-        if carre_points[nt, r] > 0 and (h >> r) & (h >> (r + 8)) & (h >> (r + 16)) & (h >> (r + 24)) & 1:
+    while four:
+        r = 0
+        while not (four >> r) & 1:
+            r += 1
+        four &= ~(1 << r)
+        if carre_points[nt, r] > 0:
             ranks |= 1 << r
     return ranks
 
@@ -301,9 +306,10 @@ def _detect_kernel(hands, strain, active, carre_points, carre_key, seq_points, s
                 if k > 0 and strain[i] == s:
                     k += trump_bonus
                 sk[i, p] = max(sk[i, p], k)
-                for j in range(3):
-                    if slot_points[byte, j] > 0:
-                        c += 1
+                if seq_points[byte] > 0:     # some run scores: count the items it lists
+                    for j in range(3):
+                        if slot_points[byte, j] > 0:
+                            c += 1
         count[i] = c if active[i] else 0
 
 

@@ -243,18 +243,7 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
             init_f = columns.fixed_list(hands.column("initial_hands"), rows, n_players, np.uint32)
             dealer = hands.column("dealer").to_numpy(zero_copy_only=False)[rows].astype(np.int8)
             pr = play.play_hands(plays, seats, init_f, dealer, strain[fi], prep.tables, prep.play_rules, n_players)
-            team_of_trick = (pr.trick_winners % K).astype(np.int64)
-            tp = pr.trick_points.astype(np.int64)
-            if K == 2:
-                pts1 = (tp * team_of_trick).sum(axis=1)
-                cp[fi] = np.stack([tp.sum(axis=1) - pts1, pts1], axis=1)
-                t0 = (team_of_trick == 0).sum(axis=1)
-                cards_of_team[fi] = np.stack([t0 > 0, t0 < n_tricks], axis=1)
-            else:
-                won = team_of_trick[:, :, None] == np.arange(K)                   # (k, tricks, K)
-                cp[fi] = (tp[:, :, None] * won).sum(axis=1)
-                cards_of_team[fi] = won.any(axis=1)
-            lt[fi] = team_of_trick[:, -1]
+            cp[fi], cards_of_team[fi], lt[fi] = play.tally(pr, K)
             legal[rows] = pr.legal
             has_play[rows] = True
             ill_trick[rows], ill_seat[rows], ill_card[rows], ill_rule[rows] = \

@@ -270,3 +270,26 @@ def play_hands(plays: np.ndarray, seats: np.ndarray, hands: np.ndarray, dealer: 
         illegal_seat=np.where(any_bad, seats[rows, j], -1).astype(np.int8),
         illegal_card=np.where(any_bad, plays[rows, j], -1).astype(np.int8),
         illegal_rule=bad_code)
+
+
+@njit(cache=True, nogil=True)
+def _tally_kernel(winners, trick_points, K, points, took, last):
+    n, n_tricks = winners.shape
+    for i in range(n):
+        for t in range(n_tricks):
+            team = np.int64(winners[i, t]) % K
+            points[i, team] += trick_points[i, t]
+            took[i, team] = True
+        last[i] = np.int64(winners[i, n_tricks - 1]) % K
+
+
+def tally(result: PlayResult, n_teams: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each team's share of the play of n hands (team = seat % n_teams): card points of the tricks it won
+    (int64 (n, K), no last-trick bonus), whether it won any trick (bool (n, K)), the team that won the last
+    trick (int64 (n,))."""
+    n = len(result.legal)
+    points = np.zeros((n, n_teams), dtype=np.int64)
+    took = np.zeros((n, n_teams), dtype=bool)
+    last = np.zeros(n, dtype=np.int64)
+    _tally_kernel(result.trick_winners, result.trick_points, n_teams, points, took, last)
+    return points, took, last
