@@ -180,26 +180,31 @@ def _by_team(a: np.ndarray, K: int, how) -> np.ndarray:
 CONTESTS = ("unified", "separate", "sequences_only")
 
 
-@njit(cache=True, nogil=True)
-def _contest_row(points, key, K, team, wins, team_key, team_held):
+@njit(cache=True, nogil=True, inline="always")
+def _contest_row(points, key, src, K, team, wins, dst, team_key, team_held):
     """One contest in one hand: the team with the strictly best key scores all its points; an equal best key
-    in two teams scores for nobody (``declarations.tie = "none"``). points, key: int64 (P,) per seat
-    (team = seat % K); adds the points won to ``team`` (int32 (K,)), sets ``wins`` (bool (K,)).
-    team_key, team_held: int64 (K,) scratch."""
-    team_key[:] = 0
-    team_held[:] = 0
-    for p in range(len(points)):
-        team_key[p % K] = max(team_key[p % K], key[p])
-        team_held[p % K] += points[p]
+    in two teams scores for nobody (``declarations.tie = "none"``). points, key: int64 (., P) per seat
+    (team = seat % K), row ``src``; adds the points won to ``team[dst]`` (int32 (., K)), sets ``wins[dst]``
+    (bool (., K)). team_key, team_held: int64 (K,) scratch. (Rows are indexed, not sliced: a slice per hand
+    costs more than the contest.)"""
+    P = points.shape[1]
+    for t in range(K):
+        team_key[t] = 0
+        team_held[t] = 0
+    for p in range(P):
+        t = p % K
+        team_key[t] = max(team_key[t], key[src, p])
+        team_held[t] += points[src, p]
     best = team_key.max()
     n_top = 0
     for t in range(K):
         if team_key[t] == best:
             n_top += 1
     for t in range(K):
-        wins[t] = best > 0 and team_key[t] == best and n_top == 1
-        if wins[t]:
-            team[t] += team_held[t]
+        w = best > 0 and team_key[t] == best and n_top == 1
+        wins[dst, t] = w
+        if w:
+            team[dst, t] += team_held[t]
 
 
 @njit(cache=True, nogil=True)
@@ -208,30 +213,33 @@ def _settle_kernel(sp, sk, cp, ck, active, contest, K, team, seq_wins, carre_win
     sp, sk, cp, ck: int64 (n, P) per-seat points and best keys, set to 0 here in hands where declarations are
     not ``active`` (bool (n,)). Writes team (int32 (n, K) points won), seq_wins, carre_wins (bool (n, K))."""
     n, P = sp.shape
-    pts = np.empty(P, dtype=np.int64)
-    key = np.empty(P, dtype=np.int64)
+    pts = np.empty((1, P), dtype=np.int64)
+    key = np.empty((1, P), dtype=np.int64)
     tk = np.empty(K, dtype=np.int64)
     th = np.empty(K, dtype=np.int64)
     for i in range(n):
         if not active[i]:
-            sp[i] = 0
-            sk[i] = 0
-            cp[i] = 0
-            ck[i] = 0
+            for p in range(P):
+                sp[i, p] = 0
+                sk[i, p] = 0
+                cp[i, p] = 0
+                ck[i, p] = 0
         if contest == 0:              # unified: one contest over every declaration
             for p in range(P):
-                pts[p] = sp[i, p] + cp[i, p]
-                key[p] = max(sk[i, p], ck[i, p])
-            _contest_row(pts, key, K, team[i], seq_wins[i], tk, th)
-            carre_wins[i] = seq_wins[i]
+                pts[0, p] = sp[i, p] + cp[i, p]
+                key[0, p] = max(sk[i, p], ck[i, p])
+            _contest_row(pts, key, 0, K, team, seq_wins, i, tk, th)
+            for t in range(K):
+                carre_wins[i, t] = seq_wins[i, t]
         else:
-            _contest_row(sp[i], sk[i], K, team[i], seq_wins[i], tk, th)
+            _contest_row(sp, sk, i, K, team, seq_wins, i, tk, th)
             if contest == 1:          # separate: sequences and carrés each contested
-                _contest_row(cp[i], ck[i], K, team[i], carre_wins[i], tk, th)
+                _contest_row(cp, ck, i, K, team, carre_wins, i, tk, th)
             else:                     # sequences_only: every carré scores for its holder
                 for p in range(P):
                     team[i, p % K] += cp[i, p]
-                carre_wins[i] = active[i]
+                for t in range(K):
+                    carre_wins[i, t] = active[i]
 
 
 def _settle(sp, sk, cp, ck, belote, strain, rules: Ruleset) -> Declarations:
@@ -254,7 +262,7 @@ def _mark_scored(e: Entries, dec: Declarations) -> Entries:
     return e
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _carres(h, nt, carre_points):
     """Ranks (bit r = rank index r) of the carrés that hand ``h`` holds and that score (points > 0), in
     no-trump (``nt``) or not."""
@@ -270,7 +278,7 @@ def _carres(h, nt, carre_points):
     return ranks
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _seq_hand(h, ranks, carre_cards_in_sequences):
     """The cards of ``h`` that sequences are read from: without the carrés' cards under the Bulgarian rule."""
     if carre_cards_in_sequences:
@@ -481,7 +489,7 @@ def belote_seat(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> np.nda
     return out
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _belote_suits(h, strain, all_trump_counts):
     """Suits (bit s) whose king and queen hand ``h`` holds and whose belote counts in ``strain``: the trump
     suit in a suit contract; every suit in all-trump when ``all_trump_counts``; none in no-trump."""
