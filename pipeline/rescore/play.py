@@ -170,9 +170,9 @@ class PlayResult:
 
 @njit(cache=True, nogil=True)
 def _play_kernel(plays, seats, hands, dealer, strain, points, strength, fl, above_trump, n_players,
-                 winners, trick_points, bad_pos, bad_code):
+                 winners, trick_points, ill_trick, ill_seat, ill_card, ill_rule):
     """Replay each hand (see :func:`play_hands`); writes winners, trick_points (n, tricks) and, per hand, the
-    position and code of the first play that breaks a rule (bad_pos -1 when none)."""
+    1-based trick, seat, card and code of the first play that breaks a rule (0, -1, -1, OK when none)."""
     n, total = plays.shape
     P = n_players
     for i in range(n):
@@ -229,8 +229,15 @@ def _play_kernel(plays, seats, hands, dealer, strain, points, strength, fl, abov
             winners[i, t] = seats[i, best]
             trick_points[i, t] = pts
             leader = np.int64(seats[i, best])
-        bad_pos[i] = first_bad
-        bad_code[i] = first_code
+        if first_bad >= 0:
+            ill_trick[i] = first_bad // P + 1
+            ill_seat[i] = seats[i, first_bad]
+            ill_card[i] = plays[i, first_bad]
+        else:
+            ill_trick[i] = 0
+            ill_seat[i] = -1
+            ill_card[i] = -1
+        ill_rule[i] = first_code
 
 
 def play_hands(plays: np.ndarray, seats: np.ndarray, hands: np.ndarray, dealer: np.ndarray,
@@ -255,21 +262,13 @@ def play_hands(plays: np.ndarray, seats: np.ndarray, hands: np.ndarray, dealer: 
     n_tricks = total // P
     winners = np.zeros((n, n_tricks), dtype=np.int8)
     tpoints = np.zeros((n, n_tricks), dtype=np.int16)
-    bad_pos = np.empty(n, dtype=np.int64)
-    bad_code = np.empty(n, dtype=np.int8)
+    ill = [np.empty(n, dtype=np.int8) for _ in range(4)]     # trick, seat, card, rule
     _play_kernel(np.ascontiguousarray(plays, dtype=np.int8), np.ascontiguousarray(seats, dtype=np.int8),
                  np.ascontiguousarray(hands, dtype=np.uint32), np.ascontiguousarray(dealer, dtype=np.int8),
                  np.ascontiguousarray(strain, dtype=np.int8), tables.points_flat.astype(np.int64), _STRENGTH,
-                 flags(pr), _ABOVE_TRUMP, P, winners, tpoints, bad_pos, bad_code)
-    any_bad = bad_pos >= 0
-    j = np.maximum(bad_pos, 0)
-    rows = np.arange(n)
-    return PlayResult(
-        trick_winners=winners, trick_points=tpoints, legal=~any_bad,
-        illegal_trick=np.where(any_bad, j // P + 1, 0).astype(np.int8),
-        illegal_seat=np.where(any_bad, seats[rows, j], -1).astype(np.int8),
-        illegal_card=np.where(any_bad, plays[rows, j], -1).astype(np.int8),
-        illegal_rule=bad_code)
+                 flags(pr), _ABOVE_TRUMP, P, winners, tpoints, *ill)
+    return PlayResult(trick_winners=winners, trick_points=tpoints, legal=ill[3] == OK, illegal_trick=ill[0],
+                      illegal_seat=ill[1], illegal_card=ill[2], illegal_rule=ill[3])
 
 
 @njit(cache=True, nogil=True)
