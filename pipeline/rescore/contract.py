@@ -53,13 +53,13 @@ from pipeline.rules import Ruleset
 class ContractResult:
     """made: bool (n,) (False also where litige); litige: bool (n,);
     contract_points: int32 (n, 2) totals compared by the test; hand_score: int32 (n, 2) game points;
-    held: int32 (n,) game points held over."""
+    held: int32 (n,) game points held over (both None when only the outcome was asked for)."""
 
     made: np.ndarray
     litige: np.ndarray
     contract_points: np.ndarray
-    hand_score: np.ndarray
-    held: np.ndarray
+    hand_score: np.ndarray | None
+    held: np.ndarray | None
 
 
 def round_points(x: np.ndarray, mode: str) -> np.ndarray:
@@ -187,7 +187,7 @@ def against_defence(ok: np.ndarray, pT: np.ndarray, pO: np.ndarray, R: Ruleset,
 
 def settle(card_points: np.ndarray, decl_points: np.ndarray, belote_points: np.ndarray, taker_team: np.ndarray,
            bid: np.ndarray, capot_bid: np.ndarray, coinche: np.ndarray, capot_team: np.ndarray,
-           rules: Ruleset, strain: np.ndarray | None = None) -> ContractResult:
+           rules: Ruleset, strain: np.ndarray | None = None, outcome_only: bool = False) -> ContractResult:
     """Score contracts for n hands.
 
     Args:
@@ -197,6 +197,7 @@ def settle(card_points: np.ndarray, decl_points: np.ndarray, belote_points: np.n
         taker_team: int (n,) 0 or 1 (rows with no contract must be masked out by the caller).
         bid: int (n,) bid value in points, 0 when the contract has none (classic take).
         capot_bid: bool (n,); coinche: int (n,) 0/1/2; capot_team: int (n,) -1 none.
+        outcome_only: stop once made / litige are known (``hand_score`` and ``held`` are then None).
     """
     R = rules
     n = len(taker_team)
@@ -218,6 +219,8 @@ def settle(card_points: np.ndarray, decl_points: np.ndarray, belote_points: np.n
     if R["contract.made_vs_bid"] == "ge":
         ok &= np.where(capot_bid, True, pT >= np.maximum(V, int(R["contract.made_min_points"])))
     made, litige, failed = against_defence(ok, pT, pO, R, no_tie=capot_bid)
+    if outcome_only:
+        return ContractResult(made, litige, P.astype(np.int32), None, None)
     if mode.startswith("bg_"):
         return _bulgarian(P, T, O, made, litige, coinche, capot_team, strain, R)
 
