@@ -155,7 +155,10 @@ class Entries:
     def concat(parts: "list[Entries]") -> "Entries":
         """All parts' items, stably sorted by (row, seat)."""
         cols = {f: np.concatenate([getattr(p, f) for p in parts]) for f in Entries.__dataclass_fields__}
-        order = np.lexsort((cols["seat"], cols["row"]))
+        # one stable sort on a combined key (seat is int8: +128 keeps its order in 8 bits); the parts come
+        # sorted, which the stable sort's run detection turns into a merge
+        key = (cols["row"].astype(np.int64) << 8) | (cols["seat"].astype(np.int64) + 128)
+        order = np.argsort(key, kind="stable")
         return Entries(**{f: a[order] for f, a in cols.items()})
 
     @staticmethod
