@@ -155,11 +155,12 @@ def _bulgarian(P, T, O, made, litige, coinche, capot_team, strain, R) -> "Contra
     return ContractResult(made, litige, P.astype(np.int32), score.astype(np.int32), held.astype(np.int32))
 
 
-def _pair(a: np.ndarray, team: np.ndarray) -> np.ndarray:
-    """Select a[:, team] row by row."""
-    if a.shape[1] == 2:    # two teams: one where instead of a 2-D fancy index (several times faster)
-        return np.where(team == 0, a[:, 0], a[:, 1])
-    return a[np.arange(len(team)), team]
+def _sides(a: np.ndarray, taker_is_0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The taker's and the defence's columns of a two-team table a (int (n, 2)), row by row: one select and
+    integer arithmetic (the two columns are the taker's and the other), not a 2-D fancy index."""
+    a0, a1 = a[:, 0], a[:, 1]
+    aT = np.where(taker_is_0, a0, a1)
+    return aT, a0 + a1 - aT
 
 
 def against_defence(ok: np.ndarray, pT: np.ndarray, pO: np.ndarray, R: Ruleset,
@@ -211,7 +212,8 @@ def settle(card_points: np.ndarray, decl_points: np.ndarray, belote_points: np.n
     if R["contract.made_test_rounded"]:
         P = round_points(C, mode) + (D if R["contract.made_counts_declarations"] else 0) \
             + (B if R["contract.made_counts_belote"] else 0)
-    pT, pO = _pair(P, T), _pair(P, O)
+    t0 = T == 0
+    pT, pO = _sides(P, t0)
     V = np.where(capot_bid, int(R["contract.capot_bid_value"]), bid).astype(np.int64)
     taker_capot = capot_team == T
 
@@ -226,7 +228,7 @@ def settle(card_points: np.ndarray, decl_points: np.ndarray, belote_points: np.n
 
     mult = np.select([coinche == 1, coinche == 2], [int(R["double.coinche"]), int(R["double.surcoinche"])], 1)
     doubled = mult > 1
-    cT, cO, dT, dO, bT, bO = _pair(C, T), _pair(C, O), _pair(D, T), _pair(D, O), _pair(B, T), _pair(B, O)
+    (cT, cO), (dT, dO), (bT, bO) = _sides(C, t0), _sides(D, t0), _sides(B, t0)
     zero = np.zeros(n, dtype=np.int64)
 
     # undoubled, made
@@ -294,5 +296,7 @@ def settle(card_points: np.ndarray, decl_points: np.ndarray, belote_points: np.n
     held_raw = np.where(litige, made_T * mult, 0)
     sT, sO = round_points(sT, mode), round_points(sO, mode)
     held = np.where(litige, round_points(held_raw, mode), 0)
-    score = np.stack([np.where(T == 0, sT, sO), np.where(T == 0, sO, sT)], axis=1)
-    return ContractResult(made, litige, P.astype(np.int32), score.astype(np.int32), held.astype(np.int32))
+    score = np.empty((n, 2), dtype=np.int32)
+    score[:, 0] = np.where(t0, sT, sO)
+    score[:, 1] = sT + sO - score[:, 0]
+    return ContractResult(made, litige, P.astype(np.int32), score, held.astype(np.int32))
