@@ -124,11 +124,11 @@ def _bulgarian(P, T, O, made, litige, coinche, capot_team, strain, R) -> "Contra
     doubled = mult > 1
     if R["double.valat_cancels"]:  # the pot is still scored as a doubled one, at x1 (BG-NIK, rules_examples D14)
         mult = np.where(capot_team >= 0, 1, mult)
-    pT, pO = P[rows, T], P[rows, O]
+    pT, pO = _sides(P, T == 0)
     total = pT + pO
     W = np.where(P[:, 0] > P[:, 1], 0, 1)
     L = 1 - W
-    pW, pL = P[rows, W], P[rows, L]
+    pW, pL = _sides(P, W == 0)
     if modern:
         pot = _half_even(total) * mult
         lead = bg_round(pW, strain, True, True)

@@ -18,6 +18,7 @@ import pyarrow.compute as pc
 from pipeline import schema
 from pipeline.cards import ALL_TRUMP, NO_TRUMP, STRAINS
 from pipeline.rescore import columns, contract, declarations, play, solo, tables
+from pipeline.rescore.jit import njit
 from pipeline.rules import Ruleset
 
 _STRAIN_SET = pa.array(STRAINS)
@@ -83,32 +84,51 @@ def _scale(cp: np.ndarray, strain: np.ndarray, R: Ruleset) -> np.ndarray:
     return out
 
 
+@njit(cache=True, nogil=True)
+def _belote_led_only_kernel(plays, prow, init, sel, value, K, out, lost_suits):
+    """For each hand sel[q] (its plays at row prow[q]): take ``value`` from the holder's team for each suit whose
+    king and queen one seat holds and whose first-played card of the two neither leads nor follows suit."""
+    P = init.shape[1]
+    total = plays.shape[1]
+    for q in range(len(sel)):
+        i = sel[q]
+        r = prow[q]
+        for suit in range(4):
+            queen, king = suit * 8 + 5, suit * 8 + 6
+            kq = (np.int64(1) << queen) | (np.int64(1) << king)
+            holder = -1
+            for s in range(P):
+                if np.int64(init[i, s]) & kq == kq:
+                    holder = s
+                    break
+            if holder < 0:
+                continue
+            at_q = at_k = 0                       # position of each in the play (0 when not played)
+            for j in range(total - 1, -1, -1):
+                if plays[r, j] == queen:
+                    at_q = j
+                elif plays[r, j] == king:
+                    at_k = j
+            first = min(at_q, at_k)
+            if first % P != 0 and plays[r, first - first % P] // 8 != suit:
+                out[i, holder % K] -= value
+                lost_suits[i, suit] = True
+
+
 def _belote_led_only(bpts, hi, fi, plays, seats, init, strain, R, K=2):
     """All-trump belotes under ``belote.all_trump = "per_suit_led"``: a suit's belote counts only when its
     holder plays the first of the king and queen leading or following that suit (BG-HIT, BG-NIK). Full-play
-    rows only; rows recorded without play order keep the held count. Vectorised over the rows.
-    Returns (belote points int32 (len(hi), 2), lost bool (len(hi), 4): the suits whose belote did not count)."""
-    out = bpts.copy()
+    rows only; rows recorded without play order keep the held count. One compiled pass over the rows.
+    Returns (belote points int64 (len(hi), K), lost bool (len(hi), 4): the suits whose belote did not count)."""
+    out = np.array(bpts, dtype=np.int64)
     lost_suits = np.zeros((len(hi), 4), dtype=bool)
     k = np.searchsorted(fi, hi)                                   # position of each held row among full rows
     k = np.clip(k, 0, len(fi) - 1)
     sel = np.nonzero((fi[k] == hi) & (strain[hi] == ALL_TRUMP))[0]
-    if not len(sel):
-        return out, lost_suits
-    p = plays[k[sel]].astype(np.int64)                            # (m, total)
-    h = init[sel].astype(np.uint32)                               # (m, P)
-    P = h.shape[1]
-    rows = np.arange(len(sel))
-    value = int(R["belote.value"])
-    for suit in range(4):
-        kq = np.uint32((1 << (suit * 8 + 5)) | (1 << (suit * 8 + 6)))
-        holds = (h & kq) == kq                                    # (m, P)
-        holder = np.argmax(holds, axis=1)
-        first = np.minimum(np.argmax(p == suit * 8 + 5, axis=1), np.argmax(p == suit * 8 + 6, axis=1))
-        lead = p[rows, first - first % P]
-        lost = holds.any(axis=1) & (first % P != 0) & (lead // 8 != suit)
-        np.subtract.at(out, (sel[lost], holder[lost] % K), value)
-        lost_suits[sel[lost], suit] = True
+    if len(sel):
+        _belote_led_only_kernel(np.ascontiguousarray(plays, dtype=np.int8), k[sel].astype(np.int64),
+                                np.ascontiguousarray(init, dtype=np.uint32), sel.astype(np.int64),
+                                int(R["belote.value"]), K, out, lost_suits)
     return out, lost_suits
 
 
