@@ -189,7 +189,8 @@ def _play_kernel(plays, seats, hands, dealer, strain, points, strength, fl, abov
             # a plain suit led (not trump, not all-trump): following it is always legal
             plain_led = st == NO_TRUMP or (suit_contract and led != st)
             best_key = np.int64(-1 << 40)
-            best = base
+            win_card = np.int64(0)
+            win_seat = np.int64(0)
             pts = 0
             expected = leader % P           # a recorded seat out of range still counts modulo P
             for k in range(P):
@@ -208,27 +209,26 @@ def _play_kernel(plays, seats, hands, dealer, strain, points, strength, fl, abov
                         if held & bit == 0:
                             code = NOT_IN_HAND
                         elif k > 0 and not (plain_led and c // 8 == led):
-                            ws = np.int64(seats[i, best])
-                            partner = P == 4 and (ws & 1) == (s & 1)
-                            legal, why = legal_one(held, False, led, st, np.int64(plays[i, best]), partner, fl,
-                                                   above_trump)
+                            partner = P == 4 and (win_seat & 1) == (s & 1)
+                            legal, why = legal_one(held, False, led, st, win_card, partner, fl, above_trump)
                             if legal & bit == 0:
                                 code = why
                     if code != OK:
                         first_bad = j
                         first_code = code
                 key = strength[row + c] * P + k   # strength first, then position: unique within the trick
-                better = key > best_key
-                best_key = key if better else best_key
-                best = j if better else best
+                if key > best_key:
+                    best_key = key
+                    win_card = c
+                    win_seat = s
                 played |= bit
                 pts += points[st * 32 + c]
                 expected += 1
                 if expected == P:
                     expected = 0
-            winners[i, t] = seats[i, best]
+            winners[i, t] = win_seat
             trick_points[i, t] = pts
-            leader = np.int64(seats[i, best])
+            leader = win_seat
         if first_bad >= 0:
             ill_trick[i] = first_bad // P + 1
             ill_seat[i] = seats[i, first_bad]
