@@ -180,6 +180,7 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
 
     taker_col = hands.column("taker")
     passed = taker_col.is_null().to_numpy(zero_copy_only=False)
+    taker_all = pc.fill_null(taker_col, 0).to_numpy(zero_copy_only=False).astype(np.int64)   # 0 where passed
     n_pl = hands.column("n_players").to_numpy(zero_copy_only=False)
     plays_len = pc.fill_null(pc.list_value_length(hands.column("plays")), 0).to_numpy(zero_copy_only=False)
     hands_len = pc.fill_null(pc.list_value_length(hands.column("initial_hands")), 0).to_numpy(zero_copy_only=False)
@@ -254,7 +255,7 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
 
     if m:
         strain = strain_idx[idx].astype(np.int8)
-        taker = taker_col.to_numpy(zero_copy_only=False)[idx].astype(np.int64)
+        taker = taker_all[idx]
         T = (taker % K).astype(np.int64)
         bid = pc.fill_null(hands.column("bid"), 0).to_numpy(zero_copy_only=False)[idx].astype(np.int64)
         capot_bid = hands.column("capot_bid").to_numpy(zero_copy_only=False)[idx].astype(bool)
@@ -272,7 +273,7 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
             init_f = columns.fixed_list(hands.column("initial_hands"), rows, n_players, np.uint32)
             dealer = hands.column("dealer").to_numpy(zero_copy_only=False)[rows].astype(np.int8)
             pr = play.play_hands(plays, seats, init_f, dealer, strain[fi], prep.tables, prep.play_rules, n_players)
-            cp[fi], cards_of_team[fi], lt[fi] = play.tally(pr, K)
+            cp[fi], cards_of_team[fi], lt[fi] = pr.team_points, pr.took_trick, pr.last_trick_team
             legal[rows] = pr.legal
             has_play[rows] = True
             ill_trick[rows], ill_seat[rows], ill_card[rows], ill_rule[rows] = \
@@ -375,7 +376,6 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
 
     status = np.where(passed, 0, np.where(ok, 1, 2))     # index into _STATUS
     has_taker = ~passed
-    taker_all = pc.fill_null(taker_col, 0).to_numpy(zero_copy_only=False).astype(np.int64)
     taker_team = np.where(has_taker, taker_all % K, -1).astype(np.int8)
     sc = ok  # rows with a full result
     played = sc & has_play

@@ -17,7 +17,7 @@ import numpy as np
 from pipeline.cards import ALL_TRUMP, NO_TRUMP
 from pipeline.rescore.jit import njit
 from pipeline.rescore.tables import ABOVE_TRUMP, STRENGTH, Tables
-from pipeline.rules import Ruleset
+from pipeline.rules import Ruleset, n_teams
 
 # codes of the obligations a play can break (index into RULE_NAMES)
 RULE_NAMES = ["", "not_in_hand", "out_of_turn", "follow_suit", "overtrump_on_trump_lead", "must_head",
@@ -157,6 +157,10 @@ class PlayResult:
     illegal_trick: int8 (n,) 1-based trick of the first illegal play, 0 when legal.
     illegal_seat, illegal_card: int8 (n,) of the first illegal play, -1 when legal.
     illegal_rule: int8 (n,) index into RULE_NAMES.
+    team_points: int64 (n, K) card points of the tricks each team won (team = seat % K,
+        :func:`pipeline.rules.n_teams`), no last-trick bonus.
+    took_trick: bool (n, K) the team won at least one trick.
+    last_trick_team: int64 (n,) the team that won the last trick.
     """
 
     trick_winners: np.ndarray
@@ -166,13 +170,17 @@ class PlayResult:
     illegal_seat: np.ndarray
     illegal_card: np.ndarray
     illegal_rule: np.ndarray
+    team_points: np.ndarray
+    took_trick: np.ndarray
+    last_trick_team: np.ndarray
 
 
 @njit(cache=True, nogil=True)
-def _play_kernel(plays, seats, hands, dealer, strain, points, strength, fl, above_trump, n_players,
-                 winners, trick_points, ill_trick, ill_seat, ill_card, ill_rule):
-    """Replay each hand (see :func:`play_hands`); writes winners, trick_points (n, tricks) and, per hand, the
-    1-based trick, seat, card and code of the first play that breaks a rule (0, -1, -1, OK when none)."""
+def _play_kernel(plays, seats, hands, dealer, strain, points, strength, fl, above_trump, n_players, n_teams,
+                 winners, trick_points, team_points, took, last_team, ill_trick, ill_seat, ill_card, ill_rule):
+    """Replay each hand (see :func:`play_hands`); writes winners, trick_points (n, tricks), each team's card points
+    and whether it took a trick (n, K), the team of the last trick and, per hand, the 1-based trick, seat, card
+    and code of the first play that breaks a rule (0, -1, -1, OK when none)."""
     n, total = plays.shape
     P = n_players
     for i in range(n):
@@ -229,6 +237,10 @@ def _play_kernel(plays, seats, hands, dealer, strain, points, strength, fl, abov
             winners[i, t] = win_seat
             trick_points[i, t] = pts
             leader = win_seat
+            team = win_seat % n_teams
+            team_points[i, team] += pts
+            took[i, team] = True
+            last_team[i] = team
         if first_bad >= 0:
             ill_trick[i] = first_bad // P + 1
             ill_seat[i] = seats[i, first_bad]
@@ -262,33 +274,16 @@ def play_hands(plays: np.ndarray, seats: np.ndarray, hands: np.ndarray, dealer: 
     n_tricks = total // P
     winners = np.zeros((n, n_tricks), dtype=np.int8)
     tpoints = np.zeros((n, n_tricks), dtype=np.int16)
+    K = n_teams(P)
+    team_points = np.zeros((n, K), dtype=np.int64)
+    took = np.zeros((n, K), dtype=bool)
+    last_team = np.zeros(n, dtype=np.int64)
     ill = [np.empty(n, dtype=np.int8) for _ in range(4)]     # trick, seat, card, rule
     _play_kernel(np.ascontiguousarray(plays, dtype=np.int8), np.ascontiguousarray(seats, dtype=np.int8),
                  np.ascontiguousarray(hands, dtype=np.uint32), np.ascontiguousarray(dealer, dtype=np.int8),
                  np.ascontiguousarray(strain, dtype=np.int8), tables.points_flat.astype(np.int64), _STRENGTH,
-                 flags(pr), _ABOVE_TRUMP, P, winners, tpoints, *ill)
+                 flags(pr), _ABOVE_TRUMP, P, K, winners, tpoints, team_points, took, last_team, *ill)
     return PlayResult(trick_winners=winners, trick_points=tpoints, legal=ill[3] == OK, illegal_trick=ill[0],
-                      illegal_seat=ill[1], illegal_card=ill[2], illegal_rule=ill[3])
+                      illegal_seat=ill[1], illegal_card=ill[2], illegal_rule=ill[3], team_points=team_points,
+                      took_trick=took, last_trick_team=last_team)
 
-
-@njit(cache=True, nogil=True)
-def _tally_kernel(winners, trick_points, K, points, took, last):
-    n, n_tricks = winners.shape
-    for i in range(n):
-        for t in range(n_tricks):
-            team = np.int64(winners[i, t]) % K
-            points[i, team] += trick_points[i, t]
-            took[i, team] = True
-        last[i] = np.int64(winners[i, n_tricks - 1]) % K
-
-
-def tally(result: PlayResult, n_teams: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each team's share of the play of n hands (team = seat % n_teams): card points of the tricks it won
-    (int64 (n, K), no last-trick bonus), whether it won any trick (bool (n, K)), the team that won the last
-    trick (int64 (n,))."""
-    n = len(result.legal)
-    points = np.zeros((n, n_teams), dtype=np.int64)
-    took = np.zeros((n, n_teams), dtype=bool)
-    last = np.zeros(n, dtype=np.int64)
-    _tally_kernel(result.trick_winners, result.trick_points, n_teams, points, took, last)
-    return points, took, last
