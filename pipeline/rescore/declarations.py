@@ -210,39 +210,47 @@ def _contest_row(points, key, src, K, team, wins, dst, team_key, team_held):
             team[dst, t] += team_held[t]
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _settle_row(i, sp, sk, cp, ck, active, contest, K, team, seq_wins, carre_wins, pts, key, tk, th):
+    """The contest between teams (see module doc) of hand i; ``contest`` indexes :data:`CONTESTS`.
+    sp, sk, cp, ck: int64 (n, P) per-seat points and best keys, set to 0 here when declarations are not
+    ``active[i]``. Writes team[i] (int32 (n, K) points won), seq_wins[i], carre_wins[i] (bool (n, K)).
+    pts, key: int64 (1, P) and tk, th: int64 (K,) scratch."""
+    P = sp.shape[1]
+    if not active[i]:
+        for p in range(P):
+            sp[i, p] = 0
+            sk[i, p] = 0
+            cp[i, p] = 0
+            ck[i, p] = 0
+    if contest == 0:              # unified: one contest over every declaration
+        for p in range(P):
+            pts[0, p] = sp[i, p] + cp[i, p]
+            key[0, p] = max(sk[i, p], ck[i, p])
+        _contest_row(pts, key, 0, K, team, seq_wins, i, tk, th)
+        for t in range(K):
+            carre_wins[i, t] = seq_wins[i, t]
+    else:
+        _contest_row(sp, sk, i, K, team, seq_wins, i, tk, th)
+        if contest == 1:          # separate: sequences and carrés each contested
+            _contest_row(cp, ck, i, K, team, carre_wins, i, tk, th)
+        else:                     # sequences_only: every carré scores for its holder
+            for p in range(P):
+                team[i, p % K] += cp[i, p]
+            for t in range(K):
+                carre_wins[i, t] = active[i]
+
+
 @njit(cache=True, nogil=True)
 def _settle_kernel(sp, sk, cp, ck, active, contest, K, team, seq_wins, carre_wins):
-    """The contest between teams (see module doc) of each hand; ``contest`` indexes :data:`CONTESTS`.
-    sp, sk, cp, ck: int64 (n, P) per-seat points and best keys, set to 0 here in hands where declarations are
-    not ``active`` (bool (n,)). Writes team (int32 (n, K) points won), seq_wins, carre_wins (bool (n, K))."""
-    n, P = sp.shape
+    """:func:`_settle_row` for every hand."""
+    P = sp.shape[1]
     pts = np.empty((1, P), dtype=np.int64)
     key = np.empty((1, P), dtype=np.int64)
     tk = np.empty(K, dtype=np.int64)
     th = np.empty(K, dtype=np.int64)
-    for i in range(n):
-        if not active[i]:
-            for p in range(P):
-                sp[i, p] = 0
-                sk[i, p] = 0
-                cp[i, p] = 0
-                ck[i, p] = 0
-        if contest == 0:              # unified: one contest over every declaration
-            for p in range(P):
-                pts[0, p] = sp[i, p] + cp[i, p]
-                key[0, p] = max(sk[i, p], ck[i, p])
-            _contest_row(pts, key, 0, K, team, seq_wins, i, tk, th)
-            for t in range(K):
-                carre_wins[i, t] = seq_wins[i, t]
-        else:
-            _contest_row(sp, sk, i, K, team, seq_wins, i, tk, th)
-            if contest == 1:          # separate: sequences and carrés each contested
-                _contest_row(cp, ck, i, K, team, carre_wins, i, tk, th)
-            else:                     # sequences_only: every carré scores for its holder
-                for p in range(P):
-                    team[i, p % K] += cp[i, p]
-                for t in range(K):
-                    carre_wins[i, t] = active[i]
+    for i in range(sp.shape[0]):
+        _settle_row(i, sp, sk, cp, ck, active, contest, K, team, seq_wins, carre_wins, pts, key, tk, th)
 
 
 def _settle(sp, sk, cp, ck, belote, strain, rules: Ruleset) -> Declarations:
@@ -294,10 +302,16 @@ def _seq_hand(h, ranks, carre_cards_in_sequences):
 
 @njit(cache=True, nogil=True)
 def _detect_kernel(hands, strain, active, carre_points, carre_key, seq_points, seq_key, slot_points,
-                   trump_bonus, carre_cards_in_sequences, sp, sk, cp, ck, count):
+                   trump_bonus, carre_cards_in_sequences, contest, K, sp, sk, cp, ck, count, team, seq_wins,
+                   carre_wins):
     """Each seat's declarations: sp/cp points of its sequences / carrés, sk/ck key of its best one (int64
-    (n, P)); count (int64 (n,)): items to list, 0 in a hand where declarations are not ``active``."""
+    (n, P)); count (int64 (n,)): items to list, 0 in a hand where declarations are not ``active``; then the
+    contest of the hand (:func:`_settle_row`: team, seq_wins, carre_wins)."""
     n, P = hands.shape
+    pts = np.empty((1, P), dtype=np.int64)
+    key = np.empty((1, P), dtype=np.int64)
+    tk = np.empty(K, dtype=np.int64)
+    th = np.empty(K, dtype=np.int64)
     for i in range(n):
         nt = 1 if strain[i] == NO_TRUMP else 0
         c = 0
@@ -322,6 +336,7 @@ def _detect_kernel(hands, strain, active, carre_points, carre_key, seq_points, s
                         if slot_points[byte, j] > 0:
                             c += 1
         count[i] = c if active[i] else 0
+        _settle_row(i, sp, sk, cp, ck, active, contest, K, team, seq_wins, carre_wins, pts, key, tk, th)
 
 
 @njit(cache=True, nogil=True)
@@ -359,7 +374,7 @@ def detect(hands: np.ndarray, strain: np.ndarray, rules: Ruleset, dt: Declaratio
            entries: bool = False) -> Declarations:
     """Declarations held in ``hands`` (uint32 (n, P), P seats) with contract ``strain`` (int8 (n,)), settled
     between the teams of P seats (card points); with ``entries`` also listed one by one
-    (``Declarations.entries``). One compiled pass per hand (:func:`_detect_kernel`), then the contest."""
+    (``Declarations.entries``). One compiled pass per hand (:func:`_detect_kernel`, the contest included)."""
     n, p = hands.shape
     h = np.ascontiguousarray(hands, dtype=np.uint32)
     strain8 = np.ascontiguousarray(strain, dtype=np.int8)
@@ -367,9 +382,15 @@ def detect(hands: np.ndarray, strain: np.ndarray, rules: Ruleset, dt: Declaratio
     sp, sk, cp, ck = (np.zeros((n, p), dtype=np.int64) for _ in range(4))
     count = np.zeros(n, dtype=np.int64)
     in_seq = bool(rules["declarations.carre_cards_in_sequences"])
+    K = n_teams(p)
+    team = np.zeros((n, K), dtype=np.int32)
+    seq_wins = np.zeros((n, K), dtype=bool)
+    carre_wins = np.zeros((n, K), dtype=bool)
     _detect_kernel(h, strain8, active, dt.carre_points, dt.carre_key, dt.seq_points, dt.seq_key, dt.slot_points,
-                   1 if rules["declarations.trump_breaks_ties"] else 0, in_seq, sp, sk, cp, ck, count)
-    dec = _settle(sp, sk, cp, ck, np.zeros((n, n_teams(p)), dtype=np.int32), strain, rules)
+                   1 if rules["declarations.trump_breaks_ties"] else 0, in_seq,
+                   CONTESTS.index(rules["declarations.contest"]), K, sp, sk, cp, ck, count, team, seq_wins, carre_wins)
+    dec = Declarations(sp.astype(np.int32), sk, cp.astype(np.int32), ck, np.zeros((n, K), dtype=np.int32), team,
+                       seq_wins, carre_wins)
     if entries:
         rows = np.nonzero(count)[0]
         offsets = np.zeros(len(rows) + 1, dtype=np.int64)
