@@ -679,7 +679,7 @@ def bench(
     hands: Annotated[Optional[list[str]], typer.Option("--hands", help="Sizes in hands: 100000, 1e6 or 10^6; "
                                                        "comma-separated or repeated (default 1e4,1e5).")] = None,
     family: Annotated[Optional[list[str]], typer.Option("--family", help="Ruleset families to rescore: classic, "
-                                                        "coinche, bulgarian, 2-player (repeatable; default all).")] = None,
+                                                        "coinche, bulgarian, 2-player, 3-player (repeatable; default all).")] = None,
     ingest_max: Annotated[str, typer.Option("--ingest-max", help="Largest size (hands) whose ingest, compact "
                                             "and export are measured; above it only rescore, game pass and stats.")] = "1e6",
     real: Annotated[bool, typer.Option("--real/--no-real", help="Also ingest the real files of ../shared "

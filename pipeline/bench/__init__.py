@@ -182,8 +182,11 @@ def run(sizes: list[int], families: list[str] | None = None, ingest_max: int = 1
                 m = min(made, 1_000_000)
                 r = run_stage("score_batch", lake=str(lake), ruleset=ruleset, rows=m)
                 ph = r["phases"]["score_batch"]
+                cpu = ph.get("cpu_seconds") or ph["seconds"]
                 rows.append(Row(n, "score_batch (in memory)", what, ph["rows"], ph["seconds"], ph["rows"] / ph["seconds"],
-                                "hands/s", ph["peak_rss_mb"], "one core, batches of 262,144"))
+                                "hands/s", ph["peak_rss_mb"], f"one core, batches of 262,144; "
+                                f"{ph['rows'] / cpu:,.0f} hands per CPU-second",
+                                {"cpu_seconds": cpu, "hands_per_cpu_s": ph["rows"] / cpu}))
                 log(f"N={n:,} {fam}: rescore {hp['seconds']:.1f} + {gp['seconds']:.1f} s")
                 if fam == families[0]:
                     r = run_stage("stats", lake=str(lake), ruleset=ruleset)

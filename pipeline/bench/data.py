@@ -20,7 +20,8 @@ from pipeline import lake as lakemod, schema
 from pipeline.rules import load
 from pipeline.simulate import simulate
 
-FAMILIES = {"classic": "belote-classic", "coinche": "pagat-coinche", "bulgarian": "bulgarian", "2-player": "belote-2p"}
+FAMILIES = {"classic": "belote-classic", "coinche": "pagat-coinche", "bulgarian": "bulgarian", "2-player": "belote-2p",
+            "3-player": "belote-3p"}
 BASE_HANDS = 50_000
 
 

@@ -53,13 +53,13 @@ from pipeline.rules import Ruleset
 class ContractResult:
     """made: bool (n,) (False also where litige); litige: bool (n,);
     contract_points: int32 (n, 2) totals compared by the test; hand_score: int32 (n, 2) game points;
-    held: int32 (n,) game points held over."""
+    held: int32 (n,) game points held over (both None when only the outcome was asked for)."""
 
     made: np.ndarray
     litige: np.ndarray
     contract_points: np.ndarray
-    hand_score: np.ndarray
-    held: np.ndarray
+    hand_score: np.ndarray | None
+    held: np.ndarray | None
 
 
 def round_points(x: np.ndarray, mode: str) -> np.ndarray:
@@ -124,11 +124,11 @@ def _bulgarian(P, T, O, made, litige, coinche, capot_team, strain, R) -> "Contra
     doubled = mult > 1
     if R["double.valat_cancels"]:  # the pot is still scored as a doubled one, at x1 (BG-NIK, rules_examples D14)
         mult = np.where(capot_team >= 0, 1, mult)
-    pT, pO = P[rows, T], P[rows, O]
+    pT, pO = _sides(P, T == 0)
     total = pT + pO
     W = np.where(P[:, 0] > P[:, 1], 0, 1)
     L = 1 - W
-    pW, pL = P[rows, W], P[rows, L]
+    pW, pL = _sides(P, W == 0)
     if modern:
         pot = _half_even(total) * mult
         lead = bg_round(pW, strain, True, True)
@@ -155,9 +155,12 @@ def _bulgarian(P, T, O, made, litige, coinche, capot_team, strain, R) -> "Contra
     return ContractResult(made, litige, P.astype(np.int32), score.astype(np.int32), held.astype(np.int32))
 
 
-def _pair(a: np.ndarray, team: np.ndarray) -> np.ndarray:
-    """Select a[:, team] row by row."""
-    return a[np.arange(len(team)), team]
+def _sides(a: np.ndarray, taker_is_0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The taker's and the defence's columns of a two-team table a (int (n, 2)), row by row: one select and
+    integer arithmetic (the two columns are the taker's and the other), not a 2-D fancy index."""
+    a0, a1 = a[:, 0], a[:, 1]
+    aT = np.where(taker_is_0, a0, a1)
+    return aT, a0 + a1 - aT
 
 
 def against_defence(ok: np.ndarray, pT: np.ndarray, pO: np.ndarray, R: Ruleset,
@@ -185,7 +188,7 @@ def against_defence(ok: np.ndarray, pT: np.ndarray, pO: np.ndarray, R: Ruleset,
 
 def settle(card_points: np.ndarray, decl_points: np.ndarray, belote_points: np.ndarray, taker_team: np.ndarray,
            bid: np.ndarray, capot_bid: np.ndarray, coinche: np.ndarray, capot_team: np.ndarray,
-           rules: Ruleset, strain: np.ndarray | None = None) -> ContractResult:
+           rules: Ruleset, strain: np.ndarray | None = None, outcome_only: bool = False) -> ContractResult:
     """Score contracts for n hands.
 
     Args:
@@ -195,10 +198,10 @@ def settle(card_points: np.ndarray, decl_points: np.ndarray, belote_points: np.n
         taker_team: int (n,) 0 or 1 (rows with no contract must be masked out by the caller).
         bid: int (n,) bid value in points, 0 when the contract has none (classic take).
         capot_bid: bool (n,); coinche: int (n,) 0/1/2; capot_team: int (n,) -1 none.
+        outcome_only: stop once made / litige are known (``hand_score`` and ``held`` are then None).
     """
     R = rules
     n = len(taker_team)
-    rows = np.arange(n)
     T = taker_team.astype(np.int64)
     O = 1 - T
     C = card_points.astype(np.int64)
@@ -209,7 +212,8 @@ def settle(card_points: np.ndarray, decl_points: np.ndarray, belote_points: np.n
     if R["contract.made_test_rounded"]:
         P = round_points(C, mode) + (D if R["contract.made_counts_declarations"] else 0) \
             + (B if R["contract.made_counts_belote"] else 0)
-    pT, pO = _pair(P, T), _pair(P, O)
+    t0 = T == 0
+    pT, pO = _sides(P, t0)
     V = np.where(capot_bid, int(R["contract.capot_bid_value"]), bid).astype(np.int64)
     taker_capot = capot_team == T
 
@@ -217,12 +221,14 @@ def settle(card_points: np.ndarray, decl_points: np.ndarray, belote_points: np.n
     if R["contract.made_vs_bid"] == "ge":
         ok &= np.where(capot_bid, True, pT >= np.maximum(V, int(R["contract.made_min_points"])))
     made, litige, failed = against_defence(ok, pT, pO, R, no_tie=capot_bid)
+    if outcome_only:
+        return ContractResult(made, litige, P.astype(np.int32), None, None)
     if mode.startswith("bg_"):
         return _bulgarian(P, T, O, made, litige, coinche, capot_team, strain, R)
 
     mult = np.select([coinche == 1, coinche == 2], [int(R["double.coinche"]), int(R["double.surcoinche"])], 1)
     doubled = mult > 1
-    cT, cO, dT, dO, bT, bO = _pair(C, T), _pair(C, O), _pair(D, T), _pair(D, O), _pair(B, T), _pair(B, O)
+    (cT, cO), (dT, dO), (bT, bO) = _sides(C, t0), _sides(D, t0), _sides(B, t0)
     zero = np.zeros(n, dtype=np.int64)
 
     # undoubled, made
@@ -282,16 +288,15 @@ def settle(card_points: np.ndarray, decl_points: np.ndarray, belote_points: np.n
         dbl_made_O = np.where(capot_bid | taker_capot, dbl_made_O, round_points(cO + dO, mode) + bO)
     dbl_fail_T = zero + (0 if all_b else bT)
 
-    sT = np.select([made & ~doubled, made & doubled, failed & ~doubled, failed & doubled],
-                   [made_T, dbl_made_T, fail_T, dbl_fail_T], 0)
-    sO = np.select([made & ~doubled, made & doubled, failed & ~doubled, failed & doubled],
-                   [made_O, dbl_made_O, fail_O, dbl_fail_O], 0)
+    # made and failed are exclusive (neither: litige, below)
+    sT = np.where(made, np.where(doubled, dbl_made_T, made_T), np.where(failed, np.where(doubled, dbl_fail_T, fail_T), 0))
+    sO = np.where(made, np.where(doubled, dbl_made_O, made_O), np.where(failed, np.where(doubled, dbl_fail_O, fail_O), 0))
     # litige: the defence scores its own total now; the taker's total is held
     sO = np.where(litige, made_O, sO)
     held_raw = np.where(litige, made_T * mult, 0)
     sT, sO = round_points(sT, mode), round_points(sO, mode)
     held = np.where(litige, round_points(held_raw, mode), 0)
-    score = np.zeros((n, 2), dtype=np.int64)
-    score[rows, T] = sT
-    score[rows, O] = sO
-    return ContractResult(made, litige, P.astype(np.int32), score.astype(np.int32), held.astype(np.int32))
+    score = np.empty((n, 2), dtype=np.int32)
+    score[:, 0] = np.where(t0, sT, sO)
+    score[:, 1] = sT + sO - score[:, 0]
+    return ContractResult(made, litige, P.astype(np.int32), score, held.astype(np.int32))

@@ -28,6 +28,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipeline.cards import ALL_TRUMP, NO_TRUMP
+from pipeline.rescore.jit import njit
 from pipeline.rescore.tables import PLAIN_ORDER
 from pipeline.rules import Ruleset, n_teams
 
@@ -154,7 +155,10 @@ class Entries:
     def concat(parts: "list[Entries]") -> "Entries":
         """All parts' items, stably sorted by (row, seat)."""
         cols = {f: np.concatenate([getattr(p, f) for p in parts]) for f in Entries.__dataclass_fields__}
-        order = np.lexsort((cols["seat"], cols["row"]))
+        # one stable sort on a combined key (seat is int8: +128 keeps its order in 8 bits); the parts come
+        # sorted, which the stable sort's run detection turns into a merge
+        key = (cols["row"].astype(np.int64) << 8) | (cols["seat"].astype(np.int64) + 128)
+        order = np.argsort(key, kind="stable")
         return Entries(**{f: a[order] for f, a in cols.items()})
 
     @staticmethod
@@ -176,31 +180,89 @@ def _by_team(a: np.ndarray, K: int, how) -> np.ndarray:
     return np.stack([how(a[:, t::K], axis=1) for t in range(K)], axis=1)
 
 
-def _contest(points: np.ndarray, key: np.ndarray, K: int = 2) -> tuple[np.ndarray, np.ndarray]:
-    """One contest: the team with the strictly best key scores all its points; an equal best key in two teams
-    scores for nobody (``declarations.tie = "none"``). Returns (team points int32 (n, K), wins bool (n, K))."""
-    team_key = _by_team(key, K, np.max)
-    team_held = _by_team(points, K, np.sum)
-    best = team_key.max(axis=1, keepdims=True)
-    top = (team_key == best) & (best > 0)
-    wins = top & (top.sum(axis=1, keepdims=True) == 1)
-    return np.where(wins, team_held, 0).astype(np.int32), wins
+CONTESTS = ("unified", "separate", "sequences_only")
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _contest_row(points, key, src, K, team, wins, dst, team_key, team_held):
+    """One contest in one hand: the team with the strictly best key scores all its points; an equal best key
+    in two teams scores for nobody (``declarations.tie = "none"``). points, key: int64 (., P) per seat
+    (team = seat % K), row ``src``; adds the points won to ``team[dst]`` (int32 (., K)), sets ``wins[dst]``
+    (bool (., K)). team_key, team_held: int64 (K,) scratch. (Rows are indexed, not sliced: a slice per hand
+    costs more than the contest.)"""
+    P = points.shape[1]
+    for t in range(K):
+        team_key[t] = 0
+        team_held[t] = 0
+    for p in range(P):
+        t = p % K
+        team_key[t] = max(team_key[t], key[src, p])
+        team_held[t] += points[src, p]
+    best = team_key.max()
+    n_top = 0
+    for t in range(K):
+        if team_key[t] == best:
+            n_top += 1
+    for t in range(K):
+        w = best > 0 and team_key[t] == best and n_top == 1
+        wins[dst, t] = w
+        if w:
+            team[dst, t] += team_held[t]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _settle_row(i, sp, sk, cp, ck, active, contest, K, team, seq_wins, carre_wins, pts, key, tk, th):
+    """The contest between teams (see module doc) of hand i; ``contest`` indexes :data:`CONTESTS`.
+    sp, sk, cp, ck: int64 (n, P) per-seat points and best keys, set to 0 here when declarations are not
+    ``active[i]``. Writes team[i] (int32 (n, K) points won), seq_wins[i], carre_wins[i] (bool (n, K)).
+    pts, key: int64 (1, P) and tk, th: int64 (K,) scratch."""
+    P = sp.shape[1]
+    if not active[i]:
+        for p in range(P):
+            sp[i, p] = 0
+            sk[i, p] = 0
+            cp[i, p] = 0
+            ck[i, p] = 0
+    if contest == 0:              # unified: one contest over every declaration
+        for p in range(P):
+            pts[0, p] = sp[i, p] + cp[i, p]
+            key[0, p] = max(sk[i, p], ck[i, p])
+        _contest_row(pts, key, 0, K, team, seq_wins, i, tk, th)
+        for t in range(K):
+            carre_wins[i, t] = seq_wins[i, t]
+    else:
+        _contest_row(sp, sk, i, K, team, seq_wins, i, tk, th)
+        if contest == 1:          # separate: sequences and carrés each contested
+            _contest_row(cp, ck, i, K, team, carre_wins, i, tk, th)
+        else:                     # sequences_only: every carré scores for its holder
+            for p in range(P):
+                team[i, p % K] += cp[i, p]
+            for t in range(K):
+                carre_wins[i, t] = active[i]
+
+
+@njit(cache=True, nogil=True)
+def _settle_kernel(sp, sk, cp, ck, active, contest, K, team, seq_wins, carre_wins):
+    """:func:`_settle_row` for every hand."""
+    P = sp.shape[1]
+    pts = np.empty((1, P), dtype=np.int64)
+    key = np.empty((1, P), dtype=np.int64)
+    tk = np.empty(K, dtype=np.int64)
+    th = np.empty(K, dtype=np.int64)
+    for i in range(sp.shape[0]):
+        _settle_row(i, sp, sk, cp, ck, active, contest, K, team, seq_wins, carre_wins, pts, key, tk, th)
 
 
 def _settle(sp, sk, cp, ck, belote, strain, rules: Ruleset) -> Declarations:
-    on = _active(strain, rules)[:, None]
-    sp, sk, cp, ck = (np.where(on, a, 0) for a in (sp, sk, cp, ck))
-    K = belote.shape[1]
-    if rules["declarations.contest"] == "separate":
-        (ts, seq_wins), (tc, carre_wins) = _contest(sp, sk, K), _contest(cp, ck, K)
-        team = ts + tc
-    elif rules["declarations.contest"] == "sequences_only":   # carrés always score for their holders
-        team, seq_wins = _contest(sp, sk, K)
-        team = team + _by_team(cp, K, np.sum).astype(np.int32)
-        carre_wins = np.ones_like(seq_wins) & on
-    else:
-        team, seq_wins = _contest(sp + cp, np.maximum(sk, ck), K)
-        carre_wins = seq_wins
+    """Settle per-seat declarations (int (n, P) each; int64 ones are zeroed in place where inactive) between
+    teams, with ``belote`` (int32 (n, K)) passed through."""
+    on = _active(strain, rules)
+    sp, sk, cp, ck = (np.ascontiguousarray(a, dtype=np.int64) for a in (sp, sk, cp, ck))
+    n, K = belote.shape
+    team = np.zeros((n, K), dtype=np.int32)
+    seq_wins = np.zeros((n, K), dtype=bool)
+    carre_wins = np.zeros((n, K), dtype=bool)
+    _settle_kernel(sp, sk, cp, ck, on, CONTESTS.index(rules["declarations.contest"]), K, team, seq_wins, carre_wins)
     return Declarations(sp.astype(np.int32), sk, cp.astype(np.int32), ck, belote, team, seq_wins, carre_wins)
 
 
@@ -211,66 +273,136 @@ def _mark_scored(e: Entries, dec: Declarations) -> Entries:
     return e
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _carres(h, nt, carre_points):
+    """Ranks (bit r = rank index r) of the carrés that hand ``h`` holds and that score (points > 0), in
+    no-trump (``nt``) or not."""
+    four = h & (h >> 8) & (h >> 16) & (h >> 24) & 0xFF     # bit r: all four cards of rank r held
+    ranks = 0
+    while four:
+        r = 0
+        while not (four >> r) & 1:
+            r += 1
+        four &= ~(1 << r)
+        if carre_points[nt, r] > 0:
+            ranks |= 1 << r
+    return ranks
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _seq_hand(h, ranks, carre_cards_in_sequences):
+    """The cards of ``h`` that sequences are read from: without the carrés' cards under the Bulgarian rule."""
+    if carre_cards_in_sequences:
+        return h
+    for r in range(8):
+        if ranks >> r & 1:
+            h &= ~(np.int64(0x01010101) << r)
+    return h
+
+
+@njit(cache=True, nogil=True)
+def _detect_kernel(hands, strain, active, carre_points, carre_key, seq_points, seq_key, slot_points,
+                   trump_bonus, carre_cards_in_sequences, contest, K, sp, sk, cp, ck, count, team, seq_wins,
+                   carre_wins):
+    """Each seat's declarations: sp/cp points of its sequences / carrés, sk/ck key of its best one (int64
+    (n, P)); count (int64 (n,)): items to list, 0 in a hand where declarations are not ``active``; then the
+    contest of the hand (:func:`_settle_row`: team, seq_wins, carre_wins)."""
+    n, P = hands.shape
+    pts = np.empty((1, P), dtype=np.int64)
+    key = np.empty((1, P), dtype=np.int64)
+    tk = np.empty(K, dtype=np.int64)
+    th = np.empty(K, dtype=np.int64)
+    for i in range(n):
+        nt = 1 if strain[i] == NO_TRUMP else 0
+        c = 0
+        for p in range(P):
+            h = np.int64(hands[i, p])
+            ranks = _carres(h, nt, carre_points)
+            for r in range(8):
+                if ranks >> r & 1:
+                    cp[i, p] += carre_points[nt, r]
+                    ck[i, p] = max(ck[i, p], carre_key[nt, r])
+                    c += 1
+            h = _seq_hand(h, ranks, carre_cards_in_sequences)
+            for s in range(4):
+                byte = (h >> (8 * s)) & 0xFF
+                sp[i, p] += seq_points[byte]
+                k = seq_key[byte]
+                if k > 0 and strain[i] == s:
+                    k += trump_bonus
+                sk[i, p] = max(sk[i, p], k)
+                if seq_points[byte] > 0:     # some run scores: count the items it lists
+                    for j in range(3):
+                        if slot_points[byte, j] > 0:
+                            c += 1
+        count[i] = c if active[i] else 0
+        _settle_row(i, sp, sk, cp, ck, active, contest, K, team, seq_wins, carre_wins, pts, key, tk, th)
+
+
+@njit(cache=True, nogil=True)
+def _held_entries_kernel(hands, strain, rows, offsets, carre_points, slot_length, slot_top, slot_points,
+                         carre_cards_in_sequences, seq_wins, carre_wins, K,
+                         e_row, e_seat, e_kind, e_rank, e_suit, e_length, e_points, e_scored):
+    """List the declarations of the hands ``rows`` one by one, from ``offsets[q]`` on for ``rows[q]``: per seat,
+    carrés by rank, then sequences by suit and slot; ``scored`` from the contest's wins of the seat's team."""
+    P = hands.shape[1]
+    for q in range(len(rows)):
+        i = rows[q]
+        nt = 1 if strain[i] == NO_TRUMP else 0
+        o = offsets[q]
+        for p in range(P):
+            h = np.int64(hands[i, p])
+            ranks = _carres(h, nt, carre_points)
+            for r in range(8):
+                if ranks >> r & 1:
+                    e_row[o], e_seat[o], e_kind[o], e_rank[o], e_suit[o], e_length[o] = i, p, 3, r, -1, 4
+                    e_points[o], e_scored[o] = carre_points[nt, r], carre_wins[i, p % K]
+                    o += 1
+            h = _seq_hand(h, ranks, carre_cards_in_sequences)
+            for s in range(4):
+                byte = (h >> (8 * s)) & 0xFF
+                for j in range(3):
+                    if slot_points[byte, j] > 0:
+                        length = slot_length[byte, j]
+                        e_row[o], e_seat[o], e_rank[o], e_suit[o], e_length[o] = i, p, slot_top[byte, j], s, length
+                        e_kind[o] = 2 if length >= 5 else length - 3    # tierce, quarte, quinte (KINDS)
+                        e_points[o], e_scored[o] = slot_points[byte, j], seq_wins[i, p % K]
+                        o += 1
+
+
 def detect(hands: np.ndarray, strain: np.ndarray, rules: Ruleset, dt: DeclarationTables,
            entries: bool = False) -> Declarations:
-    """Declarations held in ``hands`` (uint32 (n, P), P seats), settled between the teams of P seats; with
-    ``entries`` also listed one by one (``Declarations.entries``)."""
+    """Declarations held in ``hands`` (uint32 (n, P), P seats) with contract ``strain`` (int8 (n,)), settled
+    between the teams of P seats (card points); with ``entries`` also listed one by one
+    (``Declarations.entries``). One compiled pass per hand (:func:`_detect_kernel`, the contest included)."""
     n, p = hands.shape
-    h = hands.astype(np.uint32)
-    strain64 = strain.astype(np.int64)
-    nt = (strain64 == NO_TRUMP).astype(np.int64)[:, None]
-    cp = np.zeros((n, p), dtype=np.int32)
-    ck = np.zeros((n, p), dtype=np.int64)
-    in_carre = np.zeros((n, p), dtype=np.uint32)
-    carre_pts = np.zeros((n, p, 8), dtype=np.int32)   # per seat and rank, for the entries
-    for r in range(8):
-        if dt.carre_points[:, r].max() <= 0:
-            continue
-        has = ((h >> np.uint32(r)) & (h >> np.uint32(r + 8)) & (h >> np.uint32(r + 16)) & (h >> np.uint32(r + 24))
-               & np.uint32(1)).astype(bool)
-        value = dt.carre_points[nt, r]
-        has &= value > 0
-        carre_pts[:, :, r] = np.where(has, value, 0)
-        cp += np.where(has, value, 0)
-        ck = np.maximum(ck, np.where(has, dt.carre_key[nt, r], 0))
-        in_carre |= np.where(has, np.uint32(0x01010101 << r), np.uint32(0))
-    if not rules["declarations.carre_cards_in_sequences"]:
-        h = h & ~in_carre
-    sp = np.zeros((n, p), dtype=np.int32)
-    sk = np.zeros((n, p), dtype=np.int64)
-    trump_bonus = 1 if rules["declarations.trump_breaks_ties"] else 0
-    suit_bytes = np.zeros((n, p, 4), dtype=np.int64)
-    for s in range(4):
-        byte = ((h >> np.uint32(8 * s)) & np.uint32(0xFF)).astype(np.int64)
-        suit_bytes[:, :, s] = byte
-        sp += dt.seq_points[byte]
-        k = dt.seq_key[byte]
-        k = np.where((k > 0) & (strain64[:, None] == s), k + trump_bonus, k)
-        sk = np.maximum(sk, k)
-    dec = _settle(sp, sk, cp, ck, np.zeros((n, n_teams(p)), dtype=np.int32), strain, rules)
-    if entries:   # only the hands with something to list: about half of them (the flattening is per slot)
-        some = np.nonzero(_active(strain, rules) & ((sp + cp).sum(axis=1) > 0))[0]
-        dec.entries = _held_entries(carre_pts[some], suit_bytes[some], some, dt, dec)
+    h = np.ascontiguousarray(hands, dtype=np.uint32)
+    strain8 = np.ascontiguousarray(strain, dtype=np.int8)
+    active = _active(strain, rules)
+    sp, sk, cp, ck = (np.zeros((n, p), dtype=np.int64) for _ in range(4))
+    count = np.zeros(n, dtype=np.int64)
+    in_seq = bool(rules["declarations.carre_cards_in_sequences"])
+    K = n_teams(p)
+    team = np.zeros((n, K), dtype=np.int32)
+    seq_wins = np.zeros((n, K), dtype=bool)
+    carre_wins = np.zeros((n, K), dtype=bool)
+    _detect_kernel(h, strain8, active, dt.carre_points, dt.carre_key, dt.seq_points, dt.seq_key, dt.slot_points,
+                   1 if rules["declarations.trump_breaks_ties"] else 0, in_seq,
+                   CONTESTS.index(rules["declarations.contest"]), K, sp, sk, cp, ck, count, team, seq_wins, carre_wins)
+    dec = Declarations(sp.astype(np.int32), sk, cp.astype(np.int32), ck, np.zeros((n, K), dtype=np.int32), team,
+                       seq_wins, carre_wins)
+    if entries:
+        rows = np.nonzero(count)[0]
+        offsets = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum(count[rows], out=offsets[1:])
+        m = int(offsets[-1])
+        e = Entries(np.empty(m, np.int64), np.empty(m, np.int8), np.empty(m, np.int8), np.empty(m, np.int8),
+                    np.empty(m, np.int8), np.empty(m, np.int8), np.empty(m, np.int32), np.empty(m, bool))
+        _held_entries_kernel(h, strain8, rows, offsets, dt.carre_points, dt.slot_length, dt.slot_top,
+                             dt.slot_points, in_seq, dec.seq_wins, dec.carre_wins, n_teams(p),
+                             e.row, e.seat, e.kind, e.rank, e.suit, e.length, e.points, e.scored)
+        dec.entries = e
     return dec
-
-
-def _held_entries(carre_pts, suit_bytes, rows, dt: DeclarationTables, dec: Declarations) -> Entries:
-    """Flatten per-seat carrés (m, P, 8 ranks) and sequence slots (m, P, 4 suits x 3 slots) of the hands
-    ``rows`` (int64 (m,), their indices in the batch) into items."""
-    m, p, _ = carre_pts.shape
-    length = dt.slot_length[suit_bytes].reshape(m, p, 12)
-    points = np.concatenate([carre_pts, dt.slot_points[suit_bytes].reshape(m, p, 12)], axis=2)
-    sub, seat, slot = np.nonzero(points > 0)              # row-major: hand, then seat, then slot
-    is_carre = slot < 8
-    seq_slot = np.clip(slot - 8, 0, 11)
-    seq_len = length[sub, seat, seq_slot].astype(np.int64)
-    kind = np.where(is_carre, KINDS.index("carre"), np.where(seq_len >= 5, 2, seq_len - 3))
-    top = dt.slot_top[suit_bytes[sub, seat, seq_slot // 3], seq_slot % 3]
-    e = Entries(rows[sub].astype(np.int64), seat.astype(np.int8), kind.astype(np.int8),
-                np.where(is_carre, slot, top).astype(np.int8), np.where(is_carre, -1, seq_slot // 3).astype(np.int8),
-                np.where(is_carre, 4, seq_len).astype(np.int8), points[sub, seat, slot].astype(np.int32),
-                np.zeros(len(sub), dtype=bool))
-    return _mark_scored(e, dec)
 
 
 def from_announced(announced: pa.Array | pa.ChunkedArray, strain: np.ndarray, rules: Ruleset,
@@ -381,51 +513,92 @@ def belote_seat(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> np.nda
     return out
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _belote_suits(h, strain, all_trump_counts):
+    """Suits (bit s) whose king and queen hand ``h`` holds and whose belote counts in ``strain``: the trump
+    suit in a suit contract; every suit in all-trump when ``all_trump_counts``; none in no-trump."""
+    out = 0
+    for suit in range(4):
+        kq = (np.int64(1) << (8 * suit + 6)) | (np.int64(1) << (8 * suit + 5))
+        if h & kq == kq and (strain == suit or (strain == ALL_TRUMP and all_trump_counts)):
+            out |= 1 << suit
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _belote_kernel(hands, strain, all_trump_counts, value, K, points, count):
+    """Belote points each team holds (points, int32 (n, K), added to) and belotes held per hand (count)."""
+    n, P = hands.shape
+    for i in range(n):
+        c = 0
+        for p in range(P):
+            suits = _belote_suits(np.int64(hands[i, p]), strain[i], all_trump_counts)
+            for suit in range(4):
+                if suits >> suit & 1:
+                    points[i, p % K] += value
+                    c += 1
+        count[i] = c
+
+
+@njit(cache=True, nogil=True)
+def _belote_entries_kernel(hands, strain, all_trump_counts, rows, offsets, lost, e_row, e_seat, e_suit, e_scored):
+    """List the belotes of the hands ``rows`` (by seat, then suit) from ``offsets[q]`` on; a suit in
+    ``lost[i]`` (bool (n, 4)) did not score."""
+    P = hands.shape[1]
+    for q in range(len(rows)):
+        i = rows[q]
+        o = offsets[q]
+        for p in range(P):
+            suits = _belote_suits(np.int64(hands[i, p]), strain[i], all_trump_counts)
+            for suit in range(4):
+                if suits >> suit & 1:
+                    e_row[o], e_seat[o], e_suit[o], e_scored[o] = i, p, suit, not lost[i, suit]
+                    o += 1
+
+
+def _belote_pass(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> tuple[np.ndarray, np.ndarray]:
+    """(team points int32 (n, K), belotes held per hand int64 (n,)) of hands (n, P); zeros when disabled."""
+    n, p = hands.shape
+    points = np.zeros((n, n_teams(p)), dtype=np.int32)
+    count = np.zeros(n, dtype=np.int64)
+    if rules["belote.enabled"]:
+        _belote_kernel(np.ascontiguousarray(hands, dtype=np.uint32), np.ascontiguousarray(strain, dtype=np.int8),
+                       rules["belote.all_trump"] != "none", int(rules["belote.value"]), n_teams(p), points, count)
+    return points, count
+
+
 def belote_entries(hands: np.ndarray, strain: np.ndarray, rules: Ruleset, lost: np.ndarray | None = None) -> Entries:
-    """Belote-rebelote held in ``hands`` (uint32 (n, P)), one item per holder and suit, as
-    :func:`belote_points` counts them; ``lost``: bool (n, 4) suits whose belote did not score (all-trump
-    "per_suit_led" rule), else every held belote scores."""
+    """Belote-rebelote held in ``hands`` (uint32 (n, P)) with contract ``strain`` (int8 (n,)), one item per
+    holder and suit (by hand, seat, suit), as :func:`belote_points` counts them, worth ``belote.value`` card
+    points; ``lost``: bool (n, 4) suits whose belote did not score (all-trump "per_suit_led" rule), else every
+    held belote scores."""
     n, p = hands.shape
     if not rules["belote.enabled"] or n == 0:
         return Entries.empty()
-    h = hands.astype(np.uint32)
-    strain64 = strain.astype(np.int64)
-    held = np.zeros((n, p, 4), dtype=bool)
-    for suit in range(4):
-        kq = np.uint32((1 << (8 * suit + 6)) | (1 << (8 * suit + 5)))
-        counts = (strain64 == suit) | ((strain64 == ALL_TRUMP) & (rules["belote.all_trump"] != "none"))
-        held[:, :, suit] = ((h & kq) == kq) & counts[:, None]
-    row, seat, suit = np.nonzero(held)
-    k = len(row)
-    scored = np.ones(k, dtype=bool) if lost is None else ~lost[row, suit]
-    return Entries(row.astype(np.int64), seat.astype(np.int8), np.full(k, KINDS.index("belote"), np.int8),
-                   np.full(k, -1, np.int8), suit.astype(np.int8), np.full(k, 2, np.int8),
-                   np.full(k, int(rules["belote.value"]), np.int32), scored)
+    _, count = _belote_pass(hands, strain, rules)
+    rows = np.nonzero(count)[0]
+    offsets = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(count[rows], out=offsets[1:])
+    k = int(offsets[-1])
+    e = Entries(np.empty(k, np.int64), np.empty(k, np.int8), np.full(k, KINDS.index("belote"), np.int8),
+                np.full(k, -1, np.int8), np.empty(k, np.int8), np.full(k, 2, np.int8),
+                np.full(k, int(rules["belote.value"]), np.int32), np.empty(k, bool))
+    _belote_entries_kernel(np.ascontiguousarray(hands, dtype=np.uint32), np.ascontiguousarray(strain, dtype=np.int8),
+                           rules["belote.all_trump"] != "none", rows, offsets,
+                           np.zeros((n, 4), dtype=bool) if lost is None else np.ascontiguousarray(lost, dtype=bool),
+                           e.row, e.seat, e.suit, e.scored)
+    return e
 
 
 def belote_points(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> np.ndarray:
-    """Belote-rebelote points held by each team, int32 (n, K) for hands (n, P) (rules.md R25).
+    """Belote-rebelote points held by each team, int32 (n, K) for hands (n, P) (rules.md R25), card points.
 
     Suit contracts: king and queen of trump in one hand. All-trump (``belote.all_trump = "per_suit"`` or
     ``"per_suit_led"``): each suit's king and queen in one hand, up to four; under "per_suit_led" the engine
     then takes away those not led or followed (``engine._belote_led_only``). None in no-trump. The cards are
     always played in a complete hand, so holding them is scoring them.
     """
-    n, p = hands.shape
-    K = n_teams(p)
-    out = np.zeros((n, K), dtype=np.int32)
-    if not rules["belote.enabled"]:
-        return out
-    value = int(rules["belote.value"])
-    h = hands.astype(np.uint32)
-    strain64 = strain.astype(np.int64)
-    for suit in range(4):
-        kq = np.uint32((1 << (8 * suit + 6)) | (1 << (8 * suit + 5)))
-        counts = (strain64 == suit) | ((strain64 == ALL_TRUMP) & (rules["belote.all_trump"] != "none"))
-        for seat in range(p):
-            has = ((h[:, seat] & kq) == kq) & counts
-            out[:, seat % K] += np.where(has, value, 0)
-    return out
+    return _belote_pass(hands, strain, rules)[0]
 
 
 def list_held(hand: int, strain: int, rules: Ruleset) -> list[tuple[str, int, int | None, int, int]]:

@@ -17,11 +17,30 @@ import pyarrow.compute as pc
 
 from pipeline import schema
 from pipeline.cards import ALL_TRUMP, NO_TRUMP, STRAINS
-from pipeline.rescore import contract, declarations, play, solo, tables
+from pipeline.rescore import columns, contract, declarations, play, solo, tables
+from pipeline.rescore.jit import njit
 from pipeline.rules import Ruleset
 
 _STRAIN_SET = pa.array(STRAINS)
-CHUNK = 32_768
+_STATUS = ("passed_out", "scored", "unscorable")
+CHUNK = 65_536
+
+
+class _Reasons:
+    """Why each row cannot be scored: a code per row (0 = none yet) into the texts given so far."""
+
+    def __init__(self, n: int):
+        self.code = np.zeros(n, dtype=np.int16)
+        self.texts = [""]
+
+    def set(self, mask: np.ndarray, text: str) -> None:
+        """Give ``text`` as the reason of the rows in ``mask`` (bool (n,))."""
+        self.texts.append(text)
+        self.code[mask] = len(self.texts) - 1
+
+    def column(self) -> pa.Array:
+        """The ``reason`` column: each row's text, NULL where none was given."""
+        return columns.strings(self.code, self.texts, self.code > 0)
 
 
 class _Prepared:
@@ -45,13 +64,13 @@ def _prepared(rules: Ruleset) -> _Prepared:
     return _CACHE[key]
 
 
-def _fixed_list(col: pa.ChunkedArray | pa.Array, idx: np.ndarray, width: int, dtype) -> np.ndarray:
-    """Rows ``idx`` of a list column whose lists all have ``width`` items, as a (len(idx), width) array."""
-    sub = col.take(pa.array(idx, type=pa.int64()))
-    if isinstance(sub, pa.ChunkedArray):
-        sub = sub.combine_chunks()
-    flat = pc.list_flatten(sub).to_numpy(zero_copy_only=False)
-    return flat.astype(dtype, copy=False).reshape(len(idx), width)
+def _any_column(a: np.ndarray) -> np.ndarray:
+    """Rows of a bool (n, k) array with any True: ``a.any(axis=1)``, column by column (several times faster
+    for the few columns of a team table)."""
+    out = a[:, 0].copy()
+    for t in range(1, a.shape[1]):
+        out |= a[:, t]
+    return out
 
 
 def _scale(cp: np.ndarray, strain: np.ndarray, R: Ruleset) -> np.ndarray:
@@ -65,32 +84,51 @@ def _scale(cp: np.ndarray, strain: np.ndarray, R: Ruleset) -> np.ndarray:
     return out
 
 
+@njit(cache=True, nogil=True)
+def _belote_led_only_kernel(plays, prow, init, sel, value, K, out, lost_suits):
+    """For each hand sel[q] (its plays at row prow[q]): take ``value`` from the holder's team for each suit whose
+    king and queen one seat holds and whose first-played card of the two neither leads nor follows suit."""
+    P = init.shape[1]
+    total = plays.shape[1]
+    for q in range(len(sel)):
+        i = sel[q]
+        r = prow[q]
+        for suit in range(4):
+            queen, king = suit * 8 + 5, suit * 8 + 6
+            kq = (np.int64(1) << queen) | (np.int64(1) << king)
+            holder = -1
+            for s in range(P):
+                if np.int64(init[i, s]) & kq == kq:
+                    holder = s
+                    break
+            if holder < 0:
+                continue
+            at_q = at_k = 0                       # position of each in the play (0 when not played)
+            for j in range(total - 1, -1, -1):
+                if plays[r, j] == queen:
+                    at_q = j
+                elif plays[r, j] == king:
+                    at_k = j
+            first = min(at_q, at_k)
+            if first % P != 0 and plays[r, first - first % P] // 8 != suit:
+                out[i, holder % K] -= value
+                lost_suits[i, suit] = True
+
+
 def _belote_led_only(bpts, hi, fi, plays, seats, init, strain, R, K=2):
     """All-trump belotes under ``belote.all_trump = "per_suit_led"``: a suit's belote counts only when its
     holder plays the first of the king and queen leading or following that suit (BG-HIT, BG-NIK). Full-play
-    rows only; rows recorded without play order keep the held count. Vectorised over the rows.
-    Returns (belote points int32 (len(hi), 2), lost bool (len(hi), 4): the suits whose belote did not count)."""
-    out = bpts.copy()
+    rows only; rows recorded without play order keep the held count. One compiled pass over the rows.
+    Returns (belote points int64 (len(hi), K), lost bool (len(hi), 4): the suits whose belote did not count)."""
+    out = np.array(bpts, dtype=np.int64)
     lost_suits = np.zeros((len(hi), 4), dtype=bool)
     k = np.searchsorted(fi, hi)                                   # position of each held row among full rows
     k = np.clip(k, 0, len(fi) - 1)
     sel = np.nonzero((fi[k] == hi) & (strain[hi] == ALL_TRUMP))[0]
-    if not len(sel):
-        return out, lost_suits
-    p = plays[k[sel]].astype(np.int64)                            # (m, total)
-    h = init[sel].astype(np.uint32)                               # (m, P)
-    P = h.shape[1]
-    rows = np.arange(len(sel))
-    value = int(R["belote.value"])
-    for suit in range(4):
-        kq = np.uint32((1 << (suit * 8 + 5)) | (1 << (suit * 8 + 6)))
-        holds = (h & kq) == kq                                    # (m, P)
-        holder = np.argmax(holds, axis=1)
-        first = np.minimum(np.argmax(p == suit * 8 + 5, axis=1), np.argmax(p == suit * 8 + 6, axis=1))
-        lead = p[rows, first - first % P]
-        lost = holds.any(axis=1) & (first % P != 0) & (lead // 8 != suit)
-        np.subtract.at(out, (sel[lost], holder[lost] % K), value)
-        lost_suits[sel[lost], suit] = True
+    if len(sel):
+        _belote_led_only_kernel(np.ascontiguousarray(plays, dtype=np.int8), k[sel].astype(np.int64),
+                                np.ascontiguousarray(init, dtype=np.uint32), sel.astype(np.int64),
+                                int(R["belote.value"]), K, out, lost_suits)
     return out, lost_suits
 
 
@@ -102,9 +140,8 @@ def _entries_column(e: "declarations.Entries", n: int, valid: np.ndarray) -> pa.
     """``scores.declarations``: each hand's items of ``e`` (rows sorted), NULL where ``valid`` is false."""
     offsets = np.zeros(n + 1, dtype=np.int32)
     np.cumsum(np.bincount(e.row, minlength=n), out=offsets[1:])
-    kinds = np.array(declarations.KINDS, dtype=object)
     items = pa.StructArray.from_arrays(
-        [pa.array(e.seat, pa.int8()), pa.array(kinds[e.kind.astype(np.int64)], pa.string()),
+        [pa.array(e.seat, pa.int8()), columns.strings(e.kind, declarations.KINDS),
          pa.array(e.rank, pa.int8(), mask=e.rank < 0), pa.array(e.suit, pa.int8(), mask=e.suit < 0),
          pa.array(e.length, pa.int8()), pa.array(e.points, pa.int16()), pa.array(e.scored, pa.bool_())],
         fields=list(_ENTRY_TYPE))
@@ -126,7 +163,7 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
     """
     if isinstance(hands, pa.RecordBatch):
         hands = pa.Table.from_batches([hands])
-    if hands.num_rows > CHUNK:   # row-local: score cache-sized slices (2x faster than one huge batch here)
+    if hands.num_rows > CHUNK:   # row-local: score slices that keep the intermediate arrays in cache (fastest here)
         return pa.concat_tables([score_batch(hands.slice(i, CHUNK), rules) for i in range(0, hands.num_rows, CHUNK)])
     # optional columns a caller may leave out are read as all-null
     hs = schema.schema("hands")
@@ -152,47 +189,48 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
     n_pl = hands.column("n_players").to_numpy(zero_copy_only=False)
     plays_len = pc.fill_null(pc.list_value_length(hands.column("plays")), 0).to_numpy(zero_copy_only=False)
     hands_len = pc.fill_null(pc.list_value_length(hands.column("initial_hands")), 0).to_numpy(zero_copy_only=False)
-    completeness = hands.column("completeness").to_numpy(zero_copy_only=False)
+
     strain_idx = pc.fill_null(pc.index_in(hands.column("strain"), value_set=_STRAIN_SET), -1).to_numpy(zero_copy_only=False)
 
     tt_len = pc.fill_null(pc.list_value_length(hands.column("tricks_taken")), 0).to_numpy(zero_copy_only=False)
     lts_ok = hands.column("last_trick_seat").is_valid().to_numpy(zero_copy_only=False)
-    is_full = completeness == "full_play"
-    is_tt = completeness == "tricks_taken"
+    completeness = hands.column("completeness")
+    is_full = pc.fill_null(pc.equal(completeness, "full_play"), False).to_numpy(zero_copy_only=False)
+    is_tt = pc.fill_null(pc.equal(completeness, "tricks_taken"), False).to_numpy(zero_copy_only=False)
     count = R["declarations.count"]
     has_ann = hands.column("announced").is_valid().to_numpy(zero_copy_only=False)
     # which rows take declarations (and belote) from the record's announcements, which from the hands held
     from_ann = np.full(n, count == "announced") | ((count == "announced_else_held") & has_ann)
     needs_hands = ~from_ann & (bool(R["declarations.enabled"]) or bool(R["belote.enabled"]))
 
-    reason = np.full(n, None, dtype=object)
-    free = lambda: (reason == None) & ~passed  # noqa: E711,E731
-    reason[(n_pl != n_players)] = f"ruleset {R.name} is for {n_players} players"
-    reason[free() & deal_only] = "deal level: the cards dealt only, no contract or play recorded"
-    reason[free() & ~is_full & ~is_tt] = "summary hands carry no cards: nothing to rescore"
-    reason[free() & is_full & (plays_len != n_players * n_tricks)] = f"play record is not {n_players * n_tricks} cards"
-    reason[free() & is_full & (hands_len != n_players)] = "initial hands missing"
-    reason[free() & is_tt & ((tt_len != n_players) | ~lts_ok)] = "tricks taken or last trick missing"
-    reason[free() & is_tt & needs_hands & (hands_len != n_players)] = \
-        f"ruleset {R.name} counts declarations/belote held, which needs the initial hands"
-    reason[free() & (strain_idx < 0)] = "contract strain missing"
+    reasons = _Reasons(n)
+    free = lambda: (reasons.code == 0) & ~passed  # noqa: E731
+    reasons.set((n_pl != n_players), f"ruleset {R.name} is for {n_players} players")
+    reasons.set(free() & deal_only, "deal level: the cards dealt only, no contract or play recorded")
+    reasons.set(free() & ~is_full & ~is_tt, "summary hands carry no cards: nothing to rescore")
+    reasons.set(free() & is_full & (plays_len != n_players * n_tricks), f"play record is not {n_players * n_tricks} cards")
+    reasons.set(free() & is_full & (hands_len != n_players), "initial hands missing")
+    reasons.set(free() & is_tt & ((tt_len != n_players) | ~lts_ok), "tricks taken or last trick missing")
+    reasons.set(free() & is_tt & needs_hands & (hands_len != n_players),
+                f"ruleset {R.name} counts declarations/belote held, which needs the initial hands")
+    reasons.set(free() & (strain_idx < 0), "contract strain missing")
     if K != 2:   # 3 players: prise only (the ruleset loader checks the style); a record may still carry one
         coinche_col = hands.column("coinche").to_numpy(zero_copy_only=False)
         capot_col = hands.column("capot_bid").to_numpy(zero_copy_only=False)
-        reason[free() & ((coinche_col > 0) | capot_col)] = \
-            f"ruleset {R.name}: 3-player belote has no coinche and no capot bid"
+        reasons.set(free() & ((coinche_col > 0) | capot_col),
+                f"ruleset {R.name}: 3-player belote has no coinche and no capot bid")
     if int(R["deal.deck"]) == 24:   # the 7s and 8s are out of the pack
         low = np.uint32(0x03030303)
         init_or = np.zeros(n, dtype=np.uint32)
         cand = np.nonzero(free() & (hands_len == n_players))[0]
         if len(cand):
             init_or[cand] = np.bitwise_or.reduce(
-                _fixed_list(hands.column("initial_hands"), cand, n_players, np.uint32), axis=1)
-        reason[free() & ((init_or & low) != 0)] = f"a 7 or an 8 is dealt, but ruleset {R.name} plays a 24-card pack"
+                columns.fixed_list(hands.column("initial_hands"), cand, n_players, np.uint32), axis=1)
+        reasons.set(free() & ((init_or & low) != 0), f"a 7 or an 8 is dealt, but ruleset {R.name} plays a 24-card pack")
     if R["contract.made_vs_bid"] == "ge" or R["contract.made_adds_bid"] or R["contract.fail_adds_bid"]:
         no_bid = (hands.column("bid").is_null().to_numpy(zero_copy_only=False)
                   & ~hands.column("capot_bid").to_numpy(zero_copy_only=False))
-        reason[free() & no_bid] = f"contract has no bid value, which ruleset {R.name} needs"
+        reasons.set(free() & no_bid, f"contract has no bid value, which ruleset {R.name} needs")
     ok = free()
     idx = np.nonzero(ok)[0]
     m = len(idx)
@@ -235,23 +273,12 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
         fi = np.nonzero(full)[0]
         if len(fi):
             rows = idx[fi]
-            plays = _fixed_list(hands.column("plays"), rows, n_players * n_tricks, np.int8)
-            seats = _fixed_list(hands.column("play_seats"), rows, n_players * n_tricks, np.int8)
-            init_f = _fixed_list(hands.column("initial_hands"), rows, n_players, np.uint32)
+            plays = columns.fixed_list(hands.column("plays"), rows, n_players * n_tricks, np.int8)
+            seats = columns.fixed_list(hands.column("play_seats"), rows, n_players * n_tricks, np.int8)
+            init_f = columns.fixed_list(hands.column("initial_hands"), rows, n_players, np.uint32)
             dealer = hands.column("dealer").to_numpy(zero_copy_only=False)[rows].astype(np.int8)
             pr = play.play_hands(plays, seats, init_f, dealer, strain[fi], prep.tables, prep.play_rules, n_players)
-            team_of_trick = (pr.trick_winners % K).astype(np.int64)
-            tp = pr.trick_points.astype(np.int64)
-            if K == 2:
-                pts1 = (tp * team_of_trick).sum(axis=1)
-                cp[fi] = np.stack([tp.sum(axis=1) - pts1, pts1], axis=1)
-                t0 = (team_of_trick == 0).sum(axis=1)
-                cards_of_team[fi] = np.stack([t0 > 0, t0 < n_tricks], axis=1)
-            else:
-                won = team_of_trick[:, :, None] == np.arange(K)                   # (k, tricks, K)
-                cp[fi] = (tp[:, :, None] * won).sum(axis=1)
-                cards_of_team[fi] = won.any(axis=1)
-            lt[fi] = team_of_trick[:, -1]
+            cp[fi], cards_of_team[fi], lt[fi] = pr.team_points, pr.took_trick, pr.last_trick_team
             legal[rows] = pr.legal
             has_play[rows] = True
             ill_trick[rows], ill_seat[rows], ill_card[rows], ill_rule[rows] = \
@@ -260,7 +287,7 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
         ti = np.nonzero(~full)[0]
         if len(ti):
             rows = idx[ti]
-            taken = _fixed_list(hands.column("tricks_taken"), rows, n_players, np.uint32)
+            taken = columns.fixed_list(hands.column("tricks_taken"), rows, n_players, np.uint32)
             team_mask = np.stack([np.bitwise_or.reduce(taken[:, t::K], axis=1) for t in range(K)], axis=1)  # (k, K)
             bits = ((team_mask[:, :, None] >> np.arange(32, dtype=np.uint32)) & np.uint32(1)).astype(np.int64)
             pts = prep.tables.points[np.clip(strain[ti].astype(np.int64), 0, 5)]  # (k, 32)
@@ -277,7 +304,8 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
             one_capot = cards_of_team.sum(axis=1) == K - 1
             bonus = np.where(one_capot, 0, bonus)
             cp += np.where(one_capot[:, None] & cards_of_team, split, 0)
-        cp[np.arange(m), lt] += bonus
+        for t in range(K):   # per team column: faster than a 2-D fancy index
+            cp[:, t] += np.where(lt == t, bonus, 0)
         cp = _scale(cp, strain, R)
         # a bonus for the team that took every trick, added after any strain scaling (Bulgarian valat +90)
         cp[np.arange(m), np.clip(cap, 0, K - 1)] += np.where(cap >= 0, int(R["cards.capot_bonus"]), 0)
@@ -296,7 +324,7 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
         # counts neither, see needs_hands: they score none)
         hi = np.nonzero(~from_ann[idx] & (hands_len[idx] == n_players))[0]
         if len(hi):
-            init = _fixed_list(hands.column("initial_hands"), idx[hi], n_players, np.uint32)
+            init = columns.fixed_list(hands.column("initial_hands"), idx[hi], n_players, np.uint32)
             dec = declarations.detect(init, strain[hi], R, prep.decl_tables, entries=True)
             team_pts[hi] = dec.team_points
             bpts[hi] = declarations.belote_points(init, strain[hi], R)
@@ -314,19 +342,20 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
             bteam = np.where((bpts > 0).sum(axis=1) == 1, np.argmax(bpts > 0, axis=1), -1)
         team_decl = declarations.transfer_on_capot(team_pts.astype(np.int32), cap, R, cards_of_team)
 
-        def settle(sel, decl):
+        def settle(sel, decl, outcome_only=False):
             if K == 2:
                 return contract.settle(cp[sel], decl, bpts[sel], T[sel], bid[sel], capot_bid[sel], coinche[sel],
-                                       cap[sel], R, strain[sel])
-            return solo.settle_solo(cp[sel], decl, bpts[sel], T[sel], R)
-        res = settle(np.arange(m), team_decl)
+                                       cap[sel], R, strain[sel], outcome_only=outcome_only)
+            return solo.settle_solo(cp[sel], decl, bpts[sel], T[sel], R, outcome_only=outcome_only)
+        res = settle(slice(None), team_decl)
         # would the outcome (made / failed / litige) differ without the declarations (belote kept)?
-        di = np.nonzero(team_decl.any(axis=1))[0]
+        has_decl = _any_column(team_decl != 0)
+        di = np.nonzero(has_decl)[0]
         decided_m = np.zeros(m, dtype=bool)
         if len(di):
-            alt = settle(di, np.zeros((len(di), K), dtype=np.int32))
+            alt = settle(di, np.zeros((len(di), K), dtype=np.int32), outcome_only=True)
             decided_m[di] = (alt.made != res.made[di]) | (alt.litige != res.litige[di])
-        decl_rows[idx] = team_decl.any(axis=1)
+        decl_rows[idx] = has_decl
         decided[idx] = decided_m
         ent = declarations.Entries.concat(entry_parts) if entry_parts else declarations.Entries.empty()
         ent.row = idx[ent.row]
@@ -350,7 +379,7 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
         held[idx] = res.held
         taker_team[idx] = T
 
-    status = np.where(passed, "passed_out", np.where(ok, "scored", "unscorable"))
+    status = np.where(passed, 0, np.where(ok, 1, 2))     # index into _STATUS
     has_taker = ~passed & ~deal_only
     taker_team = np.where(has_taker, team_of_taker, -1).astype(np.int8)
     sc = ok  # rows with a full result
@@ -366,15 +395,14 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
     def opt(a: np.ndarray, mask: np.ndarray, typ) -> pa.Array:
         return pa.array(a, type=typ, mask=~mask)
 
-    rule_names = np.array(play.RULE_NAMES, dtype=object)
     illegal = played & ~legal
     recorded = hands.column("recorded_score")
     rec_ok = recorded.is_valid().to_numpy(zero_copy_only=False) & (pc.fill_null(pc.list_value_length(recorded), 0).to_numpy(zero_copy_only=False) == K)
     matches = np.zeros(n, dtype=bool)
     if rec_ok.any():
         ridx = np.nonzero(rec_ok)[0]
-        rec = _fixed_list(recorded, ridx, K, np.int64)
-        matches[ridx] = (rec == score_out[ridx]).all(axis=1)
+        rec = columns.fixed_list(recorded, ridx, K, np.int64)
+        matches[ridx] = ~_any_column(rec != score_out[ridx])
     # sources that record only the difference between the teams (OpenSpiel returns)
     margin = hands.column("recorded_margin")
     m_ok = margin.is_valid().to_numpy(zero_copy_only=False) & ~rec_ok & (K == 2)
@@ -383,18 +411,18 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
         matches = np.where(m_ok, (score_out[:, 0] - score_out[:, 1]) == mv, matches)
         rec_ok = rec_ok | m_ok
     cols = {
-        "ruleset": pa.array(np.full(n, R.name, dtype=object), type=pa.string()),
+        "ruleset": pa.repeat(pa.scalar(R.name, pa.string()), n),
         "hand_key": hands.column("hand_key"),
         "game_id": hands.column("game_id"),
         "hand_no": hands.column("hand_no"),
         "source": hands.column("source"),
-        "status": pa.array(status, type=pa.string()),
-        "reason": pa.array(reason, type=pa.string()),
+        "status": columns.strings(status, _STATUS),
+        "reason": reasons.column(),
         "legal": opt(legal, played, pa.bool_()),
         "illegal_trick": opt(ill_trick, illegal, pa.int8()),
         "illegal_seat": opt(ill_seat, illegal, pa.int8()),
         "illegal_card": opt(ill_card, illegal, pa.int8()),
-        "illegal_rule": opt(rule_names[ill_rule], illegal, pa.string()),
+        "illegal_rule": columns.strings(ill_rule, play.RULE_NAMES, illegal),
         "taker_team": opt(taker_team, has_taker, pa.int8()),
         "trick_winners": fixed(winners, played, pa.int8()),
         "card_points": fixed(card_pts, sc, pa.int16()),
@@ -402,7 +430,7 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
         "capot_team": opt(capot_team, sc & (capot_team >= 0), pa.int8()),
         "declaration_points": fixed(decl_pts, sc, pa.int16()),
         "declarations": _entries_column(ent, n, sc),
-        "declarations_from": opt(np.where(from_ann, "announced", "held").astype(object), sc, pa.string()),
+        "declarations_from": columns.strings(from_ann, ("held", "announced"), sc),
         "declarations_decided": opt(decided, sc & ~passed & decl_rows, pa.bool_()),
         "belote_team": opt(belote_team, sc & (belote_team >= 0), pa.int8()),
         "belote_points": fixed(belote_pts, sc, pa.int16()),

@@ -1,7 +1,9 @@
 """Card play: legal cards, legality of recorded plays, trick winners and trick points.
 
-Everything is vectorised over a batch of hands (numpy arrays, one row per hand); the only Python loop
-is over the 32 plays of a hand. Play obligations come from the ruleset's ``[play]`` section
+The rules are compiled (numba, :mod:`pipeline.rescore.jit`): :func:`legal_one` decides the legal cards of one
+position, and both the batch entry points run it, :func:`legal_cards` (a batch of positions, for the simulator
+and the oracle tests) and :func:`play_hands` (a batch of recorded hands, one pass per hand: no Python object
+per card or per hand). Play obligations come from the ruleset's ``[play]`` section
 (rules.md R10-R16): follow suit; trump led -> overtrump if able; void with an opponent winning -> trump,
 overtrump, and (if ``must_undertrump``) undertrump; partner exemption; all-trump heading.
 """
@@ -12,9 +14,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pipeline.cards import ALL_TRUMP, NO_TRUMP, SUIT_MASKS, popcount32
-from pipeline.rescore.tables import ABOVE_TRUMP, BIT, CARD_SUIT, STRENGTH, Tables
-from pipeline.rules import Ruleset
+from pipeline.cards import ALL_TRUMP, NO_TRUMP
+from pipeline.rescore.jit import njit
+from pipeline.rescore.tables import ABOVE_TRUMP, STRENGTH, Tables
+from pipeline.rules import Ruleset, n_teams
 
 # codes of the obligations a play can break (index into RULE_NAMES)
 RULE_NAMES = ["", "not_in_hand", "out_of_turn", "follow_suit", "overtrump_on_trump_lead", "must_head",
@@ -40,12 +43,84 @@ class PlayRules:
         return cls(**{k: bool(rules[f"play.{k}"]) for k in cls.__dataclass_fields__})
 
 
+# PlayRules as the kernels take them: one uint8 per obligation, in this order
+_FLAGS = ("overtrump_on_trump_lead", "must_trump", "must_overtrump", "must_undertrump", "partner_exemption",
+          "all_trump_must_head", "partner_exemption_must_raise")
+(F_OVERTRUMP_ON_TRUMP_LEAD, F_MUST_TRUMP, F_MUST_OVERTRUMP, F_MUST_UNDERTRUMP, F_PARTNER_EXEMPTION,
+ F_ALL_TRUMP_MUST_HEAD, F_PARTNER_EXEMPTION_MUST_RAISE) = range(7)
+_ABOVE_TRUMP = ABOVE_TRUMP.astype(np.int64)
+_STRENGTH = STRENGTH.astype(np.int64)
+
+
+def flags(pr: PlayRules) -> int:
+    """The obligations of ``pr`` as the bit set the kernels read: bit F_<NAME> set when the obligation holds."""
+    return sum(1 << f for f, k in enumerate(_FLAGS) if getattr(pr, k))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def legal_one(hand, first, led_suit, strain, win_card, partner_winning, fl, above_trump):
+    """The legal cards of one position and the obligation that applies: the one implementation of the play
+    rules (rules.md R10-R16), compiled; :func:`legal_cards` and :func:`play_hands` both run it.
+
+    hand: int64 bitmask of the cards held; first: the player leads (any card); led_suit: 0-3; strain: 0-5;
+    win_card: 0-31, the card winning the trick so far; partner_winning: the player's partner wins it so far;
+    fl: int64 bit set of the obligations (:func:`flags`); above_trump: int64 (33,) (``tables.ABOVE_TRUMP``).
+    Returns (int64 legal-card mask, int64 code: OK, FOLLOW_SUIT, MUST_*...).
+    """
+    if first:
+        return hand, OK
+    led = min(max(led_suit, 0), 3)
+    follow = hand & (np.int64(0xFF) << (8 * led))
+    is_suit = strain < 4
+    win_idx = min(max(win_card, 0), 31)
+    if follow != 0:
+        if is_suit and led == strain:      # trump led and held: overtrump if able
+            higher_trumps = follow & above_trump[win_idx if win_idx // 8 == strain else 32]
+            if fl >> F_OVERTRUMP_ON_TRUMP_LEAD & 1 and higher_trumps != 0:
+                return higher_trumps, OVERTRUMP_ON_TRUMP_LEAD
+        elif strain == ALL_TRUMP:          # all-trump: the winning card is of the suit led; head it if able
+            higher_led = follow & above_trump[win_idx]
+            if fl >> F_ALL_TRUMP_MUST_HEAD & 1 and higher_led != 0:
+                return higher_led, MUST_HEAD
+        return follow, FOLLOW_SUIT         # follow suit
+    if not is_suit:
+        return hand, OK
+    trumps = hand & (np.int64(0xFF) << (8 * strain))
+    if trumps == 0:
+        return hand, OK
+    # void in the suit led, holding trumps, in a suit contract
+    win_is_trump = win_idx // 8 == strain
+    higher_trumps = trumps & above_trump[win_idx] if win_is_trump else trumps
+    if partner_winning and fl >> F_PARTNER_EXEMPTION & 1:
+        if fl >> F_PARTNER_EXEMPTION_MUST_RAISE & 1 and win_is_trump and higher_trumps != 0:
+            # partner winning with a trump: any card, but a trump played must beat it when one can (libcoinche)
+            return (hand & ~trumps) | higher_trumps, MUST_OVERTRUMP
+        return hand, OK
+    if not win_is_trump:
+        if fl >> F_MUST_TRUMP & 1:
+            return trumps, MUST_TRUMP
+        return hand, OK
+    if higher_trumps != 0:
+        if fl >> F_MUST_OVERTRUMP & 1:
+            return higher_trumps, MUST_OVERTRUMP
+    elif fl >> F_MUST_UNDERTRUMP & 1:
+        return trumps, MUST_UNDERTRUMP
+    return hand, OK
+
+
+@njit(cache=True, nogil=True)
+def _legal_many(hand, first, led_suit, strain, win_card, partner, fl, above_trump, out, why):
+    for i in range(len(hand)):
+        out[i], why[i] = legal_one(np.int64(hand[i]), first[i], np.int64(led_suit[i]), np.int64(strain[i]),
+                                   np.int64(win_card[i]), partner[i], fl, above_trump)
+
+
 def legal_cards(hand: np.ndarray, first: np.ndarray, led_suit: np.ndarray, strain: np.ndarray,
                 win_card: np.ndarray, partner_winning: np.ndarray, pr: PlayRules,
                 with_reason: bool = False):
-    """Mask of the legal cards for the player to act, for a batch of positions.
+    """Mask of the legal cards for the player to act, for a batch of positions (:func:`legal_one` on each).
 
-    Args (all arrays of one length n):
+    Args (arrays of one length n, or broadcastable to it):
         hand: uint32 bitmask of the cards the player holds.
         first: bool, True when the player leads the trick (then any card is legal).
         led_suit: int8 suit of the card led (ignored when ``first``).
@@ -58,75 +133,18 @@ def legal_cards(hand: np.ndarray, first: np.ndarray, led_suit: np.ndarray, strai
 
     Returns: uint32 array of legal-card masks (and int8 reason codes when ``with_reason``).
     """
-    hand = hand.astype(np.uint32)
-    led_suit = np.clip(led_suit.astype(np.int64), 0, 3)
-    suit_mask = SUIT_MASKS[led_suit]
-    follow = hand & suit_mask
-    has_follow = follow != 0
-    is_suit = strain < 4
-    trump_suit = np.clip(strain.astype(np.int64), 0, 3)
-    trumps = np.where(is_suit, hand & SUIT_MASKS[trump_suit], np.uint32(0)).astype(np.uint32)
-    win_idx = np.where(first, 32, win_card.astype(np.int64))
-    win_is_trump = is_suit & (CARD_SUIT[np.clip(win_idx, 0, 31)] == trump_suit) & ~first
-    best_trump = np.where(win_is_trump, win_idx, 32)
-    higher_trumps = trumps & ABOVE_TRUMP[best_trump]
-    led_is_trump = is_suit & (led_suit == trump_suit)
-    at = strain == ALL_TRUMP
-    # all-trump: the winning card is always of the suit led; heading means beating it
-    higher_led = follow & ABOVE_TRUMP[np.where(at & ~first, win_idx, 32)]
-
-    legal = hand.copy()
+    hand, first, led_suit, strain, win_card, partner_winning = np.broadcast_arrays(
+        np.asarray(hand, dtype=np.uint32), np.asarray(first, dtype=bool), np.asarray(led_suit, dtype=np.int64),
+        np.asarray(strain, dtype=np.int64), np.asarray(win_card, dtype=np.int64),
+        np.asarray(partner_winning, dtype=bool))
+    shape = hand.shape
+    args = [np.ascontiguousarray(a).reshape(-1) for a in (hand, first, led_suit, strain, win_card, partner_winning)]
+    legal = np.empty(args[0].shape, dtype=np.uint32)
+    why = np.empty(args[0].shape, dtype=np.int8)
+    _legal_many(*args, flags(pr), _ABOVE_TRUMP, legal, why)
     if with_reason:
-        reason = np.zeros(hand.shape, dtype=np.int8)
-
-    # plain suit led and held (suit contracts and no-trump): follow suit
-    c_follow = ~first & has_follow & ~led_is_trump & ~at
-    legal = np.where(c_follow, follow, legal)
-    if with_reason:
-        reason = np.where(c_follow, FOLLOW_SUIT, reason)
-    # trump led and held: overtrump if able
-    c_tl = ~first & has_follow & led_is_trump
-    need_up = c_tl & pr.overtrump_on_trump_lead & (higher_trumps != 0)
-    legal = np.where(c_tl, np.where(need_up, higher_trumps, follow), legal)
-    if with_reason:
-        reason = np.where(c_tl, np.where(need_up, OVERTRUMP_ON_TRUMP_LEAD, FOLLOW_SUIT), reason)
-    # all-trump, suit led and held: head if able
-    c_at = ~first & has_follow & at
-    need_head = c_at & pr.all_trump_must_head & (higher_led != 0)
-    legal = np.where(c_at, np.where(need_head, higher_led, follow), legal)
-    if with_reason:
-        reason = np.where(c_at, np.where(need_head, MUST_HEAD, FOLLOW_SUIT), reason)
-    # void in the suit led, holding trumps, in a suit contract
-    c_void = ~first & ~has_follow & is_suit & (trumps != 0)
-    exempt = partner_winning & pr.partner_exemption
-    bound = c_void & ~exempt
-    if pr.partner_exemption_must_raise:
-        # partner winning with a trump: any card, but a trump played must beat it when one can (libcoinche)
-        raise_ = c_void & exempt & win_is_trump & (higher_trumps != 0)
-        legal_r = (hand & ~trumps) | higher_trumps
-    else:
-        raise_ = np.zeros(hand.shape, dtype=bool)
-        legal_r = hand
-    no_trump_yet = bound & ~win_is_trump
-    legal = np.where(no_trump_yet & pr.must_trump, trumps, legal)
-    if with_reason:
-        reason = np.where(no_trump_yet & pr.must_trump, MUST_TRUMP, reason)
-    over = bound & win_is_trump
-    can_over = over & (higher_trumps != 0) & pr.must_overtrump
-    legal = np.where(can_over, higher_trumps, legal)
-    if with_reason:
-        reason = np.where(can_over, MUST_OVERTRUMP, reason)
-    under = over & (higher_trumps == 0) & pr.must_undertrump
-    legal = np.where(under, trumps, legal)
-    if with_reason:
-        reason = np.where(under, MUST_UNDERTRUMP, reason)
-    legal = np.where(raise_, legal_r, legal)
-    if with_reason:
-        reason = np.where(raise_, MUST_OVERTRUMP, reason)
-    legal = legal.astype(np.uint32)
-    if with_reason:
-        return legal, reason.astype(np.int8)
-    return legal
+        return legal.reshape(shape), why.reshape(shape)
+    return legal.reshape(shape)
 
 
 @dataclass
@@ -139,6 +157,10 @@ class PlayResult:
     illegal_trick: int8 (n,) 1-based trick of the first illegal play, 0 when legal.
     illegal_seat, illegal_card: int8 (n,) of the first illegal play, -1 when legal.
     illegal_rule: int8 (n,) index into RULE_NAMES.
+    team_points: int64 (n, K) card points of the tricks each team won (team = seat % K,
+        :func:`pipeline.rules.n_teams`), no last-trick bonus.
+    took_trick: bool (n, K) the team won at least one trick.
+    last_trick_team: int64 (n,) the team that won the last trick.
     """
 
     trick_winners: np.ndarray
@@ -148,6 +170,86 @@ class PlayResult:
     illegal_seat: np.ndarray
     illegal_card: np.ndarray
     illegal_rule: np.ndarray
+    team_points: np.ndarray
+    took_trick: np.ndarray
+    last_trick_team: np.ndarray
+
+
+@njit(cache=True, nogil=True)
+def _play_kernel(plays, seats, hands, dealer, strain, points, strength, fl, above_trump, n_players, n_teams,
+                 winners, trick_points, team_points, took, last_team, ill_trick, ill_seat, ill_card, ill_rule):
+    """Replay each hand (see :func:`play_hands`); writes winners, trick_points (n, tricks), each team's card points
+    and whether it took a trick (n, K), the team of the last trick and, per hand, the 1-based trick, seat, card
+    and code of the first play that breaks a rule (0, -1, -1, OK when none)."""
+    n, total = plays.shape
+    P = n_players
+    for i in range(n):
+        st = min(max(np.int64(strain[i]), 0), 5)
+        suit_contract = st < 4
+        played = np.int64(0)                 # every card played so far in the hand, by any seat
+        leader = (np.int64(dealer[i]) + 1) % P
+        first_bad = -1
+        first_code = OK
+        for t in range(total // P):
+            base = t * P
+            led = np.int64(plays[i, base]) // 8
+            row = st * 128 + led * 32
+            # a plain suit led (not trump, not all-trump): following it is always legal
+            plain_led = st == NO_TRUMP or (suit_contract and led != st)
+            best_key = np.int64(-1 << 40)
+            win_card = np.int64(0)
+            win_seat = np.int64(0)
+            pts = 0
+            expected = leader % P           # a recorded seat out of range still counts modulo P
+            for k in range(P):
+                j = base + k
+                c = np.int64(plays[i, j])
+                s = np.int64(seats[i, j])
+                bit = np.int64(1) << c
+                if first_bad < 0:
+                    code = OK
+                    if s != expected:
+                        code = OUT_OF_TURN
+                    else:
+                        # a seat's hand before a play: its initial hand minus every card played so far (cards of
+                        # other seats were never in it)
+                        held = np.int64(hands[i, min(max(s, 0), P - 1)]) & ~played
+                        if held & bit == 0:
+                            code = NOT_IN_HAND
+                        elif k > 0 and not (plain_led and c // 8 == led):
+                            partner = P == 4 and (win_seat & 1) == (s & 1)
+                            legal, why = legal_one(held, False, led, st, win_card, partner, fl, above_trump)
+                            if legal & bit == 0:
+                                code = why
+                    if code != OK:
+                        first_bad = j
+                        first_code = code
+                key = strength[row + c] * P + k   # strength first, then position: unique within the trick
+                if key > best_key:
+                    best_key = key
+                    win_card = c
+                    win_seat = s
+                played |= bit
+                pts += points[st * 32 + c]
+                expected += 1
+                if expected == P:
+                    expected = 0
+            winners[i, t] = win_seat
+            trick_points[i, t] = pts
+            leader = win_seat
+            team = win_seat % n_teams
+            team_points[i, team] += pts
+            took[i, team] = True
+            last_team[i] = team
+        if first_bad >= 0:
+            ill_trick[i] = first_bad // P + 1
+            ill_seat[i] = seats[i, first_bad]
+            ill_card[i] = plays[i, first_bad]
+        else:
+            ill_trick[i] = 0
+            ill_seat[i] = -1
+            ill_card[i] = -1
+        ill_rule[i] = first_code
 
 
 def play_hands(plays: np.ndarray, seats: np.ndarray, hands: np.ndarray, dealer: np.ndarray,
@@ -161,89 +263,27 @@ def play_hands(plays: np.ndarray, seats: np.ndarray, hands: np.ndarray, dealer: 
         dealer: int8 (n,) dealer seat; (dealer + 1) leads the first trick.
         strain: int8 (n,) contract strain.
     A play by the wrong seat, or of a card its seat does not hold, is flagged (``out_of_turn``,
-    ``not_in_hand``) and the hand is still played out as recorded.
+    ``not_in_hand``) and the hand is still played out as recorded; the first flagged play is reported.
 
-    Every play is checked at once, as (n, plays) arrays: the hand each seat held before a play comes from
-    a running OR of the cards it played earlier, the card winning the trick so far from a running max
-    of trick strength within the trick. Only the trick leaders (winner of the previous trick) need a
-    loop over tricks, for the out-of-turn check.
+    One compiled pass per hand (:func:`_play_kernel`): the winning card so far of each trick, each seat's
+    hand before its play (its initial hand minus the cards played), :func:`legal_one` for each play that
+    does not just follow a plain suit. Trick points are card points (``tables.points``), no last-trick bonus.
     """
     n, total = plays.shape
     P = n_players
     n_tricks = total // P
-    cards = plays.astype(np.int64)
-    seat = seats.astype(np.int64)
-    bits = BIT[cards]
-    # a seat's hand before a play = its initial hand minus every card played so far (cards of other seats
-    # were never in it, so one running OR over all plays serves every seat)
-    cum = np.bitwise_or.accumulate(bits, axis=1)
-    played_before = np.concatenate([np.zeros((n, 1), dtype=np.uint32), cum[:, :-1]], axis=1)
-    hands_flat = hands.astype(np.uint32).reshape(-1)
-    seat_c = np.clip(seat, 0, P - 1)
+    winners = np.zeros((n, n_tricks), dtype=np.int8)
+    tpoints = np.zeros((n, n_tricks), dtype=np.int16)
+    K = n_teams(P)
+    team_points = np.zeros((n, K), dtype=np.int64)
+    took = np.zeros((n, K), dtype=bool)
+    last_team = np.zeros(n, dtype=np.int64)
+    ill = [np.empty(n, dtype=np.int8) for _ in range(4)]     # trick, seat, card, rule
+    _play_kernel(np.ascontiguousarray(plays, dtype=np.int8), np.ascontiguousarray(seats, dtype=np.int8),
+                 np.ascontiguousarray(hands, dtype=np.uint32), np.ascontiguousarray(dealer, dtype=np.int8),
+                 np.ascontiguousarray(strain, dtype=np.int8), tables.points_flat.astype(np.int64), _STRENGTH,
+                 flags(pr), _ABOVE_TRUMP, P, K, winners, tpoints, team_points, took, last_team, *ill)
+    return PlayResult(trick_winners=winners, trick_points=tpoints, legal=ill[3] == OK, illegal_trick=ill[0],
+                      illegal_seat=ill[1], illegal_card=ill[2], illegal_rule=ill[3], team_points=team_points,
+                      took_trick=took, last_trick_team=last_team)
 
-    def held_at(flat_idx: np.ndarray) -> np.ndarray:
-        """The hand of the seat playing at flat positions ``flat_idx`` (of (n, total)), just before the play."""
-        return hands_flat[flat_idx // total * P + seat_c.reshape(-1)[flat_idx]] & ~played_before.reshape(-1)[flat_idx]
-
-    # trick structure: (n, tricks, P)
-    c3 = cards.reshape(n, n_tricks, P)
-    s3 = seat.reshape(n, n_tricks, P)
-    led3 = np.broadcast_to(CARD_SUIT[c3[:, :, :1]], c3.shape)
-    strain64 = np.clip(strain.astype(np.int64), 0, 5)
-    strain3 = np.broadcast_to(strain64.reshape(n, 1, 1), c3.shape)
-    st = STRENGTH[strain3 * 128 + led3 * 32 + c3].astype(np.int32)
-    key = st * P + np.arange(P, dtype=np.int32)       # unique per trick: strength first, then position
-    run = np.maximum.accumulate(key, axis=2)
-    winner_pos = run[:, :, -1] % P
-    winners = np.take_along_axis(s3, winner_pos[:, :, None], axis=2)[:, :, 0]
-    tpoints = tables.points_flat[strain64[:, None] * 32 + cards].reshape(n, n_tricks, P).sum(axis=2).astype(np.int16)
-
-    # Only some plays can break an obligation: a card off the suit led (void or revoke), or any card when
-    # trumps are led or in all-trump (overtrump / heading duties). Following a plain suit is always legal.
-    pos = np.arange(P)
-    exposed = (pos > 0) & ((CARD_SUIT[c3] != led3) | (strain3 == ALL_TRUMP) | ((strain3 < 4) & (led3 == strain3)))
-    idx = np.flatnonzero(exposed)
-    code_legal = np.zeros(n * total, dtype=np.int8)
-    if len(idx):
-        # the card winning the trick before this play: best of the earlier positions of the same trick
-        k = idx % P
-        prev_pos = run.reshape(-1)[idx - 1] % P
-        base = idx - k
-        win_card = cards.reshape(-1)[base + prev_pos]
-        win_seat = seat.reshape(-1)[base + prev_pos]
-        partner = ((win_seat % 2) == (seat.reshape(-1)[idx] % 2)) & (P == 4)
-        args = (held_at(idx), np.zeros(len(idx), dtype=bool), led3.reshape(-1)[idx], strain3.reshape(-1)[idx],
-                win_card.astype(np.int8), partner)
-        legal = legal_cards(*args, pr)
-        bad = np.flatnonzero((legal & bits.reshape(-1)[idx]) == 0)
-        if len(bad):   # name the broken obligation only where there is one (rare)
-            _, why = legal_cards(*(a[bad] for a in args), pr, with_reason=True)
-            code_legal[idx[bad]] = why
-    code_legal = code_legal.reshape(n, total)
-
-    leaders = np.empty((n, n_tricks), dtype=np.int64)
-    leaders[:, 0] = (dealer.astype(np.int64) + 1) % P
-    leaders[:, 1:] = winners[:, :-1]
-    expected = ((leaders.astype(np.int8)[:, :, None] + np.arange(P, dtype=np.int8)) % P).reshape(n, total)
-    # every card played by the seat that held it, each once: checked per hand; per play only where it fails
-    own = np.zeros((n, P), dtype=np.uint32)
-    for s in range(P):
-        own[:, s] = np.bitwise_or.reduce(np.where(seat == s, bits, np.uint32(0)), axis=1)
-    # every seat played exactly its hand, each card once (with 2 players some cards stay out of play)
-    clean = (own == hands.astype(np.uint32)).all(axis=1) & (popcount32(cum[:, -1]) == total)
-    not_in_hand = np.zeros((n, total), dtype=bool)
-    dirty = np.flatnonzero(~clean)
-    if len(dirty):
-        flat_idx = (dirty[:, None] * total + np.arange(total)).reshape(-1)
-        not_in_hand[dirty] = ((held_at(flat_idx) & bits.reshape(-1)[flat_idx]) == 0).reshape(len(dirty), total)
-    code = np.where(seats != expected, OUT_OF_TURN, np.where(not_in_hand, NOT_IN_HAND, code_legal)).astype(np.int8)
-    bad = code != OK
-    any_bad = bad.any(axis=1)
-    j = np.argmax(bad, axis=1)
-    rows = np.arange(n)
-    return PlayResult(
-        trick_winners=winners.astype(np.int8), trick_points=tpoints, legal=~any_bad,
-        illegal_trick=np.where(any_bad, j // P + 1, 0).astype(np.int8),
-        illegal_seat=np.where(any_bad, seat[rows, j], -1).astype(np.int8),
-        illegal_card=np.where(any_bad, cards[rows, j], -1).astype(np.int8),
-        illegal_rule=np.where(any_bad, code[rows, j], OK).astype(np.int8))

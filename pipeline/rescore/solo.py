@@ -31,7 +31,7 @@ from pipeline.rules import Ruleset
 
 
 def settle_solo(card_points: np.ndarray, decl_points: np.ndarray, belote_points: np.ndarray,
-                taker: np.ndarray, rules: Ruleset) -> ContractResult:
+                taker: np.ndarray, rules: Ruleset, outcome_only: bool = False) -> ContractResult:
     """Score n contracts of players who each play for himself.
 
     Args:
@@ -40,6 +40,7 @@ def settle_solo(card_points: np.ndarray, decl_points: np.ndarray, belote_points:
         belote_points: int (n, K) belote-rebelote points each player holds.
         taker: int (n,) the taker's seat (= his column).
         rules: the ruleset (``[contract]``, ``belote.on_failure``, ``rounding.mode``).
+        outcome_only: stop once made / litige are known (``hand_score`` and ``held`` are then None).
     Returns:
         :class:`~pipeline.rescore.contract.ContractResult` with (n, K) ``contract_points`` and ``hand_score``.
     Raises:
@@ -64,6 +65,8 @@ def settle_solo(card_points: np.ndarray, decl_points: np.ndarray, belote_points:
     if R["contract.made_min_points"]:
         ok &= pT >= int(R["contract.made_min_points"])
     made, litige, failed = against_defence(ok, pT, pO, R)
+    if outcome_only:
+        return ContractResult(made, litige, P.astype(np.int32), None, None)
 
     own = C + D + B
     fd = R["contract.fail_declarations"]
