@@ -2,7 +2,7 @@
 
 The per-player reports (``queries/players.sql``) add these up. Deriving them means unnesting every hand's
 players and joining the hand's score, which costs tens of seconds over millions of hands; done once when a
-ruleset is rescored (:func:`materialize`), the reports then read one narrow table (schemas/player_hands.toml).
+ruleset is rescored (:func:`pipeline.derived.materialize`), the reports then read one narrow table (schemas/player_hands.toml).
 A lake rescored before these tables existed, or a hand-made one, gets the same rows computed on the fly from
 the ``hands`` and ``scores`` views (:func:`live_hands_sql`). Both give the same reports while every hand has
 been rescored. They differ for hands imported after the last rescore: the written tables do not have them yet
@@ -16,11 +16,6 @@ ruleset still give a row (they count in hands and takes, in no result).
 """
 
 from __future__ import annotations
-
-import duckdb
-import pyarrow as pa
-
-from pipeline import schema
 
 _TEAM = "CASE WHEN n_players = 3 THEN {s} ELSE {s} % 2 END"
 
@@ -80,36 +75,3 @@ def games_sql(player_hands: str = "player_hands") -> str:
 SELECT ruleset, game_id, any_value(source) AS source, player, bit_or(team_mask)::TINYINT AS team_mask
 FROM {player_hands} GROUP BY ruleset, game_id, player
 """
-
-
-def materialize(lake, ruleset: str) -> int:
-    """Write the ``player_hands`` and ``player_games`` partitions of ``ruleset`` from the lake's hands and its
-    scores under that ruleset (replacing earlier ones). Returns the player_hands rows written. Raises
-    duckdb.Error / OSError on a read or write failure."""
-    from pipeline import lake as lakemod
-    from pipeline.duck import arrow_reader, duckdb_connection, table_source
-
-    con = duckdb_connection()
-    try:
-        if not lakemod.has_table(lake, "hands") or not lakemod.has_table(lake, "scores"):
-            return 0
-        hands = table_source(con, lake, "hands")
-        scores = table_source(con, lake, "scores")
-        con.execute(f"CREATE TEMP VIEW h AS SELECT * FROM {hands}")
-        r = "'" + ruleset.replace("'", "''") + "'"     # a view cannot take parameters: a quoted literal
-        con.execute(f"CREATE TEMP VIEW s AS SELECT * FROM {scores} WHERE ruleset = {r}")
-        con.execute(f"CREATE TEMP TABLE ph AS {live_hands_sql('h', 's', f'SELECT {r} AS ruleset')}")
-        # streamed out in batches (DuckDB keeps the temp table within its memory limit, spilling past it)
-        n = lakemod.replace_partition(lake, "player_hands", ruleset,
-                                      (_conform("player_hands", pa.Table.from_batches([b]))
-                                       for b in arrow_reader(con, "SELECT * FROM ph", {}, 262_144)))
-        lakemod.replace_partition(lake, "player_games", ruleset,
-                                  (_conform("player_games", pa.Table.from_batches([b]))
-                                   for b in arrow_reader(con, games_sql("ph"), {}, 262_144)))
-        return n
-    finally:
-        con.close()
-
-
-def _conform(table: str, t: pa.Table) -> pa.Table:
-    return schema.conform(table, t.select(schema.schema(table).names))

@@ -3,9 +3,10 @@
 -- One row per (pair, source). A pair is two names that sat as partners (seats s and s + 2) in a 4-player
 -- hand, whatever their seats; the two names are sorted (player_a <= player_b) so a pair is one row. Names
 -- are as the source spells them, so the same pair in two sources gives two rows. 2- and 3-player hands
--- have no partners and are left out. Facts about the deal (games, hands, takes) come from `hands`;
--- results come from `scores` and `game_scores` rescored under the ruleset. Hands not rescored under the
--- ruleset still count in games/hands/taken but in no result column.
+-- have no partners and are left out. Facts come from the views pair_hands and pair_games (one row per hand or
+-- game and pair under the ruleset, pipeline/pair_facts.py: written when the ruleset is rescored, else derived
+-- from `hands` and `scores`) and from `game_scores`. Hands not rescored under the ruleset still count in
+-- games/hands/taken but in no result column.
 --
 -- Parameters:
 --   $ruleset   ruleset name (scores.ruleset / game_scores.ruleset)
@@ -37,35 +38,9 @@
 --
 -- display: player_a, player_b, source, games, hands, taken, made_of, made_rate_lo, made_rate_hi, points_per_hand, won_of
 WITH
-sc AS (SELECT * FROM scores WHERE ruleset = $ruleset),
--- one row per hand per team of a 4-player hand: the team's two names, sorted
-per_team AS (
-    SELECT h.hand_key, h.game_id, h.source, t.team,
-           list_sort([h.players[t.team + 1], h.players[t.team + 3]]) AS pair,
-           coalesce(h.taker % 2 = t.team, false)                     AS took
-    FROM hands AS h CROSS JOIN (VALUES (0), (1)) AS t(team)
-    WHERE h.n_players = 4
-),
-per_team_scored AS (
-    SELECT p.pair[1] AS player_a, p.pair[2] AS player_b, p.source, p.game_id, p.hand_key, p.team, p.took,
-           sc.status, sc.contract_made, sc.litige,
-           sc.hand_score[p.team + 1] AS own_score
-    FROM per_team AS p LEFT JOIN sc ON sc.hand_key = p.hand_key
-),
--- one row per (pair, hand): a pair on both teams of a hand counts it once, with its team 0 points
-per_hand AS (
-    SELECT player_a, player_b, source, game_id, hand_key,
-           bool_or(took)                                                    AS took,
-           bool_or(coalesce(took AND contract_made, false))                 AS made,
-           bool_or(coalesce(took AND status = 'scored' AND NOT litige, false)) AS decided,
-           bool_or(coalesce(took AND litige, false))                        AS taker_litige,
-           arg_min(own_score, team)                                         AS own_score
-    FROM per_team_scored
-    GROUP BY player_a, player_b, source, game_id, hand_key
-),
+-- one row per (hand, pair): view pair_hands (pipeline/pair_facts.py; written at rescore time)
 by_hand AS (
     SELECT player_a, player_b, source,
-           count(DISTINCT game_id)              AS games,
            count(*)                             AS hands,
            count_if(took)::BIGINT               AS taken,
            count_if(made)::BIGINT               AS made,
@@ -73,20 +48,23 @@ by_hand AS (
            count_if(taker_litige)::BIGINT       AS taker_litiges,
            coalesce(sum(own_score), 0)::BIGINT  AS points,
            count(own_score)                     AS points_hands
-    FROM per_hand
+    FROM pair_hands
+    WHERE ruleset = $ruleset
     GROUP BY player_a, player_b, source
 ),
 by_game AS (
+    -- view pair_games: the teams a pair sat as in each game; a pair on both teams of one game counts it once, as won
     SELECT p.player_a, p.player_b, p.source,
-           count(DISTINCT g.game_id) FILTER (WHERE g.winner = p.team)     AS won,
-           count(DISTINCT g.game_id) FILTER (WHERE g.winner IS NOT NULL) AS finished
-    FROM (SELECT DISTINCT pair[1] AS player_a, pair[2] AS player_b, source, game_id, team FROM per_team) AS p
-    JOIN game_scores AS g ON g.game_id = p.game_id AND g.ruleset = $ruleset
+           count(*)                                                  AS games,
+           count(*) FILTER (WHERE (p.team_mask >> g.winner) & 1 = 1) AS won,
+           count(*) FILTER (WHERE g.winner IS NOT NULL)              AS finished
+    FROM (SELECT * FROM pair_games WHERE ruleset = $ruleset) AS p
+    LEFT JOIN game_scores AS g ON g.game_id = p.game_id AND g.ruleset = $ruleset
     GROUP BY p.player_a, p.player_b, p.source
 )
 SELECT $ruleset::VARCHAR                                    AS ruleset,
        h.player_a, h.player_b, h.source,
-       h.games, h.hands, h.taken,
+       g.games, h.hands, h.taken,
        round(h.taken / h.hands, 4)                          AS take_rate,
        h.made, h.decided,
        h.made || '/' || h.decided                           AS made_of,

@@ -307,10 +307,7 @@ class _Writer:
                      if h["hand_key"] not in self.file_keys["hands"] and _same_file(h["source_file"], path)}
         lakemod.delete_rows(self.lake, "games", "game_key", set(old_games))
         n = lakemod.delete_rows(self.lake, "hands", "hand_key", set(old_hands))
-        lakemod.delete_rows(self.lake, "scores", "hand_key", set(old_hands))
-        lakemod.delete_rows(self.lake, "player_hands", "hand_key", set(old_hands))
-        lakemod.delete_rows(self.lake, "game_scores", "game_id", set(old_games.values()) | set(old_hands.values()))
-        lakemod.delete_rows(self.lake, "player_games", "game_id", set(old_games.values()) | set(old_hands.values()))
+        _delete_scored(self.lake, set(old_hands), set(old_games.values()) | set(old_hands.values()))
         self.keys["games"] -= set(old_games)
         self.keys["hands"] -= set(old_hands)
         for gid in set(old_games.values()):      # games gone from the file (an edited one was re-keyed above)
@@ -329,10 +326,7 @@ class _Writer:
         files = {f for _, _, f in self.richer.values()}
         lakemod.delete_rows(self.lake, "games", "game_key", game_keys)
         lakemod.delete_rows(self.lake, "hands", "hand_key", hand_keys, also=("source_file", files))
-        lakemod.delete_rows(self.lake, "scores", "hand_key", hand_keys)
-        lakemod.delete_rows(self.lake, "player_hands", "hand_key", hand_keys)
-        lakemod.delete_rows(self.lake, "game_scores", "game_id", set(self.richer))
-        lakemod.delete_rows(self.lake, "player_games", "game_id", set(self.richer))
+        _delete_scored(self.lake, hand_keys, set(self.richer))
         self.keys["games"] -= game_keys
         self.keys["hands"] -= hand_keys
         self.richer = {}
@@ -343,6 +337,18 @@ class _Writer:
                 lakemod.append(self.lake, table, _table(table, rows))
         self.buf = {t: [] for t in self.buf}
         self.buffered_hands = 0
+
+
+def _delete_scored(lake, hand_keys: set, game_ids: set) -> None:
+    """Remove what was computed from hands that leave the lake: their scores and derived rows (by hand_key),
+    and the game results and derived game rows of the games they belonged to (by game_id), so the next
+    ``rescore`` recomputes them (:data:`pipeline.derived.DERIVED`)."""
+    from pipeline.derived import DERIVED
+
+    lakemod.delete_rows(lake, "scores", "hand_key", hand_keys)
+    lakemod.delete_rows(lake, "game_scores", "game_id", game_ids)
+    for name, d in DERIVED.items():
+        lakemod.delete_rows(lake, name, d.key, hand_keys if d.key == "hand_key" else game_ids)
 
 
 def _table(table: str, rows: list) -> pa.Table:
