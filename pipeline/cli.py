@@ -269,8 +269,9 @@ def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Op
                       + (" (no recorded score differs from the rescoring)" if report == "audit" else ""))
     if missing:
         err.print(f"[yellow]warning:[/] {missing} hands have no scores under {escape(used)} "
-                  f"(imported after the last rescore?); per-player counts may leave them out until you "
-                  f"run `rebelote rescore --rules {escape(used)}`")
+                  f"(imported after the last rescore?); the reports leave them out of the counts written at "
+                  f"rescore time (per player, pair, contract, declaration) until you run "
+                  f"`rebelote rescore --rules {escape(used)}`")
     if "command" in table.column_names and str(lake) != str(lakemod.DEFAULT_LAKE):
         # the printed `rebelote show` commands must find this lake when pasted as they are
         import pyarrow as pa

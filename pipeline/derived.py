@@ -59,14 +59,15 @@ DERIVED: dict[str, Derived] = {d.table: d for d in (
 )}
 
 
-def materialize(lake, ruleset: str) -> dict[str, int]:
-    """Write the ``ruleset`` partition of every derived table from the lake's hands and its scores under that
-    ruleset (replacing earlier ones). Returns rows written per table. Raises duckdb.Error / OSError on a read
-    or write failure."""
+def materialize(lake, ruleset: str, only: tuple[str, ...] | None = None) -> dict[str, int]:
+    """Write the ``ruleset`` partition of every derived table (or of those in ``only`` and their parents) from
+    the lake's hands and its scores under that ruleset (replacing earlier ones). Returns rows written per
+    table. Raises duckdb.Error / OSError on a read or write failure, KeyError for an unknown table."""
     from pipeline import lake as lakemod
     from pipeline.duck import arrow_reader, duckdb_connection, table_source
 
-    written = {t: 0 for t in DERIVED}
+    wanted = set(DERIVED) if only is None else {t for t in only} | {DERIVED[t].parent for t in only if DERIVED[t].parent}
+    written = {t: 0 for t in DERIVED if t in wanted}
     if not lakemod.has_table(lake, "hands") or not lakemod.has_table(lake, "scores"):
         return written
     con = duckdb_connection()
@@ -76,6 +77,8 @@ def materialize(lake, ruleset: str) -> dict[str, int]:
         con.execute(f"CREATE TEMP VIEW s AS SELECT * FROM {table_source(con, lake, 'scores')} WHERE ruleset = {r}")
         parents = {d.parent for d in DERIVED.values() if d.parent}
         for name, d in DERIVED.items():
+            if name not in wanted:
+                continue
             sql = (d.from_parent(f"_t_{d.parent}") if d.parent else d.live("h", "s", f"SELECT {r} AS ruleset"))
             if name in parents:     # kept for its children (DuckDB spills it past its memory limit)
                 con.execute(f"CREATE TEMP TABLE _t_{name} AS {sql}")
@@ -120,3 +123,27 @@ def hands_unchanged(lake, ruleset: str) -> bool:
     except (orjson.JSONDecodeError, AttributeError):
         return False
     return recorded is not None and recorded == hands_snapshot(lake)
+
+
+def fresh_rulesets(lake) -> list[str]:
+    """The rulesets whose last rescore read exactly the lake's current hand files (:func:`hands_unchanged`)."""
+    from pipeline import lake as lakemod
+
+    return [p.split("=", 1)[1] for p in lakemod.partitions(lake, "scores")
+            if p and hands_unchanged(lake, p.split("=", 1)[1])]
+
+
+def record_hands(lake, rulesets: list[str]) -> None:
+    """Record the lake's current hand files as those the last rescore of each of ``rulesets`` read. Only for a
+    rewrite that keeps every hand (``compact``), so that :func:`hands_unchanged` stays true across it."""
+    import orjson
+
+    from pipeline import lake as lakemod
+
+    snapshot = hands_snapshot(lake)
+    for r in rulesets:
+        name = f"scores/ruleset={r}/_ruleset.json"
+        raw = lakemod.read_bytes(lake, name)
+        if raw is not None:
+            lakemod.write_bytes(lake, name, orjson.dumps(dict(orjson.loads(raw), hands_files=snapshot),
+                                                         option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))

@@ -357,7 +357,18 @@ def rulesets(con: duckdb.DuckDBPyConnection) -> list[str]:
 
 
 def unscored_hands(lake: Path | str, ruleset: str, filters: Filters | None = None) -> int:
-    """Hands (after filters) with no row in the ruleset's scores: imported after the last rescore."""
+    """Hands (after filters) with no row in the ruleset's scores: imported after the last rescore.
+
+    0 at once, without reading any table, when the lake's hand files are those the last rescore of ``ruleset``
+    read (:func:`pipeline.derived.hands_unchanged`: that rescore scored every one of their hands); otherwise
+    the hands are matched to the scores by ``hand_key``, which takes seconds over millions of hands."""
+    from pipeline import derived
+
+    try:
+        if derived.hands_unchanged(lake, ruleset):
+            return 0
+    except (OSError, ValueError):
+        pass
     con = connect(lake, filters)
     try:
         return con.execute("SELECT count(*) FROM hands WHERE hand_key NOT IN "

@@ -59,12 +59,12 @@ announced AS (
     GROUP BY ALL
 ),
 per_player AS (
-    SELECT player, source, kind, count(*) AS items, count(DISTINCT hand_key) AS hands_with,
+    SELECT player, source, kind, count(*) AS items, count_if(first_for_player) AS hands_with,
            sum(points) AS points, count_if(scored) AS scored_items, sum(points) FILTER (WHERE scored) AS scored_points
     FROM items GROUP BY player, source, kind
 ),
 per_source AS (
-    SELECT source, kind, count(*) AS items, count(DISTINCT hand_key) AS hands_with,
+    SELECT source, kind, count(*) AS items, count_if(first_in_hand) AS hands_with,
            sum(points) AS points, count_if(scored) AS scored_items, sum(points) FILTER (WHERE scored) AS scored_points,
            count(*) FILTER (WHERE records_announced AND declarations_from = 'held') AS held_where_announced
     FROM items GROUP BY source, kind
