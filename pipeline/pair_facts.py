@@ -53,10 +53,25 @@ FROM took
 """
 
 
+#: The per-game sums of ``pair_games`` (schemas/pair_games.toml): column -> aggregate over the game's
+#: ``pair_hands`` rows of one pair. Counts are hands; ``points`` are game points.
+GAME_SUMS = {
+    "hands": "count(*)",
+    "taken": "count(*) FILTER (WHERE took)",
+    "made": "count(*) FILTER (WHERE made)",
+    "decided": "count(*) FILTER (WHERE decided)",
+    "taker_litiges": "count(*) FILTER (WHERE taker_litige)",
+    "points": "coalesce(sum(own_score), 0)",
+    "points_hands": "count(own_score)",
+}
+
+
 def games_sql(pair_hands: str = "pair_hands") -> str:
-    """SELECT producing ``pair_games`` rows from a ``pair_hands`` relation: the teams a pair sat as in a game
-    (OR of its hands' team masks)."""
+    """SELECT producing ``pair_games`` rows from a ``pair_hands`` relation: per game and pair, the teams the
+    pair sat as (OR of its hands' team masks) and the sums of :data:`GAME_SUMS` over its hands."""
+    sums = ",\n       ".join(f"({agg})::INTEGER AS {col}" for col, agg in GAME_SUMS.items())
     return f"""
-SELECT ruleset, game_id, any_value(source) AS source, player_a, player_b, bit_or(team_mask)::TINYINT AS team_mask
+SELECT ruleset, game_id, any_value(source) AS source, player_a, player_b, bit_or(team_mask)::TINYINT AS team_mask,
+       {sums}
 FROM {pair_hands} GROUP BY ruleset, game_id, player_a, player_b
 """

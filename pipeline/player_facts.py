@@ -68,10 +68,45 @@ FROM teamed
 """
 
 
+#: The per-game sums of ``player_games`` (schemas/player_games.toml): column -> aggregate over the game's
+#: ``player_hands`` rows of one name. Counts are hands; ``*points`` are game points.
+GAME_SUMS = {
+    "hands": "count(*)",
+    "taken": "count(*) FILTER (WHERE is_taker)",
+    "made": "count(*) FILTER (WHERE made)",
+    "decided": "count(*) FILTER (WHERE decided)",
+    "taker_litiges": "count(*) FILTER (WHERE taker_litige)",
+    "points": "coalesce(sum(own_score), 0)",
+    "points_hands": "count(own_score)",
+    "team_belotes": "count(*) FILTER (WHERE team_belote)",
+    "illegal_plays": "count(*) FILTER (WHERE illegal)",
+    "made_suit": "count(*) FILTER (WHERE made AND strain_kind = 'suit')",
+    "decided_suit": "count(*) FILTER (WHERE decided AND strain_kind = 'suit')",
+    "made_nt": "count(*) FILTER (WHERE made AND strain_kind = 'nt')",
+    "decided_nt": "count(*) FILTER (WHERE decided AND strain_kind = 'nt')",
+    "made_at": "count(*) FILTER (WHERE made AND strain_kind = 'at')",
+    "decided_at": "count(*) FILTER (WHERE decided AND strain_kind = 'at')",
+    "taker_points": "coalesce(sum(own_score) FILTER (WHERE scored AND is_taker), 0)",
+    "taker_points_hands": "count(own_score) FILTER (WHERE scored AND is_taker)",
+    "defender_points": "coalesce(sum(own_score) FILTER (WHERE scored AND is_defender), 0)",
+    "defender_points_hands": "count(own_score) FILTER (WHERE scored AND is_defender)",
+    "coinches": "coalesce(sum(coinches), 0)",
+    "coinches_won": "coalesce(sum(coinches) FILTER (WHERE failed), 0)",
+    "capots_made": "count(*) FILTER (WHERE capot_made)",
+    "capots_suffered": "count(*) FILTER (WHERE capot_suffered)",
+    "declarations": "coalesce(sum(declared), 0)",
+    "scored_hands": "count(*) FILTER (WHERE scored)",
+    "mismatches": "count(*) FILTER (WHERE matches_recorded = false)",
+    "compared": "count(matches_recorded)",
+}
+
+
 def games_sql(player_hands: str = "player_hands") -> str:
-    """SELECT producing ``player_games`` rows from a ``player_hands`` relation: the teams a name sat on in a
-    game (OR of its hands' team masks)."""
+    """SELECT producing ``player_games`` rows from a ``player_hands`` relation: per game and name, the teams the
+    name sat on (OR of its hands' team masks) and the sums of :data:`GAME_SUMS` over its hands."""
+    sums = ",\n       ".join(f"({agg})::INTEGER AS {col}" for col, agg in GAME_SUMS.items())
     return f"""
-SELECT ruleset, game_id, any_value(source) AS source, player, bit_or(team_mask)::TINYINT AS team_mask
+SELECT ruleset, game_id, any_value(source) AS source, player, bit_or(team_mask)::TINYINT AS team_mask,
+       {sums}
 FROM {player_hands} GROUP BY ruleset, game_id, player
 """

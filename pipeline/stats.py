@@ -260,8 +260,8 @@ BASE_TABLES = ("hands", "games", "rejects", "scores", "game_scores")
 
 def _derived_views(con: duckdb.DuckDBPyConnection, src: dict, filtered: bool, salt: str | None, lake) -> None:
     """One view per derived table (:data:`pipeline.derived.DERIVED`): the rows written at rescore time for the
-    rulesets that have them (restricted to the selected hands or their games, names pseudonymized like every
-    view), plus the same rows computed from the ``hands`` and ``scores`` views for rulesets rescored before that
+    rulesets that have them (restricted to the selected hands, names pseudonymized like every view; under a
+    filter, a game-level table is computed from its hand-level view, so it adds up the selected hands only), plus the same rows computed from the ``hands`` and ``scores`` views for rulesets rescored before that
     table existed (which rulesets is read from the partition folders, so a lake that has them all pays nothing
     for the fallback)."""
     from pipeline import lake as lakemod, pseudonymize as pseudo
@@ -271,6 +271,11 @@ def _derived_views(con: duckdb.DuckDBPyConnection, src: dict, filtered: bool, sa
         return {p.split("=", 1)[1] for p in lakemod.partitions(lake, table) if p}
     scored = rulesets("scores")
     for name, d in DERIVED.items():
+        if filtered and d.parent:
+            # a game's row adds up the game's hands: computed from the selected ones (the parent view, made
+            # just before: filtered, pseudonymized, with its on-the-fly rows)
+            con.execute(f"CREATE VIEW {name} AS {d.from_parent(d.parent)}")
+            continue
         stored = f"SELECT * FROM {src[name]}"
         if salt and d.pair:        # pseudonyms sort differently: sort the pair again
             pair = f"list_sort({pseudo.SQL_FUNCTION}(source, [{', '.join(d.names)}]))"

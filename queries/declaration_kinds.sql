@@ -33,7 +33,7 @@
 --
 -- display: player, source, kind, hands, items, per_100_hands, scored_items, scored_points, announced_items, held_where_announced
 WITH
--- views hand_facts (one row per hand), declaration_items (one row per item) and player_hands (one row per hand
+-- views hand_facts (one row per hand), declaration_items (one row per item) and player_games (one row per game
 -- and name), written at rescore time (pipeline/hand_facts.py, declaration_facts.py, player_facts.py)
 sc AS (SELECT * FROM hand_facts WHERE ruleset = $ruleset AND status = 'scored'),
 kinds(kind, ord) AS (VALUES ('tierce', 1), ('quarte', 2), ('quinte', 3), ('carre_7', 4), ('carre_8', 5),
@@ -42,10 +42,11 @@ kinds(kind, ord) AS (VALUES ('tierce', 1), ('quarte', 2), ('quinte', 3), ('carre
 items AS (SELECT * FROM declaration_items WHERE ruleset = $ruleset AND NOT announced),
 -- hands played: per player (a name seated twice in a hand counts it once) and per source
 hands_of AS (
-    SELECT player, source, count(*) AS hands
-    FROM player_hands
-    WHERE ruleset = $ruleset AND scored
+    SELECT player, source, sum(scored_hands)::BIGINT AS hands
+    FROM player_games
+    WHERE ruleset = $ruleset
     GROUP BY player, source
+    HAVING sum(scored_hands) > 0
 ),
 source_hands AS (
     SELECT source, count(*) AS hands, count(*) FILTER (WHERE records_announced) AS announced_hands

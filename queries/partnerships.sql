@@ -3,9 +3,9 @@
 -- One row per (pair, source). A pair is two names that sat as partners (seats s and s + 2) in a 4-player
 -- hand, whatever their seats; the two names are sorted (player_a <= player_b) so a pair is one row. Names
 -- are as the source spells them, so the same pair in two sources gives two rows. 2- and 3-player hands
--- have no partners and are left out. Facts come from the views pair_hands and pair_games (one row per hand or
--- game and pair under the ruleset, pipeline/pair_facts.py: written when the ruleset is rescored, else derived
--- from `hands` and `scores`) and from `game_scores`. Hands not rescored under the ruleset still count in
+-- have no partners and are left out. Facts come from the view pair_games (one row per game and pair under the
+-- ruleset, adding up the view pair_hands, one row per hand and pair: pipeline/pair_facts.py, written when the
+-- ruleset is rescored, else derived from `hands` and `scores`) and from `game_scores`. Hands not rescored under the ruleset still count in
 -- games/hands/taken but in no result column.
 --
 -- Parameters:
@@ -38,50 +38,45 @@
 --
 -- display: player_a, player_b, source, games, hands, taken, made_of, made_rate_lo, made_rate_hi, points_per_hand, won_of
 WITH
--- one row per (hand, pair): view pair_hands (pipeline/pair_facts.py; written at rescore time)
-by_hand AS (
-    SELECT player_a, player_b, source,
-           count(*)                             AS hands,
-           count_if(took)::BIGINT               AS taken,
-           count_if(made)::BIGINT               AS made,
-           count_if(decided)::BIGINT            AS decided,
-           count_if(taker_litige)::BIGINT       AS taker_litiges,
-           coalesce(sum(own_score), 0)::BIGINT  AS points,
-           count(own_score)                     AS points_hands
-    FROM pair_hands
-    WHERE ruleset = $ruleset
-    GROUP BY player_a, player_b, source
-),
-by_game AS (
-    -- view pair_games: the teams a pair sat as in each game; a pair on both teams of one game counts it once, as won
-    SELECT p.player_a, p.player_b, p.source,
-           count(*)                                                  AS games,
-           count(*) FILTER (WHERE (p.team_mask >> g.winner) & 1 = 1) AS won,
-           count(*) FILTER (WHERE g.winner IS NOT NULL)              AS finished
+-- view pair_games (pipeline/pair_facts.py; written at rescore time): one row per (game, pair), with the sums of
+-- the pair's hands in that game (pair_hands) and the teams it sat as; a pair on both teams of one game counts
+-- it once, as won
+per_game AS (
+    SELECT p.*, g.winner
     FROM (SELECT * FROM pair_games WHERE ruleset = $ruleset) AS p
     LEFT JOIN game_scores AS g ON g.game_id = p.game_id AND g.ruleset = $ruleset
-    GROUP BY p.player_a, p.player_b, p.source
+),
+h AS (
+    SELECT player_a, player_b, source,
+           count(*)                                              AS games,
+           sum(hands)::BIGINT                                    AS hands,
+           sum(taken)::BIGINT                                    AS taken,
+           sum(made)::BIGINT                                     AS made,
+           sum(decided)::BIGINT                                  AS decided,
+           sum(taker_litiges)::BIGINT                            AS taker_litiges,
+           sum(points)::BIGINT                                   AS points,
+           sum(points_hands)::BIGINT                             AS points_hands,
+           count(*) FILTER (WHERE (team_mask >> winner) & 1 = 1) AS won,
+           count(*) FILTER (WHERE winner IS NOT NULL)            AS finished
+    FROM per_game
+    GROUP BY player_a, player_b, source
 )
 SELECT $ruleset::VARCHAR                                    AS ruleset,
        h.player_a, h.player_b, h.source,
-       g.games, h.hands, h.taken,
+       h.games, h.hands, h.taken,
        round(h.taken / h.hands, 4)                          AS take_rate,
        h.made, h.decided,
        h.made || '/' || h.decided                           AS made_of,
        h.taker_litiges,
        h.points, h.points_hands,
        round(h.points / nullif(h.points_hands, 0), 2)       AS points_per_hand,
-       coalesce(g.won, 0)                                   AS won,
-       coalesce(g.finished, 0)                              AS finished,
-       coalesce(g.won, 0) || '/' || coalesce(g.finished, 0) AS won_of,
+       h.won, h.finished, h.won || '/' || h.finished        AS won_of,
        wilson_lo(h.taken, h.hands)                          AS take_rate_lo,
        wilson_hi(h.taken, h.hands)                          AS take_rate_hi,
        round(h.made / nullif(h.decided, 0), 4)              AS made_rate,
        wilson_lo(h.made, h.decided)                         AS made_rate_lo,
        wilson_hi(h.made, h.decided)                         AS made_rate_hi,
-       wilson_lo(coalesce(g.won, 0), coalesce(g.finished, 0)) AS win_rate_lo,
-       wilson_hi(coalesce(g.won, 0), coalesce(g.finished, 0)) AS win_rate_hi
-FROM by_hand AS h
-LEFT JOIN by_game AS g ON g.player_a IS NOT DISTINCT FROM h.player_a AND g.player_b IS NOT DISTINCT FROM h.player_b
-                      AND g.source = h.source
+       wilson_lo(h.won, h.finished)                         AS win_rate_lo,
+       wilson_hi(h.won, h.finished)                         AS win_rate_hi
+FROM h
 ORDER BY h.hands DESC, h.player_a, h.player_b, h.source
