@@ -177,24 +177,32 @@ def hand_events(masks: np.ndarray, trump: np.ndarray | None = None, *, suits: in
     m = np.asarray(masks, dtype=np.uint64)
     small = np.uint8 if ranks <= 8 else np.uint16
     full = np.uint64((1 << ranks) - 1)
-    per_suit = np.stack([((m >> np.uint64(s * ranks)) & full).astype(small) for s in range(suits)], axis=1)
+    # one contiguous array per suit (elementwise operations on them beat reductions along a short axis)
+    per_suit = [((m >> np.uint64(s * ranks)) & full).astype(small) for s in range(suits)]
     longest_t, count_t = _suit_tables(ranks)
     out: dict[str, np.ndarray] = {}
-    every = np.bitwise_and.reduce(per_suit, axis=1)          # ranks held in every suit: the carrés
+    every = np.full(len(m), (1 << ranks) - 1, small)          # ranks held in every suit: the carrés
+    longest = np.zeros(len(m), np.uint8)
+    void = np.zeros(len(m), bool)
+    for x in per_suit:
+        every &= x
+        np.maximum(longest, longest_t[x], out=longest)
+        void |= x == 0
     any_carre = np.zeros(len(m), bool)
     for name, r in carre_ranks.items():
         out[f"carre_{name}"] = ((every >> small(r)) & small(1)) == 1
         any_carre |= out[f"carre_{name}"]
     out["carre_any"] = any_carre
-    longest = longest_t[per_suit].max(axis=1) if suits else np.zeros(len(m), np.uint8)
     for length in run_lengths:
         out[f"run_{length}"] = longest >= length
-    out["void"] = (per_suit == 0).any(axis=1)
+    out["void"] = void
     if trump is None:
         trump = np.full(len(m), -1)
     trump = np.asarray(trump, dtype=np.int64)
     has = trump >= 0
-    tbits = np.take_along_axis(per_suit, np.where(has, trump, 0)[:, None], axis=1)[:, 0]
+    tbits = np.zeros(len(m), small)
+    for s_i, x in enumerate(per_suit):
+        np.copyto(tbits, x, where=trump == s_i)
     tlen = count_t[tbits]
     for c in range(ranks + 1):
         out[f"trump_len_{c}"] = has & (tlen == c)
@@ -245,11 +253,13 @@ def _deals(hands: pa.Table) -> tuple[np.ndarray, np.ndarray, pa.Array, pa.Array]
     """(masks (d, 4) uint32, trump (d,) int64 suit index or -1, source (d,) string array, players (4d,) string
     array, seat by seat) of the valid 4-player deals: initial_hands present, four 8-card hands partitioning the
     32-card deck; a deal whose players list is not 4 long has null players."""
-    t = hands.filter(pc.and_(pc.equal(hands["n_players"], 4), pc.is_valid(hands["initial_hands"])))
-    t = t.filter(pc.equal(pc.list_value_length(t["initial_hands"]), 4))
+    four_hands = pc.fill_null(pc.and_(pc.equal(hands["n_players"], 4),
+                                      pc.equal(pc.list_value_length(hands["initial_hands"]), 4)), False)
+    # filtering copies every list: only when some deal is left out (a lake of 4-player deals keeps them all)
+    t = hands if pc.all(four_hands).as_py() else hands.filter(four_hands)
     if t.num_rows == 0:
         return (np.zeros((0, 4), np.uint32), np.zeros(0, np.int64), pa.array([], pa.string()), pa.array([], pa.string()))
-    t = t.combine_chunks()
+    t = t.select(list(HANDS_COLUMNS)).combine_chunks()
     masks = pc.list_flatten(t["initial_hands"]).to_numpy(zero_copy_only=False).astype(np.uint32).reshape(-1, 4)
     m64 = masks.astype(np.uint64)
     ok = (np.bitwise_count(masks) == 8).all(axis=1)
@@ -263,8 +273,9 @@ def _deals(hands: pa.Table) -> tuple[np.ndarray, np.ndarray, pa.Array, pa.Array]
     else:
         players = t["players"]
     players = pc.list_flatten(players).combine_chunks() if isinstance(players, pa.ChunkedArray) else pc.list_flatten(players)
-    keep = pa.array(ok)
-    return (masks[ok], trump[ok], t["source"].combine_chunks().filter(keep),
+    if ok.all():
+        return masks, trump, t["source"].combine_chunks(), players
+    return (masks[ok], trump[ok], t["source"].combine_chunks().filter(pa.array(ok)),
             players.filter(pa.array(np.repeat(ok, 4))))
 
 
