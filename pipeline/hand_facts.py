@@ -19,7 +19,7 @@ def live_sql(hands: str = "hands", scores: str = "scores", rulesets: str | None 
     rs = rulesets or f"SELECT DISTINCT ruleset FROM {scores}"
     dp = "sc.declaration_points"
     return f"""
-SELECT r.ruleset, h.hand_key, h.game_id, h.source, h.n_players, h.taker, h.strain, h.bid, h.capot_bid, h.coinche,
+SELECT r.ruleset, h.hand_key, h.game_id, h.hand_no, h.source, h.n_players, h.taker, h.strain, h.bid, h.capot_bid, h.coinche,
        h.announced IS NOT NULL                                                          AS records_announced,
        sc.status, sc.contract_made, sc.litige, sc.legal, sc.taker_team, sc.capot_team, sc.belote_team,
        sc.contract_points[sc.taker_team + 1]                                            AS taker_contract_points,
