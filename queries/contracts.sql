@@ -1,10 +1,10 @@
 -- contracts: which contracts are played, how often are they made, by how much, under one ruleset?
 --
--- One row per (strain, level, coinche level) among the hands with a contract (hands.taker not NULL;
--- passed-out hands are left out). The contract comes from `hands`, its result from `scores` rescored under
--- the ruleset, both read from the view hand_facts (pipeline/hand_facts.py: written when the ruleset is
--- rescored, else derived from `hands` and `scores`). Hands not rescored under the ruleset count in
--- contracts/share but in no result column.
+-- One row per (strain, level, coinche level) among the hands with a contract (hands.taker not NULL; passed-out
+-- hands are left out). The contract comes from `hands`, its result from `scores` rescored under the ruleset,
+-- both read from the view hand_facts (pipeline/hand_facts.py: written when the ruleset is rescored, else derived
+-- from `hands` and `scores`). Hands the ruleset could not score count in contracts/share but in no result
+-- column; hands imported after the last rescore are left out until the next rescore (`rebelote stats` warns).
 -- Sources and variants are mixed: use --source / --variant to split them.
 --
 -- Parameters:

@@ -1,12 +1,13 @@
 -- partnerships: how did each pair of partners do together under one ruleset?
 --
--- One row per (pair, source). A pair is two names that sat as partners (seats s and s + 2) in a 4-player
--- hand, whatever their seats; the two names are sorted (player_a <= player_b) so a pair is one row. Names
--- are as the source spells them, so the same pair in two sources gives two rows. 2- and 3-player hands
--- have no partners and are left out. Facts come from the view pair_games (one row per game and pair under the
--- ruleset, adding up the view pair_hands, one row per hand and pair: pipeline/pair_facts.py, written when the
--- ruleset is rescored, else derived from `hands` and `scores`) and from `game_scores`. Hands not rescored under the ruleset still count in
--- games/hands/taken but in no result column.
+-- One row per (pair, source). A pair is two names that sat as partners (seats s and s + 2) in a 4-player hand,
+-- whatever their seats; the two names are sorted (player_a <= player_b) so a pair is one row. Names are as the
+-- source spells them, so the same pair in two sources gives two rows. 2- and 3-player hands have no partners and
+-- are left out. Facts come from the view pair_games (one row per game and pair under the ruleset, adding up the
+-- view pair_hands, one row per hand and pair: pipeline/pair_facts.py, written when the ruleset is rescored, else
+-- derived from `hands` and `scores`) and from `game_scores`. Hands the ruleset could not score still count in
+-- games/hands/taken but in no result column; hands imported after the last rescore are left out until the next
+-- rescore (`rebelote stats` warns).
 --
 -- Parameters:
 --   $ruleset   ruleset name (scores.ruleset / game_scores.ruleset)
