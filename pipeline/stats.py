@@ -16,6 +16,11 @@ It adds the view ``seats``: one row per hand per seat, to make player queries si
     taker     int8    hands.taker (NULL when passed out)
     is_taker  bool    taker = seat (false when passed out)
 
+It also has one view per derived table (``player_hands``, ``player_games``, ``hand_facts``, ``pair_hands``,
+``pair_games``, ``declaration_items``: :mod:`pipeline.derived`), the rows written at rescore time, computed on
+the fly for rulesets rescored before the table existed; the reports read these rather than joining ``hands``
+and ``scores``.
+
 With ``Filters.pseudonymize`` (a salt), player names are replaced by salted pseudonyms in ``hands.players``
 and ``games.players`` before anything else reads them (:mod:`pipeline.pseudonymize`), so ``seats`` and every
 report see only pseudonyms; ``rejects.raw`` (the raw record text) is blanked.
