@@ -285,8 +285,9 @@ def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Op
                       f"--since/--until")
     if missing:
         err.print(f"[yellow]warning:[/] {missing} hands have no scores under {escape(used)} "
-                  f"(imported after the last rescore?); per-player counts may leave them out until you "
-                  f"run `rebelote rescore --rules {escape(used)}`")
+                  f"(imported after the last rescore?); the reports leave them out of the counts written at "
+                  f"rescore time (per player, pair, contract, declaration) until you run "
+                  f"`rebelote rescore --rules {escape(used)}`")
     if "command" in table.column_names and str(lake) != str(lakemod.DEFAULT_LAKE):
         # the printed `rebelote show` commands must find this lake when pasted as they are
         import pyarrow as pa
@@ -416,9 +417,10 @@ def compare(
     except stats.StatsError as e:
         _fail(str(e))
     _emit(table, format, output, stats.display_columns("compare"))
-    if examples and (format in (None, "table")) and output is None:
+    differ = dict(zip(table.column("measure").to_pylist(), table.column("count").to_pylist())).get("hand score differs")
+    if examples and differ and (format in (None, "table")) and output is None:
         rows = con.execute(
-            "SELECT a.game_id, a.hand_no, a.hand_score, b.hand_score FROM scores a JOIN scores b USING (hand_key) "
+            "SELECT a.game_id, a.hand_no, a.hand_score, b.hand_score FROM hand_facts a JOIN hand_facts b USING (hand_key) "
             "WHERE a.ruleset = $a AND b.ruleset = $b AND a.status = 'scored' AND b.status = 'scored' "
             "AND a.hand_score IS DISTINCT FROM b.hand_score ORDER BY a.game_id, a.hand_no LIMIT $n",
             {"a": a, "b": b, "n": examples}).fetchall()

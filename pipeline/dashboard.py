@@ -225,6 +225,13 @@ _VIEW_TEXT = {
     "player_hands": "One row per hand and player name under each ruleset: the facts the players report adds up "
                     "(written by `rebelote rescore`).",
     "player_games": "One row per game and player name under each ruleset: the teams the name sat on.",
+    "hand_facts": "One row per hand under each ruleset: its contract beside its result, the scalars the contracts, "
+                  "declarations and compare reports add up (written by `rebelote rescore`).",
+    "pair_hands": "One row per 4-player hand and pair of partners under each ruleset: the facts the partnerships "
+                  "report adds up (written by `rebelote rescore`).",
+    "pair_games": "One row per 4-player game and pair of partners under each ruleset: the teams the pair sat as.",
+    "declaration_items": "One row per declaration (counted under the ruleset, or recorded as announced) of each "
+                         "hand scored with a result, with the name at its seat (written by `rebelote rescore`).",
 }
 
 _FAIRNESS_TEXT = """\

@@ -149,6 +149,16 @@ def exact_probabilities() -> dict[str, Fraction]:
 # Events on observed hands
 # ---------------------------------------------------------------------------------------------
 
+def _suit_tables(ranks: int) -> tuple[np.ndarray, np.ndarray]:
+    """Lookup tables over the 2^ranks subsets of one suit: the longest run of consecutive ranks, and the
+    number of cards (both uint8)."""
+    longest = np.zeros(1 << ranks, np.uint8)
+    for sub in range(1 << ranks):
+        longest[sub] = _longest_run(sub)
+    count = np.array([bin(sub).count("1") for sub in range(1 << ranks)], np.uint8)
+    return longest, count
+
+
 def hand_events(masks: np.ndarray, trump: np.ndarray | None = None, *, suits: int = 4, ranks: int = 8,
                 carre_ranks: dict[str, int] | None = None, pair: tuple[int, int] = (4, 2),
                 run_lengths: Sequence[int] = RUN_LENGTHS) -> dict[str, np.ndarray]:
@@ -157,37 +167,46 @@ def hand_events(masks: np.ndarray, trump: np.ndarray | None = None, *, suits: in
     ``trump`` is the trump suit index of each hand, or -1 when the hand has none (the trump events are
     then False *and* the hand is not a trial for them: see :func:`fairness_report`). Returns one boolean
     array per event, same length as ``masks``.
+
+    Works suit by suit: each suit's part of a hand is a ``ranks``-bit number, and lookup tables over the
+    2^ranks of them give its longest run and its length, so the cost is a few passes over the hands
+    whatever the number of events (about 1 s per 10^7 hands).
     """
     if carre_ranks is None:
         carre_ranks = {name: RANKS.index(name) for name in CARRE_RANKS}
     m = np.asarray(masks, dtype=np.uint64)
+    small = np.uint8 if ranks <= 8 else np.uint16
     full = np.uint64((1 << ranks) - 1)
-    per_suit = [(m >> np.uint64(s * ranks)) & full for s in range(suits)]
+    # one contiguous array per suit (elementwise operations on them beat reductions along a short axis)
+    per_suit = [((m >> np.uint64(s * ranks)) & full).astype(small) for s in range(suits)]
+    longest_t, count_t = _suit_tables(ranks)
     out: dict[str, np.ndarray] = {}
-    carres = []
+    every = np.full(len(m), (1 << ranks) - 1, small)          # ranks held in every suit: the carrés
+    longest = np.zeros(len(m), np.uint8)
+    void = np.zeros(len(m), bool)
+    for x in per_suit:
+        every &= x
+        np.maximum(longest, longest_t[x], out=longest)
+        void |= x == 0
+    any_carre = np.zeros(len(m), bool)
     for name, r in carre_ranks.items():
-        rank_mask = np.uint64(sum(1 << (s * ranks + r) for s in range(suits)))
-        out[f"carre_{name}"] = (m & rank_mask) == rank_mask
-        carres.append(out[f"carre_{name}"])
-    out["carre_any"] = np.logical_or.reduce(carres) if carres else np.zeros(len(m), bool)
+        out[f"carre_{name}"] = ((every >> small(r)) & small(1)) == 1
+        any_carre |= out[f"carre_{name}"]
+    out["carre_any"] = any_carre
     for length in run_lengths:
-        hit = np.zeros(len(m), bool)
-        for x in per_suit:
-            y = x
-            for i in range(1, length):
-                y = y & (x >> np.uint64(i))
-            hit |= y != 0
-        out[f"run_{length}"] = hit
-    out["void"] = np.logical_or.reduce([x == 0 for x in per_suit])
+        out[f"run_{length}"] = longest >= length
+    out["void"] = void
     if trump is None:
         trump = np.full(len(m), -1)
     trump = np.asarray(trump, dtype=np.int64)
     has = trump >= 0
-    tbits = (m >> (np.where(has, trump, 0).astype(np.uint64) * np.uint64(ranks))) & full
-    tlen = np.bitwise_count(tbits).astype(np.int64)
+    tbits = np.zeros(len(m), small)
+    for s_i, x in enumerate(per_suit):
+        np.copyto(tbits, x, where=trump == s_i)
+    tlen = count_t[tbits]
     for c in range(ranks + 1):
         out[f"trump_len_{c}"] = has & (tlen == c)
-    pm = np.uint64((1 << pair[0]) | (1 << pair[1]))
+    pm = small((1 << pair[0]) | (1 << pair[1]))
     out["trump_J9"] = has & ((tbits & pm) == pm)
     return out
 
@@ -230,23 +249,34 @@ _SUIT_INDEX = {"C": 0, "D": 1, "H": 2, "S": 3}
 _FULL_DECK = (1 << 32) - 1
 
 
-def _deals(hands: pa.Table) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(masks (d, 4) uint32, trump (d,) int, source (d,) object, players (d, 4) object) of the valid
-    4-player deals: initial_hands present, four 8-card hands partitioning the 32-card deck."""
-    t = hands.filter(pc.and_(pc.equal(hands["n_players"], 4), pc.is_valid(hands["initial_hands"])))
-    t = t.filter(pc.equal(pc.list_value_length(t["initial_hands"]), 4))
+def _deals(hands: pa.Table) -> tuple[np.ndarray, np.ndarray, pa.Array, pa.Array]:
+    """(masks (d, 4) uint32, trump (d,) int64 suit index or -1, source (d,) string array, players (4d,) string
+    array, seat by seat) of the valid 4-player deals: initial_hands present, four 8-card hands partitioning the
+    32-card deck; a deal whose players list is not 4 long has null players."""
+    four_hands = pc.fill_null(pc.and_(pc.equal(hands["n_players"], 4),
+                                      pc.equal(pc.list_value_length(hands["initial_hands"]), 4)), False)
+    # filtering copies every list: only when some deal is left out (a lake of 4-player deals keeps them all)
+    t = hands if pc.all(four_hands).as_py() else hands.filter(four_hands)
     if t.num_rows == 0:
-        return (np.zeros((0, 4), np.uint32), np.zeros(0, np.int64), np.zeros(0, object), np.zeros((0, 4), object))
+        return (np.zeros((0, 4), np.uint32), np.zeros(0, np.int64), pa.array([], pa.string()), pa.array([], pa.string()))
+    t = t.select(list(HANDS_COLUMNS)).combine_chunks()
     masks = pc.list_flatten(t["initial_hands"]).to_numpy(zero_copy_only=False).astype(np.uint32).reshape(-1, 4)
     m64 = masks.astype(np.uint64)
     ok = (np.bitwise_count(masks) == 8).all(axis=1)
     ok &= (m64[:, 0] | m64[:, 1] | m64[:, 2] | m64[:, 3]) == _FULL_DECK
-    strain = t["strain"].to_pylist()
-    trump = np.array([_SUIT_INDEX.get(s, -1) if s is not None else -1 for s in strain], dtype=np.int64)
-    source = np.array(t["source"].to_pylist(), dtype=object)
-    players = [p if p is not None and len(p) == 4 else [None] * 4 for p in t["players"].to_pylist()]
-    players = np.array(players, dtype=object).reshape(-1, 4)
-    return masks[ok], trump[ok], source[ok], players[ok]
+    suit = pc.index_in(t["strain"], value_set=pa.array(list(_SUIT_INDEX), pa.string()))
+    trump = pc.fill_null(suit, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    four = pc.fill_null(pc.equal(pc.list_value_length(t["players"]), 4), False)
+    if not pc.all(four).as_py():      # a players list of another length: four null names instead
+        nulls = pa.array([[None] * 4], t.schema.field("players").type)
+        players = pa.chunked_array([pc.if_else(four, t["players"].combine_chunks(), pa.repeat(nulls[0], t.num_rows))])
+    else:
+        players = t["players"]
+    players = pc.list_flatten(players).combine_chunks() if isinstance(players, pa.ChunkedArray) else pc.list_flatten(players)
+    if ok.all():
+        return masks, trump, t["source"].combine_chunks(), players
+    return (masks[ok], trump[ok], t["source"].combine_chunks().filter(pa.array(ok)),
+            players.filter(pa.array(np.repeat(ok, 4))))
 
 
 def fairness_report(lake: Path, by: str = "source", exact_max_n: int = EXACT_MAX_N,
@@ -313,17 +343,27 @@ def fairness_table(hands: pa.Table, by: str = "source", exact_max_n: int = EXACT
     masks, trump, source, players = _deals(hands)
     flat = masks.reshape(-1)
     flat_trump = np.repeat(trump, 4)
-    groups = {"source": lambda: np.repeat(source, 4), "player": lambda: players.reshape(-1),
-              "all": lambda: np.full(len(flat), "(all)", dtype=object)}[by]()
+    if by == "source":
+        groups = pc.take(source, pa.array(np.repeat(np.arange(len(source)), 4)))
+    elif by == "player":
+        groups = players
+    else:
+        groups = pa.array(["(all)"] * min(len(flat), 1), pa.string()).take(pa.array(np.zeros(len(flat), np.int64)))
+    # one integer code per group (a null name is the group ''), names sorted
+    encoded = pc.dictionary_encode(pc.fill_null(groups.cast(pa.string()), "")) if len(flat) else None
+    names = encoded.dictionary.to_pylist() if encoded is not None else []
+    codes = encoded.indices.to_numpy(zero_copy_only=False) if encoded is not None else np.zeros(0, np.int64)
     ev = hand_events(flat, flat_trump)
+    trump_trials = flat_trump >= 0
+    n_all = np.bincount(codes, minlength=len(names))
+    n_trump = np.bincount(codes[trump_trials], minlength=len(names))
+    observed = {name: np.bincount(codes[ev[name]], minlength=len(names)) for name in events}
     rows = {c: [] for c in REPORT_COLUMNS}
-    keys = np.array(["" if g is None else str(g) for g in groups], dtype=object)
-    for g in sorted(set(keys.tolist())):
-        sel = keys == g
+    for gi in sorted(range(len(names)), key=lambda i: names[i]):
+        g = names[gi]
         for name in events:
-            trials = sel & (flat_trump >= 0) if name.startswith("trump_") else sel
-            n = int(trials.sum())
-            k = int((ev[name] & trials).sum())
+            n = int((n_trump if name.startswith("trump_") else n_all)[gi])
+            k = int(observed[name][gi])
             p = probs[name]
             expected = n * float(p)
             pv, method = binomial_test(k, n, float(p), exact_max_n)

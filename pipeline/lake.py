@@ -493,8 +493,12 @@ def compact(lake: str | Path | Location, tables: Iterable[str] | None = None, ro
     t0 = time.perf_counter()
     loc = locate(lake)
     out = CompactSummary()
+    from pipeline import derived
+    tables = list(tables or schema.TABLES)
     with lock(loc):
-        for table in tables or schema.TABLES:
+        # rescores that covered every hand still do after compaction (same hands, other files): say so
+        fresh = derived.fresh_rulesets(loc) if "hands" in tables else []
+        for table in tables:
             sch = schema.schema(table)
             cols = schema.partition_columns(table)
             file_schema = sch.remove(sch.get_field_index(cols[0])) if cols else sch
@@ -540,6 +544,7 @@ def compact(lake: str | Path | Location, tables: Iterable[str] | None = None, ro
                     _swap(loc, staging, target, old_files=[f.path for f in files])
                 with contextlib.suppress(FileNotFoundError, OSError):
                     loc.fs.delete_dir(staging)
+        derived.record_hands(loc, fresh)
     out.seconds = time.perf_counter() - t0
     return out
 

@@ -2,7 +2,7 @@
 
 The per-player reports (``queries/players.sql``) add these up. Deriving them means unnesting every hand's
 players and joining the hand's score, which costs tens of seconds over millions of hands; done once when a
-ruleset is rescored (:func:`materialize`), the reports then read one narrow table (schemas/player_hands.toml).
+ruleset is rescored (:func:`pipeline.derived.materialize`), the reports then read one narrow table (schemas/player_hands.toml).
 A lake rescored before these tables existed, or a hand-made one, gets the same rows computed on the fly from
 the ``hands`` and ``scores`` views (:func:`live_hands_sql`). Both give the same reports while every hand has
 been rescored. They differ for hands imported after the last rescore: the written tables do not have them yet
@@ -16,11 +16,6 @@ ruleset still give a row (they count in hands and takes, in no result).
 """
 
 from __future__ import annotations
-
-import duckdb
-import pyarrow as pa
-
-from pipeline import schema
 
 _TEAM = "CASE WHEN n_players = 3 THEN {s} ELSE {s} % 2 END"
 
@@ -73,43 +68,45 @@ FROM teamed
 """
 
 
+#: The per-game sums of ``player_games`` (schemas/player_games.toml): column -> aggregate over the game's
+#: ``player_hands`` rows of one name. Counts are hands; ``*points`` are game points.
+GAME_SUMS = {
+    "hands": "count(*)",
+    "taken": "count(*) FILTER (WHERE is_taker)",
+    "made": "count(*) FILTER (WHERE made)",
+    "decided": "count(*) FILTER (WHERE decided)",
+    "taker_litiges": "count(*) FILTER (WHERE taker_litige)",
+    "points": "coalesce(sum(own_score), 0)",
+    "points_hands": "count(own_score)",
+    "team_belotes": "count(*) FILTER (WHERE team_belote)",
+    "illegal_plays": "count(*) FILTER (WHERE illegal)",
+    "made_suit": "count(*) FILTER (WHERE made AND strain_kind = 'suit')",
+    "decided_suit": "count(*) FILTER (WHERE decided AND strain_kind = 'suit')",
+    "made_nt": "count(*) FILTER (WHERE made AND strain_kind = 'nt')",
+    "decided_nt": "count(*) FILTER (WHERE decided AND strain_kind = 'nt')",
+    "made_at": "count(*) FILTER (WHERE made AND strain_kind = 'at')",
+    "decided_at": "count(*) FILTER (WHERE decided AND strain_kind = 'at')",
+    "taker_points": "coalesce(sum(own_score) FILTER (WHERE scored AND is_taker), 0)",
+    "taker_points_hands": "count(own_score) FILTER (WHERE scored AND is_taker)",
+    "defender_points": "coalesce(sum(own_score) FILTER (WHERE scored AND is_defender), 0)",
+    "defender_points_hands": "count(own_score) FILTER (WHERE scored AND is_defender)",
+    "coinches": "coalesce(sum(coinches), 0)",
+    "coinches_won": "coalesce(sum(coinches) FILTER (WHERE failed), 0)",
+    "capots_made": "count(*) FILTER (WHERE capot_made)",
+    "capots_suffered": "count(*) FILTER (WHERE capot_suffered)",
+    "declarations": "coalesce(sum(declared), 0)",
+    "scored_hands": "count(*) FILTER (WHERE scored)",
+    "mismatches": "count(*) FILTER (WHERE matches_recorded = false)",
+    "compared": "count(matches_recorded)",
+}
+
+
 def games_sql(player_hands: str = "player_hands") -> str:
-    """SELECT producing ``player_games`` rows from a ``player_hands`` relation: the teams a name sat on in a
-    game (OR of its hands' team masks)."""
+    """SELECT producing ``player_games`` rows from a ``player_hands`` relation: per game and name, the teams the
+    name sat on (OR of its hands' team masks) and the sums of :data:`GAME_SUMS` over its hands."""
+    sums = ",\n       ".join(f"({agg})::INTEGER AS {col}" for col, agg in GAME_SUMS.items())
     return f"""
-SELECT ruleset, game_id, any_value(source) AS source, player, bit_or(team_mask)::TINYINT AS team_mask
+SELECT ruleset, game_id, any_value(source) AS source, player, bit_or(team_mask)::TINYINT AS team_mask,
+       {sums}
 FROM {player_hands} GROUP BY ruleset, game_id, player
 """
-
-
-def materialize(lake, ruleset: str) -> int:
-    """Write the ``player_hands`` and ``player_games`` partitions of ``ruleset`` from the lake's hands and its
-    scores under that ruleset (replacing earlier ones). Returns the player_hands rows written. Raises
-    duckdb.Error / OSError on a read or write failure."""
-    from pipeline import lake as lakemod
-    from pipeline.duck import arrow_reader, duckdb_connection, table_source
-
-    con = duckdb_connection()
-    try:
-        if not lakemod.has_table(lake, "hands") or not lakemod.has_table(lake, "scores"):
-            return 0
-        hands = table_source(con, lake, "hands")
-        scores = table_source(con, lake, "scores")
-        con.execute(f"CREATE TEMP VIEW h AS SELECT * FROM {hands}")
-        r = "'" + ruleset.replace("'", "''") + "'"     # a view cannot take parameters: a quoted literal
-        con.execute(f"CREATE TEMP VIEW s AS SELECT * FROM {scores} WHERE ruleset = {r}")
-        con.execute(f"CREATE TEMP TABLE ph AS {live_hands_sql('h', 's', f'SELECT {r} AS ruleset')}")
-        # streamed out in batches (DuckDB keeps the temp table within its memory limit, spilling past it)
-        n = lakemod.replace_partition(lake, "player_hands", ruleset,
-                                      (_conform("player_hands", pa.Table.from_batches([b]))
-                                       for b in arrow_reader(con, "SELECT * FROM ph", {}, 262_144)))
-        lakemod.replace_partition(lake, "player_games", ruleset,
-                                  (_conform("player_games", pa.Table.from_batches([b]))
-                                   for b in arrow_reader(con, games_sql("ph"), {}, 262_144)))
-        return n
-    finally:
-        con.close()
-
-
-def _conform(table: str, t: pa.Table) -> pa.Table:
-    return schema.conform(table, t.select(schema.schema(table).names))

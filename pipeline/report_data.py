@@ -58,22 +58,25 @@ def hand_score_bins(con: duckdb.DuckDBPyConnection, ruleset: str) -> Bins:
     """Game points scored on each hand the ruleset scored with a result (status 'scored'), by the taker's
     team (series 'taker') and by the defence (series 'defence' = every other team's points added up)."""
     sql = """
-        SELECT hand_score[taker_team + 1] AS value, 'taker' AS kind FROM scores
+        SELECT hand_score[taker_team + 1] AS value, 'taker' AS kind FROM hand_facts
         WHERE ruleset = $r AND status = 'scored' AND hand_score IS NOT NULL AND taker_team IS NOT NULL
         UNION ALL
-        SELECT list_sum(hand_score) - hand_score[taker_team + 1], 'defence' FROM scores
+        SELECT list_sum(hand_score) - hand_score[taker_team + 1], 'defence' FROM hand_facts
         WHERE ruleset = $r AND status = 'scored' AND hand_score IS NOT NULL AND taker_team IS NOT NULL
     """
     return _bins(con, sql, {"r": ruleset}, ["taker", "defence"])
 
 
+#: Over the view hand_facts (pipeline/hand_facts.py): the hand's bid beside its result, no join on hand_key.
+#: taker_contract_points is null exactly when contract_points is (a scored hand has a taker team);
+#: defence_contract_points is set exactly when there are two teams.
 MARGIN_SQL = """
-    SELECT CASE WHEN h.bid IS NOT NULL THEN 'bid' ELSE 'prise' END AS kind,
-           CASE WHEN h.bid IS NOT NULL THEN sc.contract_points[sc.taker_team + 1] - h.bid
-                ELSE sc.contract_points[sc.taker_team + 1] - sc.contract_points[2 - sc.taker_team] END AS value
-    FROM scores AS sc JOIN hands AS h ON h.hand_key = sc.hand_key
-    WHERE sc.ruleset = $r AND sc.status = 'scored' AND NOT h.capot_bid AND sc.contract_points IS NOT NULL
-      AND (h.bid IS NOT NULL OR len(sc.contract_points) = 2)
+    SELECT CASE WHEN bid IS NOT NULL THEN 'bid' ELSE 'prise' END AS kind,
+           CASE WHEN bid IS NOT NULL THEN taker_contract_points - bid
+                ELSE taker_contract_points - defence_contract_points END AS value
+    FROM hand_facts
+    WHERE ruleset = $r AND status = 'scored' AND NOT capot_bid AND taker_contract_points IS NOT NULL
+      AND (bid IS NOT NULL OR defence_contract_points IS NOT NULL)
 """
 
 
@@ -88,8 +91,8 @@ def margin_bins(con: duckdb.DuckDBPyConnection, ruleset: str) -> tuple[Bins, int
     Capot bids (need every trick, no points target) are left out: their count is returned beside the bins.
     """
     bins = _bins(con, MARGIN_SQL, {"r": ruleset}, ["bid", "prise"])
-    capots = con.execute("SELECT count(*) FROM scores AS sc JOIN hands AS h ON h.hand_key = sc.hand_key "
-                         "WHERE sc.ruleset = $r AND sc.status = 'scored' AND h.capot_bid", {"r": ruleset}).fetchall()[0][0]
+    capots = con.execute("SELECT count(*) FROM hand_facts WHERE ruleset = $r AND status = 'scored' AND capot_bid",
+                         {"r": ruleset}).fetchall()[0][0]
     return bins, capots
 
 

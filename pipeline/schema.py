@@ -19,7 +19,8 @@ import pyarrow as pa
 
 from pipeline.resources import resource_dir
 
-TABLES = ("hands", "games", "rejects", "scores", "game_scores", "player_hands", "player_games")
+TABLES = ("hands", "games", "rejects", "scores", "game_scores", "player_hands", "player_games", "hand_facts",
+          "pair_hands", "pair_games", "declaration_items")
 
 _PRIMITIVES = {
     "int8": pa.int8(), "int16": pa.int16(), "int32": pa.int32(), "int64": pa.int64(),

@@ -16,6 +16,11 @@ It adds the view ``seats``: one row per hand per seat, to make player queries si
     taker     int8    hands.taker (NULL when passed out)
     is_taker  bool    taker = seat (false when passed out)
 
+It also has one view per derived table (``player_hands``, ``player_games``, ``hand_facts``, ``pair_hands``,
+``pair_games``, ``declaration_items``: :mod:`pipeline.derived`), the rows written at rescore time, computed on
+the fly for rulesets rescored before the table existed; the reports read these rather than joining ``hands``
+and ``scores``.
+
 With ``Filters.pseudonymize`` (a salt), player names are replaced by salted pseudonyms in ``hands.players``
 and ``games.players`` before anything else reads them (:mod:`pipeline.pseudonymize`), so ``seats`` and every
 report see only pseudonyms; ``rejects.raw`` (the raw record text) is blanked.
@@ -151,7 +156,8 @@ SEATS_SQL = """
 """
 
 #: The views every connection (and a dashboard file) has, in creation order.
-VIEWS = ("hands", "games", "rejects", "scores", "game_scores", "seats", "player_hands", "player_games")
+VIEWS = ("hands", "games", "rejects", "scores", "game_scores", "seats", "player_hands", "player_games",
+         "hand_facts", "pair_hands", "pair_games", "declaration_items")
 
 
 def _quote(name: str) -> str:
@@ -250,36 +256,45 @@ def create_views(con: duckdb.DuckDBPyConnection, lake: Path | str, filters: Filt
         for t in BASE_TABLES:
             con.execute(f"CREATE VIEW {t} AS SELECT * FROM {src[t]}")
     con.execute(f"CREATE VIEW seats AS {SEATS_SQL}")
-    _player_views(con, src, bool(where), salt, lake)
+    _derived_views(con, src, bool(where), salt, lake)
 
 
-#: The lake's own tables; ``player_hands`` and ``player_games`` are derived from them (:mod:`pipeline.player_facts`).
+#: The lake's own tables; the others of :data:`schema.TABLES` are derived from them (:mod:`pipeline.derived`).
 BASE_TABLES = ("hands", "games", "rejects", "scores", "game_scores")
 
 
-def _player_views(con: duckdb.DuckDBPyConnection, src: dict, filtered: bool, salt: str | None, lake) -> None:
-    """Views ``player_hands`` and ``player_games``: the rows written at rescore time for the rulesets that have
-    them (restricted to the selected hands, names pseudonymized like every view), plus the same rows computed
-    from the ``hands`` and ``scores`` views for rulesets rescored before those tables existed (which rulesets
-    is read from the partition folders, so a lake that has them all pays nothing for the fallback)."""
-    from pipeline import lake as lakemod, player_facts, pseudonymize as pseudo
+def _derived_views(con: duckdb.DuckDBPyConnection, src: dict, filtered: bool, salt: str | None, lake) -> None:
+    """One view per derived table (:data:`pipeline.derived.DERIVED`): the rows written at rescore time for the
+    rulesets that have them (restricted to the selected hands, names pseudonymized like every view; under a
+    filter, a game-level table is computed from its hand-level view, so it adds up the selected hands only), plus the same rows computed from the ``hands`` and ``scores`` views for rulesets rescored before that
+    table existed (which rulesets is read from the partition folders, so a lake that has them all pays nothing
+    for the fallback)."""
+    from pipeline import lake as lakemod, pseudonymize as pseudo
+    from pipeline.derived import DERIVED
 
     def rulesets(table: str) -> set[str]:
         return {p.split("=", 1)[1] for p in lakemod.partitions(lake, table) if p}
-    missing = sorted(rulesets("scores") - rulesets("player_hands"))
-    ph, pg = src["player_hands"], src["player_games"]
-    name = f"{pseudo.SQL_FUNCTION}(source, [player])[1]" if salt else "player"
-    keep_h = " WHERE hand_key IN (SELECT hand_key FROM hands)" if filtered else ""
-    keep_g = " WHERE game_id IN (SELECT game_id FROM hands)" if filtered else ""
-    hands_sql = f"SELECT * REPLACE ({name} AS player) FROM {ph}{keep_h}"
-    games_sql = f"SELECT * REPLACE ({name} AS player) FROM {pg}{keep_g}"
-    if missing:
-        live = player_facts.live_hands_sql(
-            "hands", "scores", " UNION ALL ".join(f"SELECT {_sql_str(r)} AS ruleset" for r in missing))
-        hands_sql += f" UNION ALL BY NAME ({live})"
-        games_sql += f" UNION ALL BY NAME ({player_facts.games_sql(f'({live})')})"
-    con.execute(f"CREATE VIEW player_hands AS {hands_sql}")
-    con.execute(f"CREATE VIEW player_games AS {games_sql}")
+    scored = rulesets("scores")
+    for name, d in DERIVED.items():
+        if filtered and d.parent:
+            # a game's row adds up the game's hands: computed from the selected ones (the parent view, made
+            # just before: filtered, pseudonymized, with its on-the-fly rows)
+            con.execute(f"CREATE VIEW {name} AS {d.from_parent(d.parent)}")
+            continue
+        stored = f"SELECT * FROM {src[name]}"
+        if salt and d.pair:        # pseudonyms sort differently: sort the pair again
+            pair = f"list_sort({pseudo.SQL_FUNCTION}(source, [{', '.join(d.names)}]))"
+            stored = f"SELECT * REPLACE ({pair}[1] AS {d.names[0]}, {pair}[2] AS {d.names[1]}) FROM {src[name]}"
+        elif salt and d.names:
+            stored = ("SELECT * REPLACE (" + ", ".join(f"{pseudo.SQL_FUNCTION}(source, [{c}])[1] AS {c}" for c in d.names)
+                      + f") FROM {src[name]}")
+        if filtered:
+            stored += f" WHERE {d.key} IN (SELECT {d.key} FROM hands)"
+        missing = sorted(scored - rulesets(name))
+        if missing:
+            live = d.live_sql("hands", "scores", " UNION ALL ".join(f"SELECT {_sql_str(r)} AS ruleset" for r in missing))
+            stored += f" UNION ALL BY NAME ({live})"
+        con.execute(f"CREATE VIEW {name} AS {stored}")
 
 
 def connect(lake: Path | str, filters: Filters | None = None) -> duckdb.DuckDBPyConnection:
@@ -352,7 +367,18 @@ def rulesets(con: duckdb.DuckDBPyConnection) -> list[str]:
 
 
 def unscored_hands(lake: Path | str, ruleset: str, filters: Filters | None = None) -> int:
-    """Hands (after filters) with no row in the ruleset's scores: imported after the last rescore."""
+    """Hands (after filters) with no row in the ruleset's scores: imported after the last rescore.
+
+    0 at once, without reading any table, when the lake's hand files are those the last rescore of ``ruleset``
+    read (:func:`pipeline.derived.hands_unchanged`: that rescore scored every one of their hands); otherwise
+    the hands are matched to the scores by ``hand_key``, which takes seconds over millions of hands."""
+    from pipeline import derived
+
+    try:
+        if derived.hands_unchanged(lake, ruleset):
+            return 0
+    except (OSError, ValueError):
+        pass
     con = connect(lake, filters)
     try:
         return con.execute("SELECT count(*) FROM hands WHERE hand_key NOT IN "

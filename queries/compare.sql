@@ -15,8 +15,8 @@
 --   of               its denominator (hands scored under both, or games with a result under both)
 --
 -- display: measure, count, of
-WITH a AS (SELECT * FROM scores WHERE ruleset = $ruleset),
-     b AS (SELECT * FROM scores WHERE ruleset = $other),
+WITH a AS (SELECT * FROM hand_facts WHERE ruleset = $ruleset),   -- view hand_facts: pipeline/hand_facts.py
+     b AS (SELECT * FROM hand_facts WHERE ruleset = $other),
      h AS (SELECT a.hand_key, a.hand_score AS sa, b.hand_score AS sb, a.contract_made AS ma, b.contract_made AS mb,
                   a.legal AS la, b.legal AS lb
            FROM a JOIN b USING (hand_key)

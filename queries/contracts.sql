@@ -1,8 +1,10 @@
 -- contracts: which contracts are played, how often are they made, by how much, under one ruleset?
 --
--- One row per (strain, level, coinche level) among the hands with a contract (hands.taker not NULL;
--- passed-out hands are left out). The contract comes from `hands`; its result from `scores` rescored under
--- the ruleset. Hands not rescored under the ruleset count in contracts/share but in no result column.
+-- One row per (strain, level, coinche level) among the hands with a contract (hands.taker not NULL; passed-out
+-- hands are left out). The contract comes from `hands`, its result from `scores` rescored under the ruleset,
+-- both read from the view hand_facts (pipeline/hand_facts.py: written when the ruleset is rescored, else derived
+-- from `hands` and `scores`). Hands the ruleset could not score count in contracts/share but in no result
+-- column; hands imported after the last rescore are left out until the next rescore (`rebelote stats` warns).
 -- Sources and variants are mixed: use --source / --variant to split them.
 --
 -- Parameters:
@@ -31,21 +33,21 @@
 --
 -- display: strain, level, coinche, contracts, share, made_of, success_rate, litiges, avg_margin, taker_capots
 WITH
-sc AS (SELECT * FROM scores WHERE ruleset = $ruleset),
+-- view hand_facts: one row per hand under the ruleset, contract and result side by side (pipeline/hand_facts.py)
 c AS (
-    SELECT h.strain,
-           CASE WHEN h.capot_bid THEN 'capot' WHEN h.bid IS NULL THEN 'take' ELSE h.bid::VARCHAR END AS level,
-           CASE WHEN h.capot_bid THEN 100000 WHEN h.bid IS NULL THEN -1 ELSE h.bid END             AS level_order,
-           h.coinche,
-           coalesce(sc.contract_made, false)                                                       AS made,
-           coalesce(sc.status = 'scored' AND NOT sc.litige, false)                                 AS decided,
-           coalesce(sc.status = 'scored' AND sc.litige, false)                                     AS litige,
-           sc.status IS DISTINCT FROM 'scored'                                                     AS unscored,
-           CASE WHEN sc.status = 'scored' AND NOT h.capot_bid AND h.bid IS NOT NULL
-                THEN sc.contract_points[sc.taker_team + 1] - h.bid END                             AS margin,
-           coalesce(sc.status = 'scored' AND sc.capot_team = sc.taker_team, false)                 AS taker_capot
-    FROM hands AS h LEFT JOIN sc ON sc.hand_key = h.hand_key
-    WHERE h.taker IS NOT NULL
+    SELECT strain,
+           CASE WHEN capot_bid THEN 'capot' WHEN bid IS NULL THEN 'take' ELSE bid::VARCHAR END AS level,
+           CASE WHEN capot_bid THEN 100000 WHEN bid IS NULL THEN -1 ELSE bid END             AS level_order,
+           coinche,
+           coalesce(contract_made, false)                                                   AS made,
+           coalesce(status = 'scored' AND NOT litige, false)                                AS decided,
+           coalesce(status = 'scored' AND litige, false)                                    AS litige,
+           status IS DISTINCT FROM 'scored'                                                 AS unscored,
+           CASE WHEN status = 'scored' AND NOT capot_bid AND bid IS NOT NULL
+                THEN taker_contract_points - bid END                                        AS margin,
+           coalesce(status = 'scored' AND capot_team = taker_team, false)                   AS taker_capot
+    FROM hand_facts
+    WHERE ruleset = $ruleset AND taker IS NOT NULL
 )
 SELECT $ruleset::VARCHAR                                                   AS ruleset,
        strain, level, coinche,

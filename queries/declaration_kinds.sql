@@ -33,54 +33,45 @@
 --
 -- display: player, source, kind, hands, items, per_100_hands, scored_items, scored_points, announced_items, held_where_announced
 WITH
-sc AS (SELECT * FROM scores WHERE ruleset = $ruleset AND status = 'scored'),
+-- views hand_facts (one row per hand), declaration_items (one row per item) and player_games (one row per game
+-- and name), written at rescore time (pipeline/hand_facts.py, declaration_facts.py, player_facts.py)
+sc AS (SELECT * FROM hand_facts WHERE ruleset = $ruleset AND status = 'scored'),
 kinds(kind, ord) AS (VALUES ('tierce', 1), ('quarte', 2), ('quinte', 3), ('carre_7', 4), ('carre_8', 5),
                             ('carre_9', 6), ('carre_10', 7), ('carre_J', 8), ('carre_Q', 9), ('carre_K', 10),
                             ('carre_A', 11), ('belote', 12)),
-items AS (
-    SELECT sc.hand_key, sc.source, sc.declarations_from, h.announced IS NOT NULL AS records_announced,
-           h.players[d.seat + 1] AS player,
-           CASE WHEN d.kind = 'carre'
-                THEN 'carre_' || ['7', '8', '9', '10', 'J', 'Q', 'K', 'A'][d.rank + 1] ELSE d.kind END AS kind,
-           d.points, d.scored
-    FROM sc JOIN hands AS h USING (hand_key),
-         (SELECT unnest(sc.declarations) AS d)
-),
+items AS (SELECT * FROM declaration_items WHERE ruleset = $ruleset AND NOT announced),
 -- hands played: per player (a name seated twice in a hand counts it once) and per source
-player_hands AS (
-    SELECT s.player, s.source, count(DISTINCT s.hand_key) AS hands
-    FROM seats AS s JOIN sc USING (hand_key)
-    GROUP BY s.player, s.source
+hands_of AS (
+    SELECT player, source, sum(scored_hands)::BIGINT AS hands
+    FROM player_games
+    WHERE ruleset = $ruleset
+    GROUP BY player, source
+    HAVING sum(scored_hands) > 0
 ),
 source_hands AS (
-    SELECT source, count(*) AS hands,
-           count(*) FILTER (WHERE h.announced IS NOT NULL) AS announced_hands
-    FROM sc JOIN hands AS h USING (hand_key, source)
+    SELECT source, count(*) AS hands, count(*) FILTER (WHERE records_announced) AS announced_hands
+    FROM sc
     GROUP BY source
 ),
 announced AS (
-    SELECT sc.source,
-           CASE WHEN a.kind = 'carre'
-                THEN 'carre_' || ['7', '8', '9', '10', 'J', 'Q', 'K', 'A'][a.rank + 1]
-                WHEN a.kind IN ('tierce', 'quarte', 'quinte', 'belote') THEN a.kind END AS kind,
-           count(*) AS announced_items
-    FROM sc JOIN hands AS h USING (hand_key), (SELECT unnest(h.announced) AS a)
+    SELECT source, kind, count(*) AS announced_items
+    FROM declaration_items
+    WHERE ruleset = $ruleset AND announced
     GROUP BY ALL
 ),
 per_player AS (
-    SELECT player, source, kind, count(*) AS items, count(DISTINCT hand_key) AS hands_with,
+    SELECT player, source, kind, count(*) AS items, count_if(first_for_player) AS hands_with,
            sum(points) AS points, count_if(scored) AS scored_items, sum(points) FILTER (WHERE scored) AS scored_points
     FROM items GROUP BY player, source, kind
 ),
 per_source AS (
-    SELECT source, kind, count(*) AS items, count(DISTINCT hand_key) AS hands_with,
+    SELECT source, kind, count(*) AS items, count_if(first_in_hand) AS hands_with,
            sum(points) AS points, count_if(scored) AS scored_items, sum(points) FILTER (WHERE scored) AS scored_points,
-           count(*) FILTER (WHERE records_announced AND declarations_from = 'held') AS held_where_announced,
-           bool_or(declarations_from = 'held') AS any_held
+           count(*) FILTER (WHERE records_announced AND declarations_from = 'held') AS held_where_announced
     FROM items GROUP BY source, kind
 ),
 grid AS (   -- every kind for every player and source, so absent kinds show as 0
-    SELECT p.player, p.source, p.hands, k.kind, k.ord FROM player_hands AS p CROSS JOIN kinds AS k
+    SELECT p.player, p.source, p.hands, k.kind, k.ord FROM hands_of AS p CROSS JOIN kinds AS k
     UNION ALL
     SELECT '(all)', s.source, s.hands, k.kind, k.ord FROM source_hands AS s CROSS JOIN kinds AS k
 )

@@ -35,16 +35,13 @@
 --
 -- display: source, hands_scored, decl_hands, decl_points, decl_points_per_hand, belote_hands, belote_share, decided_hands, made_thanks_to_decl, failed_because_of_decl
 WITH h AS (
+    -- view hand_facts (pipeline/hand_facts.py): the declaration points per team, taker and defence
     SELECT source,
            -- team columns for two teams; 3-player hands (one list entry per player) count in the totals
-           CASE WHEN len(declaration_points) = 2 THEN declaration_points[1] ELSE 0 END AS d0,
-           CASE WHEN len(declaration_points) = 2 THEN declaration_points[2] ELSE 0 END AS d1,
-           coalesce(list_sum(declaration_points), 0)                                AS d_all,
-           coalesce(declaration_points[taker_team + 1], 0)                          AS d_taker,
-           coalesce(list_sum(declaration_points), 0)
-             - coalesce(declaration_points[taker_team + 1], 0)                      AS d_defence,
+           decl_points_team0 AS d0, decl_points_team1 AS d1, decl_points AS d_all, decl_points_taker AS d_taker,
+           decl_points - decl_points_taker AS d_defence,
            belote_team, taker_team, declarations_decided, contract_made
-    FROM scores
+    FROM hand_facts
     WHERE ruleset = $ruleset AND status = 'scored'
 )
 SELECT $ruleset::VARCHAR                                            AS ruleset,

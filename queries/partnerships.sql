@@ -1,11 +1,13 @@
 -- partnerships: how did each pair of partners do together under one ruleset?
 --
--- One row per (pair, source). A pair is two names that sat as partners (seats s and s + 2) in a 4-player
--- hand, whatever their seats; the two names are sorted (player_a <= player_b) so a pair is one row. Names
--- are as the source spells them, so the same pair in two sources gives two rows. 2- and 3-player hands
--- have no partners and are left out. Facts about the deal (games, hands, takes) come from `hands`;
--- results come from `scores` and `game_scores` rescored under the ruleset. Hands not rescored under the
--- ruleset still count in games/hands/taken but in no result column.
+-- One row per (pair, source). A pair is two names that sat as partners (seats s and s + 2) in a 4-player hand,
+-- whatever their seats; the two names are sorted (player_a <= player_b) so a pair is one row. Names are as the
+-- source spells them, so the same pair in two sources gives two rows. 2- and 3-player hands have no partners and
+-- are left out. Facts come from the view pair_games (one row per game and pair under the ruleset, adding up the
+-- view pair_hands, one row per hand and pair: pipeline/pair_facts.py, written when the ruleset is rescored, else
+-- derived from `hands` and `scores`) and from `game_scores`. Hands the ruleset could not score still count in
+-- games/hands/taken but in no result column; hands imported after the last rescore are left out until the next
+-- rescore (`rebelote stats` warns).
 --
 -- Parameters:
 --   $ruleset   ruleset name (scores.ruleset / game_scores.ruleset)
@@ -37,52 +39,28 @@
 --
 -- display: player_a, player_b, source, games, hands, taken, made_of, made_rate_lo, made_rate_hi, points_per_hand, won_of
 WITH
-sc AS (SELECT * FROM scores WHERE ruleset = $ruleset),
--- one row per hand per team of a 4-player hand: the team's two names, sorted
-per_team AS (
-    SELECT h.hand_key, h.game_id, h.source, t.team,
-           list_sort([h.players[t.team + 1], h.players[t.team + 3]]) AS pair,
-           coalesce(h.taker % 2 = t.team, false)                     AS took
-    FROM hands AS h CROSS JOIN (VALUES (0), (1)) AS t(team)
-    WHERE h.n_players = 4
+-- view pair_games (pipeline/pair_facts.py; written at rescore time): one row per (game, pair), with the sums of
+-- the pair's hands in that game (pair_hands) and the teams it sat as; a pair on both teams of one game counts
+-- it once, as won
+per_game AS (
+    SELECT p.*, g.winner
+    FROM (SELECT * FROM pair_games WHERE ruleset = $ruleset) AS p
+    LEFT JOIN game_scores AS g ON g.game_id = p.game_id AND g.ruleset = $ruleset
 ),
-per_team_scored AS (
-    SELECT p.pair[1] AS player_a, p.pair[2] AS player_b, p.source, p.game_id, p.hand_key, p.team, p.took,
-           sc.status, sc.contract_made, sc.litige,
-           sc.hand_score[p.team + 1] AS own_score
-    FROM per_team AS p LEFT JOIN sc ON sc.hand_key = p.hand_key
-),
--- one row per (pair, hand): a pair on both teams of a hand counts it once, with its team 0 points
-per_hand AS (
-    SELECT player_a, player_b, source, game_id, hand_key,
-           bool_or(took)                                                    AS took,
-           bool_or(coalesce(took AND contract_made, false))                 AS made,
-           bool_or(coalesce(took AND status = 'scored' AND NOT litige, false)) AS decided,
-           bool_or(coalesce(took AND litige, false))                        AS taker_litige,
-           arg_min(own_score, team)                                         AS own_score
-    FROM per_team_scored
-    GROUP BY player_a, player_b, source, game_id, hand_key
-),
-by_hand AS (
+h AS (
     SELECT player_a, player_b, source,
-           count(DISTINCT game_id)              AS games,
-           count(*)                             AS hands,
-           count_if(took)::BIGINT               AS taken,
-           count_if(made)::BIGINT               AS made,
-           count_if(decided)::BIGINT            AS decided,
-           count_if(taker_litige)::BIGINT       AS taker_litiges,
-           coalesce(sum(own_score), 0)::BIGINT  AS points,
-           count(own_score)                     AS points_hands
-    FROM per_hand
+           count(*)                                              AS games,
+           sum(hands)::BIGINT                                    AS hands,
+           sum(taken)::BIGINT                                    AS taken,
+           sum(made)::BIGINT                                     AS made,
+           sum(decided)::BIGINT                                  AS decided,
+           sum(taker_litiges)::BIGINT                            AS taker_litiges,
+           sum(points)::BIGINT                                   AS points,
+           sum(points_hands)::BIGINT                             AS points_hands,
+           count(*) FILTER (WHERE (team_mask >> winner) & 1 = 1) AS won,
+           count(*) FILTER (WHERE winner IS NOT NULL)            AS finished
+    FROM per_game
     GROUP BY player_a, player_b, source
-),
-by_game AS (
-    SELECT p.player_a, p.player_b, p.source,
-           count(DISTINCT g.game_id) FILTER (WHERE g.winner = p.team)     AS won,
-           count(DISTINCT g.game_id) FILTER (WHERE g.winner IS NOT NULL) AS finished
-    FROM (SELECT DISTINCT pair[1] AS player_a, pair[2] AS player_b, source, game_id, team FROM per_team) AS p
-    JOIN game_scores AS g ON g.game_id = p.game_id AND g.ruleset = $ruleset
-    GROUP BY p.player_a, p.player_b, p.source
 )
 SELECT $ruleset::VARCHAR                                    AS ruleset,
        h.player_a, h.player_b, h.source,
@@ -93,17 +71,13 @@ SELECT $ruleset::VARCHAR                                    AS ruleset,
        h.taker_litiges,
        h.points, h.points_hands,
        round(h.points / nullif(h.points_hands, 0), 2)       AS points_per_hand,
-       coalesce(g.won, 0)                                   AS won,
-       coalesce(g.finished, 0)                              AS finished,
-       coalesce(g.won, 0) || '/' || coalesce(g.finished, 0) AS won_of,
+       h.won, h.finished, h.won || '/' || h.finished        AS won_of,
        wilson_lo(h.taken, h.hands)                          AS take_rate_lo,
        wilson_hi(h.taken, h.hands)                          AS take_rate_hi,
        round(h.made / nullif(h.decided, 0), 4)              AS made_rate,
        wilson_lo(h.made, h.decided)                         AS made_rate_lo,
        wilson_hi(h.made, h.decided)                         AS made_rate_hi,
-       wilson_lo(coalesce(g.won, 0), coalesce(g.finished, 0)) AS win_rate_lo,
-       wilson_hi(coalesce(g.won, 0), coalesce(g.finished, 0)) AS win_rate_hi
-FROM by_hand AS h
-LEFT JOIN by_game AS g ON g.player_a IS NOT DISTINCT FROM h.player_a AND g.player_b IS NOT DISTINCT FROM h.player_b
-                      AND g.source = h.source
+       wilson_lo(h.won, h.finished)                         AS win_rate_lo,
+       wilson_hi(h.won, h.finished)                         AS win_rate_hi
+FROM h
 ORDER BY h.hands DESC, h.player_a, h.player_b, h.source

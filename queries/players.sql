@@ -1,10 +1,11 @@
 -- players: how did each player do under one ruleset?
 --
--- One row per (player, source): a player is a name as the source spells it, so the same name in two
--- sources gives two rows. Facts come from the views player_hands and player_games (one row per hand or
--- game and name under the ruleset, pipeline/player_facts.py: written when the ruleset is rescored, else
--- derived from `hands` and `scores`) and from `game_scores`. Hands not rescored under the
--- ruleset still count in games/hands/taken but in no result column.
+-- One row per (player, source): a player is a name as the source spells it, so the same name in two sources
+-- gives two rows. Facts come from the view player_games (one row per game and name under the ruleset, adding up
+-- the view player_hands, one row per hand and name: pipeline/player_facts.py, written when the ruleset is
+-- rescored, else derived from `hands` and `scores`) and from `game_scores`. Hands the ruleset could not score
+-- still count in games/hands/taken but in no result column; hands imported after the last rescore are left out
+-- until the next rescore (`rebelote stats` warns).
 --
 -- Parameters:
 --   $ruleset   ruleset name (scores.ruleset / game_scores.ruleset)
@@ -51,52 +52,38 @@
 --
 -- display: player, source, games, hands, take_rate, made_of, made_rate_lo, made_rate_hi, points_per_hand, coinches_won_of, declarations_per_100, mismatches_of, won_of
 WITH
--- one row per (hand, distinct name): view player_hands (pipeline/player_facts.py; written at rescore time)
-per_hand AS (SELECT * FROM player_hands WHERE ruleset = $ruleset),
-by_hand AS (
-    SELECT player, source,
-           count(*)                                 AS hands,
-           count_if(is_taker)::BIGINT               AS taken,
-           count_if(made)::BIGINT                   AS made,
-           count_if(decided)::BIGINT                AS decided,
-           count_if(taker_litige)::BIGINT           AS taker_litiges,
-           coalesce(sum(own_score), 0)::BIGINT      AS points,
-           count(own_score)                         AS points_hands,
-           count_if(team_belote)::BIGINT            AS team_belotes,
-           count_if(illegal)::BIGINT                AS illegal_plays,
-           count(*) FILTER (WHERE made AND strain_kind = 'suit')    AS made_suit,
-           count(*) FILTER (WHERE decided AND strain_kind = 'suit') AS decided_suit,
-           count(*) FILTER (WHERE made AND strain_kind = 'nt')      AS made_nt,
-           count(*) FILTER (WHERE decided AND strain_kind = 'nt')   AS decided_nt,
-           count(*) FILTER (WHERE made AND strain_kind = 'at')      AS made_at,
-           count(*) FILTER (WHERE decided AND strain_kind = 'at')   AS decided_at,
-           round(avg(own_score) FILTER (WHERE scored AND is_taker), 2)    AS taker_points_per_hand,
-           round(avg(own_score) FILTER (WHERE scored AND is_defender), 2) AS defender_points_per_hand,
-           coalesce(sum(coinches), 0)::BIGINT       AS coinches,
-           coalesce(sum(coinches) FILTER (WHERE failed), 0)::BIGINT AS coinches_won,
-           count(*) FILTER (WHERE capot_made)       AS capots_made,
-           count(*) FILTER (WHERE capot_suffered)   AS capots_suffered,
-           coalesce(sum(declared), 0)::BIGINT       AS declarations,
-           count(*) FILTER (WHERE scored)           AS scored_hands,
-           count(*) FILTER (WHERE matches_recorded = false) AS mismatches,
-           count(matches_recorded)                  AS compared
-    FROM per_hand
-    GROUP BY player, source
-),
-by_game AS (
-    -- view player_games: the teams a name sat on in each game; a name seated on both teams of one game
-    -- (bots do this) counts the game once, as won
-    SELECT p.player, p.source,
-           count(*)                                                          AS games,
-           count(*) FILTER (WHERE (p.team_mask >> g.winner) & 1 = 1)         AS won,
-           count(*) FILTER (WHERE g.winner IS NOT NULL)                      AS finished
+-- view player_games (pipeline/player_facts.py; written at rescore time): one row per (game, name), with the
+-- sums of the name's hands in that game (player_hands) and the teams it sat on; a name seated on both teams of
+-- one game (bots do this) counts the game once, as won
+per_game AS (
+    SELECT p.*, g.winner
     FROM (SELECT * FROM player_games WHERE ruleset = $ruleset) AS p
     LEFT JOIN game_scores AS g ON g.game_id = p.game_id AND g.ruleset = $ruleset
-    GROUP BY p.player, p.source
+),
+totals AS (
+    SELECT player, source,
+           count(*)                                                  AS games,
+           count(*) FILTER (WHERE (team_mask >> winner) & 1 = 1)     AS won,
+           count(*) FILTER (WHERE winner IS NOT NULL)                AS finished,
+           sum(hands)::BIGINT AS hands, sum(taken)::BIGINT AS taken, sum(made)::BIGINT AS made,
+           sum(decided)::BIGINT AS decided, sum(taker_litiges)::BIGINT AS taker_litiges,
+           sum(points)::BIGINT AS points, sum(points_hands)::BIGINT AS points_hands,
+           sum(team_belotes)::BIGINT AS team_belotes, sum(illegal_plays)::BIGINT AS illegal_plays,
+           sum(made_suit)::BIGINT AS made_suit, sum(decided_suit)::BIGINT AS decided_suit,
+           sum(made_nt)::BIGINT AS made_nt, sum(decided_nt)::BIGINT AS decided_nt,
+           sum(made_at)::BIGINT AS made_at, sum(decided_at)::BIGINT AS decided_at,
+           round(sum(taker_points) / nullif(sum(taker_points_hands), 0), 2)       AS taker_points_per_hand,
+           round(sum(defender_points) / nullif(sum(defender_points_hands), 0), 2) AS defender_points_per_hand,
+           sum(coinches)::BIGINT AS coinches, sum(coinches_won)::BIGINT AS coinches_won,
+           sum(capots_made)::BIGINT AS capots_made, sum(capots_suffered)::BIGINT AS capots_suffered,
+           sum(declarations)::BIGINT AS declarations, sum(scored_hands)::BIGINT AS scored_hands,
+           sum(mismatches)::BIGINT AS mismatches, sum(compared)::BIGINT AS compared
+    FROM per_game
+    GROUP BY player, source
 )
 SELECT $ruleset::VARCHAR                                   AS ruleset,
        h.player, h.source,
-       g.games, h.hands, h.taken,
+       h.games, h.hands, h.taken,
        round(h.taken / h.hands, 4)                         AS take_rate,
        h.made, h.decided,
        h.made || '/' || h.decided                          AS made_of,
@@ -104,16 +91,14 @@ SELECT $ruleset::VARCHAR                                   AS ruleset,
        h.points, h.points_hands,
        round(h.points / nullif(h.points_hands, 0), 2)      AS points_per_hand,
        h.team_belotes, h.illegal_plays,
-       coalesce(g.won, 0)                                  AS won,
-       coalesce(g.finished, 0)                             AS finished,
-       coalesce(g.won, 0) || '/' || coalesce(g.finished, 0) AS won_of,
+       h.won, h.finished, h.won || '/' || h.finished       AS won_of,
        wilson_lo(h.taken, h.hands)                          AS take_rate_lo,
        wilson_hi(h.taken, h.hands)                          AS take_rate_hi,
        round(h.made / nullif(h.decided, 0), 4)              AS made_rate,
        wilson_lo(h.made, h.decided)                         AS made_rate_lo,
        wilson_hi(h.made, h.decided)                         AS made_rate_hi,
-       wilson_lo(coalesce(g.won, 0), coalesce(g.finished, 0)) AS win_rate_lo,
-       wilson_hi(coalesce(g.won, 0), coalesce(g.finished, 0)) AS win_rate_hi,
+       wilson_lo(h.won, h.finished)                         AS win_rate_lo,
+       wilson_hi(h.won, h.finished)                         AS win_rate_hi,
        h.made_suit, h.decided_suit, h.made_suit || '/' || h.decided_suit AS made_suit_of,
        h.made_nt, h.decided_nt, h.made_nt || '/' || h.decided_nt         AS made_nt_of,
        h.made_at, h.decided_at, h.made_at || '/' || h.decided_at         AS made_at_of,
@@ -122,6 +107,5 @@ SELECT $ruleset::VARCHAR                                   AS ruleset,
        h.capots_made, h.capots_suffered,
        h.declarations, round(100 * h.declarations / nullif(h.scored_hands, 0), 2) AS declarations_per_100,
        h.mismatches, h.compared, h.mismatches || '/' || h.compared       AS mismatches_of
-FROM by_hand AS h
-LEFT JOIN by_game AS g ON g.player IS NOT DISTINCT FROM h.player AND g.source = h.source
+FROM totals AS h
 ORDER BY h.hands DESC, h.player, h.source

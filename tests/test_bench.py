@@ -50,3 +50,46 @@ def test_bench_runs_every_stage(tmp_path, capsys):
         for r in rows:
             print(f"{r.size:>8} {r.stage:24} {r.what:28} {r.rows:>9} {r.seconds:8.3f}s {r.rate:>14,.1f} {r.unit} "
                   f"{r.peak_rss_mb:6.0f} MB {r.note}")
+
+
+def test_stats_stage_times_every_report(tmp_path):
+    # the bench's stats stage (pipeline/bench/stages.py), in this process over a small lake: one phase per
+    # report of queries/, plus fairness and the unscored-hands check, each with the query alone timed too
+    from helpers import simulated_lake
+
+    from pipeline import stats
+    from pipeline.bench.stages import Sampler, stage_stats
+
+    lake = simulated_lake(tmp_path / "lake", plan=(("belote-classic", 2, 3, "club"),))
+    with Sampler() as s:
+        phases = stage_stats({"lake": str(lake), "ruleset": RULES, "repeat": 2}, s)
+    assert set(phases) == set(stats.list_reports()) | {"fairness", "unscored check"}
+    seat_rows = 4 * lakemod.read(lake, "hands").num_rows       # every simulated classic hand has 4 seats
+    assert all(ph["rows"] == seat_rows and 0 < ph["query_seconds"] and ph["seconds"] > 0 for ph in phases.values())
+    assert phases["unscored check"]["result_rows"] == 0      # just rescored
+    assert phases["compare"]["result_rows"] == 7              # one row per measure
+
+
+@pytest.mark.bench
+def test_reports_over_20m_seat_rows(tmp_path, capsys):
+    """Issues #5/#6: every report over 5 M simulated hands (20 M seat-rows), query alone and with its connection.
+    Reuses the lake in $REBELOTE_BENCH_LAKE when it holds one (built, then kept, there otherwise)."""
+    import os
+    from pathlib import Path
+
+    from pipeline.bench import data
+
+    hands = int(float(os.environ.get("REBELOTE_BENCH_HANDS", "5e6")))
+    lake = Path(os.environ.get("REBELOTE_BENCH_LAKE", tmp_path / "lake"))
+    if not lakemod.has_table(lake, "scores"):
+        base = tmp_path / "base"
+        data.write_native(data.base_games(RULES, hands), data.BASE_HANDS, tmp_path / "base.jsonl")
+        ingest_paths([tmp_path / "base.jsonl"], base)
+        data.replicate_lake(base, lake, hands)
+        bench.run_stage("rescore", lake=str(lake), ruleset=RULES)
+    r = bench.run_stage("stats", lake=str(lake), ruleset=RULES, repeat=3)
+    with capsys.disabled():
+        print(f"\nload average {os.getloadavg()}")
+        for name, ph in r["phases"].items():
+            print(f"{name:18} {ph['rows']:>11,} seat-rows  with connection {ph['seconds']:6.2f} s  query alone "
+                  f"{ph['query_seconds']:6.2f} s  peak {ph['peak_rss_mb']:6.0f} MB  ({ph['result_rows']} rows)")

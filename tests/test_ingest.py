@@ -164,6 +164,14 @@ def test_edited_file_replaces_its_hands(tmp_path):
     scored = {r["hand_key"] for r in lakemod.read(lake, "scores").to_pylist()}
     assert scored == {h["hand_key"] for h in hands if h["game_id"] == "test:g1"}
     assert sorted(lakemod.read(lake, "game_scores").column("game_id").to_pylist()) == ["test:g1"]
+    # so are their rows in every derived table (pipeline/derived.py), by hand_key or by game_id
+    from pipeline.derived import DERIVED
+    for name, d in DERIVED.items():
+        kept = set(lakemod.read(lake, name).column(d.key).to_pylist())
+        g1 = scored if d.key == "hand_key" else {"test:g1"}
+        assert kept <= g1, name
+        if name != "declaration_items":        # every hand has rows there (4 players); not every hand declares
+            assert kept == g1, name
     # importing the same edited file again changes nothing
     s = ingest_paths([f], lake, reread=True)
     assert (s.games, s.hands, s.replaced, sum(s.rejected.values())) == (0, 0, 0, 0)

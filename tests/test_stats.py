@@ -322,6 +322,27 @@ def test_declaration_kinds_report(tmp_path: Path):
     assert by[("Alice", "quarte")] == row("Alice", "quarte")
 
 
+def test_declaration_kinds_counts_hands_with_once(tmp_path: Path):
+    # One scored hand, players [Bot, Bob, Bot, Dave] (Bot at seats 0 and 2), declarations set by hand:
+    #   Bot (seat 0) tierce to the Q of clubs and tierce to the A of hearts, Bot (seat 2) tierce to the K of
+    #   spades, Bob (seat 1) tierce to the J of diamonds. Items per name: Bot 3 tierces, Bob 1; hands with a
+    #   tierce: Bot 1, Bob 1, the source ('(all)') 1 for its 4 items.
+    lake = tmp_path / "lake"
+    players = ["Bot", "Bob", "Bot", "Dave"]
+    items = [_item(0, "tierce", 20, True, 5, 0), _item(1, "tierce", 20, False, 4, 1),
+             _item(0, "tierce", 20, True, 7, 2), _item(2, "tierce", 20, True, 6, 3)]
+    _write(lake, "hands", [_hand("t1", 1, players, 0)], drop_partition=True)
+    _write(lake, "games", [_game("t1", players, 1)], drop_partition=True)
+    _write(lake, "scores", [dict(_score("t1", 1, "scored", 0, [300, 0], made=True, decl=[60, 0], legal=True),
+                                 declarations=items, declarations_from="held")], drop_partition=False)
+    by = {(r["player"], r["kind"]): r for r in stats.run_report(lake, "declaration_kinds", RULES).to_pylist()}
+    assert (by[("Bot", "tierce")]["items"], by[("Bot", "tierce")]["hands_with"]) == (3, 1)
+    assert by[("Bot", "tierce")]["per_100_hands"] == 300.0       # 3 items in Bot's 1 hand
+    assert (by[("Bob", "tierce")]["items"], by[("Bob", "tierce")]["hands_with"]) == (1, 1)
+    assert (by[("(all)", "tierce")]["items"], by[("(all)", "tierce")]["hands_with"]) == (4, 1)
+    assert (by[("(all)", "tierce")]["scored_items"], by[("(all)", "tierce")]["scored_points"]) == (3, 60)
+
+
 def test_since_until_filter_on_played_at(tmp_path: Path):
     # g1 played 2026-03-01 20:00 UTC, g2 2026-03-02 09:30+01:00 = 08:30 UTC; the same hands and scores as above.
     from datetime import datetime, timezone

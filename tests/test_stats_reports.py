@@ -430,20 +430,41 @@ def test_players_report_rates_strains_coinches_capots(lake: Path):
     assert (bob["made_rate"], bob["made_rate_lo"], bob["made_rate_hi"]) == (0.5, *_wilson(1, 2))
 
 
-def test_players_report_same_from_written_and_derived_player_facts(tmp_path: Path):
-    # `rescore` writes player_hands / player_games (pipeline/player_facts.py); a lake without them derives the
-    # same rows on the fly. The players report must not depend on which path ran, with and without filters.
+FAST_FILTERS = (None, stats.Filters(players=("Hugo",), pseudonymize="pepper"))
+ALL_FILTERS = FAST_FILTERS + (stats.Filters(sources=("club",)), stats.Filters(players=("Hugo",)),
+                              stats.Filters(pseudonymize="pepper"), stats.Filters(variants=("belote",), min_hands=5))
+
+
+@pytest.mark.parametrize("filters", [pytest.param(FAST_FILTERS, id="fast"),
+                                     pytest.param(ALL_FILTERS, id="all", marks=pytest.mark.slow)])
+def test_reports_same_from_written_and_derived_tables(tmp_path: Path, filters):
+    # `rescore` writes the derived tables (pipeline/derived.py: player_hands, player_games, hand_facts,
+    # pair_hands, pair_games, declaration_items); a lake without them derives the same rows on the fly. No
+    # report may depend on which path ran, with and without filters, pseudonymized or not.
     import shutil
     from helpers import simulated_lake
 
+    from pipeline.derived import DERIVED
+
     lake = simulated_lake(tmp_path / "lake")
-    assert (lake / "player_hands").is_dir() and (lake / "player_games").is_dir()
-    for ruleset in ("belote-classic", "colver"):
-        for f in (None, stats.Filters(sources=("club",)), stats.Filters(players=("Hugo",))):
-            written = stats.run_report(lake, "players", ruleset, f).to_pylist()
-            copy = tmp_path / f"derived-{ruleset}-{id(f)}"
-            shutil.copytree(lake, copy)
-            shutil.rmtree(copy / "player_hands")
-            shutil.rmtree(copy / "player_games")
-            assert stats.run_report(copy, "players", ruleset, f).to_pylist() == written
-            assert written
+    for name in DERIVED:
+        assert (lake / name).is_dir(), name
+    copy = tmp_path / "derived"
+    shutil.copytree(lake, copy)
+    for name in DERIVED:
+        shutil.rmtree(copy / name)
+    reports = stats.list_reports()
+    assert {"players", "partnerships", "contracts", "declarations", "declaration_kinds", "compare"} <= set(reports)
+    for f in filters:
+        con_w, con_d = stats.connect(lake, f), stats.connect(copy, f)
+        try:
+            for ruleset in ("belote-classic", "colver"):
+                for report in reports:
+                    extra = {"other": "colver"} if "other" in stats.report_params(report) else {}
+                    written = stats.run_report_on(con_w, report, ruleset, f, **extra).to_pylist()
+                    assert stats.run_report_on(con_d, report, ruleset, f, **extra).to_pylist() == written, (report, f)
+                    if report in ("players", "partnerships", "contracts", "declaration_kinds") and f is None:
+                        assert written, report
+        finally:
+            con_w.close()
+            con_d.close()

@@ -192,7 +192,8 @@ def run(sizes: list[int], families: list[str] | None = None, ingest_max: int = 1
                     r = run_stage("stats", lake=str(lake), ruleset=ruleset)
                     for name, ph in r["phases"].items():
                         rows.append(Row(n, "stats", name, ph["rows"], ph["seconds"], ph["seconds"], "s/report",
-                                        ph["peak_rss_mb"], "rows = seat-rows"))
+                                        ph["peak_rss_mb"], f"rows = seat-rows; query alone {ph['query_seconds']:.2f} s",
+                                        {"query_seconds": ph["query_seconds"], "result_rows": ph["result_rows"]}))
                     for table in ("hands", "games", "scores", "game_scores"):
                         rows.append(Row(n, "parquet size", table, made, 0.0, _bytes(lake, table) / made, "bytes/hand",
                                         0.0, f"{len(lakemod.list_files(lake, table))} files"))

@@ -121,18 +121,38 @@ def stage_score_batch(a: dict, s: Sampler) -> dict:
 
 
 def stage_stats(a: dict, s: Sampler) -> dict:
-    """Every report of queries/ over the lake, one phase each (``compare`` compares the ruleset with itself)."""
-    from pipeline import stats
+    """Every report of queries/ over the lake, one phase each (``compare`` compares the ruleset with itself):
+    seconds of the report with its connection (``seconds``) and of its query alone on an open connection
+    (``query_seconds``), best of ``repeat`` runs (default 1); then ``fairness`` (by source) and ``unscored
+    check`` (the hands-without-scores count every ``rebelote stats`` command makes)."""
+    from pipeline import fairness, stats
     out: dict = {}
+    repeat = a.get("repeat", 1)
     con = stats.connect(a["lake"])
     seat_rows = con.execute("SELECT count(*) FROM seats").fetchone()[0]
     con.close()
+
+    def best(fn) -> tuple[float, float, float, object]:
+        runs = []
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            res = fn()
+            runs.append((time.perf_counter() - t0, t0, time.perf_counter(), res))
+        return min(runs, key=lambda r: r[0])
+
     for name in stats.list_reports():
         params = {"other": a["ruleset"]} if "other" in stats.report_params(name) else {}
-        t0 = time.perf_counter()
-        res = stats.run_report(a["lake"], name, a["ruleset"], **params)
-        t1 = time.perf_counter()
-        _phase(out, name, s, t0, t1, seat_rows, result_rows=res.num_rows)
+        dt, t0, t1, res = best(lambda: stats.run_report(a["lake"], name, a["ruleset"], **params))
+        con = stats.connect(a["lake"])
+        try:
+            q, _, _, _ = best(lambda: stats.run_report_on(con, name, a["ruleset"], **params))
+        finally:
+            con.close()
+        _phase(out, name, s, t0, t0 + dt, seat_rows, result_rows=res.num_rows, query_seconds=q)
+    dt, t0, _, res = best(lambda: fairness.fairness_report(a["lake"]))
+    _phase(out, "fairness", s, t0, t0 + dt, seat_rows, result_rows=res.num_rows, query_seconds=dt)
+    dt, t0, _, res = best(lambda: stats.unscored_hands(a["lake"], a["ruleset"]))
+    _phase(out, "unscored check", s, t0, t0 + dt, seat_rows, result_rows=res, query_seconds=dt)
     return out
 
 

@@ -473,10 +473,7 @@ class _Writer:
         old_hands = old_rows("hands", "hand_key")
         lakemod.delete_rows(self.lake, "games", "game_key", set(old_games))
         n = lakemod.delete_rows(self.lake, "hands", "hand_key", set(old_hands))
-        lakemod.delete_rows(self.lake, "scores", "hand_key", set(old_hands))
-        lakemod.delete_rows(self.lake, "player_hands", "hand_key", set(old_hands))
-        lakemod.delete_rows(self.lake, "game_scores", "game_id", set(old_games.values()) | set(old_hands.values()))
-        lakemod.delete_rows(self.lake, "player_games", "game_id", set(old_games.values()) | set(old_hands.values()))
+        _delete_scored(self.lake, set(old_hands), set(old_games.values()) | set(old_hands.values()))
         # the rejects its old version raised and its new one no longer does (a bad record fixed or removed)
         rej = lakemod.read(self.lake, "rejects", columns=["reject_key", "source_file", "ingest_file"], filter=mine)
         fixed = {k for k, sf, pf in zip(*(rej.column(c).to_pylist() for c in rej.column_names))
@@ -502,10 +499,7 @@ class _Writer:
         files = {f for _, _, f in self.richer.values()}
         lakemod.delete_rows(self.lake, "games", "game_key", game_keys)
         lakemod.delete_rows(self.lake, "hands", "hand_key", hand_keys, where=_read_from(files))
-        lakemod.delete_rows(self.lake, "scores", "hand_key", hand_keys)
-        lakemod.delete_rows(self.lake, "player_hands", "hand_key", hand_keys)
-        lakemod.delete_rows(self.lake, "game_scores", "game_id", set(self.richer))
-        lakemod.delete_rows(self.lake, "player_games", "game_id", set(self.richer))
+        _delete_scored(self.lake, hand_keys, set(self.richer))
         self.keys["games"] -= game_keys
         self.keys["hands"] -= hand_keys
         self.richer = {}
@@ -544,6 +538,18 @@ def _write_buffers(lake, buf: dict[str, list]) -> None:
     """Append each table's buffered rows to the lake (the background writer's job, in flush order)."""
     for table, rows in buf.items():
         lakemod.append(lake, table, _table(table, rows))
+
+
+def _delete_scored(lake, hand_keys: set, game_ids: set) -> None:
+    """Remove what was computed from hands that leave the lake: their scores and derived rows (by hand_key),
+    and the game results and derived game rows of the games they belonged to (by game_id), so the next
+    ``rescore`` recomputes them (:data:`pipeline.derived.DERIVED`)."""
+    from pipeline.derived import DERIVED
+
+    lakemod.delete_rows(lake, "scores", "hand_key", hand_keys)
+    lakemod.delete_rows(lake, "game_scores", "game_id", game_ids)
+    for name, d in DERIVED.items():
+        lakemod.delete_rows(lake, name, d.key, hand_keys if d.key == "hand_key" else game_ids)
 
 
 def _table(table: str, rows: list) -> pa.Table:

@@ -147,6 +147,8 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
     t0 = time.perf_counter()
     summary = RescoreSummary(rules.name)
     foreign = foreign_games(lake, rules)
+    from pipeline import derived
+    hands_files = derived.hands_snapshot(lake)     # the hand files this rescore reads (taken under the lake lock)
     if engine == "ray":
         from pipeline.rescore.ray_engine import score_batches_ray
         scored = score_batches_ray(lake, rules, batch_size)
@@ -178,13 +180,15 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
 
     lakemod.replace_partition(lake, "game_scores", rules.name,
                               game_results(lake, rules, count_games) if summary.hands else [])
-    # the per-player facts the player reports add up (pipeline.player_facts), derived once here
-    from pipeline import player_facts
-    player_facts.materialize(lake, rules.name)
+    # the facts the reports add up (pipeline.derived: per player, per pair, per hand, per declaration), derived
+    # once here
+    derived.materialize(lake, rules.name)
     if summary.hands:
-        # which parameters these scores were computed with (pyarrow and DuckDB skip files starting with "_")
+        # which parameters these scores were computed with (pyarrow and DuckDB skip files starting with "_"),
+        # and which hand files they cover (pipeline.derived.hands_unchanged)
         lakemod.write_bytes(lake, f"scores/ruleset={rules.name}/_ruleset.json", json.dumps(
-            {"name": rules.name, "chain": list(rules.chain), "params": rules.params, "sources": rules.sources},
+            {"name": rules.name, "chain": list(rules.chain), "params": rules.params, "sources": rules.sources,
+             "hands_files": hands_files},
             indent=1, ensure_ascii=False, sort_keys=True).encode())
     summary.seconds = time.perf_counter() - t0
     summary.seconds_games = summary.seconds - summary.seconds_hands

@@ -1,0 +1,149 @@
+"""The derived tables: facts computed from ``hands`` and ``scores`` when a ruleset is rescored, so that the
+reports over millions of hands read narrow tables instead of joining per seat or on string keys.
+
+Each derived table (:data:`DERIVED`) has a SELECT that computes its rows from the lake's ``hands`` and
+``scores`` (its module's ``live_*sql``). :func:`materialize` runs them at rescore time and writes the ruleset's
+partition; :func:`pipeline.stats.create_views` shows the written rows, plus the same rows computed on the fly
+for the rulesets rescored before the table existed (so a report never depends on which path ran, as long as
+every hand has been rescored). Ingest removes a replaced hand's rows from every table keyed by ``hand_key``
+and a touched game's rows from those keyed by ``game_id`` (:data:`DERIVED`'s ``key``).
+
+Staleness: the written rows are those of the hands in the lake at the last rescore. :func:`hands_snapshot`
+records which hand files that rescore read (``scores/ruleset=R/_ruleset.json``, key ``hands_files``), so
+:func:`hands_unchanged` tells cheaply whether hands were imported since; when they were, ``rebelote stats``
+warns and names the rescore to run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import pyarrow as pa
+
+from pipeline import declaration_facts, hand_facts, pair_facts, player_facts, schema
+
+
+@dataclass(frozen=True)
+class Derived:
+    """One derived table. ``key``: the column ingest deletes stale rows by ('hand_key' or 'game_id');
+    ``names``: columns holding player names (pseudonymized in the views); ``pair``: ``names`` are a sorted pair,
+    sorted again after pseudonymizing; ``live(hands, scores, rulesets)``: SELECT of its rows from relations
+    ``hands`` and ``scores`` for the rulesets listed by the SELECT ``rulesets``; ``parent``/``from_parent``: a
+    game-level table is computed from its hand-level parent's rows instead (``from_parent(relation)``)."""
+
+    table: str
+    key: str
+    names: tuple[str, ...] = ()
+    pair: bool = False
+    live: Callable[[str, str, str], str] | None = None
+    parent: str | None = None
+    from_parent: Callable[[str], str] | None = None
+
+    def live_sql(self, hands: str, scores: str, rulesets: str) -> str:
+        """SELECT of this table's rows computed from ``hands`` and ``scores`` for the ``rulesets`` SELECT."""
+        if self.parent is None:
+            return self.live(hands, scores, rulesets)
+        return self.from_parent(f"({DERIVED[self.parent].live_sql(hands, scores, rulesets)})")
+
+
+#: Every derived table, parents before the tables computed from them.
+DERIVED: dict[str, Derived] = {d.table: d for d in (
+    Derived("player_hands", "hand_key", ("player",), live=player_facts.live_hands_sql),
+    Derived("player_games", "game_id", ("player",), parent="player_hands", from_parent=player_facts.games_sql),
+    Derived("hand_facts", "hand_key", live=hand_facts.live_sql),
+    Derived("pair_hands", "hand_key", ("player_a", "player_b"), pair=True, live=pair_facts.live_hands_sql),
+    Derived("pair_games", "game_id", ("player_a", "player_b"), pair=True, parent="pair_hands",
+            from_parent=pair_facts.games_sql),
+    Derived("declaration_items", "hand_key", ("player",), live=declaration_facts.live_sql),
+)}
+
+
+def materialize(lake, ruleset: str, only: tuple[str, ...] | None = None) -> dict[str, int]:
+    """Write the ``ruleset`` partition of every derived table (or of those in ``only`` and their parents) from
+    the lake's hands and its scores under that ruleset (replacing earlier ones). Returns rows written per
+    table. Raises duckdb.Error / OSError on a read or write failure, KeyError for an unknown table."""
+    from pipeline import lake as lakemod
+    from pipeline.duck import arrow_reader, duckdb_connection, table_source
+
+    wanted = set(DERIVED) if only is None else {t for t in only} | {DERIVED[t].parent for t in only if DERIVED[t].parent}
+    written = {t: 0 for t in DERIVED if t in wanted}
+    if not lakemod.has_table(lake, "hands") or not lakemod.has_table(lake, "scores"):
+        return written
+    con = duckdb_connection()
+    try:
+        con.execute(f"CREATE TEMP VIEW h AS SELECT * FROM {table_source(con, lake, 'hands')}")
+        r = "'" + ruleset.replace("'", "''") + "'"     # a view cannot take parameters: a quoted literal
+        con.execute(f"CREATE TEMP VIEW s AS SELECT * FROM {table_source(con, lake, 'scores')} WHERE ruleset = {r}")
+        parents = {d.parent for d in DERIVED.values() if d.parent}
+        for name, d in DERIVED.items():
+            if name not in wanted:
+                continue
+            sql = (d.from_parent(f"_t_{d.parent}") if d.parent else d.live("h", "s", f"SELECT {r} AS ruleset"))
+            if name in parents:     # kept for its children (DuckDB spills it past its memory limit)
+                con.execute(f"CREATE TEMP TABLE _t_{name} AS {sql}")
+                sql = f"SELECT * FROM _t_{name}"
+            # streamed out in batches
+            written[name] = lakemod.replace_partition(lake, name, ruleset, (
+                _conform(name, pa.Table.from_batches([b])) for b in arrow_reader(con, sql, {}, 262_144)))
+            if d.parent:
+                con.execute(f"DROP TABLE IF EXISTS _t_{d.parent}")
+        return written
+    finally:
+        con.close()
+
+
+def _conform(table: str, t: pa.Table) -> pa.Table:
+    return schema.conform(table, t.select(schema.schema(table).names))
+
+
+def hands_snapshot(lake) -> list[list]:
+    """The hand files of the lake now: ``[path under hands/, size in bytes, modification time in ns]`` each,
+    sorted. Recorded by a rescore; equal later means no hand was imported, replaced or removed since."""
+    from pipeline import lake as lakemod
+
+    loc = lakemod.locate(lake)
+    base = loc.path("hands").rstrip("/") + "/"
+    return [[f.path[len(base):], f.size, f.mtime_ns] for f in lakemod.list_files(loc, "hands")]
+
+
+def hands_unchanged(lake, ruleset: str) -> bool:
+    """True when the lake's hand files are exactly those the last rescore of ``ruleset`` read (so every hand
+    has its score and its derived rows under it). False when hands were imported, replaced or compacted since,
+    or when the rescore predates this record."""
+    import orjson
+
+    from pipeline import lake as lakemod
+
+    raw = lakemod.read_bytes(lake, f"scores/ruleset={ruleset}/_ruleset.json")
+    if raw is None:
+        return False
+    try:
+        recorded = orjson.loads(raw).get("hands_files")
+    except (orjson.JSONDecodeError, AttributeError):
+        return False
+    return recorded is not None and recorded == hands_snapshot(lake)
+
+
+def fresh_rulesets(lake) -> list[str]:
+    """The rulesets whose last rescore read exactly the lake's current hand files (:func:`hands_unchanged`)."""
+    from pipeline import lake as lakemod
+
+    return [p.split("=", 1)[1] for p in lakemod.partitions(lake, "scores")
+            if p and hands_unchanged(lake, p.split("=", 1)[1])]
+
+
+def record_hands(lake, rulesets: list[str]) -> None:
+    """Record the lake's current hand files as those the last rescore of each of ``rulesets`` read. Only for a
+    rewrite that keeps every hand (``compact``), so that :func:`hands_unchanged` stays true across it."""
+    import orjson
+
+    from pipeline import lake as lakemod
+
+    snapshot = hands_snapshot(lake)
+    for r in rulesets:
+        name = f"scores/ruleset={r}/_ruleset.json"
+        raw = lakemod.read_bytes(lake, name)
+        if raw is not None:
+            lakemod.write_bytes(lake, name, orjson.dumps(dict(orjson.loads(raw), hands_files=snapshot),
+                                                         option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))

@@ -1,0 +1,77 @@
+"""Per-pair facts of each 4-player hand and game under a ruleset: the ``pair_hands`` and ``pair_games`` tables.
+
+The partnerships report (``queries/partnerships.sql``) adds these up. Deriving them means splitting every hand
+into its two teams and joining the hand's score on its string key, which costs tens of seconds over millions of
+hands; written once when the ruleset is rescored (:func:`pipeline.derived.materialize`), the report reads two
+narrow tables (schemas/pair_hands.toml, schemas/pair_games.toml). A lake without them gets the same rows
+computed on the fly (:func:`live_hands_sql`).
+
+Rules of the derivation (as the partnerships report has always counted): a pair is the two names of a team of a
+4-player hand (seats t and t + 2, team t = 0 or 1), sorted (player_a <= player_b); 2- and 3-player hands have
+none. When both teams of a hand are the same pair (bots), the hand is one row: it took when either team took,
+with team 0's points. Hands without a score under the ruleset still give rows (they count in hands and takes,
+in no result).
+"""
+
+from __future__ import annotations
+
+
+def live_hands_sql(hands: str = "hands", scores: str = "scores", rulesets: str | None = None) -> str:
+    """SELECT producing ``pair_hands`` rows (schema column order) from relations ``hands`` and ``scores``, for
+    every ruleset of ``scores`` (or those listed by the SELECT ``rulesets``). Row-local: team 0's row always,
+    team 1's row unless the two teams are the same pair (then team 0's row stands for both)."""
+    rs = rulesets or f"SELECT DISTINCT ruleset FROM {scores}"
+    return f"""
+WITH pairs AS (
+    SELECT r.ruleset, h.hand_key, h.game_id, h.source, h.taker,
+           list_sort([h.players[1], h.players[3]]) AS pair0,
+           list_sort([h.players[2], h.players[4]]) AS pair1,
+           sc.status, sc.contract_made, sc.litige, sc.hand_score
+    FROM ({rs}) AS r
+    CROSS JOIN (SELECT * FROM {hands} WHERE n_players = 4) AS h
+    LEFT JOIN {scores} AS sc ON sc.hand_key = h.hand_key AND sc.ruleset = r.ruleset
+),
+teams AS (
+    SELECT *, pair0 IS NOT DISTINCT FROM pair1 AS same,
+           unnest(CASE WHEN pair0 IS NOT DISTINCT FROM pair1 THEN [0] ELSE [0, 1] END) AS team
+    FROM pairs
+),
+took AS (
+    SELECT *,
+           CASE WHEN same THEN pair0 WHEN team = 0 THEN pair0 ELSE pair1 END               AS pair,
+           (CASE WHEN same THEN 3 ELSE 1 << team END)::TINYINT                            AS team_mask,
+           CASE WHEN same THEN taker IS NOT NULL ELSE coalesce(taker % 2 = team, false) END AS took_
+    FROM teams
+)
+SELECT ruleset, hand_key, game_id, source, pair[1] AS player_a, pair[2] AS player_b, team_mask,
+       took_                                                         AS took,
+       coalesce(took_ AND contract_made, false)                      AS made,
+       coalesce(took_ AND status = 'scored' AND NOT litige, false)   AS decided,
+       coalesce(took_ AND litige, false)                             AS taker_litige,
+       hand_score[team + 1]::INTEGER                                 AS own_score
+FROM took
+"""
+
+
+#: The per-game sums of ``pair_games`` (schemas/pair_games.toml): column -> aggregate over the game's
+#: ``pair_hands`` rows of one pair. Counts are hands; ``points`` are game points.
+GAME_SUMS = {
+    "hands": "count(*)",
+    "taken": "count(*) FILTER (WHERE took)",
+    "made": "count(*) FILTER (WHERE made)",
+    "decided": "count(*) FILTER (WHERE decided)",
+    "taker_litiges": "count(*) FILTER (WHERE taker_litige)",
+    "points": "coalesce(sum(own_score), 0)",
+    "points_hands": "count(own_score)",
+}
+
+
+def games_sql(pair_hands: str = "pair_hands") -> str:
+    """SELECT producing ``pair_games`` rows from a ``pair_hands`` relation: per game and pair, the teams the
+    pair sat as (OR of its hands' team masks) and the sums of :data:`GAME_SUMS` over its hands."""
+    sums = ",\n       ".join(f"({agg})::INTEGER AS {col}" for col, agg in GAME_SUMS.items())
+    return f"""
+SELECT ruleset, game_id, any_value(source) AS source, player_a, player_b, bit_or(team_mask)::TINYINT AS team_mask,
+       {sums}
+FROM {pair_hands} GROUP BY ruleset, game_id, player_a, player_b
+"""

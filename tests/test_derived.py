@@ -1,0 +1,62 @@
+"""Tests of pipeline/derived.py: which hand files a rescore covered, and what that tells ``stats``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pipeline import derived, lake as lakemod, rules, stats
+from pipeline.ingest.run import ingest_paths
+from pipeline.rescore import rescore_lake
+
+from test_ingest import DEAL_A, good_games, native_game, native_hand, write_jsonl
+
+
+@pytest.fixture
+def lake(tmp_path: Path) -> Path:
+    lake = tmp_path / "lake"
+    g1, g2 = good_games()
+    ingest_paths([write_jsonl(tmp_path / "a.jsonl", [g1])], lake)     # two hand files
+    ingest_paths([write_jsonl(tmp_path / "b.jsonl", [g2])], lake)
+    rescore_lake(lake, rules.load("belote-classic"))
+    return lake
+
+
+def test_rescore_records_the_hand_files_it_read(lake: Path, tmp_path: Path, monkeypatch):
+    assert derived.hands_unchanged(lake, "belote-classic")
+    assert not derived.hands_unchanged(lake, "colver")          # never rescored under it
+    # every hand scored: answered from the record alone, without opening the lake's tables
+    with monkeypatch.context() as m:
+        m.setattr(stats, "connect", lambda *a, **k: pytest.fail("unscored_hands read the tables"))
+        assert stats.unscored_hands(lake, "belote-classic") == 0
+    # compact rewrites the hand files but keeps every hand: the record follows
+    assert len(lakemod.list_files(lake, "hands")) == 2
+    lakemod.compact(lake, ["hands", "scores"])
+    assert len(lakemod.list_files(lake, "hands")) == 1
+    assert derived.hands_unchanged(lake, "belote-classic")
+    # one more game imported after the rescore: the record no longer matches, and the hands are counted
+    # (good_games() holds 3 hands; the new game 1)
+    def contracts() -> int:
+        return sum(stats.run_report(lake, "contracts", "belote-classic").column("contracts").to_pylist())
+    taken = contracts()
+    ingest_paths([write_jsonl(tmp_path / "more.jsonl", [native_game("g9", [native_hand(DEAL_A, 1, taker=0)])])], lake)
+    assert not derived.hands_unchanged(lake, "belote-classic")
+    assert stats.unscored_hands(lake, "belote-classic") == 1
+    # the written tables leave the new hand out until the next rescore (the CLI warns), which covers it again
+    assert contracts() == taken
+    rescore_lake(lake, rules.load("belote-classic"))
+    assert derived.hands_unchanged(lake, "belote-classic") and stats.unscored_hands(lake, "belote-classic") == 0
+    assert contracts() == taken + 1           # g9's hand has a taker (seat 0)
+
+
+def test_materialize_writes_every_derived_table(lake: Path):
+    # good_games(): 2 four-player games of 3 hands in all (test_ingest.good_games), each hand with 4 names
+    written = derived.materialize(lake, "belote-classic")
+    hands = lakemod.read(lake, "hands").num_rows
+    assert written["hand_facts"] == hands == 3
+    assert written["player_hands"] == 4 * hands        # four distinct names per hand
+    assert written["pair_hands"] == 2 * hands          # two pairs per 4-player hand
+    assert written["player_games"] == 4 * 2 and written["pair_games"] == 2 * 2
+    for name, n in written.items():
+        assert lakemod.read(lake, name).num_rows == n, name
