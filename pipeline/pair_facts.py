@@ -23,7 +23,8 @@ def live_hands_sql(hands: str = "hands", scores: str = "scores", rulesets: str |
     rs = rulesets or f"SELECT DISTINCT ruleset FROM {scores}"
     return f"""
 WITH pairs AS (
-    SELECT r.ruleset, h.hand_key, h.game_id, h.source, h.taker,
+    -- the taker's team: from the seat, or as the source names it when the seat is unknown (colver CFN)
+    SELECT r.ruleset, h.hand_key, h.game_id, h.source, coalesce(h.taker % 2, h.taker_team) AS taker_side,
            list_sort([h.players[1], h.players[3]]) AS pair0,
            list_sort([h.players[2], h.players[4]]) AS pair1,
            sc.status, sc.contract_made, sc.litige, sc.hand_score
@@ -40,7 +41,7 @@ took AS (
     SELECT *,
            CASE WHEN same THEN pair0 WHEN team = 0 THEN pair0 ELSE pair1 END               AS pair,
            (CASE WHEN same THEN 3 ELSE 1 << team END)::TINYINT                            AS team_mask,
-           CASE WHEN same THEN taker IS NOT NULL ELSE coalesce(taker % 2 = team, false) END AS took_
+           CASE WHEN same THEN taker_side IS NOT NULL ELSE coalesce(taker_side = team, false) END AS took_
     FROM teams
 )
 SELECT ruleset, hand_key, game_id, source, pair[1] AS player_a, pair[2] AS player_b, team_mask,

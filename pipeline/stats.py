@@ -443,6 +443,11 @@ def run_report_on(con: duckdb.DuckDBPyConnection, name: str, ruleset: str | None
     if filters and filters.players and "player" in result.column_names:
         names = filter_player_names(con, filters)
         result = result.filter(pc.is_in(result.column("player"), pa.array(list(names), pa.string())))
+    elif filters and filters.players and {"player_a", "player_b"} <= set(result.column_names):
+        # pairs: those the player belongs to (the views keep every pair of the games the player sat in)
+        names = pa.array(list(filter_player_names(con, filters)), pa.string())
+        result = result.filter(pc.or_(pc.is_in(result.column("player_a"), names),
+                                      pc.is_in(result.column("player_b"), names)))
     return result
 
 

@@ -1,7 +1,9 @@
 -- contracts: which contracts are played, how often are they made, by how much, under one ruleset?
 --
--- One row per (strain, level, coinche level) among the hands with a contract (hands.taker not NULL; passed-out
--- hands are left out). The contract comes from `hands`, its result from `scores` rescored under the ruleset,
+-- One row per (strain, level, coinche level) among the hands with a contract (a taker seat in hands.taker, or
+-- only the taker's team in scores.taker_team when the source names no seat, as colver CFN; passed-out hands are
+-- left out).
+-- The contract comes from `hands`, its result from `scores` rescored under the ruleset,
 -- both read from the view hand_facts (pipeline/hand_facts.py: written when the ruleset is rescored, else derived
 -- from `hands` and `scores`). Hands the ruleset could not score count in contracts/share but in no result
 -- column; hands imported after the last rescore are left out until the next rescore (`rebelote stats` warns).
@@ -47,7 +49,7 @@ c AS (
                 THEN taker_contract_points - bid END                                        AS margin,
            coalesce(status = 'scored' AND capot_team = taker_team, false)                   AS taker_capot
     FROM hand_facts
-    WHERE ruleset = $ruleset AND taker IS NOT NULL
+    WHERE ruleset = $ruleset AND (taker IS NOT NULL OR taker_team IS NOT NULL)
 )
 SELECT $ruleset::VARCHAR                                                   AS ruleset,
        strain, level, coinche,

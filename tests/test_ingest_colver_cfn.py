@@ -134,3 +134,17 @@ def test_native_export_round_trip_keeps_the_taker_team(tmp_path):
     rows = lambda t: sorted((tuple(r[c] for c in cols) for r in t), key=repr)  # noqa: E731 (lines renumbered)
     assert rows(after) == rows(before)
     assert sorted(r["taker_team"] for r in after if r["taker_team"] is not None) == [1, 1, 1, 1, 1]
+
+
+def test_team_only_contracts_count_in_contract_and_partnership_reports(tmp_path):
+    # 5 contracts, all taken by EW (final.cfn 110sEW, coinched.cfn 90sEWx and 90cEWxx, capot.cfn 250cEWx and
+    # 250sEW), 1 passed-out deal: the contracts report counts the 5, and the E-W pair took all 5 (the taker's seat
+    # is unknown, its team is not)
+    from pipeline import stats
+    _scored(tmp_path, "final.cfn", "coinched.cfn", "capot.cfn", "passed_out.cfn")
+    lake = tmp_path / "lake"
+    rows = stats.run_report(lake, "contracts", "colver", stats.Filters()).to_pylist()
+    assert sum(r["contracts"] for r in rows) == 5
+    pairs = {(r["player_a"], r["player_b"]): r["taken"]
+             for r in stats.run_report(lake, "partnerships", "colver", stats.Filters()).to_pylist()}
+    assert pairs == {("E", "W"): 5, ("N", "S"): 0}

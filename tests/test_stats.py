@@ -406,3 +406,14 @@ def test_time_filter_warns_about_undated_games(tmp_path: Path):
     assert "1 game that matches the other filters records no time (games.played_at) and is left out" in r.stderr
     r = CliRunner().invoke(app, ["stats", "declarations", "--lake", str(lake), "--format", "json"])
     assert "record no time" not in r.stderr and "records no time" not in r.stderr
+
+
+def test_partnerships_player_filter_keeps_the_players_pairs(lake: Path):
+    # g1 seats Alice Bob Carol Dave: partners Alice & Carol, Bob & Dave; g2 Alice Bob Dave Carol: Alice & Dave,
+    # Bob & Carol. --player Alice keeps her two pairs, not her opponents' (found by a new-user trial).
+    pairs = lambda f: sorted((r["player_a"], r["player_b"])  # noqa: E731
+                             for r in stats.run_report(lake, "partnerships", RULES, f).to_pylist())
+    assert pairs(stats.Filters()) == [("Alice", "Carol"), ("Alice", "Dave"), ("Bob", "Carol"), ("Bob", "Dave")]
+    assert pairs(stats.Filters(players=("Alice",))) == [("Alice", "Carol"), ("Alice", "Dave")]
+    assert pairs(stats.Filters(players=("Carol", "Dave"))) == [("Alice", "Carol"), ("Alice", "Dave"),
+                                                               ("Bob", "Carol"), ("Bob", "Dave")]
