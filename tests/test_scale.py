@@ -250,14 +250,14 @@ def test_engine_ray_without_ray_names_the_extra(tmp_path, sim_files, monkeypatch
     monkeypatch.setitem(sys.modules, "ray", None)        # `import ray` now raises ImportError
     r = runner.invoke(app, ["rescore", "--rules", RULES, "--lake", str(lake), "--engine", "ray"])
     assert r.exit_code == 2
-    assert "pip install 'rebelote[ray]'" in r.stderr
+    assert "pip install -e '.[ray]' in the rebelote checkout" in r.stderr
     r = runner.invoke(app, ["rescore", "--rules", RULES, "--lake", str(lake), "--engine", "spark"])
     assert r.exit_code == 2 and "unknown engine 'spark'; engines: local, ray" in r.stderr
 
 
 @pytest.mark.slow
 @pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="Ray is not installed (optional extra: "
-                    "pip install 'rebelote[ray]')")
+                    "pip install -e '.[ray]')")
 def test_ray_engine_gives_the_local_engine_results(tmp_path, sim_files):
     import ray
 

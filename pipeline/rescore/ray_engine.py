@@ -6,7 +6,7 @@ and the scored batches stream back to this process, which writes the ``scores`` 
 local engine does (then the game pass runs as usual). Order is preserved, so the files are identical to
 the local engine's.
 
-Ray is an optional extra: ``pip install 'rebelote[ray]'``. ``ray.init()`` joins the cluster named by
+Ray is an optional extra: ``pip install -e '.[ray]'`` in the checkout. ``ray.init()`` joins the cluster named by
 ``$RAY_ADDRESS`` when it is set, otherwise it starts a local runtime (``$REBELOTE_RAY_CPUS`` CPUs, default
 all). On a cluster of many machines, see docs/scale.md (workers write their own files there).
 """
@@ -34,7 +34,8 @@ def _ray():
         import ray.data  # noqa: F401
     except ImportError as e:
         raise EngineUnavailable(f"--engine ray needs Ray Data, which is not installed ({e}); install the extra: "
-                                "pip install 'rebelote[ray]'  (or: pip install 'ray[data]')") from e
+                                "pip install -e '.[ray]' in the rebelote checkout (or: pip install 'ray[data]' "
+                                "aiohttp)") from e
     return ray
 
 
