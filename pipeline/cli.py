@@ -145,6 +145,9 @@ def rescore(
     threads: Annotated[int, typer.Option("--threads", min=1, help="Local engine: score this many batches at once "
                                          "(one more batch in memory each; score_batch alone ran 1.4x faster with 2 on 2 cores).")] = 1,
     batch_size: Annotated[int, typer.Option("--batch-size", min=1024, help="Hands per score_batch call (with the input row group, this bounds memory).")] = 262_144,
+    no_derived: Annotated[bool, typer.Option("--no-derived", help="Do not write the derived report tables (player_hands, "
+                                             "hand_facts...): a faster rescore, slower reports (they compute the same "
+                                             "rows on the fly).")] = False,
 ) -> None:
     """Recompute every hand of the lake under a ruleset; writes scores/ and game_scores/ for it."""
     from pipeline.rescore import ENGINES, rescore_lake
@@ -166,7 +169,8 @@ def rescore(
         loaded.setdefault(r.name, r)
     for r in loaded.values():
         try:
-            out.print(str(rescore_lake(lake, r, batch_size=batch_size, engine=engine, threads=threads)))
+            out.print(str(rescore_lake(lake, r, batch_size=batch_size, engine=engine, threads=threads,
+                                       derived=not no_derived)))
         except EngineUnavailable as e:
             _fail(str(e))
         except OSError as e:

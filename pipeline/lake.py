@@ -461,6 +461,17 @@ def replace_partition(lake: str | Path | Location, table: str, value: str, batch
     return w.rows
 
 
+def drop_partition(lake: str | Path | Location, table: str, value: str) -> bool:
+    """Remove partition ``<col>=value`` of a partitioned table, if it exists (readers then see no such partition,
+    not an empty one). Returns whether there was one. Raises OSError on a delete failure."""
+    loc = locate(lake)
+    path = loc.path(table, f"{schema.partition_columns(table)[0]}={value}")
+    if loc.fs.get_file_info(path).type == pafs.FileType.NotFound:
+        return False
+    loc.fs.delete_dir(path)
+    return True
+
+
 @dataclass
 class CompactSummary:
     """Counts of one compaction; ``str()`` is the one-line summary."""

@@ -60,3 +60,21 @@ def test_materialize_writes_every_derived_table(lake: Path):
     assert written["player_games"] == 4 * 2 and written["pair_games"] == 2 * 2
     for name, n in written.items():
         assert lakemod.read(lake, name).num_rows == n, name
+
+
+def test_rescore_without_derived_tables_removes_the_stored_ones(tmp_path: Path):
+    # `rescore --no-derived`: the ruleset's derived partitions go (stale ones must not be read), the other
+    # ruleset's stay, and every report gives the same rows from the on-the-fly path
+    import shutil
+
+    from helpers import simulated_lake
+
+    lake = simulated_lake(tmp_path / "lake")
+    copy = tmp_path / "copy"
+    shutil.copytree(lake, copy)
+    rescore_lake(copy, rules.load("belote-classic"), derived=False)
+    for name in derived.DERIVED:
+        assert lakemod.partitions(copy, name) == ["ruleset=colver"], name
+    for report in ("players", "partnerships", "contracts", "declarations", "declaration_kinds"):
+        assert (stats.run_report(copy, report, "belote-classic").to_pylist()
+                == stats.run_report(lake, report, "belote-classic").to_pylist()), report

@@ -81,7 +81,7 @@ def ordered_map(fn, items, threads: int):
 
 
 def rescore_lake(lake, rules: Ruleset, batch_size: int = 262_144, engine: str = "local",
-                 threads: int = 1) -> RescoreSummary:
+                 threads: int = 1, derived: bool = True) -> RescoreSummary:
     """Rescore every hand in ``lake`` (a folder or URL, see :func:`pipeline.lake.locate`) under ``rules``;
     replace ``scores/ruleset=<name>`` and ``game_scores/ruleset=<name>``.
 
@@ -89,7 +89,10 @@ def rescore_lake(lake, rules: Ruleset, batch_size: int = 262_144, engine: str = 
     (``engine="local"``: in this process, on ``threads`` threads; ``"ray"``: the same function under Ray Data
     ``map_batches``, see
     :mod:`pipeline.rescore.ray_engine`), the game pass reads the scores back sorted by game
-    (:mod:`pipeline.rescore.sorted_games`). Memory is bounded by the batch sizes, not the lake.
+    (:mod:`pipeline.rescore.sorted_games`). Memory is bounded by the batch sizes, not the lake. Then, with
+    ``derived`` (the default), the report tables of :mod:`pipeline.derived` are written for the ruleset (about
+    35 µs per hand, more than the scoring itself); without it, any stored ones for the ruleset are removed and the
+    reports compute those rows on the fly (same rows, slower reports over millions of hands).
 
     Raises ValueError for an unknown engine; :class:`pipeline.rescore.ray_engine.EngineUnavailable` when
     ``engine="ray"`` and Ray is not installed; OSError on I/O failure.
@@ -97,7 +100,7 @@ def rescore_lake(lake, rules: Ruleset, batch_size: int = 262_144, engine: str = 
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; engines: {', '.join(ENGINES)}")
     with lakemod.lock(lake):
-        return _rescore(lake, rules, batch_size, engine, threads)
+        return _rescore(lake, rules, batch_size, engine, threads, derived)
 
 
 def count_scores(summary: RescoreSummary, s: pa.Table | pa.RecordBatch) -> None:
@@ -143,7 +146,8 @@ def comparable_only(s: pa.Table | pa.RecordBatch, foreign: pa.Array) -> tuple[pa
     return s.set_column(i, s.schema.field(i), pc.if_else(gone, pa.scalar(None, pa.bool_()), mr)), n
 
 
-def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 1) -> RescoreSummary:
+def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 1,
+             write_derived: bool = True) -> RescoreSummary:
     t0 = time.perf_counter()
     summary = RescoreSummary(rules.name)
     foreign = foreign_games(lake, rules)
@@ -182,7 +186,11 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
                               game_results(lake, rules, count_games) if summary.hands else [])
     # the facts the reports add up (pipeline.derived: per player, per pair, per hand, per declaration), derived
     # once here
-    derived.materialize(lake, rules.name)
+    if write_derived:
+        derived.materialize(lake, rules.name)
+    else:   # none stored for this ruleset (not stale ones): the reports compute them from hands and scores
+        for name in derived.DERIVED:
+            lakemod.drop_partition(lake, name, rules.name)
     if summary.hands:
         # which parameters these scores were computed with (pyarrow and DuckDB skip files starting with "_"),
         # and which hand files they cover (pipeline.derived.hands_unchanged)
