@@ -53,6 +53,18 @@ def test_colver_scores_reproduced_exactly(colver_lake):
         assert r["ended_at_hand"] == g["n_hands"], r["game_id"]   # ends on the first deal reaching 2000 (§8)
 
 
+def test_prenable_belote_goes_to_the_defence_of_a_failed_coinched_contract(colver_lake):
+    # g0016 deal 1: 160 spades coinched, the taker's side holds belote-rebelote and fails (51 card points).
+    # Under ffb-contree-2016 (FFB Ct16 p.7: a failed coinched contract gives the defence 320 + bid x 2; rules.md
+    # R25: Ct15/Ct16 belote "prenable", it goes to the defence when the contract fails) the defence scores
+    # 320 + 160 x 2 + 20 = 660 and the taker 0. A hostile test found [20, 640]: the taker kept it when doubled.
+    lake, _ = colver_lake
+    rescore_lake(lake, rules.load("ffb-contree-2016"))
+    sc = [s for s in lakemod.read(lake, "scores").to_pylist()
+          if s["ruleset"] == "ffb-contree-2016" and s["game_id"] == "colver:g0016" and s["hand_no"] == 1]
+    assert [(s["contract_made"], s["belote_team"], s["hand_score"]) for s in sc] == [(False, 0, [0, 660])]
+
+
 def test_classic_rules_flag_colver_discards(colver_lake):
     # colver lets a player who cannot overtrump discard (FORMAT.md §6, 381 situations); FFB classic requires
     # undertrumping (rules.md R13). Under belote-classic those hands are flagged, never rejected, and the only

@@ -258,14 +258,17 @@ def settle(card_points: np.ndarray, decl_points: np.ndarray, belote_points: np.n
         made_base = np.where(taker_capot, int(R["double.base_capot"]), made_base)
     decl_all = dT + dO
     win_belote = lambda own, other: own + other if all_b else own  # noqa: E731
+    # a failed doubled contract: the taker's belote also goes to the defence when it is "prenable" (to_defence,
+    # rules.md R25: FFB contrée 2015/2016), as when undoubled; only an "imprenable" one stays with its holders
+    fail_belote = (lambda own, other: own + other) if (all_b or to_def) else win_belote  # noqa: E731
     if scope == "bid":
         dbl_made_T = made_base + V * mult + decl_all + win_belote(bT, bO)
-        dbl_fail_O = fail_base + V * mult + decl_all + win_belote(bO, bT)
+        dbl_fail_O = fail_base + V * mult + decl_all + fail_belote(bO, bT)
     elif scope == "whole":
         inside = bool(R["double.belote_multiplied"])
         dbl_made_T = (made_base + V + decl_all + (win_belote(bT, bO) if inside else 0)) * mult \
             + (0 if inside else win_belote(bT, bO))
-        dbl_fail_O = (fail_base + V + decl_all + (win_belote(bO, bT) if inside else 0)) * mult \
+        dbl_fail_O = (fail_base + V + decl_all + (fail_belote(bO, bT) if inside else 0)) * mult \
             + (0 if inside else win_belote(bO, bT))
     elif scope == "own":
         # coinche-cli: the takers multiply their own rounded points + bid; the defence keeps its own points;
@@ -273,20 +276,20 @@ def settle(card_points: np.ndarray, decl_points: np.ndarray, belote_points: np.n
         whole_made = (made_base + V + decl_all) * mult + bT
         own_made = (round_points(cT + dT, mode) + V) * mult + bT
         dbl_made_T = np.where(capot_bid | taker_capot, whole_made, own_made)
-        dbl_fail_O = (fail_base + V + decl_all) * mult + (bO + bT if all_b else bO)
+        dbl_fail_O = (fail_base + V + decl_all) * mult + fail_belote(bO, bT)
     else:  # flat
         flat = np.where(coinche == 2, int(R["double.flat_surcoinche"]), int(R["double.flat_coinche"]))
         bid_part = V * mult if R["double.bid_multiplied"] else 0
         dbl_made_T = flat + bid_part + win_belote(bT, bO)
-        dbl_fail_O = flat + bid_part + win_belote(bO, bT)
+        dbl_fail_O = flat + bid_part + fail_belote(bO, bT)
     if R["contract.capot_bid_made_flat"]:   # a capot bid's flat award is multiplied (FFB-Ct16 p.7: 500/1000/2000)
         dbl_made_T = np.where(capot_bid, int(R["contract.capot_bid_made_flat"]) * mult + win_belote(bT, bO), dbl_made_T)
     if R["contract.capot_bid_failed_flat"]:
-        dbl_fail_O = np.where(capot_bid, int(R["contract.capot_bid_failed_flat"]) * mult + win_belote(bO, bT), dbl_fail_O)
+        dbl_fail_O = np.where(capot_bid, int(R["contract.capot_bid_failed_flat"]) * mult + fail_belote(bO, bT), dbl_fail_O)
     dbl_made_O = zero + (0 if all_b else bO)
     if scope == "own":
         dbl_made_O = np.where(capot_bid | taker_capot, dbl_made_O, round_points(cO + dO, mode) + bO)
-    dbl_fail_T = zero + (0 if all_b else bT)
+    dbl_fail_T = zero + (0 if (all_b or to_def) else bT)
 
     # made and failed are exclusive (neither: litige, below)
     sT = np.where(made, np.where(doubled, dbl_made_T, made_T), np.where(failed, np.where(doubled, dbl_fail_T, fail_T), 0))
