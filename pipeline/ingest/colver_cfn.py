@@ -4,8 +4,11 @@ the notation is parsed by :mod:`pipeline.ingest.cfn`, FORMAT.md §4).
 What a line becomes:
 
 * **Game grouping.** CFN has no game boundaries and no players, so every line is a game of one hand: game id
-  ``colver:<folder>/<file>#<line>`` (the file's parent folder and name, so the copies in two runs' folders do
-  not clash), hand 1, players the seat letters ``N E S W`` (as the Bridge Belot reader does), no target.
+  ``colver:cfn-<digest>``, the first 16 hex digits of the SHA-256 of the line (its parts joined by single
+  spaces), so the id names the position, not where it was read: a line moved up or down by an edit, or the same
+  file in two runs' folders, keeps its id, and two different positions never share one. ``source_game_id``
+  keeps where it was read (``<folder>/<file>#<line>``). Hand 1, players the seat letters ``N E S W`` (as the
+  Bridge Belot reader does), no target.
 * **A finished deal** (``D:-/-/-/- <8 tricks> 110sEW``) is a ``full_play`` hand: the 32 cards in order, each
   trick's seats from the leader (dealer + 1, then the trick winners under the engine's trick rule), the dealt
   hands rebuilt from who played what, the contract's strain, value (capot: ``capot_bid``), coinche level.
@@ -27,6 +30,7 @@ the ingest driver recognises a hand already imported from another file by its de
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterator
 from pathlib import PurePath
@@ -57,13 +61,19 @@ def _game_ref(path: str, line: int) -> str:
     return f"{p.parent.name}/{p.name}#{line}" if p.parent.name else f"{p.name}#{line}"
 
 
-def hand_row(pos: cfn.Position, path: str, line: int) -> dict:
-    """The ``hands`` row of a parsed position read at ``path``:``line`` (checked by :func:`check_hand`).
-    Raises RecordError."""
+def game_id(text: str) -> str:
+    """The game id of the CFN line ``text``: ``colver:cfn-`` and 16 hex digits of the SHA-256 of its
+    whitespace-separated parts joined by single spaces."""
+    return f"{SOURCE}:cfn-{hashlib.sha256(' '.join(text.split()).encode()).hexdigest()[:16]}"
+
+
+def hand_row(pos: cfn.Position, path: str, line: int, gid: str) -> dict:
+    """The ``hands`` row of a parsed position read at ``path``:``line``, in game ``gid`` (checked by
+    :func:`check_hand`). Raises RecordError."""
     ref = _game_ref(path, line)
     played = pos.kind == "played"
     row = new_hand(
-        game_id=f"{SOURCE}:{ref}", hand_no=1, source=SOURCE, source_format=NAME, source_file=path, source_line=line,
+        game_id=gid, hand_no=1, source=SOURCE, source_format=NAME, source_file=path, source_line=line,
         source_game_id=ref, source_hand_id=ref, variant="coinche", ruleset_hint="colver", n_players=4,
         players=PLAYERS, dealer=pos.dealer, completeness="deal" if pos.kind == "dealt" else "full_play",
         initial_hands=pos.initial_hands, taker_team=pos.taker_team, strain=pos.strain, bid=pos.bid,
@@ -83,9 +93,9 @@ def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
         line = text.rstrip("\r\n")
         if not line.strip():
             continue
-        gid = f"{SOURCE}:{_game_ref(path, lineno)}"
+        gid = game_id(line)
         try:
-            row = hand_row(cfn.parse(line), path, lineno)
+            row = hand_row(cfn.parse(" ".join(line.split())), path, lineno, gid)
         except RecordError as e:
             yield Reject(where, e.code, f"{e} (CFN line not imported)", line, gid, 1)
             continue

@@ -256,7 +256,12 @@ class _Writer:
         if not single and source not in self.copy_sources:
             return None
         index = self._deal_index(source)
-        if single and any(e.richness >= deal_copies.richness(rec.hands[0]) for e in index.matches(rec.hands[0])):
+        if any(e.hand_key == h["hand_key"] for h in rec.hands for e in index.matches(h)):
+            return None     # the very hand already imported: a plain duplicate, which add_game counts and keeps
+        # the copies the changed file being read gave before are about to be replaced: they do not count
+        before = lambda e: self.replacing is not None and e.files[1] == self.reading  # noqa: E731
+        if single and any(e.richness >= deal_copies.richness(rec.hands[0]) for e in index.matches(rec.hands[0])
+                          if not before(e)):
             self.summary.same_deal += 1
             self.summary.duplicates += 1
             return SAME_GAME
