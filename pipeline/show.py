@@ -72,13 +72,19 @@ def explain(hand: dict[str, Any], rules: Ruleset) -> dict[str, Any]:
                           for s, m in enumerate(hand["initial_hands"])])
     if hand.get("auction"):
         section("Auction", [_line("calls", " ".join(f"{P[a['seat']]}:{a['call']}" for a in hand["auction"]))])
-    if hand.get("taker") is None:
-        section("Contract", [_line("passed out", "no contract: 0 - 0", "auction.style")])
+    team_only = hand.get("taker") is None and hand.get("taker_team") is not None   # the source names the team only
+    if hand.get("taker") is None and not team_only:
+        if hand.get("completeness") == "deal":
+            section("Contract", [_line("not recorded", "the record holds the deal only (completeness deal)")])
+        else:
+            section("Contract", [_line("passed out", "no contract: 0 - 0", "auction.style")])
         return {"ruleset": rules.name, "game_id": hand["game_id"], "hand_no": hand["hand_no"], "sections": sections,
                 "score": sc["hand_score"], "status": sc["status"], "reason": sc["reason"]}
     contract = hand["strain"] + (f" {hand['bid']}" if hand.get("bid") else "") + (" capot" if hand.get("capot_bid") else "")
     contract += {0: "", 1: " coinched", 2: " surcoinched"}[hand.get("coinche") or 0]
-    section("Contract", [_line("taker", f"{P[hand['taker']]} (team {hand['taker'] % K})"),
+    taker = (f"team {hand['taker_team']} (the record names the team, not the seat)" if team_only
+             else f"{P[hand['taker']]} (team {hand['taker'] % K})")
+    section("Contract", [_line("taker", taker),
                          _line("contract", contract, "double.coinche / double.surcoinche" if hand.get("coinche") else None)])
     if sc["status"] != "scored":
         section("Result", [_line(sc["status"], sc["reason"])])

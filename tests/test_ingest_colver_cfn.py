@@ -191,3 +191,16 @@ def test_same_named_cfn_files_of_two_runs_do_not_clash(tmp_path):
         p.write_text("\n".join(part) + "\n")
     s = ingest_paths([tmp_path / "run1", tmp_path / "run2"], tmp_path / "lake")
     assert (s.games, s.hands, sum(s.rejected.values())) == (5, 5, 0)
+
+
+def test_show_explains_a_team_only_contract(tmp_path):
+    # `show` said "passed out: no contract: 0 - 0" for every CFN contract (its taker seat is null) while the same
+    # output scored it (found by a hostile pass). g0000#1: EW 110 spades made, [61, 231] (FORMAT.md §7).
+    from pipeline import show
+    _, [h] = _scored(tmp_path, "final.cfn")
+    lake = tmp_path / "lake"
+    [hand] = show.game_hands(lake, h["game_id"], 1)
+    out = show.explain(hand, rules.load("colver"))
+    lines = {ln["label"]: ln["value"] for sec in out["sections"] if sec["title"] == "Contract" for ln in sec["lines"]}
+    assert lines == {"taker": "team 1 (the record names the team, not the seat)", "contract": "S 110"}
+    assert out["score"] == [61, 231] and out["status"] == "scored"
