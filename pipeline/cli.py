@@ -352,14 +352,22 @@ def stats_fairness(
     variant: VariantOpt = None,
     player: PlayerOpt = None,
     pseudonymize: PseudoOpt = None,
+    since: SinceOpt = None,
+    until: UntilOpt = None,
+    min_hands: Annotated[Optional[int], typer.Option("--min-hands", min=1, help="Only groups (sources, players) "
+                                                     "with at least this many seat hands dealt.")] = None,
 ) -> None:
     """Dealt-hand events (carrés, runs, voids, trump length, J+9 of trump) observed against their exact
-    probabilities for a uniformly shuffled deck, with a binomial test per event (docs/fairness.md)."""
+    probabilities for a uniformly shuffled deck, with a binomial test per event (docs/fairness.md).
+
+    No --rules: the events are those of the dealt cards (and the recorded contract's trump), the same under
+    every ruleset."""
     from pipeline.fairness import fairness_report
 
-    filters = _filters(source, variant, player, None, _salt(pseudonymize))
+    filters = _filters(source, variant, player, min_hands, _salt(pseudonymize), since, until)
     try:
-        table = fairness_report(lake, by, filters=filters if (source or variant or player or pseudonymize) else None)
+        table = fairness_report(lake, by, filters=filters if (source or variant or player or pseudonymize or since
+                                                              or until or min_hands) else None)
     except ValueError as e:      # StatsError is a ValueError too
         _fail(str(e))
     _emit(table, format, output)
@@ -406,18 +414,27 @@ def compare(
     format: FormatOpt = None,
     output: OutputOpt = None,
     examples: Annotated[int, typer.Option("--examples", min=0, help="Hands whose score differs to list.")] = 5,
+    source: SourceOpt = None,
+    variant: VariantOpt = None,
+    player: PlayerOpt = None,
+    since: SinceOpt = None,
+    until: UntilOpt = None,
 ) -> None:
-    """How many hands, contracts, games and winners change between two rulesets, with examples to `show`."""
+    """How many hands, contracts, games and winners change between two rulesets, with examples to `show`.
+
+    The filters keep the hands (and the games they belong to) compared; the measures count hands and games, not
+    players, so there is no --min-hands."""
     from pipeline import stats
 
     if len(rules) != 2:
         _fail("give exactly two rulesets: --rules A --rules B")
     a, b = (_load_rules(r).name if r.endswith(".toml") else r for r in rules)
+    filters = _filters(source, variant, player, None, None, since, until)
     try:
-        con = stats.connect(lake)
+        con = stats.connect(lake, filters)
         for r in (a, b):
             stats.resolve_ruleset(con, r)
-        table = stats.run_report(lake, "compare", a, other=b)
+        table = stats.run_report_on(con, "compare", a, filters, other=b)
     except stats.StatsError as e:
         _fail(str(e))
     _emit(table, format, output, stats.display_columns("compare"))

@@ -72,14 +72,28 @@ def materialize(lake, ruleset: str, only: tuple[str, ...] | None = None) -> dict
         return written
     con = duckdb_connection()
     try:
-        con.execute(f"CREATE TEMP VIEW h AS SELECT * FROM {table_source(con, lake, 'hands')}")
+        loc = lakemod.locate(lake)
+        src = table_source(con, loc, "hands", hands_files(loc))
+        if loc.local:
+            # read_parquet numbers the files of its list (file_index) and their rows: the hand's position
+            seq = "(file_index::BIGINT << 32) | file_row_number"
+            src = src[:-1] + ", file_row_number = true)"
+        else:
+            seq = "NULL::BIGINT"
+        con.execute(f"CREATE TEMP VIEW h AS SELECT * EXCLUDE (file_row_number), {seq} AS hand_seq FROM {src}"
+                    if loc.local else f"CREATE TEMP VIEW h AS SELECT *, {seq} AS hand_seq FROM {src}")
         r = "'" + ruleset.replace("'", "''") + "'"     # a view cannot take parameters: a quoted literal
         con.execute(f"CREATE TEMP VIEW s AS SELECT * FROM {table_source(con, lake, 'scores')} WHERE ruleset = {r}")
         parents = {d.parent for d in DERIVED.values() if d.parent}
         for name, d in DERIVED.items():
             if name not in wanted:
                 continue
-            sql = (d.from_parent(f"_t_{d.parent}") if d.parent else d.live("h", "s", f"SELECT {r} AS ruleset"))
+            if d.parent:
+                sql = d.from_parent(f"_t_{d.parent}")
+            elif name == "hand_facts":     # written in hand order, with the position (compare pairs rows by it)
+                sql = hand_facts.live_sql("h", "s", f"SELECT {r} AS ruleset", hand_seq="h.hand_seq") + " ORDER BY hand_seq"
+            else:
+                sql = d.live("h", "s", f"SELECT {r} AS ruleset")
             if name in parents:     # kept for its children (DuckDB spills it past its memory limit)
                 con.execute(f"CREATE TEMP TABLE _t_{name} AS {sql}")
                 sql = f"SELECT * FROM _t_{name}"
@@ -95,6 +109,30 @@ def materialize(lake, ruleset: str, only: tuple[str, ...] | None = None) -> dict
 
 def _conform(table: str, t: pa.Table) -> pa.Table:
     return schema.conform(table, t.select(schema.schema(table).names))
+
+
+def hands_files(lake) -> list[str]:
+    """Paths of the lake's hand files in the order :func:`materialize` numbers them (``hand_facts.hand_seq``):
+    sorted by path, as :func:`hands_snapshot` lists them."""
+    from pipeline import lake as lakemod
+
+    return [f.path for f in lakemod.list_files(lakemod.locate(lake), "hands")]
+
+
+def hand_seq_basis(lake, ruleset: str) -> list | None:
+    """The hand files whose positions the stored ``hand_facts`` rows of ``ruleset`` carry (``hand_seq``): the
+    ``hand_seq_files`` its last rescore recorded in ``scores/ruleset=R/_ruleset.json``, or None when that
+    rescore wrote no derived tables or predates the record. Unlike ``hands_files`` it is not updated by
+    ``compact`` (which renumbers the files but not the stored rows)."""
+    import orjson
+
+    from pipeline import lake as lakemod
+
+    raw = lakemod.read_bytes(lake, f"scores/ruleset={ruleset}/_ruleset.json")
+    try:
+        return orjson.loads(raw).get("hand_seq_files") if raw is not None else None
+    except (orjson.JSONDecodeError, AttributeError):
+        return None
 
 
 def hands_snapshot(lake) -> list[list]:

@@ -290,7 +290,8 @@ def fairness_report(lake: Path, by: str = "source", exact_max_n: int = EXACT_MAX
     player at that seat) or 'all' (one group, '(all)').
 
     ``filters`` (a :class:`pipeline.stats.Filters`) restricts the hands to some sources / variants /
-    players and can pseudonymize the player names (groups of ``by='player'``); with ``players`` and
+    players / games played between ``since`` and ``until``, keeps only the groups with at least ``min_hands``
+    seat hands (:func:`min_hands_groups`), and can pseudonymize the player names (groups of ``by='player'``); with ``players`` and
     ``by='player'`` only those players' groups are kept. Without filters the lake is read directly, and a
     missing lake gives an empty report.
 
@@ -330,7 +331,18 @@ def fairness_on(con, by: str = "source", filters=None, exact_max_n: int = EXACT_
     keep = stats.filter_player_names(con, filters) if filters is not None and by == "player" else None
     if keep:
         table = table.filter(pc.is_in(table["group"], pa.array(list(keep), pa.string())))
+    if filters is not None and filters.min_hands:
+        table = min_hands_groups(table, filters.min_hands)
     return table
+
+
+def min_hands_groups(table: pa.Table, min_hands: int) -> pa.Table:
+    """The rows of a :func:`fairness_table` result whose group has at least ``min_hands`` seat hands dealt (the
+    ``hands`` of its non-trump events: every seat hand is a trial of those; the trump events' ``hands`` count
+    only the seat hands with a suit contract, so a kept group's trump rows can show fewer)."""
+    dealt = table.filter(pc.equal(table["event"], "carre_any"))
+    big = dealt.filter(pc.greater_equal(dealt["hands"], min_hands))["group"]
+    return table.filter(pc.is_in(table["group"], big.combine_chunks() if big.num_chunks else pa.array([], pa.string())))
 
 
 def fairness_table(hands: pa.Table, by: str = "source", exact_max_n: int = EXACT_MAX_N) -> pa.Table:

@@ -13,9 +13,14 @@ then null, and the declaration points 0): the contracts report counts unscored c
 from __future__ import annotations
 
 
-def live_sql(hands: str = "hands", scores: str = "scores", rulesets: str | None = None) -> str:
+def live_sql(hands: str = "hands", scores: str = "scores", rulesets: str | None = None,
+             hand_seq: str = "NULL") -> str:
     """SELECT producing ``hand_facts`` rows from relations ``hands`` and ``scores`` (the lake's columns), for
-    every ruleset of ``scores`` or those listed by the SELECT ``rulesets`` (one column, ``ruleset``)."""
+    every ruleset of ``scores`` or those listed by the SELECT ``rulesets`` (one column, ``ruleset``).
+
+    ``hand_seq``: SQL for the ``hand_seq`` column (BIGINT), an expression over ``h`` (the hands relation); the
+    default NULL is what rows computed on the fly carry. :func:`pipeline.derived.materialize` passes the hand's
+    position in the hand files it reads (see schemas/hand_facts.toml)."""
     rs = rulesets or f"SELECT DISTINCT ruleset FROM {scores}"
     dp = "sc.declaration_points"
     return f"""
@@ -28,7 +33,8 @@ SELECT r.ruleset, h.hand_key, h.game_id, h.hand_no, h.source, h.n_players, h.tak
        (CASE WHEN len({dp}) = 2 THEN {dp}[1] ELSE 0 END)::SMALLINT                      AS decl_points_team0,
        (CASE WHEN len({dp}) = 2 THEN {dp}[2] ELSE 0 END)::SMALLINT                      AS decl_points_team1,
        coalesce({dp}[sc.taker_team + 1], 0)::SMALLINT                                   AS decl_points_taker,
-       sc.declarations_decided, sc.declarations_from, sc.hand_score
+       sc.declarations_decided, sc.declarations_from, sc.hand_score,
+       ({hand_seq})::BIGINT AS hand_seq
 FROM ({rs}) AS r
 CROSS JOIN {hands} AS h
 LEFT JOIN {scores} AS sc ON sc.hand_key = h.hand_key AND sc.ruleset = r.ruleset

@@ -257,6 +257,51 @@ def create_views(con: duckdb.DuckDBPyConnection, lake: Path | str, filters: Filt
             con.execute(f"CREATE VIEW {t} AS SELECT * FROM {src[t]}")
     con.execute(f"CREATE VIEW seats AS {SEATS_SQL}")
     _derived_views(con, src, bool(where), salt, lake)
+    if internal:
+        _hand_seq_bases(con, lake)
+
+
+def _hand_seq_bases(con: duckdb.DuckDBPyConnection, lake) -> None:
+    """Temp table ``_hand_seq_basis(ruleset VARCHAR, basis VARCHAR)``: per ruleset with stored ``hand_facts``
+    rows, a digest of the hand files their ``hand_seq`` numbers (:func:`pipeline.derived.hand_seq_basis`); none
+    when unknown. Read by :func:`hand_pairing`."""
+    import hashlib
+
+    import orjson
+
+    from pipeline import derived, lake as lakemod
+
+    rows = []
+    for p in lakemod.partitions(lake, "hand_facts"):
+        if p:
+            r = p.split("=", 1)[1]
+            basis = derived.hand_seq_basis(lake, r)
+            if basis:
+                rows.append((r, hashlib.sha256(orjson.dumps(basis)).hexdigest()))
+    values = " UNION ALL ".join(f"SELECT {_sql_str(r)}, {_sql_str(b)}" for r, b in rows)
+    con.execute("CREATE TEMP TABLE _hand_seq_basis (ruleset VARCHAR, basis VARCHAR)")
+    if rows:
+        con.execute(f"INSERT INTO _hand_seq_basis {values}").fetchall()
+
+
+def hand_pairing(con: duckdb.DuckDBPyConnection, a: str, b: str) -> str:
+    """How to pair the ``hand_facts`` rows of rulesets ``a`` and ``b`` (the ``$pair_by`` of ``compare``):
+    'position' when both partitions number the same hand files (``_hand_seq_basis``) and their rows carry the
+    same ``hand_seq`` row by row (checked here: one pass over two BIGINT columns); 'seq' when they number the
+    same files but their order differs (e.g. a filter reordered them); 'key' otherwise (rows computed on the
+    fly, different hand files, a connection without ``_hand_seq_basis``)."""
+    try:
+        bases = dict(con.execute("SELECT ruleset, basis FROM _hand_seq_basis WHERE ruleset IN ($a, $b)",
+                                 {"a": a, "b": b}).fetchall())
+    except duckdb.Error:
+        return "key"
+    if a not in bases or bases.get(b) != bases[a]:
+        return "key"
+    differ = con.execute(
+        "SELECT count_if(x.hand_seq IS NULL OR x.hand_seq IS DISTINCT FROM y.hand_seq) FROM "
+        "(SELECT hand_seq FROM hand_facts WHERE ruleset = $a) x POSITIONAL JOIN "
+        "(SELECT hand_seq FROM hand_facts WHERE ruleset = $b) y", {"a": a, "b": b}).fetchall()[0][0]
+    return "position" if differ == 0 else "seq"
 
 
 #: The lake's own tables; the others of :data:`schema.TABLES` are derived from them (:mod:`pipeline.derived`).
@@ -434,6 +479,8 @@ def run_report_on(con: duckdb.DuckDBPyConnection, name: str, ruleset: str | None
     values = dict(params)
     if "ruleset" in wanted:
         values["ruleset"] = resolve_ruleset(con, ruleset)
+    if "pair_by" in wanted and "pair_by" not in values and "other" in values:
+        values["pair_by"] = hand_pairing(con, values["ruleset"], values["other"])
     missing = [p for p in wanted if p not in values]
     if missing:
         raise StatsError(f"report {name!r} needs parameter(s) {', '.join(missing)}")

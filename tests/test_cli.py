@@ -175,3 +175,51 @@ def test_compare(tmp_path, records):
     r = run("compare", "--rules", "belote-classic", "--rules", "openspiel", "--lake", lake)
     assert "rebelote show --game test:g1 --hand 1 --rules belote-classic --rules openspiel" in r.stdout
     assert run("compare", "--rules", "colver", "--rules", "openspiel", "--lake", lake).exit_code == 2
+
+
+def test_compare_filters_and_pairings(tmp_path):
+    # g1 (3 hands, source "test", players Ana..Dan) as in test_compare; g2 = DEAL_K capot from source "other"
+    # with Eve at seat 0. Hand by hand (test_compare): every hand score differs between belote-classic and
+    # openspiel, and only g1's litige (hand 2) changes made/failed.
+    from pipeline import stats
+
+    games = [native_game("g1", [native_hand(DEAL_A, 1, taker=0), native_hand(DEAL_L, 2, taker=0),
+                                native_hand(DEAL_A, 3, taker=1)]),
+             native_game("g2", [native_hand(DEAL_K, 1, taker=0)], source="other", players=("Eve", "Ben", "Cat", "Dan"))]
+    lake = tmp_path / "lake"
+    run("ingest", write_jsonl(tmp_path / "games.jsonl", games), "--lake", lake)
+    run("rescore", "--rules", "belote-classic", "--rules", "openspiel", "--lake", lake)
+
+    def measures(*filters):
+        r = run("compare", "--rules", "belote-classic", "--rules", "openspiel", "--lake", lake, "--format", "json",
+                *filters)
+        assert r.exit_code == 0, r.output
+        return {row["measure"]: (row["count"], row["of"]) for row in json.loads(r.stdout)}
+    everything = measures()
+    assert everything["hands scored"] == (4, 4) and everything["made/failed differs"] == (1, 4)
+    got = measures("--source", "test")              # g1's 3 hands, one of them the litige
+    assert got["hands scored"] == (3, 3) and got["hand score differs"] == (3, 3) and got["made/failed differs"] == (1, 3)
+    got = measures("--player", "Eve")               # Eve sat in g2 only: the capot hand
+    assert got["hands scored"] == (1, 1) and got["made/failed differs"] == (0, 1)
+    assert measures("--variant", "belote") == everything       # both games are belote
+    # --since: neither game records when it was played, so nothing is compared
+    assert measures("--since", "2026-01-01")["hands scored"] == (0, 0)
+    # both rulesets were rescored over the same hand files: rows paired by position, and the pairing on the
+    # integer hand_seq or on the string hand_key gives the same rows
+    con = stats.connect(lake)
+    try:
+        assert stats.hand_pairing(con, "belote-classic", "openspiel") == "position"
+        rows = {p: stats.run_report_on(con, "compare", "belote-classic", other="openspiel", pair_by=p).to_pylist()
+                for p in ("position", "seq", "key")}
+    finally:
+        con.close()
+    assert rows["position"] == rows["seq"] == rows["key"]
+    # openspiel rescored again without its derived tables: its hand_facts rows are computed on the fly (no
+    # hand_seq), so compare pairs on hand_key, with the same counts
+    run("rescore", "--rules", "openspiel", "--no-derived", "--lake", lake)
+    con = stats.connect(lake)
+    try:
+        assert stats.hand_pairing(con, "belote-classic", "openspiel") == "key"
+    finally:
+        con.close()
+    assert measures() == everything

@@ -246,3 +246,59 @@ def test_report_normal_method_and_empty(tmp_path: Path, lake: Path):
     assert empty.num_rows == 0 and tuple(empty.column_names) == REPORT_COLUMNS
     with pytest.raises(ValueError):
         fairness_report(lake, by="seat")
+
+
+def _dated_games(lake: Path) -> None:
+    """games rows for the fixture's two games: alpha:g played 2026-03-01 20:00 UTC, beta:g 2026-03-05 08:00 UTC."""
+    from datetime import datetime, timezone
+
+    rows = [{"game_id": f"{s}:g", "source": s, "source_format": "test", "source_file": "t.jsonl",
+             "source_game_id": "g", "variant": "belote", "n_players": 4, "players": ["Ann", "Bob", "Cid", "Dee"],
+             "n_hands": 3, "game_key": f"key-{s}", "played_at": when}
+            for s, when in (("alpha", datetime(2026, 3, 1, 20, tzinfo=timezone.utc)),
+                            ("beta", datetime(2026, 3, 5, 8, tzinfo=timezone.utc)))]
+    sch = schema.schema("games")
+    lakemod.append(lake, "games", schema.conform("games", pa.table(
+        {f.name: pa.array([r.get(f.name) for r in rows], f.type) for f in sch})))
+
+
+def test_report_since_until_and_min_hands(lake: Path):
+    from pipeline import stats
+
+    _dated_games(lake)
+    # --until 2026-03-01 keeps alpha:g only (deals A clubs, B NT): the alpha rows of test_report_by_source
+    got = _get(fairness_report(lake, filters=stats.Filters(until=stats.parse_when("2026-03-01", end=True))))
+    assert {g for g, _ in got} == {"alpha"}
+    assert (got[("alpha", "carre_J")]["hands"], got[("alpha", "carre_J")]["observed"]) == (8, 1)
+    assert (got[("alpha", "void")]["hands"], got[("alpha", "void")]["observed"]) == (8, 7)
+    # --since 2026-03-02 keeps beta:g: b1 (deal B, hearts) is its only valid deal, 4 seat hands
+    got = _get(fairness_report(lake, filters=stats.Filters(since=stats.parse_when("2026-03-02"))))
+    assert {g for g, _ in got} == {"beta"}
+    assert (got[("beta", "trump_len_4")]["hands"], got[("beta", "trump_len_4")]["observed"]) == (4, 2)
+    # --min-hands: alpha has 8 seat hands dealt, beta 4 (b2, b3 are skipped): 5 keeps alpha, 9 keeps nothing
+    rep = fairness_report(lake, filters=stats.Filters(min_hands=5))
+    assert set(rep["group"].to_pylist()) == {"alpha"} and len(rep) == len(exact_probabilities())
+    assert fairness_report(lake, filters=stats.Filters(min_hands=9)).num_rows == 0
+    # by player: Ann, Bob, Cid, Dee each sat in the 3 valid deals (a1, a2, b1): 3 seat hands each
+    assert set(fairness_report(lake, "player", filters=stats.Filters(min_hands=3))["group"].to_pylist()) == \
+        {"Ann", "Bob", "Cid", "Dee"}
+    assert fairness_report(lake, "player", filters=stats.Filters(min_hands=4)).num_rows == 0
+
+
+def test_cli_fairness_filters(lake: Path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from pipeline.cli import app
+
+    _dated_games(lake)
+    r = CliRunner().invoke(app, ["stats", "fairness", "--lake", str(lake), "--since", "2026-03-02", "--format", "json"])
+    assert r.exit_code == 0, r.output
+    assert {row["group"] for row in json.loads(r.stdout)} == {"beta"}        # beta:g, played 2026-03-05
+    r = CliRunner().invoke(app, ["stats", "fairness", "--lake", str(lake), "--until", "2026-03-01", "--by", "all",
+                                 "--min-hands", "8", "--format", "json"])
+    rows = {row["event"]: row for row in json.loads(r.stdout)}
+    assert (rows["carre_any"]["group"], rows["carre_any"]["hands"], rows["carre_any"]["observed"]) == ("(all)", 8, 1)
+    r = CliRunner().invoke(app, ["stats", "fairness", "--help"])
+    assert "No --rules" in r.stdout

@@ -196,7 +196,7 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
         # and which hand files they cover (pipeline.derived.hands_unchanged)
         lakemod.write_bytes(lake, f"scores/ruleset={rules.name}/_ruleset.json", json.dumps(
             {"name": rules.name, "chain": list(rules.chain), "params": rules.params, "sources": rules.sources,
-             "hands_files": hands_files},
+             "hands_files": hands_files, "hand_seq_files": hands_files if write_derived else None},
             indent=1, ensure_ascii=False, sort_keys=True).encode())
     summary.seconds = time.perf_counter() - t0
     summary.seconds_games = summary.seconds - summary.seconds_hands
