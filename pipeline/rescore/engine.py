@@ -342,19 +342,13 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
             bteam = np.where((bpts > 0).sum(axis=1) == 1, np.argmax(bpts > 0, axis=1), -1)
         team_decl = declarations.transfer_on_capot(team_pts.astype(np.int32), cap, R, cards_of_team)
 
-        def settle(sel, decl, outcome_only=False):
-            if K == 2:
-                return contract.settle(cp[sel], decl, bpts[sel], T[sel], bid[sel], capot_bid[sel], coinche[sel],
-                                       cap[sel], R, strain[sel], outcome_only=outcome_only)
-            return solo.settle_solo(cp[sel], decl, bpts[sel], T[sel], R, outcome_only=outcome_only)
-        res = settle(slice(None), team_decl)
-        # would the outcome (made / failed / litige) differ without the declarations (belote kept)?
+        # one pass: the outcome, whether the declarations decide it (same test without them, belote kept), scores
+        if K == 2:
+            res = contract.settle(cp, team_decl, bpts, T, bid, capot_bid, coinche, cap, R, strain)
+        else:
+            res = solo.settle_solo(cp, team_decl, bpts, T, R)
         has_decl = _any_column(team_decl != 0)
-        di = np.nonzero(has_decl)[0]
-        decided_m = np.zeros(m, dtype=bool)
-        if len(di):
-            alt = settle(di, np.zeros((len(di), K), dtype=np.int32), outcome_only=True)
-            decided_m[di] = (alt.made != res.made[di]) | (alt.litige != res.litige[di])
+        decided_m = res.decided
         decl_rows[idx] = has_decl
         decided[idx] = decided_m
         ent = declarations.Entries.concat(entry_parts) if entry_parts else declarations.Entries.empty()
