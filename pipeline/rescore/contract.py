@@ -132,40 +132,63 @@ def outcome(ok, pT, pO, no_tie, vs, tie_rule):
     return MADE if ok else FAILED
 
 
-def _half_away(x: np.ndarray) -> np.ndarray:
+@njit(cache=True, nogil=True)
+def _half_away(x):
     """x / 10 rounded to nearest, halves away from zero (x >= 0)."""
-    return (np.asarray(x, dtype=np.int64) + 5) // 10
+    return (x + 5) // 10
 
 
-def _half_even(x: np.ndarray) -> np.ndarray:
+@njit(cache=True, nogil=True)
+def _half_even(x):
     """x / 10 rounded to nearest, halves to even (.NET Math.Round, BG-NIK)."""
-    x = np.asarray(x, dtype=np.int64)
-    q, r = np.divmod(x, 10)
-    return q + ((r > 5) | ((r == 5) & (q % 2 == 1)))
+    q, r = divmod(x, 10)
+    return q + (1 if r > 5 or (r == 5 and q % 2 == 1) else 0)
+
+
+@njit(cache=True, nogil=True)
+def bg_round1(pts, strain, leader, nt_half_even):
+    """Bulgarian contract-dependent rounding of one side's points (int) to game points (tens), rules.md R34, D8:
+    suit: units >= 7 up (the side with more points) or >= 6 up (the side with fewer); all-trump: >= 5 / >= 4;
+    no-trump: nearest, halves away (totals there are even), or halves to even with ``nt_half_even`` (BG-NIK
+    rounds no-trump with Math.Round). ``leader``: whether this is the side with more points."""
+    if nt_half_even and strain == NO_TRUMP:
+        return _half_even(pts)
+    q, r = divmod(pts, 10)
+    if strain == ALL_TRUMP:
+        up = 5 if leader else 4
+    elif strain == NO_TRUMP:
+        up = 5
+    else:
+        up = 7 if leader else 6
+    return q + (1 if r >= up else 0)
+
+
+@njit(cache=True, nogil=True)
+def _bg_round_array(pts, strain, leader, nt_half_even, out):
+    for i in range(pts.shape[0]):
+        out[i] = bg_round1(pts[i], strain[i], leader[i], nt_half_even)
 
 
 def bg_round(pts: np.ndarray, strain: np.ndarray, leader: np.ndarray | bool, nt_half_even: bool = False) -> np.ndarray:
-    """Bulgarian contract-dependent rounding of one side's points to game points (tens), rules.md R34, D8:
-    suit: units >= 7 up (the side with more points) or >= 6 up (the side with fewer); all-trump: >= 5 / >= 4;
-    no-trump: nearest, halves away (totals there are even). ``leader`` says which side each row is."""
-    pts = np.asarray(pts, dtype=np.int64)
-    q, r = np.divmod(pts, 10)
-    up_suit = np.where(leader, 7, 6)
-    up_at = np.where(leader, 5, 4)
-    up = np.where(strain == ALL_TRUMP, up_at, np.where(strain == NO_TRUMP, 5, up_suit))
-    out = q + (r >= up)
-    if nt_half_even:  # BG-NIK rounds no-trump with Math.Round (halves to even); NT totals are even anyway
-        out = np.where(strain == NO_TRUMP, _half_even(pts), out)
+    """:func:`bg_round1` over arrays: points int (n,), strain index int (n,), ``leader`` bool (n,) or one bool
+    (broadcast). Returns int64 (n,) game points (tens)."""
+    pts, strain, leader = (np.array(a).reshape(-1) for a in np.broadcast_arrays(   # copies: writable, contiguous
+        np.asarray(pts, dtype=np.int64), np.asarray(strain, dtype=np.int64), np.asarray(leader, dtype=np.bool_)))
+    out = np.empty(pts.shape, dtype=np.int64)
+    _bg_round_array(pts, strain, leader, bool(nt_half_even), out)
     return out
 
 
-def _bulgarian(P, T, O, made, litige, coinche, capot_team, strain, R) -> "ContractResult":
-    """Bulgarian awards in game points (tens): ``rounding.mode`` "bg_2001" (Bridge Belot v2.06, oracles/README.md)
-    or "bg_modern" (BG-NIK ScoreManager). P: (n, 2) totals; T/O: taker and defence team per row.
+@njit(cache=True, nogil=True)
+def _bulgarian(i, t, P, res, mult, doubled, strain, modern, score, held):
+    """Bulgarian awards of hand ``i`` in game points (tens), rounding.mode "bg_2001" (Bridge Belot v2.06,
+    oracles/README.md) or "bg_modern" (``modern``, BG-NIK ScoreManager). P: int32 (n, 2) totals; t: the
+    taker's team; res: the outcome code; mult: the multiplier (1 after a valat when ``double.valat_cancels``);
+    doubled: whether a double was called. Writes score[i] and held[i].
 
     * Made, undoubled: bg_2001 rounds the leader's total by the contract rule and gives the trailer the rest of
       the rounded grand total (at least 1 if it took points, taken from the leader); bg_modern rounds each side
-      on its own (leader and trailer rules of :func:`bg_round`).
+      on its own (leader and trailer rules of :func:`bg_round1`).
     * Inside (the taker has fewer points) or doubled: the side with more points takes the whole pot:
       bg_2001 round(total x level) with an odd result nudged to even (up in all-trump, down in a suit);
       bg_modern round(total, halves to even) x level. ``double.valat_cancels``: no multiplier after a valat.
@@ -173,51 +196,37 @@ def _bulgarian(P, T, O, made, litige, coinche, capot_team, strain, R) -> "Contra
       (bg_2001 both rounded as leader; bg_modern the hanging half rounded as the trailer); doubled, nothing is
       scored and the whole pot (x level) hangs.
     """
-    n = len(T)
-    rows = np.arange(n)
-    modern = R["rounding.mode"] == "bg_modern"
-    strain = np.asarray(strain, dtype=np.int64)
-    mult = np.select([coinche == 1, coinche == 2], [int(R["double.coinche"]), int(R["double.surcoinche"])], 1)
-    doubled = mult > 1
-    if R["double.valat_cancels"]:  # the pot is still scored as a doubled one, at x1 (BG-NIK, rules_examples D14)
-        mult = np.where(capot_team >= 0, 1, mult)
-    pT, pO = _sides(P, T == 0)
+    o = 1 - t
+    pT, pO = np.int64(P[i, t]), np.int64(P[i, o])
     total = pT + pO
-    W = np.where(P[:, 0] > P[:, 1], 0, 1)
-    L = 1 - W
-    pW, pL = _sides(P, W == 0)
+    w = 0 if P[i, 0] > P[i, 1] else 1
+    pW, pL = np.int64(P[i, w]), np.int64(P[i, 1 - w])
     if modern:
         pot = _half_even(total) * mult
-        lead = bg_round(pW, strain, True, True)
-        trail = bg_round(pL, strain, False, True)
+        lead = bg_round1(pW, strain, True, True)
+        trail = bg_round1(pL, strain, False, True)
     else:
         pot = _half_away(total * mult)
-        odd = doubled & (pot % 2 == 1)
-        pot = pot + np.where(odd & (strain == ALL_TRUMP), 1, 0) - np.where(odd & (strain < 4), 1, 0)
-        lead = bg_round(pW, strain, True)
+        if doubled and pot % 2 == 1:
+            if strain == ALL_TRUMP:
+                pot += 1
+            elif strain < 4:
+                pot -= 1
+        lead = bg_round1(pW, strain, True, False)
         trail = _half_away(total) - lead
-        fix = (trail <= 0) & (pL > 0)
-        trail, lead = np.where(fix, 1, trail), np.where(fix, lead - 1, lead)
-    score = np.zeros((n, 2), dtype=np.int64)
-    one_side = (doubled | ~made) & ~litige
-    score[rows, W] = np.where(one_side, pot, lead)
-    score[rows, L] = np.where(one_side, 0, trail)
-    # hanging
-    half_def = bg_round(pO, strain, True, modern)
-    half_hang = bg_round(pT, strain, not modern, modern)
-    tie_score = np.zeros((n, 2), dtype=np.int64)
-    tie_score[rows, O] = np.where(doubled, 0, half_def)
-    score = np.where(litige[:, None], tie_score, score)
-    held = np.where(litige, np.where(doubled, pot, half_hang), 0)
-    return ContractResult(made, litige, P.astype(np.int32), score.astype(np.int32), held.astype(np.int32))
-
-
-def _sides(a: np.ndarray, taker_is_0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The taker's and the defence's columns of a two-team table a (int (n, 2)), row by row: one select and
-    integer arithmetic (the two columns are the taker's and the other), not a 2-D fancy index."""
-    a0, a1 = a[:, 0], a[:, 1]
-    aT = np.where(taker_is_0, a0, a1)
-    return aT, a0 + a1 - aT
+        if trail <= 0 and pL > 0:
+            trail = 1
+            lead -= 1
+    if res == LITIGE:   # hanging
+        score[i, t] = 0
+        score[i, o] = 0 if doubled else bg_round1(pO, strain, True, modern)
+        held[i] = pot if doubled else bg_round1(pT, strain, not modern, modern)
+    elif doubled or res != MADE:
+        score[i, w] = pot
+        score[i, 1 - w] = 0
+    else:
+        score[i, w] = lead
+        score[i, 1 - w] = trail
 
 
 def _made_params(R: Ruleset) -> np.ndarray:
@@ -231,7 +240,7 @@ def _made_params(R: Ruleset) -> np.ndarray:
 
 
 def _award_params(R: Ruleset) -> np.ndarray:
-    """The undoubled and doubled awards' parameters as int64 (19,) for :func:`_settle_kernel`, in its order."""
+    """The undoubled and doubled awards' parameters as int64 (20,) for :func:`_settle_kernel`, in its order."""
     return np.array([
         int(R["contract.unbid_capot_flat"]), bool(R["contract.made_adds_bid"]), int(R["contract.capot_bid_made_flat"]),
         int(R["contract.fail_base"]), int(R["contract.fail_base_defence_capot"]), bool(R["contract.fail_adds_bid"]),
@@ -239,15 +248,17 @@ def _award_params(R: Ruleset) -> np.ndarray:
         int(R["contract.capot_bid_failed_flat"]), int(R["double.coinche"]), int(R["double.surcoinche"]),
         bool(R["double.belote_to_winner"]), _SCOPE[R["double.scope"]], int(R["double.base"]),
         int(R["double.base_capot"]), bool(R["double.belote_multiplied"]), int(R["double.flat_coinche"]),
-        int(R["double.flat_surcoinche"]), bool(R["double.bid_multiplied"])], dtype=np.int64)
+        int(R["double.flat_surcoinche"]), bool(R["double.bid_multiplied"]), bool(R["double.valat_cancels"])],
+        dtype=np.int64)
 
 
 @njit(cache=True, nogil=True)
-def _settle_kernel(C, D, B, T, bid, capot_bid, coinche, capot_team, mp, ap, rcode, awards,
+def _settle_kernel(C, D, B, T, bid, capot_bid, coinche, capot_team, strain, mp, ap, rcode, bg, awards,
                    made, litige, decided, P, score, held):
     """Two teams, one pass per hand: the made test (params ``mp``, :func:`_made_params`), whether it is
     decided by the declarations, and (``awards``) the hand score and held points in game points (params
-    ``ap``, :func:`_award_params`; rounding ``rcode``, :data:`ROUND_MODES`). C/D/B: int64 (n, 2) card,
+    ``ap``, :func:`_award_params`; rounding ``rcode``, :data:`ROUND_MODES`, or ``bg`` 1 "bg_2001", 2
+    "bg_modern": the Bulgarian awards, :func:`_bulgarian`). strain: int64 (n,). C/D/B: int64 (n, 2) card,
     declaration, belote points; T, bid, coinche, capot_team: int64 (n,); capot_bid: bool (n,). Outputs
     made/litige/decided bool (n,), P int32 (n, 2), score int32 (n, 2), held int32 (n,)."""
     m_decl, m_bel, m_round, vs_bid, min_pts, vs, tie_rule, capot_value = \
@@ -285,6 +296,11 @@ def _settle_kernel(C, D, B, T, bid, capot_bid, coinche, capot_team, mp, ap, rcod
         cT, cO, dT, dO, bT, bO = C[i, t], C[i, o], D[i, t], D[i, o], B[i, t], B[i, o]
         mult = ap[9] if coinche[i] == 1 else (ap[10] if coinche[i] == 2 else 1)
         doubled = mult > 1
+        if bg:
+            if ap[19] and capot_team[i] >= 0:   # still scored as a doubled pot, at x1 (BG-NIK, rules_examples D14)
+                mult = 1
+            _bulgarian(i, t, P, res, mult, doubled, strain[i], bg == 2, score, held)
+            continue
         # undoubled, made
         card_T = ap[0] if ap[0] != 0 and taker_capot and not cb else cT
         made_T = card_T + dT + bT + (V if ap[1] else 0)
@@ -355,8 +371,8 @@ def _settle_kernel(C, D, B, T, bid, capot_bid, coinche, capot_team, mp, ap, rcod
 def settle(card_points: np.ndarray, decl_points: np.ndarray, belote_points: np.ndarray, taker_team: np.ndarray,
            bid: np.ndarray, capot_bid: np.ndarray, coinche: np.ndarray, capot_team: np.ndarray,
            rules: Ruleset, strain: np.ndarray | None = None, outcome_only: bool = False) -> ContractResult:
-    """Score contracts for n hands (one compiled pass per hand, :func:`_settle_kernel`; the Bulgarian awards
-    after it in :func:`_bulgarian`).
+    """Score contracts for n hands (one compiled pass per hand, :func:`_settle_kernel`; Bulgarian awards in
+    :func:`_bulgarian`).
 
     Args:
         card_points: int (n, 2) card points with last trick / capot bonus (after any strain scaling).
@@ -365,35 +381,27 @@ def settle(card_points: np.ndarray, decl_points: np.ndarray, belote_points: np.n
         taker_team: int (n,) 0 or 1 (rows with no contract must be masked out by the caller).
         bid: int (n,) bid value in points, 0 when the contract has none (classic take).
         capot_bid: bool (n,); coinche: int (n,) 0/1/2; capot_team: int (n,) -1 none.
-        strain: int (n,) strain index (Bulgarian rounding only).
+        strain: int (n,) strain index (needed by Bulgarian rounding only).
         outcome_only: stop once made / litige are known (``hand_score`` and ``held`` are then None).
     Returns:
         :class:`ContractResult`; ``decided`` tells the rows whose outcome the declarations decide.
     """
     R = rules
     mode = R["rounding.mode"]
-    bulgarian = mode.startswith("bg_")
-    if R["contract.made_test_rounded"] or not (bulgarian or outcome_only):
-        rcode = _round_code(mode)
-    else:
-        rcode = 0
+    bg = 2 if mode == "bg_modern" else (1 if mode.startswith("bg_") else 0)
+    rcode = _round_code(mode) if R["contract.made_test_rounded"] or not (bg or outcome_only) else 0
     n = len(taker_team)
     i64 = lambda a: np.ascontiguousarray(a, dtype=np.int64)  # noqa: E731
     C, D, B = (i64(a).reshape(n, 2) for a in (card_points, decl_points, belote_points))
-    T, cap = i64(taker_team), i64(capot_team)
-    cb = np.ascontiguousarray(capot_bid, dtype=np.bool_)
-    coin = i64(coinche)
     made, litige, decided = np.zeros(n, np.bool_), np.zeros(n, np.bool_), np.zeros(n, np.bool_)
     P = np.zeros((n, 2), np.int32)
-    awards = not (outcome_only or bulgarian)
-    score = np.zeros((n, 2) if awards else (0, 2), np.int32)
-    held = np.zeros(n if awards else 0, np.int32)
-    _settle_kernel(C, D, B, T, i64(bid), cb, coin, cap, _made_params(R), _award_params(R), rcode, awards,
-                   made, litige, decided, P, score, held)
+    score = np.zeros((0 if outcome_only else n, 2), np.int32)
+    held = np.zeros(0 if outcome_only else n, np.int32)
+    if bg and not outcome_only and strain is None:
+        raise ValueError("Bulgarian rounding needs the strain of each hand")
+    _settle_kernel(C, D, B, i64(taker_team), i64(bid), np.ascontiguousarray(capot_bid, dtype=np.bool_), i64(coinche),
+                   i64(capot_team), i64(strain if strain is not None else np.zeros(n)), _made_params(R),
+                   _award_params(R), rcode, bg, not outcome_only, made, litige, decided, P, score, held)
     if outcome_only:
         return ContractResult(made, litige, P, None, None, decided)
-    if bulgarian:
-        res = _bulgarian(P.astype(np.int64), T, 1 - T, made, litige, coin, cap, strain, R)
-        res.decided = decided
-        return res
     return ContractResult(made, litige, P, score, held, decided)

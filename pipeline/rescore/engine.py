@@ -184,7 +184,8 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
         taker_col.is_null().to_numpy(zero_copy_only=False)
     team_of_taker = np.where(team_only, pc.fill_null(hands.column("taker_team"), 0).to_numpy(zero_copy_only=False),
                              pc.fill_null(taker_col, 0).to_numpy(zero_copy_only=False) % K).astype(np.int64)
-    deal_only = (hands.column("completeness").to_numpy(zero_copy_only=False) == "deal")
+    completeness = hands.column("completeness")
+    deal_only = pc.fill_null(pc.equal(completeness, "deal"), False).to_numpy(zero_copy_only=False)
     passed = taker_col.is_null().to_numpy(zero_copy_only=False) & ~team_only & ~deal_only
     n_pl = hands.column("n_players").to_numpy(zero_copy_only=False)
     plays_len = pc.fill_null(pc.list_value_length(hands.column("plays")), 0).to_numpy(zero_copy_only=False)
@@ -194,7 +195,6 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
 
     tt_len = pc.fill_null(pc.list_value_length(hands.column("tricks_taken")), 0).to_numpy(zero_copy_only=False)
     lts_ok = hands.column("last_trick_seat").is_valid().to_numpy(zero_copy_only=False)
-    completeness = hands.column("completeness")
     is_full = pc.fill_null(pc.equal(completeness, "full_play"), False).to_numpy(zero_copy_only=False)
     is_tt = pc.fill_null(pc.equal(completeness, "tricks_taken"), False).to_numpy(zero_copy_only=False)
     count = R["declarations.count"]
