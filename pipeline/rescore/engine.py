@@ -313,6 +313,7 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
         team_pts = np.zeros((m, K), dtype=np.int64)
         bpts = np.zeros((m, K), dtype=np.int64)
         entry_parts = []   # declarations one by one, rows renumbered to positions in idx
+        held_entries = None
         ai = np.nonzero(from_ann[idx])[0]
         if len(ai):
             dec = declarations.from_announced(hands.column("announced").take(pa.array(idx[ai])), strain[ai], R,
@@ -351,7 +352,10 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
         decided_m = res.decided
         decl_rows[idx] = has_decl
         decided[idx] = decided_m
-        ent = declarations.Entries.concat(entry_parts) if entry_parts else declarations.Entries.empty()
+        if len(entry_parts) == 1 and entry_parts[0] is held_entries:   # sorted by (row, seat) (a concat, rows mapped in order)
+            ent = held_entries
+        else:
+            ent = declarations.Entries.concat(entry_parts) if entry_parts else declarations.Entries.empty()
         ent.row = idx[ent.row]
         penalty = int(R["play.revoke_penalty"])
         if penalty and len(fi):   # each of the offender's opponents scores the penalty (rules.md R37)
