@@ -34,7 +34,12 @@ def fixed_list(col: pa.ChunkedArray | pa.Array, idx: np.ndarray, width: int, dty
     if not len(idx):
         return out
     offsets = col.offsets.to_numpy()          # absolute positions in col.values, the slice offset applied
-    values = col.values
+    # col.values is the whole child array of a sliced column: keep only this slice's range, so that the null
+    # fill and the cast below cost this slice's items, not the whole batch's at every slice
+    lo = int(offsets[0])
+    values = col.values.slice(lo, int(offsets[-1]) - lo)
+    if lo:
+        offsets = offsets - lo
     if values.null_count:     # null items (in rows the caller does not ask for) read as 0
         values = pc.fill_null(values, 0)
     values = values.to_numpy(zero_copy_only=False)

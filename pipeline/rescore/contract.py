@@ -46,69 +46,149 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.cards import ALL_TRUMP, NO_TRUMP
+from pipeline.rescore.jit import njit
 from pipeline.rules import Ruleset
 
 
 @dataclass
 class ContractResult:
     """made: bool (n,) (False also where litige); litige: bool (n,);
-    contract_points: int32 (n, 2) totals compared by the test; hand_score: int32 (n, 2) game points;
-    held: int32 (n,) game points held over (both None when only the outcome was asked for)."""
+    contract_points: int32 (n, K) totals compared by the test (card points + what the made test counts);
+    hand_score: int32 (n, K) game points; held: int32 (n,) game points held over (both None when only the
+    outcome was asked for); decided: bool (n,), whether the outcome (made / failed / litige) would differ
+    with no declaration points (belote kept), False on rows without declaration points."""
 
     made: np.ndarray
     litige: np.ndarray
     contract_points: np.ndarray
     hand_score: np.ndarray | None
     held: np.ndarray | None
+    decided: np.ndarray | None = None
+
+
+# integer codes of the string parameters, as the compiled kernels take them
+ROUND_MODES = ("none", "nearest10_5up", "nearest10_6up")
+_VS = {"none": 0, "gt": 1, "ge": 2}
+_TIE = {"litige": 0, "made": 1, "failed": 2}
+_FAIL_DECL = {"to_defence": 0, "keep": 1, "lost": 2}
+_SCOPE = {"bid": 0, "whole": 1, "own": 2, "flat": 3}
+FAILED, MADE, LITIGE = 0, 1, 2     # the outcome codes of :func:`outcome`
+
+
+def _round_code(mode: str) -> int:
+    """Index of ``mode`` in :data:`ROUND_MODES`; ValueError for another mode."""
+    if mode not in ROUND_MODES:
+        raise ValueError(f"unknown rounding mode {mode!r}")
+    return ROUND_MODES.index(mode)
+
+
+@njit(cache=True, nogil=True)
+def round1(x, code):
+    """One value in game points, ``code`` from :data:`ROUND_MODES`: 0 "none"; 1 "nearest10_5up" (85 -> 90,
+    FFB-Co15 §10.2); 2 "nearest10_6up" (85 -> 80, 86 -> 90, FFB-LOCAL). Integer floor division."""
+    if code == 1:
+        return (x + 5) // 10 * 10
+    if code == 2:
+        return (x + 4) // 10 * 10
+    return x
+
+
+@njit(cache=True, nogil=True)
+def _round_array(x, code, out):
+    for i in range(x.shape[0]):
+        out[i] = round1(x[i], code)
 
 
 def round_points(x: np.ndarray, mode: str) -> np.ndarray:
-    """Round game points: "none"; "nearest10_5up" (85 -> 90, FFB-Co15 §10.2); "nearest10_6up"
-    (85 -> 80, 86 -> 90, FFB-LOCAL); "nearest10_4down" = 5up. Raises ValueError for another mode."""
-    x = np.asarray(x, dtype=np.int64)
-    if mode == "none":
-        return x
-    if mode == "nearest10_5up":
-        return (x + 5) // 10 * 10
-    if mode == "nearest10_6up":
-        return (x + 4) // 10 * 10
-    raise ValueError(f"unknown rounding mode {mode!r}")
-
-
-def _half_away(x: np.ndarray) -> np.ndarray:
-    """x / 10 rounded to nearest, halves away from zero (x >= 0)."""
-    return (np.asarray(x, dtype=np.int64) + 5) // 10
-
-
-def _half_even(x: np.ndarray) -> np.ndarray:
-    """x / 10 rounded to nearest, halves to even (.NET Math.Round, BG-NIK)."""
-    x = np.asarray(x, dtype=np.int64)
-    q, r = np.divmod(x, 10)
-    return q + ((r > 5) | ((r == 5) & (q % 2 == 1)))
-
-
-def bg_round(pts: np.ndarray, strain: np.ndarray, leader: np.ndarray | bool, nt_half_even: bool = False) -> np.ndarray:
-    """Bulgarian contract-dependent rounding of one side's points to game points (tens), rules.md R34, D8:
-    suit: units >= 7 up (the side with more points) or >= 6 up (the side with fewer); all-trump: >= 5 / >= 4;
-    no-trump: nearest, halves away (totals there are even). ``leader`` says which side each row is."""
-    pts = np.asarray(pts, dtype=np.int64)
-    q, r = np.divmod(pts, 10)
-    up_suit = np.where(leader, 7, 6)
-    up_at = np.where(leader, 5, 4)
-    up = np.where(strain == ALL_TRUMP, up_at, np.where(strain == NO_TRUMP, 5, up_suit))
-    out = q + (r >= up)
-    if nt_half_even:  # BG-NIK rounds no-trump with Math.Round (halves to even); NT totals are even anyway
-        out = np.where(strain == NO_TRUMP, _half_even(pts), out)
+    """Round game points (int64 array of any shape): "none"; "nearest10_5up" (85 -> 90, FFB-Co15 §10.2);
+    "nearest10_6up" (85 -> 80, 86 -> 90, FFB-LOCAL). Raises ValueError for another mode. The rule itself is
+    :func:`round1`, which the compiled settlements use."""
+    x = np.ascontiguousarray(x, dtype=np.int64)
+    out = np.empty_like(x)
+    _round_array(x.reshape(-1), _round_code(mode), out.reshape(-1))
     return out
 
 
-def _bulgarian(P, T, O, made, litige, coinche, capot_team, strain, R) -> "ContractResult":
-    """Bulgarian awards in game points (tens): ``rounding.mode`` "bg_2001" (Bridge Belot v2.06, oracles/README.md)
-    or "bg_modern" (BG-NIK ScoreManager). P: (n, 2) totals; T/O: taker and defence team per row.
+@njit(cache=True, nogil=True)
+def outcome(ok, pT, pO, no_tie, vs, tie_rule):
+    """The made test's comparison with the defence, after the ruleset's other conditions ``ok`` (bool).
+    ``pT``/``pO``: the taker's and the defence's totals in card points (3-player: the better opponent's, or
+    both together). ``vs`` (``contract.made_vs_defence``): 0 "none", 1 "gt", 2 "ge"; ``tie_rule``
+    (``contract.tie``, what an equal total under "gt" is): 0 "litige", 1 "made", 2 "failed"; ``no_tie``
+    (a capot bid) is never a litige. Returns :data:`FAILED`, :data:`MADE` or :data:`LITIGE`."""
+    tie = False
+    if vs == 1:
+        tie = ok and pT == pO and not no_tie
+        ok = ok and pT > pO
+    elif vs == 2:
+        ok = ok and pT >= pO
+    if tie_rule == 1:
+        ok = ok or tie
+        tie = False
+    elif tie_rule == 2:
+        tie = False
+    if tie:
+        return LITIGE
+    return MADE if ok else FAILED
+
+
+@njit(cache=True, nogil=True)
+def _half_away(x):
+    """x / 10 rounded to nearest, halves away from zero (x >= 0)."""
+    return (x + 5) // 10
+
+
+@njit(cache=True, nogil=True)
+def _half_even(x):
+    """x / 10 rounded to nearest, halves to even (.NET Math.Round, BG-NIK)."""
+    q, r = divmod(x, 10)
+    return q + (1 if r > 5 or (r == 5 and q % 2 == 1) else 0)
+
+
+@njit(cache=True, nogil=True)
+def bg_round1(pts, strain, leader, nt_half_even):
+    """Bulgarian contract-dependent rounding of one side's points (int) to game points (tens), rules.md R34, D8:
+    suit: units >= 7 up (the side with more points) or >= 6 up (the side with fewer); all-trump: >= 5 / >= 4;
+    no-trump: nearest, halves away (totals there are even), or halves to even with ``nt_half_even`` (BG-NIK
+    rounds no-trump with Math.Round). ``leader``: whether this is the side with more points."""
+    if nt_half_even and strain == NO_TRUMP:
+        return _half_even(pts)
+    q, r = divmod(pts, 10)
+    if strain == ALL_TRUMP:
+        up = 5 if leader else 4
+    elif strain == NO_TRUMP:
+        up = 5
+    else:
+        up = 7 if leader else 6
+    return q + (1 if r >= up else 0)
+
+
+@njit(cache=True, nogil=True)
+def _bg_round_array(pts, strain, leader, nt_half_even, out):
+    for i in range(pts.shape[0]):
+        out[i] = bg_round1(pts[i], strain[i], leader[i], nt_half_even)
+
+
+def bg_round(pts: np.ndarray, strain: np.ndarray, leader: np.ndarray | bool, nt_half_even: bool = False) -> np.ndarray:
+    """:func:`bg_round1` over arrays: points int (n,), strain index int (n,), ``leader`` bool (n,) or one bool
+    (broadcast). Returns int64 (n,) game points (tens)."""
+    pts, strain, leader = (np.array(a).reshape(-1) for a in np.broadcast_arrays(   # copies: writable, contiguous
+        np.asarray(pts, dtype=np.int64), np.asarray(strain, dtype=np.int64), np.asarray(leader, dtype=np.bool_)))
+    out = np.empty(pts.shape, dtype=np.int64)
+    _bg_round_array(pts, strain, leader, bool(nt_half_even), out)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _bulgarian(i, t, P, res, mult, doubled, strain, modern, score, held):
+    """Bulgarian awards of hand ``i`` in game points (tens), rounding.mode "bg_2001" (Bridge Belot v2.06,
+    oracles/README.md) or "bg_modern" (``modern``, BG-NIK ScoreManager). P: int32 (n, 2) totals; t: the
+    taker's team; res: the outcome code; mult: the multiplier (1 after a valat when ``double.valat_cancels``);
+    doubled: whether a double was called. Writes score[i] and held[i].
 
     * Made, undoubled: bg_2001 rounds the leader's total by the contract rule and gives the trailer the rest of
       the rounded grand total (at least 1 if it took points, taken from the leader); bg_modern rounds each side
-      on its own (leader and trailer rules of :func:`bg_round`).
+      on its own (leader and trailer rules of :func:`bg_round1`).
     * Inside (the taker has fewer points) or doubled: the side with more points takes the whole pot:
       bg_2001 round(total x level) with an odd result nudged to even (up in all-trump, down in a suit);
       bg_modern round(total, halves to even) x level. ``double.valat_cancels``: no multiplier after a valat.
@@ -116,80 +196,185 @@ def _bulgarian(P, T, O, made, litige, coinche, capot_team, strain, R) -> "Contra
       (bg_2001 both rounded as leader; bg_modern the hanging half rounded as the trailer); doubled, nothing is
       scored and the whole pot (x level) hangs.
     """
-    n = len(T)
-    rows = np.arange(n)
-    modern = R["rounding.mode"] == "bg_modern"
-    strain = np.asarray(strain, dtype=np.int64)
-    mult = np.select([coinche == 1, coinche == 2], [int(R["double.coinche"]), int(R["double.surcoinche"])], 1)
-    doubled = mult > 1
-    if R["double.valat_cancels"]:  # the pot is still scored as a doubled one, at x1 (BG-NIK, rules_examples D14)
-        mult = np.where(capot_team >= 0, 1, mult)
-    pT, pO = _sides(P, T == 0)
+    o = 1 - t
+    pT, pO = np.int64(P[i, t]), np.int64(P[i, o])
     total = pT + pO
-    W = np.where(P[:, 0] > P[:, 1], 0, 1)
-    L = 1 - W
-    pW, pL = _sides(P, W == 0)
+    w = 0 if P[i, 0] > P[i, 1] else 1
+    pW, pL = np.int64(P[i, w]), np.int64(P[i, 1 - w])
     if modern:
         pot = _half_even(total) * mult
-        lead = bg_round(pW, strain, True, True)
-        trail = bg_round(pL, strain, False, True)
+        lead = bg_round1(pW, strain, True, True)
+        trail = bg_round1(pL, strain, False, True)
     else:
         pot = _half_away(total * mult)
-        odd = doubled & (pot % 2 == 1)
-        pot = pot + np.where(odd & (strain == ALL_TRUMP), 1, 0) - np.where(odd & (strain < 4), 1, 0)
-        lead = bg_round(pW, strain, True)
+        if doubled and pot % 2 == 1:
+            if strain == ALL_TRUMP:
+                pot += 1
+            elif strain < 4:
+                pot -= 1
+        lead = bg_round1(pW, strain, True, False)
         trail = _half_away(total) - lead
-        fix = (trail <= 0) & (pL > 0)
-        trail, lead = np.where(fix, 1, trail), np.where(fix, lead - 1, lead)
-    score = np.zeros((n, 2), dtype=np.int64)
-    one_side = (doubled | ~made) & ~litige
-    score[rows, W] = np.where(one_side, pot, lead)
-    score[rows, L] = np.where(one_side, 0, trail)
-    # hanging
-    half_def = bg_round(pO, strain, True, modern)
-    half_hang = bg_round(pT, strain, not modern, modern)
-    tie_score = np.zeros((n, 2), dtype=np.int64)
-    tie_score[rows, O] = np.where(doubled, 0, half_def)
-    score = np.where(litige[:, None], tie_score, score)
-    held = np.where(litige, np.where(doubled, pot, half_hang), 0)
-    return ContractResult(made, litige, P.astype(np.int32), score.astype(np.int32), held.astype(np.int32))
+        if trail <= 0 and pL > 0:
+            trail = 1
+            lead -= 1
+    if res == LITIGE:   # hanging
+        score[i, t] = 0
+        score[i, o] = 0 if doubled else bg_round1(pO, strain, True, modern)
+        held[i] = pot if doubled else bg_round1(pT, strain, not modern, modern)
+    elif doubled or res != MADE:
+        score[i, w] = pot
+        score[i, 1 - w] = 0
+    else:
+        score[i, w] = lead
+        score[i, 1 - w] = trail
 
 
-def _sides(a: np.ndarray, taker_is_0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The taker's and the defence's columns of a two-team table a (int (n, 2)), row by row: one select and
-    integer arithmetic (the two columns are the taker's and the other), not a 2-D fancy index."""
-    a0, a1 = a[:, 0], a[:, 1]
-    aT = np.where(taker_is_0, a0, a1)
-    return aT, a0 + a1 - aT
+def _made_params(R: Ruleset) -> np.ndarray:
+    """The made test's parameters as int64 (8,) for the kernels: made_counts_declarations,
+    made_counts_belote, made_test_rounded, made_vs_bid is "ge", made_min_points, made_vs_defence code,
+    tie code, capot_bid_value."""
+    return np.array([bool(R["contract.made_counts_declarations"]), bool(R["contract.made_counts_belote"]),
+                     bool(R["contract.made_test_rounded"]), R["contract.made_vs_bid"] == "ge",
+                     int(R["contract.made_min_points"]), _VS[R["contract.made_vs_defence"]],
+                     _TIE[R["contract.tie"]], int(R["contract.capot_bid_value"])], dtype=np.int64)
 
 
-def against_defence(ok: np.ndarray, pT: np.ndarray, pO: np.ndarray, R: Ruleset,
-                    no_tie: np.ndarray | bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The made test's comparison with the defence (``contract.made_vs_defence``: "gt", "ge" or "none") and
-    what an equal total is (``contract.tie``: "litige", "made" or "failed"), after the ruleset's other
-    conditions ``ok`` (bool (n,)). ``pT``/``pO``: the taker's and the defence's totals (3-player: the better
-    opponent's, or both together). Rows in ``no_tie`` (a capot bid) are never a litige. Returns bool (n,)
-    arrays (made, litige, failed), exclusive."""
-    ok = ok.copy()
-    tie = np.zeros(len(ok), dtype=bool)
-    vs = R["contract.made_vs_defence"]
-    if vs == "gt":
-        tie = ok & (pT == pO) & ~np.asarray(no_tie, dtype=bool)
-        ok &= pT > pO
-    elif vs == "ge":
-        ok &= pT >= pO
-    if R["contract.tie"] == "made":
-        ok |= tie
-        tie = np.zeros(len(ok), dtype=bool)
-    elif R["contract.tie"] == "failed":
-        tie = np.zeros(len(ok), dtype=bool)
-    return ok & ~tie, tie, ~ok & ~tie
+def _award_params(R: Ruleset) -> np.ndarray:
+    """The undoubled and doubled awards' parameters as int64 (20,) for :func:`_settle_kernel`, in its order."""
+    return np.array([
+        int(R["contract.unbid_capot_flat"]), bool(R["contract.made_adds_bid"]), int(R["contract.capot_bid_made_flat"]),
+        int(R["contract.fail_base"]), int(R["contract.fail_base_defence_capot"]), bool(R["contract.fail_adds_bid"]),
+        _FAIL_DECL[R["contract.fail_declarations"]], R["belote.on_failure"] == "to_defence",
+        int(R["contract.capot_bid_failed_flat"]), int(R["double.coinche"]), int(R["double.surcoinche"]),
+        bool(R["double.belote_to_winner"]), _SCOPE[R["double.scope"]], int(R["double.base"]),
+        int(R["double.base_capot"]), bool(R["double.belote_multiplied"]), int(R["double.flat_coinche"]),
+        int(R["double.flat_surcoinche"]), bool(R["double.bid_multiplied"]), bool(R["double.valat_cancels"])],
+        dtype=np.int64)
+
+
+@njit(cache=True, nogil=True)
+def _settle_kernel(C, D, B, T, bid, capot_bid, coinche, capot_team, strain, mp, ap, rcode, bg, awards,
+                   made, litige, decided, P, score, held):
+    """Two teams, one pass per hand: the made test (params ``mp``, :func:`_made_params`), whether it is
+    decided by the declarations, and (``awards``) the hand score and held points in game points (params
+    ``ap``, :func:`_award_params`; rounding ``rcode``, :data:`ROUND_MODES`, or ``bg`` 1 "bg_2001", 2
+    "bg_modern": the Bulgarian awards, :func:`_bulgarian`). strain: int64 (n,). C/D/B: int64 (n, 2) card,
+    declaration, belote points; T, bid, coinche, capot_team: int64 (n,); capot_bid: bool (n,). Outputs
+    made/litige/decided bool (n,), P int32 (n, 2), score int32 (n, 2), held int32 (n,)."""
+    m_decl, m_bel, m_round, vs_bid, min_pts, vs, tie_rule, capot_value = \
+        mp[0], mp[1], mp[2], mp[3], mp[4], mp[5], mp[6], mp[7]
+    for i in range(T.shape[0]):
+        t = T[i]
+        o = 1 - t
+        cb = capot_bid[i]
+        V = capot_value if cb else bid[i]
+        taker_capot = capot_team[i] == t
+        base_T = round1(C[i, t], rcode) if m_round else C[i, t]
+        base_O = round1(C[i, o], rcode) if m_round else C[i, o]
+        if m_bel:
+            base_T += B[i, t]
+            base_O += B[i, o]
+        pT, pO = base_T, base_O
+        if m_decl:
+            pT += D[i, t]
+            pO += D[i, o]
+        P[i, t] = pT
+        P[i, o] = pO
+        ok = taker_capot if cb else True
+        if vs_bid and not cb:
+            ok = ok and pT >= max(V, min_pts)
+        res = outcome(ok, pT, pO, cb, vs, tie_rule)
+        made[i] = res == MADE
+        litige[i] = res == LITIGE
+        if D[i, 0] != 0 or D[i, 1] != 0:   # the same test without the declarations (belote kept)
+            ok0 = taker_capot if cb else True
+            if vs_bid and not cb:
+                ok0 = ok0 and base_T >= max(V, min_pts)
+            decided[i] = outcome(ok0, base_T, base_O, cb, vs, tie_rule) != res
+        if not awards:
+            continue
+        cT, cO, dT, dO, bT, bO = C[i, t], C[i, o], D[i, t], D[i, o], B[i, t], B[i, o]
+        mult = ap[9] if coinche[i] == 1 else (ap[10] if coinche[i] == 2 else 1)
+        doubled = mult > 1
+        if bg:
+            if ap[19] and capot_team[i] >= 0:   # still scored as a doubled pot, at x1 (BG-NIK, rules_examples D14)
+                mult = 1
+            _bulgarian(i, t, P, res, mult, doubled, strain[i], bg == 2, score, held)
+            continue
+        # undoubled, made
+        card_T = ap[0] if ap[0] != 0 and taker_capot and not cb else cT
+        made_T = card_T + dT + bT + (V if ap[1] else 0)
+        if ap[2] != 0 and cb:
+            made_T = ap[2] + bT
+        made_O = cO + dO + bO
+        # undoubled, failed
+        fail_base = ap[4] if capot_team[i] == o else ap[3]
+        fd, to_def = ap[6], ap[7]
+        fail_O = fail_base + (V if ap[5] else 0) + dO + (dT if fd == 0 else 0) + bO + (bT if to_def else 0)
+        if ap[8] != 0 and cb:
+            fail_O = ap[8] + bO + (bT if to_def else 0)
+        fail_T = (dT if fd == 1 else 0) + (0 if to_def else bT)
+        # doubled: the side winning the hand takes the award, the other keeps nothing but (maybe) its belote
+        all_b = ap[11]
+        scope = ap[12]
+        made_base = cT + cO if ap[13] == 0 else ap[13]
+        if ap[14] != 0 and taker_capot:
+            made_base = ap[14]
+        decl_all = dT + dO
+        win_T = bT + bO if all_b else bT
+        # a failed doubled contract: the taker's belote also goes to the defence when it is "prenable"
+        # (belote.on_failure = to_defence, rules.md R25: FFB contrée 2015/2016), as when undoubled
+        win_O = bO + bT if (all_b or to_def) else bO
+        if scope == 0:      # bid
+            dbl_made_T = made_base + V * mult + decl_all + win_T
+            dbl_fail_O = fail_base + V * mult + decl_all + win_O
+        elif scope == 1:    # whole
+            if ap[15]:
+                dbl_made_T = (made_base + V + decl_all + win_T) * mult
+                dbl_fail_O = (fail_base + V + decl_all + win_O) * mult
+            else:
+                dbl_made_T = (made_base + V + decl_all) * mult + win_T
+                dbl_fail_O = (fail_base + V + decl_all) * mult + win_O
+        elif scope == 2:    # own
+            if cb or taker_capot:
+                dbl_made_T = (made_base + V + decl_all) * mult + bT
+            else:
+                dbl_made_T = (round1(cT + dT, rcode) + V) * mult + bT
+            dbl_fail_O = (fail_base + V + decl_all) * mult + win_O
+        else:               # flat
+            flat = ap[17] if coinche[i] == 2 else ap[16]
+            bid_part = V * mult if ap[18] else 0
+            dbl_made_T = flat + bid_part + win_T
+            dbl_fail_O = flat + bid_part + win_O
+        if ap[2] != 0 and cb:   # a capot bid's flat award is multiplied (FFB-Ct16 p.7: 500/1000/2000)
+            dbl_made_T = ap[2] * mult + win_T
+        if ap[8] != 0 and cb:
+            dbl_fail_O = ap[8] * mult + win_O
+        dbl_made_O = 0 if all_b else bO
+        if scope == 2 and not (cb or taker_capot):
+            dbl_made_O = round1(cO + dO, rcode) + bO
+        dbl_fail_T = 0 if (all_b or to_def) else bT
+        sT = sO = 0
+        h = 0
+        if res == MADE:
+            sT = dbl_made_T if doubled else made_T
+            sO = dbl_made_O if doubled else made_O
+        elif res == FAILED:
+            sT = dbl_fail_T if doubled else fail_T
+            sO = dbl_fail_O if doubled else fail_O
+        else:   # litige: the defence scores its own total now; the taker's total is held
+            sO = made_O
+            h = round1(made_T * mult, rcode)
+        score[i, t] = round1(sT, rcode)
+        score[i, o] = round1(sO, rcode)
+        held[i] = h
 
 
 def settle(card_points: np.ndarray, decl_points: np.ndarray, belote_points: np.ndarray, taker_team: np.ndarray,
            bid: np.ndarray, capot_bid: np.ndarray, coinche: np.ndarray, capot_team: np.ndarray,
            rules: Ruleset, strain: np.ndarray | None = None, outcome_only: bool = False) -> ContractResult:
-    """Score contracts for n hands.
+    """Score contracts for n hands (one compiled pass per hand, :func:`_settle_kernel`; Bulgarian awards in
+    :func:`_bulgarian`).
 
     Args:
         card_points: int (n, 2) card points with last trick / capot bonus (after any strain scaling).
@@ -198,108 +383,27 @@ def settle(card_points: np.ndarray, decl_points: np.ndarray, belote_points: np.n
         taker_team: int (n,) 0 or 1 (rows with no contract must be masked out by the caller).
         bid: int (n,) bid value in points, 0 when the contract has none (classic take).
         capot_bid: bool (n,); coinche: int (n,) 0/1/2; capot_team: int (n,) -1 none.
+        strain: int (n,) strain index (needed by Bulgarian rounding only).
         outcome_only: stop once made / litige are known (``hand_score`` and ``held`` are then None).
+    Returns:
+        :class:`ContractResult`; ``decided`` tells the rows whose outcome the declarations decide.
     """
     R = rules
-    n = len(taker_team)
-    T = taker_team.astype(np.int64)
-    O = 1 - T
-    C = card_points.astype(np.int64)
-    D = decl_points.astype(np.int64)
-    B = belote_points.astype(np.int64)
     mode = R["rounding.mode"]
-    P = C + (D if R["contract.made_counts_declarations"] else 0) + (B if R["contract.made_counts_belote"] else 0)
-    if R["contract.made_test_rounded"]:
-        P = round_points(C, mode) + (D if R["contract.made_counts_declarations"] else 0) \
-            + (B if R["contract.made_counts_belote"] else 0)
-    t0 = T == 0
-    pT, pO = _sides(P, t0)
-    V = np.where(capot_bid, int(R["contract.capot_bid_value"]), bid).astype(np.int64)
-    taker_capot = capot_team == T
-
-    ok = np.where(capot_bid, taker_capot, True)
-    if R["contract.made_vs_bid"] == "ge":
-        ok &= np.where(capot_bid, True, pT >= np.maximum(V, int(R["contract.made_min_points"])))
-    made, litige, failed = against_defence(ok, pT, pO, R, no_tie=capot_bid)
+    bg = 2 if mode == "bg_modern" else (1 if mode.startswith("bg_") else 0)
+    rcode = _round_code(mode) if R["contract.made_test_rounded"] or not (bg or outcome_only) else 0
+    n = len(taker_team)
+    i64 = lambda a: np.ascontiguousarray(a, dtype=np.int64)  # noqa: E731
+    C, D, B = (i64(a).reshape(n, 2) for a in (card_points, decl_points, belote_points))
+    made, litige, decided = np.zeros(n, np.bool_), np.zeros(n, np.bool_), np.zeros(n, np.bool_)
+    P = np.zeros((n, 2), np.int32)
+    score = np.zeros((0 if outcome_only else n, 2), np.int32)
+    held = np.zeros(0 if outcome_only else n, np.int32)
+    if bg and not outcome_only and strain is None:
+        raise ValueError("Bulgarian rounding needs the strain of each hand")
+    _settle_kernel(C, D, B, i64(taker_team), i64(bid), np.ascontiguousarray(capot_bid, dtype=np.bool_), i64(coinche),
+                   i64(capot_team), i64(strain if strain is not None else np.zeros(n)), _made_params(R),
+                   _award_params(R), rcode, bg, not outcome_only, made, litige, decided, P, score, held)
     if outcome_only:
-        return ContractResult(made, litige, P.astype(np.int32), None, None)
-    if mode.startswith("bg_"):
-        return _bulgarian(P, T, O, made, litige, coinche, capot_team, strain, R)
-
-    mult = np.select([coinche == 1, coinche == 2], [int(R["double.coinche"]), int(R["double.surcoinche"])], 1)
-    doubled = mult > 1
-    (cT, cO), (dT, dO), (bT, bO) = _sides(C, t0), _sides(D, t0), _sides(B, t0)
-    zero = np.zeros(n, dtype=np.int64)
-
-    # undoubled, made
-    card_T = cT
-    if R["contract.unbid_capot_flat"]:
-        card_T = np.where(taker_capot & ~capot_bid, int(R["contract.unbid_capot_flat"]), card_T)
-    made_T = card_T + dT + bT + (V if R["contract.made_adds_bid"] else 0)
-    if R["contract.capot_bid_made_flat"]:
-        made_T = np.where(capot_bid, int(R["contract.capot_bid_made_flat"]) + bT, made_T)
-    made_O = cO + dO + bO
-    # undoubled, failed
-    fail_base = np.where(capot_team == O, int(R["contract.fail_base_defence_capot"]), int(R["contract.fail_base"]))
-    fd = R["contract.fail_declarations"]
-    to_def = R["belote.on_failure"] == "to_defence"
-    fail_O = fail_base + (V if R["contract.fail_adds_bid"] else 0) + dO + (dT if fd == "to_defence" else 0) \
-        + bO + (bT if to_def else 0)
-    if R["contract.capot_bid_failed_flat"]:
-        fail_O = np.where(capot_bid, int(R["contract.capot_bid_failed_flat"]) + bO + (bT if to_def else 0), fail_O)
-    fail_T = (dT if fd == "keep" else 0) + (zero if to_def else bT)
-
-    # doubled: the side winning the hand takes the award, the other keeps nothing but (maybe) its belote
-    all_b = bool(R["double.belote_to_winner"])
-    scope = R["double.scope"]
-    deal_points = cT + cO
-    made_base = deal_points if R["double.base"] == 0 else np.full(n, int(R["double.base"]))
-    if R["double.base_capot"]:
-        made_base = np.where(taker_capot, int(R["double.base_capot"]), made_base)
-    decl_all = dT + dO
-    win_belote = lambda own, other: own + other if all_b else own  # noqa: E731
-    # a failed doubled contract: the taker's belote also goes to the defence when it is "prenable" (to_defence,
-    # rules.md R25: FFB contrée 2015/2016), as when undoubled; only an "imprenable" one stays with its holders
-    fail_belote = (lambda own, other: own + other) if (all_b or to_def) else win_belote  # noqa: E731
-    if scope == "bid":
-        dbl_made_T = made_base + V * mult + decl_all + win_belote(bT, bO)
-        dbl_fail_O = fail_base + V * mult + decl_all + fail_belote(bO, bT)
-    elif scope == "whole":
-        inside = bool(R["double.belote_multiplied"])
-        dbl_made_T = (made_base + V + decl_all + (win_belote(bT, bO) if inside else 0)) * mult \
-            + (0 if inside else win_belote(bT, bO))
-        dbl_fail_O = (fail_base + V + decl_all + (fail_belote(bO, bT) if inside else 0)) * mult \
-            + (0 if inside else win_belote(bO, bT))
-    elif scope == "own":
-        # coinche-cli: the takers multiply their own rounded points + bid; the defence keeps its own points;
-        # belotes stay with their holders, outside the multiplier (capot bids and unbid capots as "whole")
-        whole_made = (made_base + V + decl_all) * mult + bT
-        own_made = (round_points(cT + dT, mode) + V) * mult + bT
-        dbl_made_T = np.where(capot_bid | taker_capot, whole_made, own_made)
-        dbl_fail_O = (fail_base + V + decl_all) * mult + fail_belote(bO, bT)
-    else:  # flat
-        flat = np.where(coinche == 2, int(R["double.flat_surcoinche"]), int(R["double.flat_coinche"]))
-        bid_part = V * mult if R["double.bid_multiplied"] else 0
-        dbl_made_T = flat + bid_part + win_belote(bT, bO)
-        dbl_fail_O = flat + bid_part + fail_belote(bO, bT)
-    if R["contract.capot_bid_made_flat"]:   # a capot bid's flat award is multiplied (FFB-Ct16 p.7: 500/1000/2000)
-        dbl_made_T = np.where(capot_bid, int(R["contract.capot_bid_made_flat"]) * mult + win_belote(bT, bO), dbl_made_T)
-    if R["contract.capot_bid_failed_flat"]:
-        dbl_fail_O = np.where(capot_bid, int(R["contract.capot_bid_failed_flat"]) * mult + fail_belote(bO, bT), dbl_fail_O)
-    dbl_made_O = zero + (0 if all_b else bO)
-    if scope == "own":
-        dbl_made_O = np.where(capot_bid | taker_capot, dbl_made_O, round_points(cO + dO, mode) + bO)
-    dbl_fail_T = zero + (0 if (all_b or to_def) else bT)
-
-    # made and failed are exclusive (neither: litige, below)
-    sT = np.where(made, np.where(doubled, dbl_made_T, made_T), np.where(failed, np.where(doubled, dbl_fail_T, fail_T), 0))
-    sO = np.where(made, np.where(doubled, dbl_made_O, made_O), np.where(failed, np.where(doubled, dbl_fail_O, fail_O), 0))
-    # litige: the defence scores its own total now; the taker's total is held
-    sO = np.where(litige, made_O, sO)
-    held_raw = np.where(litige, made_T * mult, 0)
-    sT, sO = round_points(sT, mode), round_points(sO, mode)
-    held = np.where(litige, round_points(held_raw, mode), 0)
-    score = np.empty((n, 2), dtype=np.int32)
-    score[:, 0] = np.where(t0, sT, sO)
-    score[:, 1] = sT + sO - score[:, 0]
-    return ContractResult(made, litige, P.astype(np.int32), score, held.astype(np.int32))
+        return ContractResult(made, litige, P, None, None, decided)
+    return ContractResult(made, litige, P, score, held, decided)

@@ -184,7 +184,8 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
         taker_col.is_null().to_numpy(zero_copy_only=False)
     team_of_taker = np.where(team_only, pc.fill_null(hands.column("taker_team"), 0).to_numpy(zero_copy_only=False),
                              pc.fill_null(taker_col, 0).to_numpy(zero_copy_only=False) % K).astype(np.int64)
-    deal_only = (hands.column("completeness").to_numpy(zero_copy_only=False) == "deal")
+    completeness = hands.column("completeness")
+    deal_only = pc.fill_null(pc.equal(completeness, "deal"), False).to_numpy(zero_copy_only=False)
     passed = taker_col.is_null().to_numpy(zero_copy_only=False) & ~team_only & ~deal_only
     n_pl = hands.column("n_players").to_numpy(zero_copy_only=False)
     plays_len = pc.fill_null(pc.list_value_length(hands.column("plays")), 0).to_numpy(zero_copy_only=False)
@@ -194,7 +195,6 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
 
     tt_len = pc.fill_null(pc.list_value_length(hands.column("tricks_taken")), 0).to_numpy(zero_copy_only=False)
     lts_ok = hands.column("last_trick_seat").is_valid().to_numpy(zero_copy_only=False)
-    completeness = hands.column("completeness")
     is_full = pc.fill_null(pc.equal(completeness, "full_play"), False).to_numpy(zero_copy_only=False)
     is_tt = pc.fill_null(pc.equal(completeness, "tricks_taken"), False).to_numpy(zero_copy_only=False)
     count = R["declarations.count"]
@@ -313,6 +313,7 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
         team_pts = np.zeros((m, K), dtype=np.int64)
         bpts = np.zeros((m, K), dtype=np.int64)
         entry_parts = []   # declarations one by one, rows renumbered to positions in idx
+        held_entries = None
         ai = np.nonzero(from_ann[idx])[0]
         if len(ai):
             dec = declarations.from_announced(hands.column("announced").take(pa.array(idx[ai])), strain[ai], R,
@@ -342,22 +343,19 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
             bteam = np.where((bpts > 0).sum(axis=1) == 1, np.argmax(bpts > 0, axis=1), -1)
         team_decl = declarations.transfer_on_capot(team_pts.astype(np.int32), cap, R, cards_of_team)
 
-        def settle(sel, decl, outcome_only=False):
-            if K == 2:
-                return contract.settle(cp[sel], decl, bpts[sel], T[sel], bid[sel], capot_bid[sel], coinche[sel],
-                                       cap[sel], R, strain[sel], outcome_only=outcome_only)
-            return solo.settle_solo(cp[sel], decl, bpts[sel], T[sel], R, outcome_only=outcome_only)
-        res = settle(slice(None), team_decl)
-        # would the outcome (made / failed / litige) differ without the declarations (belote kept)?
+        # one pass: the outcome, whether the declarations decide it (same test without them, belote kept), scores
+        if K == 2:
+            res = contract.settle(cp, team_decl, bpts, T, bid, capot_bid, coinche, cap, R, strain)
+        else:
+            res = solo.settle_solo(cp, team_decl, bpts, T, R)
         has_decl = _any_column(team_decl != 0)
-        di = np.nonzero(has_decl)[0]
-        decided_m = np.zeros(m, dtype=bool)
-        if len(di):
-            alt = settle(di, np.zeros((len(di), K), dtype=np.int32), outcome_only=True)
-            decided_m[di] = (alt.made != res.made[di]) | (alt.litige != res.litige[di])
+        decided_m = res.decided
         decl_rows[idx] = has_decl
         decided[idx] = decided_m
-        ent = declarations.Entries.concat(entry_parts) if entry_parts else declarations.Entries.empty()
+        if len(entry_parts) == 1 and entry_parts[0] is held_entries:   # sorted by (row, seat) (a concat, rows mapped in order)
+            ent = held_entries
+        else:
+            ent = declarations.Entries.concat(entry_parts) if entry_parts else declarations.Entries.empty()
         ent.row = idx[ent.row]
         penalty = int(R["play.revoke_penalty"])
         if penalty and len(fi):   # each of the offender's opponents scores the penalty (rules.md R37)

@@ -26,13 +26,77 @@ from __future__ import annotations
 
 import numpy as np
 
-from pipeline.rescore.contract import ContractResult, against_defence, round_points
+from pipeline.rescore.contract import (_FAIL_DECL, FAILED, LITIGE, MADE, ContractResult, _made_params,
+                                       _round_code, outcome, round1)
+from pipeline.rescore.jit import njit
 from pipeline.rules import Ruleset
+
+
+@njit(cache=True, nogil=True)
+def _solo_kernel(C, D, B, T, mp, combined, fd, to_def, share, rcode, awards, made, litige, decided, P, score, held):
+    """K players, one pass per hand: the made test (params ``mp`` of :func:`contract._made_params`; ``combined``:
+    ``solo_made = "combined"``), whether the declarations decide it, and (``awards``) the scores in game points.
+    C/D/B: int64 (n, K) card, declaration, belote points; T: int64 (n,) the taker's seat; ``fd``:
+    ``fail_declarations`` code; ``to_def``: belote.on_failure is "to_defence"; ``share``: solo_fail is "share";
+    ``rcode``: rounding code. Outputs made/litige/decided bool (n,), P int32 (n, K), score int32 (n, K),
+    held int32 (n,)."""
+    m_decl, m_bel, min_pts, vs, tie_rule = mp[0], mp[1], mp[4], mp[5], mp[6]
+    n, K = C.shape
+    for i in range(n):
+        t = T[i]
+        has_decl = False
+        for k in range(K):
+            has_decl = has_decl or D[i, k] != 0
+        res = FAILED
+        for with_decl in (True, False):
+            if not with_decl and not has_decl:
+                break
+            pT = 0
+            pO = 0 if combined else np.int64(-(1 << 62))   # below any total
+            for k in range(K):
+                p = C[i, k] + (B[i, k] if m_bel else 0) + (D[i, k] if m_decl and with_decl else 0)
+                if with_decl:
+                    P[i, k] = p
+                if k == t:
+                    pT = p
+                elif combined:
+                    pO += p
+                else:
+                    pO = max(pO, p)
+            ok = pT >= min_pts if min_pts != 0 else True
+            r = outcome(ok, pT, pO, False, vs, tie_rule)
+            if with_decl:
+                res = r
+                made[i] = r == MADE
+                litige[i] = r == LITIGE
+            else:
+                decided[i] = r != res
+        if not awards:
+            continue
+        cT, dT, bT = C[i, t], D[i, t], B[i, t]
+        given = cT + (dT if fd == 0 else 0) + (bT if to_def else 0)
+        kept = (dT if fd == 1 else 0) + (0 if to_def else bT)
+        nxt = (t + 1) % K
+        for k in range(K):
+            own = C[i, k] + D[i, k] + B[i, k]
+            if res == MADE:
+                s = own
+            elif res == LITIGE:   # the opponents score their own totals now, the taker's is held
+                s = 0 if k == t else own
+            elif k == t:
+                s = kept
+            else:
+                s = own
+                if share:
+                    s += given // 2 + (given % 2 if k == nxt else 0)
+            score[i, k] = round1(s, rcode)
+        held[i] = round1(C[i, t] + D[i, t] + B[i, t], rcode) if res == LITIGE else 0
 
 
 def settle_solo(card_points: np.ndarray, decl_points: np.ndarray, belote_points: np.ndarray,
                 taker: np.ndarray, rules: Ruleset, outcome_only: bool = False) -> ContractResult:
-    """Score n contracts of players who each play for himself.
+    """Score n contracts of players who each play for himself (one compiled pass per hand, :func:`_solo_kernel`;
+    the made test and rounding are the 4-player settlement's, :func:`contract.outcome`, :func:`contract.round1`).
 
     Args:
         card_points: int (n, K) card points per player, last trick / capot bonuses included.
@@ -42,48 +106,23 @@ def settle_solo(card_points: np.ndarray, decl_points: np.ndarray, belote_points:
         rules: the ruleset (``[contract]``, ``belote.on_failure``, ``rounding.mode``).
         outcome_only: stop once made / litige are known (``hand_score`` and ``held`` are then None).
     Returns:
-        :class:`~pipeline.rescore.contract.ContractResult` with (n, K) ``contract_points`` and ``hand_score``.
+        :class:`~pipeline.rescore.contract.ContractResult` with (n, K) ``contract_points`` and ``hand_score``;
+        ``decided``: the rows whose outcome the declarations decide.
     Raises:
         ValueError: for a rounding mode other than "none" and the nearest-ten ones.
     """
     R = rules
-    n, K = card_points.shape
-    rows = np.arange(n)
-    T = taker.astype(np.int64)
-    C = card_points.astype(np.int64)
-    D = decl_points.astype(np.int64)
-    B = belote_points.astype(np.int64)
-    P = C + (D if R["contract.made_counts_declarations"] else 0) + (B if R["contract.made_counts_belote"] else 0)
-    opponent = np.ones((n, K), dtype=bool)
-    opponent[rows, T] = False
-    pT = P[rows, T]
-    if R["contract.solo_made"] == "each":
-        pO = np.where(opponent, P, np.iinfo(np.int64).min).max(axis=1)
-    else:
-        pO = np.where(opponent, P, 0).sum(axis=1)
-    ok = np.ones(n, dtype=bool)
-    if R["contract.made_min_points"]:
-        ok &= pT >= int(R["contract.made_min_points"])
-    made, litige, failed = against_defence(ok, pT, pO, R)
+    n, K = np.shape(card_points)
+    rcode = 0 if outcome_only else _round_code(R["rounding.mode"])
+    i64 = lambda a: np.ascontiguousarray(a, dtype=np.int64)  # noqa: E731
+    made, litige, decided = np.zeros(n, np.bool_), np.zeros(n, np.bool_), np.zeros(n, np.bool_)
+    P = np.zeros((n, K), np.int32)
+    score = np.zeros((0 if outcome_only else n, K), np.int32)
+    held = np.zeros(0 if outcome_only else n, np.int32)
+    _solo_kernel(i64(card_points), i64(decl_points), i64(belote_points), i64(taker), _made_params(R),
+                 R["contract.solo_made"] != "each", _FAIL_DECL[R["contract.fail_declarations"]],
+                 R["belote.on_failure"] == "to_defence", R["contract.solo_fail"] == "share", rcode,
+                 not outcome_only, made, litige, decided, P, score, held)
     if outcome_only:
-        return ContractResult(made, litige, P.astype(np.int32), None, None)
-
-    own = C + D + B
-    fd = R["contract.fail_declarations"]
-    to_def = R["belote.on_failure"] == "to_defence"
-    cT, dT, bT = C[rows, T], D[rows, T], B[rows, T]
-    given = cT + (dT if fd == "to_defence" else 0) + (bT if to_def else 0)
-    kept = (dT if fd == "keep" else 0) + (0 if to_def else bT)
-    fail = np.where(opponent, own, 0)
-    fail[rows, T] = kept
-    if R["contract.solo_fail"] == "share":
-        nxt = (T + 1) % K
-        fail += np.where(opponent, (given // 2)[:, None], 0)
-        fail[rows, nxt] += given % 2
-    score = np.where(made[:, None], own, np.where(failed[:, None], fail, 0))
-    # litige: the opponents score their own totals now, the taker's is held
-    score = np.where(litige[:, None] & opponent, own, score)
-    mode = R["rounding.mode"]
-    score = round_points(score, mode)
-    held = np.where(litige, round_points(own[rows, T], mode), 0)
-    return ContractResult(made, litige, P.astype(np.int32), score.astype(np.int32), held.astype(np.int32))
+        return ContractResult(made, litige, P, None, None, decided)
+    return ContractResult(made, litige, P, score, held, decided)
