@@ -204,3 +204,21 @@ def test_show_explains_a_team_only_contract(tmp_path):
     lines = {ln["label"]: ln["value"] for sec in out["sections"] if sec["title"] == "Contract" for ln in sec["lines"]}
     assert lines == {"taker": "team 1 (the record names the team, not the seat)", "contract": "S 110"}
     assert out["score"] == [61, 231] and out["status"] == "scored"
+
+
+@pytest.mark.parametrize("contract_patch, reason", [
+    ({"taker_team": 1}, "the contract gives both a taker seat (0) and a taker team (1): give the team only when"),
+    ({"taker": None, "taker_team": 2}, "taker team 2 must be 0 or 1"),
+    ({"taker": None, "taker_team": True}, "contract.taker_team must be a whole number, got True"),
+])
+def test_native_taker_team_faults_are_named(tmp_path, contract_patch, reason):
+    # the native format's contract.taker_team (docs/native-format.md): one fault, one message (a hostile pass
+    # found one message for all three)
+    from conftest import write_jsonl
+    from deals import DEAL_A, native_game, native_hand
+    g = native_game("g1", [native_hand(DEAL_A, 1, taker=0)])
+    g["hands"][0]["contract"].update(contract_patch)
+    s = ingest_paths([write_jsonl(tmp_path / "g.jsonl", [g])], tmp_path / "lake")
+    assert (s.hands, sum(s.rejected.values())) == (0, 1)
+    [rej] = lakemod.read(tmp_path / "lake", "rejects").to_pylist()
+    assert reason in rej["reason"]

@@ -78,9 +78,14 @@ def _check_hand(row: dict[str, Any], cards_per_seat: int | None = None) -> None:
             raise RecordError("bad_value", f"bid {bid!r} must be a whole number of points from 1 to 1000", hn)
     team = row.get("taker_team")
     if team is not None:
-        if taker is not None or n == 3 or team not in (0, 1) or isinstance(team, bool):
-            raise RecordError("bad_value", f"taker team {team!r} must be 0 or 1, and given only when the taker's "
-                              "seat is not (4 and 2 players)", hn)
+        if taker is not None:
+            raise RecordError("bad_value", f"the contract gives both a taker seat ({taker!r}) and a taker team "
+                              f"({team!r}): give the team only when the seat is unknown", hn)
+        if n == 3:
+            raise RecordError("bad_value", "a 3-player contract has no taker team (each player is his own team): "
+                              "give the taker's seat", hn)
+        if team not in (0, 1) or isinstance(team, bool):
+            raise RecordError("bad_value", f"taker team {team!r} must be 0 or 1", hn)
     if row.get("completeness") == "deal" and (taker is not None or team is not None or row.get("plays") is not None
                                               or row.get("auction") or row.get("recorded_score") is not None
                                               or row.get("initial_hands") is None):
