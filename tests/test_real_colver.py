@@ -151,6 +151,14 @@ def test_games_jsonl_is_compared_with_deals_jsonl(tmp_path):
     rej = lakemod.read(tmp_path / "lake", "rejects").to_pylist()[0]
     assert rej["game_id"] == "colver:g0000"
     assert "games.jsonl:1: final scores [1411, 2205] vs [1411, 2105]" in rej["reason"]
+    # games.jsonl fixed: deals.jsonl is unchanged but what it gave depended on it, so it is read again; g0000 is
+    # imported and its reject cleared (a hostile pass found it stayed rejected until --reread)
+    (tmp_path / "games.jsonl").write_bytes(b"".join(games[:2]))
+    s = ingest_paths([tmp_path], tmp_path / "lake")
+    assert (s.games, s.hands, sum(s.rejected.values()), s.rejects_cleared) == (1, 13, 0, 1)
+    assert lakemod.read(tmp_path / "lake", "rejects").num_rows == 0
+    s = ingest_paths([tmp_path], tmp_path / "lake")      # nothing changed since: both skipped unread
+    assert (s.unchanged, s.hands) == (2, 0)
 
 
 def test_games_jsonl_alone_checked_line_by_line(tmp_path):

@@ -100,6 +100,10 @@ def _hand(d: dict[str, Any], line: int, path: str) -> dict[str, Any]:
     return row
 
 
+SIDECARS = (colver_games.FILE_NAME,)
+"""Files beside a deals.jsonl that its reading depends on (the ingest manifest records their content)."""
+
+
 def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
     """Yield one GameRecord per game (consecutive deals sharing game_id); a bad deal rejects its game."""
     current: str | None = None

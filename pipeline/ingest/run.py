@@ -616,6 +616,25 @@ def _stamp(path: Path, fmt: str) -> list:
     return [st.st_size, st.st_mtime_ns, fmt]
 
 
+def _sidecar_record(path: Path, reader) -> list:
+    """The manifest's record of the files beside ``path`` that its reader also reads (``reader.SIDECARS``: file
+    names, e.g. colver's ``games.jsonl``): ``[{path: content hash or None when absent}]``, or ``[]`` when the
+    reader has none. A changed sidecar makes the file "changed" on the next run, so what it decided (a game
+    rejected for disagreeing with it) is decided again."""
+    names = getattr(reader, "SIDECARS", ())
+    if not names:
+        return []
+    return [{str(path.parent / n): (_content_hash(path.parent / n) if (path.parent / n).is_file() else None)
+             for n in names}]
+
+
+def _sidecars_unchanged(prev: list) -> bool:
+    """Whether the sidecars recorded in a manifest entry (see :func:`_sidecar_record`) still hold the same bytes."""
+    if len(prev) < 5:
+        return True
+    return all((_content_hash(Path(p)) if Path(p).is_file() else None) == h for p, h in prev[4].items())
+
+
 def _content_hash(path: Path) -> str:
     """SHA-256 of the file's bytes (as stored, compressed or not), for the manifest: a file touched but not
     changed (copied back, restored from a backup) is recognised as unchanged without being parsed."""
@@ -681,13 +700,14 @@ def _ingest_files(paths, lake, fmt, strict, on_reject, on_file, reread, writer: 
         summary.files += 1
         key = physical_name(path)
         prev, stamp = manifest.get(key), _stamp(path, fmt or "auto")
-        if not reread and prev is not None and prev[:3] == stamp:
+        sidecars_same = prev is None or _sidecars_unchanged(prev)
+        if not reread and prev is not None and prev[:3] == stamp and sidecars_same:
             summary.unchanged += 1
             skipped.add(key)
             continue
         digest = _content_hash(path)
-        if not reread and prev is not None and prev[2:] == [stamp[2], digest]:
-            manifest[key] = stamp + [digest]      # touched, same bytes: nothing to read
+        if not reread and prev is not None and prev[2:4] == [stamp[2], digest] and sidecars_same:
+            manifest[key] = stamp + [digest] + prev[4:]      # touched, same bytes: nothing to read
             summary.unchanged += 1
             skipped.add(key)
             continue
@@ -729,7 +749,7 @@ def _ingest_files(paths, lake, fmt, strict, on_reject, on_file, reread, writer: 
         # a file read before (it is in the manifest) and read again has changed, or --reread was given:
         # its new content replaces what it gave before
         writer.start_file(path, replacing=key in manifest)
-        same_bytes = prev is not None and prev[2:] == stamp[2:]
+        same_bytes = prev is not None and prev[2:4] == stamp[2:] and sidecars_same
         added_before = summary.games + summary.hands + sum(summary.rejected.values())
         try:
             _read_file(path, reader, writer, strict, on_reject)
@@ -742,7 +762,7 @@ def _ingest_files(paths, lake, fmt, strict, on_reject, on_file, reread, writer: 
             _file_reject(path, reader.NAME, "reader_error", f"the {reader.NAME} reader failed on this file: "
                          f"{type(e).__name__}: {e}", writer, strict, on_reject)
         else:
-            manifest[key] = stamp
+            manifest[key] = stamp + _sidecar_record(path, reader)
             if same_bytes and summary.games + summary.hands + sum(summary.rejected.values()) == added_before:
                 # --reread of unchanged bytes that gave nothing new: the same rows as before, none stale (checking
                 # reads the lake, per file: it made re-reading a folder of small files 4x slower than importing it)
