@@ -70,3 +70,19 @@ def test_players_report_counts_no_foreign_mismatches(tmp_path):
     assert rec_b > 0
     audit = stats.run_report(lake, "audit", "belote-classic", stats.Filters())
     assert audit.num_rows == 0
+
+
+def test_a_hint_naming_no_shipped_ruleset_is_reported(tmp_path):
+    # a misspelt hint ("Belote-Classic") must not silently turn the comparison off: the rescore line names it
+    import orjson
+    a = tmp_path / "classic.jsonl"
+    simulate_to_file("belote-classic", 2, 11, a)
+    lines = a.read_bytes().splitlines()
+    g = orjson.loads(lines[0])
+    g["ruleset_hint"] = "Belote-Classic"
+    a.write_bytes(b"\n".join([orjson.dumps(g)] + lines[1:]) + b"\n")
+    lake = tmp_path / "lake"
+    ingest_paths([a], lake)
+    s = rescore_lake(lake, rules.load("belote-classic"))
+    assert s.unknown_hints == ["Belote-Classic"] and s.other_rules == len(g["hands"])
+    assert "games name rulesets that are not shipped: Belote-Classic" in str(s)

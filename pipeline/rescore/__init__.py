@@ -40,6 +40,7 @@ class RescoreSummary:
     games_matched: int = 0
     by_source: dict = field(default_factory=dict)   # source -> [recorded, matched]
     other_rules: int = 0    # recorded scores not compared: their game's source plays another ruleset
+    unknown_hints: list = field(default_factory=list)   # ruleset_hint values naming no shipped ruleset
     seconds: float = 0.0
     seconds_hands: float = 0.0      # the hand pass (read, score_batch, write scores)
     seconds_games: float = 0.0      # the game pass (sorted read of scores, game_pass, write game_scores)
@@ -54,6 +55,9 @@ class RescoreSummary:
             rec += f", recorded game totals matched {self.games_matched}/{self.games_recorded}"
         if self.other_rules:
             rec += f", {self.other_rules} recorded scores of games played under another ruleset not compared"
+        if self.unknown_hints:
+            rec += (f" (games name rulesets that are not shipped: {', '.join(self.unknown_hints[:5])}"
+                    f"{' ...' if len(self.unknown_hints) > 5 else ''}; rescore under that name to compare them)")
         return (f"rescore [{self.ruleset}]: {self.hands} hands ({st}), {self.games} games, {self.illegal} with an "
                 f"illegal play{rec}, {self.seconds:.2f} s, {rate:,.0f} hands/s")
 
@@ -119,17 +123,21 @@ def count_scores(summary: RescoreSummary, s: pa.Table | pa.RecordBatch) -> None:
             acc[1] += row["ok_sum"] or 0
 
 
-def foreign_games(lake, rules: Ruleset) -> pa.Array:
+def foreign_games(lake, rules: Ruleset) -> tuple[pa.Array, list[str]]:
     """Game ids (string array) of the lake's games whose source names another ruleset (``games.ruleset_hint``
-    set and not ``rules.name``). Their recorded scores were computed under other rules, so comparing them with
-    this rescoring would count rule differences as disagreements: :func:`comparable_only` blanks them.
-    Games without a hint are compared (the user chose the ruleset for them)."""
+    set and not ``rules.name``), and those hints that name no shipped ruleset (sorted; a misspelt hint in a
+    user's own records would otherwise silently turn the comparison off). Their recorded scores were computed under
+    other rules, so comparing them with this rescoring would count rule differences as disagreements:
+    :func:`comparable_only` blanks them. Games without a hint are compared (the user chose the ruleset)."""
+    from pipeline.rules import shipped_names
+
     games = lakemod.read(lake, "games", columns=["game_id", "ruleset_hint"])
     if not games.num_rows:
-        return pa.array([], pa.string())
+        return pa.array([], pa.string()), []
     hint = games.column("ruleset_hint")
     other = pc.and_(pc.is_valid(hint), pc.not_equal(pc.fill_null(hint, ""), rules.name))
-    return pc.unique(games.column("game_id").filter(other))
+    unknown = sorted(set(pc.unique(hint.filter(other)).to_pylist()) - set(shipped_names()))
+    return pc.unique(games.column("game_id").filter(other)), unknown
 
 
 def comparable_only(s: pa.Table | pa.RecordBatch, foreign: pa.Array) -> tuple[pa.Table | pa.RecordBatch, int]:
@@ -150,7 +158,7 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
              write_derived: bool = True) -> RescoreSummary:
     t0 = time.perf_counter()
     summary = RescoreSummary(rules.name)
-    foreign = foreign_games(lake, rules)
+    foreign, summary.unknown_hints = foreign_games(lake, rules)
     from pipeline import derived
     hands_files = derived.hands_snapshot(lake)     # the hand files this rescore reads (taken under the lake lock)
     if engine == "ray":
