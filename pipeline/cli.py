@@ -240,6 +240,27 @@ def _filters(source: Optional[list[str]], variant: Optional[list[str]], player: 
                          tuple(player) if player else None, min_hands, pseudonymize, *when)
 
 
+def _warn_undated(lake, filters) -> None:
+    """Under --since/--until, say how many games the other filters keep but the time filter cannot place (no
+    games.played_at) rather than drop them silently."""
+    if not (filters.since or filters.until):
+        return
+    import dataclasses
+
+    from pipeline import stats
+    con = stats.connect(lake, dataclasses.replace(filters, since=None, until=None))
+    try:
+        undated = con.execute("SELECT count(DISTINCT game_id) FROM hands WHERE game_id IN "
+                              "(SELECT game_id FROM _all_games WHERE played_at IS NULL)").fetchall()[0][0]
+    finally:
+        con.close()
+    if undated:
+        many = undated > 1
+        err.print(f"[yellow]warning:[/] {undated:,} game{'s' if many else ''} that match{'' if many else 'es'} the "
+                  f"other filters record{'' if many else 's'} no time (games.played_at) and {'are' if many else 'is'} "
+                  f"left out by --since/--until")
+
+
 def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Optional[Path],
            source: Optional[list[str]], variant: Optional[list[str]], player: Optional[list[str]] = None,
            min_hands: Optional[int] = None, pseudonymize: Optional[str] = None, since: Optional[str] = None,
@@ -274,19 +295,8 @@ def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Op
         elif selected:
             err.print(f"no rows: the {selected:,} hands selected have nothing for this report"
                       + (" (no recorded score differs from the rescoring)" if report == "audit" else ""))
-    if (since or until) and table.num_rows:
-        import dataclasses
-        # games the other filters keep but the time filter cannot place: say so rather than drop them silently
-        con = stats.connect(lake, dataclasses.replace(filters, since=None, until=None))
-        try:
-            undated = con.execute("SELECT count(DISTINCT game_id) FROM hands WHERE game_id IN "
-                                  "(SELECT game_id FROM _all_games WHERE played_at IS NULL)").fetchall()[0][0]
-        finally:
-            con.close()
-        if undated:
-            err.print(f"[yellow]warning:[/] {undated:,} game{'s' if undated > 1 else ''} that "
-                      f"match{'' if undated > 1 else 'es'} the other filters record{'' if undated > 1 else 's'} no time (games.played_at) and {'are' if undated > 1 else 'is'} left out by "
-                      f"--since/--until")
+    if table.num_rows:
+        _warn_undated(lake, filters)
     if missing:
         err.print(f"[yellow]warning:[/] {missing} hands have no scores under {escape(used)} "
                   f"(imported after the last rescore?); the reports leave them out of the counts written at "
@@ -438,6 +448,7 @@ def compare(
     except stats.StatsError as e:
         _fail(str(e))
     _emit(table, format, output, stats.display_columns("compare"))
+    _warn_undated(lake, filters)
     differ = dict(zip(table.column("measure").to_pylist(), table.column("count").to_pylist())).get("hand score differs")
     if examples and differ and (format in (None, "table")) and output is None:
         rows = con.execute(

@@ -204,6 +204,8 @@ def test_compare_filters_and_pairings(tmp_path):
     assert measures("--variant", "belote") == everything       # both games are belote
     # --since: neither game records when it was played, so nothing is compared
     assert measures("--since", "2026-01-01")["hands scored"] == (0, 0)
+    r = run("compare", "--rules", "belote-classic", "--rules", "openspiel", "--lake", lake, "--since", "2026-01-01")
+    assert "2 games that match the other filters record no time (games.played_at)" in r.stderr   # and say so
     # both rulesets were rescored over the same hand files: rows paired by position, and the pairing on the
     # integer hand_seq or on the string hand_key gives the same rows
     con = stats.connect(lake)
