@@ -276,8 +276,8 @@ def describe() -> list[Obj]:
         for t in schema.TABLES:
             types = con.from_arrow(schema.empty(t)).types
             cols = tuple((name, str(ty), doc) for (name, _, _, doc), ty in zip(schema.field_docs(t), types))
-            objs.append(Obj(t, "view or table", _VIEW_TEXT[t] + f" Same columns as the lake table "
-                                                             f"([tables.md](tables.md)).", cols))
+            objs.append(Obj(t, "view or table", _VIEW_TEXT[t] + " Same columns as the lake table "
+                                                             "([tables.md](tables.md)).", cols))
     finally:
         con.close()
     objs.append(Obj("seats", "view or table", _VIEW_TEXT["seats"], tuple(stats.SEATS_COLUMNS)))

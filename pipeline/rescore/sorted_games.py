@@ -9,7 +9,6 @@ of ``batch_rows`` score rows, not by the number of hands in the lake.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
