@@ -232,6 +232,9 @@ _VIEW_TEXT = {
     "pair_games": "One row per 4-player game and pair of partners under each ruleset: the teams the pair sat as.",
     "declaration_items": "One row per declaration (counted under the ruleset, or recorded as announced) of each "
                          "hand scored with a result, with the name at its seat (written by `rebelote rescore`).",
+    "dealt_events": "One row per seat of each complete 4-player deal: the fairness events its dealt hand shows (a bit "
+                    "set) and its number of trumps, what the fairness report counts (written by `rebelote rescore`; "
+                    "the same rows under every ruleset).",
 }
 
 _FAIRNESS_TEXT = """\

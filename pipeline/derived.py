@@ -21,7 +21,7 @@ from typing import Callable
 
 import pyarrow as pa
 
-from pipeline import declaration_facts, hand_facts, pair_facts, player_facts, schema
+from pipeline import dealt_events, declaration_facts, hand_facts, pair_facts, player_facts, schema
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,7 @@ DERIVED: dict[str, Derived] = {d.table: d for d in (
     Derived("pair_games", "game_id", ("player_a", "player_b"), pair=True, parent="pair_hands",
             from_parent=pair_facts.games_sql),
     Derived("declaration_items", "hand_key", ("player",), live=declaration_facts.live_sql),
+    Derived("dealt_events", "hand_key", ("player",), live=dealt_events.live_sql),
 )}
 
 

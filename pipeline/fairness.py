@@ -295,6 +295,10 @@ def fairness_report(lake: Path, by: str = "source", exact_max_n: int = EXACT_MAX
     ``by='player'`` only those players' groups are kept. Without filters the lake is read directly, and a
     missing lake gives an empty report.
 
+    The events are counted from the ``dealt_events`` table (:mod:`pipeline.dealt_events`: each seat hand's
+    events, written at rescore time) when a rescore wrote it over the lake's current hands, else from the deals
+    themselves (:func:`hand_events`); both give the same rows.
+
     Columns: group, event, hands (trials), observed, expected (= hands * exact probability), ratio
     (observed / expected), p_value (two-sided binomial test, :func:`binomial_test`) and method ('exact'
     when hands <= ``exact_max_n``, 'normal' = normal approximation with continuity correction above).
@@ -309,10 +313,11 @@ def fairness_report(lake: Path, by: str = "source", exact_max_n: int = EXACT_MAX
     """
     if by not in ("source", "player", "all"):
         raise ValueError(f"by must be 'source', 'player' or 'all', not {by!r}")
-    if filters is None:
+    from pipeline import stats
+    from pipeline.dealt_events import fresh_ruleset
+    if filters is None and fresh_ruleset(lake) is None:
         from pipeline import lake as lakemod
         return fairness_table(lakemod.read(lake, "hands", columns=list(HANDS_COLUMNS)), by, exact_max_n)
-    from pipeline import stats
     con = stats.connect(lake, filters)
     try:
         return fairness_on(con, by, filters, exact_max_n)
@@ -326,14 +331,50 @@ def fairness_on(con, by: str = "source", filters=None, exact_max_n: int = EXACT_
     ``filters.players`` and ``by='player'``, only those players' groups are kept."""
     from pipeline import stats
 
-    hands = con.sql(f"SELECT {', '.join(HANDS_COLUMNS)} FROM hands").to_arrow_table()
-    table = fairness_table(hands, by, exact_max_n)
+    if by not in ("source", "player", "all"):
+        raise ValueError(f"by must be 'source', 'player' or 'all', not {by!r}")
+    counts = _stored_counts(con, by)
+    if counts is not None:
+        table = _report_rows(*counts, exact_max_n)
+    else:
+        hands = con.sql(f"SELECT {', '.join(HANDS_COLUMNS)} FROM hands").to_arrow_table()
+        table = fairness_table(hands, by, exact_max_n)
     keep = stats.filter_player_names(con, filters) if filters is not None and by == "player" else None
     if keep:
         table = table.filter(pc.is_in(table["group"], pa.array(list(keep), pa.string())))
     if filters is not None and filters.min_hands:
         table = min_hands_groups(table, filters.min_hands)
     return table
+
+
+def _stored_counts(con, by: str) -> tuple[list[str], np.ndarray, np.ndarray, dict] | None:
+    """The counts of :func:`_report_rows` from the ``dealt_events`` view (one GROUP BY over its small integer
+    columns: :mod:`pipeline.dealt_events`), when the connection has a ruleset whose stored rows cover exactly the
+    lake's hands (``_dealt_events_ruleset``, made by :func:`pipeline.stats.connect`); None otherwise (the report
+    then reads the deals)."""
+    import duckdb
+
+    from pipeline.dealt_events import CARRE_MASK, EVENT_BITS
+
+    try:
+        found = con.execute("SELECT ruleset FROM _dealt_events_ruleset").fetchall()
+    except duckdb.Error:
+        return None
+    if not found:
+        return None
+    group = {"source": "source", "player": "coalesce(player, '')", "all": "'(all)'"}[by]
+    aggs = [f"count_if(events & {1 << b} != 0)" for b in range(len(EVENT_BITS))]
+    aggs += [f"count_if(events & {CARRE_MASK} != 0)"] + [f"count_if(trump_len = {c})" for c in range(9)]
+    rows = con.execute(f"SELECT {group} AS g, count(*), count(trump_len), {', '.join(aggs)} FROM dealt_events "
+                       "WHERE ruleset = $r GROUP BY g", {"r": found[0][0]}).fetchall()
+    names = [r[0] for r in rows]
+    col = [np.array([r[i] for r in rows], np.int64) for i in range(1, len(rows[0]))] if rows else [np.zeros(0, np.int64)] * 23
+    n_all, n_trump, rest = col[0], col[1], col[2:]
+    observed = dict(zip(EVENT_BITS, rest))
+    observed["carre_any"] = rest[len(EVENT_BITS)]
+    for c in range(9):
+        observed[f"trump_len_{c}"] = rest[len(EVENT_BITS) + 1 + c]
+    return names, n_all, n_trump, observed
 
 
 def min_hands_groups(table: pa.Table, min_hands: int) -> pa.Table:
@@ -350,8 +391,7 @@ def fairness_table(hands: pa.Table, by: str = "source", exact_max_n: int = EXACT
     strain, as in the lake) instead of a lake. Same columns and errors."""
     if by not in ("source", "player", "all"):
         raise ValueError(f"by must be 'source', 'player' or 'all', not {by!r}")
-    probs = exact_probabilities()
-    events = list(probs)
+    events = list(exact_probabilities())
     masks, trump, source, players = _deals(hands)
     flat = masks.reshape(-1)
     flat_trump = np.repeat(trump, 4)
@@ -370,6 +410,14 @@ def fairness_table(hands: pa.Table, by: str = "source", exact_max_n: int = EXACT
     n_all = np.bincount(codes, minlength=len(names))
     n_trump = np.bincount(codes[trump_trials], minlength=len(names))
     observed = {name: np.bincount(codes[ev[name]], minlength=len(names)) for name in events}
+    return _report_rows(names, n_all, n_trump, observed, exact_max_n)
+
+
+def _report_rows(names: list[str], n_all, n_trump, observed: dict, exact_max_n: int = EXACT_MAX_N) -> pa.Table:
+    """The report's rows from the counts per group: ``names`` (group i's name), ``n_all[i]`` seat hands,
+    ``n_trump[i]`` of them with a suit contract, ``observed[event][i]`` showing each event. Groups sorted by name."""
+    probs = exact_probabilities()
+    events = list(probs)
     rows = {c: [] for c in REPORT_COLUMNS}
     for gi in sorted(range(len(names)), key=lambda i: names[i]):
         g = names[gi]

@@ -17,7 +17,7 @@ It adds the view ``seats``: one row per hand per seat, to make player queries si
     is_taker  bool    taker = seat (false when passed out)
 
 It also has one view per derived table (``player_hands``, ``player_games``, ``hand_facts``, ``pair_hands``,
-``pair_games``, ``declaration_items``: :mod:`pipeline.derived`), the rows written at rescore time, computed on
+``pair_games``, ``declaration_items``, ``dealt_events``: :mod:`pipeline.derived`), the rows written at rescore time, computed on
 the fly for rulesets rescored before the table existed; the reports read these rather than joining ``hands``
 and ``scores``.
 
@@ -157,7 +157,7 @@ SEATS_SQL = """
 
 #: The views every connection (and a dashboard file) has, in creation order.
 VIEWS = ("hands", "games", "rejects", "scores", "game_scores", "seats", "player_hands", "player_games",
-         "hand_facts", "pair_hands", "pair_games", "declaration_items")
+         "hand_facts", "pair_hands", "pair_games", "declaration_items", "dealt_events")
 
 
 def _quote(name: str) -> str:
@@ -259,6 +259,20 @@ def create_views(con: duckdb.DuckDBPyConnection, lake: Path | str, filters: Filt
     _derived_views(con, src, bool(where), salt, lake)
     if internal:
         _hand_seq_bases(con, lake)
+        _dealt_events_ruleset(con, lake)
+
+
+def _dealt_events_ruleset(con: duckdb.DuckDBPyConnection, lake) -> None:
+    """Temp table ``_dealt_events_ruleset(ruleset VARCHAR)``: the ruleset whose stored ``dealt_events`` rows cover
+    exactly the lake's hands (:func:`pipeline.dealt_events.fresh_ruleset`), or no row. Read by
+    :func:`pipeline.fairness.fairness_on`, which counts the events from those rows instead of the deals when
+    there is one."""
+    from pipeline.dealt_events import fresh_ruleset
+
+    con.execute("CREATE TEMP TABLE _dealt_events_ruleset (ruleset VARCHAR)")
+    fresh = fresh_ruleset(lake)
+    if fresh is not None:
+        con.execute("INSERT INTO _dealt_events_ruleset VALUES ($r)", {"r": fresh})
 
 
 def _hand_seq_bases(con: duckdb.DuckDBPyConnection, lake) -> None:

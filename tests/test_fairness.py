@@ -302,3 +302,87 @@ def test_cli_fairness_filters(lake: Path):
     assert (rows["carre_any"]["group"], rows["carre_any"]["hands"], rows["carre_any"]["observed"]) == ("(all)", 8, 1)
     r = CliRunner().invoke(app, ["stats", "fairness", "--help"])
     assert "No --rules" in r.stdout
+
+
+# ----------------------------------------------------------------------------- stored events (dealt_events)
+
+def _odd_hands(n: int = 400, seed: int = 5) -> pa.Table:
+    """Random deals under every strain, plus the deals the report skips or treats apart: a 3-name players list,
+    a 3-player hand, a 7-card hand, masks that overlap, no initial hands."""
+    rng = np.random.default_rng(seed)
+    strains = ["C", "D", "H", "S", "NT", "AT", None]
+    rows = []
+    for i in range(n):
+        perm = rng.permutation(32)
+        masks = [int(sum(1 << int(c) for c in perm[8 * s:8 * s + 8])) for s in range(4)]
+        players = [f"p{int(x)}" for x in rng.choice(6, 4, replace=False)]
+        rows.append(_row(f"h{i}", ["alpha", "beta"][i % 2], masks, strains[i % len(strains)], players))
+    rows[0]["players"] = ["p1", "p2", "p3"]
+    rows[1]["players"] = ["p1", None, "p2", "p3"]
+    rows[2]["n_players"] = 3
+    rows[3]["initial_hands"] = rows[3]["initial_hands"][:3] + [rows[3]["initial_hands"][3] & ~1]
+    rows[4]["initial_hands"] = [rows[4]["initial_hands"][0]] * 4
+    rows[5]["initial_hands"] = None
+    sch = schema.schema("hands")
+    return schema.conform("hands", pa.table({f.name: pa.array([r.get(f.name) for r in rows], f.type) for f in sch}))
+
+
+@pytest.mark.parametrize("by", ["source", "player", "all"])
+def test_dealt_events_sql_counts_as_numpy(by):
+    """pipeline/dealt_events.py evaluates the events in SQL; the report's counts from its rows are those of
+    hand_events over the deals, odd deals included."""
+    import duckdb
+
+    from pipeline.dealt_events import live_sql
+    from pipeline.fairness import fairness_on, fairness_table
+
+    hands = _odd_hands()
+    con = duckdb.connect()
+    con.register("hands", hands)
+    con.execute(f"CREATE VIEW dealt_events AS {live_sql('hands', 'scores', 'SELECT $$x$$ AS ruleset')}")
+    con.execute("CREATE TEMP TABLE _dealt_events_ruleset AS SELECT 'x' AS ruleset")
+    expected = fairness_table(hands, by)
+    assert expected.num_rows and fairness_on(con, by).to_pylist() == expected.to_pylist()
+    con.execute("DELETE FROM _dealt_events_ruleset")        # no fresh stored rows: the deals are read
+    assert fairness_on(con, by).to_pylist() == expected.to_pylist()
+
+
+def test_report_same_from_stored_events_and_deals(tmp_path: Path):
+    """`rescore` writes dealt_events; the report counts from it while the lake's hands are those it read, and
+    gives the rows the deals give (with filters, pseudonymized or not); once hands are imported after the
+    rescore the stored rows are stale and the deals are read again."""
+    import shutil
+    from helpers import simulated_lake
+
+    from pipeline import stats
+    from pipeline.dealt_events import fresh_ruleset
+    from pipeline.ingest.run import ingest_paths
+
+    lake = simulated_lake(tmp_path / "lake")
+    assert (lake / "dealt_events").is_dir() and fresh_ruleset(lake) is not None
+    copy = tmp_path / "deals"
+    shutil.copytree(lake, copy)
+    shutil.rmtree(copy / "dealt_events")
+    assert fresh_ruleset(copy) is None
+    filters = (None, stats.Filters(sources=("club",)), stats.Filters(players=("Hugo",), pseudonymize="pepper"),
+               stats.Filters(pseudonymize="pepper", min_hands=5), stats.Filters(variants=("belote",)))
+    for f in filters:
+        for by in ("source", "player", "all"):
+            got = fairness_report(lake, by, filters=f).to_pylist()
+            assert got and got == fairness_report(copy, by, filters=f).to_pylist(), (f, by)
+    con = stats.connect(lake)
+    try:
+        assert con.execute("SELECT * FROM _dealt_events_ruleset").fetchall()
+    finally:
+        con.close()
+    # more hands imported after the rescore: stale stored rows are not read
+    before = fairness_report(lake, "all").to_pylist()
+    simulated_lake(tmp_path / "more", plan=(("belote-classic", 3, 99, "club"),))
+    ingest_paths([tmp_path / "more-sim-0.jsonl"], lake)
+    assert fresh_ruleset(lake) is None
+    after = fairness_report(lake, "all").to_pylist()
+    assert after != before
+    shutil.rmtree(copy)
+    shutil.copytree(lake, copy)
+    shutil.rmtree(copy / "dealt_events")
+    assert after == fairness_report(copy, "all").to_pylist()
