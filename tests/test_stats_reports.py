@@ -430,8 +430,9 @@ def test_players_report_rates_strains_coinches_capots(lake: Path):
     assert (bob["made_rate"], bob["made_rate_lo"], bob["made_rate_hi"]) == (0.5, *_wilson(1, 2))
 
 
-FAST_FILTERS = (None, stats.Filters(players=("Hugo",), pseudonymize="pepper"))
-ALL_FILTERS = FAST_FILTERS + (stats.Filters(sources=("club",)), stats.Filters(players=("Hugo",)),
+FAST_FILTERS = (None, stats.Filters(players=("Hugo",), pseudonymize="pepper"),
+                stats.Filters(sources=("club",)))     # sources alone: filtered on the derived tables' own column
+ALL_FILTERS = FAST_FILTERS + (stats.Filters(sources=("club", "online")), stats.Filters(players=("Hugo",)),
                               stats.Filters(pseudonymize="pepper"), stats.Filters(variants=("belote",), min_hands=5))
 
 
