@@ -70,9 +70,5 @@ GAME_SUMS = {
 def games_sql(pair_hands: str = "pair_hands") -> str:
     """SELECT producing ``pair_games`` rows from a ``pair_hands`` relation: per game and pair, the teams the
     pair sat as (OR of its hands' team masks) and the sums of :data:`GAME_SUMS` over its hands."""
-    sums = ",\n       ".join(f"({agg})::INTEGER AS {col}" for col, agg in GAME_SUMS.items())
-    return f"""
-SELECT ruleset, game_id, any_value(source) AS source, player_a, player_b, bit_or(team_mask)::TINYINT AS team_mask,
-       {sums}
-FROM {pair_hands} GROUP BY ruleset, game_id, player_a, player_b
-"""
+    from pipeline.player_facts import per_game_sql
+    return per_game_sql(pair_hands, "player_a, player_b", GAME_SUMS)

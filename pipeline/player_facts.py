@@ -101,12 +101,20 @@ GAME_SUMS = {
 }
 
 
+def per_game_sql(hands: str, names: str, game_sums: dict[str, str]) -> str:
+    """SELECT adding up a per-hand relation ``hands`` per game and ``names`` (its comma-separated name columns:
+    ``player``, or ``player_a, player_b``): the teams they sat as (OR of the hands' team masks) and each
+    ``game_sums`` aggregate (column -> SQL aggregate) as an INTEGER column. Shared by ``player_games`` and
+    ``pair_games``."""
+    sums = ",\n       ".join(f"({agg})::INTEGER AS {col}" for col, agg in game_sums.items())
+    return f"""
+SELECT ruleset, game_id, any_value(source) AS source, {names}, bit_or(team_mask)::TINYINT AS team_mask,
+       {sums}
+FROM {hands} GROUP BY ruleset, game_id, {names}
+"""
+
+
 def games_sql(player_hands: str = "player_hands") -> str:
     """SELECT producing ``player_games`` rows from a ``player_hands`` relation: per game and name, the teams the
-    name sat on (OR of its hands' team masks) and the sums of :data:`GAME_SUMS` over its hands."""
-    sums = ",\n       ".join(f"({agg})::INTEGER AS {col}" for col, agg in GAME_SUMS.items())
-    return f"""
-SELECT ruleset, game_id, any_value(source) AS source, player, bit_or(team_mask)::TINYINT AS team_mask,
-       {sums}
-FROM {player_hands} GROUP BY ruleset, game_id, player
-"""
+    name sat on and the sums of :data:`GAME_SUMS` over its hands (:func:`per_game_sql`)."""
+    return per_game_sql(player_hands, "player", GAME_SUMS)
