@@ -544,8 +544,8 @@ def export_duckdb_cmd(
     lake: LakeOpt = lakemod.DEFAULT_LAKE,
     rules: Annotated[Optional[list[str]], typer.Option("--rules", help="Rulesets to report (repeatable; default: "
                                                        "every ruleset rescored).")] = None,
-    source: Annotated[Optional[list[str]], typer.Option("--source", help="Only hands from this source (repeatable).")] = None,
-    variant: Annotated[Optional[list[str]], typer.Option("--variant", help="Only hands of this variant (repeatable).")] = None,
+    source: SourceOpt = None,
+    variant: VariantOpt = None,
     player: Annotated[Optional[list[str]], typer.Option("--player", help="Only hands where this player sat "
                                                         "(repeatable); per-player reports keep only these players.")] = None,
     min_hands: Annotated[Optional[int], typer.Option("--min-hands", min=1, help="Only report rows with at least "
@@ -581,8 +581,8 @@ def report(
     lake: LakeOpt = lakemod.DEFAULT_LAKE,
     rules: Annotated[Optional[str], typer.Option("--rules", help="Ruleset whose scores to use (default: the only "
                                                  "one rescored).")] = None,
-    source: Annotated[Optional[list[str]], typer.Option("--source", help="Only hands from this source (repeatable).")] = None,
-    variant: Annotated[Optional[list[str]], typer.Option("--variant", help="Only hands of this variant (repeatable).")] = None,
+    source: SourceOpt = None,
+    variant: VariantOpt = None,
     player: Annotated[Optional[list[str]], typer.Option("--player", help="Only hands where this player sat "
                                                         "(repeatable); per-player tables keep only these players.")] = None,
     min_hands: Annotated[Optional[int], typer.Option("--min-hands", min=1, help="Only table rows with at least "
