@@ -13,7 +13,7 @@ import pyarrow as pa
 import pytest
 
 from pipeline import native, rules, schema
-from pipeline.cards import ALL_TRUMP, STRAINS, mask_of, parse_cards, parse_strain
+from pipeline.cards import ALL_TRUMP, mask_of, parse_cards, parse_strain
 from pipeline.rescore import score_batch
 from pipeline.rescore.declarations import KINDS, belote_announceable, build_tables, detect
 from pipeline.simulate import simulate

@@ -3,7 +3,6 @@
 import gzip
 
 import orjson
-import pyarrow.compute as pc
 import pytest
 
 from conftest import write_jsonl

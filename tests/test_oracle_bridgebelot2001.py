@@ -14,9 +14,9 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from conftest import SHARED, shared_cases, shared_path
+from conftest import shared_cases, shared_path
 from pipeline import native, rules, schema
-from pipeline.cards import RANKS, SUITS, card_str, cards_of, mask_of
+from pipeline.cards import RANKS, SUITS, card_str, mask_of
 from pipeline.rescore import score_batch
 from pipeline.rescore.declarations import list_held
 from pipeline.rescore.play import PlayRules, legal_cards

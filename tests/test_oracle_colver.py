@@ -1,7 +1,6 @@
 """The colver oracle cases (../shared/oracles/cases/colver_contree.json) under the `colver` ruleset:
 54 complete deals scored by colver 0.11.1 and 42 legal-move positions from its legal_actions()."""
 
-import json
 
 import numpy as np
 import pytest

@@ -9,7 +9,7 @@ import pytest
 
 from conftest import shared_cases
 from pipeline import native, rules, schema
-from pipeline.cards import RANKS, card_str, cards_of, mask_of, parse_card
+from pipeline.cards import RANKS, card_str, mask_of, parse_card
 from pipeline.rescore import score_batch
 from pipeline.rescore.contract import bg_round
 from pipeline.rescore.declarations import belote_announceable, carre_key, list_held, resolve_list, seq_key

@@ -5,9 +5,7 @@ import functools
 
 import pytest
 
-import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 from hypothesis import given, settings, strategies as st
 
 from pipeline import native, rules, schema

@@ -10,7 +10,6 @@ import uuid
 import warnings
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner

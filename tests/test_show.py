@@ -9,13 +9,12 @@ import json
 import os
 from pathlib import Path
 
-import pyarrow as pa
 import pytest
 from typer.testing import CliRunner
 
 from conftest import write_jsonl
 from deals import DEAL_A, DEAL_K, DEAL_L, native_game, native_hand
-from pipeline import lake as lakemod, native, rules, schema
+from pipeline import lake as lakemod, native, rules
 from pipeline.cli import app
 from pipeline.ingest.run import ingest_paths
 from pipeline.rescore import rescore_lake
