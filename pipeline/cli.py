@@ -196,8 +196,8 @@ def compact(
     from pipeline import schema
 
     for t in table or []:
-        if t not in schema.TABLES:
-            _fail(f"unknown table {t!r}; tables: {', '.join(schema.TABLES)}")
+        if t not in schema.ALL_TABLES:
+            _fail(f"unknown table {t!r}; tables: {', '.join(schema.ALL_TABLES)}")
     try:
         if not lakemod.exists(lake):
             _fail(f"lake folder not found: {lake}")
@@ -767,7 +767,7 @@ def formats() -> None:
 
 @app.command("schema")
 def schema_cmd(
-    table: Annotated[Optional[str], typer.Argument(help=f"Table name ({', '.join(schemamod.TABLES)}).")] = None,
+    table: Annotated[Optional[str], typer.Argument(help=f"Table name ({', '.join(schemamod.ALL_TABLES)}).")] = None,
     markdown: Annotated[bool, typer.Option("--markdown", help="Markdown documentation of every table.")] = False,
     dashboards: Annotated[bool, typer.Option("--dashboards", help="Markdown documentation of every table and view "
                                              "of `rebelote export duckdb`'s file (docs/dashboards.md).")] = False,
@@ -779,14 +779,12 @@ def schema_cmd(
         from pipeline.dashboard import markdown as dashboards_markdown
         out.file.write(dashboards_markdown())
         return
-    if table is not None and table not in schema.TABLES:
-        _fail(f"unknown table {table!r}; tables: {', '.join(schema.TABLES)}")
+    if table is not None and table not in schema.ALL_TABLES:
+        _fail(f"unknown table {table!r}; tables: {', '.join(schema.ALL_TABLES)}")
     if markdown:
         out.print(schema.markdown(table))
         return
-    for t in ([table] if table else schema.TABLES):
-        if t not in schema.TABLES:
-            _fail(f"unknown table {t!r}; tables: {', '.join(schema.TABLES)}")
+    for t in ([table] if table else schema.ALL_TABLES):
         out.print(f"{t} (version {schema.version(t)}, partitioned by {', '.join(schema.partition_columns(t)) or 'nothing'})")
         for name, typ, nullable, doc in schema.field_docs(t):
             out.print(f"  {name}: {typ}{'' if nullable else ' not null'}  -- {doc}")

@@ -44,6 +44,8 @@ from pipeline import schema
 
 DEFAULT_LAKE = os.environ.get("REBELOTE_LAKE") or "rebelote-lake"   # set but empty: the default too
 KEYS = {"hands": "hand_key", "games": "game_key", "rejects": "reject_key"}
+NAME_COLUMNS = {"holdings": ("ingest_file", "hand_key", "copy")}
+"""Tables appended without a unique key: the columns whose content names each file written (see :func:`append`)."""
 ROW_GROUP = 1_000_000                 # rows per Parquet row group (the scan unit)
 FILE_BYTES = 200 * 1024 * 1024        # a written file is closed once it reaches about this size (target 100-250 MB)
 BUFFER_BYTES = 256 * 1024 * 1024      # a row group is also flushed once its Arrow rows hold this much memory
@@ -290,11 +292,12 @@ def _write(loc: Location, data: pa.Table, path: str) -> None:
         pq.write_table(data, path, filesystem=loc.fs, compression="zstd", row_group_size=ROW_GROUP)
 
 
-def _keys_digest(keys: pa.ChunkedArray) -> str:
+def _keys_digest(keys: pa.ChunkedArray, *more: pa.ChunkedArray) -> str:
     """First 16 hex digits of the sha256 of the keys written end to end (UTF-8), a file's name: the bytes of
-    the string column's data buffers, so ``sha256("".join(keys).encode())`` without a Python string per row."""
+    the string column's data buffers, so ``sha256("".join(keys).encode())`` without a Python string per row.
+    Further columns (``more``) are hashed after it, in order."""
     h = hashlib.sha256()
-    for chunk in keys.chunks:
+    for chunk in (c for col in (keys, *more) for c in col.chunks):
         if not len(chunk):
             continue
         off_type = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
@@ -307,7 +310,9 @@ def _keys_digest(keys: pa.ChunkedArray) -> str:
 
 
 def append(lake: str | Path | Location, table: str, rows: pa.Table) -> int:
-    """Write rows (already deduplicated by the caller) into their partitions; returns rows written."""
+    """Write rows (already deduplicated by the caller) into their partitions; returns rows written. Each file is
+    named ``part-<16 hex digits>.parquet`` after the content of its key column (:data:`KEYS`; for a table
+    without one, its :data:`NAME_COLUMNS`), so appending the same rows again rewrites the same file."""
     if rows.num_rows == 0:
         return 0
     loc = locate(lake)
@@ -326,7 +331,12 @@ def append(lake: str | Path | Location, table: str, rows: pa.Table) -> int:
     else:
         groups = [((), rows)]
     for values, data in groups:
-        digest = _keys_digest(data.column(key)) if key else "0"
+        if key:
+            digest = _keys_digest(data.column(key))
+        elif table in NAME_COLUMNS:
+            digest = _keys_digest(*(data.column(c) for c in NAME_COLUMNS[table]))
+        else:
+            digest = "0"
         d = loc.path(table, *(f"{p}={v}" for p, v in zip(parts, values)))
         _write(loc, data, posixpath.join(d, f"part-{digest}.parquet"))
     return rows.num_rows
@@ -505,7 +515,7 @@ def compact(lake: str | Path | Location, tables: Iterable[str] | None = None, ro
     loc = locate(lake)
     out = CompactSummary()
     from pipeline import derived
-    tables = list(tables or schema.TABLES)
+    tables = list(tables or schema.ALL_TABLES)
     with lock(loc):
         # rescores that covered every hand still do after compaction (same hands, other files): say so
         fresh = derived.fresh_rulesets(loc) if "hands" in tables else []

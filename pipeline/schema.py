@@ -21,6 +21,10 @@ from pipeline.resources import resource_dir
 
 TABLES = ("hands", "games", "rejects", "scores", "game_scores", "player_hands", "player_games", "hand_facts",
           "pair_hands", "pair_games", "declaration_items", "dealt_events")
+"""The lake's tables that reports and exports read."""
+BOOKKEEPING = ("holdings",)
+"""Tables the ingest keeps for itself (which file holds which hand): documented and compacted, never reported."""
+ALL_TABLES = TABLES + BOOKKEEPING
 
 _PRIMITIVES = {
     "int8": pa.int8(), "int16": pa.int16(), "int32": pa.int32(), "int64": pa.int64(),
@@ -136,7 +140,7 @@ def markdown(table: str | None = None) -> str:
     """Documentation of every table (or one), generated from the schema files (``docs/tables.md``)."""
     out = ["# Lake tables", "",
            "Generated from `schemas/*.toml` by `rebelote schema --markdown`; do not edit by hand.", ""]
-    for t in ([table] if table else TABLES):
+    for t in ([table] if table else ALL_TABLES):
         spec = _spec(t)
         parts = ", ".join(spec.get("partition_by", [])) or "none"
         out += [f"## `{t}` (version {spec['version']}, partitioned by: {parts})", "",

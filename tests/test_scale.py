@@ -63,9 +63,10 @@ def test_compact_keeps_rows_reports_and_idempotent_reingest(tmp_path, sim_files)
     report = stats.run_report(lake, "players", RULES)
 
     summary = lakemod.compact(lake)
-    # two partitions had several files (hands and games of source=simulate): 6 files become 2
-    assert (summary.partitions, summary.files_before, summary.files_after) == (2, 6, 2)
-    assert summary.rows == n_hands + 36            # every hand, and 3 x 12 games
+    # three partitions had several files (hands and games of source=simulate, and the ingest's holdings, one
+    # row per hand each file holds): 9 files become 3
+    assert (summary.partitions, summary.files_before, summary.files_after) == (3, 9, 3)
+    assert summary.rows == n_hands + 36 + n_hands  # every hand, 3 x 12 games, every hand's holding
     assert len(lakemod.list_files(lake, "hands")) == 1
     for t, k in (("hands", "hand_key"), ("games", "game_key"), ("scores", "hand_key"), ("game_scores", "game_id")):
         assert sorted_table(lake, t, [k]).equals(before[t]), t
@@ -182,7 +183,7 @@ def test_object_store_code_path_on_fsspec_memory(tmp_path, sim_files):
         assert sorted_table(url, "scores", ["hand_key"]).equals(sorted_table(plain, "scores", ["hand_key"]))
         assert stats.run_report(url, "players", RULES).equals(stats.run_report(plain, "players", RULES))
         c = lakemod.compact(url)
-        assert (c.files_before, c.files_after) == (6, 2)
+        assert (c.files_before, c.files_after) == (9, 3)    # hands, games and holdings: 3 imports each
         assert sorted_table(url, "hands", ["hand_key"]).equals(sorted_table(plain, "hands", ["hand_key"]))
 
 

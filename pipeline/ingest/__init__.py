@@ -3,8 +3,9 @@
 * ``NAME``: the format's name (``--format NAME``), ``DESCRIPTION``: one line for ``rebelote formats``;
 * ``sniff(name, head) -> bool``: does this file look like the format (content first: ``head`` is the
   first 64 KiB of decoded text; ``name`` the file name);
-* ``read(lines, path) -> Iterator[GameRecord | Reject]``: parse an iterator of
-  ``(line number, byte offset, text)``; never raise for bad input, yield a Reject instead.
+* ``read(lines, path) -> Iterator[GameRecord | Reject | Notice]``: parse an iterator of
+  ``(line number, byte offset, text)``; never raise for bad input, yield a Reject instead (a Notice says
+  something that is not an error, such as a line repeating an earlier one).
 
 The registry below lists them in detection order.
 """

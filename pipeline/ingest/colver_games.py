@@ -10,6 +10,11 @@ disagree with it (:func:`disagreement`: final totals, winner, deal count, target
 naming both files and lines. Read on its own, this reader checks each line (its fields and that the winner
 is the side with the higher total at or past the target, FORMAT.md §8) and rejects the bad ones; good lines
 give nothing to import (``SIDE_FILES``).
+
+A game has one line. A later line for the same game never overrides the first one: the first good line is the
+one compared with ``deals.jsonl``. A repeat that says exactly the same is a :class:`Notice` (nothing is lost or
+contradicted); a repeat that says something else is rejected as ``conflicting_duplicate``, naming the first
+line and every field that differs.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from typing import Any
 
 import orjson
 
-from pipeline.ingest.records import GameRecord, Line, RecordError, Reject, first_objects, json_lines
+from pipeline.ingest.records import GameRecord, Line, Notice, RecordError, Reject, first_objects, json_lines
 
 NAME = "colver-games"
 DESCRIPTION = "colver 0.11.1 games.jsonl (one game result per line; compared with the games of deals.jsonl beside it)"
@@ -85,8 +90,9 @@ def parse(d: Any, line: int) -> GameResult:
 
 
 def load(deals_path: str) -> tuple[str | None, dict[str, GameResult]]:
-    """The ``games.jsonl`` beside ``deals_path`` (its path, and its good lines by game id); (None, {}) when
-    there is none. Bad lines are left out here: reading the file itself rejects them."""
+    """The ``games.jsonl`` beside ``deals_path`` (its path, and its first good line of each game by game id);
+    (None, {}) when there is none. Bad lines and repeats are left out here: reading the file itself rejects or
+    notes them."""
     p = Path(deals_path).parent / FILE_NAME
     if not p.is_file():
         return None, {}
@@ -97,8 +103,16 @@ def load(deals_path: str) -> tuple[str | None, dict[str, GameResult]]:
                 g = parse(orjson.loads(raw), i)
             except (orjson.JSONDecodeError, RecordError):
                 continue
-            out[g.game_id] = g
+            out.setdefault(g.game_id, g)
     return str(p), out
+
+
+def repeat_difference(first: dict[str, Any], again: dict[str, Any]) -> str | None:
+    """The fields in which a repeated line (``again``) says something else than the first line of its game, as
+    ``field <again> vs <first>`` joined by ``; `` (None when they say the same)."""
+    diff = [f"{k} {again.get(k)!r} vs {first.get(k)!r}" for k in sorted(first.keys() | again.keys())
+            if first.get(k) != again.get(k)]
+    return "; ".join(diff) or None
 
 
 def disagreement(g: GameResult, game: dict[str, Any], hands: list[dict[str, Any]]) -> str | None:
@@ -111,16 +125,30 @@ def disagreement(g: GameResult, game: dict[str, Any], hands: list[dict[str, Any]
     return "; ".join(diff) or None
 
 
-def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
-    """Check every line; yield a Reject per bad line (nothing for good ones: see the module docstring)."""
+def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject | Notice]:
+    """Check every line; yield a Reject per bad line or conflicting repeat, a Notice per exact repeat (nothing
+    for good lines: see the module docstring)."""
+    first: dict[str, tuple[int, dict[str, Any]]] = {}     # game id -> (line, decoded object) of its first good line
     for item in json_lines(lines, NAME, path):
         if isinstance(item, Reject):
             yield item
             continue
         where, line, d = item
+        gid = d.get("game_id") if isinstance(d, dict) and isinstance(d.get("game_id"), str) else None
         try:
             parse(d, where.line)
         except RecordError as e:
-            gid = d.get("game_id") if isinstance(d, dict) and isinstance(d.get("game_id"), str) else None
             yield Reject(where, e.code, f"{e} (games.jsonl line not usable)", line, gid and f"colver:{gid}")
+            continue
+        if gid not in first:
+            first[gid] = (where.line, d)
+            continue
+        at, earlier = first[gid]
+        diff = repeat_difference(earlier, d)
+        if diff is None:
+            yield Notice(where, f"repeats line {at} exactly (ignored)", f"colver:{gid}")
+        else:
+            yield Reject(where, "conflicting_duplicate", f"game {gid} is already on line {at} with other content: "
+                         f"{diff} (this line vs line {at}); line {at} is the one compared with deals.jsonl",
+                         line, f"colver:{gid}")
 

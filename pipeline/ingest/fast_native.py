@@ -426,6 +426,7 @@ def _add_games(batch: ncol.Batch, a: int, b: int, writer) -> None:
     def push(x: int, y: int) -> None:
         hx, hy = int(ho[x]) - h0, int(ho[y]) - h0
         hands = batch.hands.slice(int(ho[x]), hy - hx)
+        writer.hold_rows(hands)         # the file holds them all, new or already stored
         if not new[hx:hy].all():
             hands = hands.filter(pa.array(new[hx:hy]))
         games = batch.games.slice(x, y - x)

@@ -1,7 +1,8 @@
 """What readers produce: hands and games as table rows, and rejected records with their provenance.
 
 A reader never decides what an error does. It yields :class:`GameRecord` (a game and its hands, ready
-for the lake) or :class:`Reject` (what could not be read, why, and where). The ingest driver
+for the lake) or :class:`Reject` (what could not be read, why, and where), and sometimes a :class:`Notice`
+(something worth saying that is not an error). The ingest driver
 (:mod:`pipeline.ingest.run`) alone applies the error policy (``--strict`` stops at the first reject).
 """
 
@@ -76,6 +77,21 @@ class Reject:
         if self.hand_no is not None:
             parts.append(f"hand {self.hand_no}")
         return f"{', '.join(parts)}: {self.reason} [{self.code}]"
+
+
+@dataclass
+class Notice:
+    """Something a reader noticed that is not an error and imports nothing (a line repeating an earlier one
+    exactly): the driver counts it and shows it, naming the place."""
+
+    where: Provenance
+    text: str
+    game_id: str | None = None
+
+    def message(self) -> str:
+        """One line naming file, line and game, and what was noticed."""
+        loc = self.where.source_file + (f":{self.where.line}" if self.where.line is not None else "")
+        return f"{loc}{f', game {self.game_id}' if self.game_id else ''}: {self.text}"
 
 
 Line = tuple[int, int, "str | None"]

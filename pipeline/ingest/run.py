@@ -24,9 +24,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipeline import ingest, lake as lakemod, schema
-from pipeline.ingest import deal_copies, fast_native, native_jsonl
+from pipeline.ingest import deal_copies, fast_native, game_copies, holdings, native_jsonl, takeover
 from pipeline.ingest import lenient as leniency
-from pipeline.ingest.records import GameRecord, Line, Provenance, Reject
+from pipeline.ingest.records import GameRecord, Line, Notice, Provenance, Reject
 
 HEAD_BYTES = 65536
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
@@ -59,6 +59,13 @@ class IngestSummary:
     replaced: int = 0    # hands of changed files removed because the new version of the file no longer has them
     rejects_cleared: int = 0   # rejects of changed files that their new version no longer raises (removed)
     earlier_rejects: int = 0   # rejects stored by earlier runs for the unchanged files this run skipped
+    gone: list[str] = field(default_factory=list)   # files imported before, now gone from a folder imported again
+    gone_hands: int = 0        # ... the hands they had brought, removed (those another file holds are taken over)
+    gone_rejects: int = 0      # ... and their rejects, removed
+    taken_over: int = 0        # hands a file no longer holds, brought back from another file that does
+    reread: list[str] = field(default_factory=list)   # files read again because they hold such hands
+    holders_missing: int = 0   # files that held such hands but are no longer on disk (not read)
+    notices: int = 0           # things readers noticed that are not errors (an exact repeat of a line)
 
     def __str__(self) -> str:
         rej = sum(self.rejected.values())
@@ -86,6 +93,16 @@ class IngestSummary:
         if self.earlier_rejects:
             s += (f"; {_n(self.earlier_rejects, 'reject')} from earlier runs remain in the unchanged files skipped "
                   "(`rebelote rejects` lists them)")
+        if self.gone:
+            s += (f"; {_n(len(self.gone), 'file')} gone from {'its folder' if len(self.gone) == 1 else 'their folders'}"
+                  f" since imported ({_n(self.gone_hands, 'hand')}, {_n(self.gone_rejects, 'reject')} removed)")
+        if self.reread:
+            s += (f"; {_n(self.taken_over, 'hand')} taken over from {_n(len(self.reread), 'other file')} that "
+                  f"still {'holds' if len(self.reread) == 1 else 'hold'} them (read again)")
+        if self.holders_missing:
+            s += f"; {_n(self.holders_missing, 'file')} holding removed hands no longer on disk (not read)"
+        if self.notices:
+            s += f"; {_n(self.notices, 'notice')}"
         return s
 
 
@@ -147,22 +164,8 @@ SAME_GAME = object()   # conflict(): the game is already in the lake from anothe
 DEAL_COPY_FORMATS = {r.NAME for r in ingest.READERS if getattr(r, "DEAL_COPIES", False)}
 """Readers whose one-hand games are copies of deals other files may hold too (see pipeline.ingest.deal_copies)."""
 
-_RECORDED = ("recorded_score", "recorded_margin", "recorded_card_points", "recorded_totals")
-
-
-_PLAY = ("dealer", "taker", "strain", "bid", "capot_bid", "coinche")
-
-
-def _fingerprint(hands) -> int:
-    """What makes two records the same play: each hand's number, deal, contract, plays and tricks taken."""
-    return hash(tuple(sorted((h["hand_no"], tuple(h.get("initial_hands") or ()), tuple(h.get("plays") or ()),
-                              tuple(h.get("tricks_taken") or ()), *(h.get(k) for k in _PLAY)) for h in hands)))
-
-
-def _richness(game: dict, hands) -> int:
-    """How much of the source's own result a copy carries (recorded scores, totals, winner)."""
-    return (sum(h.get(k) is not None for h in hands for k in _RECORDED)
-            + (game.get("recorded_final") is not None) + (game.get("recorded_winner") is not None))
+SET_ASIDE_CODES = {"duplicate_game_id", "conflicting_copy"}
+"""Rejects of a game only because another file's version came first: its file still holds it (holdings)."""
 
 
 class _Writer:
@@ -173,7 +176,7 @@ class _Writer:
         self.lake = lakemod.locate(lake)
         self.summary = summary
         self.keys = {t: lakemod.existing_keys(self.lake, t) for t in ("hands", "games", "rejects")}
-        self.buf: dict[str, list[dict | pa.Table]] = {"hands": [], "games": [], "rejects": []}
+        self.buf: dict[str, list[dict | pa.Table]] = {"hands": [], "games": [], "rejects": [], "holdings": []}
         self.buffered_hands = 0
         # game id -> (game key, source_file as recorded, ingest_file: the physical file read, None before the
         # column existed); file names are interned, one string per file
@@ -187,8 +190,15 @@ class _Writer:
         self.file_rejects: set[str] = set()    # reject keys the file being read raised (new or already stored)
         self.file_games: dict[str, str] = {}   # game id -> recorded source_file, of the games the file gives now
         self._names: dict[str, bool] = {}      # recorded source_file -> names the file being replaced
-        self._copies: dict[str, tuple] | None = None   # game id -> (fingerprint, richness, game_key, hand keys)
-        self._copies_stale = False     # games were added in columns since _copies was read (not in it)
+        self.copies = game_copies.LakeCopies(self.lake)   # stored copies of games whose id another file gives
+        self.unflushed: set[str] = set()       # game ids buffered since the last flush (not in the lake yet)
+        # holdings of the file being read (pipeline.ingest.holdings); held back while it may equal the stored ones
+        self.holding = holdings.Rows()
+        self.holding_pending = False
+        self.seq = 0                           # reads so far in this run; last_read: file -> seq of its last read
+        self.last_read: dict[str, int] = {}
+        self.orphans: list[takeover.Orphan] = []   # hands removed because their file no longer holds them
+        self.reread_files: set[str] = set()    # files to read again at the end (a copy of theirs was displaced)
         # game id -> the old copy to drop: (game_key, hand keys, (source_file, ingest_file))
         self.richer: dict[str, tuple] = {}
         # sources with single-deal copies in the lake, and their deal index (loaded when first needed)
@@ -200,22 +210,16 @@ class _Writer:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rebelote-lake-writer")
         self._pending: Future | None = None     # the background write of the last flush_later
 
-    def _copy_in_lake(self, gid: str) -> tuple | None:
-        """(fingerprint, richness, game_key, hand keys) of the copy of game ``gid`` already imported (read from
-        the lake once, when a first id clash needs it; games of this run are added as they come)."""
-        if self._copies is None or (gid not in self._copies and self._copies_stale):
-            self.flush()      # a copy buffered by the columnar reader is compared once written
-            cols = ["game_id", "hand_no", "hand_key", "initial_hands", "plays", "tricks_taken", *_PLAY, *_RECORDED]
-            hands = lakemod.read(self.lake, "hands", columns=cols).to_pylist()
-            games = {g["game_id"]: g for g in lakemod.read(
-                self.lake, "games", columns=["game_id", "game_key", "recorded_final", "recorded_winner"]).to_pylist()}
-            by_game: dict[str, list] = {}
-            for h in hands:
-                by_game.setdefault(h["game_id"], []).append(h)
-            self._copies_stale = False
-            self._copies = {g: (_fingerprint(hs), _richness(games.get(g, {}), hs), games.get(g, {}).get("game_key"),
-                                {h["hand_key"] for h in hs}) for g, hs in by_game.items()}
-        return self._copies.get(gid)
+    def _copy_in_lake(self, gid: str, source: str) -> "game_copies.Copy | None":
+        """The copy of game ``gid`` already imported (:class:`pipeline.ingest.game_copies.LakeCopies`: only the
+        rows of that game are read, or one streamed pass over its source once many games clash)."""
+        if gid in self.unflushed:
+            self.flush()      # a copy still buffered (by the columnar reader or earlier in the run) is compared once written
+        else:
+            self.wait()
+        if gid in self.richer and gid not in self.copies.cache:
+            self.drop_poorer_copies()     # the lake must hold one copy of the game when it is read
+        return self.copies.get(gid, source)
 
     def conflict(self, rec: GameRecord) -> Reject | None:
         """A game whose id is already in the lake with other content (the same game from another file or format):
@@ -227,17 +231,22 @@ class _Writer:
             return None
         if self.replacing is not None and self._from_replaced_file(seen[1], seen[2], rec.game["source_file"]):
             return None
-        old = self._copy_in_lake(gid)
-        if old is not None and old[0] == _fingerprint(rec.hands):
+        source = rec.game["source"]
+        old = self._copy_in_lake(gid, source)
+        if old is not None and old.fingerprint == game_copies.fingerprint(rec.hands):
             # the same deals and plays from another file or format (OpenSpiel's state files repeat its histories):
             # not a conflict. The copy that carries more of the source's results is kept.
-            if _richness(rec.game, rec.hands) > old[1]:
+            richness = game_copies.richness(rec.game, rec.hands)
+            if richness > old.richness:
                 # every hand of the richer copy is written (with its own provenance); the old copy's rows,
                 # matched by key and file, are dropped once it is (drop_poorer_copies)
-                self.richer[gid] = (old[2], old[3], (seen[1], seen[2]))
-                self.keys["hands"] -= old[3]
+                old_keys = self.copies.hand_keys(gid, source)
+                self.richer[gid] = (old.game_key, old_keys, (seen[1], seen[2]))
+                self.keys["hands"] -= old_keys
                 self.summary.replaced_by_richer += 1
                 self.game_ids[gid] = (rec.game["game_key"], _intern(rec.game["source_file"]), self.reading)
+                self.copies.put(gid, game_copies.Copy(old.fingerprint, richness, rec.game["game_key"],
+                                                      {h["hand_key"] for h in rec.hands}))
                 return None
             self.summary.duplicates += len(rec.hands)
             self.summary.same_game += 1
@@ -260,15 +269,30 @@ class _Writer:
             return None     # the very hand already imported: a plain duplicate, which add_game counts and keeps
         # the copies the changed file being read gave before are about to be replaced: they do not count
         before = lambda e: self.replacing is not None and e.files[1] == self.reading  # noqa: E731
-        if single and any(e.richness >= deal_copies.richness(rec.hands[0]) for e in index.matches(rec.hands[0])
-                          if not before(e)):
-            self.summary.same_deal += 1
-            self.summary.duplicates += 1
-            return SAME_GAME
+        if single:
+            h = rec.hands[0]
+            clash = [e for e in index.conflicts(h) if not before(e)]
+            if clash:     # another copy of this deal says something else: the first one read is kept
+                e = clash[0]
+                diff = deal_copies.difference(deal_copies.content(h), e.content)
+                return Reject(rec.where, "conflicting_copy", f"this deal is already imported from {e.where()} "
+                              f"with other content: {diff} (this copy vs that one); this copy is not imported",
+                              "", rec.game["game_id"], h["hand_no"])
+            if any(e.richness >= deal_copies.richness(h) for e in index.matches(h) if not before(e)):
+                self.summary.same_deal += 1
+                self.summary.duplicates += 1
+                return SAME_GAME
         for h in rec.hands:
             for e in index.matches(h):
                 if e.single and e.richness < deal_copies.richness(h):
                     self._drop_copy(index, e)
+            if not single:
+                # a whole game is the source's own record of its deals: a single-deal copy that disagrees with it
+                # leaves the lake, and its file is read again at the end, which rejects it (conflicting_copy)
+                for e in index.conflicts(h):
+                    if e.single and not before(e):
+                        self._drop_copy(index, e, counted=False)
+                        self.reread_files.add(e.files[1] or physical_name(Path(e.files[0])))
         return None
 
     def _index_game(self, rec: GameRecord) -> None:
@@ -295,15 +319,15 @@ class _Writer:
             index.add(hands, keys, DEAL_COPY_FORMATS, n_hands)
         return index
 
-    def _drop_copy(self, index: "deal_copies.DealIndex", e: "deal_copies.Copy") -> None:
-        """Mark a poorer single-deal copy to be dropped from the lake once the richer one is written."""
+    def _drop_copy(self, index: "deal_copies.DealIndex", e: "deal_copies.Copy", counted: bool = True) -> None:
+        """Mark a single-deal copy to be dropped from the lake once the copy that displaces it is written
+        (``counted``: a poorer copy, counted in ``deal_replaced``; a conflicting one is counted when rejected)."""
         index.remove(e)
         self.richer[e.game_id] = (e.game_key, {e.hand_key}, e.files)
         self.keys["hands"].discard(e.hand_key)
         self.game_ids.pop(e.game_id, None)
-        if self._copies is not None:
-            self._copies.pop(e.game_id, None)
-        self.summary.deal_replaced += 1
+        self.copies.forget([e.game_id])
+        self.summary.deal_replaced += counted
         if e.game_id in self.added:      # imported earlier in this run: it no longer counts as imported
             self.added.discard(e.game_id)
             self.summary.games -= 1
@@ -358,10 +382,12 @@ class _Writer:
         return None
 
     def add_game(self, rec: GameRecord) -> None:
-        if self._copies is not None:
-            self._copies[rec.game["game_id"]] = (_fingerprint(rec.hands), _richness(rec.game, rec.hands),
-                                                 rec.game["game_key"], {h["hand_key"] for h in rec.hands})
+        """Buffer a game accepted by the checks (its hands already in the lake count as duplicates) and record
+        that the file being read holds it."""
+        self.hold(rec, holdings.STORED)
+        self.unflushed.add(rec.game["game_id"])
         if self.replacing is not None:
+            self.copies.forget([rec.game["game_id"]])    # the file's new version of a game replaces its old one
             self.game_ids[rec.game["game_id"]] = (rec.game["game_key"], _intern(rec.game["source_file"]), self.reading)
             self.file_keys["games"].add(rec.game["game_key"])
             self.file_keys["hands"].update(h["hand_key"] for h in rec.hands)
@@ -386,6 +412,40 @@ class _Writer:
         if self.buffered_hands >= FLUSH_HANDS:
             self.flush_later()
 
+    def hold(self, rec: GameRecord, copy: str) -> None:
+        """Record in ``holdings`` that the file being read holds the hands of ``rec`` (``copy``: stored, poorer
+        or set_aside, see :mod:`pipeline.ingest.holdings`)."""
+        single = rec.game["source_format"] in DEAL_COPY_FORMATS and len(rec.hands) == 1
+        self.holding.add_hands(self.reading, rec.hands, copy, single)
+        self._holding_overflow()
+
+    def hold_rows(self, hands: pa.Table) -> None:
+        """:meth:`hold` for the columnar reader: ``hands`` rows of accepted games (stored now or before)."""
+        self.holding.add_table(self.reading, hands)
+        self._holding_overflow()
+
+    def _holding_overflow(self) -> None:
+        """A file read again with the same bytes holds its rows back (they are dropped if nothing changed);
+        past FLUSH_HANDS rows, its stored holdings are replaced now instead, so memory stays bounded."""
+        if self.holding_pending and len(self.holding) >= FLUSH_HANDS:
+            self._replace_holdings()
+
+    def _replace_holdings(self) -> None:
+        """Delete the stored holdings of the file being read (its new ones are written from now on)."""
+        self.flush()
+        holdings.remove(self.lake, {self.reading})
+        self.holding_pending = False
+
+    def finish_holdings(self, changed: bool) -> None:
+        """After a file read with the same bytes as before: replace its stored holdings only if what it gave
+        ``changed`` (otherwise the rows held back are the stored ones again, and are dropped)."""
+        if self.holding_pending:
+            if changed:
+                self._replace_holdings()
+            else:
+                self.holding = holdings.Rows()
+                self.holding_pending = False
+
     def add_rows(self, hands: pa.Table, games: pa.Table) -> None:
         """Buffer new hands and games rows (tables with the lake schemas) that the columnar native reader
         has already checked and deduplicated against the keys; the caller flushes when FLUSH_HANDS is reached."""
@@ -395,7 +455,7 @@ class _Writer:
             self.buffered_hands += hands.num_rows
         if games.num_rows:
             self.buf["games"].append(self._stamped(games))
-            self._copies_stale = True   # _copy_in_lake reads the lake again (once) if one of these clashes
+            self.unflushed.update(games.column("game_id").to_pylist())   # compared with once written
             self._index_rows(hands, games)
 
     def _index_rows(self, hands: pa.Table, games: pa.Table) -> None:
@@ -442,11 +502,25 @@ class _Writer:
             self.file_keys["hands"].update(hand_keys)
             self.file_games.update(zip(game_ids, source_files))
 
-    def start_file(self, path: Path | None, replacing: bool = False) -> None:
+    def start_file(self, path: Path | None, replacing: bool = False, same_bytes: bool = False) -> None:
         """Begin reading ``path`` (None: between files); ``replacing`` when the manifest says it was read
-        before (and has changed): its rows then replace the ones it gave before (:meth:`replace_stale`)."""
+        before (and has changed): its rows then replace the ones it gave before (:meth:`replace_stale`).
+        ``same_bytes``: its bytes are those read before (``--reread``, or read again to take over hands), so its
+        holdings are held back until :meth:`finish_holdings` knows whether they changed; a changed file's
+        stored holdings are deleted now, before its new ones are written."""
+        if self.holding_pending:      # the last file's read failed: its stored holdings stand
+            self.holding, self.holding_pending = holdings.Rows(), False
+        elif len(self.holding):
+            self.buf["holdings"].append(self.holding.table())
+            self.holding = holdings.Rows()
         self.reading = None if path is None else _intern(physical_name(path))
         self.replacing = path if replacing else None
+        if path is not None:
+            self.seq += 1
+            self.last_read[self.reading] = self.seq
+            if replacing and not same_bytes:
+                self._replace_holdings()
+            self.holding_pending = replacing and same_bytes
         self.file_keys = {"hands": set(), "games": set()}
         self.file_rejects = set()
         self.file_games = {}
@@ -476,6 +550,7 @@ class _Writer:
                     and self._from_replaced_file(r["source_file"], r["ingest_file"], self.file_games.get(r["game_id"]))}
         old_games = old_rows("games", "game_key")
         old_hands = old_rows("hands", "hand_key")
+        self._note_orphans(set(old_hands))
         lakemod.delete_rows(self.lake, "games", "game_key", set(old_games))
         n = lakemod.delete_rows(self.lake, "hands", "hand_key", set(old_hands))
         _delete_scored(self.lake, set(old_hands), set(old_games.values()) | set(old_hands.values()))
@@ -491,8 +566,24 @@ class _Writer:
         for gid in set(old_games.values()):      # games gone from the file (an edited one was re-keyed above)
             if self.game_ids.get(gid, ("", ""))[0] in old_games:
                 del self.game_ids[gid]
+        touched = set(old_games.values()) | set(old_hands.values())
+        self.copies.forget(touched)
+        for index in self._deals.values():
+            index.drop_games(touched)
         self.replacing = None
         return n
+
+    def _note_orphans(self, hand_keys: set[str]) -> None:
+        """Remember the hands about to leave the lake because the file being replaced no longer holds them:
+        at the end of the run, other files that hold a copy (:mod:`pipeline.ingest.holdings`) are read again."""
+        if not hand_keys:
+            return
+        rows = lakemod.read(self.lake, "hands", columns=["hand_key", "game_id", "source", "n_players", "dealer",
+                                                         "initial_hands"],
+                            filter=pc.field("hand_key").isin(pa.array(sorted(hand_keys), pa.string())))
+        for h in rows.to_pylist():
+            deal = holdings.deal_digest(h["source"], h["n_players"], h["dealer"], h["initial_hands"])
+            self.orphans.append(takeover.Orphan(h["hand_key"], h["game_id"], deal, self.reading, self.seq))
 
     def drop_poorer_copies(self) -> None:
         """Remove the copies that a richer copy of the same game replaced (after the richer one is written)."""
@@ -518,9 +609,13 @@ class _Writer:
         """Hand the buffered rows to the background writer and go on reading: the Parquet encoding of one
         flush overlaps the parsing of the next rows. At most one write is pending (memory stays bounded by two
         flushes of rows); an error of a write is raised here or by :meth:`wait`."""
+        if len(self.holding) and not self.holding_pending:
+            self.buf["holdings"].append(self.holding.table())
+            self.holding = holdings.Rows()
         buf = {t: rows for t, rows in self.buf.items() if rows}
         self.buf = {t: [] for t in self.buf}
         self.buffered_hands = 0
+        self.unflushed = set()
         self.wait()
         if buf:
             self._pending = self._pool.submit(_write_buffers, self.lake, buf)
@@ -649,8 +744,14 @@ def _content_hash(path: Path) -> str:
 def ingest_paths(paths: list[Path], lake: Path, fmt: str | None = None, strict: bool = False,
                  on_reject: Callable[[Reject], None] | None = None,
                  on_file: Callable[[Path, str | None], None] | None = None, reread: bool = False,
-                 lenient: bool = False, on_repair: Callable[["leniency.Repair"], None] | None = None) -> IngestSummary:
+                 lenient: bool = False, on_repair: Callable[["leniency.Repair"], None] | None = None,
+                 on_notice: Callable[[str], None] | None = None) -> IngestSummary:
     """Import every file under ``paths`` into ``lake`` (a folder or URL, see :func:`pipeline.lake.locate`).
+
+    Nothing is lost: a file imported before from inside a folder of ``paths`` and now gone from it has its
+    games, hands and rejects removed; a hand that leaves the lake because its file no longer holds it (edited or
+    gone) is taken over by another imported file that still holds a copy, which is read again
+    (:mod:`pipeline.ingest.takeover`).
 
     Args:
         fmt: force this reader (name from :func:`pipeline.ingest.names`) instead of detection.
@@ -663,25 +764,29 @@ def ingest_paths(paths: list[Path], lake: Path, fmt: str | None = None, strict: 
             files are skipped without being opened (or, when only their time changed, after hashing them).
         on_reject: called with each Reject (the CLI prints them).
         on_file: called with each file and the reader chosen (None: not recognised).
+        on_notice: called with a one-line message for what is worth saying but is no error: a reader's
+            :class:`~pipeline.ingest.records.Notice`, a file gone since imported, a file read again to take
+            over hands.
     Raises:
         FileNotFoundError for a missing path; KeyError for an unknown ``fmt``; StrictError.
     """
     with lakemod.lock(lake):
         if not lenient:
-            return _ingest(paths, lake, fmt, strict, on_reject, on_file, reread)
+            return _ingest(paths, lake, fmt, strict, on_reject, on_file, reread, on_notice)
         with leniency.collecting() as repairs:
-            summary = _ingest(paths, lake, fmt, strict, on_reject, on_file, reread)
+            summary = _ingest(paths, lake, fmt, strict, on_reject, on_file, reread, on_notice)
         for r in repairs if on_repair else ():
             on_repair(r)
         return summary
 
 
-def _ingest(paths, lake, fmt, strict, on_reject, on_file, reread=False) -> IngestSummary:
+def _ingest(paths, lake, fmt, strict, on_reject, on_file, reread=False, on_notice=None) -> IngestSummary:
     t0 = time.perf_counter()
     summary = IngestSummary()
     writer = _Writer(lake, summary)
+    run = _Run(lake, _load_manifest(lake), writer, strict, on_reject, on_file, on_notice)
     try:
-        _ingest_files(paths, lake, fmt, strict, on_reject, on_file, reread, writer)
+        _ingest_files(paths, fmt, reread, run)
     except BaseException:
         with contextlib.suppress(Exception):   # the run's own error is the one to report
             writer.close()
@@ -691,88 +796,177 @@ def _ingest(paths, lake, fmt, strict, on_reject, on_file, reread=False) -> Inges
     return summary
 
 
-def _ingest_files(paths, lake, fmt, strict, on_reject, on_file, reread, writer: "_Writer") -> None:
-    summary = writer.summary
+@dataclass
+class _Run:
+    """What every file of one ingest run shares: the lake, its manifest (written at the end), the writer and
+    the callbacks."""
+
+    lake: object
+    manifest: dict
+    writer: "_Writer"
+    strict: bool
+    on_reject: Callable[[Reject], None] | None
+    on_file: Callable[[Path, str | None], None] | None
+    on_notice: Callable[[str], None] | None
+
+    def notice(self, text: str) -> None:
+        if self.on_notice:
+            self.on_notice(text)
+
+
+def _ingest_files(paths, fmt, reread, run: _Run) -> None:
+    writer, summary, manifest = run.writer, run.writer.summary, run.manifest
     forced = ingest.get(fmt) if fmt else None
-    manifest = _load_manifest(lake)
     skipped: set[str] = set()     # physical names of the unchanged files skipped
+    walked: set[str] = set()
     for path in walk(paths):
         summary.files += 1
         key = physical_name(path)
-        prev, stamp = manifest.get(key), _stamp(path, fmt or "auto")
-        sidecars_same = prev is None or _sidecars_unchanged(prev)
-        if not reread and prev is not None and prev[:3] == stamp and sidecars_same:
-            summary.unchanged += 1
+        walked.add(key)
+        if not _import_file(path, key, forced, fmt or "auto", reread, run):
             skipped.add(key)
-            continue
-        digest = _content_hash(path)
-        if not reread and prev is not None and prev[2:4] == [stamp[2], digest] and sidecars_same:
-            manifest[key] = stamp + [digest] + prev[4:]      # touched, same bytes: nothing to read
-            summary.unchanged += 1
-            skipped.add(key)
-            continue
-        try:
-            with _open(path) as fh:
-                head_bytes = fh.read(HEAD_BYTES)
-        except (OSError, EOFError, zlib.error) as e:
-            # a gzip cut short may still start with readable records: read what can be read
-            head_bytes = _readable_head(path)
-            if not head_bytes:
-                _file_reject(path, fmt, "unreadable_file", f"cannot read the file ({e})", writer, strict, on_reject)
-                if on_file:
-                    on_file(path, None)
-                continue
-        if head_bytes[:2] in (b"\xff\xfe", b"\xfe\xff"):
-            _file_reject(path, fmt, "bad_encoding", "the file is UTF-16 text; convert it to UTF-8", writer, strict,
-                         on_reject)
-            if on_file:
-                on_file(path, None)
-            continue
-        head = head_bytes.decode("utf-8", errors="replace").removeprefix("\ufeff")
-        if not head_bytes.strip():
-            rej = empty_file_reject(path, fmt)
-            if strict:
-                raise StrictError(rej.message())
-            writer.add_reject(rej)
-            if on_reject:
-                on_reject(rej)
-            continue
-        reader = forced or ingest.detect(path.name, head)
-        if on_file:
-            on_file(path, reader.NAME if reader else None)
-        if reader is None:
-            summary.unrecognised.append(str(path))
-            continue
-        summary.formats[reader.NAME] += 1
-        summary.bytes += path.stat().st_size
-        stamp = _stamp(path, fmt or "auto") + [digest]
-        # a file read before (it is in the manifest) and read again has changed, or --reread was given:
-        # its new content replaces what it gave before
-        writer.start_file(path, replacing=key in manifest)
-        same_bytes = prev is not None and prev[2:4] == stamp[2:] and sidecars_same
-        added_before = summary.games + summary.hands + sum(summary.rejected.values())
-        try:
-            _read_file(path, reader, writer, strict, on_reject)
-        except StrictError:
-            raise
-        except (OSError, EOFError, zlib.error) as e:
-            _file_reject(path, reader.NAME, "unreadable_file", f"cannot read the file ({e}); records after the "
-                         "point of failure are not imported", writer, strict, on_reject)
-        except Exception as e:  # a reader bug must not lose the batch; the reject keeps the evidence
-            _file_reject(path, reader.NAME, "reader_error", f"the {reader.NAME} reader failed on this file: "
-                         f"{type(e).__name__}: {e}", writer, strict, on_reject)
-        else:
-            manifest[key] = stamp + _sidecar_record(path, reader)
-            if same_bytes and summary.games + summary.hands + sum(summary.rejected.values()) == added_before:
-                # --reread of unchanged bytes that gave nothing new: the same rows as before, none stale (checking
-                # reads the lake, per file: it made re-reading a folder of small files 4x slower than importing it)
-                writer.replacing = None
-            summary.replaced += writer.replace_stale()
-        writer.start_file(None)
     writer.flush()
     writer.drop_poorer_copies()
-    lakemod.write_bytes(lake, MANIFEST, orjson.dumps(manifest, option=orjson.OPT_SORT_KEYS))
-    summary.earlier_rejects = _stored_rejects(lake, skipped) if skipped else 0
+    _drop_gone(paths, walked, run)
+    _take_over(run)
+    lakemod.write_bytes(run.lake, MANIFEST, orjson.dumps(manifest, option=orjson.OPT_SORT_KEYS))
+    summary.earlier_rejects = _stored_rejects(run.lake, skipped) if skipped else 0
+
+
+def _import_file(path: Path, key: str, forced, label: str, reread: bool, run: _Run) -> bool:
+    """Read one file into the lake unless the manifest says it is unchanged (then return False). ``forced``: the
+    reader to use (None: detect it); ``label``: the manifest's record of that choice ('auto' or a reader name)."""
+    writer, summary, manifest = run.writer, run.writer.summary, run.manifest
+    strict, on_reject, on_file = run.strict, run.on_reject, run.on_file
+    prev, stamp = manifest.get(key), _stamp(path, label)
+    sidecars_same = prev is None or _sidecars_unchanged(prev)
+    if not reread and prev is not None and prev[:3] == stamp and sidecars_same:
+        summary.unchanged += 1
+        return False
+    digest = _content_hash(path)
+    if not reread and prev is not None and prev[2:4] == [stamp[2], digest] and sidecars_same:
+        manifest[key] = stamp + [digest] + prev[4:]      # touched, same bytes: nothing to read
+        summary.unchanged += 1
+        return False
+    try:
+        with _open(path) as fh:
+            head_bytes = fh.read(HEAD_BYTES)
+    except (OSError, EOFError, zlib.error) as e:
+        # a gzip cut short may still start with readable records: read what can be read
+        head_bytes = _readable_head(path)
+        if not head_bytes:
+            _file_reject(path, label if forced else None, "unreadable_file", f"cannot read the file ({e})", writer,
+                         strict, on_reject)
+            if on_file:
+                on_file(path, None)
+            return True
+    if head_bytes[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        _file_reject(path, label if forced else None, "bad_encoding", "the file is UTF-16 text; convert it to UTF-8",
+                     writer, strict, on_reject)
+        if on_file:
+            on_file(path, None)
+        return True
+    head = head_bytes.decode("utf-8", errors="replace").removeprefix("\ufeff")
+    if not head_bytes.strip():
+        rej = empty_file_reject(path, label if forced else None)
+        if strict:
+            raise StrictError(rej.message())
+        writer.add_reject(rej)
+        if on_reject:
+            on_reject(rej)
+        return True
+    reader = forced or ingest.detect(path.name, head)
+    if on_file:
+        on_file(path, reader.NAME if reader else None)
+    if reader is None:
+        summary.unrecognised.append(str(path))
+        return True
+    summary.formats[reader.NAME] += 1
+    summary.bytes += path.stat().st_size
+    stamp = _stamp(path, label) + [digest]
+    same_bytes = prev is not None and prev[2:4] == stamp[2:] and sidecars_same
+    # a file read before (it is in the manifest) and read again has changed, or --reread was given:
+    # its new content replaces what it gave before
+    writer.start_file(path, replacing=key in manifest, same_bytes=same_bytes)
+    added_before = summary.games + summary.hands + sum(summary.rejected.values())
+    try:
+        _read_file(path, reader, writer, strict, on_reject, run.notice)
+    except StrictError:
+        raise
+    except (OSError, EOFError, zlib.error) as e:
+        _file_reject(path, reader.NAME, "unreadable_file", f"cannot read the file ({e}); records after the "
+                     "point of failure are not imported", writer, strict, on_reject)
+    except Exception as e:  # a reader bug must not lose the batch; the reject keeps the evidence
+        _file_reject(path, reader.NAME, "reader_error", f"the {reader.NAME} reader failed on this file: "
+                     f"{type(e).__name__}: {e}", writer, strict, on_reject)
+    else:
+        manifest[key] = stamp + _sidecar_record(path, reader)
+        unchanged = same_bytes and summary.games + summary.hands + sum(summary.rejected.values()) == added_before
+        writer.finish_holdings(changed=not unchanged)
+        if unchanged:
+            # --reread of unchanged bytes that gave nothing new: the same rows as before, none stale (checking
+            # reads the lake, per file: it made re-reading a folder of small files 4x slower than importing it)
+            writer.replacing = None
+        summary.replaced += writer.replace_stale()
+    writer.start_file(None)
+    return True
+
+
+def _drop_gone(paths, walked: set[str], run: _Run) -> None:
+    """Files imported before from inside a folder of ``paths`` and gone from it since (:func:`takeover.gone_files`):
+    their games, hands and rejects leave the lake, with their holdings and manifest entries, as if each had been
+    emptied and read again; the hands another file holds are then taken over (:func:`_take_over`)."""
+    writer, summary = run.writer, run.writer.summary
+    rejected_by = pc.unique(lakemod.read(run.lake, "rejects", columns=["ingest_file"]).column("ingest_file"))
+    known = set(run.manifest) | {f for f in rejected_by.to_pylist() if f is not None}
+    for f in takeover.gone_files(paths, walked, known):
+        cleared = summary.rejects_cleared
+        writer.start_file(Path(f), replacing=True)
+        hands = writer.replace_stale()
+        writer.start_file(None)
+        gone_rejects = summary.rejects_cleared - cleared
+        summary.rejects_cleared = cleared
+        summary.gone.append(f)
+        summary.gone_hands += hands
+        summary.gone_rejects += gone_rejects
+        run.manifest.pop(f, None)
+        run.notice(f"{f}: gone from its folder since it was imported: its {_n(hands, 'hand')} and "
+                   f"{_n(gone_rejects, 'reject')} leave the lake")
+
+
+def _take_over(run: _Run) -> None:
+    """Read again the files that hold hands which left the lake in this run because their file no longer holds
+    them (:func:`takeover.files_to_read`), and the files whose single-deal copy a whole game displaced, until
+    none is left (each file at most once more); their copies take over with their own provenance."""
+    writer, summary = run.writer, run.writer.summary
+    done: set[str] = set()
+    while True:
+        writer.flush()
+        writer.drop_poorer_copies()
+        orphans, writer.orphans = writer.orphans, []
+        todo = takeover.files_to_read(run.lake, orphans, writer.keys["hands"], writer.last_read)
+        for f in writer.reread_files:
+            todo.setdefault(f, 0)
+        writer.reread_files = set()
+        todo = {f: n for f, n in todo.items() if f not in done}
+        if not todo:
+            return
+        for f, n in sorted(todo.items()):
+            done.add(f)
+            path = Path(f)
+            if not path.is_file():
+                summary.holders_missing += 1
+                continue
+            prev = run.manifest.get(f)
+            label = prev[2] if prev else "auto"
+            forced = ingest.get(label) if label != "auto" and label in ingest.names() else None
+            hands_before = summary.hands
+            if n:
+                run.notice(f"{f}: read again: it holds {_n(n, 'hand')} that left the lake with the file that "
+                           "brought them")
+            _import_file(path, f, forced, label if forced else "auto", True, run)
+            summary.reread.append(f)
+            summary.taken_over += summary.hands - hands_before
 
 
 def _stored_rejects(lake, files: set[str]) -> int:
@@ -801,8 +995,10 @@ def _file_reject(path: Path, fmt: str | None, code: str, reason: str, writer: "_
         on_reject(rej)
 
 
-def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject) -> None:
-    """Feed one file through its reader; every reject goes to the writer (or stops the run under strict)."""
+def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject,
+               on_notice: Callable[[str], None] | None = None) -> None:
+    """Feed one file through its reader; every reject goes to the writer (or stops the run under strict), every
+    notice to ``on_notice``; what the file holds goes to its holdings (:meth:`_Writer.hold`)."""
     def reject(rej: Reject) -> None:
         if strict:
             raise StrictError(rej.message())
@@ -810,14 +1006,27 @@ def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject) -
         if on_reject:
             on_reject(rej)
 
-    def take(rec: GameRecord | Reject) -> None:
+    def take(rec: GameRecord | Reject | Notice) -> None:
         if isinstance(rec, Reject):
             reject(rec)
             return
-        rej = writer.check(rec) or writer.conflict(rec) or writer.same_deal(rec)
+        if isinstance(rec, Notice):
+            writer.summary.notices += 1
+            if on_notice:
+                on_notice(rec.message())
+            return
+        rej = writer.check(rec)
+        if rej is not None:
+            reject(rej)
+            return
+        rej = writer.conflict(rec) or writer.same_deal(rec)
         if rej is None:
             writer.add_game(rec)
-        elif rej is not SAME_GAME:
+        elif rej is SAME_GAME:
+            writer.hold(rec, holdings.POORER)
+        else:
+            if rej.code in SET_ASIDE_CODES:     # the file still holds it: it may take over one day
+                writer.hold(rec, holdings.SET_ASIDE)
             reject(rej)
 
     s = writer.summary
