@@ -77,7 +77,9 @@ def ingest(
     """Import game records into the lake. Re-importing the same records adds nothing.
 
     Bad records go to the lake's rejects table with file, line, game, hand and reason (`rebelote rejects`
-    lists them); a changed file read again clears the rejects its new version no longer raises. Exit status 1
+    lists them); a changed file read again clears the rejects its new version no longer raises. A file imported
+    from a folder given again and gone from it since leaves the lake (its hands and rejects); a hand that leaves
+    because its file no longer holds it is taken over by another imported file that still does. Exit status 1
     when any record was rejected, or when an unchanged file skipped still has rejects from an earlier run;
     2 on a usage or I/O error.
     """
@@ -123,10 +125,15 @@ def ingest(
         if not quiet:
             progress.console.print(f"[yellow]kept[/] {escape(rep.message())}")
 
+    def on_notice(text: str) -> None:
+        if not quiet:
+            progress.console.print(f"[yellow]note[/] {escape(text)}")
+
     try:
         with progress:
             summary = ingest_paths(paths, lake, fmt=format, strict=strict, on_reject=on_reject, on_file=on_file,
-                                   reread=reread, lenient=on_error == "lenient", on_repair=on_repair)
+                                   reread=reread, lenient=on_error == "lenient", on_repair=on_repair,
+                                   on_notice=on_notice)
     except StrictError as e:
         _fail(f"--strict: {e}")
     except OSError as e:

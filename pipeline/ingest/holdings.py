@@ -40,7 +40,7 @@ def deal_digest(source: str, n_players: int, dealer: int, initial_hands: Iterabl
 
 
 class Rows:
-    """Holdings rows of one file in the order they come, collected as column lists (row path) and Arrow tables
+    """Holdings rows in the order they come, collected as column lists (row path) and Arrow tables
     (columnar reader), returned as one table by :meth:`table`."""
 
     def __init__(self) -> None:
@@ -81,6 +81,13 @@ class Rows:
                 "hand_key": hands.column("hand_key"), "game_id": hands.column("game_id"),
                 "source": hands.column("source"), "deal": pa.nulls(n, pa.string()),
                 "copy": pa.repeat(pa.scalar(STORED, pa.string()), n)}))
+
+    def extend(self, other: Rows) -> None:
+        """Append the rows of ``other``, after these."""
+        if len(other):
+            self._close_lists()
+            self.tables.append(other.table())
+            self.rows += len(other)
 
     def table(self) -> pa.Table:
         """Everything collected, with the table's schema, in order of arrival."""

@@ -64,6 +64,7 @@ class IngestSummary:
     gone_rejects: int = 0      # ... and their rejects, removed
     taken_over: int = 0        # hands a file no longer holds, brought back from another file that does
     reread: list[str] = field(default_factory=list)   # files read again because they hold such hands
+    rechecked: list[str] = field(default_factory=list)   # files read again: a whole game disagrees with their copy
     holders_missing: int = 0   # files that held such hands but are no longer on disk (not read)
     notices: int = 0           # things readers noticed that are not errors (an exact repeat of a line)
 
@@ -97,8 +98,11 @@ class IngestSummary:
             s += (f"; {_n(len(self.gone), 'file')} gone from {'its folder' if len(self.gone) == 1 else 'their folders'}"
                   f" since imported ({_n(self.gone_hands, 'hand')}, {_n(self.gone_rejects, 'reject')} removed)")
         if self.reread:
-            s += (f"; {_n(self.taken_over, 'hand')} taken over from {_n(len(self.reread), 'other file')} that "
-                  f"still {'holds' if len(self.reread) == 1 else 'hold'} them (read again)")
+            s += (f"; {_n(len(self.reread), 'file')} read again to take over hands their file no longer holds "
+                  f"({self.taken_over} taken over)")
+        if self.rechecked:
+            s += (f"; {_n(len(self.rechecked), 'file')} read again: a whole game disagrees with "
+                  f"{'its' if len(self.rechecked) == 1 else 'their'} single-deal copies")
         if self.holders_missing:
             s += f"; {_n(self.holders_missing, 'file')} holding removed hands no longer on disk (not read)"
         if self.notices:
@@ -192,9 +196,10 @@ class _Writer:
         self._names: dict[str, bool] = {}      # recorded source_file -> names the file being replaced
         self.copies = game_copies.LakeCopies(self.lake)   # stored copies of games whose id another file gives
         self.unflushed: set[str] = set()       # game ids buffered since the last flush (not in the lake yet)
-        # holdings of the file being read (pipeline.ingest.holdings); held back while it may equal the stored ones
-        self.holding = holdings.Rows()
-        self.holding_pending = False
+        # holdings rows to write (pipeline.ingest.holdings), and those of a file read again with the same bytes,
+        # held back (not None) while they may equal its stored ones
+        self.held = holdings.Rows()
+        self.held_back: holdings.Rows | None = None
         self.seq = 0                           # reads so far in this run; last_read: file -> seq of its last read
         self.last_read: dict[str, int] = {}
         self.orphans: list[takeover.Orphan] = []   # hands removed because their file no longer holds them
@@ -416,35 +421,36 @@ class _Writer:
         """Record in ``holdings`` that the file being read holds the hands of ``rec`` (``copy``: stored, poorer
         or set_aside, see :mod:`pipeline.ingest.holdings`)."""
         single = rec.game["source_format"] in DEAL_COPY_FORMATS and len(rec.hands) == 1
-        self.holding.add_hands(self.reading, rec.hands, copy, single)
-        self._holding_overflow()
+        (self.held if self.held_back is None else self.held_back).add_hands(self.reading, rec.hands, copy, single)
+        self._held_back_overflow()
 
     def hold_rows(self, hands: pa.Table) -> None:
         """:meth:`hold` for the columnar reader: ``hands`` rows of accepted games (stored now or before)."""
-        self.holding.add_table(self.reading, hands)
-        self._holding_overflow()
+        (self.held if self.held_back is None else self.held_back).add_table(self.reading, hands)
+        self._held_back_overflow()
 
-    def _holding_overflow(self) -> None:
+    def _held_back_overflow(self) -> None:
         """A file read again with the same bytes holds its rows back (they are dropped if nothing changed);
         past FLUSH_HANDS rows, its stored holdings are replaced now instead, so memory stays bounded."""
-        if self.holding_pending and len(self.holding) >= FLUSH_HANDS:
+        if self.held_back is not None and len(self.held_back) >= FLUSH_HANDS:
             self._replace_holdings()
 
     def _replace_holdings(self) -> None:
-        """Delete the stored holdings of the file being read (its new ones are written from now on)."""
+        """Delete the stored holdings of the file being read; its new ones (any held back) are written from now on."""
+        back, self.held_back = self.held_back, None
         self.flush()
         holdings.remove(self.lake, {self.reading})
-        self.holding_pending = False
+        if back is not None:
+            self.held.extend(back)
 
     def finish_holdings(self, changed: bool) -> None:
         """After a file read with the same bytes as before: replace its stored holdings only if what it gave
         ``changed`` (otherwise the rows held back are the stored ones again, and are dropped)."""
-        if self.holding_pending:
+        if self.held_back is not None:
             if changed:
                 self._replace_holdings()
             else:
-                self.holding = holdings.Rows()
-                self.holding_pending = False
+                self.held_back = None
 
     def add_rows(self, hands: pa.Table, games: pa.Table) -> None:
         """Buffer new hands and games rows (tables with the lake schemas) that the columnar native reader
@@ -508,11 +514,7 @@ class _Writer:
         ``same_bytes``: its bytes are those read before (``--reread``, or read again to take over hands), so its
         holdings are held back until :meth:`finish_holdings` knows whether they changed; a changed file's
         stored holdings are deleted now, before its new ones are written."""
-        if self.holding_pending:      # the last file's read failed: its stored holdings stand
-            self.holding, self.holding_pending = holdings.Rows(), False
-        elif len(self.holding):
-            self.buf["holdings"].append(self.holding.table())
-            self.holding = holdings.Rows()
+        self.held_back = None         # rows held back by a file whose read failed: its stored holdings stand
         self.reading = None if path is None else _intern(physical_name(path))
         self.replacing = path if replacing else None
         if path is not None:
@@ -520,7 +522,8 @@ class _Writer:
             self.last_read[self.reading] = self.seq
             if replacing and not same_bytes:
                 self._replace_holdings()
-            self.holding_pending = replacing and same_bytes
+            elif replacing:
+                self.held_back = holdings.Rows()
         self.file_keys = {"hands": set(), "games": set()}
         self.file_rejects = set()
         self.file_games = {}
@@ -529,7 +532,9 @@ class _Writer:
     def replace_stale(self) -> int:
         """After a changed file was read again: remove the rows it gave before that its new version no longer
         has (edited or deleted games and hands), with their scores; game results of the games touched are
-        removed too, so the next ``rescore`` recomputes them. Returns hands removed."""
+        removed too, so the next ``rescore`` recomputes them. A gone file is replaced this way by nothing. The
+        hands removed are noted (:meth:`_note_orphans`) so that another file holding them takes them over.
+        Returns hands removed."""
         path = self.replacing
         if path is None:
             return 0
@@ -609,9 +614,9 @@ class _Writer:
         """Hand the buffered rows to the background writer and go on reading: the Parquet encoding of one
         flush overlaps the parsing of the next rows. At most one write is pending (memory stays bounded by two
         flushes of rows); an error of a write is raised here or by :meth:`wait`."""
-        if len(self.holding) and not self.holding_pending:
-            self.buf["holdings"].append(self.holding.table())
-            self.holding = holdings.Rows()
+        if len(self.held):
+            self.buf["holdings"].append(self.held.table())
+            self.held = holdings.Rows()
         buf = {t: rows for t, rows in self.buf.items() if rows}
         self.buf = {t: [] for t in self.buf}
         self.buffered_hands = 0
@@ -917,6 +922,9 @@ def _drop_gone(paths, walked: set[str], run: _Run) -> None:
     their games, hands and rejects leave the lake, with their holdings and manifest entries, as if each had been
     emptied and read again; the hands another file holds are then taken over (:func:`_take_over`)."""
     writer, summary = run.writer, run.writer.summary
+    if not any(Path(p).is_dir() for p in paths):
+        return
+    # the manifest knows the files read whole; a file that only gave rejects (empty, unreadable) is not in it
     rejected_by = pc.unique(lakemod.read(run.lake, "rejects", columns=["ingest_file"]).column("ingest_file"))
     known = set(run.manifest) | {f for f in rejected_by.to_pylist() if f is not None}
     for f in takeover.gone_files(paths, walked, known):
@@ -961,12 +969,16 @@ def _take_over(run: _Run) -> None:
             label = prev[2] if prev else "auto"
             forced = ingest.get(label) if label != "auto" and label in ingest.names() else None
             hands_before = summary.hands
-            if n:
-                run.notice(f"{f}: read again: it holds {_n(n, 'hand')} that left the lake with the file that "
-                           "brought them")
+            run.notice(f"{f}: read again, to take over {_n(n, 'hand')} that the file which brought "
+                       f"{'it' if n == 1 else 'them'} no longer holds" if n else
+                       f"{f}: read again: a whole game read from another file disagrees with one of its single-deal "
+                       "copies")
             _import_file(path, f, forced, label if forced else "auto", True, run)
-            summary.reread.append(f)
-            summary.taken_over += summary.hands - hands_before
+            if n:
+                summary.reread.append(f)
+                summary.taken_over += summary.hands - hands_before
+            else:
+                summary.rechecked.append(f)
 
 
 def _stored_rejects(lake, files: set[str]) -> int:
@@ -1006,7 +1018,11 @@ def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject,
         if on_reject:
             on_reject(rej)
 
+    taken = 0
+
     def take(rec: GameRecord | Reject | Notice) -> None:
+        nonlocal taken
+        taken += not isinstance(rec, Notice)
         if isinstance(rec, Reject):
             reject(rec)
             return
@@ -1041,7 +1057,10 @@ def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject,
                 take(rec)
     # a recognised file that gave neither a game nor a reject (a CSV header alone, an envelope with an empty
     # list) must not vanish; readers whose side files are read through another file say so (SIDE_FILES)
-    if s.games + s.hands + s.duplicates + s.deal_replaced + sum(s.rejected.values()) == before and not getattr(reader, "SIDE_FILES", False):
+    # (a game that displaced as many copies of its deals as it has hands leaves the counts as they were: the
+    # records taken say it was there)
+    if (not taken and s.games + s.hands + s.duplicates + s.deal_replaced + sum(s.rejected.values()) == before
+            and not getattr(reader, "SIDE_FILES", False)):
         reject(Reject(Provenance(reader.NAME, str(path)), "no_records",
                       f"the {reader.NAME} reader found no game record in the file (only a header or an empty "
                       "envelope?)", ""))
