@@ -637,6 +637,7 @@ class _Writer:
             self.wait()
         finally:
             self._pool.shutdown(wait=True)
+            self.copies.close()
 
 
 def _write_buffers(lake, buf: dict[str, list]) -> None:
@@ -838,9 +839,11 @@ def _ingest_files(paths, fmt, reread, run: _Run) -> None:
     summary.earlier_rejects = _stored_rejects(run.lake, skipped) if skipped else 0
 
 
-def _import_file(path: Path, key: str, forced, label: str, reread: bool, run: _Run) -> bool:
+def _import_file(path: Path, key: str, forced, label: str, reread: bool, run: _Run, again: bool = False) -> bool:
     """Read one file into the lake unless the manifest says it is unchanged (then return False). ``forced``: the
-    reader to use (None: detect it); ``label``: the manifest's record of that choice ('auto' or a reader name)."""
+    reader to use (None: detect it); ``label``: the manifest's record of that choice ('auto' or a reader name);
+    ``again``: read again because of other files (:func:`_take_over`), so what it gave before is checked in
+    full even when its bytes and counts are unchanged (a reject it raised may no longer hold)."""
     writer, summary, manifest = run.writer, run.writer.summary, run.manifest
     strict, on_reject, on_file = run.strict, run.on_reject, run.on_file
     prev, stamp = manifest.get(key), _stamp(path, label)
@@ -906,7 +909,8 @@ def _import_file(path: Path, key: str, forced, label: str, reread: bool, run: _R
                      f"{type(e).__name__}: {e}", writer, strict, on_reject)
     else:
         manifest[key] = stamp + _sidecar_record(path, reader)
-        unchanged = same_bytes and summary.games + summary.hands + sum(summary.rejected.values()) == added_before
+        unchanged = (same_bytes and not again
+                     and summary.games + summary.hands + sum(summary.rejected.values()) == added_before)
         writer.finish_holdings(changed=not unchanged)
         if unchanged:
             # --reread of unchanged bytes that gave nothing new: the same rows as before, none stale (checking
@@ -973,7 +977,7 @@ def _take_over(run: _Run) -> None:
                        f"{'it' if n == 1 else 'them'} no longer holds" if n else
                        f"{f}: read again: a whole game read from another file disagrees with one of its single-deal "
                        "copies")
-            _import_file(path, f, forced, label if forced else "auto", True, run)
+            _import_file(path, f, forced, label if forced else "auto", True, run, again=True)
             if n:
                 summary.reread.append(f)
                 summary.taken_over += summary.hands - hands_before
