@@ -95,6 +95,26 @@ def test_hand_held_by_two_files_stays_when_deleted_from_its_owner(tmp_path, read
     # nothing changed since: both files skipped unread, nobody read again (re-imports stay cheap)
     s = ingest_paths([d], lake)
     assert (s.unchanged, s.hands, s.reread, s.replaced) == (2, 0, [], 0)
+    # --reread of the same bytes: the holdings they hold are the stored ones, kept as they are (not doubled)
+    files = [f.path for f in lakemod.list_files(lake, "holdings")]
+    s = ingest_paths([d], lake, reread=True)
+    assert (s.hands, s.duplicates, s.replaced) == (0, 2, 0)
+    assert [f.path for f in lakemod.list_files(lake, "holdings")] == files
+    assert _held(lake) == [("a.jsonl", "test:g2", "stored"), ("b.jsonl", "test:g1", "stored")]
+
+
+def test_a_lake_imported_before_holdings_learns_them_when_its_files_are_read_again(tmp_path, reader):
+    # a lake written before the holdings table: nothing says b holds g1 until b is read again (--reread)
+    import shutil
+    d, a, b, lake = _two_holders(tmp_path)
+    shutil.rmtree(lake / "holdings")
+    s = ingest_paths([d], lake, reread=True)
+    assert (s.hands, s.duplicates) == (0, 3)
+    assert _held(lake) == [("a.jsonl", "test:g1", "stored"), ("a.jsonl", "test:g2", "stored"),
+                           ("b.jsonl", "test:g1", "stored")]
+    write_jsonl(a, [_g2()])
+    s = ingest_paths([d], lake)
+    assert (s.taken_over, _hands(lake)["test:g1"][0]) == (1, "b.jsonl")
 
 
 def test_hand_held_by_two_files_stays_when_its_owner_file_is_deleted(tmp_path, reader):

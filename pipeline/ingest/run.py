@@ -200,6 +200,7 @@ class _Writer:
         # held back (not None) while they may equal its stored ones
         self.held = holdings.Rows()
         self.held_back: holdings.Rows | None = None
+        self._holding_files: set[str] | None = None   # files with stored holdings (read when first needed)
         self.seq = 0                           # reads so far in this run; last_read: file -> seq of its last read
         self.last_read: dict[str, int] = {}
         self.orphans: list[takeover.Orphan] = []   # hands removed because their file no longer holds them
@@ -423,11 +424,15 @@ class _Writer:
         single = rec.game["source_format"] in DEAL_COPY_FORMATS and len(rec.hands) == 1
         (self.held if self.held_back is None else self.held_back).add_hands(self.reading, rec.hands, copy, single)
         self._held_back_overflow()
+        if self._holding_files is not None:
+            self._holding_files.add(self.reading)
 
     def hold_rows(self, hands: pa.Table) -> None:
         """:meth:`hold` for the columnar reader: ``hands`` rows of accepted games (stored now or before)."""
         (self.held if self.held_back is None else self.held_back).add_table(self.reading, hands)
         self._held_back_overflow()
+        if self._holding_files is not None:
+            self._holding_files.add(self.reading)
 
     def _held_back_overflow(self) -> None:
         """A file read again with the same bytes holds its rows back (they are dropped if nothing changed);
@@ -442,6 +447,15 @@ class _Writer:
         holdings.remove(self.lake, {self.reading})
         if back is not None:
             self.held.extend(back)
+
+    def _has_holdings(self, name: str) -> bool:
+        """Whether the lake stores holdings of file ``name`` (a file read before the table existed has none: read
+        again, even with the same bytes, its holdings are written)."""
+        if self._holding_files is None:
+            self.flush()
+            files = lakemod.read(self.lake, holdings.TABLE, columns=["ingest_file"]).column("ingest_file")
+            self._holding_files = set(pc.unique(files).to_pylist())
+        return name in self._holding_files
 
     def finish_holdings(self, changed: bool) -> None:
         """After a file read with the same bytes as before: replace its stored holdings only if what it gave
@@ -522,7 +536,7 @@ class _Writer:
             self.last_read[self.reading] = self.seq
             if replacing and not same_bytes:
                 self._replace_holdings()
-            elif replacing:
+            elif replacing and self._has_holdings(self.reading):
                 self.held_back = holdings.Rows()
         self.file_keys = {"hands": set(), "games": set()}
         self.file_rejects = set()
