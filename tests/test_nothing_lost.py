@@ -254,6 +254,20 @@ def test_a_file_not_given_on_the_command_line_is_not_gone(tmp_path):
     assert set(_hands(lake)) == {"test:g1", "test:g3"}
 
 
+def test_a_file_renamed_in_its_folder_takes_its_rows_over(tmp_path, reader):
+    # the old name is gone from the folder, the new name holds the same games: they stay, under the new name
+    d = tmp_path / "d"
+    d.mkdir()
+    a = write_jsonl(d / "a.jsonl", [_g1(), _g2()])
+    lake = tmp_path / "lake"
+    ingest_paths([d], lake)
+    z = a.rename(d / "z.jsonl")
+    s = ingest_paths([d], lake)
+    assert (s.gone, s.gone_hands, s.taken_over, s.reread) == ([str(a.resolve())], 2, 2, [str(z.resolve())])
+    assert {g: v[0] for g, v in _hands(lake).items()} == {"test:g1": "z.jsonl", "test:g2": "z.jsonl"}
+    assert ingest_paths([d], lake).unchanged == 1
+
+
 # ----------------------------------------------------------------------------------------------------------
 # (c) colver: disagreeing copies are rejects naming file, line and field; an exact repeat is a notice
 # ----------------------------------------------------------------------------------------------------------

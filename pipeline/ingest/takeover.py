@@ -23,7 +23,7 @@ from pipeline import lake as lakemod
 from pipeline.ingest import holdings
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Orphan:
     """A hand removed from the lake because the file that brought it no longer holds it: its key, game id and
     deal digest (:func:`pipeline.ingest.holdings.deal_digest`, None without dealt hands), the file that removed
