@@ -73,13 +73,17 @@ def ingest(
                                                     "completeness its data supports, reason in its errors).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the summary line.")] = False,
     reread: Annotated[bool, typer.Option("--reread", help="Read files the lake's manifest says are unchanged.")] = False,
+    prune: Annotated[bool, typer.Option("--prune", help="Remove the games, hands and rejects of files gone from a "
+                                        "folder given again since they were imported (by default they stay, "
+                                        "named by a note).")] = False,
 ) -> None:
     """Import game records into the lake. Re-importing the same records adds nothing.
 
     Bad records go to the lake's rejects table with file, line, game, hand and reason (`rebelote rejects`
     lists them); a changed file read again clears the rejects its new version no longer raises. A file imported
-    from a folder given again and gone from it since leaves the lake (its hands and rejects); a hand that leaves
-    because its file no longer holds it is taken over by another imported file that still does. Exit status 1
+    from a folder given again and gone from it since is named; with --prune its hands and rejects leave the
+    lake. A hand that leaves because its file no longer holds it is taken over by another imported file that
+    still does. Exit status 1
     when any record was rejected, or when an unchanged file skipped still has rejects from an earlier run;
     2 on a usage or I/O error.
     """
@@ -133,7 +137,7 @@ def ingest(
         with progress:
             summary = ingest_paths(paths, lake, fmt=format, strict=strict, on_reject=on_reject, on_file=on_file,
                                    reread=reread, lenient=on_error == "lenient", on_repair=on_repair,
-                                   on_notice=on_notice)
+                                   on_notice=on_notice, prune=prune)
     except StrictError as e:
         _fail(f"--strict: {e}")
     except OSError as e:

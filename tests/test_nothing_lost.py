@@ -120,14 +120,14 @@ def test_a_lake_imported_before_holdings_learns_them_when_its_files_are_read_aga
 def test_hand_held_by_two_files_stays_when_its_owner_file_is_deleted(tmp_path, reader):
     d, a, b, lake = _two_holders(tmp_path)
     a.unlink()
-    s = ingest_paths([d], lake)
+    s = ingest_paths([d], lake, prune=True)
     # a is gone: g1 and g2 leave with it; b still holds g1, which it takes over
     assert (s.gone, s.gone_hands, s.taken_over, s.reread) == ([str(a.resolve())], 2, 1, [str(b.resolve())])
     assert _hands(lake) == {"test:g1": ("b.jsonl", str(b.resolve()), 1)}
     assert sorted(orjson.loads(lakemod.read_bytes(lake, "_manifest.json"))) == [str(b.resolve())]
     # the hand disappears only when no file holds it
     b.unlink()
-    s = ingest_paths([d], lake)
+    s = ingest_paths([d], lake, prune=True)
     assert (s.gone, s.gone_hands, s.taken_over) == ([str(b.resolve())], 1, 0)
     assert (lakemod.read(lake, "hands").num_rows, lakemod.read(lake, "games").num_rows, _held(lake)) == (0, 0, [])
 
@@ -167,7 +167,7 @@ def test_richer_copy_gone_the_poorer_copy_takes_over(tmp_path, reader):
     [h] = lakemod.read(lake, "hands").to_pylist()
     assert (Path(h["ingest_file"]).name, h["recorded_score"]) == ("richer.jsonl", [272, 0])
     richer.unlink()
-    s = ingest_paths([d], lake)
+    s = ingest_paths([d], lake, prune=True)
     assert (s.gone, s.taken_over) == ([str(richer.resolve())], 1)
     [h] = lakemod.read(lake, "hands").to_pylist()
     assert (Path(h["ingest_file"]).name, h["recorded_score"]) == ("first.jsonl", None)
@@ -191,7 +191,7 @@ def test_deleting_deals_jsonl_lets_its_cfn_copies_take_over(tmp_path):
     assert (s.games, s.hands, sum(s.rejected.values())) == (1, 13, 0)     # g0000: 13 deals
     saved = (d / "deals.jsonl").read_bytes()
     (d / "deals.jsonl").unlink()
-    s = ingest_paths([d], lake)
+    s = ingest_paths([d], lake, prune=True)
     # the 13 played positions of deals.final.cfn take over (the opening positions stay poorer copies)
     assert (s.gone_hands, s.taken_over, sum(s.rejected.values())) == (13, 13, 0)
     hands = lakemod.read(lake, "hands").to_pylist()
@@ -206,7 +206,8 @@ def test_deleting_deals_jsonl_lets_its_cfn_copies_take_over(tmp_path):
 
 
 # ----------------------------------------------------------------------------------------------------------
-# (b) a file gone from a folder imported again: its hands and rejects leave; a file not given is not gone
+# (b) a file gone from a folder imported again: named; with --prune its hands and rejects leave; a file not
+# given is never gone
 # ----------------------------------------------------------------------------------------------------------
 
 def test_rejects_of_a_deleted_file_leave_the_lake_with_it(tmp_path):
@@ -224,7 +225,15 @@ def test_rejects_of_a_deleted_file_leave_the_lake_with_it(tmp_path):
     assert r.exit_code == 1 and "2 rejected (card_played_twice 1, empty_file 1)" in r.stdout
     bad.unlink()
     empty.unlink()
+    # without --prune a gone file is only named: its hand and rejects stay (its source is gone, so removing
+    # them could not be undone by importing again)
     r = runner.invoke(app, ["ingest", str(d), "--lake", str(lake)])
+    assert r.exit_code == 0, r.output
+    assert "2 files gone from their folders since imported (rows kept; --prune removes them)" in r.stdout
+    assert f"note {bad.resolve()}: gone from its folder since it was imported; its rows stay in the lake " \
+        "(ingest --prune removes them)" in r.stderr
+    assert lakemod.read(lake, "rejects").num_rows == 2 and set(_hands(lake)) == {"test:g1", "test:g3"}
+    r = runner.invoke(app, ["ingest", str(d), "--lake", str(lake), "--prune"])
     assert r.exit_code == 0, r.output
     assert "2 files gone from their folders since imported (1 hand, 2 rejects removed)" in r.stdout
     assert f"note {bad.resolve()}: gone from its folder since it was imported: its 1 hand and 1 reject leave the lake" \
@@ -247,9 +256,9 @@ def test_a_file_not_given_on_the_command_line_is_not_gone(tmp_path):
     ingest_paths([d], lake)
     c.unlink()
     for given in ([a], [other]):               # a file of d, another folder: c was not given, so it is not gone
-        s = ingest_paths(given, lake)
+        s = ingest_paths(given, lake, prune=True)
         assert s.gone == [] and "test:g2" in _hands(lake)
-    s = ingest_paths([d / "sub"], lake)        # the folder that held it, given again: gone
+    s = ingest_paths([d / "sub"], lake, prune=True)        # the folder that held it, given again: gone
     assert (s.gone, s.gone_hands) == ([str(c.resolve())], 1)
     assert set(_hands(lake)) == {"test:g1", "test:g3"}
 
@@ -262,7 +271,7 @@ def test_a_file_renamed_in_its_folder_takes_its_rows_over(tmp_path, reader):
     lake = tmp_path / "lake"
     ingest_paths([d], lake)
     z = a.rename(d / "z.jsonl")
-    s = ingest_paths([d], lake)
+    s = ingest_paths([d], lake, prune=True)
     assert (s.gone, s.gone_hands, s.taken_over, s.reread) == ([str(a.resolve())], 2, 2, [str(z.resolve())])
     assert {g: v[0] for g, v in _hands(lake).items()} == {"test:g1": "z.jsonl", "test:g2": "z.jsonl"}
     assert ingest_paths([d], lake).unchanged == 1
@@ -313,7 +322,7 @@ def test_cfn_copies_disagreeing_with_each_other_first_read_is_kept(tmp_path):
     assert "bid 120 vs 110" in rej["reason"]
     # a.cfn gone: b.cfn still holds the deal (set aside), so its copy takes over and its reject is cleared
     (d / "a.cfn").unlink()
-    s = ingest_paths([d], lake)
+    s = ingest_paths([d], lake, prune=True)
     assert (s.taken_over, s.rejects_cleared, lakemod.read(lake, "rejects").num_rows) == (1, 1, 0)
     [h] = lakemod.read(lake, "hands").to_pylist()
     assert (Path(h["ingest_file"]).name, h["bid"]) == ("b.cfn", 120)

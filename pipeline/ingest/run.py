@@ -62,6 +62,7 @@ class IngestSummary:
     gone: list[str] = field(default_factory=list)   # files imported before, now gone from a folder imported again
     gone_hands: int = 0        # ... the hands they had brought, removed (those another file holds are taken over)
     gone_rejects: int = 0      # ... and their rejects, removed
+    gone_kept: bool = False    # gone files were only named (no --prune): their rows stay
     taken_over: int = 0        # hands a file no longer holds, brought back from another file that does
     reread: list[str] = field(default_factory=list)   # files read again because they hold such hands
     rechecked: list[str] = field(default_factory=list)   # files read again: a whole game disagrees with their copy
@@ -96,7 +97,8 @@ class IngestSummary:
                   "(`rebelote rejects` lists them)")
         if self.gone:
             s += (f"; {_n(len(self.gone), 'file')} gone from {'its folder' if len(self.gone) == 1 else 'their folders'}"
-                  f" since imported ({_n(self.gone_hands, 'hand')}, {_n(self.gone_rejects, 'reject')} removed)")
+                  + (" since imported (rows kept; --prune removes them)" if self.gone_kept else
+                     f" since imported ({_n(self.gone_hands, 'hand')}, {_n(self.gone_rejects, 'reject')} removed)"))
         if self.reread:
             s += (f"; {_n(len(self.reread), 'file')} read again to take over hands their file no longer holds "
                   f"({self.taken_over} taken over)")
@@ -765,13 +767,13 @@ def ingest_paths(paths: list[Path], lake: Path, fmt: str | None = None, strict: 
                  on_reject: Callable[[Reject], None] | None = None,
                  on_file: Callable[[Path, str | None], None] | None = None, reread: bool = False,
                  lenient: bool = False, on_repair: Callable[["leniency.Repair"], None] | None = None,
-                 on_notice: Callable[[str], None] | None = None) -> IngestSummary:
+                 on_notice: Callable[[str], None] | None = None, prune: bool = False) -> IngestSummary:
     """Import every file under ``paths`` into ``lake`` (a folder or URL, see :func:`pipeline.lake.locate`).
 
-    Nothing is lost: a file imported before from inside a folder of ``paths`` and now gone from it has its
-    games, hands and rejects removed; a hand that leaves the lake because its file no longer holds it (edited or
-    gone) is taken over by another imported file that still holds a copy, which is read again
-    (:mod:`pipeline.ingest.takeover`).
+    Nothing is lost: a file imported before from inside a folder of ``paths`` and now gone from it keeps its
+    games, hands and rejects in the lake (a notice names it and the summary counts it) unless ``prune``; a hand
+    that leaves the lake because its file no longer holds it (edited, or gone and pruned) is taken over by
+    another imported file that still holds a copy, which is read again (:mod:`pipeline.ingest.takeover`).
 
     Args:
         fmt: force this reader (name from :func:`pipeline.ingest.names`) instead of detection.
@@ -779,6 +781,8 @@ def ingest_paths(paths: list[Path], lake: Path, fmt: str | None = None, strict: 
         lenient: keep a hand that fails a check at the completeness its data still supports, with the reason
             in its ``errors`` (:mod:`pipeline.ingest.lenient`); what cannot be kept honestly is still rejected.
         on_repair: called with each hand kept that way (the CLI prints them).
+        prune: remove the games, hands and rejects of the files gone from a folder of ``paths`` since they were
+            imported (their source is gone, so this cannot be undone by importing again; hence opt-in).
         reread: read every file even when the lake's manifest (``_manifest.json``: path, size, modification
             time, reader and content hash of each file read before) says it is unchanged; by default unchanged
             files are skipped without being opened (or, when only their time changed, after hashing them).
@@ -792,21 +796,22 @@ def ingest_paths(paths: list[Path], lake: Path, fmt: str | None = None, strict: 
     """
     with lakemod.lock(lake):
         if not lenient:
-            return _ingest(paths, lake, fmt, strict, on_reject, on_file, reread, on_notice)
+            return _ingest(paths, lake, fmt, strict, on_reject, on_file, reread, on_notice, prune)
         with leniency.collecting() as repairs:
-            summary = _ingest(paths, lake, fmt, strict, on_reject, on_file, reread, on_notice)
+            summary = _ingest(paths, lake, fmt, strict, on_reject, on_file, reread, on_notice, prune)
         for r in repairs if on_repair else ():
             on_repair(r)
         return summary
 
 
-def _ingest(paths, lake, fmt, strict, on_reject, on_file, reread=False, on_notice=None) -> IngestSummary:
+def _ingest(paths, lake, fmt, strict, on_reject, on_file, reread=False, on_notice=None,
+            prune=False) -> IngestSummary:
     t0 = time.perf_counter()
     summary = IngestSummary()
     writer = _Writer(lake, summary)
     run = _Run(lake, _load_manifest(lake), writer, strict, on_reject, on_file, on_notice)
     try:
-        _ingest_files(paths, fmt, reread, run)
+        _ingest_files(paths, fmt, reread, run, prune)
     except BaseException:
         with contextlib.suppress(Exception):   # the run's own error is the one to report
             writer.close()
@@ -834,7 +839,7 @@ class _Run:
             self.on_notice(text)
 
 
-def _ingest_files(paths, fmt, reread, run: _Run) -> None:
+def _ingest_files(paths, fmt, reread, run: _Run, prune: bool = False) -> None:
     writer, summary, manifest = run.writer, run.writer.summary, run.manifest
     forced = ingest.get(fmt) if fmt else None
     skipped: set[str] = set()     # physical names of the unchanged files skipped
@@ -847,7 +852,7 @@ def _ingest_files(paths, fmt, reread, run: _Run) -> None:
             skipped.add(key)
     writer.flush()
     writer.drop_poorer_copies()
-    _drop_gone(paths, walked, run)
+    _drop_gone(paths, walked, run, prune)
     _take_over(run)
     lakemod.write_bytes(run.lake, MANIFEST, orjson.dumps(manifest, option=orjson.OPT_SORT_KEYS))
     summary.earlier_rejects = _stored_rejects(run.lake, skipped) if skipped else 0
@@ -935,10 +940,13 @@ def _import_file(path: Path, key: str, forced, label: str, reread: bool, run: _R
     return True
 
 
-def _drop_gone(paths, walked: set[str], run: _Run) -> None:
-    """Files imported before from inside a folder of ``paths`` and gone from it since (:func:`takeover.gone_files`):
-    their games, hands and rejects leave the lake, with their holdings and manifest entries, as if each had been
-    emptied and read again; the hands another file holds are then taken over (:func:`_take_over`)."""
+def _drop_gone(paths, walked: set[str], run: _Run, prune: bool = False) -> None:
+    """Files imported before from inside a folder of ``paths`` and gone from it since (:func:`takeover.gone_files`).
+
+    Without ``prune`` they are only named (a notice each, counted in ``summary.gone``): their rows stay, since
+    their source is gone and removing them could not be undone. With ``prune`` their games, hands and rejects
+    leave the lake, with their holdings and manifest entries, as if each had been emptied and read again; the
+    hands another file holds are then taken over (:func:`_take_over`)."""
     writer, summary = run.writer, run.writer.summary
     if not any(Path(p).is_dir() for p in paths):
         return
@@ -946,6 +954,12 @@ def _drop_gone(paths, walked: set[str], run: _Run) -> None:
     rejected_by = pc.unique(lakemod.read(run.lake, "rejects", columns=["ingest_file"]).column("ingest_file"))
     known = set(run.manifest) | {f for f in rejected_by.to_pylist() if f is not None}
     for f in takeover.gone_files(paths, walked, known):
+        if not prune:
+            summary.gone.append(f)
+            summary.gone_kept = True
+            run.notice(f"{f}: gone from its folder since it was imported; its rows stay in the lake "
+                       "(ingest --prune removes them)")
+            continue
         cleared = summary.rejects_cleared
         writer.start_file(Path(f), replacing=True)
         hands = writer.replace_stale()
