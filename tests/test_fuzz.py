@@ -3,6 +3,7 @@ silently: a file that a reader accepts ends up as imported hands or as rejects (
 
 from pathlib import Path
 
+import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
@@ -39,6 +40,41 @@ def _samples(tmp: Path) -> dict[str, tuple[str, bytes]]:
     openspiel = HERE.parents[1] / "shared" / "data" / "real" / "openspiel" / "histories.jsonl"
     if openspiel.exists():
         out["openspiel-jsonl"] = ("histories.jsonl", b"".join(openspiel.open("rb").readlines()[:20]))
+    state = openspiel.parent / "games" / "seed_00001.txt"
+    if state.exists():
+        out["openspiel-state"] = (state.name, state.read_bytes())
+    golden = HERE.parents[1] / "shared" / "oracles" / "bridgebelot2001" / "golden_score.json"
+    if golden.exists():   # the first 8 scoring vectors, in the file's own layout
+        rounds = orjson.loads(golden.read_bytes())["scoring"][:8]
+        out["bridgebelot2001"] = ("golden_score.json", orjson.dumps({"scoring": rounds}))
+    return out
+
+
+def _beside(reader: str, tmp: Path) -> dict[str, bytes]:
+    """Files a reader reads beside the one mutated (left intact): colver's deals.jsonl for games.jsonl (its
+    first game, g0000: 13 deals), a coinche-cli game folder's other files for its entry stream."""
+    real = HERE.parents[1] / "shared" / "data" / "real"
+    if reader == "colver-games":
+        deals = real / "colver" / "deals.jsonl"
+        return {"deals.jsonl": b"".join(deals.open("rb").readlines()[:13])} if deals.exists() else {}
+    if reader == "coinche-cli":
+        game = real / "coinche-cli" / "games" / "scripted_4clients" / "B0001"
+        return {f.name: f.read_bytes() for f in sorted(game.iterdir()) if f.name != "stream_N.jsonl"} \
+            if game.exists() else {}
+    return {}
+
+
+def _mutated_samples(tmp: Path) -> dict[str, tuple[str, bytes]]:
+    """The samples of the readers fuzzed inside their folder: the file mutated and read (colver's games.jsonl is
+    read as the sidecar of deals.jsonl, so the folder is given; coinche-cli reads its entry stream)."""
+    real = HERE.parents[1] / "shared" / "data" / "real"
+    out = {}
+    games = real / "colver" / "games.jsonl"
+    if games.exists():
+        out["colver-games"] = ("games.jsonl", b"".join(games.open("rb").readlines()[:2]))
+    stream = real / "coinche-cli" / "games" / "scripted_4clients" / "B0001" / "stream_N.jsonl"
+    if stream.exists():
+        out["coinche-cli"] = ("stream_N.jsonl", stream.read_bytes())
     return out
 
 
@@ -73,9 +109,9 @@ def mutate(data: bytes, ops) -> bytes:
     return data
 
 
-@pytest.mark.parametrize("reader", ["rebelote", "colver", "colver-cfn", "openspiel-jsonl", "bga", "scoresheet-csv",
-                                    "carg-json"])
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@pytest.mark.parametrize("reader", ["rebelote", "colver", "colver-cfn", "openspiel-jsonl", "openspiel-state",
+                                    "bridgebelot2001", "bga", "scoresheet-csv", "carg-json"])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ops=st.lists(mutation, min_size=1, max_size=4))
 def test_mutated_records_never_crash_and_are_accounted_for(tmp_path_factory, reader, ops):
     tmp = tmp_path_factory.mktemp("fuzz")
@@ -97,3 +133,27 @@ def test_mutated_records_never_crash_and_are_accounted_for(tmp_path_factory, rea
                 if any("--on-error lenient" in e for e in h["errors"])]
         assert len(kept) == s2.kept_leniently
         assert all(h["completeness"] in ("full_play", "summary") for h in kept)
+
+
+@pytest.mark.parametrize("reader", ["colver-games", "coinche-cli"])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ops=st.lists(mutation, min_size=1, max_size=4))
+def test_mutated_file_beside_intact_ones_never_crashes_and_is_accounted_for(tmp_path_factory, reader, ops):
+    """The readers whose unit is more than one file: colver's games.jsonl (compared with deals.jsonl beside it,
+    it gives no rows of its own) and a coinche-cli game folder (its entry stream mutated, the other seats' streams
+    and server.log intact). The folder's records still end up as hands or rejects."""
+    tmp = tmp_path_factory.mktemp("fuzz")
+    samples, beside = _mutated_samples(tmp), _beside(reader, tmp)
+    if reader not in samples or not beside:
+        pytest.skip(f"no sample for {reader} (../shared absent)")
+    d = tmp / "game"
+    d.mkdir()
+    for name, data in beside.items():
+        (d / name).write_bytes(data)
+    name, data = samples[reader]
+    (d / name).write_bytes(mutate(data, ops))
+    s = ingest_paths([d], tmp / "lake")
+    assert s.hands + s.duplicates + sum(s.rejected.values()) > 0, "the game vanished without a trace"
+    if reader == "colver-games":
+        # deals.jsonl is intact: its 13 deals are imported, or rejected for disagreeing with games.jsonl
+        assert s.hands + sum(s.rejected.values()) >= 13 or s.rejected

@@ -96,10 +96,15 @@ def _first_json(head: str) -> dict | None:
 
 
 def _is_stream(name: str, head: str) -> bool:
+    """A wire stream: the file's name says so (``stream_<SEAT>.jsonl``: claimed whatever its content, so that a
+    damaged entry stream is read and rejected with its reason instead of leaving its game folder unread), or its
+    first line is a server message carrying ``server_version``."""
+    if STREAM_NAME.match(name):
+        return True
     d = _first_json(head)
     if d is None or set(d) != {"type", "payload"} or d.get("type") not in SERVER_TYPES:
         return False
-    return bool(STREAM_NAME.match(name)) or '"server_version"' in head.split("\n", 1)[0]
+    return '"server_version"' in head.split("\n", 1)[0]
 
 
 def _kind(name: str, head: str) -> str | None:
