@@ -295,6 +295,19 @@ def test_line_cut_in_the_middle_is_rejected(tmp_path):
     assert (rej.code, rej.where.line) == ("invalid_json", 31)
 
 
+def test_damaged_first_line_of_the_entry_stream_is_rejected(tmp_path):
+    # found by the fuzz test: a stream whose first bytes are damaged used to be "not recognised", and the intact
+    # streams beside it defer to it as the entry (NESW order), so the whole game folder was left unread; the file
+    # is now claimed by its name and rejected with the line at fault
+    folder = copy_game("round_number_shifted", tmp_path)
+    stream = folder / "stream_E.jsonl"
+    edit(stream, lambda ls: [b"\x00" + ls[0][1:]] + ls[1:])
+    games, rejects, unrec = read_folder(folder)
+    assert games == [] and stream not in unrec
+    [rej] = rejects
+    assert (rej.code, rej.where.line, rej.where.source_file) == ("invalid_json", 1, str(stream))
+
+
 def test_unknown_card_is_rejected(tmp_path):
     folder = copy_game("round_number_shifted", tmp_path)
     edit(folder / "stream_E.jsonl", lambda ls: ls[:73] + [ls[73].replace(b'"card": "', b'"card": "Z', 1)] + ls[74:])
