@@ -62,6 +62,33 @@ def _load_rules(name: str, lake=None):
         _fail(str(e))
 
 
+def _report_rules(arg: str, lake) -> str:
+    """The ruleset name whose stored scores a report reads for ``--rules ARG`` (a name or a .toml file).
+
+    The scores were computed at the last ``rescore``; when ARG's parameters differ from the ones recorded then
+    (:mod:`pipeline.scored_with`), the report would answer for the old rules: an edited house-rules file is an
+    error, a shipped ruleset changed by an upgrade a warning; both ask for ``rescore``."""
+    from pipeline import scored_with
+    from pipeline.rules import RulesetError, load
+
+    is_file = arg.endswith(".toml") or "/" in arg
+    try:
+        rules = load(arg)
+    except RulesetError as e:
+        if is_file:
+            _fail(str(e))
+        return arg          # a house ruleset known only by the lake's record of it
+    changes = scored_with.changed_parameters(lake, rules)
+    if changes:
+        what = (f"the lake's scores for {rules.name} were computed with other parameters than "
+                f"{arg if is_file else 'this version ships'} now has ({scored_with.describe(changes)}): run "
+                f"`rebelote rescore --rules {arg}` first")
+        if is_file:
+            _fail(what)
+        err.print(f"[yellow]warning:[/] {escape(what)}")
+    return rules.name
+
+
 @app.command()
 def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Files or folders to import (.gz accepted).")],
@@ -279,8 +306,8 @@ def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Op
     from pipeline import stats
 
     filters = _filters(source, variant, player, min_hands, _salt(pseudonymize), since, until)
-    if ruleset is not None and ruleset.endswith(".toml"):
-        ruleset = _load_rules(ruleset).name      # a house-rules file: report the scores of its name
+    if ruleset is not None:
+        ruleset = _report_rules(ruleset, lake)   # a house-rules file: report the scores of its name
     try:
         table = stats.run_report(lake, report, ruleset, filters)
         used = table.column("ruleset")[0].as_py() if table.num_rows and "ruleset" in table.column_names else ruleset
@@ -449,7 +476,7 @@ def compare(
 
     if len(rules) != 2:
         _fail("give exactly two rulesets: --rules A --rules B")
-    a, b = (_load_rules(r).name if r.endswith(".toml") else r for r in rules)
+    a, b = (_report_rules(r, lake) for r in rules)
     filters = _filters(source, variant, player, None, None, since, until)
     try:
         con = stats.connect(lake, filters)
@@ -572,7 +599,7 @@ def export_duckdb_cmd(
     from pipeline import dashboard, stats
 
     filters = _filters(source, variant, player, min_hands, _salt(pseudonymize))
-    names = [_load_rules(r).name if r.endswith(".toml") else r for r in rules or []]
+    names = [_report_rules(r, lake) for r in rules or []]
     try:
         summary = dashboard.export_duckdb(lake, file, names, filters, materialize)
     except stats.StatsError as e:
@@ -607,8 +634,8 @@ def report(
     from pipeline import html_report, stats
 
     filters = _filters(source, variant, player, min_hands, _salt(pseudonymize))
-    if rules is not None and rules.endswith(".toml"):
-        rules = _load_rules(rules).name
+    if rules is not None:
+        rules = _report_rules(rules, lake)
     try:
         summary = html_report.write_html_report(lake, html, rules, filters)
     except stats.StatsError as e:

@@ -147,6 +147,29 @@ def test_user_reported_edge_cases(tmp_path, records):
     assert run("--version").stdout.startswith("rebelote ")
 
 
+def test_reports_refuse_scores_of_an_edited_house_rules_file(tmp_path, records):
+    # found by a fresh-user trial: after editing a house-rules file, stats and compare kept reporting the scores
+    # computed with its old parameters (a target of 501 instead of 301) without a word
+    lake = tmp_path / "lake"
+    run("ingest", records, "--lake", lake)
+    house = tmp_path / "club.toml"
+    house.write_text('name = "club"\nextends = "belote-classic"\n[game]\ntarget = 501\n')
+    assert run("rescore", "--rules", house, "--lake", lake).exit_code == 0
+    assert run("stats", "players", "--lake", lake, "--rules", house, "--format", "json").exit_code == 0
+    house.write_text('name = "club"\nextends = "belote-classic"\n[game]\ntarget = 301\n')
+    for args in (("stats", "players"), ("stats", "contracts"), ("compare", "--rules", "belote-classic")):
+        r = run(*args, "--lake", lake, "--rules", house, "--format", "json") if args[0] == "stats" else \
+            run(*args, "--lake", lake, "--rules", house)
+        assert r.exit_code == 2, r.output
+        assert "game.target 501 -> 301" in r.stderr and f"rebelote rescore --rules {house}" in r.stderr
+    # the stored name alone still reads the stored scores (what they are is the user's choice), and a rescore
+    # under the edited file makes the reports agree with it again
+    assert run("stats", "players", "--lake", lake, "--rules", "club", "--format", "json").exit_code == 0
+    assert run("rescore", "--rules", house, "--lake", lake).exit_code == 0
+    r = run("stats", "players", "--lake", lake, "--rules", house, "--format", "json")
+    assert r.exit_code == 0 and "warning" not in r.stderr
+
+
 def test_player_and_min_hands_filters(tmp_path, records):
     lake = tmp_path / "lake"
     run("ingest", records, "--lake", lake)
