@@ -444,3 +444,19 @@ def test_unsupported_shapes(tmp_path):
         f.write_text(f'name = "house-{i}"\nextends = "{parent}"\n{body}')
         with pytest.raises(ValueError, match="cannot be simulated"):
             list(sim.simulate(rules.load(f), 1, 1))
+
+
+@pytest.mark.parametrize("ruleset, games, name", [("belote-classic", 20, "simulated-belote-classic.jsonl"),
+                                                  ("colver", 6, "simulated-colver.jsonl")])
+def test_embedded_sample_is_reproduced_by_its_documented_command(tmp_path, ruleset, games, name):
+    # data/README.md gives the command that made each simulated sample file and promises byte-identical output
+    # (a fresh-user trial found the sample out of date after the simulator changed)
+    from pathlib import Path
+    from pipeline.simulate import simulate_to_file
+    from pipeline import rules
+    data = Path(__file__).resolve().parents[1] / "data"
+    assert f"`rebelote simulate --rules {ruleset} --games {games} --seed 2026 -o data/{name}`" in \
+        (data / "README.md").read_text()
+    simulate_to_file(rules.load(ruleset), games, 2026, tmp_path / name)
+    assert (tmp_path / name).read_bytes() == (data / name).read_bytes(), \
+        f"regenerate data/{name} with the command in data/README.md"
