@@ -66,7 +66,11 @@ def game_to_rows(obj: dict[str, Any], source_format: str, source_file: str, line
     if not isinstance(obj["source"], str):
         raise RecordError("bad_field", f"source must be text, got {obj['source']!r}")
     source = obj["source"]
-    game_id = str(obj.get("game_id") or f"{source}:{obj['source_game_id']}")
+    sgid = obj["source_game_id"]
+    if not isinstance(sgid, (str, int)) or isinstance(sgid, bool) or str(sgid) == "":
+        raise RecordError("bad_field", f"source_game_id must be the source's own non-empty game id (text), got "
+                          f"{sgid!r}")
+    game_id = str(obj.get("game_id") or f"{source}:{sgid}")
     n = _int(obj["n_players"], "n_players", None, nullable=False)
     if n not in (2, 3, 4):
         raise RecordError("bad_field", f"n_players must be 2, 3 or 4, got {n}")

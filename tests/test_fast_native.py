@@ -435,6 +435,10 @@ CORRUPTIONS = {
     "played_at_number": _edit(0, _set(["played_at"], 20260301)),
     "played_at_empty": _edit(0, _set(["played_at"], "")),
     "played_at_year_one_east_of_utc": _edit(0, _set(["played_at"], "0001-01-01T00:30:00+01:00")),
+    "carried_in_huge": _edit(0, _set(H + ["carried_in"], 2**31 - 1)),
+    "carried_in_negative": _edit(0, _set(H + ["carried_in"], -500)),
+    "carried_in_at_the_bound": _edit(0, _set(H + ["carried_in"], 100_000)),
+    "source_game_id_empty": _edit(0, _set(["source_game_id"], "")),
     "played_at_twice": _replace(1, b'"version":1', b'"version":1,"played_at":"2026-01-01","played_at":"2026-01-02"'),
 }
 

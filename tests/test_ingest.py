@@ -208,6 +208,12 @@ def _one_bad(tmp_path, mutate, name="bad.jsonl"):
     (lambda g: g["hands"][0].update(belote_seat=9), "bad_seat", "belote seat 9"),
     (lambda g: g["hands"][0].update(plays=None), "truncated_play", "must give the hands and the plays"),
     (lambda g: g.update(players=["a", "b", None, "d"]), "bad_field", "players must list 4 names"),
+    # found by a hostile test: a carry of 2**31-1 crashed the game pass, a negative one showed as "pending -500"
+    (lambda g: g["hands"][0].update(carried_in=2**31 - 1), "bad_value", "carried_in 2147483647 must be"),
+    (lambda g: g["hands"][0].update(carried_in=-500), "bad_value", "carried_in -500 must be"),
+    # ... and games with an empty source_game_id collided as "simulate:"
+    (lambda g: g.update(source_game_id=""), "bad_field", "source_game_id must be the source's own non-empty"),
+    (lambda g: g.update(source_game_id=None), "bad_field", "source_game_id must be the source's own non-empty"),
 ])
 def test_bad_values_are_rejected_with_their_reason(tmp_path, mutate, code, words):
     rej = _one_bad(tmp_path, mutate)

@@ -39,7 +39,7 @@ import pyarrow.compute as pc
 from pipeline import native, schema
 from pipeline.cards import RANKS, CardError, parse_card, popcount32
 from pipeline.ingest import arrow_json as aj, native_plays
-from pipeline.ingest.validate import COMPLETENESS, STRAIN_NAMES, VARIANTS
+from pipeline.ingest.validate import COMPLETENESS, MAX_CARRIED_IN, STRAIN_NAMES, VARIANTS
 
 MARK = 0x7F
 """Byte written after a seat digit by :func:`mark_pairs` (never present in a line read this way)."""
@@ -476,6 +476,9 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     ok &= vv & (version == 1)
     for name in ("source", "source_game_id", "variant", "n_players", "players", "hands"):
         ok &= _valid(col[name])                               # a null here reads differently from absent
+    sgid = col["source_game_id"]
+    if pa.types.is_string(sgid.type) or pa.types.is_large_string(sgid.type):
+        ok &= pc.fill_null(pc.utf8_length(sgid), 0).to_numpy(zero_copy_only=False) > 0    # native.game_to_rows
     n, _ = _ints(col["n_players"])
     ok &= (n >= 2) & (n <= 4)
     ok &= _isin(col["variant"], VARIANTS)
@@ -610,7 +613,7 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     bel, bel_v = _ints(_field(hv, "belote_seat"))
     hok &= ~bel_v | ((bel >= -1) & (bel < nh))
     carried, carried_v = _ints(_field(hv, "carried_in"))
-    hok &= _in_range(carried, carried_v, _INT32)
+    hok &= _in_range(carried, carried_v, (0, MAX_CARRIED_IN))      # validate._check_hand's bound
 
     ann = _announced(_field(hv, "announced"), nh)
     hok &= ann.hand_ok

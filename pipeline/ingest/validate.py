@@ -32,6 +32,11 @@ def _seat_ok(v: Any, n: int, allow_none: bool = True, allow_minus_one: bool = Fa
     return 0 <= v < n or (allow_minus_one and v == -1)
 
 
+# Points carried into a hand (litige, Bulgarian hanging points) are a few hundred at most; the bound catches a
+# corrupt value long before game totals could leave int32 (a carry of 2**31-1 crashed the game pass).
+MAX_CARRIED_IN = 100_000
+
+
 def check_hand(row: dict[str, Any], cards_per_seat: int | None = None) -> None:
     """Validate a hand row (dict with the ``hands`` columns). Raises RecordError.
 
@@ -91,6 +96,11 @@ def _check_hand(row: dict[str, Any], cards_per_seat: int | None = None) -> None:
                                               or row.get("initial_hands") is None):
         raise RecordError("bad_value", "a 'deal' level hand holds the dealt hands only (no auction, contract, play "
                           "or score)", hn)
+    carried = row.get("carried_in")
+    if carried is not None and (not isinstance(carried, int) or isinstance(carried, bool)
+                                or not 0 <= carried <= MAX_CARRIED_IN):
+        raise RecordError("bad_value", f"carried_in {carried!r} must be a whole number of game points from 0 to "
+                          f"{MAX_CARRIED_IN} (points held over from earlier hands: litige or hanging points)", hn)
     if row.get("coinche") not in (0, 1, 2) or isinstance(row.get("coinche"), bool):
         raise RecordError("bad_value", f"coinche level {row.get('coinche')!r} must be 0, 1 or 2", hn)
     for a in row.get("auction") or []:
