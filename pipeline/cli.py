@@ -702,7 +702,8 @@ def show(
     result = [[showmod.explain(h, r) for r in loaded] for h in hands]
     if hand is None:   # the whole game: running totals, carry-over and result after the hands
         result.append([showmod.game_summary(hands, r) for r in loaded])
-    if format.lower() == "json":
+    if format.lower() == "json":   # each line says whether it differs from the line it faces under the other ruleset
+        result = [showmod.mark_differences(per_rules) for per_rules in result]
         out.file.write(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode() + "\n")
         return
     if format.lower() != "text":
