@@ -373,7 +373,8 @@ def build_html(lake: Path | str, ruleset: str | None = None, filters: stats.Filt
                          "(the totals the made test compares: cards, last trick and what the ruleset adds). "
                          "Bid contracts: the taker's points minus the bid. Takes without a bid value (classic "
                          "prise): the taker's points minus the defence's. A bid is reached from 0 up; a prise is made above 0 "
-                         "(0 is a tie, a litige under most rulesets).</p>"
+                         "(0 is a tie, a litige under most rulesets). The contracts table's avg_margin averages the same "
+                         "margins (queries/contracts.sql).</p>"
                          + fig("margins", _margin_figure(margin_bins))
                          + (f'<p class="note">{capot_bids} capot bids left out (they need every trick, not a '
                             "number of points).</p>" if capot_bids else "")))

@@ -147,10 +147,12 @@ def test_hand_score_and_margin_distributions(page, lake):
     assert (mb.counts["bid"], mb.counts["prise"]) == (np.histogram(bid, edges)[0].tolist(),
                                                       np.histogram(prise, edges)[0].tolist())
     assert capots == sum(1 for s in sc if hands[s["hand_key"]]["capot_bid"])
-    # the bid margins are those the contracts report averages: same count, same total
+    # the margins are those the contracts report averages, bids and takes alike: same count, same total
     contracts = [r for r in stats.run_report(lake, "contracts", RULES).to_pylist() if r["avg_margin"] is not None]
-    assert len(bid) == sum(r["margin_hands"] for r in contracts)
-    assert sum(bid) == pytest.approx(sum(r["avg_margin"] * r["margin_hands"] for r in contracts), abs=0.01 * len(contracts))
+    for kind, values in (("bid", bid), ("prise", prise)):
+        rows = [r for r in contracts if (r["level"] == "take") == (kind == "prise")]
+        assert len(values) == sum(r["margin_hands"] for r in rows), kind
+        assert sum(values) == pytest.approx(sum(r["avg_margin"] * r["margin_hands"] for r in rows), abs=0.01 * len(rows))
     assert [t["y"] for t in figure_data(page, "margins")] == [mb.counts["bid"], mb.counts["prise"]]
 
 
