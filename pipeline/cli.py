@@ -383,7 +383,7 @@ def stats_fairness(
 
     No --rules: the events are those of the dealt cards (and the recorded contract's trump), the same under
     every ruleset."""
-    from pipeline.fairness import fairness_report
+    from pipeline.fairness import TRUMP_CAVEAT, fairness_report
 
     filters = _filters(source, variant, player, min_hands, _salt(pseudonymize), since, until)
     try:
@@ -393,9 +393,7 @@ def stats_fairness(
         _fail(str(e))
     _emit(table, format, output)
     if table.num_rows:
-        err.print("note: trump_* events use the contract's trump, which the taker chose after seeing cards, so "
-                  "they measure the bidding as much as the shuffle; the carré, run and void events test the deal "
-                  "itself. Seats of one deal are not independent. See docs/fairness.md, Caveats.")
+        err.print(f"note: {TRUMP_CAVEAT} Seats of one deal are not independent. See docs/fairness.md, Caveats.")
 
 
 @app.command()

@@ -26,7 +26,7 @@ from typer.testing import CliRunner
 from helpers import simulated_lake
 from pipeline import html_report, lake as lakemod, report_data, stats
 from pipeline.cli import app
-from pipeline.fairness import fairness_report
+from pipeline.fairness import TRUMP_CAVEAT, depends_on_trump, exact_probabilities, fairness_report
 from pipeline.pseudonymize import pseudonym
 from pipeline.simulate import PLAYERS
 
@@ -176,9 +176,26 @@ def test_contracts_and_dealt_hands(page, lake):
     assert carres[0]["y"] == [fair[f"carre_{x}"]["observed"] for x in carres[0]["x"]]
     assert carres[1]["y"] == [fair[f"carre_{x}"]["expected"] for x in carres[0]["x"]]
     trump = figure_data(page, "trump")
-    assert trump[0]["y"] == [fair[f"trump_len_{k}"]["observed"] for k in range(9)]
+    assert trump[0]["x"] == [str(k) for k in range(9)] + ["J9"]
+    assert trump[0]["y"] == [fair[f"trump_len_{k}"]["observed"] for k in range(9)] + [fair["trump_J9"]["observed"]]
+    assert figure_data(page, "patterns")[0]["x"] == ["run_3", "run_4", "run_5", "void"]
     row = f'<td>void</td><td class="num">244</td><td class="num">{fair["void"]["observed"]}</td>'
     assert row in page
+
+
+def test_dealt_hands_separate_the_trump_events(page):
+    """The events that depend on the chosen trump are shown apart, under the caveat `stats fairness` prints;
+    the 'should end inside them' reading is given for the events of the deal alone only."""
+    section = page.split('<section id="dealt-hands">')[1].split("</section>")[0]
+    deal_part, trump_part = section.split("<h3>Events that depend on the chosen trump")
+    assert "most observed bars should end inside them" in deal_part
+    assert "most observed bars should end inside them" not in trump_part
+    assert html.escape(TRUMP_CAVEAT) in trump_part
+    # every event in its part's table, and in that part only (tables rows start with the event name)
+    for event in exact_probabilities():
+        cell = f"<tr><td>{event}</td>"
+        assert (cell in trump_part, cell in deal_part) == (depends_on_trump(event), not depends_on_trump(event)), event
+    assert 'id="fig-trump"' in trump_part and 'id="fig-carres"' in deal_part and 'id="fig-patterns"' in deal_part
 
 
 def test_pseudonymized_page(lake, tmp_path):
