@@ -812,9 +812,15 @@ def rules_list() -> None:
 
 @rules_app.command("show")
 def rules_show(name: Annotated[str, typer.Argument(help="Ruleset name or .toml path.")]) -> None:
-    """Every parameter of a ruleset, resolved through `extends`, with its source."""
+    """Every parameter of a ruleset, resolved through `extends`, with its source. One line names the
+    abbreviations its citations use and the page that explains them (docs/sources.md)."""
+    from pipeline.rules.citations import SOURCES_DOC, ruleset_keys
+
     r = _load_rules(name)
     out.print(f"{r.name} ({' < '.join(r.chain)})\n{r.description}\n")
+    keys = sorted(ruleset_keys(r.description, r.sources.values()), key=str.casefold)
+    if keys:
+        out.print(f"Sources cited ({', '.join(keys)}): see {SOURCES_DOC} in the Rebelote repository.\n")
     for key, value in r.flat().items():
         src = r.sources.get(key, "")
         out.print(f"{key} = {value!r}" + (f"   # {src}" if src else ""))
