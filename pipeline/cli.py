@@ -410,7 +410,7 @@ def stats_fairness(
 
     No --rules: the events are those of the dealt cards (and the recorded contract's trump), the same under
     every ruleset."""
-    from pipeline.fairness import fairness_report
+    from pipeline.fairness import TRUMP_CAVEAT, fairness_report
 
     filters = _filters(source, variant, player, min_hands, _salt(pseudonymize), since, until)
     try:
@@ -420,9 +420,7 @@ def stats_fairness(
         _fail(str(e))
     _emit(table, format, output)
     if table.num_rows:
-        err.print("note: trump_* events use the contract's trump, which the taker chose after seeing cards, so "
-                  "they measure the bidding as much as the shuffle; the carré, run and void events test the deal "
-                  "itself. Seats of one deal are not independent. See docs/fairness.md, Caveats.")
+        err.print(f"note: {TRUMP_CAVEAT} Seats of one deal are not independent. See docs/fairness.md, Caveats.")
 
 
 @app.command()
@@ -729,7 +727,8 @@ def show(
     result = [[showmod.explain(h, r) for r in loaded] for h in hands]
     if hand is None:   # the whole game: running totals, carry-over and result after the hands
         result.append([showmod.game_summary(hands, r) for r in loaded])
-    if format.lower() == "json":
+    if format.lower() == "json":   # each line says whether it differs from the line it faces under the other ruleset
+        result = [showmod.mark_differences(per_rules) for per_rules in result]
         out.file.write(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode() + "\n")
         return
     if format.lower() != "text":
@@ -840,9 +839,15 @@ def rules_list() -> None:
 
 @rules_app.command("show")
 def rules_show(name: Annotated[str, typer.Argument(help="Ruleset name or .toml path.")]) -> None:
-    """Every parameter of a ruleset, resolved through `extends`, with its source."""
+    """Every parameter of a ruleset, resolved through `extends`, with its source. One line names the
+    abbreviations its citations use and the page that explains them (docs/sources.md)."""
+    from pipeline.rules.citations import SOURCES_DOC, ruleset_keys
+
     r = _load_rules(name)
     out.print(f"{r.name} ({' < '.join(r.chain)})\n{r.description}\n")
+    keys = sorted(ruleset_keys(r.description, r.sources.values()), key=str.casefold)
+    if keys:
+        out.print(f"Sources cited ({', '.join(keys)}): see {SOURCES_DOC} in the Rebelote repository.\n")
     for key, value in r.flat().items():
         src = r.sources.get(key, "")
         out.print(f"{key} = {value!r}" + (f"   # {src}" if src else ""))

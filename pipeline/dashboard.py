@@ -31,7 +31,7 @@ import pyarrow as pa
 
 from pipeline import schema, stats
 from pipeline.fairness import REPORT_COLUMNS as FAIRNESS_COLUMNS
-from pipeline.fairness import exact_probabilities, fairness_on
+from pipeline.fairness import TRUMP_CAVEAT, exact_probabilities, fairness_on
 
 #: Reports of ``queries/`` written to the file as ``report_<name>`` (``compare`` needs two rulesets: not here).
 REPORTS = ("players", "partnerships", "head_to_head", "contracts", "declarations", "declaration_kinds", "audit")
@@ -249,6 +249,9 @@ Columns:
                player at that seat)
   group        the group
   event        {events}
+  depends_on_trump
+               true for the events of the contract's trump (trump_len_0 .. trump_len_8, trump_J9), false
+               for those of the deal alone (carrés, runs, voids); see the caveat below
   hands        trials (seat hands)
   observed     trials where the event happened
   expected     hands * exact probability for a uniformly shuffled deck
@@ -256,8 +259,9 @@ Columns:
   p_value      two-sided binomial test of observed against the exact probability
   method       'exact' (binomial distribution) or 'normal' (normal approximation, for very large groups)
 
-Caveat: the four seats of a deal partition the deck, so the test is approximate; trump events depend on
-a strain the players chose after seeing their cards. A small p-value is a prompt to look, not proof."""
+Caveat: {caveat}
+Filter on depends_on_trump to keep them apart. The four seats of a deal partition the deck, so the test is
+approximate. A small p-value is a prompt to look, not proof."""
 
 
 def _report_columns() -> dict[str, tuple[str, ...]]:
@@ -289,7 +293,7 @@ def describe() -> list[Obj]:
         cols = tuple((c, "", "") for c in report_columns[name])
         objs.append(Obj(f"report_{name}", "table", stats.report_doc(name), cols))
     events = ", ".join(exact_probabilities())
-    objs.append(Obj("report_fairness", "table", _FAIRNESS_TEXT.format(events=events),
+    objs.append(Obj("report_fairness", "table", _FAIRNESS_TEXT.format(events=events, caveat=TRUMP_CAVEAT),
                     tuple((c, "", "") for c in ("grouped_by",) + FAIRNESS_COLUMNS)))
     objs.append(Obj("export_info", "table", "How the file was made: one row per key.", INFO_COLUMNS))
     return objs

@@ -48,7 +48,19 @@ RUN_LENGTHS = (3, 4, 5)
 EXACT_MAX_N = 100_000
 #: Columns of ``hands`` the report reads.
 HANDS_COLUMNS = ("source", "players", "n_players", "initial_hands", "strain")
-REPORT_COLUMNS = ("group", "event", "hands", "observed", "expected", "ratio", "p_value", "method")
+REPORT_COLUMNS = ("group", "event", "depends_on_trump", "hands", "observed", "expected", "ratio", "p_value", "method")
+#: Why the trump events are reported apart, in the words of every place that shows them (``stats fairness``,
+#: the HTML report, the dashboard database): the trump is chosen after seeing the cards.
+TRUMP_CAVEAT = ("trump_* events use the contract's trump, which the taker chose after seeing cards, so they measure "
+                "the bidding as much as the shuffle: they are not expected to follow the uniform-deal probabilities. "
+                "The carré, run and void events test the deal itself.")
+
+
+def depends_on_trump(event: str) -> bool:
+    """Whether a fairness event (a key of :func:`exact_probabilities`) depends on the contract's trump suit:
+    ``trump_len_<k>`` and ``trump_J9`` do (the strain is chosen by a player who has seen cards, so their
+    counts are not expected to match the probabilities of a uniform deal); carrés, runs and voids do not."""
+    return event.startswith("trump_")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -299,9 +311,10 @@ def fairness_report(lake: Path, by: str = "source", exact_max_n: int = EXACT_MAX
     events, written at rescore time) when a rescore wrote it over the lake's current hands, else from the deals
     themselves (:func:`hand_events`); both give the same rows.
 
-    Columns: group, event, hands (trials), observed, expected (= hands * exact probability), ratio
-    (observed / expected), p_value (two-sided binomial test, :func:`binomial_test`) and method ('exact'
-    when hands <= ``exact_max_n``, 'normal' = normal approximation with continuity correction above).
+    Columns: group, event, depends_on_trump (bool, :func:`depends_on_trump`: true for the trump_* events), hands
+    (trials), observed, expected (= hands * exact probability), ratio (observed / expected), p_value (two-sided
+    binomial test, :func:`binomial_test`) and method ('exact' when hands <= ``exact_max_n``, 'normal' = normal
+    approximation with continuity correction above).
 
     Caveats. The four seats of one deal are not independent (they partition the deck), so the binomial
     test, which treats every seat hand as an independent trial, is only approximate (the expected counts
@@ -429,13 +442,15 @@ def _report_rows(names: list[str], n_all, n_trump, observed: dict, exact_max_n: 
             pv, method = binomial_test(k, n, float(p), exact_max_n)
             rows["group"].append(g)
             rows["event"].append(name)
+            rows["depends_on_trump"].append(depends_on_trump(name))
             rows["hands"].append(n)
             rows["observed"].append(k)
             rows["expected"].append(expected)
             rows["ratio"].append(k / expected if expected > 0 else None)
             rows["p_value"].append(pv)
             rows["method"].append(method)
-    schema = pa.schema([("group", pa.string()), ("event", pa.string()), ("hands", pa.int64()),
+    schema = pa.schema([("group", pa.string()), ("event", pa.string()), ("depends_on_trump", pa.bool_()),
+                        ("hands", pa.int64()),
                         ("observed", pa.int64()), ("expected", pa.float64()), ("ratio", pa.float64()),
                         ("p_value", pa.float64()), ("method", pa.string())])
     return pa.table(rows, schema=schema)

@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from pipeline import report_data, stats
-from pipeline.fairness import fairness_on
+from pipeline.fairness import TRUMP_CAVEAT, depends_on_trump, fairness_on
 
 MAX_ROWS = 50
 #: Players shown in the take/success chart (the most hands first).
@@ -214,14 +215,16 @@ def _contracts_figure(by_strain: dict[str, dict[str, int]]) -> object:
     return fig
 
 
-#: The dealt-hand charts: (figure id, title, x-axis title, event filter).
+#: The dealt-hand charts: (figure id, title, x-axis title, event filter). The first two hold the events of the
+#: deal alone, the last the events that depend on the contract's trump (:func:`pipeline.fairness.depends_on_trump`).
 DEALT_CHARTS = (
     ("carres", "Carrés dealt: observed vs expected", "carré of (rank), or any of them",
      lambda e: e.startswith("carre_")),
-    ("patterns", "Runs, voids and J+9 of trump: observed vs expected",
-     "run of 3, 4, 5+ in a suit; a void; the J and 9 of trump", lambda e: e.startswith(("run_", "void", "trump_J9"))),
-    ("trump", "Trump cards held per hand: observed vs expected", "trump cards in the hand (the contract's suit)",
-     lambda e: e.startswith("trump_len_")),
+    ("patterns", "Runs and voids: observed vs expected", "run of 3, 4, 5+ in a suit; a void",
+     lambda e: e.startswith(("run_", "void"))),
+    ("trump", "Trump cards held per hand, and the J+9 of trump: observed vs expected",
+     "trump cards in the hand (the contract's suit, chosen after seeing cards); J9 = the J and 9 of trump",
+     depends_on_trump),
 )
 
 
@@ -234,7 +237,7 @@ def _dealt_figures(fair: pa.Table) -> list[tuple[str, object]]:
     out = []
     for fid, title, xaxis, keep in DEALT_CHARTS:
         subset = [r for r in rows if keep(r["event"])]
-        x = [r["event"].removeprefix("trump_len_").removeprefix("carre_") for r in subset]
+        x = [r["event"].removeprefix("trump_len_").removeprefix("trump_").removeprefix("carre_") for r in subset]
         p = [r["expected"] / r["hands"] if r["hands"] else 0.0 for r in subset]
         sd = [2 * (r["hands"] * q * (1 - q)) ** 0.5 for r, q in zip(subset, p)]
         fig = go.Figure([
@@ -268,6 +271,9 @@ section { background: #fff; border: 1px solid var(--line); border-radius: 8px; m
 h2 { font-size: 19px; margin: 16px 0 6px; }
 p.lead, p.note { color: var(--muted); margin: 4px 0 12px; max-width: 900px; }
 p.note { font-size: 12px; }
+h3 { font-size: 15px; margin: 18px 0 4px; }
+p.caveat { color: var(--fg); border-left: 3px solid #d97706; background: #fffbeb; padding: 6px 10px;
+           margin: 4px 0 12px; max-width: 900px; }
 .cards { display: flex; flex-wrap: wrap; gap: 12px; margin: 12px 0; }
 .card { border: 1px solid var(--line); border-radius: 6px; padding: 6px 12px; flex: 1 1 0; min-width: 90px; }
 .card b { display: block; font-size: 20px; font-variant-numeric: tabular-nums; }
@@ -373,7 +379,8 @@ def build_html(lake: Path | str, ruleset: str | None = None, filters: stats.Filt
                          "(the totals the made test compares: cards, last trick and what the ruleset adds). "
                          "Bid contracts: the taker's points minus the bid. Takes without a bid value (classic "
                          "prise): the taker's points minus the defence's. A bid is reached from 0 up; a prise is made above 0 "
-                         "(0 is a tie, a litige under most rulesets).</p>"
+                         "(0 is a tie, a litige under most rulesets). The contracts table's avg_margin averages the same "
+                         "margins (queries/contracts.sql).</p>"
                          + fig("margins", _margin_figure(margin_bins))
                          + (f'<p class="note">{capot_bids} capot bids left out (they need every trick, not a '
                             "number of points).</p>" if capot_bids else "")))
@@ -388,16 +395,27 @@ def build_html(lake: Path | str, ruleset: str | None = None, filters: stats.Filt
     body.append(_section("contracts", "Contracts",
                          (fig("contracts", _contracts_figure(by_strain)) if by_strain else "")
                          + _table(rep["contracts"], stats.display_columns("contracts"), more=cmd.format("contracts"))))
-    dealt = _dealt_figures(fair) if fair.num_rows else []
+    dealt = dict(_dealt_figures(fair)) if fair.num_rows else {}
+    fair_cols = ["event", "hands", "observed", "expected", "ratio", "p_value"]
+    trump_rows = pc.field("depends_on_trump")
     body.append(_section("dealt-hands", "Dealt hands: observed vs expected",
                          '<p class="lead">How often the dealt hands held each declaration-worthy pattern, '
                          "against its exact probability for a fairly shuffled deck (pipeline/fairness.py, "
-                         "docs/fairness.md). Each seat's hand of each 4-player deal is one trial; the trump "
-                         "events count only suit contracts. The bars on the expected counts are ± 2 standard "
-                         "deviations: most observed bars should end inside them.</p>"
-                         + ("".join(fig(fid, f) for fid, f in dealt) if dealt else
-                            '<p class="note">No 4-player deal with its initial hands.</p>')
-                         + _table(fair, ["event", "hands", "observed", "expected", "ratio", "p_value"])))
+                         "docs/fairness.md). Each seat's hand of each 4-player deal is one trial. The events "
+                         "come in two groups: those of the deal alone, which test the shuffle, and those that "
+                         "depend on the trump the taker chose, which do not.</p>"
+                         + ("" if dealt else '<p class="note">No 4-player deal with its initial hands.</p>')
+                         + "<h3>Events of the deal alone: carrés, runs, voids</h3>"
+                         '<p class="lead">The bars on the expected counts are ± 2 standard deviations: with a '
+                         "fair shuffle, most observed bars should end inside them.</p>"
+                         + "".join(fig(fid, dealt[fid]) for fid in ("carres", "patterns") if fid in dealt)
+                         + _table(fair.filter(~trump_rows), fair_cols)
+                         + "<h3>Events that depend on the chosen trump: trump length, J+9 of trump</h3>"
+                         f'<p class="caveat"><b>Caveat:</b> {esc(TRUMP_CAVEAT)} These events count only suit contracts, '
+                         "and a small p-value here says how the players bid, not that the shuffle is biased "
+                         "(docs/fairness.md, Caveats).</p>"
+                         + (fig("trump", dealt["trump"]) if "trump" in dealt else "")
+                         + _table(fair.filter(trump_rows), fair_cols)))
     body.append(_section("declarations", "Declarations scored",
                          '<p class="lead">Declarations (tierce, quarte, quinte, carré) and belote-rebelote '
                          "scored under the ruleset, per source. Points are card points.</p>"

@@ -1,11 +1,18 @@
 """`rebelote show`: one hand's score explained step by step, under one or two rulesets.
 
 :func:`explain` returns the breakdown as data: a list of sections, each a list of lines
-``{"label", "value", "param", "recorded"}``. ``param`` names the ruleset parameter(s) that produced the line,
-so a reader sees which rule to change; ``recorded`` is the source's own value where it has one. The final
+``{"label", "value", "param", "recorded", "key"}``. ``param`` names the ruleset parameter(s) that produced the
+line, so a reader sees which rule to change; ``recorded`` is the source's own value where it has one; ``key``
+says what the line is about, the same under every ruleset (the label, except that the made/failed comparison
+is ``"made test"`` whether the ruleset compares the taker's total with the bid or with the defence). The final
 score is the one :func:`pipeline.rescore.score_batch` computes for the hand (the same function, run on the
-same row), so the breakdown and the scores table cannot disagree. :func:`render` turns one or two
-breakdowns into text; with two, lines that differ are marked.
+same row), so the breakdown and the scores table cannot disagree.
+
+Two breakdowns side by side are paired line by line by :func:`pair_rows`: within a section, the n-th line
+with a key on one side faces the n-th line with that key on the other, and a line only one side has faces
+a gap. :func:`render` turns one or two breakdowns into text, each side's line followed by its own
+parameter(s), lines that differ marked ``*``; :func:`mark_differences` writes the same pairing into the
+breakdowns for ``--format json`` (``"differs"`` on every line).
 """
 
 from __future__ import annotations
@@ -27,8 +34,10 @@ def _pts(values: list[int]) -> str:
     return " - ".join(str(v) for v in values)
 
 
-def _line(label: str, value: Any, param: str | None = None, recorded: Any = None) -> dict[str, Any]:
-    return {"label": label, "value": value, "param": param, "recorded": recorded}
+def _line(label: str, value: Any, param: str | None = None, recorded: Any = None,
+          key: str | None = None) -> dict[str, Any]:
+    """One line of a breakdown; ``key`` (default: the label) pairs it with the other ruleset's line."""
+    return {"label": label, "value": value, "param": param, "recorded": recorded, "key": key or label}
 
 
 def _hand_text(mask: int, strain: int) -> str:
@@ -173,16 +182,18 @@ def explain(hand: dict[str, Any], rules: Ruleset) -> dict[str, Any]:
     if rules["contract.made_vs_bid"] == "ge":
         target = "capot" if hand.get("capot_bid") else f"{max(hand.get('bid') or 0, int(rules['contract.made_min_points']))}"
         test.append(_line("taker's total vs bid", f"{cp[taker_team]} vs {target}",
-                          "contract.made_vs_bid / contract.made_min_points / contract.made_counts_*"))
+                          "contract.made_vs_bid / contract.made_min_points / contract.made_counts_*",
+                          key="made test"))
     if rules["contract.made_vs_defence"] != "none" and K == 2:
         test.append(_line("taker's total vs defence", f"{cp[taker_team]} vs {cp[1 - taker_team]}",
-                          "contract.made_vs_defence / contract.made_counts_*"))
+                          "contract.made_vs_defence / contract.made_counts_*", key="made test"))
     elif rules["contract.made_vs_defence"] != "none":
         others = [v for t, v in enumerate(cp) if t != taker_team]
         each = rules["contract.solo_made"] == "each"
         test.append(_line("taker's total vs " + ("the better opponent" if each else "the opponents together"),
                           f"{cp[taker_team]} vs {max(others) if each else sum(others)}",
-                          "contract.solo_made / contract.made_vs_defence / contract.made_counts_*"))
+                          "contract.solo_made / contract.made_vs_defence / contract.made_counts_*",
+                          key="made test"))
     outcome = "litige (tie: points held)" if sc["litige"] else ("made" if sc["contract_made"] else "failed")
     test.append(_line("contract", outcome, "contract.tie" if sc["litige"] else None))
     section("Contract result", test)
@@ -201,7 +212,8 @@ def explain(hand: dict[str, Any], rules: Ruleset) -> dict[str, Any]:
             "score": sc["hand_score"], "status": sc["status"], "reason": sc["reason"]}
 
 
-def _cell(ln: dict[str, Any] | None) -> str:
+def _text(ln: dict[str, Any] | None) -> str:
+    """A line's label, value and recorded value, without its parameter (what the ``*`` mark compares)."""
     if ln is None:
         return ""
     txt = f"{ln['label']}: {ln['value']}"
@@ -210,28 +222,42 @@ def _cell(ln: dict[str, Any] | None) -> str:
     return txt
 
 
-def render(breakdowns: list[dict[str, Any]], width: int = 72) -> str:
-    """Plain text of one breakdown, or of two side by side: lines are matched by label (so a line missing on
-    one side leaves a gap instead of shifting the rest), lines that differ are marked ``*``, and the ruleset
-    parameter(s) behind each line come last, once."""
-    out: list[str] = [f"game {breakdowns[0]['game_id']} hand {breakdowns[0]['hand_no']}"]
+def _cell(ln: dict[str, Any] | None) -> str:
+    """A line as printed: its text, then its own parameter(s) in brackets."""
+    if ln is None:
+        return ""
+    return _text(ln) + (f"   [{ln['param']}]" if ln.get("param") else "")
+
+
+Row = tuple[str, list["dict[str, Any] | None"], bool]
+
+
+def pair_rows(breakdowns: list[dict[str, Any]]) -> list[tuple[str, list[Row]]]:
+    """The side-by-side layout of one or two breakdowns: per section title (in the order they first appear),
+    rows ``(key, [line of each breakdown or None], differs)``.
+
+    Lines are paired by ``key`` and rank: the n-th line with a key in a section faces the n-th line with the
+    same key on the other side (so the made test under the bid faces the made test under the defence). A line
+    only one side has faces None and stays where that side has it, so the rest does not shift. ``differs`` is
+    True when the two sides' texts (label, value, recorded value; not the parameters) are not the same, a gap
+    included; always False for one breakdown."""
     titles: list[str] = []
     for b in breakdowns:
         for sec in b["sections"]:
             if sec["title"] not in titles:
                 titles.append(sec["title"])
-    rows: list[tuple[str, list[str], str] | str] = []
+    out: list[tuple[str, list[Row]]] = []
     for title in titles:
-        rows.append(title)
         secs = [next((x for x in b["sections"] if x["title"] == title), {"lines": []}) for b in breakdowns]
-        keyed = []
+        keyed: list[dict[tuple[str, int], dict[str, Any]]] = []
         for sec in secs:
             seen: dict[str, int] = {}
             lines = {}
             for ln in sec["lines"]:
-                k = seen.get(ln["label"], 0)
-                seen[ln["label"]] = k + 1
-                lines[(ln["label"], k)] = ln
+                key = ln.get("key") or ln["label"]
+                k = seen.get(key, 0)
+                seen[key] = k + 1
+                lines[(key, k)] = ln
             keyed.append(lines)
         order: list[tuple[str, int]] = []
         for lines in keyed:        # merge the sides' line orders: a line only one side has stays in place
@@ -242,24 +268,44 @@ def render(breakdowns: list[dict[str, Any]], width: int = 72) -> str:
                 else:
                     order.insert(at, key)
                     at += 1
+        rows: list[Row] = []
         for key in order:
             lns = [lines.get(key) for lines in keyed]
-            cells = [_cell(ln) for ln in lns]
-            params = sorted({ln["param"] for ln in lns if ln and ln.get("param")})
-            mark = "*" if len(cells) > 1 and len(set(cells)) > 1 else " "
-            rows.append((mark, cells, " / ".join(params)))
+            rows.append((key[0], lns, len(lns) > 1 and len({_text(ln) for ln in lns}) > 1))
+        out.append((title, rows))
+    return out
+
+
+def mark_differences(breakdowns: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Set ``"differs"`` on every line of the breakdowns (in place, and returned): whether the line faces a
+    line that says something else, or nothing, in the other ruleset's breakdown (:func:`pair_rows`). With one
+    breakdown every line gets False."""
+    for _, rows in pair_rows(breakdowns):
+        for _, lns, differs in rows:
+            for ln in lns:
+                if ln is not None:
+                    ln["differs"] = differs
+    return breakdowns
+
+
+def render(breakdowns: list[dict[str, Any]], width: int = 80) -> str:
+    """Plain text of one breakdown, or of two side by side (:func:`pair_rows`): each line is followed by the
+    ruleset parameter(s) behind it, in brackets, in its own column; lines that differ are marked ``*``.
+    The left column is padded to its longest line, at most ``width`` characters (a longer line pushes its
+    right-hand side further, three spaces after it)."""
+    out: list[str] = [f"game {breakdowns[0]['game_id']} hand {breakdowns[0]['hand_no']}"]
+    layout = pair_rows(breakdowns)
     if len(breakdowns) == 1:
         w = 0
     else:
-        w = min(width, max((len(c) for r in rows if isinstance(r, tuple) for c in r[1][:-1]), default=0))
+        w = min(width, max((len(_cell(lns[0])) for _, rows in layout for _, lns, _ in rows), default=0))
     out.append("  " + "   ".join(f"[{b['ruleset']}]".ljust(w) for b in breakdowns).rstrip())
-    for r in rows:
-        if isinstance(r, str):
-            out.append(f"\n{r}")
-            continue
-        mark, cells, param = r
-        text = "   ".join([c.ljust(w) for c in cells[:-1]] + [cells[-1]])
-        out.append(f"{mark} {text}" + (f"   [{param}]" if param else ""))
+    for title, rows in layout:
+        out.append(f"\n{title}")
+        for _, lns, differs in rows:
+            cells = [_cell(ln) for ln in lns]
+            text = "   ".join([c.ljust(w) for c in cells[:-1]] + [cells[-1]]).rstrip()
+            out.append(f"{'*' if differs else ' '} {text}")
     return "\n".join(out)
 
 

@@ -25,10 +25,21 @@
 --   success_rate     made / decided, rounded to 4 decimals (NULL when none decided)
 --   litiges          contracts scored as litige (neither made nor failed)
 --   unscored         contracts with no result: status 'unscorable', or no score under the ruleset
---   margin_hands     scored contracts (status 'scored', litiges included) with a bid value
---   avg_margin       average over margin_hands of the taker team's contract_points minus the bid, in card
---                    points, rounded to 2 decimals (negative when short of the bid); NULL for 'take' and
---                    'capot' (no bid value)
+--   margin_hands     scored contracts (status 'scored', litiges included) that have a margin (below)
+--   avg_margin       average margin over margin_hands, in card points, rounded to 2 decimals; NULL when
+--                    no contract of the row has one
+--
+-- Margin: how far the taker's team was from what its contract needed, in card points, on the totals the
+-- made test compares (scores.contract_points: cards, last trick, and the belote and declarations the ruleset
+-- counts for the test). The same definition as the HTML report's margin chart (pipeline/report_data.py,
+-- MARGIN_SQL):
+--   * a bid (80 ... 160): the taker's team's points minus the bid (>= 0: the bid was reached);
+--   * a 'take' (classic prise, no bid value) in a 2-team hand: the taker's team's points minus the defence's.
+--     The classic rules judge a take against the defence, not against a number: the takers' total (cards,
+--     dix de der, belote) must be strictly greater than the defenders' (FFB-B16 §10.1.1, rules.md R28;
+--     docs/sources.md), so > 0 is made, 0 a tie (a litige under FFB-B16 §10.1.3) and < 0 failed;
+--   * none for a capot bid (it needs every trick, not a number of points) and for a take in a 3-player hand
+--     (two opponents: no single defence total to subtract).
 --   taker_capots     scored contracts where the taker's team won every trick (capot_team = taker_team)
 --
 -- Order: strain (C D H S NT AT, then others), take, bids by value, capot, then coinche level.
@@ -45,8 +56,9 @@ c AS (
            coalesce(status = 'scored' AND NOT litige, false)                                AS decided,
            coalesce(status = 'scored' AND litige, false)                                    AS litige,
            status IS DISTINCT FROM 'scored'                                                 AS unscored,
-           CASE WHEN status = 'scored' AND NOT capot_bid AND bid IS NOT NULL
-                THEN taker_contract_points - bid END                                        AS margin,
+           CASE WHEN status = 'scored' AND NOT capot_bid
+                THEN CASE WHEN bid IS NOT NULL THEN taker_contract_points - bid
+                          ELSE taker_contract_points - defence_contract_points END END      AS margin,
            coalesce(status = 'scored' AND capot_team = taker_team, false)                   AS taker_capot
     FROM hand_facts
     WHERE ruleset = $ruleset AND (taker IS NOT NULL OR taker_team IS NOT NULL)

@@ -170,6 +170,11 @@ def test_no_scores_gives_empty_report_tables(tmp_path):
     assert _query(out, "SELECT count(*) FROM report_players") == [(0,)]
     # one row per event: 6 carrés, any carré, 3 runs, void, trump length 0..8, J+9 of trump = 21
     assert _query(out, "SELECT count(*) FROM report_fairness WHERE grouped_by = 'all'") == [(21,)]
+    # the 10 events of the chosen trump are flagged apart from the 11 of the deal alone
+    assert _query(out, "SELECT depends_on_trump, count(*) FROM report_fairness WHERE grouped_by = 'all' "
+                       "GROUP BY ALL ORDER BY 1") == [(False, 11), (True, 10)]
+    assert _query(out, "SELECT list(event ORDER BY event) FROM report_fairness WHERE grouped_by = 'all' "
+                       "AND depends_on_trump") == [(sorted([f"trump_len_{k}" for k in range(9)] + ["trump_J9"]),)]
 
 
 def test_cli_export_duckdb(lake, tmp_path):

@@ -225,6 +225,10 @@ def test_report_by_source(lake: Path):
     assert r["method"] == "exact"
     assert r["p_value"] == pytest.approx(binomial_test(1, 8, float(probs["carre_J"]))[0])
     assert all(0 <= p <= 1 for p in rep["p_value"].to_pylist())
+    # the 10 events of the chosen trump (trump_len_0..8, trump_J9) are flagged, the 11 others not
+    flagged = sorted({e for (_, e), r in got.items() if r["depends_on_trump"]})
+    assert flagged == sorted([f"trump_len_{k}" for k in range(9)] + ["trump_J9"])
+    assert len({e for (_, e), r in got.items() if r["depends_on_trump"] is False}) == 11
 
 
 def test_report_by_player(lake: Path):

@@ -26,7 +26,7 @@ from typer.testing import CliRunner
 from helpers import simulated_lake
 from pipeline import html_report, lake as lakemod, report_data, stats
 from pipeline.cli import app
-from pipeline.fairness import fairness_report
+from pipeline.fairness import TRUMP_CAVEAT, depends_on_trump, exact_probabilities, fairness_report
 from pipeline.pseudonymize import pseudonym
 from pipeline.simulate import PLAYERS
 
@@ -147,10 +147,12 @@ def test_hand_score_and_margin_distributions(page, lake):
     assert (mb.counts["bid"], mb.counts["prise"]) == (np.histogram(bid, edges)[0].tolist(),
                                                       np.histogram(prise, edges)[0].tolist())
     assert capots == sum(1 for s in sc if hands[s["hand_key"]]["capot_bid"])
-    # the bid margins are those the contracts report averages: same count, same total
+    # the margins are those the contracts report averages, bids and takes alike: same count, same total
     contracts = [r for r in stats.run_report(lake, "contracts", RULES).to_pylist() if r["avg_margin"] is not None]
-    assert len(bid) == sum(r["margin_hands"] for r in contracts)
-    assert sum(bid) == pytest.approx(sum(r["avg_margin"] * r["margin_hands"] for r in contracts), abs=0.01 * len(contracts))
+    for kind, values in (("bid", bid), ("prise", prise)):
+        rows = [r for r in contracts if (r["level"] == "take") == (kind == "prise")]
+        assert len(values) == sum(r["margin_hands"] for r in rows), kind
+        assert sum(values) == pytest.approx(sum(r["avg_margin"] * r["margin_hands"] for r in rows), abs=0.01 * len(rows))
     assert [t["y"] for t in figure_data(page, "margins")] == [mb.counts["bid"], mb.counts["prise"]]
 
 
@@ -174,9 +176,26 @@ def test_contracts_and_dealt_hands(page, lake):
     assert carres[0]["y"] == [fair[f"carre_{x}"]["observed"] for x in carres[0]["x"]]
     assert carres[1]["y"] == [fair[f"carre_{x}"]["expected"] for x in carres[0]["x"]]
     trump = figure_data(page, "trump")
-    assert trump[0]["y"] == [fair[f"trump_len_{k}"]["observed"] for k in range(9)]
+    assert trump[0]["x"] == [str(k) for k in range(9)] + ["J9"]
+    assert trump[0]["y"] == [fair[f"trump_len_{k}"]["observed"] for k in range(9)] + [fair["trump_J9"]["observed"]]
+    assert figure_data(page, "patterns")[0]["x"] == ["run_3", "run_4", "run_5", "void"]
     row = f'<td>void</td><td class="num">244</td><td class="num">{fair["void"]["observed"]}</td>'
     assert row in page
+
+
+def test_dealt_hands_separate_the_trump_events(page):
+    """The events that depend on the chosen trump are shown apart, under the caveat `stats fairness` prints;
+    the 'should end inside them' reading is given for the events of the deal alone only."""
+    section = page.split('<section id="dealt-hands">')[1].split("</section>")[0]
+    deal_part, trump_part = section.split("<h3>Events that depend on the chosen trump")
+    assert "most observed bars should end inside them" in deal_part
+    assert "most observed bars should end inside them" not in trump_part
+    assert html.escape(TRUMP_CAVEAT) in trump_part
+    # every event in its part's table, and in that part only (tables rows start with the event name)
+    for event in exact_probabilities():
+        cell = f"<tr><td>{event}</td>"
+        assert (cell in trump_part, cell in deal_part) == (depends_on_trump(event), not depends_on_trump(event)), event
+    assert 'id="fig-trump"' in trump_part and 'id="fig-carres"' in deal_part and 'id="fig-patterns"' in deal_part
 
 
 def test_pseudonymized_page(lake, tmp_path):

@@ -1,9 +1,14 @@
 """Ruleset files: inheritance, validation errors that name the file and key, every shipped ruleset loads."""
 
+import tomllib
+from pathlib import Path
+
 import pytest
 
 from pipeline import rules
+from pipeline.resources import resource_dir
 from pipeline.rules import RulesetError, load, shipped_names
+from pipeline.rules.citations import cited_keys, listed_keys, ruleset_keys
 
 
 @pytest.mark.parametrize("name", shipped_names())
@@ -64,3 +69,48 @@ def test_extends_cycle(tmp_path):
 def test_unknown_name_lists_shipped():
     with pytest.raises(RulesetError, match="shipped rulesets: .*belote-classic"):
         rules.load("belote-clasic")
+
+
+# ---------------------------------------------------------------------------------------------- cited sources
+
+SOURCES_DOC = Path(__file__).resolve().parents[1] / "docs" / "sources.md"
+
+
+def test_cited_keys_grammar():
+    # citations copied from the shipped rulesets, with the keys a reader has to look up in docs/sources.md
+    assert cited_keys("FFB-Co15/Ct15/Ct16 §10.2 (T,Q): nearest ten, 5 up; rules.md R34") == {
+        "FFB-Co15", "FFB-Ct15", "FFB-Ct16", "rules.md"}
+    assert cited_keys("rules.md §2.10: the seed's 'taker scores only extras' is an error; FFB-Bweb/PAGAT-B give "
+                      "all declarations to the defence") == {"rules.md", "FFB-Bweb", "PAGAT-B"}
+    assert cited_keys("as the online platform of seeds 000/003 plays it") == {"seed 000", "seed 003"}
+    assert cited_keys("bga.md §8.5 step 2 [code]: x 152/120, PHP round") == {"bga.md"}
+    assert cited_keys("FFB-Ct16 p.7 (Q): capot bid made / contré / surcontré 500 / 1000 / 2000; rules_examples B10") \
+        == {"FFB-Ct16", "rules_examples"}
+    assert cited_keys("Belote contrée as colver 0.11.1 scores it (../shared/data/real/colver/FORMAT.md §6-8)") == {
+        "../shared/data/real/colver/FORMAT.md"}
+    # card values, matrix rows, example ids, access letters and no-trump / all-trump are not keys
+    assert cited_keys("PAGAT-C + WP-FR-Co (Q): J14 9:9 A6 10:5 K3 Q1 in SA/TA; rules.md R9, R28-R29; D1-D15") == {
+        "PAGAT-C", "WP-FR-Co", "rules.md"}
+    assert cited_keys("") == set()
+
+
+def test_listed_keys_reads_the_first_column():
+    doc = ("| key | what |\n|---|---|\n| `FFB-B16` | FFB rules, `not a key` |\n"
+           "| `WP-FR-B`, `WP-FR-Co` | fr.wikipedia |\ntext `outside` a table\n")
+    assert listed_keys(doc) == {"FFB-B16", "WP-FR-B", "WP-FR-Co"}
+
+
+def test_every_cited_source_is_listed():
+    """Every abbreviation a shipped ruleset's description or [sources] uses is explained in docs/sources.md."""
+    listed = listed_keys(SOURCES_DOC.read_text(encoding="utf-8"))
+    missing = {}
+    files = sorted(resource_dir("rulesets").glob("*.toml"))
+    assert len(files) == len(shipped_names())
+    for path in files:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        keys = ruleset_keys(data.get("description", ""), data.get("sources", {}).values())
+        if keys - listed:
+            missing[path.name] = sorted(keys - listed)
+    assert not missing, f"add these to {SOURCES_DOC}: {missing}"
+    # the check can fail: a key no page lists is found
+    assert ruleset_keys("", ["XYZ-Q9 §1 (D)"]) - listed == {"XYZ-Q9"}

@@ -18,7 +18,7 @@ from pipeline import lake as lakemod, native, rules
 from pipeline.cli import app
 from pipeline.ingest.run import ingest_paths
 from pipeline.rescore import rescore_lake
-from pipeline.show import explain, render
+from pipeline.show import explain, mark_differences, render
 from pipeline.simulate import simulate
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -51,6 +51,49 @@ def test_golden_breakdowns(name):
     assert text == path.read_text()
 
 
+def _contract_rows(text: str) -> list[str]:
+    """The lines of a rendered breakdown's 'Contract result' section."""
+    return text.split("\nContract result\n")[1].split("\n\n")[0].split("\n")
+
+
+BID_TEST = "taker's total vs bid: 92 vs 80   [contract.made_vs_bid / contract.made_min_points / contract.made_counts_*]"
+DEFENCE_TEST = "taker's total vs defence: 92 vs 90   [contract.made_vs_defence / contract.made_counts_*]"
+
+
+def test_side_by_side_each_column_has_its_own_parameter():
+    # DEAL_A, 80 hearts taken by seat 0 (tests/deals.py): card points 92 - 70, belote 20 to team 1, no declaration
+    # held by anyone, so the taker's total is 92 against a bid of 80 and a defence of 70 + 20 = 90.
+    (hand,) = rows_of(native_game("c", [native_hand(DEAL_A, 1, taker=0, bid=80)], variant="coinche"))
+    # ffb-coinche-2015 makes both tests (bid and defence), colver only the bid's: the second test faces a gap,
+    # and its parameter stays on its own (left) side instead of moving to the right-hand column
+    rows = _contract_rows(render([explain(hand, rules.load("ffb-coinche-2015")), explain(hand, rules.load("colver"))]))
+    assert len(BID_TEST) > 80    # longer than the left column (80 at most): three spaces, then the right side
+    assert rows[0] == f"  {BID_TEST}   {BID_TEST}"
+    assert rows[1] == f"* {DEFENCE_TEST}"
+    assert rows[2].startswith("  contract: made ") and rows[2].endswith("   contract: made")
+    # belote-classic tests the defence, colver the bid: one made test each, on one line, each with its parameter
+    rows = _contract_rows(render([explain(hand, rules.load("belote-classic")), explain(hand, rules.load("colver"))]))
+    assert rows[0] == f"* {DEFENCE_TEST}   {BID_TEST}"
+    assert len(rows) == 2
+    # the header names each ruleset above its column, padded to the left column's width (80, the cap)
+    text = render([explain(hand, rules.load("belote-classic")), explain(hand, rules.load("colver"))])
+    assert text.split("\n")[1] == "  " + "[belote-classic]".ljust(80) + "   [colver]"
+
+
+def test_json_marks_the_lines_that_differ():
+    (hand,) = rows_of(native_game("c", [native_hand(DEAL_A, 1, taker=0, bid=80)], variant="coinche"))
+    left, right = mark_differences([explain(hand, rules.load("ffb-coinche-2015")), explain(hand, rules.load("colver"))])
+    lines = {(b["ruleset"], ln["label"]): ln for b in (left, right) for sec in b["sections"] for ln in sec["lines"]}
+    assert lines[("ffb-coinche-2015", "taker's total vs defence")]["differs"] is True     # faces a gap
+    assert lines[("ffb-coinche-2015", "taker's total vs defence")]["key"] == "made test"
+    assert lines[("ffb-coinche-2015", "taker's total vs bid")]["differs"] is False        # 92 vs 80 both sides
+    assert lines[("colver", "taker's total vs bid")]["differs"] is False
+    # ffb-coinche-2015 rounds to the nearest ten (172 -> 170), colver does not: 170 - 90 against 172 - 90
+    assert lines[("ffb-coinche-2015", "hand score")]["differs"] is True
+    assert lines[("colver", "hand score")]["value"] == "172 - 90"
+    assert lines[("ffb-coinche-2015", "hand score")]["value"] == "170 - 90"
+
+
 def test_json_totals_equal_the_scores_table(tmp_path):
     r = rules.load("belote-classic")
     f = write_jsonl(tmp_path / "sim.jsonl", list(simulate(r, 8, 3)))
@@ -76,6 +119,14 @@ def test_cli(tmp_path):
     r = runner.invoke(app, ["show", "--lake", str(lake), "--game", "test:g1", "--format", "json", "--rules", "ffb-classic"])
     data = json.loads(r.stdout)
     assert [[b["score"] for b in hand] for hand in data[:2]] == [[[92, 90]], [[0, 81]]]
+    r = runner.invoke(app, ["show", "--lake", str(lake), "--game", "g1", "--hand", "1", "--format", "json",
+                            "--rules", "ffb-classic", "--rules", "belote-classic"])
+    (hand1,) = json.loads(r.stdout)
+    # both rulesets score DEAL_A 92 - 90 (no declaration is held); only belote-classic's declarations line
+    # says they are on, so it differs, while the hand score does not
+    diff = {(b["ruleset"], ln["label"]): ln["differs"] for b in hand1 for sec in b["sections"] for ln in sec["lines"]}
+    assert diff[("ffb-classic", "hand score")] is False and diff[("belote-classic", "hand score")] is False
+    assert diff[("ffb-classic", "declarations scored")] is True
     # the game summary: hand 2 is a litige (81 held, pending after the last hand): totals 92 - 171
     assert data[2][0]["totals"] == [92, 171] and data[2][0]["winner"] is None
     r = runner.invoke(app, ["show", "--lake", str(lake), "--game", "g1"])

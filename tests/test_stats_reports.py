@@ -319,6 +319,40 @@ def test_contracts_report(lake: Path):
         assert pa.types.is_integer(table.schema.field(col).type), col
 
 
+def test_contracts_margin_of_classic_takes(tmp_path: Path):
+    """A classic take has no bid: its margin is the taker's total minus the defence's (FFB-B16 §10.1.1, rules.md
+    R28: the takers must score strictly more than the defenders), as in the HTML report's margin chart."""
+    from conftest import write_jsonl
+    from deals import DEAL_A, DEAL_K, DEAL_L, native_game, native_hand
+
+    from pipeline import report_data, rules
+    from pipeline.ingest.run import ingest_paths
+    from pipeline.rescore import rescore_lake
+
+    # three hearts takes by seat 0 (team 0), scores from tests/deals.py, under belote-classic (no declaration is
+    # held in these deals; the belote counts in the total the made test compares):
+    #   DEAL_A: 92 against 70 + 20 (the defence's belote) = 90: made, margin +2
+    #   DEAL_L: 81 against 81: litige, margin 0
+    #   DEAL_K: capot, 152 + 100 (last trick on a capot) + 20 (own belote) = 272 against 0: made, margin +272
+    # avg_margin = (2 + 0 + 272) / 3 = 91.33
+    f = write_jsonl(tmp_path / "takes.jsonl", [native_game("t", [native_hand(DEAL_A, 1, taker=0),
+                                                                 native_hand(DEAL_L, 2, taker=0),
+                                                                 native_hand(DEAL_K, 3, taker=0)])])
+    lake = tmp_path / "lake"
+    ingest_paths([f], lake)
+    rescore_lake(lake, rules.load(RULES))
+    (row,) = stats.run_report(lake, "contracts", RULES).to_pylist()
+    assert (row["strain"], row["level"], row["contracts"], row["made_of"], row["litiges"]) == ("H", "take", 3, "2/2", 1)
+    assert (row["margin_hands"], row["avg_margin"], row["taker_capots"]) == (3, 91.33, 1)
+    # the HTML report's margins ('prise' series) are the same three values
+    con = stats.connect(lake)
+    try:
+        got = sorted(v for k, v in con.execute(report_data.MARGIN_SQL, {"r": RULES}).fetchall() if k == "prise")
+    finally:
+        con.close()
+    assert got == [0, 2, 272]
+
+
 # ---------------------------------------------------------------------------------------------- audit
 
 AUDIT_COLUMNS = ["ruleset", "game_id", "hand_no", "source", "status", "recorded_team0", "recorded_team1",
