@@ -89,7 +89,8 @@ def test_csv_sheet_imports_with_exact_values(tmp_path):
     g1 = games["club-mardi:2024-11-05-t1"]
     assert (g1["variant"], g1["ruleset_hint"], g1["players"], g1["target"], g1["recorded_final"], g1["n_hands"]) == \
         ("coinche", "pagat-coinche", ["Ana", "Ben", "Cat", "Dan"], 1000, [1430, 530], 5)
-    assert g1["recorded_winner"] is None and g1["source_format"] == "scoresheet-csv"
+    # recorded_winner from the sheet's final totals and target: 1430 >= 1000 and above 530, so team A (0)
+    assert g1["recorded_winner"] == 0 and g1["source_format"] == "scoresheet-csv"
     # dealer: Ana, then passes on (empty cells), Dan given on hand 4, then Ana again
     assert [h["dealer"] for h in t1] == [0, 1, 2, 3, 0]
     assert [h["taker"] for h in t1] == [1, 2, None, 0, 3]
@@ -110,6 +111,7 @@ def test_csv_sheet_imports_with_exact_values(tmp_path):
     g2 = games["club-mardi:2024-11-05-t2"]
     assert g2["players"] == ["Les Rouges", "Les Bleus", "Les Rouges", "Les Bleus"]
     assert (g2["variant"], g2["target"], g2["recorded_final"], g2["ruleset_hint"]) == ("belote", 501, None, None)
+    assert g2["recorded_winner"] is None       # no totals written: no recorded result
     assert [(h["hand_no"], h["source_line"]) for h in t2] == [(1, 8), (2, 9), (3, 7)]
     assert [h["dealer"] for h in t2] == [1, 2, 3]
     assert [h["taker"] for h in t2] == [0, 1, 1]
@@ -124,8 +126,9 @@ def test_csv_sheet_imports_with_exact_values(tmp_path):
     assert games["scoresheet:tournoi-12"]["variant"] == "coinche"
     assert [(h["dealer"], h["taker"], h["strain"], h["bid"], h["coinche"]) for h in fr] == \
         [(3, 0, "S", 90, 0), (0, 1, "H", 110, 1), (1, 2, "D", 80, 0)]
-    assert [h["recorded_score"] for h in fr] == [[180, 0], [0, 540], [170, 20]]
-    assert games["scoresheet:tournoi-12"]["recorded_final"] == [350, 560]
+    # hand 2: Hélène (team B) failed a contré 110, so team A scores (110 + 160) x 2 = 540
+    assert [h["recorded_score"] for h in fr] == [[180, 0], [540, 0], [170, 20]]
+    assert games["scoresheet:tournoi-12"]["recorded_final"] == [890, 20]
 
 
 def test_csv_bad_rows_are_rejected_with_line_and_reason_and_the_rest_imports(tmp_path):
