@@ -274,10 +274,11 @@ def _contract(r: _Row, variant: str, seating: _Seating) -> dict[str, Any]:
 
 
 def _check_made(made: str | None, made_cell: str, taker: int | None, score: list[int]) -> None:
-    """A ``made`` cell against the hand's two scores. Whatever the house rules, a failed contract gives the
-    defenders the larger score (the 162 and the bid go to them; the taker's team keeps at most its belote), and a
-    made one scores points for the taker's team (at least its bid or its card points). A cell saying otherwise
-    contradicts the scores: one of them, or the taker, was written wrong. Raises RecordError(made_mismatch).
+    """A ``made`` cell against the hand's two scores (game points, ``[A, B]``). Whatever the house rules, a failed
+    contract gives the defenders the larger score (the 162, and in coinche the bid, go to them; the taker's team
+    keeps at most its belote), and a made one scores points for the taker's team (at least its bid or its card
+    points). A cell saying otherwise contradicts the scores: one of them, or the taker, was written wrong. Raises
+    RecordError(made_mismatch).
     ``litige`` and an empty cell are not checked (a litige hand's points are checked with the totals)."""
     if made is None or made == LITIGE or taker is None:
         return
