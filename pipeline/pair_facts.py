@@ -10,7 +10,7 @@ Rules of the derivation (as the partnerships report has always counted): a pair 
 4-player hand (seats t and t + 2, team t = 0 or 1), sorted (player_a <= player_b); 2- and 3-player hands have
 none. When both teams of a hand are the same pair (bots), the hand is one row: it took when either team took,
 with team 0's points. Hands without a score under the ruleset still give rows (they count in hands and takes,
-in no result).
+in no result). A summary-level hand (points only: no cards to rescore) takes its points from its recorded score.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ WITH pairs AS (
     SELECT r.ruleset, h.hand_key, h.game_id, h.source, coalesce(h.taker % 2, h.taker_team) AS taker_side,
            list_sort([h.players[1], h.players[3]]) AS pair0,
            list_sort([h.players[2], h.players[4]]) AS pair1,
-           sc.status, sc.contract_made, sc.litige, sc.hand_score
+           sc.status, sc.contract_made, sc.litige, sc.hand_score,
+           coalesce(h.completeness = 'summary', false) AS summary, h.recorded_score
     FROM ({rs}) AS r
     CROSS JOIN (SELECT * FROM {hands} WHERE n_players = 4) AS h
     LEFT JOIN {scores} AS sc ON sc.hand_key = h.hand_key AND sc.ruleset = r.ruleset
@@ -49,7 +50,9 @@ SELECT ruleset, hand_key, game_id, source, pair[1] AS player_a, pair[2] AS playe
        coalesce(took_ AND contract_made, false)                      AS made,
        coalesce(took_ AND status = 'scored' AND NOT litige, false)   AS decided,
        coalesce(took_ AND litige, false)                             AS taker_litige,
-       hand_score[team + 1]::INTEGER                                 AS own_score
+       summary,
+       (CASE WHEN summary THEN coalesce(recorded_score, hand_score)
+             ELSE hand_score END)[team + 1]::INTEGER                 AS own_score
 FROM took
 """
 
@@ -64,6 +67,7 @@ GAME_SUMS = {
     "taker_litiges": "count(*) FILTER (WHERE taker_litige)",
     "points": "coalesce(sum(own_score), 0)",
     "points_hands": "count(own_score)",
+    "summary_hands": "count(*) FILTER (WHERE summary)",
 }
 
 

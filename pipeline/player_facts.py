@@ -12,7 +12,9 @@ hands and takes.
 Rules of the derivation (as the players report has always counted): one row per (hand, distinct name); a name
 seated twice (bots) counts the hand once, with its lowest seat's team's points; it is the taker when any of
 its seats is; team = seat % 2 with 2 or 4 players, the seat itself with 3. Hands without a score under the
-ruleset still give a row (they count in hands and takes, in no result).
+ruleset still give a row (they count in hands and takes, in no result). A summary-level hand (points only, as on
+a score sheet: no cards, so no ruleset can rescore it) takes its points from the recorded score
+(``hands.recorded_score``) instead, and counts in the points as taker or defender; it has no made/failed result.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ def live_hands_sql(hands: str = "hands", scores: str = "scores", rulesets: str |
     return f"""
 WITH named AS (
     SELECT r.ruleset, h.hand_key, h.game_id, h.source, h.n_players, h.taker, h.strain, h.auction,
+           h.completeness = 'summary' AS summary, h.recorded_score,
            sc.status, sc.contract_made, sc.litige, sc.belote_team, sc.legal, sc.illegal_seat, sc.capot_team,
            sc.matches_recorded, sc.hand_score, sc.declarations,
            name AS player,
@@ -54,7 +57,9 @@ SELECT ruleset, hand_key, game_id, source, player,
        contract_made = false                                                         AS failed,
        coalesce(status = 'scored', false)                                            AS scored,
        CASE strain WHEN 'NT' THEN 'nt' WHEN 'AT' THEN 'at' ELSE 'suit' END           AS strain_kind,
-       hand_score[low_team + 1]::INTEGER                                             AS own_score,
+       coalesce(summary, false)                                                      AS summary,
+       (CASE WHEN summary THEN coalesce(recorded_score, hand_score)
+             ELSE hand_score END)[low_team + 1]::INTEGER                             AS own_score,
        coalesce(list_contains(teams, belote_team), false)                            AS team_belote,
        coalesce(legal = false AND list_contains(seats_of, illegal_seat), false)      AS illegal,
        len(list_filter(auction, lambda a: a.call = 'coinche'
@@ -86,10 +91,10 @@ GAME_SUMS = {
     "decided_nt": "count(*) FILTER (WHERE decided AND strain_kind = 'nt')",
     "made_at": "count(*) FILTER (WHERE made AND strain_kind = 'at')",
     "decided_at": "count(*) FILTER (WHERE decided AND strain_kind = 'at')",
-    "taker_points": "coalesce(sum(own_score) FILTER (WHERE scored AND is_taker), 0)",
-    "taker_points_hands": "count(own_score) FILTER (WHERE scored AND is_taker)",
-    "defender_points": "coalesce(sum(own_score) FILTER (WHERE scored AND is_defender), 0)",
-    "defender_points_hands": "count(own_score) FILTER (WHERE scored AND is_defender)",
+    "taker_points": "coalesce(sum(own_score) FILTER (WHERE (scored OR summary) AND is_taker), 0)",
+    "taker_points_hands": "count(own_score) FILTER (WHERE (scored OR summary) AND is_taker)",
+    "defender_points": "coalesce(sum(own_score) FILTER (WHERE (scored OR summary) AND is_defender), 0)",
+    "defender_points_hands": "count(own_score) FILTER (WHERE (scored OR summary) AND is_defender)",
     "coinches": "coalesce(sum(coinches), 0)",
     "coinches_won": "coalesce(sum(coinches) FILTER (WHERE failed), 0)",
     "capots_made": "count(*) FILTER (WHERE capot_made)",
@@ -98,6 +103,7 @@ GAME_SUMS = {
     "scored_hands": "count(*) FILTER (WHERE scored)",
     "mismatches": "count(*) FILTER (WHERE matches_recorded = false)",
     "compared": "count(matches_recorded)",
+    "summary_hands": "count(*) FILTER (WHERE summary)",
 }
 
 

@@ -7,6 +7,9 @@
 -- have no pairs and are left out); results from `game_scores` rescored under the ruleset. A game not
 -- rescored under the ruleset counts in games but not in finished.
 --
+-- Recorded values: a game with summary-level hands (hands.completeness = 'summary': points only, no cards)
+-- cannot be rescored, so its result is the recorded one (games.recorded_winner; null: unfinished or unknown).
+--
 -- Parameters:
 --   $ruleset   ruleset name (game_scores.ruleset)
 --
@@ -17,7 +20,8 @@
 --                      the four names (pair_x_1 <= pair_x_2)
 --   source             the source of the games
 --   games              games the two pairs played against each other
---   finished           those with a winner under the ruleset (game_scores.winner not NULL)
+--   finished           those with a winner under the ruleset (game_scores.winner not NULL), or for a game
+--                      with summary hands a recorded winner
 --   a_won, b_won       games won by pair A / pair B (a_won + b_won = finished); when the same pair sits
 --                      on both teams (bots), pair A is team 0
 --   result             'a_won-b_won'
@@ -27,14 +31,17 @@
 -- display: pair_a, pair_b, source, games, finished, a_won, b_won
 WITH
 teams AS (
-    SELECT game_id, source,
+    SELECT game_id, source, recorded_winner,
            list_sort([players[1], players[3]]) AS pair0,
            list_sort([players[2], players[4]]) AS pair1
     FROM games
     WHERE n_players = 4
 ),
+summary_games AS (
+    SELECT DISTINCT game_id FROM hands WHERE completeness = 'summary'
+),
 matchups AS (
-    SELECT game_id, source,
+    SELECT game_id, source, recorded_winner,
            CASE WHEN pair0 <= pair1 THEN pair0 ELSE pair1 END AS pa,
            CASE WHEN pair0 <= pair1 THEN pair1 ELSE pair0 END AS pb,
            CASE WHEN pair0 <= pair1 THEN 0 ELSE 1 END         AS team_a
@@ -42,9 +49,11 @@ matchups AS (
 ),
 per_game AS (
     SELECT m.pa[1] AS pair_a_1, m.pa[2] AS pair_a_2, m.pb[1] AS pair_b_1, m.pb[2] AS pair_b_2,
-           m.source, m.game_id, m.team_a, g.winner
+           m.source, m.game_id, m.team_a,
+           CASE WHEN sg.game_id IS NOT NULL THEN m.recorded_winner ELSE g.winner END AS winner
     FROM matchups AS m
     LEFT JOIN game_scores AS g ON g.game_id = m.game_id AND g.ruleset = $ruleset
+    LEFT JOIN summary_games AS sg ON sg.game_id = m.game_id
 ),
 by_matchup AS (
     SELECT pair_a_1, pair_a_2, pair_b_1, pair_b_2, source,

@@ -9,6 +9,10 @@
 -- games/hands/taken but in no result column; hands imported after the last rescore are left out until the next
 -- rescore (`rebelote stats` warns).
 --
+-- Recorded values: a summary-level hand (hands.completeness = 'summary': points only, no cards) cannot be
+-- rescored, so its points are its recorded score (hands.recorded_score), and a game with summary hands is
+-- won/finished as games.recorded_winner says. Summary hands have no made/failed result (not in made, decided).
+--
 -- Parameters:
 --   $ruleset   ruleset name (scores.ruleset / game_scores.ruleset)
 --
@@ -26,10 +30,11 @@
 --   taker_litiges      contracts the pair took that ended in litige (neither made nor failed)
 --   points             sum of the team's hand_score (game points, before any litige carry-over) over
 --                      points_hands = the pair's hands with a hand_score (status 'scored' or 'passed_out',
---                      the latter scoring 0)
+--                      the latter scoring 0); for a summary hand, its recorded score instead
 --   points_per_hand    points / points_hands, game points, rounded to 2 decimals (NULL when no such hand)
 --   won, finished      games the pair's team won / games with a winner (game_scores.winner not NULL) under
---                      the ruleset; won_of = 'won/finished'. A pair seated on both teams of a game counts
+--                      the ruleset, or for a game with summary hands the recorded winner (games.recorded_winner
+--                      not NULL); won_of = 'won/finished'. A pair seated on both teams of a game counts
 --                      that game once, as won.
 --   take_rate_lo, take_rate_hi, made_rate, made_rate_lo, made_rate_hi, win_rate_lo, win_rate_hi
 --                      the rates with their 95 % Wilson intervals (macros wilson_lo/wilson_hi, pipeline.stats),
@@ -43,9 +48,11 @@ WITH
 -- the pair's hands in that game (pair_hands) and the teams it sat as; a pair on both teams of one game counts
 -- it once, as won
 per_game AS (
-    SELECT p.*, g.winner
+    SELECT p.*, CASE WHEN p.summary_hands > 0 THEN r.recorded_winner ELSE g.winner END AS winner
     FROM (SELECT * FROM pair_games WHERE ruleset = $ruleset) AS p
     LEFT JOIN game_scores AS g ON g.game_id = p.game_id AND g.ruleset = $ruleset
+    LEFT JOIN (SELECT game_id, any_value(recorded_winner) AS recorded_winner FROM games GROUP BY game_id) AS r
+           ON r.game_id = p.game_id
 ),
 h AS (
     SELECT player_a, player_b, source,

@@ -7,6 +7,13 @@
 -- still count in games/hands/taken but in no result column; hands imported after the last rescore are left out
 -- until the next rescore (`rebelote stats` warns).
 --
+-- Recorded values: a summary-level hand (hands.completeness = 'summary': a score sheet or score keeper's
+-- round, points only, no cards) cannot be rescored under any ruleset, so the report uses what its source
+-- recorded: its points (points, points_per_hand, taker_points_per_hand, defender_points_per_hand) are
+-- hands.recorded_score, and a game with summary hands is won/finished as games.recorded_winner says (null:
+-- unfinished or unknown). Every other number is the rescoring's: summary hands have no made/failed result
+-- (they are not in made, decided, made_of), and no declarations, capots or illegal plays.
+--
 -- Parameters:
 --   $ruleset   ruleset name (scores.ruleset / game_scores.ruleset)
 --
@@ -23,22 +30,25 @@
 --   taker_litiges    contracts the player took that ended in litige (neither made nor failed)
 --   points           sum of the player's team hand_score (game points, before any litige carry-over)
 --                    over points_hands = the player's hands with a hand_score (status 'scored' or
---                    'passed_out', the latter scoring 0)
+--                    'passed_out', the latter scoring 0); for a summary hand, its recorded score instead
 --   points_per_hand  points / points_hands, game points, rounded to 2 decimals (NULL when no such hand)
 --   team_belotes     scored hands where the player's TEAM held belote-rebelote (belote_team = team;
 --                    scores do not say which partner held it)
 --   illegal_plays    scored hands whose first illegal play (legal = false) was made by the player
 --   won, finished    games the player's team won / games with a winner (game_scores.winner not NULL)
---                    under the ruleset; won_of = 'won/finished'. A name seated on both teams of a game
---                    (bots) counts that game once, as won.
+--                    under the ruleset, or for a game with summary hands the recorded winner
+--                    (games.recorded_winner not NULL); won_of = 'won/finished'. A name seated on both
+--                    teams of a game (bots) counts that game once, as won.
 --   take_rate_lo, take_rate_hi  95 % Wilson interval of taken / hands (macros wilson_lo/wilson_hi, pipeline.stats)
 --   made_rate            made / decided, rounded to 4 decimals; made_rate_lo, made_rate_hi its Wilson interval
 --   win_rate_lo, win_rate_hi  Wilson interval of won / finished
 --   made_suit_of, made_nt_of, made_at_of   contracts made / decided as taker by strain: a suit (C D H S),
 --                    no-trump, all-trump ('x/y' text; the integers are made_suit, decided_suit, ...)
 --   taker_points_per_hand     the player's team hand_score (game points) per scored hand the player took
---                    (a litige counts, with what the team scored in that hand)
---   defender_points_per_hand  ... per scored hand where the other team (in 3-player: another player) took
+--                    (a litige counts, with what the team scored in that hand); a summary hand counts
+--                    with its recorded score
+--   defender_points_per_hand  ... per scored (or summary) hand where the other team (in 3-player: another
+--                    player) took
 --   coinches, coinches_won    times the player called coinche (auction call 'coinche'), and of those the
 --                    contracts that then failed; coinches_won_of = 'won/coinches'
 --   capots_made, capots_suffered  scored hands where the player's team took every trick / the other did
@@ -54,11 +64,14 @@
 WITH
 -- view player_games (pipeline/player_facts.py; written at rescore time): one row per (game, name), with the
 -- sums of the name's hands in that game (player_hands) and the teams it sat on; a name seated on both teams of
--- one game (bots do this) counts the game once, as won
+-- one game (bots do this) counts the game once, as won. The winner is the rescoring's, or the recorded one for
+-- a game with summary hands (no cards: its rescored totals leave those hands out)
 per_game AS (
-    SELECT p.*, g.winner
+    SELECT p.*, CASE WHEN p.summary_hands > 0 THEN r.recorded_winner ELSE g.winner END AS winner
     FROM (SELECT * FROM player_games WHERE ruleset = $ruleset) AS p
     LEFT JOIN game_scores AS g ON g.game_id = p.game_id AND g.ruleset = $ruleset
+    LEFT JOIN (SELECT game_id, any_value(recorded_winner) AS recorded_winner FROM games GROUP BY game_id) AS r
+           ON r.game_id = p.game_id
 ),
 totals AS (
     SELECT player, source,

@@ -89,7 +89,8 @@ def test_csv_sheet_imports_with_exact_values(tmp_path):
     g1 = games["club-mardi:2024-11-05-t1"]
     assert (g1["variant"], g1["ruleset_hint"], g1["players"], g1["target"], g1["recorded_final"], g1["n_hands"]) == \
         ("coinche", "pagat-coinche", ["Ana", "Ben", "Cat", "Dan"], 1000, [1430, 530], 5)
-    assert g1["recorded_winner"] is None and g1["source_format"] == "scoresheet-csv"
+    # recorded_winner from the sheet's final totals and target: 1430 >= 1000 and above 530, so team A (0)
+    assert g1["recorded_winner"] == 0 and g1["source_format"] == "scoresheet-csv"
     # dealer: Ana, then passes on (empty cells), Dan given on hand 4, then Ana again
     assert [h["dealer"] for h in t1] == [0, 1, 2, 3, 0]
     assert [h["taker"] for h in t1] == [1, 2, None, 0, 3]
@@ -110,6 +111,7 @@ def test_csv_sheet_imports_with_exact_values(tmp_path):
     g2 = games["club-mardi:2024-11-05-t2"]
     assert g2["players"] == ["Les Rouges", "Les Bleus", "Les Rouges", "Les Bleus"]
     assert (g2["variant"], g2["target"], g2["recorded_final"], g2["ruleset_hint"]) == ("belote", 501, None, None)
+    assert g2["recorded_winner"] is None       # no totals written: no recorded result
     assert [(h["hand_no"], h["source_line"]) for h in t2] == [(1, 8), (2, 9), (3, 7)]
     assert [h["dealer"] for h in t2] == [1, 2, 3]
     assert [h["taker"] for h in t2] == [0, 1, 1]
@@ -124,8 +126,9 @@ def test_csv_sheet_imports_with_exact_values(tmp_path):
     assert games["scoresheet:tournoi-12"]["variant"] == "coinche"
     assert [(h["dealer"], h["taker"], h["strain"], h["bid"], h["coinche"]) for h in fr] == \
         [(3, 0, "S", 90, 0), (0, 1, "H", 110, 1), (1, 2, "D", 80, 0)]
-    assert [h["recorded_score"] for h in fr] == [[180, 0], [0, 540], [170, 20]]
-    assert games["scoresheet:tournoi-12"]["recorded_final"] == [350, 560]
+    # hand 2: Hélène (team B) failed a contré 110, so team A scores (110 + 160) x 2 = 540
+    assert [h["recorded_score"] for h in fr] == [[180, 0], [540, 0], [170, 20]]
+    assert games["scoresheet:tournoi-12"]["recorded_final"] == [890, 20]
 
 
 def test_csv_bad_rows_are_rejected_with_line_and_reason_and_the_rest_imports(tmp_path):
@@ -391,3 +394,218 @@ def test_rescore_marks_summary_hands_unscorable_and_recorded_scores_stay_usable(
     taken = con.execute("SELECT player, count(*) FILTER (WHERE is_taker) FROM seats "
                         "WHERE game_id = 'carg-coinche:g-demo-1' GROUP BY player ORDER BY player").fetchall()
     assert taken == [("Ana+Cat", 1), ("Ben+Dan", 1)]
+
+
+# ---------------------------------------------------------------- the fresh-user trial's quirks (issues #4/#5)
+# Expected values below are computed by hand from the fixture sheets (tests/fixtures/scoresheets/).
+
+def test_sheet_date_becomes_played_at_and_since_finds_its_games(tmp_path):
+    """Quirk 1: the sheet's date was dropped, so --since found none of its games."""
+    from datetime import datetime, timezone
+    d = copy_fixtures(tmp_path, ["club_sheet.csv", "club_sheet_fr.csv", "club_sheet_contradictions.csv"])
+    lake = tmp_path / "lake"
+    ingest_paths([d], lake)
+    when = {g: x["played_at"] for g, x in games_by_id(lake).items()}
+    utc = timezone.utc
+    assert when == {
+        # club_sheet.csv: "2024-11-05" on hand 1 of each game (a bare date is midnight)
+        "club-mardi:2024-11-05-t1": datetime(2024, 11, 5, tzinfo=utc),
+        "club-mardi:2024-11-05-t2": datetime(2024, 11, 5, tzinfo=utc),
+        # club_sheet_fr.csv: "12/11/2024" is DD/MM/YYYY
+        "scoresheet:tournoi-12": datetime(2024, 11, 12, tzinfo=utc),
+        # "2024-11-12T21:45:00+01:00": the offset is honoured
+        "scoresheet:litige": datetime(2024, 11, 12, 20, 45, tzinfo=utc),
+    }
+    # a time without an offset is taken as UTC as written (the native format's rule)
+    games, rej = read_csv("game_id,hand_no,date,variant,team_a,team_b,dealer,taker,strain,score_a,score_b\n"
+                          "g,1,2024-11-12 20:30,belote,R,B,A,B,S,0,162\n")
+    assert rej == [] and games[0].game["played_at"] == datetime(2024, 11, 12, 20, 30, tzinfo=utc)
+    rules_ = rules.load("pagat-coinche")
+    rescore_lake(lake, rules_)
+    since = stats.run_report(lake, "players", "pagat-coinche",
+                             stats.Filters(since=stats.parse_when("2024-11-10"))).to_pylist()
+    # after 2024-11-10: tournoi-12 (12 Nov) and the litige game (12 Nov), not the two games of 5 Nov
+    assert sorted(r["player"] for r in since) == ["Bleus", "Hélène", "Jérôme", "Loïc", "Rouges", "Zoé"]
+    until = stats.run_report(lake, "players", "pagat-coinche",
+                             stats.Filters(until=stats.parse_when("2024-11-05", end=True))).to_pylist()
+    assert sorted(r["player"] for r in until) == ["Ana", "Ben", "Cat", "Dan", "Les Bleus", "Les Rouges"]
+
+
+def test_sheet_totals_that_do_not_add_up_are_rejected(tmp_path):
+    """Quirk 2: 210 + 160 written as 999 imported with exit 0."""
+    d = copy_fixtures(tmp_path, ["club_sheet_contradictions.csv"])
+    lake = tmp_path / "lake"
+    s = ingest_paths([d], lake)
+    assert dict(s.rejected) == {"totals_mismatch": 1, "made_mismatch": 2}
+    rej = {r["game_id"]: r for r in lakemod.read(lake, "rejects").to_pylist()}
+    r = rej["scoresheet:totals"]
+    assert (r["source_line"], r["hand_no"], r["reason_code"]) == (3, 2, "totals_mismatch")
+    assert r["source_file"] == str(d / "club_sheet_contradictions.csv")
+    assert r["reason"] == ("the running totals do not add up: total_b is 999 but hand 1's total_b 210 + score_b 160 = "
+                           "370; if points held by a litige were added here, write litige in the made cell of the "
+                           "hand that held them (the whole game is rejected)")
+    # totals left empty on some rows: the next written totals are checked against the scores of all hands since
+    head = "game_id,hand_no,variant,team_a,team_b,dealer,taker,strain,made,score_a,score_b,total_a,total_b\n"
+    ok = head + "g,1,belote,R,B,A,A,S,yes,90,70,90,70\ng,2,,,,,B,H,yes,0,160,,\ng,3,,,,,A,D,yes,100,60,190,290\n"
+    games, rej = read_csv(ok)
+    assert rej == [] and games[0].game["recorded_final"] == [190, 290]
+    games, rej = read_csv(ok.replace("190,290", "190,300"))
+    assert games == [] and [(x.code, x.where.line, x.hand_no) for x in rej] == [("totals_mismatch", 4, 3)]
+    # 70 (hand 1) + 160 + 60 (hands 2..3) = 290, not 300
+    assert rej[0].reason.startswith("the running totals do not add up: total_b is 300 but hand 1's total_b 70 + "
+                                    "the score_b of hands 2..3 (220) = 290")
+
+
+def test_sheet_made_no_while_taker_scored_the_winning_points_is_rejected(tmp_path):
+    """Quirk 2: made=no while the taker's team scored the points imported with exit 0."""
+    d = copy_fixtures(tmp_path, ["club_sheet_contradictions.csv"])
+    lake = tmp_path / "lake"
+    ingest_paths([d], lake)
+    rej = {r["game_id"]: r for r in lakemod.read(lake, "rejects").to_pylist()}
+    r = rej["scoresheet:failed"]       # line 4: Ana (team A) took, made = no, score_a 160, score_b 0
+    assert (r["source_line"], r["hand_no"], r["reason_code"]) == (4, 1, "made_mismatch")
+    assert r["reason"] == ('made is "no" (failed) but the taker\'s team A (score_a 160) scored at least as much as '
+                           "team B (score_b 0): a failed contract gives the defenders the larger score (is made, the "
+                           "taker or a score written wrong?) (the whole game is rejected)")
+    r = rej["scoresheet:madeyes"]      # line 5: Ana (team A) took, made = yes, score_a 0, score_b 160
+    assert (r["source_line"], r["hand_no"], r["reason_code"]) == (5, 1, "made_mismatch")
+    assert r["reason"].startswith('made is "yes" (made) but the taker\'s team A (score_a 0) scored nothing against '
+                                  "team B (score_b 160)")
+    # a made contract whose defenders score more (their declarations) is allowed: house rules differ
+    head = "game_id,hand_no,variant,player1,player2,player3,player4,dealer,taker,strain,bid,made,score_a,score_b\n"
+    games, rej = read_csv(head + "g,1,coinche,Ana,Ben,Cat,Dan,Ana,Ben,H,80,yes,270,160\n")
+    assert rej == [] and len(games) == 1
+
+
+def test_sheet_litige_carry_over_passes_the_totals_check(tmp_path):
+    """The one difference the totals check allows: points held by a litige landing in one team's total later."""
+    d = copy_fixtures(tmp_path, ["club_sheet_contradictions.csv"])
+    lake = tmp_path / "lake"
+    ingest_paths([d], lake)
+    lit = hands_by_game(lake)["scoresheet:litige"]
+    # hand 1: litige 0-80 (Rouges' 80 held); hand 2: Bleus make 60-100 and take the 80: 80 + 100 + 80 = 260
+    assert [h["recorded_score"] for h in lit] == [[0, 80], [60, 100], [0, 160]]
+    assert [h["recorded_totals"] for h in lit] == [[0, 80], [60, 260], [60, 420]]
+    head = "game_id,hand_no,variant,team_a,team_b,dealer,taker,strain,made,score_a,score_b,total_a,total_b\n"
+    rows = "g,1,belote,R,B,A,A,H,litige,0,80,0,80\ng,2,,,,,B,S,yes,60,100,60,260\n"
+    # the same carry-over without the litige mark: rejected, with the hint
+    _, rej = read_csv(head + rows.replace("litige", "no"))
+    assert [(x.code, x.where.line) for x in rej] == [("totals_mismatch", 3)]
+    assert "total_b is 260 but hand 1's total_b 80 + score_b 100 = 180; if points held by a litige" in rej[0].reason
+    # both teams' totals growing beyond their scores is no carry-over (the pot goes to one team)
+    _, rej = read_csv(head + rows.replace("60,100,60,260", "60,100,70,260"))
+    assert [(x.code, x.where.line) for x in rej] == [("totals_mismatch", 3)]
+    # once given out, the pot is gone: a second surplus is rejected
+    _, rej = read_csv(head + rows + "g,3,,,,,A,C,no,0,160,60,500\n")
+    assert [(x.code, x.where.line) for x in rej] == [("totals_mismatch", 4)]
+
+
+def test_carg_starting_date_and_manual_rounds_are_checked():
+    """Quirks 1 and 2 for carg-json: starting_date becomes played_at; a manual round's contract_fulfilled is
+    checked with the app's manual rule (scoresheets.md §5) and flagged, since carg's rule is advisory."""
+    import json
+    from datetime import datetime, timezone
+    doc = json.loads((FIX / "carg_dump.json").read_text())
+    colls = doc["__collections__"]
+    # g-contree-1's last round is a manual one: contract 80, taker_score 90 -> made; say it failed
+    rounds = next(s for s in colls["contree-score-prod"].values() if s["game"] == "g-contree-1")["rounds"]
+    assert rounds[3]["is_manual_mode"] is True
+    rounds[3]["contract_fulfilled"] = False
+    recs = list(carg_json.read(iter(lines_of(json.dumps(doc, indent=1))), "dump.json"))
+    games = {r.game["game_id"]: r for r in recs if not hasattr(r, "reason")}
+    assert not [r for r in recs if hasattr(r, "reason")]
+    # g-demo-1 (scoresheets.md §6): "starting_date": "2024-03-02T20:15:00", local time taken as UTC as written
+    assert games["carg-coinche:g-demo-1"].game["played_at"] == datetime(2024, 3, 2, 20, 15, tzinfo=timezone.utc)
+    manual = games["carg-contree:g-contree-1"].hands[3]
+    assert manual["recorded_score"] == [90, 70]          # kept as recorded
+    assert manual["errors"] == ["contract_fulfilled is false but carg's own rule for a manual round (taker score >= "
+                                "contract 80; taker score 90) says made"]
+    # a starting_date that is not a date-time rejects the game
+    colls["coinche-game-prod"]["g-demo-1"]["starting_date"] = "mardi soir"
+    recs = list(carg_json.read(iter(lines_of(json.dumps(doc, indent=1))), "dump.json"))
+    bad = [r for r in recs if hasattr(r, "reason")]
+    assert [(r.code, r.game_id) for r in bad] == [("bad_value", "carg-coinche:g-demo-1")]
+    assert "starting_date 'mardi soir' is not a date-time" in bad[0].reason
+
+
+def test_rescore_summary_does_not_compare_totals_of_summary_games(tmp_path):
+    """Quirk 3: "recorded game totals matched 0/1" for a game whose hands cannot be rescored."""
+    from pipeline.rescore.engine import SUMMARY_REASON
+    d = copy_fixtures(tmp_path, ["club_sheet.csv"])
+    lake = tmp_path / "lake"
+    ingest_paths([d], lake)
+    s = rescore_lake(lake, rules.load("pagat-coinche"))
+    # 8 hands: t1's hand 3 passed out, the other 7 have no cards
+    assert s.status == {"passed_out": 1, "unscorable": 7}
+    assert s.unscorable == {SUMMARY_REASON: 7}
+    # t1 records totals [1430, 530]; its rescored totals leave 4 hands out, so they are not compared
+    assert (s.games_recorded, s.games_matched, s.games_partial) == (0, 0, 1)
+    line = str(s)
+    assert "recorded game totals matched" not in line
+    assert ", 1 game's recorded totals not compared (it has unscorable hands, which the rescored totals leave out)" \
+        in line
+    assert line.endswith("; unscorable: 7 summary hands carry no cards: nothing to rescore (summary hands keep their "
+                         "recorded scores, which the reports count)")
+    gs = {g["game_id"]: g for g in lakemod.read(lake, "game_scores").to_pylist()}
+    assert {g: (x["n_hands"], x["unscorable_hands"], x["totals"], x["winner"]) for g, x in gs.items()} == {
+        "club-mardi:2024-11-05-t1": (5, 4, [0, 0], None),
+        "club-mardi:2024-11-05-t2": (3, 3, [0, 0], None),
+    }
+
+
+@pytest.mark.parametrize("derived", [True, False], ids=["written", "on-the-fly"])
+def test_players_report_counts_summary_hands_from_recorded_scores(tmp_path, derived):
+    """Quirk 4: points_per_hand 0.0000 and won_of 0/0 for summary hands. Expected rows by hand from
+    club_sheet.csv. Game t1 (A = Ana + Cat, B = Ben + Dan): hand 1 Ben takes, 50-210; hand 2 Cat, 0-320; hand 3
+    passed, 0-0; hand 4 Ana, 250-0; hand 5 Dan, 1130-0; totals 1430-530, target 1000, so A won. Game t2 (team
+    sheet, A = Les Rouges): hand 1 A takes, 90-70; hand 2 B, 160-0; hand 3 B, 60-200; no totals, so no winner."""
+    d = copy_fixtures(tmp_path, ["club_sheet.csv"])
+    lake = tmp_path / "lake"
+    ingest_paths([d], lake)
+    rescore_lake(lake, rules.load("pagat-coinche"), derived=derived)
+    cols = ["hands", "taken", "points", "points_hands", "points_per_hand", "taker_points_per_hand",
+            "defender_points_per_hand", "won", "finished", "won_of", "made_of"]
+    got = {r["player"]: tuple(r[c] for c in cols)
+           for r in stats.run_report(lake, "players", "pagat-coinche").to_pylist()}
+    assert got == {
+        # Ana: 1430 / 5 = 286; took hand 4 (250); defended hands 1 and 5: (50 + 1130) / 2 = 590
+        "Ana": (5, 1, 1430, 5, 286.0, 250.0, 590.0, 1, 1, "1/1", "0/0"),
+        # Cat: took hand 2 (0); defended hands 1 and 5: 590
+        "Cat": (5, 1, 1430, 5, 286.0, 0.0, 590.0, 1, 1, "1/1", "0/0"),
+        # Ben: 530 / 5 = 106; took hand 1 (210); defended hands 2 and 4: (320 + 0) / 2 = 160
+        "Ben": (5, 1, 530, 5, 106.0, 210.0, 160.0, 0, 1, "0/1", "0/0"),
+        # Dan: took hand 5 (0); defended hands 2 and 4: 160
+        "Dan": (5, 1, 530, 5, 106.0, 0.0, 160.0, 0, 1, "0/1", "0/0"),
+        # Les Rouges: (90 + 160 + 60) / 3 = 103.33; took hand 1 (90); defended 2 and 3: (160 + 60) / 2 = 110
+        "Les Rouges": (3, 1, 310, 3, 103.33, 90.0, 110.0, 0, 0, "0/0", "0/0"),
+        # Les Bleus: (70 + 0 + 200) / 3 = 90; took hands 2 and 3: (0 + 200) / 2 = 100; defended hand 1: 70
+        "Les Bleus": (3, 2, 270, 3, 90.0, 100.0, 70.0, 0, 0, "0/0", "0/0"),
+    }
+    pairs = {(r["player_a"], r["player_b"]): (r["points"], r["points_per_hand"], r["won_of"])
+             for r in stats.run_report(lake, "partnerships", "pagat-coinche").to_pylist()}
+    assert pairs == {("Ana", "Cat"): (1430, 286.0, "1/1"), ("Ben", "Dan"): (530, 106.0, "0/1"),
+                     ("Les Rouges", "Les Rouges"): (310, 103.33, "0/0"), ("Les Bleus", "Les Bleus"): (270, 90.0, "0/0")}
+    h2h = {(r["pair_a"], r["pair_b"]): (r["games"], r["finished"], r["a_won"], r["b_won"])
+           for r in stats.run_report(lake, "head_to_head", "pagat-coinche").to_pylist()}
+    assert h2h == {("Ana & Cat", "Ben & Dan"): (1, 1, 1, 0),
+                   ("Les Bleus & Les Bleus", "Les Rouges & Les Rouges"): (1, 0, 0, 0)}
+
+
+def test_edited_sheet_replaces_its_game_instead_of_duplicate_game_id(tmp_path):
+    """Quirk 5: docs/scoresheet-csv.md said an edited sheet is rejected as duplicate_game_id; it is replaced."""
+    d = copy_fixtures(tmp_path, ["club_sheet.csv"])
+    lake = tmp_path / "lake"
+    ingest_paths([d], lake)
+    sheet = d / "club_sheet.csv"
+    # correct hand 1 of t2 (rows out of order: it is line 8): 90-70 becomes 100-60
+    text = sheet.read_text(encoding="utf-8")
+    old = "Les Bleus,A,coeur,,,yes,90,70,,,"
+    assert old in text
+    sheet.write_text(text.replace(old, "Les Bleus,A,coeur,,,yes,100,60,,,"), encoding="utf-8")
+    s = ingest_paths([d], lake)
+    assert sum(s.rejected.values()) == 0 and not lakemod.has_table(lake, "rejects")
+    t2 = hands_by_game(lake)["club-mardi:2024-11-05-t2"]
+    assert [h["recorded_score"] for h in t2] == [[100, 60], [160, 0], [60, 200]]
+    assert lakemod.read(lake, "games").num_rows == 2 and lakemod.read(lake, "hands").num_rows == 8
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "scoresheet-csv.md").read_text()
+    assert "**replaces** the one the sheet gave before" in doc

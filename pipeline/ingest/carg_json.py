@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from datetime import datetime, timezone
 from typing import Any
 
 import orjson
@@ -102,6 +103,31 @@ def expected_scores(r: dict[str, Any], variant: str, sum_mode: bool) -> tuple[in
     return _r10(bel(T)), _r10(d), False
 
 
+def manual_made(r: dict[str, Any], variant: str) -> bool:
+    """Made or failed as the app decides a manual-mode round (scoresheets.md §5): from the typed taker score
+    alone, taker_score > 81 in classic belote, taker_score >= contract in coinche/contrée (never for a
+    FAILED_GENERALE, as in the computed rule)."""
+    if variant == "belote":
+        return r["taker_score"] > 81
+    return (r.get("contract_type") or "NORMAL") != "FAILED_GENERALE" and r["taker_score"] >= r["contract"]
+
+
+def played_at(game: dict[str, Any]) -> datetime | None:
+    """``games.played_at`` from the game document's ``starting_date`` (``yyyy-MM-ddTHH:mm:ss``, the phone's local
+    time with no zone): taken as UTC as written, as the native format reads a time without an offset. None when
+    the field is absent or null. Raises RecordError(bad_value) when it is not such a date-time."""
+    v = game.get("starting_date")
+    if v is None:
+        return None
+    try:
+        t = datetime.fromisoformat(v) if isinstance(v, str) else None
+    except ValueError:
+        t = None
+    if t is None:
+        raise RecordError("bad_value", f"starting_date {v!r} is not a date-time (yyyy-MM-ddTHH:mm:ss)")
+    return (t.replace(tzinfo=timezone.utc) if t.tzinfo is None else t).astimezone(timezone.utc)
+
+
 def _hand(r: Any, i: int, variant: str, sum_mode: bool) -> dict[str, Any]:
     """The hand columns a round gives (no ids, seats or totals yet). Raises RecordError."""
     hn = i + 1
@@ -147,6 +173,11 @@ def _hand(r: Any, i: int, variant: str, sum_mode: bool) -> dict[str, Any]:
     manual = r.get("is_manual_mode") is True
     out.update(taker=taker, strain=strain, bid=bid, capot_bid=capot, coinche=level)
     if manual:       # the users typed the scores: trick points, last trick and belote are form defaults
+        made = manual_made({**r, "taker_score": ts, "contract_type": kind}, variant)
+        if isinstance(r.get("contract_fulfilled"), bool) and r["contract_fulfilled"] != made:
+            rule = "taker score > 81" if variant == "belote" else f"taker score >= contract {r.get('contract')}"
+            out["errors"] = [f"contract_fulfilled is {str(r['contract_fulfilled']).lower()} but carg's own rule for "
+                             f"a manual round ({rule}; taker score {ts}) says {'made' if made else 'failed'}"]
         return out
     tricks = [_int(r.get("us_trick_score"), "us_trick_score", hn), _int(r.get("them_trick_score"), "them_trick_score", hn)]
     last = _side(r.get("dix_de_der"), "dix_de_der", hn)
@@ -277,6 +308,7 @@ def _game(base: str, gid: str, game: dict, score: dict, teams: dict, people: dic
         if stored != totals:
             raise RecordError("totals_mismatch", f"score document totals {stored[0]}-{stored[1]} (US-THEM) differ "
                                                  f"from the sum of its rounds {totals[0]}-{totals[1]}")
+    started = played_at(game)
     ended = game.get("is_ended") is True
     winners = game.get("winners")
     g = finish_game({
@@ -286,6 +318,7 @@ def _game(base: str, gid: str, game: dict, score: dict, teams: dict, people: dic
         "recorded_final": list(totals) if ended else None,
         "recorded_winner": ({players.get("us"): 0, players.get("them"): 1}.get(winners)
                             if ended and isinstance(winners, str) else None),
+        "played_at": started,
     }, hands)
     return GameRecord(g, hands, Provenance(NAME, path, text.line_of(spos), text.offsets.get(text.line_of(spos))))
 

@@ -4,7 +4,12 @@ A sheet is what an organiser fills in a spreadsheet: game id, hand number, the f
 names), dealer, taker, contract, each team's score and optionally the running totals. Columns are found by
 name in the header row (comma, semicolon or tab separated); rows sharing a game id form one game, whatever
 their order in the file, and must be numbered 1..n. Every hand lands at completeness ``summary``: the
-recorded scores are kept, rescoring has nothing to replay.
+recorded scores are kept, rescoring has nothing to replay. The game's ``date`` becomes ``games.played_at``; its
+final totals and target give ``games.recorded_winner``.
+
+Checks beyond reading each cell: the ``made`` cell against the hand's scores (:func:`_check_made`) and the
+running totals against the scores (:func:`_check_totals`). The sheet contradicting itself is a reject naming
+both fields and their values: which of them is wrong cannot be known, and nothing is corrected.
 
 Errors: a row that cannot be read is a Reject with its line and the reason, and its game is not imported
 (the unit imported or rejected is a whole game, as for every reader); the other games import. Unknown
@@ -17,7 +22,7 @@ import csv
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 
 from pipeline.ingest.records import (first_missing, GameRecord, Line, Provenance, RecordError, Reject, bad_encoding, finish_game,
@@ -55,6 +60,8 @@ _COINCHE = {"": 0, "0": 0, "1": 1, "2": 2, "no": 0, "non": 0, "coinche": 1, "con
             "surcoinche": 2, "surcontre": 2, "redouble": 2}
 _YES = {"1", "y", "yes", "true", "o", "oui", "made", "fait", "faite", "réussi", "reussi"}
 _NO = {"0", "n", "no", "false", "non", "failed", "chute", "chuté", "chutée", "dedans"}
+_LITIGE = {"litige", "en litige", "tie"}
+MADE, FAILED, LITIGE = "made", "failed", "litige"     # what a ``made`` cell says
 
 
 def _norm_header(cell: str) -> str:
@@ -129,27 +136,42 @@ def _int(text: str, what: str) -> int:
     return int(t)
 
 
-def _yes_no(text: str, what: str) -> bool | None:
+def _made(text: str) -> str | None:
+    """What a ``made`` cell says: :data:`MADE`, :data:`FAILED`, :data:`LITIGE` (a tie whose taker's points are
+    held for a later hand), or None when empty. Raises RecordError(bad_value) otherwise."""
     t = _norm(text)
     if not t:
         return None
     if t in _YES:
-        return True
+        return MADE
     if t in _NO:
-        return False
-    raise RecordError("bad_value", f'{what} "{text}" is not yes or no')
+        return FAILED
+    if t in _LITIGE:
+        return LITIGE
+    raise RecordError("bad_value", f'made "{text}" is not yes or no (or litige: a tie whose points are carried '
+                                   "over)")
 
 
-def _date(text: str) -> None:
-    t = text.strip()
-    for fmt in ("%Y-%m-%d", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S",
-                "%d/%m/%Y"):
-        try:
-            datetime.strptime(t, fmt)
-            return
-        except ValueError:
-            pass
-    raise RecordError("bad_value", f'date "{text}" is not a date (write YYYY-MM-DD, optionally with HH:MM)')
+def _date(text: str) -> datetime:
+    """``games.played_at`` from a ``date`` cell: ISO 8601 (``2024-11-05``, ``2024-11-05 20:15``,
+    ``2024-11-05T20:15:00Z``, ``...+01:00``) or ``DD/MM/YYYY`` with an optional ``HH:MM[:SS]``. A bare date is
+    midnight; a time without an offset is taken as UTC as written (a sheet does not say its time zone; the native
+    format's ``played_at`` reads it the same way). Returns an aware UTC datetime. Raises RecordError(bad_value)."""
+    t = " ".join(text.split())
+    when: datetime | None = None
+    try:
+        when = datetime.fromisoformat(t)
+    except ValueError:
+        for fmt in ("%d/%m/%Y", "%d/%m/%Y %H:%M", "%d/%m/%Y %H:%M:%S"):
+            try:
+                when = datetime.strptime(t, fmt)
+                break
+            except ValueError:
+                pass
+    if when is None:
+        raise RecordError("bad_value", f'date "{text}" is not a date (write YYYY-MM-DD or DD/MM/YYYY, optionally '
+                                       "with HH:MM)")
+    return (when.replace(tzinfo=timezone.utc) if when.tzinfo is None else when).astimezone(timezone.utc)
 
 
 class _Seating:
@@ -251,13 +273,37 @@ def _contract(r: _Row, variant: str, seating: _Seating) -> dict[str, Any]:
     return {"taker": taker, "strain": strain, "bid": bid, "capot_bid": capot, "coinche": coinche}
 
 
+def _check_made(made: str | None, made_cell: str, taker: int | None, score: list[int]) -> None:
+    """A ``made`` cell against the hand's two scores (game points, ``[A, B]``). Whatever the house rules, a failed
+    contract gives the defenders the larger score (the 162, and in coinche the bid, go to them; the taker's team
+    keeps at most its belote), and a made one scores points for the taker's team (at least its bid or its card
+    points). A cell saying otherwise contradicts the scores: one of them, or the taker, was written wrong. Raises
+    RecordError(made_mismatch).
+    ``litige`` and an empty cell are not checked (a litige hand's points are checked with the totals)."""
+    if made is None or made == LITIGE or taker is None:
+        return
+    t = taker % 2
+    cols = ("score_a", "score_b")
+    mine = f"the taker's team {'AB'[t]} ({cols[t]} {score[t]})"
+    theirs = f"team {'AB'[1 - t]} ({cols[1 - t]} {score[1 - t]})"
+    if made == FAILED and score[t] >= score[1 - t]:
+        raise RecordError("made_mismatch", f'made is "{made_cell.strip()}" (failed) but {mine} scored at least as '
+                                           f"much as {theirs}: a failed contract gives the defenders the larger "
+                                           "score (is made, the taker or a score written wrong?)")
+    if made == MADE and score[t] <= 0:
+        raise RecordError("made_mismatch", f'made is "{made_cell.strip()}" (made) but {mine} scored nothing '
+                                           f"against {theirs}: a made contract scores points for the taker's team "
+                                           "(is made, the taker or a score written wrong?)")
+
+
 def _hand_fields(r: _Row, variant: str, seating: _Seating) -> dict[str, Any]:
-    """What one row says about its hand (dealer seat or None when left empty). Raises RecordError."""
+    """What one row says about its hand: the ``hands`` columns it fills (dealer seat or None when left empty),
+    plus ``_made`` (what its ``made`` cell says, :func:`_made`; not a lake column). Raises RecordError."""
     c = r.cells
     d = c.get("dealer", "")
     dealer = seating.seat(d, "dealer") if d.strip() else None
     contract = _contract(r, variant, seating)
-    made = _yes_no(c.get("made", ""), "made")
+    made = _made(c.get("made", ""))
     if contract["taker"] is None and made is not None:
         raise RecordError("no_taker", "made is given but taker is empty")
     score = []
@@ -266,12 +312,59 @@ def _hand_fields(r: _Row, variant: str, seating: _Seating) -> dict[str, Any]:
         if not v.strip():
             raise RecordError("bad_value", f"team {team} score ({col}) is empty (write 0 for no points)")
         score.append(_int(v, f"team {team} score ({col})"))
+    _check_made(made, c.get("made", ""), contract["taker"], score)
     totals = [c.get("total_a", "").strip(), c.get("total_b", "").strip()]
     if any(totals) and not all(totals):
         raise RecordError("bad_value", "give both total_a and total_b, or neither")
     rec_totals = ([_int(totals[0], "team A total (total_a)"), _int(totals[1], "team B total (total_b)")]
                   if all(totals) else None)
-    return {"dealer": dealer, **contract, "recorded_score": score, "recorded_totals": rec_totals}
+    return {"dealer": dealer, **contract, "recorded_score": score, "recorded_totals": rec_totals, "_made": made}
+
+
+def _check_totals(rows: list[_Row], hands: list[dict[str, Any]], made: list[str | None]) -> None:
+    """The running totals against the hand scores, in hand order: each written ``total_a``/``total_b`` must be
+    the last written totals (0-0 before hand 1) plus the scores of the hands since. The one allowed difference is
+    a litige carry-over: after a hand whose ``made`` says ``litige``, a later hand may add more than its score to
+    ONE team's total (the held points; their amount is not on the sheet, so it is not checked), once per litige
+    run. Raises _RowError(totals_mismatch) at the first row whose totals do not add up (the later totals would
+    be checked against a wrong base)."""
+    last: list[int] = [0, 0]
+    last_hand = 0
+    since = [0, 0]
+    held = False        # a litige hand since the last carry-over: its points may land in one total later
+    for r, h, m in zip(rows, hands, made):
+        since = [since[0] + h["recorded_score"][0], since[1] + h["recorded_score"][1]]
+        if m == LITIGE:
+            held = True
+        tot = h["recorded_totals"]
+        if tot is None:
+            continue
+        want = [last[0] + since[0], last[1] + since[1]]
+        extra = [tot[0] - want[0], tot[1] - want[1]]
+        if extra != [0, 0]:
+            carried = held and sorted(extra) == [0, max(extra)] and max(extra) > 0
+            if not carried:
+                bad = 0 if extra[0] else 1
+                col, sc = ("total_a", "score_a") if bad == 0 else ("total_b", "score_b")
+                base = (f"hand {last_hand}'s {col} {last[bad]}" if last_hand else "0 before hand 1")
+                hands_since = h["hand_no"] - last_hand
+                added = (f"{sc} {h['recorded_score'][bad]}" if hands_since == 1 else
+                         f"the {sc} of hands {last_hand + 1}..{h['hand_no']} ({since[bad]})")
+                hint = ("" if held else "; if points held by a litige were added here, write litige in the made "
+                        "cell of the hand that held them")
+                raise _RowError(r, RecordError("totals_mismatch", f"the running totals do not add up: {col} is "
+                                               f"{tot[bad]} but {base} + {added} = {want[bad]}{hint}"))
+            held = False
+        last, last_hand, since = list(tot), h["hand_no"], [0, 0]
+
+
+def _recorded_winner(final: list[int] | None, target: int | None) -> int | None:
+    """The team (0 = A, 1 = B) the sheet's final totals make the winner: the higher total, at or past the
+    target. None without a target or final totals, when nobody reached the target (a game stopped early) or
+    when the totals are equal."""
+    if final is None or target is None or final[0] == final[1] or max(final) < target:
+        return None
+    return 0 if final[0] > final[1] else 1
 
 
 def _reject(r: _Row, e: RecordError, path: str, gid: str) -> Reject:
@@ -280,7 +373,7 @@ def _reject(r: _Row, e: RecordError, path: str, gid: str) -> Reject:
 
 
 def _game_settings(game: _Game) -> dict[str, Any]:
-    """The game-level values (source, variant, ruleset, target, seating). Raises _RowError."""
+    """The game-level values (source, variant, ruleset, target, seating, played_at). Raises _RowError."""
     first = min(game.rows, key=lambda r: r.line)
     gv = _game_values(game)
 
@@ -301,8 +394,7 @@ def _game_settings(game: _Game) -> dict[str, Any]:
             raise fail(f'ruleset "{ruleset}" is not a shipped ruleset ({", ".join(shipped_names())})')
     try:
         target = _int(gv["target"], "target") if "target" in gv else None
-        if "date" in gv:
-            _date(gv["date"])
+        played_at = _date(gv["date"]) if "date" in gv else None
     except RecordError as e:
         raise _RowError(first, e) from None
     players = [gv.get(c, "") for c in PLAYER_COLS]
@@ -323,7 +415,7 @@ def _game_settings(game: _Game) -> dict[str, Any]:
     else:
         raise fail("no players: fill player1..player4 (or team_a and team_b)", "no_players")
     return {"source": src, "variant": variant, "ruleset": ruleset, "target": target, "seating": seating,
-            "first": first}
+            "first": first, "played_at": played_at}
 
 
 def _build(game: _Game, path: str) -> GameRecord | list[Reject]:
@@ -360,9 +452,11 @@ def _build(game: _Game, path: str) -> GameRecord | list[Reject]:
         rejects.sort(key=lambda x: x.where.line or 0)
         return rejects
     hands: list[dict[str, Any]] = []
+    made: list[str | None] = []
     dealer: int | None = None
     for r in rows:
         f = dict(fields[r.line])
+        made.append(f.pop("_made"))
         try:
             if f["dealer"] is None:
                 if dealer is None:
@@ -378,10 +472,16 @@ def _build(game: _Game, path: str) -> GameRecord | list[Reject]:
         except RecordError as e:
             return [_reject(r, e, path, gid)]
         hands.append(row)
+    try:
+        _check_totals(rows, hands, made)
+    except _RowError as e:
+        return [_reject(e.row, e.err, path, gid)]
+    final = hands[-1]["recorded_totals"]
     g = finish_game({
         "game_id": gid, "source": st["source"], "source_format": NAME, "source_file": path,
         "source_game_id": game.gid, "variant": st["variant"], "ruleset_hint": st["ruleset"], "n_players": 4,
-        "players": list(st["seating"].players), "target": st["target"], "recorded_final": hands[-1]["recorded_totals"],
+        "players": list(st["seating"].players), "target": st["target"], "recorded_final": final,
+        "recorded_winner": _recorded_winner(final, st["target"]), "played_at": st["played_at"],
     }, hands)
     first = st["first"]
     return GameRecord(g, hands, Provenance(NAME, path, first.line, first.offset))

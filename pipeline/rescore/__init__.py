@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipeline import lake as lakemod
-from pipeline.rescore.engine import score_batch
+from pipeline.rescore.engine import SUMMARY_REASON, score_batch
 from pipeline.rescore.game import game_pass
 from pipeline.rescore.sorted_games import game_results
 from pipeline.rules import Ruleset
@@ -38,6 +38,8 @@ class RescoreSummary:
     matches: int = 0
     games_recorded: int = 0
     games_matched: int = 0
+    games_partial: int = 0   # games with recorded totals not compared: some hands unscorable (totals partial)
+    unscorable: Counter = field(default_factory=Counter)    # scores.reason of the unscorable hands -> hands
     by_source: dict = field(default_factory=dict)   # source -> [recorded, matched]
     other_rules: int = 0    # recorded scores not compared: their game's source plays another ruleset
     unknown_hints: list = field(default_factory=list)   # ruleset_hint values naming no shipped ruleset
@@ -53,13 +55,26 @@ class RescoreSummary:
             rec += " (" + ", ".join(f"{k} {m}/{r}" for k, (r, m) in sorted(self.by_source.items()) if r) + ")"
         if self.games_recorded:
             rec += f", recorded game totals matched {self.games_matched}/{self.games_recorded}"
+        if self.games_partial:
+            n = self.games_partial
+            whose, they = ("games'", "they have") if n > 1 else ("game's", "it has")
+            rec += (f", {n} {whose} recorded totals not compared ({they} unscorable hands, which the rescored "
+                    "totals leave out)")
         if self.other_rules:
             rec += f", {self.other_rules} recorded scores of games played under another ruleset not compared"
         if self.unknown_hints:
             rec += (f" (games name rulesets that are not shipped: {', '.join(self.unknown_hints[:5])}"
                     f"{' ...' if len(self.unknown_hints) > 5 else ''}; rescore under that name to compare them)")
+        why = ""
+        if self.unscorable:     # what could not be rescored, and why (the commonest reasons)
+            top = self.unscorable.most_common(3)
+            why = "; unscorable: " + ", ".join(f"{n} {reason}" for reason, n in top)
+            if len(self.unscorable) > 3:
+                why += f", {sum(self.unscorable.values()) - sum(n for _, n in top)} for other reasons"
+            if SUMMARY_REASON in self.unscorable:
+                why += " (summary hands keep their recorded scores, which the reports count)"
         return (f"rescore [{self.ruleset}]: {self.hands} hands ({st}), {self.games} games, {self.illegal} with an "
-                f"illegal play{rec}, {self.seconds:.2f} s, {rate:,.0f} hands/s")
+                f"illegal play{rec}, {self.seconds:.2f} s, {rate:,.0f} hands/s{why}")
 
 
 ENGINES = ("local", "ray")
@@ -108,9 +123,13 @@ def rescore_lake(lake, rules: Ruleset, batch_size: int = 262_144, engine: str = 
 
 
 def count_scores(summary: RescoreSummary, s: pa.Table | pa.RecordBatch) -> None:
-    """Add one batch of ``scores`` rows to the summary's counts (hands, status, illegal, recorded matched)."""
+    """Add one batch of ``scores`` rows to the summary's counts (hands, status, unscorable reasons, illegal,
+    recorded matched)."""
     summary.hands += s.num_rows
     summary.status.update(dict(zip(*[c.to_pylist() for c in pc.value_counts(s.column("status")).flatten()])))
+    if summary.status.get("unscorable"):
+        why = s.column("reason").filter(pc.equal(s.column("status"), "unscorable"))
+        summary.unscorable.update(dict(zip(*[c.to_pylist() for c in pc.value_counts(why).flatten()])))
     summary.illegal += int(pc.sum(pc.invert(pc.fill_null(s.column("legal"), True))).as_py() or 0)
     mr = s.column("matches_recorded")
     summary.recorded += s.num_rows - mr.null_count
@@ -184,9 +203,12 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
 
     def count_games(g: pa.Table, final: pa.ChunkedArray | pa.Array) -> None:
         summary.games += g.num_rows
-        for gid, totals, rec in zip(g.column("game_id").to_pylist(), g.column("totals").to_pylist(),
-                                    final.to_pylist()):
+        for gid, totals, rec, unscorable in zip(g.column("game_id").to_pylist(), g.column("totals").to_pylist(),
+                                                final.to_pylist(), g.column("unscorable_hands").to_pylist()):
             if rec and gid not in foreign_set:
+                if unscorable:      # totals of the scorable hands only: not the game's, so not compared
+                    summary.games_partial += 1
+                    continue
                 summary.games_recorded += 1
                 summary.games_matched += totals == rec
 

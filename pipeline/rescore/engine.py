@@ -56,6 +56,9 @@ class _Prepared:
 _CACHE: dict[int, _Prepared] = {}
 
 
+#: scores.reason of a summary-level hand (points only, as on a score sheet): no cards, so nothing to rescore
+SUMMARY_REASON = "summary hands carry no cards: nothing to rescore"
+
 def _prepared(rules: Ruleset) -> _Prepared:
     key = id(rules)
     if key not in _CACHE:
@@ -207,7 +210,7 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
     free = lambda: (reasons.code == 0) & ~passed  # noqa: E731
     reasons.set((n_pl != n_players), f"ruleset {R.name} is for {n_players} players")
     reasons.set(free() & deal_only, "deal level: the cards dealt only, no contract or play recorded")
-    reasons.set(free() & ~is_full & ~is_tt, "summary hands carry no cards: nothing to rescore")
+    reasons.set(free() & ~is_full & ~is_tt, SUMMARY_REASON)
     reasons.set(free() & is_full & (plays_len != n_players * n_tricks), f"play record is not {n_players * n_tricks} cards")
     reasons.set(free() & is_full & (hands_len != n_players), "initial hands missing")
     reasons.set(free() & is_tt & ((tt_len != n_players) | ~lts_ok), "tricks taken or last trick missing")

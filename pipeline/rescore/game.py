@@ -13,7 +13,8 @@ Rules (ruleset ``[game]`` and ``[contract]``):
 * the game ends after the first hand that leaves a total at or above ``game.target`` with the highest total
   held by one team alone (both over: the higher wins; equal: play on, rules.md R36); with
   ``game.no_exit_on_capot`` a capot/valat hand never ends it (Bulgarian, BG-HIT).
-Unscorable hands count 0-0 and do not decide litige.
+Unscorable hands count 0-0 and do not decide litige; ``unscorable_hands`` says how many a game has (its totals
+and winner are then those of its other hands only).
 
 Teams: 2 with 2 or 4 players, 3 with 3 players (each plays for himself; totals and the winner are per player).
 With 3 players a failed hand's winner (for a held litige) is the opponent scoring strictly more on it.
@@ -123,6 +124,7 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
         return pa.ListArray.from_arrays(offsets, pa.array(a.reshape(-1), type=pa.int32()),
                                         mask=None if mask is None else pa.array(~mask))
 
+    unscorable = np.bincount(game_of, weights=~ok, minlength=G).astype(np.int32)
     src = t.column("source").to_numpy(zero_copy_only=False)[starts]
     out = pa.table({
         "ruleset": pa.array([rules.name] * G, type=pa.string()),
@@ -134,5 +136,6 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
         "ended_at_hand": pa.array(ended_at.astype(np.int32), mask=~ended),
         "winner": pa.array(winner.astype(np.int8), mask=~ended),
         "unresolved_held": pa.array(pot.astype(np.int32)),
+        "unscorable_hands": pa.array(unscorable),
     })
     return schema.conform("game_scores", out)
