@@ -64,3 +64,15 @@ def test_extends_cycle(tmp_path):
 def test_unknown_name_lists_shipped():
     with pytest.raises(RulesetError, match="shipped rulesets: .*belote-classic"):
         rules.load("belote-clasic")
+
+
+@pytest.mark.parametrize("ruleset, expected", [("belote-classic", [[0, 0]]), ("belote-classic-501", [[0, 0]]),
+                                               ("ffb-classic-announcements", [[0, 0]]),
+                                               ("ffb-coinche-2015", [[20, 0]])])
+def test_capoted_team_declarations_per_ruleset(ruleset, expected):
+    # team 1 holds a tierce (20) and team 0 takes every trick: rules.md R24, PAGAT-B (classic): a side that
+    # took no trick counts none of its declarations; FFB-Co15: they change hands to the capot team
+    import numpy as np
+    from pipeline.rescore.declarations import transfer_on_capot
+    got = transfer_on_capot(np.array([[0, 20]], dtype=np.int32), np.array([0]), rules.load(ruleset))
+    assert got.tolist() == expected
