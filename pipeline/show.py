@@ -331,6 +331,34 @@ def game_hands(lake, game: str, hand_no: int | None = None) -> list[dict[str, An
     return rows
 
 
+def unfinished_reason(totals: list[int], target: int, last: dict[str, Any] | None,
+                      rules: Ruleset) -> tuple[str, str]:
+    """Why a game that no hand ended is not finished, and the ruleset parameter behind it.
+
+    ``totals``: final totals per team (game points); ``target``: the game target (game points); ``last``: the
+    ``scores`` row of the game's last hand (None when it has none). Returns (text, 'section.key')."""
+    high = max(totals)
+    if high < target:
+        return f"not finished: no team reached {target}", "game.target"
+    tied = [t for t, x in enumerate(totals) if x == high]
+    if len(tied) > 1:
+        names = " and ".join(f"team {t}" for t in tied)
+        if rules["game.end_tie"] == "latest_deal_winner":
+            return (f"not finished: {names} reached {target} with equal totals ({high}) and none of them won the "
+                    "latest deal: play on", "game.end_tie")
+        return f"not finished: {names} reached {target} with equal totals ({high}): play on", "game.end_tie"
+    lead = tied[0]
+    if last is not None and rules["game.no_exit_on_capot"] and last.get("capot_team") is not None:
+        return (f"not finished: team {lead} reached {high} on hand {last['hand_no']}, a capot, which cannot end "
+                "the game: play on", "game.no_exit_on_capot")
+    if last is not None and rules["game.no_win_on_belote_alone"]:
+        how = "was capot" if last.get("capot_team") not in (None, lead) else "failed its contract"
+        return (f"not finished: team {lead} reached {high} on hand {last['hand_no']}, where it {how}: it cannot "
+                f"win on the {last['hand_score'][lead]} points it kept (its belote) alone: play on",
+                "game.no_win_on_belote_alone")
+    return f"not finished: team {lead} leads with {high}", "game.target"
+
+
 def game_summary(hands: list[dict[str, Any]], rules: Ruleset) -> dict[str, Any]:
     """Running totals of a game under ``rules``: per hand the score, litige points held or received, and the
     totals after it (the game pass of :mod:`pipeline.rescore.game`, hand by hand), then the result."""
@@ -347,8 +375,14 @@ def game_summary(hands: list[dict[str, Any]], rules: Ruleset) -> dict[str, Any]:
                            + (f" (pending {g['unresolved_held']})" if g["unresolved_held"] else ""),
                            "game.litige_to", hands[k - 1].get("recorded_totals")))
     (g,) = game_pass(scores, rules).to_pylist()
-    result = (f"team {g['winner']} wins at hand {g['ended_at_hand']} with {g['totals_at_end']}"
-              if g["winner"] is not None else f"not finished: no team reached {rules['game.target']}")
-    lines.append(_line("result", result, "game.target"))
+    if g["winner"] is not None:
+        result, param = f"team {g['winner']} wins at hand {g['ended_at_hand']} with {g['totals_at_end']}", "game.target"
+        if g["totals_at_end"].count(max(g["totals_at_end"])) > 1:
+            result += " (equal totals: the winners of that deal win)"
+            param = "game.end_tie"
+    else:
+        last = scores.slice(scores.num_rows - 1, 1).to_pylist()[0] if scores.num_rows else None
+        result, param = unfinished_reason(g["totals"], int(rules["game.target"]), last, rules)
+    lines.append(_line("result", result, param))
     return {"ruleset": rules.name, "game_id": hands[0]["game_id"], "hand_no": "all",
             "sections": [{"title": "Game", "lines": lines}], "totals": g["totals"], "winner": g["winner"]}

@@ -114,3 +114,15 @@ def test_every_cited_source_is_listed():
     assert not missing, f"add these to {SOURCES_DOC}: {missing}"
     # the check can fail: a key no page lists is found
     assert ruleset_keys("", ["XYZ-Q9 §1 (D)"]) - listed == {"XYZ-Q9"}
+
+
+@pytest.mark.parametrize("ruleset, expected", [("belote-classic", [[0, 0]]), ("belote-classic-501", [[0, 0]]),
+                                               ("ffb-classic-announcements", [[0, 0]]),
+                                               ("ffb-coinche-2015", [[20, 0]])])
+def test_capoted_team_declarations_per_ruleset(ruleset, expected):
+    # team 1 holds a tierce (20) and team 0 takes every trick: rules.md R24, PAGAT-B (classic): a side that
+    # took no trick counts none of its declarations; FFB-Co15: they change hands to the capot team
+    import numpy as np
+    from pipeline.rescore.declarations import transfer_on_capot
+    got = transfer_on_capot(np.array([[0, 20]], dtype=np.int32), np.array([0]), rules.load(ruleset))
+    assert got.tolist() == expected

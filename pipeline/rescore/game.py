@@ -8,11 +8,16 @@ Rules (ruleset ``[game]`` and ``[contract]``):
 * each hand's ``hand_score`` is added to the totals;
 * litige (rules.md R29): with ``game.litige_to = "next_hand_winner"`` the held points go to the team that
   wins the next hand that has a winner (made contract -> taker's team, failed -> defence); with
-  "higher_hand_score" (Belot_Scorer) to the team scoring strictly more on the next hand that does not hang;
-  consecutive litiges accumulate; passed-out hands carry the pot on;
+  "next_made_contract" (FFB-B16 §10.1.3) to the team that makes the next contract (a failed contract leaves
+  them held); with "higher_hand_score" (Belot_Scorer) to the team scoring strictly more on the next hand that
+  does not hang; consecutive litiges accumulate; passed-out hands carry the pot on;
 * the game ends after the first hand that leaves a total at or above ``game.target`` with the highest total
-  held by one team alone (both over: the higher wins; equal: play on, rules.md R36); with
-  ``game.no_exit_on_capot`` a capot/valat hand never ends it (Bulgarian, BG-HIT).
+  held by one team alone (both over: the higher wins). The highest total shared (rules.md R36): with
+  ``game.end_tie = "play_on"`` the game goes on; with "latest_deal_winner" (pagat coinche) the team that won
+  that hand (made -> takers, failed -> defence) wins when it is one of the tied teams, else play goes on;
+* ``game.no_win_on_belote_alone`` (FFB-Co15 §10.3): the leading team cannot win at a hand where its contract
+  failed or it took no trick, unless it would also have won without what it scored on that hand (its belote);
+* with ``game.no_exit_on_capot`` a capot/valat hand never ends it (Bulgarian, BG-HIT).
 Unscorable hands count 0-0 and do not decide litige; ``unscorable_hands`` says how many a game has (its totals
 and winner are then those of its other hands only).
 
@@ -28,6 +33,13 @@ import pyarrow.compute as pc
 
 from pipeline import schema
 from pipeline.rules import Ruleset
+
+
+def _leader(totals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per game (row of ``totals``, int64 (G, K) game points) the team with the highest total (int64 (G,)) and
+    whether it holds it alone (bool (G,))."""
+    high = totals.max(axis=1)
+    return np.argmax(totals, axis=1), (totals == high[:, None]).sum(axis=1) == 1
 
 
 def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None = None) -> pa.Table:
@@ -63,12 +75,26 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
     # the team scoring strictly more than every other on a hand (-1 when the best score is shared)
     best = hs.max(axis=1, keepdims=True)
     top = np.where((hs == best).sum(axis=1) == 1, np.argmax(hs, axis=1), -1)
-    if rules["game.litige_to"] == "higher_hand_score":   # the team scoring more on the next hand (Belot_Scorer)
+    # the team that won each deal: made -> the taker's team, failed -> the defence (with 3 players the opponent
+    # scoring strictly more on it); -1 when nobody did (passed out, litige, unscorable, 3-player tie)
+    if K == 2:
+        deal_winner = np.where(decided, np.where(made, taker, 1 - taker), -1)
+    else:
+        deal_winner = np.where(decided, np.where(made, taker, np.where(top != taker, top, -1)), -1)
+    litige_to = rules["game.litige_to"]
+    if litige_to == "higher_hand_score":   # the team scoring more on the next hand (Belot_Scorer)
         winner_hand = np.where(ok & ~lit_col, top, -1)
-    elif K == 2:
-        winner_hand = np.where(decided, np.where(made, taker, 1 - taker), -1)
-    else:   # failed with 3 players: the opponent scoring more on the hand
-        winner_hand = np.where(decided, np.where(made, taker, np.where(top != taker, top, -1)), -1)
+    elif litige_to == "next_made_contract":   # FFB-B16 §10.1.3: the team that makes the next contract
+        winner_hand = np.where(decided & made, taker, -1)
+    else:   # "next_hand_winner"
+        winner_hand = deal_winner
+    # teams whose whole hand score is what they keep without winning the deal (their belote): the takers of a
+    # failed contract and a team that took no trick (capot against it); game.no_win_on_belote_alone
+    team_ids = np.arange(K)[None, :]
+    belote_only = (decided & ~made)[:, None] & (taker[:, None] == team_ids)
+    if "capot_team" in t.column_names:
+        cap = pc.fill_null(t.column("capot_team"), -1).to_numpy(zero_copy_only=False).astype(np.int64)
+        belote_only |= (cap >= 0)[:, None] & (cap[:, None] != team_ids)
     held = t.column("held_points").to_numpy(zero_copy_only=False).astype(np.int64)
     lit = t.column("litige").to_numpy(zero_copy_only=False)
 
@@ -80,6 +106,10 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
     M_no = np.zeros((G, H), dtype=np.int64)
     M_capot = np.zeros((G, H), dtype=bool)
     M_carry = np.zeros((G, H), dtype=np.int64)
+    M_dwin = np.full((G, H), -1, dtype=np.int64)
+    M_bonly = np.zeros((G, H, K), dtype=bool)
+    M_dwin[game_of, pos] = deal_winner
+    M_bonly[game_of, pos] = belote_only
     if "carried_in" in t.column_names:
         M_carry[game_of, pos] = pc.fill_null(t.column("carried_in"), 0).to_numpy(zero_copy_only=False)
     if "capot_team" in t.column_names:
@@ -99,7 +129,10 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
     ended = np.zeros(G, dtype=bool)
     ended_at = np.zeros(G, dtype=np.int64)
     at_end = np.zeros((G, K), dtype=np.int64)
+    winner = np.zeros(G, dtype=np.int64)
     rows = np.arange(G)
+    end_tie = rules["game.end_tie"]
+    no_belote_win = bool(rules["game.no_win_on_belote_alone"])
     for h in range(H):
         v = M_valid[:, h]
         pot = pot + np.where(v, M_carry[:, h], 0)
@@ -109,15 +142,29 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
         totals[rows[give], w[give]] += pot[give]
         pot = np.where(give, 0, pot)
         pot = pot + np.where(v & M_lit[:, h], M_held[:, h], 0)
-        high = totals.max(axis=1)
-        alone = (totals[:, 0] != totals[:, 1]) if K == 2 else ((totals == high[:, None]).sum(axis=1) == 1)
+        lead, alone = _leader(totals)
+        high = totals[rows, lead]
         done = v & ~ended & (high >= target) & alone
+        if no_belote_win:   # FFB-Co15 §10.3: failed or capot, a team cannot win on its belote points alone
+            own = M_score[rows, h, lead]
+            without = totals.copy()
+            without[rows, lead] -= own
+            lead2, alone2 = _leader(without)
+            still = (lead2 == lead) & alone2 & (without[rows, lead] >= target)
+            done &= ~(M_bonly[rows, h, lead] & (own > 0) & ~still)
+        champ = lead
+        if end_tie == "latest_deal_winner":   # pagat coinche: equal totals over the target -> this deal's winners
+            dw = M_dwin[:, h]
+            tied_win = v & ~ended & (high >= target) & ~alone & (dw >= 0)
+            tied_win &= totals[rows, np.maximum(dw, 0)] == high
+            done |= tied_win
+            champ = np.where(tied_win, dw, lead)
         if rules["game.no_exit_on_capot"]:   # "С капо не се излиза": a valat hand never ends the game
             done &= ~M_capot[:, h]
         ended_at = np.where(done, M_no[:, h], ended_at)
         at_end = np.where(done[:, None], totals, at_end)
+        winner = np.where(done, champ, winner)
         ended |= done
-    winner = np.argmax(at_end, axis=1)
 
     def lists(a, mask=None):
         offsets = pa.array(np.arange(0, K * len(a) + 1, K, dtype=np.int32))

@@ -43,7 +43,8 @@ CHOICES: dict[str, tuple] = {
     "double.scope": ("bid", "whole", "flat", "own"),
     "belote.all_trump": ("per_suit", "per_suit_led", "none"),
     "rounding.mode": ("none", "nearest10_5up", "nearest10_6up", "bg_2001", "bg_modern"),
-    "game.litige_to": ("next_hand_winner", "higher_hand_score"),
+    "game.litige_to": ("next_hand_winner", "next_made_contract", "higher_hand_score"),
+    "game.end_tie": ("play_on", "latest_deal_winner"),
 }
 # Lower bounds of whole-number parameters (default 0: no negative points).
 MINIMUM: dict[str, int] = {"game.target": 1, "double.coinche": 1, "double.surcoinche": 1, "belote.value": 0}
