@@ -83,9 +83,10 @@ def ingest(
     lists them); a changed file read again clears the rejects its new version no longer raises. A file imported
     from a folder given again and gone from it since is named; with --prune its hands and rejects leave the
     lake. A hand that leaves because its file no longer holds it is taken over by another imported file that
-    still does. Exit status 1
-    when any record was rejected, or when an unchanged file skipped still has rejects from an earlier run;
-    2 on a usage or I/O error.
+    still does. A file no reader recognises is listed and skipped (--format forces a reader). Exit status 1
+    when any record was rejected, when an unchanged file skipped still has rejects from an earlier run, or when
+    a file named on the command line is not recognised (one met inside a folder is only listed); 2 on a usage
+    or I/O error.
     """
     from pipeline.ingest.run import StrictError, ingest_paths
     from pipeline import ingest as readers
@@ -143,7 +144,7 @@ def ingest(
     except OSError as e:
         _fail(f"{e.filename or lake}: {e.strerror or e}")
     out.print(str(summary))
-    if sum(summary.rejected.values()) or summary.earlier_rejects:
+    if sum(summary.rejected.values()) or summary.earlier_rejects or summary.unrecognised_named:
         raise typer.Exit(EXIT_REJECTED)
 
 

@@ -47,6 +47,7 @@ class IngestSummary:
     duplicates: int = 0
     rejected: Counter = field(default_factory=Counter)
     unrecognised: list[str] = field(default_factory=list)
+    unrecognised_named: list[str] = field(default_factory=list)   # ... of them, files named on the command line
     formats: Counter = field(default_factory=Counter)
     seconds: float = 0.0
     bytes: int = 0
@@ -77,6 +78,10 @@ class IngestSummary:
              f"{rej} rejected{f' ({by})' if by else ''}, {self.seconds:.2f} s, {rate:,.0f} hands/s")
         if self.unrecognised:
             s += f"; {len(self.unrecognised)} file{'s' if len(self.unrecognised) != 1 else ''} not recognised"
+            if self.unrecognised_named:
+                k = len(self.unrecognised_named)
+                s += (f" ({'all' if k == len(self.unrecognised) else k} named on the command line: exit status 1; "
+                      "--format forces a reader)")
         if self.unchanged:
             s += f"; {self.unchanged} unchanged file{'s' if self.unchanged != 1 else ''} skipped"
         if self.replaced:
@@ -775,6 +780,9 @@ def ingest_paths(paths: list[Path], lake: Path, fmt: str | None = None, strict: 
     that leaves the lake because its file no longer holds it (edited, or gone and pruned) is taken over by
     another imported file that still holds a copy, which is read again (:mod:`pipeline.ingest.takeover`).
 
+    A file no reader recognises is skipped and listed in the summary's ``unrecognised``; when ``paths`` names it
+    (not met inside a folder) it is listed in ``unrecognised_named`` too, which the CLI turns into exit status 1.
+
     Args:
         fmt: force this reader (name from :func:`pipeline.ingest.names`) instead of detection.
         strict: raise :class:`StrictError` at the first reject (rows read before it are not written).
@@ -844,12 +852,16 @@ def _ingest_files(paths, fmt, reread, run: _Run, prune: bool = False) -> None:
     forced = ingest.get(fmt) if fmt else None
     skipped: set[str] = set()     # physical names of the unchanged files skipped
     walked: set[str] = set()
+    named = {physical_name(Path(p)) for p in paths if Path(p).is_file()}   # files given by name, not met in a folder
     for path in walk(paths):
         summary.files += 1
         key = physical_name(path)
         walked.add(key)
+        unrecognised = len(summary.unrecognised)
         if not _import_file(path, key, forced, fmt or "auto", reread, run):
             skipped.add(key)
+        if len(summary.unrecognised) > unrecognised and key in named:
+            summary.unrecognised_named.append(str(path))
     writer.flush()
     writer.drop_poorer_copies()
     _drop_gone(paths, walked, run, prune)
