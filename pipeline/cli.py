@@ -404,14 +404,16 @@ def rejects(
     lake: LakeOpt = lakemod.DEFAULT_LAKE,
     file: Annotated[Optional[str], typer.Option("--file", help="Only rejects of files whose path contains this text.")] = None,
     reason: Annotated[Optional[list[str]], typer.Option("--reason", help="Only this reason code, e.g. card_played_twice "
-                                                        "(repeatable).")] = None,
+                                                        "(repeatable; when none matches, the codes the lake "
+                                                        "holds are listed).")] = None,
     raw: Annotated[bool, typer.Option("--raw", help="Also show the rejected record's text (first 4 KB).")] = False,
     format: FormatOpt = None,
     output: OutputOpt = None,
 ) -> None:
     """List the records the lake's imports rejected: file, line, game, hand, reason code and reason.
 
-    Rejects stay until their file changes and is read again without raising them (see `ingest`).
+    Rejects stay until their file changes and is read again without raising them (see `ingest`). When nothing
+    matches, the reason codes the lake holds are listed; a --reason that is no reject code is named as such.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -419,14 +421,46 @@ def rejects(
     table = lakemod.read(lake, "rejects")
     if file:
         table = table.filter(pc.match_substring(table.column("source_file"), file))
+    present = table.column("reason_code")
     if reason:
         table = table.filter(pc.is_in(table.column("reason_code"), value_set=pa.array(reason, pa.string())))
     table = table.sort_by([("source_file", "ascending"), ("source_line", "ascending"), ("reject_key", "ascending")])
+    notes = _reason_notes(reason or [], present, bool(file)) if not table.num_rows else []
     if not table.num_rows and format in (None, "table") and output is None:
         out.print("no rejects" + (" match the filters" if file or reason else " in the lake"))
+        for n in notes:
+            out.print(n)
         return
+    for n in notes:
+        err.print(escape(n))
     display = ["source_file", "source_line", "game_id", "hand_no", "reason_code", "reason"] + (["raw"] if raw else [])
     _emit(table, format, output, display)
+
+
+def _reason_notes(asked: list[str], present, by_file: bool) -> list[str]:
+    """What to say when ``rejects --reason`` matched nothing: each code asked that Rebelote never gives (with
+    the known codes spelt like it), then the codes the rejects hold (``present``: the ``reason_code`` column,
+    after --file when ``by_file``) with their counts."""
+    import pyarrow.compute as pc
+
+    from pipeline.ingest import reject_codes
+
+    counts = {c: n for c, n in zip(*(x.to_pylist() for x in pc.value_counts(present).flatten())) if c is not None}
+    notes = []
+    for code in dict.fromkeys(asked):
+        if code not in counts and not reject_codes.known(code):
+            near = reject_codes.close_to(code)
+            notes.append(f"--reason {code!r} is not a reject code Rebelote gives"
+                         + (f" (did you mean {' or '.join(near)}?)" if near else ""))
+    if not asked:
+        return notes
+    if counts:
+        listed = ", ".join(f"{c} ({n})" for c, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+        notes.append(f"reason codes in {'the rejects of the files matching --file' if by_file else 'the lake'}: "
+                     f"{listed}")
+    else:
+        notes.append("no reject comes from a file matching --file" if by_file else "the lake holds no rejects")
+    return notes
 
 
 @app.command()
