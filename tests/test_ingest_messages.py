@@ -4,6 +4,7 @@ lake does not hold."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -124,3 +125,79 @@ def test_every_reject_code_written_in_the_code_is_registered_and_every_registere
     written = set().union(*(_codes_written_in(f) for f in root.rglob("*.py")))
     assert written - set(reject_codes.CODES) == set()
     assert set(reject_codes.CODES) - written == set()
+
+
+# ------------------------------------------------------------------ 2. reject reasons in words, forced readers named
+
+def test_the_wrong_reader_forced_names_the_missing_field_and_the_reader_detection_chooses(tmp_path):
+    # the trial's case: a club's native file forced through the colver reader gave "KeyError 'deal_no'"
+    club = write_jsonl(tmp_path / "club.jsonl", [native_game("g1", [native_hand(DEAL_A, 1, taker=0)])
+                                                 | {"game_id": "test:g1"}])
+    r = run("ingest", club, "--format", "colver", "--lake", tmp_path / "lake")
+    assert r.exit_code == 1, r.output
+    rows = json.loads(run("rejects", "--lake", tmp_path / "lake", "--format", "json").stdout)
+    assert [(x["reason_code"], x["reason"]) for x in rows] == [
+        ("missing_field", "malformed colver deal: missing field 'deal_no' (the whole game is rejected) (detection "
+                          "reads this file as 'rebelote'; drop --format)")]
+    # a reader whose other files give nothing by design (coinche-cli) still rejects a file it would not claim
+    r = run("ingest", club, "--format", "coinche-cli", "--lake", tmp_path / "lake2")
+    assert r.exit_code == 1, r.output
+    rows = json.loads(run("rejects", "--lake", tmp_path / "lake2", "--format", "json").stdout)
+    assert [(x["reason_code"], x["reason"]) for x in rows] == [
+        ("no_records", "the coinche-cli reader found no game record in the file (it does not look like a "
+                       "coinche-cli file) (detection reads this file as 'rebelote'; drop --format)")]
+
+
+def test_a_reader_forced_on_a_file_no_reader_recognises_adds_no_hint(tmp_path):
+    # --format on an unrecognised file is what the option is for: the reason stays the reader's own
+    f = tmp_path / "golden.json"
+    f.write_text('{"rounds": []}\n')
+    r = run("ingest", f, "--format", "bridgebelot2001", "--lake", tmp_path / "lake")
+    assert r.exit_code == 1, r.output
+    rows = json.loads(run("rejects", "--lake", tmp_path / "lake", "--format", "json").stdout)
+    assert [(x["reason_code"], x["reason"]) for x in rows] == [
+        ("missing_field", "not a golden_score.json document: it must be an object whose 'scoring' field lists the "
+                          "rounds")]
+
+
+def test_a_wrong_type_names_the_field_when_the_record_shows_which(tmp_path):
+    # a colver deal (detected: engine colver and a deal_no) whose hands are null
+    f = write_jsonl(tmp_path / "deals.jsonl", [{"engine": "colver", "game_id": "g1", "deal_no": 1, "hands": None}])
+    r = run("ingest", f, "--lake", tmp_path / "lake")
+    assert r.exit_code == 1, r.output
+    rows = json.loads(run("rejects", "--lake", tmp_path / "lake", "--format", "json").stdout)
+    assert [(x["reason_code"], x["game_id"], x["hand_no"], x["reason"]) for x in rows] == [
+        ("bad_record", "colver:g1", 1, "malformed colver deal: field 'hands' holds null where the format expects an "
+                                       "object or a list (the whole game is rejected)")]
+
+
+def _error(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - the errors readers catch
+        return e
+    raise AssertionError("no error")
+
+
+def test_malformed_turns_python_errors_into_words():
+    from pipeline.ingest.records import malformed
+
+    rec = {"game_id": "g1", "contract": "Z", "bots": 5, "scoring": [{"level": "q"}], "hands": None}
+    # a missing key is a missing field; a key that is one of the record's values is an unknown value, named
+    assert malformed(_error(lambda: rec["deal_no"]), rec) == ("missing_field", "missing field 'deal_no'")
+    assert malformed(_error(lambda: {"S": 0}[rec["contract"]]), rec) == (
+        "bad_value", "unknown value 'Z' in field 'contract'")
+    assert malformed(_error(lambda: {"x": 0}[rec["scoring"][0]["level"]]), rec) == (
+        "bad_value", "unknown value 'q' in field 'scoring[0].level'")
+    # wrong JSON kinds, with the field when exactly one field of the record holds that kind
+    assert malformed(_error(lambda: rec["hands"]["rank_suit"]), rec) == (
+        "bad_record", "field 'hands' holds null where the format expects an object or a list")
+    assert malformed(_error(lambda: len(rec["bots"])), rec) == (
+        "bad_record", "field 'bots' holds a number where the format expects a list")
+    assert malformed(_error(lambda: rec["contract"].get("value")), rec) == (
+        "bad_record", "a field holds text where the format expects an object")   # 3 text fields: not named
+    assert malformed(_error(lambda: int(None))) == ("bad_record", "a field holds null where the format expects a "
+                                                                  "number")
+    assert malformed(_error(lambda: [][0])) == ("bad_record", "a list in the record is shorter than the format "
+                                                              "requires")
+    assert malformed(_error(lambda: int("x7"))) == ("bad_value", "'x7' is not a whole number")

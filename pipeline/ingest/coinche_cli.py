@@ -57,7 +57,7 @@ from typing import Any
 import orjson
 
 from pipeline.ingest import coinche_cli_log as logfmt
-from pipeline.ingest.records import GameRecord, Line, Provenance, RecordError, Reject, finish_game, new_hand
+from pipeline.ingest.records import GameRecord, Line, Provenance, RecordError, Reject, finish_game, malformed, new_hand
 from pipeline.ingest.validate import check_hand
 
 NAME = "coinche-cli"
@@ -669,9 +669,10 @@ def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
         return
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
         where = g.last
+        code, words = malformed(e, {"type": where.type, "payload": where.p} if where else None)
         yield Reject(Provenance(NAME, where.path if where else path, where.line if where else None,
-                                where.offset if where else None), "bad_record",
-                     f"malformed coinche-cli message: {type(e).__name__} {e} (the whole game is rejected)",
+                                where.offset if where else None), code,
+                     f"malformed coinche-cli message: {words} (the whole game is rejected)",
                      where.raw if where else "", game_id, g.deals[-1].no if g.deals else None)
         return
     fs = g.over.p.get("final_scores") or {}

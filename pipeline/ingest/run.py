@@ -928,8 +928,10 @@ def _import_file(path: Path, key: str, forced, label: str, reread: bool, run: _R
     # its new content replaces what it gave before
     writer.start_file(path, replacing=key in manifest, same_bytes=same_bytes)
     added_before = summary.games + summary.hands + sum(summary.rejected.values())
+    hint = forced_hint(forced, path.name, head)
     try:
-        _read_file(path, reader, writer, strict, on_reject, run.notice)
+        _read_file(path, reader, writer, strict, on_reject, run.notice, hint,
+                   claimed=forced is None or bool(forced.sniff(path.name, head)))
     except StrictError:
         raise
     except (OSError, EOFError, zlib.error) as e:
@@ -937,7 +939,7 @@ def _import_file(path: Path, key: str, forced, label: str, reread: bool, run: _R
                      "point of failure are not imported", writer, strict, on_reject)
     except Exception as e:  # a reader bug must not lose the batch; the reject keeps the evidence
         _file_reject(path, reader.NAME, "reader_error", f"the {reader.NAME} reader failed on this file: "
-                     f"{type(e).__name__}: {e}", writer, strict, on_reject)
+                     f"{type(e).__name__}: {e}{hint}", writer, strict, on_reject)
     else:
         manifest[key] = stamp + _sidecar_record(path, reader)
         unchanged = (same_bytes and not again
@@ -1051,11 +1053,29 @@ def _file_reject(path: Path, fmt: str | None, code: str, reason: str, writer: "_
         on_reject(rej)
 
 
+def forced_hint(forced, name: str, head: str) -> str:
+    """What to add to the reason of every reject of a file read with a reader forced by ``--format`` (``forced``,
+    a reader module; None: detected) when detection would have chosen another reader for it (file ``name``,
+    decoded ``head``): `` (detection reads this file as 'rebelote'; drop --format)``. '' otherwise, and when no
+    reader recognises the file (forcing a reader is then what --format is for)."""
+    if forced is None:
+        return ""
+    detected = ingest.detect(name, head)
+    if detected is None or detected is forced:
+        return ""
+    return f" (detection reads this file as '{detected.NAME}'; drop --format)"
+
+
 def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject,
-               on_notice: Callable[[str], None] | None = None) -> None:
+               on_notice: Callable[[str], None] | None = None, hint: str = "", claimed: bool = True) -> None:
     """Feed one file through its reader; every reject goes to the writer (or stops the run under strict), every
-    notice to ``on_notice``; what the file holds goes to its holdings (:meth:`_Writer.hold`)."""
+    notice to ``on_notice``; what the file holds goes to its holdings (:meth:`_Writer.hold`). ``hint`` ends the
+    reason of every reject (:func:`forced_hint`); ``claimed``: the reader's own detection recognises the file
+    (False when --format forced it on a file it would not claim: a file that then gives nothing is rejected as
+    ``no_records`` even from a reader whose side files give nothing by design)."""
     def reject(rej: Reject) -> None:
+        if hint and not rej.reason.endswith(hint):
+            rej.reason += hint
         if strict:
             raise StrictError(rej.message())
         writer.add_reject(rej)
@@ -1104,10 +1124,11 @@ def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject,
     # (a game that displaced as many copies of its deals as it has hands leaves the counts as they were: the
     # records taken say it was there)
     if (not taken and s.games + s.hands + s.duplicates + s.deal_replaced + sum(s.rejected.values()) == before
-            and not getattr(reader, "SIDE_FILES", False)):
+            and (not getattr(reader, "SIDE_FILES", False) or not claimed)):
         reject(Reject(Provenance(reader.NAME, str(path)), "no_records",
-                      f"the {reader.NAME} reader found no game record in the file (only a header or an empty "
-                      "envelope?)", ""))
+                      f"the {reader.NAME} reader found no game record in the file "
+                      + ("(only a header or an empty envelope?)" if claimed else
+                         f"(it does not look like a {reader.NAME} file)"), ""))
 
 
 def _same_file(recorded: str, path: Path) -> bool:
