@@ -21,7 +21,8 @@ hands readers one file at a time, so:
 So give ``rebelote ingest`` the folder (or the entry stream): a non-entry file given alone yields nothing.
 The game id is ``coinche-cli:<folder name>`` (the data's ``index.csv`` ``game_id``, e.g. ``A0001``), each hand's
 ``source_hand_id`` ``<table key>#R<round>``; players are named as in the lobby, bots with the log's
-`` (bot: <type>)`` suffix.
+`` (bot: <type>)`` suffix. Since the id comes from the path (``GAME_ID_FROM_PATH``), a renamed or copied folder
+gives the same game under another id: the ingest driver recognises it by content and skips it as a duplicate.
 
 Seats: the server plays N -> W -> S -> E, so N W S E are our seats 0 1 2 3 (next seat = +1) and the teams NS,
 EW are our teams 0 and 1. Cards: rank ``7 8 9 10 V D R A`` then a suit glyph ``♣ ♦ ♥ ♠`` (FORMAT.md §1).
@@ -598,6 +599,9 @@ def _reject(e: _Bad, entry: str, game_id: str | None) -> Reject:
 
 # the folder's non-entry files yield nothing by design (module docstring): the driver must not flag them
 SIDE_FILES = True
+GAME_ID_FROM_PATH = True
+"""A game's id is its folder's name (or a lone stream's file name): a renamed or copied folder gives the same game
+under another id, which the ingest driver recognises by content (:meth:`pipeline.ingest.run._Writer.same_content`)."""
 
 
 def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:

@@ -251,6 +251,10 @@ _KEY_FIELDS = ("game_id", "hand_no", "dealer", "n_players", "initial_hands", "tu
                "recorded_margin", "carried_in", "players")   # players: a renamed player is another hand
 
 
+KEY_FIELDS = _KEY_FIELDS
+"""The hand fields a hand key covers (and ``taker_team`` when set)."""
+
+
 def hand_key(row: dict[str, Any]) -> str:
     """Content hash of a hand row (the fields in _KEY_FIELDS, canonical JSON), 32 hex chars."""
     fields = [row.get(k) for k in _KEY_FIELDS]

@@ -53,6 +53,7 @@ class IngestSummary:
     bytes: int = 0
     unchanged: int = 0
     same_game: int = 0        # games skipped: already imported from another file with the same deals and plays
+    same_content: int = 0     # games skipped: the content of a stored game under another id (a renamed folder)
     replaced_by_richer: int = 0   # ... or replaced, this copy carrying more of the source's results
     same_deal: int = 0        # single-deal copies skipped: the deal is already imported, as richly, from another file
     deal_replaced: int = 0    # single-deal copies dropped from the lake for a richer copy of their deal
@@ -89,6 +90,9 @@ class IngestSummary:
         if self.same_game or self.replaced_by_richer:
             s += (f"; {self.same_game + self.replaced_by_richer} games already imported from another file "
                   f"(same deals{f', {self.replaced_by_richer} replaced by a copy with more recorded results' if self.replaced_by_richer else ''})")
+        if self.same_content:
+            s += (f"; {_n(self.same_content, 'game')} already imported under another id (the same content: a renamed "
+                  "or copied game folder)")
         if self.same_deal or self.deal_replaced:
             k = self.same_deal + self.deal_replaced
             s += (f"; {k} single-deal cop{'y' if k == 1 else 'ies'} of deals already imported from "
@@ -269,6 +273,38 @@ class _Writer:
                       f"game {gid} is already in the lake with other content (imported from {seen[1]}{read}); "
                       "not imported twice", "", gid)
 
+    def same_content(self, rec: GameRecord) -> Notice | None:
+        """A game read by a reader whose game ids come from the file's path (``GAME_ID_FROM_PATH``: a coinche-cli
+        game is named after its folder) under an id the lake does not hold, whose content
+        (:func:`pipeline.ingest.game_copies.content`: every hand's deal, auction, plays, players and results, and
+        the game's) is that of a stored game of its source under another id: the same game from a renamed or
+        copied folder. Returns the notice saying so, naming the stored game and its file (the caller skips the
+        game as a duplicate and records that the file holds it, by deal, so that it takes the rows over once the
+        stored game's file is gone and pruned: :mod:`pipeline.ingest.takeover`); None otherwise."""
+        gid, source = rec.game["game_id"], rec.game["source"]
+        if gid in self.game_ids:
+            return None       # the same id: conflict() and add_game() decide
+        for e in self._stored_content(source, game_copies.content(rec.game, rec.hands)):
+            seen = self.game_ids.get(e.game_id)
+            if e.game_id == gid or seen is None or seen[0] != e.game_key:
+                continue      # left the lake, or edited, since it was indexed
+            if self.replacing is not None and seen[2] == self.reading:
+                continue      # given before by the changed file being read: about to be replaced
+            self.summary.same_content += 1
+            self.summary.duplicates += len(rec.hands)
+            where = seen[2] or seen[1]
+            return Notice(rec.where, f"the same game as {e.game_id}, already imported from {where} (same deals, "
+                          f"auctions, plays, players and results; a renamed or copied game folder?): not imported "
+                          f"twice ({_n(len(rec.hands), 'hand')} skipped as duplicates)", gid)
+        return None
+
+    def _stored_content(self, source: str, digest: tuple) -> list:
+        """The stored games of ``source`` with content ``digest`` (the index is read after a flush, so that it sees
+        every game written so far)."""
+        if source not in self.copies.contents:
+            self.flush()
+        return self.copies.same_content(source, digest)
+
     def same_deal(self, rec: GameRecord) -> object | None:
         """Single-deal copies (:mod:`pipeline.ingest.deal_copies`): SAME_GAME when ``rec`` is a single-deal copy
         of a deal already imported as richly from another file (skip it); otherwise None (import it), after
@@ -317,6 +353,9 @@ class _Writer:
         if rec.game["source_format"] in DEAL_COPY_FORMATS:
             self.copy_sources.add(rec.game["source"])
         self.added.add(rec.game["game_id"])
+        if rec.game["source"] in self.copies.contents:
+            self.copies.add_content(rec.game["source"], game_copies.content(rec.game, rec.hands), game_copies.Stored(
+                rec.game["game_id"], rec.game["game_key"], rec.game["source_file"], self.reading))
 
     def _deal_index(self, source: str) -> "deal_copies.DealIndex":
         """The deal index of ``source``: the lake's hands of that source, read once (after a flush)."""
@@ -425,10 +464,11 @@ class _Writer:
         if self.buffered_hands >= FLUSH_HANDS:
             self.flush_later()
 
-    def hold(self, rec: GameRecord, copy: str) -> None:
+    def hold(self, rec: GameRecord, copy: str, by_deal: bool = False) -> None:
         """Record in ``holdings`` that the file being read holds the hands of ``rec`` (``copy``: stored, poorer
-        or set_aside, see :mod:`pipeline.ingest.holdings`)."""
-        single = rec.game["source_format"] in DEAL_COPY_FORMATS and len(rec.hands) == 1
+        or set_aside, see :mod:`pipeline.ingest.holdings`), with each hand's deal digest when ``rec`` is a
+        single-deal copy or ``by_deal`` (a copy of a stored game under another id: matched by deal, not by key)."""
+        single = by_deal or (rec.game["source_format"] in DEAL_COPY_FORMATS and len(rec.hands) == 1)
         (self.held if self.held_back is None else self.held_back).add_hands(self.reading, rec.hands, copy, single)
         self._held_back_overflow()
         if self._holding_files is not None:
@@ -499,6 +539,18 @@ class _Writer:
                 index.add(mine.select(deal_copies.COLUMNS).to_pylist(),
                           dict(zip(gid, games.column("game_key").to_pylist())), DEAL_COPY_FORMATS,
                           dict(zip(gid, games.column("n_hands").to_pylist())))
+        for src in self.copies.contents:     # the loaded content indexes (same_content) learn the new games too
+            mine = games.filter(pc.equal(games.column("source"), src))
+            if not mine.num_rows:
+                continue
+            by_game: dict[str, list[dict]] = {}
+            for h in hands.filter(pc.equal(hands.column("source"), src)).to_pylist() if hands.num_rows else ():
+                by_game.setdefault(h["game_id"], []).append(h)
+            for g in mine.to_pylist():
+                own = by_game.get(g["game_id"], [])
+                if len(own) == g["n_hands"]:     # a game some of whose hands were already stored is indexed once read
+                    self.copies.add_content(src, game_copies.content(g, own), game_copies.Stored(
+                        g["game_id"], g["game_key"], g["source_file"], self.reading))
 
     def _stamped(self, t: pa.Table) -> pa.Table:
         """``t`` with its ``ingest_file`` column set to the file being read."""
@@ -1083,6 +1135,7 @@ def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject,
             on_reject(rej)
 
     taken = 0
+    path_ids = bool(getattr(reader, "GAME_ID_FROM_PATH", False))
 
     def take(rec: GameRecord | Reject | Notice) -> None:
         nonlocal taken
@@ -1099,11 +1152,15 @@ def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject,
         if rej is not None:
             reject(rej)
             return
-        rej = writer.conflict(rec) or writer.same_deal(rec)
+        rej = writer.conflict(rec) or (path_ids and writer.same_content(rec)) or writer.same_deal(rec)
         if rej is None:
             writer.add_game(rec)
         elif rej is SAME_GAME:
             writer.hold(rec, holdings.POORER)
+        elif isinstance(rej, Notice):      # the same game under another id (same_content): held by deal
+            writer.hold(rec, holdings.POORER, by_deal=True)
+            if on_notice:
+                on_notice(rej.message())
         else:
             if rej.code in SET_ASIDE_CODES:     # the file still holds it: it may take over one day
                 writer.hold(rec, holdings.SET_ASIDE)
