@@ -110,9 +110,10 @@ def ingest(
     lists them); a changed file read again clears the rejects its new version no longer raises. A file imported
     from a folder given again and gone from it since is named; with --prune its hands and rejects leave the
     lake. A hand that leaves because its file no longer holds it is taken over by another imported file that
-    still does. Exit status 1
-    when any record was rejected, or when an unchanged file skipped still has rejects from an earlier run;
-    2 on a usage or I/O error.
+    still does. A file no reader recognises is listed and skipped (--format forces a reader). Exit status 1
+    when any record was rejected, when an unchanged file skipped still has rejects from an earlier run, or when
+    a file named on the command line is not recognised (one met inside a folder is only listed); 2 on a usage
+    or I/O error.
     """
     from pipeline.ingest.run import StrictError, ingest_paths
     from pipeline import ingest as readers
@@ -170,7 +171,7 @@ def ingest(
     except OSError as e:
         _fail(f"{e.filename or lake}: {e.strerror or e}")
     out.print(str(summary))
-    if sum(summary.rejected.values()) or summary.earlier_rejects:
+    if sum(summary.rejected.values()) or summary.earlier_rejects or summary.unrecognised_named:
         raise typer.Exit(EXIT_REJECTED)
 
 
@@ -428,14 +429,16 @@ def rejects(
     lake: LakeOpt = lakemod.DEFAULT_LAKE,
     file: Annotated[Optional[str], typer.Option("--file", help="Only rejects of files whose path contains this text.")] = None,
     reason: Annotated[Optional[list[str]], typer.Option("--reason", help="Only this reason code, e.g. card_played_twice "
-                                                        "(repeatable).")] = None,
+                                                        "(repeatable; when none matches, the codes the lake "
+                                                        "holds are listed).")] = None,
     raw: Annotated[bool, typer.Option("--raw", help="Also show the rejected record's text (first 4 KB).")] = False,
     format: FormatOpt = None,
     output: OutputOpt = None,
 ) -> None:
     """List the records the lake's imports rejected: file, line, game, hand, reason code and reason.
 
-    Rejects stay until their file changes and is read again without raising them (see `ingest`).
+    Rejects stay until their file changes and is read again without raising them (see `ingest`). When nothing
+    matches, the reason codes the lake holds are listed; a --reason that is no reject code is named as such.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -443,14 +446,46 @@ def rejects(
     table = lakemod.read(lake, "rejects")
     if file:
         table = table.filter(pc.match_substring(table.column("source_file"), file))
+    present = table.column("reason_code")
     if reason:
         table = table.filter(pc.is_in(table.column("reason_code"), value_set=pa.array(reason, pa.string())))
     table = table.sort_by([("source_file", "ascending"), ("source_line", "ascending"), ("reject_key", "ascending")])
+    notes = _reason_notes(reason or [], present, bool(file)) if not table.num_rows else []
     if not table.num_rows and format in (None, "table") and output is None:
         out.print("no rejects" + (" match the filters" if file or reason else " in the lake"))
+        for n in notes:
+            out.print(n)
         return
+    for n in notes:
+        err.print(escape(n))
     display = ["source_file", "source_line", "game_id", "hand_no", "reason_code", "reason"] + (["raw"] if raw else [])
     _emit(table, format, output, display)
+
+
+def _reason_notes(asked: list[str], present, by_file: bool) -> list[str]:
+    """What to say when ``rejects --reason`` matched nothing: each code asked that Rebelote never gives (with
+    the known codes spelt like it), then the codes the rejects hold (``present``: the ``reason_code`` column,
+    after --file when ``by_file``) with their counts."""
+    import pyarrow.compute as pc
+
+    from pipeline.ingest import reject_codes
+
+    counts = {c: n for c, n in zip(*(x.to_pylist() for x in pc.value_counts(present).flatten())) if c is not None}
+    notes = []
+    for code in dict.fromkeys(asked):
+        if code not in counts and not reject_codes.known(code):
+            near = reject_codes.close_to(code)
+            notes.append(f"--reason {code!r} is not a reject code Rebelote gives"
+                         + (f" (did you mean {' or '.join(near)}?)" if near else ""))
+    if not asked:
+        return notes
+    if counts:
+        listed = ", ".join(f"{c} ({n})" for c, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+        notes.append(f"reason codes in {'the rejects of the files matching --file' if by_file else 'the lake'}: "
+                     f"{listed}")
+    else:
+        notes.append("no reject comes from a file matching --file" if by_file else "the lake holds no rejects")
+    return notes
 
 
 @app.command()

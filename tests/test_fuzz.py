@@ -1,6 +1,7 @@
 """Fuzzing every reader (hypothesis): mutated records must never crash the ingest driver, and nothing may vanish
 silently: a file that a reader accepts ends up as imported hands or as rejects (or both)."""
 
+import re
 from pathlib import Path
 
 import orjson
@@ -13,6 +14,16 @@ from pipeline import lake as lakemod
 from pipeline.ingest.run import ingest_paths
 
 HERE = Path(__file__).parent
+PYTHON_ERROR = re.compile(r"\b(KeyError|TypeError|ValueError|IndexError|AttributeError)\b|NoneType|object is not "
+                          r"(subscriptable|iterable)|has no attribute|invalid literal for")
+
+
+def _reasons_in_words(lake: Path) -> None:
+    """Issue #4.2: no reject reason is a bare Python error (``KeyError 'deal_no'``); a reader bug, the one case
+    allowed to name its exception, has its own code (reader_error)."""
+    rej = lakemod.read(lake, "rejects", columns=["reason_code", "reason"]).to_pylist()
+    bare = [r["reason"] for r in rej if r["reason_code"] != "reader_error" and PYTHON_ERROR.search(r["reason"])]
+    assert bare == []
 
 
 def _native_bytes(tmp: Path) -> bytes:
@@ -123,6 +134,7 @@ def test_mutated_records_never_crash_and_are_accounted_for(tmp_path_factory, rea
     f.write_bytes(mutate(data, ops))
     s = ingest_paths([f], tmp / "lake", fmt=reader)      # forced: the reader itself is under test
     assert s.files == 1
+    _reasons_in_words(tmp / "lake")
     if f.read_bytes().strip():
         assert s.hands + s.duplicates + sum(s.rejected.values()) > 0, "the input vanished without a trace"
     # lenient keeps at least what skip keeps, and everything it keeps was checked again after the repair
@@ -154,6 +166,7 @@ def test_mutated_file_beside_intact_ones_never_crashes_and_is_accounted_for(tmp_
     (d / name).write_bytes(mutate(data, ops))
     s = ingest_paths([d], tmp / "lake")
     assert s.hands + s.duplicates + sum(s.rejected.values()) > 0, "the game vanished without a trace"
+    _reasons_in_words(tmp / "lake")
     if reader == "colver-games":
         # deals.jsonl is intact: its 13 deals are imported, or rejected for disagreeing with games.jsonl
         assert s.hands + sum(s.rejected.values()) >= 13 or s.rejected

@@ -86,3 +86,23 @@ def test_a_hint_naming_no_shipped_ruleset_is_reported(tmp_path):
     s = rescore_lake(lake, rules.load("belote-classic"))
     assert s.unknown_hints == ["Belote-Classic"] and s.other_rules == len(g["hands"])
     assert "games name rulesets that are not shipped: Belote-Classic" in str(s)
+
+
+def test_summary_line_has_no_empty_parentheses_when_no_source_is_compared():
+    # issue #4.5: a lake of two sources both played under another ruleset (colver and coinche-cli rescored under
+    # belote-classic) printed "... with an illegal play (), ...". The counts are made up for the line's wording:
+    # 2677 colver hands and 902 coinche-cli hands, none compared, 91 illegal.
+    from collections import Counter
+
+    from pipeline.rescore import RescoreSummary
+
+    s = RescoreSummary("belote-classic", hands=3579, games=386, status=Counter(scored=3579), illegal=91,
+                       by_source={"coinche-cli": [0, 0], "colver": [0, 0]}, other_rules=3579, seconds=1.0)
+    assert str(s) == ("rescore [belote-classic]: 3579 hands (3579 scored), 386 games, 91 with an illegal play, "
+                      "3579 recorded scores of games played under another ruleset not compared, 1.00 s, 3,579 hands/s")
+    # one of the two compared: its own figure stays, the source with none compared is not listed
+    s.by_source["colver"] = [2677, 2677]
+    s.recorded, s.matches, s.other_rules = 2677, 2677, 902
+    assert str(s) == ("rescore [belote-classic]: 3579 hands (3579 scored), 386 games, 91 with an illegal play, "
+                      "recorded score matched 2677/2677 (colver 2677/2677), 902 recorded scores of games played under "
+                      "another ruleset not compared, 1.00 s, 3,579 hands/s")

@@ -68,7 +68,7 @@ import orjson
 
 from pipeline.cards import card_str, make_card, mask_of
 from pipeline.ingest.records import GameRecord, Line, Provenance, RecordError, Reject, bad_encoding, finish_game, \
-    new_hand
+    malformed, new_hand
 from pipeline.ingest.validate import check_hand
 
 NAME = "bga"
@@ -260,7 +260,8 @@ def _document(text: str, where: Provenance, path: str) -> Iterator[GameRecord | 
         yield Reject(where, e.code, f"{e} (the whole table is rejected)", "", getattr(e, "game_id", None), e.hand_no)
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
         m = _TABLE_RE.search(text)
-        yield Reject(where, "bad_record", f"malformed BGA log: {type(e).__name__} {e} (the whole table is rejected)",
+        code, words = malformed(e, doc)
+        yield Reject(where, code, f"malformed BGA log: {words} (the whole table is rejected)",
                      text[:RAW_TAIL], f"{SOURCE}:{m.group(1)}" if m else None)
 
 

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 import orjson
 
-from pipeline.ingest.records import GameRecord, Line, Provenance, RecordError, Reject, bad_encoding, finish_game, new_hand
+from pipeline.ingest.records import GameRecord, Line, Provenance, RecordError, Reject, bad_encoding, finish_game, malformed, new_hand
 from pipeline.ingest.validate import check_hand
 
 NAME = "bridgebelot2001"
@@ -75,9 +75,13 @@ def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
     where = Provenance(NAME, path, 1, 0)
     try:
         doc = orjson.loads("".join(text))
-        rounds = doc["scoring"]
-    except (orjson.JSONDecodeError, KeyError, TypeError) as e:
-        yield Reject(where, "invalid_json", f"not a golden_score.json document: {e}", "".join(text)[:1024])
+    except orjson.JSONDecodeError as e:
+        yield Reject(where, "invalid_json", f"not a golden_score.json document: invalid JSON: {e}", "".join(text)[:1024])
+        return
+    rounds = doc.get("scoring") if isinstance(doc, dict) else None
+    if not isinstance(rounds, list):
+        yield Reject(where, "missing_field", "not a golden_score.json document: it must be an object whose 'scoring' "
+                     "field lists the rounds", "".join(text)[:1024])
         return
     for i, r in enumerate(rounds):
         rw = Provenance(NAME, path, None, None)
@@ -87,7 +91,8 @@ def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
             yield Reject(rw, e.code, f"round {i}: {e}", orjson.dumps(r).decode(), f"{SOURCE}:round-{i:04d}", e.hand_no)
             continue
         except (KeyError, TypeError, ValueError, AttributeError) as e:
-            yield Reject(rw, "bad_record", f"round {i}: malformed ({type(e).__name__}: {e})", orjson.dumps(r).decode(),
+            code, words = malformed(e, r)
+            yield Reject(rw, code, f"round {i}: malformed: {words}", orjson.dumps(r).decode(),
                          f"{SOURCE}:round-{i:04d}")
             continue
         yield GameRecord(game, hands, rw)

@@ -29,7 +29,7 @@ from typing import Any
 import orjson
 
 from pipeline.ingest.records import (GameRecord, Line, Provenance, RecordError, Reject, bad_encoding, finish_game,
-                                     new_hand)
+                                     malformed, new_hand)
 from pipeline.ingest.validate import check_hand
 
 NAME = "carg-json"
@@ -394,9 +394,10 @@ def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
                 raw = orjson.dumps(rounds[e.hand_no - 1] if e.hand_no and isinstance(rounds := score.get("rounds"),
                                    list) and len(rounds) >= e.hand_no else score).decode()
                 yield Reject(p, e.code, f"{e} (the whole game is rejected)", raw, f"{source}:{gid}", e.hand_no)
-            except (TypeError, ValueError, AttributeError, KeyError) as e:
-                yield Reject(where(spos), "bad_record", f"malformed carg game: {type(e).__name__} {e} (the whole game "
-                             "is rejected)", "", f"{source}:{gid}")
+            except (TypeError, ValueError, AttributeError, KeyError, IndexError) as e:
+                code, words = malformed(e, {"game": game, "score": score})
+                yield Reject(where(spos), code, f"malformed carg game: {words} (the whole game is rejected)", "",
+                             f"{source}:{gid}")
         for gid, found in by_game.items():
             for sid, _ in found:
                 yield Reject(where(text.key(sid)), "no_game", f"score document {sid} refers to game {gid!r}, which is "

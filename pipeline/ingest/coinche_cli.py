@@ -21,7 +21,8 @@ hands readers one file at a time, so:
 So give ``rebelote ingest`` the folder (or the entry stream): a non-entry file given alone yields nothing.
 The game id is ``coinche-cli:<folder name>`` (the data's ``index.csv`` ``game_id``, e.g. ``A0001``), each hand's
 ``source_hand_id`` ``<table key>#R<round>``; players are named as in the lobby, bots with the log's
-`` (bot: <type>)`` suffix.
+`` (bot: <type>)`` suffix. Since the id comes from the path (``GAME_ID_FROM_PATH``), a renamed or copied folder
+gives the same game under another id: the ingest driver recognises it by content and skips it as a duplicate.
 
 Seats: the server plays N -> W -> S -> E, so N W S E are our seats 0 1 2 3 (next seat = +1) and the teams NS,
 EW are our teams 0 and 1. Cards: rank ``7 8 9 10 V D R A`` then a suit glyph ``♣ ♦ ♥ ♠`` (FORMAT.md §1).
@@ -57,7 +58,7 @@ from typing import Any
 import orjson
 
 from pipeline.ingest import coinche_cli_log as logfmt
-from pipeline.ingest.records import GameRecord, Line, Provenance, RecordError, Reject, finish_game, new_hand
+from pipeline.ingest.records import GameRecord, Line, Provenance, RecordError, Reject, finish_game, malformed, new_hand
 from pipeline.ingest.validate import check_hand
 
 NAME = "coinche-cli"
@@ -598,6 +599,9 @@ def _reject(e: _Bad, entry: str, game_id: str | None) -> Reject:
 
 # the folder's non-entry files yield nothing by design (module docstring): the driver must not flag them
 SIDE_FILES = True
+GAME_ID_FROM_PATH = True
+"""A game's id is its folder's name (or a lone stream's file name): a renamed or copied folder gives the same game
+under another id, which the ingest driver recognises by content (:meth:`pipeline.ingest.run._Writer.same_content`)."""
 
 
 def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
@@ -669,9 +673,10 @@ def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
         return
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
         where = g.last
+        code, words = malformed(e, {"type": where.type, "payload": where.p} if where else None)
         yield Reject(Provenance(NAME, where.path if where else path, where.line if where else None,
-                                where.offset if where else None), "bad_record",
-                     f"malformed coinche-cli message: {type(e).__name__} {e} (the whole game is rejected)",
+                                where.offset if where else None), code,
+                     f"malformed coinche-cli message: {words} (the whole game is rejected)",
                      where.raw if where else "", game_id, g.deals[-1].no if g.deals else None)
         return
     fs = g.over.p.get("final_scores") or {}

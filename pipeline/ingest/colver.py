@@ -18,7 +18,7 @@ from typing import Any
 from pipeline.cards import CardError, mask_of, parse_card
 from pipeline.ingest import colver_games
 from pipeline.ingest.records import (first_missing, GameRecord, Line, Provenance, RecordError, Reject, finish_game, first_objects,
-                                     json_lines, new_hand)
+                                     json_lines, malformed, new_hand)
 from pipeline.ingest.validate import check_hand
 
 NAME = "colver"
@@ -172,6 +172,8 @@ def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
         except RecordError as e:
             failed = Reject(where, e.code, f"{e} (the whole game is rejected)", line, f"{SOURCE}:{gid}", e.hand_no)
         except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
-            failed = Reject(where, "bad_record", f"malformed colver deal: {type(e).__name__} {e} (the whole game is rejected)",
-                            line, f"{SOURCE}:{gid}", d.get("deal_no") if isinstance(d, dict) else None)
+            code, words = malformed(e, d)
+            hn = d.get("deal_no")
+            failed = Reject(where, code, f"malformed colver deal: {words} (the whole game is rejected)", line,
+                            f"{SOURCE}:{gid}", hn if isinstance(hn, int) else None)
     yield from flush()

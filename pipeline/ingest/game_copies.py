@@ -1,4 +1,6 @@
-"""The copy of a game already in the lake, looked up when another file gives the same game id with other content.
+"""The copy of a game already in the lake, looked up when another file gives the same game id with other content,
+or, for a reader whose game ids come from the file's path (a coinche-cli game folder's name), the same content
+under another id.
 
 The ingest driver (:mod:`pipeline.ingest.run`) asks two things of the stored copy: is it the same play (the same
 deals, contracts, plays and tricks: :func:`fingerprint`), and which of the two copies carries more of the
@@ -11,6 +13,14 @@ group of every list column, +430 MB). A file of many such games (OpenSpiel's 2,4
 streamed pass over that source's hands computes every game's fingerprint and richness at once. Either way
 memory holds one batch of hand rows, plus two integers and a key per game of the source once the pass has run;
 never the hand lists of the lake (about 2.5 GB at 10^6 hands, which the previous whole-lake read held).
+
+A game whose id comes from where its file lies (``GAME_ID_FROM_PATH`` readers: a coinche-cli game is named after
+its folder) gets a new id when its folder is renamed or copied, and with it new hand keys. :func:`content` is what
+such a copy still shares with the stored game: every field of every hand that a hand key covers except the game
+id (deal, auction, contract, plays, tricks, declarations, recorded results, players) and the game's own results,
+so two games with the same content are the same game read from two places. :meth:`LakeCopies.same_content`
+looks it up: one streamed pass over the source's hands and games, the first time it is asked about that
+source, keeps a content digest (three integers) per stored game, and the driver adds the games it imports.
 """
 
 from __future__ import annotations
@@ -23,6 +33,7 @@ from typing import Any
 import pyarrow as pa
 
 from pipeline import lake as lakemod
+from pipeline.ingest.records import KEY_FIELDS
 
 PLAY = ("dealer", "taker", "strain", "bid", "capot_bid", "coinche")
 RECORDED = ("recorded_score", "recorded_margin", "recorded_card_points", "recorded_totals")
@@ -32,6 +43,11 @@ TARGETED_LOOKUPS = 32
 """Filtered reads per source before the driver switches to one streamed pass over the source."""
 BATCH = 8_192
 _MASK = (1 << 64) - 1
+CONTENT_HAND = tuple(k for k in KEY_FIELDS if k != "game_id") + ("taker_team",)
+"""The hand fields :func:`content` compares: those of the hand key (:func:`pipeline.ingest.records.hand_key`)
+but the game id."""
+CONTENT_GAME = ("variant", "n_players", "players", "target", "recorded_final", "recorded_winner")
+"""The game fields :func:`content` compares (those of the game key but the id and the hands)."""
 
 
 def _hand_hash(h: dict[str, Any]) -> int:
@@ -65,6 +81,45 @@ def richness(game: dict[str, Any], hands: Iterable[dict[str, Any]]) -> int:
     return sum(hand_richness(h) for h in hands) + game_richness(game)
 
 
+def _frozen(v: Any) -> Any:
+    """A hashable form of a JSON-like value read from a reader or from Parquet alike: lists as tuples, objects as
+    sorted (key, value) pairs without the null ones (a struct read back from Parquet has every key)."""
+    if isinstance(v, (list, tuple)):
+        return tuple(_frozen(x) for x in v)
+    if isinstance(v, dict):
+        return tuple(sorted((k, _frozen(x)) for k, x in v.items() if x is not None))
+    return v
+
+
+def _content_hash(h: dict[str, Any]) -> int:
+    return hash(tuple(_frozen(h.get(k)) for k in CONTENT_HAND))
+
+
+def _game_hash(game: dict[str, Any]) -> int:
+    return hash(tuple(_frozen(game.get(k)) for k in CONTENT_GAME))
+
+
+def content(game: dict[str, Any], hands: Iterable[dict[str, Any]]) -> tuple[int, int, int]:
+    """What a game is, whatever its id: (hand count, sum of the hands' :data:`CONTENT_HAND` hashes mod 2^64, hash
+    of the game's :data:`CONTENT_GAME`). In-process only, like :func:`fingerprint`."""
+    n = total = 0
+    for h in hands:
+        n += 1
+        total = (total + _content_hash(h)) & _MASK
+    return n, total, _game_hash(game)
+
+
+@dataclass(frozen=True)
+class Stored:
+    """A game of the lake in the content index: its id and key, and where it was read (the recorded
+    ``source_file``; ``ingest_file``, the physical file, None in rows written before that column)."""
+
+    game_id: str
+    game_key: str | None
+    source_file: str | None
+    ingest_file: str | None
+
+
 @dataclass
 class Copy:
     """A stored copy of a game: its :func:`fingerprint`, :func:`richness`, game key and hand keys (None when
@@ -90,6 +145,7 @@ class LakeCopies:
         self.lookups: Counter = Counter()      # filtered reads so far, per source
         self.streamed: set[str] = set()        # sources whose games were all read by one streamed pass
         self.rows_read = 0                     # hand rows read from the lake (for tests and measurements)
+        self.contents: dict[str, dict[tuple, list[Stored]]] = {}   # source -> content() -> games of the lake
 
     def get(self, game_id: str, source: str) -> Copy | None:
         """The stored copy of ``game_id`` (of ``source``), or None when the lake has no hand of it."""
@@ -126,6 +182,56 @@ class LakeCopies:
         """These games left the lake (or are being replaced): read them again if asked."""
         for g in game_ids:
             self.cache.pop(g, None)
+
+    def same_content(self, source: str, digest: tuple[int, int, int]) -> list[Stored]:
+        """The games of ``source`` whose :func:`content` is ``digest``: those in the lake when the source was first
+        asked about (one streamed pass), and those added since with :meth:`add_content`. The caller checks that
+        each is still in the lake, unchanged (games leave, and are edited, without this index knowing)."""
+        index = self.contents.get(source)
+        if index is None:
+            index = self.contents[source] = self._stream_contents(source)
+        return index.get(digest, [])
+
+    def add_content(self, source: str, digest: tuple[int, int, int], game: Stored) -> None:
+        """A game of ``source`` written to the lake in this run (kept only once the source's index is loaded: the
+        first :meth:`same_content` reads every game written before it)."""
+        index = self.contents.get(source)
+        if index is not None:
+            index.setdefault(digest, []).append(game)
+
+    def _stream_contents(self, source: str) -> dict[tuple, list[Stored]]:
+        """content() -> games, for every game of ``source`` in the lake: one pass over its hands in batches."""
+        sums: dict[str, list[int]] = {}
+        for batch in self._batches("hands", ["game_id", *self._present("hands", CONTENT_HAND)], source):
+            self.rows_read += batch.num_rows
+            for h in batch.to_pylist():
+                acc = sums.get(h["game_id"])
+                if acc is None:
+                    acc = sums[h["game_id"]] = [0, 0]
+                acc[0] += 1
+                acc[1] = (acc[1] + _content_hash(h)) & _MASK
+        index: dict[tuple, list[Stored]] = {}
+        columns = ["game_id", "game_key", *self._present("games", CONTENT_GAME + ("source_file", "ingest_file"))]
+        for batch in self._batches("games", columns, source):
+            for g in batch.to_pylist():
+                acc = sums.get(g["game_id"])
+                if acc is not None:
+                    index.setdefault((acc[0], acc[1], _game_hash(g)), []).append(
+                        Stored(g["game_id"], g["game_key"], g.get("source_file"), g.get("ingest_file")))
+        return index
+
+    def _present(self, table: str, columns: tuple[str, ...]) -> list[str]:
+        """Those of ``columns`` that the Parquet files of ``table`` have (a lake written before a column existed
+        lacks it: it reads as null, as :func:`pipeline.lake.read` gives it)."""
+        from pipeline.duck import duckdb_connection, table_source
+
+        if not lakemod.has_table(self.lake, table):
+            return list(columns)
+        if self.con is None:
+            self.con = duckdb_connection()
+        have = {r[0] for r in self.con.execute(
+            f"DESCRIBE SELECT * FROM {table_source(self.con, self.lake, table)}").fetchall()}
+        return [c for c in columns if c in have]
 
     def close(self) -> None:
         """Close the DuckDB connection (if one was opened)."""

@@ -7,8 +7,10 @@ also records), or a copy set aside because another file's version came first (re
 ``duplicate_game_id`` or ``conflicting_copy``). ``holdings`` has one row per hand of every such copy, by the
 file that holds it. When a hand leaves the lake because its file no longer holds it (the file was edited or
 deleted), the other files that still hold a copy of it (same hand key, same game id or, for single-deal
-copies, same deal: :func:`pipeline.ingest.takeover.files_to_read`) are read again, and their copy takes over,
-with its own provenance (:mod:`pipeline.ingest.run`).
+copies and copies of a game stored under another id, same deal: :func:`pipeline.ingest.takeover.files_to_read`)
+are read again, and their copy takes over, with its own provenance (:mod:`pipeline.ingest.run`). A copy under
+another id is a coinche-cli game folder renamed or copied: its id is the folder's name, so it shares neither hand
+keys nor game id with the stored game, only its deals.
 
 A file's rows are written as it is read and replaced each time it is read again; they are removed when the
 file is gone from a folder that is imported again.
@@ -57,8 +59,8 @@ class Rows:
             self.cols = {n: [] for n in self.cols}
 
     def add_hands(self, ingest_file: str, hands: list[dict[str, Any]], copy: str, single: bool) -> None:
-        """One row per hand dict (columns of ``hands``); ``single``: the game is a single-deal copy, whose
-        deal digest is recorded."""
+        """One row per hand dict (columns of ``hands``); ``single``: the game is a single-deal copy (or a copy of
+        a stored game under another id), whose deal digest is recorded."""
         c = self.cols
         self.rows += len(hands)
         for h in hands:

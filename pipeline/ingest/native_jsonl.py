@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 
 from pipeline import native
-from pipeline.ingest.records import GameRecord, Line, RecordError, Reject, first_objects, json_lines
+from pipeline.ingest.records import GameRecord, Line, RecordError, Reject, first_objects, json_lines, malformed
 from pipeline.ingest.validate import check_hand
 
 NAME = "rebelote"
@@ -45,7 +45,8 @@ def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
             yield Reject(where, e.code, str(e), line, game_id, e.hand_no)
             continue
         except (AttributeError, TypeError, ValueError, KeyError, IndexError) as e:
-            yield Reject(where, "bad_record", f"malformed record ({type(e).__name__}: {e}); see "
-                         "docs/native-format.md for the expected fields", line, game_id)
+            code, words = malformed(e, obj)
+            yield Reject(where, code, f"malformed record: {words} (docs/native-format.md lists the fields)", line,
+                         game_id)
             continue
         yield GameRecord(game, hands, where)

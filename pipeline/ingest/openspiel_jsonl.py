@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from pipeline.ingest.openspiel_decode import decode
-from pipeline.ingest.records import GameRecord, Line, RecordError, Reject, first_objects, json_lines
+from pipeline.ingest.records import GameRecord, Line, RecordError, Reject, first_objects, json_lines, malformed
 from pipeline.ingest.validate import check_hand
 
 NAME = "openspiel-jsonl"
@@ -44,8 +44,9 @@ def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
         except RecordError as e:
             yield Reject(where, e.code, str(e), line, None if game_id is None else f"openspiel:{game_id}", e.hand_no)
             continue
-        except (TypeError, ValueError) as e:
-            yield Reject(where, "bad_record", f"malformed OpenSpiel history: {e}", line,
+        except (TypeError, ValueError, KeyError, IndexError, AttributeError) as e:
+            code, words = malformed(e, d)
+            yield Reject(where, code, f"malformed OpenSpiel history: {words}", line,
                          None if game_id is None else f"openspiel:{game_id}")
             continue
         yield GameRecord(game, hands, where)

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from pipeline.ingest.openspiel_decode import decode
-from pipeline.ingest.records import GameRecord, Line, Provenance, RecordError, Reject, bad_encoding
+from pipeline.ingest.records import GameRecord, Line, Provenance, RecordError, Reject, bad_encoding, malformed
 from pipeline.ingest.validate import check_hand
 
 NAME = "openspiel-state"
@@ -53,6 +53,7 @@ def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
         yield Reject(first, e.code, str(e), raw, f"openspiel:{game_id}", e.hand_no)
         return
     except ValueError as e:
-        yield Reject(first, "bad_record", f"history= line is not player:action pairs ({e})", raw, f"openspiel:{game_id}")
+        yield Reject(first, "bad_record", f"history= line is not player:action pairs ({malformed(e)[1]})", raw,
+                     f"openspiel:{game_id}")
         return
     yield GameRecord(game, hands, where)

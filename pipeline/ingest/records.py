@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -94,6 +95,111 @@ class Notice:
         return f"{loc}{f', game {self.game_id}' if self.game_id else ''}: {self.text}"
 
 
+_JSON_KIND = {"NoneType": "null", "str": "text", "int": "a number", "float": "a number", "bool": "true/false",
+              "list": "a list", "tuple": "a list", "dict": "an object"}
+_PY_TYPE = re.compile(r"'(\w+)' object")
+
+
+def malformed(e: Exception, record: Any = None) -> tuple[str, str]:
+    """(reason code, reason in words) for a Python error a reader met on a malformed record, so that no reject
+    shows a bare ``KeyError 'deal_no'``: a missing key names the missing field (``missing_field``), or, when the
+    key is a value of ``record`` (a lookup of a value the reader does not know), the value and where it is
+    (``bad_value``); a wrong type says which JSON kind was found where the format wants another (``bad_record``);
+    a short list says so. ``record``: the parsed record (JSON values) the error came from, when the reader has it.
+    Never raises."""
+    if isinstance(e, KeyError) and e.args:
+        key = e.args[0]
+        path = _value_path(record, key) if record is not None and not _has_key(record, key) else None
+        if path is not None:
+            return "bad_value", f"unknown value {key!r} in field {path}"
+        if not isinstance(key, str):
+            return "bad_value", f"unknown value {key!r}"
+        return "missing_field", f"missing field {key!r}"
+    if isinstance(e, IndexError):
+        return "bad_record", "a list in the record is shorter than the format requires"
+    text = str(e)
+    if isinstance(e, (TypeError, AttributeError)):
+        m = _PY_TYPE.search(text) or re.search(r"(?:of type|not) '(\w+)'", text)
+        pytype = m.group(1) if m else ("str" if "string indices" in text else "list" if "list indices" in text
+                                       else None)
+        found = _JSON_KIND.get(pytype, "a value")
+        # the field, when exactly one field of the record holds that kind of value
+        paths = _paths_of_kind(record, pytype) if record is not None and pytype in _JSON_KIND else []
+        field = f"field '{paths[0]}'" if len(paths) == 1 else "a field"
+        expected = ("a number" if "argument must be" in text          # int(None), float([])
+                    else "a list" if "has no len()" in text or "not iterable" in text
+                    else "an object" if "has no attribute" in text or "list indices" in text
+                    else "an object or a list" if "not subscriptable" in text or "string indices" in text
+                    else None)
+        if expected is not None:
+            return "bad_record", f"{field} holds {found} where the format expects {expected}"
+        kinds = re.findall(r"'(\w+)'", text)
+        words = sorted({_JSON_KIND[k] for k in kinds if k in _JSON_KIND})
+        return "bad_record", ("a field holds a value of the wrong type"
+                              + (f" ({' and '.join(words)} mixed where one kind is expected)" if len(words) > 1 else ""))
+    m = re.search(r"invalid literal for int\(\) with base \d+: (.*)$", text)
+    if m:
+        return "bad_value", f"{m.group(1)} is not a whole number"
+    if "values to unpack" in text:
+        return "bad_record", "a list in the record has another length than the format requires"
+    if isinstance(e, ValueError):
+        return "bad_value", f"a value cannot be read: {text}" if text else "a value cannot be read"
+    return "bad_record", "the record cannot be read"
+
+
+def _paths_of_kind(value: Any, pytype: str, path: str = "", depth: int = 0) -> list[str]:
+    """Where values of Python type ``pytype`` ('NoneType', 'str', ...) sit in ``value`` (at most 2 listed)."""
+    out: list[str] = []
+    if depth > 50:
+        return out
+    if path and type(value).__name__ == pytype:
+        out.append(path)
+    if isinstance(value, dict):
+        items = ((f"{path}.{k}" if path else str(k), v) for k, v in value.items())
+    elif isinstance(value, list):
+        items = ((f"{path}[{i}]", v) for i, v in enumerate(value))
+    else:
+        return out
+    for p, v in items:
+        if len(out) >= 2:
+            break
+        out.extend(_paths_of_kind(v, pytype, p, depth + 1))
+    return out[:2]
+
+
+def _has_key(value: Any, key: Any, depth: int = 0) -> bool:
+    """Whether ``key`` is a key of some object nested in ``value``."""
+    if depth > 50:
+        return False
+    if isinstance(value, dict):
+        return key in value or any(_has_key(v, key, depth + 1) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_key(v, key, depth + 1) for v in value)
+    return False
+
+
+def _value_path(value: Any, key: Any, path: str = "", depth: int = 0) -> str | None:
+    """Where ``key`` is a (non-key) value nested in ``value``: ``'contract'``, ``'scoring[3].level'``; None when
+    it is nowhere (``True`` is not taken for ``1``)."""
+    if depth > 50:
+        return None
+    if isinstance(value, dict):
+        for k, v in value.items():
+            found = _value_path(v, key, f"{path}.{k}" if path else str(k), depth + 1)
+            if found is not None:
+                return found
+        return None
+    if isinstance(value, list):
+        for i, v in enumerate(value):
+            found = _value_path(v, key, f"{path}[{i}]", depth + 1)
+            if found is not None:
+                return found
+        return None
+    if type(value) is type(key) and value == key and path:
+        return f"'{path}'"
+    return None
+
+
 Line = tuple[int, int, "str | None"]
 """(1-based line number, byte offset, text) — text is None when the line is not valid UTF-8."""
 
@@ -143,6 +249,10 @@ _KEY_FIELDS = ("game_id", "hand_no", "dealer", "n_players", "initial_hands", "tu
                "strain", "bid", "capot_bid", "coinche", "plays", "play_seats", "tricks_taken", "last_trick_seat",
                "announced", "belote_seat", "recorded_score", "recorded_card_points", "recorded_totals", "completeness",
                "recorded_margin", "carried_in", "players")   # players: a renamed player is another hand
+
+
+KEY_FIELDS = _KEY_FIELDS
+"""The hand fields a hand key covers (and ``taker_team`` when set)."""
 
 
 def hand_key(row: dict[str, Any]) -> str:

@@ -47,11 +47,13 @@ class IngestSummary:
     duplicates: int = 0
     rejected: Counter = field(default_factory=Counter)
     unrecognised: list[str] = field(default_factory=list)
+    unrecognised_named: list[str] = field(default_factory=list)   # ... of them, files named on the command line
     formats: Counter = field(default_factory=Counter)
     seconds: float = 0.0
     bytes: int = 0
     unchanged: int = 0
     same_game: int = 0        # games skipped: already imported from another file with the same deals and plays
+    same_content: int = 0     # games skipped: the content of a stored game under another id (a renamed folder)
     replaced_by_richer: int = 0   # ... or replaced, this copy carrying more of the source's results
     same_deal: int = 0        # single-deal copies skipped: the deal is already imported, as richly, from another file
     deal_replaced: int = 0    # single-deal copies dropped from the lake for a richer copy of their deal
@@ -77,6 +79,10 @@ class IngestSummary:
              f"{rej} rejected{f' ({by})' if by else ''}, {self.seconds:.2f} s, {rate:,.0f} hands/s")
         if self.unrecognised:
             s += f"; {len(self.unrecognised)} file{'s' if len(self.unrecognised) != 1 else ''} not recognised"
+            if self.unrecognised_named:
+                k = len(self.unrecognised_named)
+                s += (f" ({'all' if k == len(self.unrecognised) else k} named on the command line: exit status 1; "
+                      "--format forces a reader)")
         if self.unchanged:
             s += f"; {self.unchanged} unchanged file{'s' if self.unchanged != 1 else ''} skipped"
         if self.replaced:
@@ -84,6 +90,9 @@ class IngestSummary:
         if self.same_game or self.replaced_by_richer:
             s += (f"; {self.same_game + self.replaced_by_richer} games already imported from another file "
                   f"(same deals{f', {self.replaced_by_richer} replaced by a copy with more recorded results' if self.replaced_by_richer else ''})")
+        if self.same_content:
+            s += (f"; {_n(self.same_content, 'game')} already imported under another id (the same content: a renamed "
+                  "or copied game folder)")
         if self.same_deal or self.deal_replaced:
             k = self.same_deal + self.deal_replaced
             s += (f"; {k} single-deal cop{'y' if k == 1 else 'ies'} of deals already imported from "
@@ -264,6 +273,38 @@ class _Writer:
                       f"game {gid} is already in the lake with other content (imported from {seen[1]}{read}); "
                       "not imported twice", "", gid)
 
+    def same_content(self, rec: GameRecord) -> Notice | None:
+        """A game read by a reader whose game ids come from the file's path (``GAME_ID_FROM_PATH``: a coinche-cli
+        game is named after its folder) under an id the lake does not hold, whose content
+        (:func:`pipeline.ingest.game_copies.content`: every hand's deal, auction, plays, players and results, and
+        the game's) is that of a stored game of its source under another id: the same game from a renamed or
+        copied folder. Returns the notice saying so, naming the stored game and its file (the caller skips the
+        game as a duplicate and records that the file holds it, by deal, so that it takes the rows over once the
+        stored game's file is gone and pruned: :mod:`pipeline.ingest.takeover`); None otherwise."""
+        gid, source = rec.game["game_id"], rec.game["source"]
+        if gid in self.game_ids:
+            return None       # the same id: conflict() and add_game() decide
+        for e in self._stored_content(source, game_copies.content(rec.game, rec.hands)):
+            seen = self.game_ids.get(e.game_id)
+            if e.game_id == gid or seen is None or seen[0] != e.game_key:
+                continue      # left the lake, or edited, since it was indexed
+            if self.replacing is not None and seen[2] == self.reading:
+                continue      # given before by the changed file being read: about to be replaced
+            self.summary.same_content += 1
+            self.summary.duplicates += len(rec.hands)
+            where = seen[2] or seen[1]
+            return Notice(rec.where, f"the same game as {e.game_id}, already imported from {where} (same deals, "
+                          f"auctions, plays, players and results; a renamed or copied game folder?): not imported "
+                          f"twice ({_n(len(rec.hands), 'hand')} skipped as duplicates)", gid)
+        return None
+
+    def _stored_content(self, source: str, digest: tuple) -> list:
+        """The stored games of ``source`` with content ``digest`` (the index is read after a flush, so that it sees
+        every game written so far)."""
+        if source not in self.copies.contents:
+            self.flush()
+        return self.copies.same_content(source, digest)
+
     def same_deal(self, rec: GameRecord) -> object | None:
         """Single-deal copies (:mod:`pipeline.ingest.deal_copies`): SAME_GAME when ``rec`` is a single-deal copy
         of a deal already imported as richly from another file (skip it); otherwise None (import it), after
@@ -312,6 +353,9 @@ class _Writer:
         if rec.game["source_format"] in DEAL_COPY_FORMATS:
             self.copy_sources.add(rec.game["source"])
         self.added.add(rec.game["game_id"])
+        if rec.game["source"] in self.copies.contents:
+            self.copies.add_content(rec.game["source"], game_copies.content(rec.game, rec.hands), game_copies.Stored(
+                rec.game["game_id"], rec.game["game_key"], rec.game["source_file"], self.reading))
 
     def _deal_index(self, source: str) -> "deal_copies.DealIndex":
         """The deal index of ``source``: the lake's hands of that source, read once (after a flush)."""
@@ -420,10 +464,11 @@ class _Writer:
         if self.buffered_hands >= FLUSH_HANDS:
             self.flush_later()
 
-    def hold(self, rec: GameRecord, copy: str) -> None:
+    def hold(self, rec: GameRecord, copy: str, by_deal: bool = False) -> None:
         """Record in ``holdings`` that the file being read holds the hands of ``rec`` (``copy``: stored, poorer
-        or set_aside, see :mod:`pipeline.ingest.holdings`)."""
-        single = rec.game["source_format"] in DEAL_COPY_FORMATS and len(rec.hands) == 1
+        or set_aside, see :mod:`pipeline.ingest.holdings`), with each hand's deal digest when ``rec`` is a
+        single-deal copy or ``by_deal`` (a copy of a stored game under another id: matched by deal, not by key)."""
+        single = by_deal or (rec.game["source_format"] in DEAL_COPY_FORMATS and len(rec.hands) == 1)
         (self.held if self.held_back is None else self.held_back).add_hands(self.reading, rec.hands, copy, single)
         self._held_back_overflow()
         if self._holding_files is not None:
@@ -494,6 +539,18 @@ class _Writer:
                 index.add(mine.select(deal_copies.COLUMNS).to_pylist(),
                           dict(zip(gid, games.column("game_key").to_pylist())), DEAL_COPY_FORMATS,
                           dict(zip(gid, games.column("n_hands").to_pylist())))
+        for src in self.copies.contents:     # the loaded content indexes (same_content) learn the new games too
+            mine = games.filter(pc.equal(games.column("source"), src))
+            if not mine.num_rows:
+                continue
+            by_game: dict[str, list[dict]] = {}
+            for h in hands.filter(pc.equal(hands.column("source"), src)).to_pylist() if hands.num_rows else ():
+                by_game.setdefault(h["game_id"], []).append(h)
+            for g in mine.to_pylist():
+                own = by_game.get(g["game_id"], [])
+                if len(own) == g["n_hands"]:     # a game some of whose hands were already stored is indexed once read
+                    self.copies.add_content(src, game_copies.content(g, own), game_copies.Stored(
+                        g["game_id"], g["game_key"], g["source_file"], self.reading))
 
     def _stamped(self, t: pa.Table) -> pa.Table:
         """``t`` with its ``ingest_file`` column set to the file being read."""
@@ -775,6 +832,9 @@ def ingest_paths(paths: list[Path], lake: Path, fmt: str | None = None, strict: 
     that leaves the lake because its file no longer holds it (edited, or gone and pruned) is taken over by
     another imported file that still holds a copy, which is read again (:mod:`pipeline.ingest.takeover`).
 
+    A file no reader recognises is skipped and listed in the summary's ``unrecognised``; when ``paths`` names it
+    (not met inside a folder) it is listed in ``unrecognised_named`` too, which the CLI turns into exit status 1.
+
     Args:
         fmt: force this reader (name from :func:`pipeline.ingest.names`) instead of detection.
         strict: raise :class:`StrictError` at the first reject (rows read before it are not written).
@@ -844,12 +904,16 @@ def _ingest_files(paths, fmt, reread, run: _Run, prune: bool = False) -> None:
     forced = ingest.get(fmt) if fmt else None
     skipped: set[str] = set()     # physical names of the unchanged files skipped
     walked: set[str] = set()
+    named = {physical_name(Path(p)) for p in paths if Path(p).is_file()}   # files given by name, not met in a folder
     for path in walk(paths):
         summary.files += 1
         key = physical_name(path)
         walked.add(key)
+        unrecognised = len(summary.unrecognised)
         if not _import_file(path, key, forced, fmt or "auto", reread, run):
             skipped.add(key)
+        if len(summary.unrecognised) > unrecognised and key in named:
+            summary.unrecognised_named.append(str(path))
     writer.flush()
     writer.drop_poorer_copies()
     _drop_gone(paths, walked, run, prune)
@@ -916,8 +980,10 @@ def _import_file(path: Path, key: str, forced, label: str, reread: bool, run: _R
     # its new content replaces what it gave before
     writer.start_file(path, replacing=key in manifest, same_bytes=same_bytes)
     added_before = summary.games + summary.hands + sum(summary.rejected.values())
+    hint = forced_hint(forced, path.name, head)
     try:
-        _read_file(path, reader, writer, strict, on_reject, run.notice)
+        _read_file(path, reader, writer, strict, on_reject, run.notice, hint,
+                   claimed=forced is None or bool(forced.sniff(path.name, head)))
     except StrictError:
         raise
     except (OSError, EOFError, zlib.error) as e:
@@ -925,7 +991,7 @@ def _import_file(path: Path, key: str, forced, label: str, reread: bool, run: _R
                      "point of failure are not imported", writer, strict, on_reject)
     except Exception as e:  # a reader bug must not lose the batch; the reject keeps the evidence
         _file_reject(path, reader.NAME, "reader_error", f"the {reader.NAME} reader failed on this file: "
-                     f"{type(e).__name__}: {e}", writer, strict, on_reject)
+                     f"{type(e).__name__}: {e}{hint}", writer, strict, on_reject)
     else:
         manifest[key] = stamp + _sidecar_record(path, reader)
         unchanged = (same_bytes and not again
@@ -1039,11 +1105,29 @@ def _file_reject(path: Path, fmt: str | None, code: str, reason: str, writer: "_
         on_reject(rej)
 
 
+def forced_hint(forced, name: str, head: str) -> str:
+    """What to add to the reason of every reject of a file read with a reader forced by ``--format`` (``forced``,
+    a reader module; None: detected) when detection would have chosen another reader for it (file ``name``,
+    decoded ``head``): `` (detection reads this file as 'rebelote'; drop --format)``. '' otherwise, and when no
+    reader recognises the file (forcing a reader is then what --format is for)."""
+    if forced is None:
+        return ""
+    detected = ingest.detect(name, head)
+    if detected is None or detected is forced:
+        return ""
+    return f" (detection reads this file as '{detected.NAME}'; drop --format)"
+
+
 def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject,
-               on_notice: Callable[[str], None] | None = None) -> None:
+               on_notice: Callable[[str], None] | None = None, hint: str = "", claimed: bool = True) -> None:
     """Feed one file through its reader; every reject goes to the writer (or stops the run under strict), every
-    notice to ``on_notice``; what the file holds goes to its holdings (:meth:`_Writer.hold`)."""
+    notice to ``on_notice``; what the file holds goes to its holdings (:meth:`_Writer.hold`). ``hint`` ends the
+    reason of every reject (:func:`forced_hint`); ``claimed``: the reader's own detection recognises the file
+    (False when --format forced it on a file it would not claim: a file that then gives nothing is rejected as
+    ``no_records`` even from a reader whose side files give nothing by design)."""
     def reject(rej: Reject) -> None:
+        if hint and not rej.reason.endswith(hint):
+            rej.reason += hint
         if strict:
             raise StrictError(rej.message())
         writer.add_reject(rej)
@@ -1051,6 +1135,7 @@ def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject,
             on_reject(rej)
 
     taken = 0
+    path_ids = bool(getattr(reader, "GAME_ID_FROM_PATH", False))
 
     def take(rec: GameRecord | Reject | Notice) -> None:
         nonlocal taken
@@ -1067,11 +1152,15 @@ def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject,
         if rej is not None:
             reject(rej)
             return
-        rej = writer.conflict(rec) or writer.same_deal(rec)
+        rej = writer.conflict(rec) or (path_ids and writer.same_content(rec)) or writer.same_deal(rec)
         if rej is None:
             writer.add_game(rec)
         elif rej is SAME_GAME:
             writer.hold(rec, holdings.POORER)
+        elif isinstance(rej, Notice):      # the same game under another id (same_content): held by deal
+            writer.hold(rec, holdings.POORER, by_deal=True)
+            if on_notice:
+                on_notice(rej.message())
         else:
             if rej.code in SET_ASIDE_CODES:     # the file still holds it: it may take over one day
                 writer.hold(rec, holdings.SET_ASIDE)
@@ -1092,10 +1181,11 @@ def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject,
     # (a game that displaced as many copies of its deals as it has hands leaves the counts as they were: the
     # records taken say it was there)
     if (not taken and s.games + s.hands + s.duplicates + s.deal_replaced + sum(s.rejected.values()) == before
-            and not getattr(reader, "SIDE_FILES", False)):
+            and (not getattr(reader, "SIDE_FILES", False) or not claimed)):
         reject(Reject(Provenance(reader.NAME, str(path)), "no_records",
-                      f"the {reader.NAME} reader found no game record in the file (only a header or an empty "
-                      "envelope?)", ""))
+                      f"the {reader.NAME} reader found no game record in the file "
+                      + ("(only a header or an empty envelope?)" if claimed else
+                         f"(it does not look like a {reader.NAME} file)"), ""))
 
 
 def _same_file(recorded: str, path: Path) -> bool:

@@ -4,7 +4,8 @@ long as an imported file holds it.
 A hand is stored once, in the row of the file that brought it first. When that file no longer holds it (the
 file was edited, or is gone from a folder imported again with `--prune`), its row leaves the lake; every other file whose
 holdings (:mod:`pipeline.ingest.holdings`) include a copy of it (same hand key, same game id, or for a
-single-deal copy the same deal) is then read again by the ingest driver (:mod:`pipeline.ingest.run`), and its
+single-deal copy or a copy of the game under another id, such as a renamed coinche-cli folder, the same deal) is
+then read again by the ingest driver (:mod:`pipeline.ingest.run`), and its
 copy takes over, with its own provenance. A file is gone when it was imported from inside a folder given to
 this run, is no longer there, and the run's walk of that folder did not meet it: a file not given on the
 command line (directly or inside a folder) is never taken for gone.

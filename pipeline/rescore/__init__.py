@@ -51,8 +51,9 @@ class RescoreSummary:
         rate = self.hands / self.seconds if self.seconds > 0 else 0.0
         st = ", ".join(f"{v} {k}" for k, v in sorted(self.status.items()))
         rec = f", recorded score matched {self.matches}/{self.recorded}" if self.recorded else ""
-        if len(self.by_source) > 1:   # a lake of several sources: each source's own agreement
-            rec += " (" + ", ".join(f"{k} {m}/{r}" for k, (r, m) in sorted(self.by_source.items()) if r) + ")"
+        compared = [f"{k} {m}/{r}" for k, (r, m) in sorted(self.by_source.items()) if r]
+        if rec and len(self.by_source) > 1 and compared:   # a lake of several sources: each source's own agreement
+            rec += " (" + ", ".join(compared) + ")"
         if self.games_recorded:
             rec += f", recorded game totals matched {self.games_matched}/{self.games_recorded}"
         if self.games_partial:
