@@ -78,7 +78,9 @@ CODES: dict[str, str] = {
     "trick_winner_mismatch": "the trick winner a BGA log records differs from the cards",
     # what the source recorded, against itself or another file
     "recorded_mismatch": "a colver game disagrees with its line in games.jsonl",
-    "totals_mismatch": "a carg score document's totals differ from the sum of its rounds",
+    "totals_mismatch": "running totals (a carg score document, a score sheet's total columns) differ from the sum "
+                       "of the hand scores",
+    "made_mismatch": "a score sheet's made/failed cell contradicts the hand's scores",
     "log_mismatch": "a coinche-cli server.log disagrees with the stream",
     "conflicting_value": "a score sheet gives a game two different values for one game-level column",
     "conflicting_duplicate": "a colver games.jsonl line repeats a game with other values",
