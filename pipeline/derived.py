@@ -67,7 +67,7 @@ def materialize(lake, ruleset: str, only: tuple[str, ...] | None = None) -> dict
     the lake's hands and its scores under that ruleset (replacing earlier ones). Returns rows written per
     table. Raises duckdb.Error / OSError on a read or write failure, KeyError for an unknown table."""
     from pipeline import lake as lakemod
-    from pipeline.duck import arrow_reader, duckdb_connection, table_source
+    from pipeline.duck import arrow_reader, duckdb_connection, empty_sql, table_source
 
     wanted = set(DERIVED) if only is None else {t for t in only} | {DERIVED[t].parent for t in only if DERIVED[t].parent}
     written = {t: 0 for t in DERIVED if t in wanted}
@@ -83,8 +83,10 @@ def materialize(lake, ruleset: str, only: tuple[str, ...] | None = None) -> dict
             src = src[:-1] + ", file_row_number = true)"
         else:
             seq = "NULL::BIGINT"
-        con.execute(f"CREATE TEMP VIEW h AS SELECT * EXCLUDE (file_row_number), {seq} AS hand_seq FROM {src}"
-                    if loc.local else f"CREATE TEMP VIEW h AS SELECT *, {seq} AS hand_seq FROM {src}")
+        # hand files written before a column was added to the schema read it as null (hands.taker_team)
+        con.execute(f"CREATE TEMP VIEW h AS {empty_sql(con, 'hands')} UNION ALL BY NAME "
+                    + (f"SELECT * EXCLUDE (file_row_number), {seq} AS hand_seq FROM {src}"
+                       if loc.local else f"SELECT *, {seq} AS hand_seq FROM {src}"))
         r = "'" + ruleset.replace("'", "''") + "'"     # a view cannot take parameters: a quoted literal
         con.execute(f"CREATE TEMP VIEW s AS SELECT * FROM {table_source(con, lake, 'scores')} WHERE ruleset = {r}")
         parents = {d.parent for d in DERIVED.values() if d.parent}

@@ -168,10 +168,6 @@ VIEWS = ("hands", "games", "rejects", "scores", "game_scores", "seats", "player_
          "hand_facts", "pair_hands", "pair_games", "declaration_items", "dealt_events")
 
 
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
 def table_sql(lake, table: str, con: duckdb.DuckDBPyConnection) -> str:
     """A self-contained SELECT of every row of lake table ``table``: the schema's columns first, in schema
     order and schema types (an empty typed relation, written as SQL casts), then the files under
@@ -185,10 +181,10 @@ def table_sql(lake, table: str, con: duckdb.DuckDBPyConnection) -> str:
     """
     from pipeline import lake as lakemod
 
+    from pipeline.duck import empty_sql
+
     loc = lakemod.locate(lake)
-    rel = con.from_arrow(schema.empty(table))
-    empty = ("SELECT " + ", ".join(f"CAST(NULL AS {ty}) AS {_quote(c)}" for c, ty in zip(rel.columns, rel.types))
-             + " WHERE false")
+    empty = empty_sql(con, table)
     if not lakemod.has_table(loc, table):
         return empty
     if loc.local:
