@@ -444,19 +444,15 @@ def compare(
         con = stats.connect(lake, filters)
         for r in (a, b):
             stats.resolve_ruleset(con, r)
-        table = stats.run_report_on(con, "compare", a, filters, other=b)
+        pair_by = stats.hand_pairing(con, a, b)
+        table = stats.run_report_on(con, "compare", a, filters, other=b, pair_by=pair_by)
     except stats.StatsError as e:
         _fail(str(e))
     _emit(table, format, output, stats.display_columns("compare"))
     _warn_undated(lake, filters)
     differ = dict(zip(table.column("measure").to_pylist(), table.column("count").to_pylist())).get("hand score differs")
     if examples and differ and (format in (None, "table")) and output is None:
-        rows = con.execute(
-            "SELECT a.game_id, a.hand_no, a.hand_score, b.hand_score FROM hand_facts a JOIN hand_facts b USING (hand_key) "
-            "WHERE a.ruleset = $a AND b.ruleset = $b AND a.status = 'scored' AND b.status = 'scored' "
-            "AND a.hand_score IS DISTINCT FROM b.hand_score ORDER BY a.game_id, a.hand_no LIMIT $n",
-            {"a": a, "b": b, "n": examples}).fetchall()
-        for gid, hn, sa, sb in rows:
+        for gid, hn, sa, sb in stats.compare_examples(con, a, b, examples, pair_by):
             lake_arg = "" if str(lake) == str(lakemod.DEFAULT_LAKE) else f" --lake {shlex.quote(str(lake))}"
             out.print(f"{gid} hand {hn}: {a} {sa} vs {b} {sb}  ->  rebelote show --game {shlex.quote(gid)} "
                       f"--hand {hn} --rules {shlex.quote(a)} --rules {shlex.quote(b)}{lake_arg}")

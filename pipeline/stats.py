@@ -323,6 +323,23 @@ def hand_pairing(con: duckdb.DuckDBPyConnection, a: str, b: str) -> str:
     return "position" if differ == 0 else "seq"
 
 
+_PAIRINGS = {"position": "a POSITIONAL JOIN b", "seq": "a JOIN b USING (hand_seq)", "key": "a JOIN b USING (hand_key)"}
+
+
+def compare_examples(con: duckdb.DuckDBPyConnection, a: str, b: str, n: int, pair_by: str | None = None) -> list[tuple]:
+    """The first ``n`` hands (by game_id, then hand_no) scored under both rulesets ``a`` and ``b`` whose hand
+    score differs, as (game_id, hand_no, hand_score under a, hand_score under b) tuples, scores in game points
+    per team (per player with 3 players). Rows are paired as ``queries/compare.sql`` pairs them: ``pair_by``
+    as there, :func:`hand_pairing` when None (the three pairings give the same hands, the first two without
+    joining on the string hand_key)."""
+    pair_by = pair_by or hand_pairing(con, a, b)
+    return con.execute(
+        "WITH a AS (SELECT * FROM hand_facts WHERE ruleset = $a), b AS (SELECT * FROM hand_facts WHERE ruleset = $b) "
+        f"SELECT a.game_id, a.hand_no, a.hand_score, b.hand_score FROM {_PAIRINGS.get(pair_by, _PAIRINGS['key'])} "
+        "WHERE a.status = 'scored' AND b.status = 'scored' AND a.hand_score IS DISTINCT FROM b.hand_score "
+        "ORDER BY a.game_id, a.hand_no LIMIT $n", {"a": a, "b": b, "n": n}).fetchall()
+
+
 #: The lake's own tables; the others of :data:`schema.TABLES` are derived from them (:mod:`pipeline.derived`).
 BASE_TABLES = ("hands", "games", "rejects", "scores", "game_scores")
 

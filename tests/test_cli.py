@@ -213,9 +213,13 @@ def test_compare_filters_and_pairings(tmp_path):
         assert stats.hand_pairing(con, "belote-classic", "openspiel") == "position"
         rows = {p: stats.run_report_on(con, "compare", "belote-classic", other="openspiel", pair_by=p).to_pylist()
                 for p in ("position", "seq", "key")}
+        examples = {p: stats.compare_examples(con, "belote-classic", "openspiel", 3, p) for p in ("position", "seq", "key")}
     finally:
         con.close()
     assert rows["position"] == rows["seq"] == rows["key"]
+    # the examples `compare` prints, first by game id: the hand scores of test_compare ("other:g2" < "test:g1")
+    assert examples["position"] == examples["seq"] == examples["key"] == [
+        ("other:g2", 1, [272, 0], [252, 0]), ("test:g1", 1, [92, 90], [92, 70]), ("test:g1", 2, [0, 81], [0, 162])]
     # openspiel rescored again without its derived tables: its hand_facts rows are computed on the fly (no
     # hand_seq), so compare pairs on hand_key, with the same counts
     run("rescore", "--rules", "openspiel", "--no-derived", "--lake", lake)
