@@ -440,23 +440,21 @@ def compare(
         _fail("give exactly two rulesets: --rules A --rules B")
     a, b = (_load_rules(r).name if r.endswith(".toml") else r for r in rules)
     filters = _filters(source, variant, player, None, None, since, until)
+    shown = examples if format in (None, "table") and output is None else 0    # examples go to the terminal only
     try:
         con = stats.connect(lake, filters)
-        for r in (a, b):
-            stats.resolve_ruleset(con, r)
-        pair_by = stats.hand_pairing(con, a, b)
-        table = stats.run_report_on(con, "compare", a, filters, other=b, pair_by=pair_by)
+        try:
+            table, rows = stats.compare(con, a, b, filters, shown)
+        finally:
+            con.close()
     except stats.StatsError as e:
         _fail(str(e))
     _emit(table, format, output, stats.display_columns("compare"))
     _warn_undated(lake, filters)
-    differ = dict(zip(table.column("measure").to_pylist(), table.column("count").to_pylist())).get("hand score differs")
-    if examples and differ and (format in (None, "table")) and output is None:
-        for gid, hn, sa, sb in stats.compare_examples(con, a, b, examples, pair_by):
-            lake_arg = "" if str(lake) == str(lakemod.DEFAULT_LAKE) else f" --lake {shlex.quote(str(lake))}"
-            out.print(f"{gid} hand {hn}: {a} {sa} vs {b} {sb}  ->  rebelote show --game {shlex.quote(gid)} "
-                      f"--hand {hn} --rules {shlex.quote(a)} --rules {shlex.quote(b)}{lake_arg}")
-    con.close()
+    for gid, hn, sa, sb in rows:
+        lake_arg = "" if str(lake) == str(lakemod.DEFAULT_LAKE) else f" --lake {shlex.quote(str(lake))}"
+        out.print(f"{gid} hand {hn}: {a} {sa} vs {b} {sb}  ->  rebelote show --game {shlex.quote(gid)} "
+                  f"--hand {hn} --rules {shlex.quote(a)} --rules {shlex.quote(b)}{lake_arg}")
 
 
 export_app = typer.Typer(help="Export the lake: native JSON Lines (`export jsonl`, or `export --format jsonl` as "
