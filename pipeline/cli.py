@@ -304,9 +304,10 @@ def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Op
                   f"`rebelote rescore --rules {escape(used)}`")
     if "command" in table.column_names and str(lake) != str(lakemod.DEFAULT_LAKE):
         # the printed `rebelote show` commands must find this lake when pasted as they are
-        import pyarrow as pa
-        import pyarrow.compute as pc
-        cmd = pc.binary_join_element_wise(table.column("command"), pa.scalar(f" --lake {shlex.quote(str(lake))}"), "")
+        from pipeline import arrow_rows
+        suffix = f" --lake {shlex.quote(str(lake))}"
+        cmd = arrow_rows.array([None if c is None else c + suffix for c in table.column("command").to_pylist()],
+                               table.schema.field("command").type)
         table = table.set_column(table.column_names.index("command"), "command", cmd)
     _emit(table, fmt, output, stats.display_columns(report))
 
