@@ -168,7 +168,7 @@ VIEWS = ("hands", "games", "rejects", "scores", "game_scores", "seats", "player_
          "hand_facts", "pair_hands", "pair_games", "declaration_items", "dealt_events")
 
 
-def table_sql(lake, table: str, con: duckdb.DuckDBPyConnection) -> str:
+def table_sql(lake, table: str, con: duckdb.DuckDBPyConnection, check: bool = True) -> str:
     """A self-contained SELECT of every row of lake table ``table``: the schema's columns first, in schema
     order and schema types (an empty typed relation, written as SQL casts), then the files under
     ``LAKE/<table>/`` filled in by name. A table with no files is just the empty relation.
@@ -177,7 +177,8 @@ def table_sql(lake, table: str, con: duckdb.DuckDBPyConnection) -> str:
     reader with absolute paths, so the SQL works from any directory; a lake on object storage is read
     through pyarrow's filesystem, as a dataset registered on ``con`` (``_arrow_<table>``), so that SQL only
     works on ``con``. Raises :class:`StatsError` when the files cannot be read together (e.g. partitioned
-    and unpartitioned files mixed).
+    and unpartitioned files mixed); with ``check=False`` that is left to the caller (:func:`_create_table_view`:
+    creating a view over the SQL reads the same footers, so checking first reads them twice).
     """
     from pipeline import lake as lakemod
 
@@ -196,11 +197,23 @@ def table_sql(lake, table: str, con: duckdb.DuckDBPyConnection) -> str:
         src = f"_arrow_{table}"
         con.register(src, lakemod.dataset(loc, table))
     sql = f"{empty} UNION ALL BY NAME SELECT * FROM {src}"
-    try:
-        con.sql(f"SELECT * FROM ({sql}) LIMIT 0").fetchall()
-    except duckdb.Error as e:
-        raise StatsError(f"cannot read table {table!r} under {loc.path(table)}: {e}") from e
+    if check:
+        try:
+            con.sql(f"SELECT * FROM ({sql}) LIMIT 0").fetchall()
+        except duckdb.Error as e:
+            raise StatsError(f"cannot read table {table!r} under {loc.path(table)}: {e}") from e
     return sql
+
+
+def _create_table_view(con: duckdb.DuckDBPyConnection, lake, table: str, name: str, sql: str) -> None:
+    """CREATE VIEW ``name`` AS ``sql`` (lake table ``table``'s :func:`table_sql`); :class:`StatsError` naming the
+    table when its files cannot be read together (DuckDB reads their footers to create the view)."""
+    from pipeline import lake as lakemod
+
+    try:
+        con.execute(f"CREATE VIEW {name} AS {sql}")
+    except duckdb.Error as e:
+        raise StatsError(f"cannot read table {table!r} under {lakemod.locate(lake).path(table)}: {e}") from e
 
 
 def filter_player_names(con: duckdb.DuckDBPyConnection, filters: Filters) -> tuple[str, ...] | None:
@@ -232,7 +245,7 @@ def create_views(con: duckdb.DuckDBPyConnection, lake: Path | str, filters: Filt
     salt = filters.pseudonymize
     if salt and not internal:
         raise StatsError("pseudonymized views need rebelote's Python function: materialize them instead")
-    base = {t: table_sql(lake, t, con) for t in schema.TABLES}
+    base = {t: table_sql(lake, t, con, check=not internal) for t in schema.TABLES}   # internal: checked below
     if salt:
         pseudo.register(con, salt)
         players = pseudo.players_sql()
@@ -241,7 +254,7 @@ def create_views(con: duckdb.DuckDBPyConnection, lake: Path | str, filters: Filt
         base["rejects"] = f"SELECT * REPLACE ({_sql_str(pseudo.RAW_REMOVED)} AS raw) FROM ({base['rejects']})"
     if internal:
         for t in schema.TABLES:
-            con.execute(f"CREATE VIEW _all_{t} AS {base[t]}")
+            _create_table_view(con, lake, t, f"_all_{t}", base[t])
         src = {t: f"_all_{t}" for t in schema.TABLES}
     else:
         src = {t: f"({base[t]}) AS _all_{t}" for t in schema.TABLES}

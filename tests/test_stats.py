@@ -455,3 +455,20 @@ def test_compare_examples_first_games_then_all(tmp_path: Path):
                 assert stats.compare_examples(con, "belote-classic", "ffb-classic", n, pair_by) == expected[:n], (n, pair_by)
     finally:
         con.close()
+
+
+def test_unreadable_table_named(tmp_path: Path):
+    # a stray unpartitioned file beside the source=... folders: the files cannot be read together, and the error
+    # names the table and its folder (raised when the view is created, for a report; by the check, for a
+    # dashboard file's views)
+    import shutil
+
+    import duckdb
+    from helpers import simulated_lake
+
+    lake = simulated_lake(tmp_path / "lake", plan=(("belote-classic", 1, 11, "club"),))
+    shutil.copy(next((lake / "hands").glob("source=club/*.parquet")), lake / "hands" / "stray.parquet")
+    with pytest.raises(stats.StatsError, match=r"cannot read table 'hands' under .*hands: .*Hive partition mismatch"):
+        stats.connect(lake)
+    with pytest.raises(stats.StatsError, match=r"cannot read table 'hands' under .*hands: .*Hive partition mismatch"):
+        stats.create_views(duckdb.connect(), lake, internal=False)
