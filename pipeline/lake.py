@@ -39,6 +39,7 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 
 from pipeline import schema
+from pipeline.catalog import DEFAULT_LAKE  # noqa: F401  (re-exported: lake.DEFAULT_LAKE)
 
 if TYPE_CHECKING:
     import pyarrow.dataset as ds
@@ -47,7 +48,6 @@ if TYPE_CHECKING:
 # functions that use them, so that a command which only lists the lake's files (every `rebelote stats`) starts
 # without them.
 
-DEFAULT_LAKE = os.environ.get("REBELOTE_LAKE") or "rebelote-lake"   # set but empty: the default too
 KEYS = {"hands": "hand_key", "games": "game_key", "rejects": "reject_key"}
 ROW_GROUP = 1_000_000                 # rows per Parquet row group (the scan unit)
 FILE_BYTES = 200 * 1024 * 1024        # a written file is closed once it reaches about this size (target 100-250 MB)

@@ -17,10 +17,8 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from pipeline.catalog import TABLES  # noqa: F401  (re-exported: schema.TABLES)
 from pipeline.resources import resource_dir
-
-TABLES = ("hands", "games", "rejects", "scores", "game_scores", "player_hands", "player_games", "hand_facts",
-          "pair_hands", "pair_games", "declaration_items", "dealt_events")
 
 _PRIMITIVES = {
     "int8": pa.int8(), "int16": pa.int16(), "int32": pa.int32(), "int64": pa.int64(),
