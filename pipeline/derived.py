@@ -64,8 +64,8 @@ DERIVED: dict[str, Derived] = {d.table: d for d in (
 
 def materialize(lake, ruleset: str, only: tuple[str, ...] | None = None) -> dict[str, int]:
     """Write the ``ruleset`` partition of every derived table (or of those in ``only`` and their parents) from
-    the lake's hands and its scores under that ruleset (replacing earlier ones). Returns rows written per
-    table. Raises duckdb.Error / OSError on a read or write failure, KeyError for an unknown table."""
+    the lake's hands, its scores under that ruleset and their game results (``game_scores``: the game-level
+    tables carry the winner), replacing earlier ones. Returns rows written per table. Raises duckdb.Error / OSError on a read or write failure, KeyError for an unknown table."""
     from pipeline import lake as lakemod
     from pipeline.duck import arrow_reader, duckdb_connection, empty_sql, table_source
 
@@ -89,6 +89,10 @@ def materialize(lake, ruleset: str, only: tuple[str, ...] | None = None) -> dict
                        if loc.local else f"SELECT *, {seq} AS hand_seq FROM {src}"))
         r = "'" + ruleset.replace("'", "''") + "'"     # a view cannot take parameters: a quoted literal
         con.execute(f"CREATE TEMP VIEW s AS SELECT * FROM {table_source(con, lake, 'scores')} WHERE ruleset = {r}")
+        # the game results the game-level tables carry (winner), written by the rescore's game pass just before
+        games = (f"SELECT * FROM {table_source(con, lake, 'game_scores')} WHERE ruleset = {r}"
+                 if lakemod.has_table(lake, "game_scores") else empty_sql(con, "game_scores"))
+        con.execute(f"CREATE TEMP VIEW game_scores AS {games}")
         parents = {d.parent for d in DERIVED.values() if d.parent}
         for name, d in DERIVED.items():
             if name not in wanted:

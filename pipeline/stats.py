@@ -409,7 +409,8 @@ def _derived_views(con: duckdb.DuckDBPyConnection, src: dict, filters: Filters |
     pseudonyms). A filter on sources and players only (:attr:`Filters.row_local`) is tested on the stored rows'
     own ``source`` and ``players`` columns when the table has them (``players``: in the partitions written since
     that column exists, :func:`pipeline.derived.rulesets_with_column`); otherwise the rows are those whose key is
-    among the filtered hands' (a join on a string: 2 s over 20 M rows)."""
+    among the filtered hands' (a join on a string: 2 s over 20 M rows). A game-level table's stored rows carry
+    the game's ``winner``; partitions written before that column get it from ``game_scores`` (:func:`_with_winner`)."""
     from pipeline import derived, lake as lakemod, pseudonymize as pseudo
     from pipeline.derived import DERIVED
 
@@ -434,11 +435,25 @@ def _derived_views(con: duckdb.DuckDBPyConnection, src: dict, filters: Filters |
         if filters is not None:
             stored = _filtered_rows(stored, name, d.key, filters, names, written,
                                     lambda: derived.rulesets_with_column(lake, name, "players"))
+        elif d.parent and written:
+            stored = _with_winner(stored, written - derived.rulesets_with_column(lake, name, "winner"))
         missing = sorted(scored - written)
         if missing:
             live = d.live_sql("hands", "scores", " UNION ALL ".join(f"SELECT {_sql_str(r)} AS ruleset" for r in missing))
             stored += f" UNION ALL BY NAME ({live})"
         con.execute(f"CREATE VIEW {name} AS {stored}")
+
+
+def _with_winner(stored: str, older: set[str]) -> str:
+    """SELECT of a game-level derived table's stored rows (``stored``) with their ``winner``: as written, and for
+    the rulesets of ``older`` (partitions written before that column existed, where it reads null) from the
+    ``game_scores`` view, as :func:`pipeline.player_facts.per_game_sql` writes it."""
+    if not older:
+        return stored
+    listed = ", ".join(_sql_str(r) for r in sorted(older))
+    return (f"SELECT * FROM ({stored}) WHERE ruleset NOT IN ({listed}) UNION ALL "
+            f"SELECT p.* REPLACE (g.winner AS winner) FROM ({stored}) AS p LEFT JOIN game_scores AS g "
+            f"ON g.game_id = p.game_id AND g.ruleset = p.ruleset WHERE p.ruleset IN ({listed})")
 
 
 def _filtered_rows(stored: str, table: str, key: str, filters: Filters, names: tuple[str, ...] | None,

@@ -5,9 +5,9 @@
 -- source spells them, so the same pair in two sources gives two rows. 2- and 3-player hands have no partners and
 -- are left out. Facts come from the view pair_games (one row per game and pair under the ruleset, adding up the
 -- view pair_hands, one row per hand and pair: pipeline/pair_facts.py, written when the ruleset is rescored, else
--- derived from `hands` and `scores`) and from `game_scores`. Hands the ruleset could not score still count in
--- games/hands/taken but in no result column; hands imported after the last rescore are left out until the next
--- rescore (`rebelote stats` warns).
+-- derived from `hands` and `scores`), whose `winner` is the game's in `game_scores`. Hands the ruleset could
+-- not score still count in games/hands/taken but in no result column; hands imported after the last rescore
+-- are left out until the next rescore (`rebelote stats` warns).
 --
 -- Parameters:
 --   $ruleset   ruleset name (scores.ruleset / game_scores.ruleset)
@@ -40,12 +40,10 @@
 -- display: player_a, player_b, source, games, hands, taken, made_of, made_rate_lo, made_rate_hi, points_per_hand, won_of
 WITH
 -- view pair_games (pipeline/pair_facts.py; written at rescore time): one row per (game, pair), with the sums of
--- the pair's hands in that game (pair_hands) and the teams it sat as; a pair on both teams of one game counts
--- it once, as won
+-- the pair's hands in that game (pair_hands), the teams it sat as and the game's winner (game_scores: carried in
+-- the row, not joined on the string game_id); a pair on both teams of one game counts it once, as won
 per_game AS (
-    SELECT p.*, g.winner
-    FROM (SELECT * FROM pair_games WHERE ruleset = $ruleset) AS p
-    LEFT JOIN game_scores AS g ON g.game_id = p.game_id AND g.ruleset = $ruleset
+    SELECT * FROM pair_games WHERE ruleset = $ruleset
 ),
 h AS (
     SELECT player_a, player_b, source,

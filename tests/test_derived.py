@@ -95,3 +95,37 @@ def test_materialize_reads_hand_files_older_than_a_column(lake: Path):
     for name, d in derived.DERIVED.items():
         got = lakemod.read(lake, name).sort_by("hand_key" if d.key == "hand_key" else "game_id").to_pylist()
         assert got == before[name], name
+
+
+def test_game_tables_carry_the_winner(tmp_path: Path):
+    # player_games and pair_games carry game_scores.winner, so that players and partnerships read no game_scores;
+    # partitions written before that column get it from game_scores in the view: the same report rows
+    import pyarrow.parquet as pq
+    from helpers import simulated_lake
+
+    lake = simulated_lake(tmp_path / "lake")          # belote-classic (4 games) and colver (2 games)
+    con = stats.connect(lake)
+    try:
+        for table in ("player_games", "pair_games"):
+            differ = con.execute(f"SELECT count(*), count_if(p.winner IS DISTINCT FROM g.winner) FROM {table} p "
+                                 "LEFT JOIN game_scores g USING (ruleset, game_id)").fetchall()[0]
+            assert differ[0] > 0 and differ[1] == 0, table
+        sql = con.execute("SELECT sql FROM duckdb_views() WHERE view_name = 'player_games'").fetchone()[0]
+        assert "game_scores" not in sql
+        assert con.execute("SELECT count(DISTINCT winner) FROM player_games").fetchall()[0][0] == 2   # teams 0, 1
+    finally:
+        con.close()
+    reports = ("players", "partnerships")
+    before = {(r, rs): stats.run_report(lake, r, rs).to_pylist() for r in reports for rs in ("belote-classic", "colver")}
+    assert all(before.values())
+    for table in ("player_games", "pair_games"):
+        for f in (lake / table / "ruleset=colver").glob("*.parquet"):
+            pq.write_table(pq.read_table(f).drop_columns(["winner"]), f)
+        assert derived.rulesets_with_column(lake, table, "winner") == {"belote-classic"}
+    con = stats.connect(lake)
+    try:
+        sql = con.execute("SELECT sql FROM duckdb_views() WHERE view_name = 'player_games'").fetchone()[0]
+        assert "game_scores" in sql and "'colver'" in sql
+    finally:
+        con.close()
+    assert {(r, rs): stats.run_report(lake, r, rs).to_pylist() for r in reports for rs in ("belote-classic", "colver")} == before
