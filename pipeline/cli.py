@@ -18,8 +18,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from pipeline import lake as lakemod
-from pipeline import schema as schemamod
+from pipeline.catalog import ALL_TABLES, DEFAULT_LAKE, TABLES
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, context_settings={"help_option_names": ["-h", "--help"]},
                   help="Rebelote: import belote game records into a Parquet lake, rescore them under any ruleset, "
@@ -51,6 +50,7 @@ def _load_rules(name: str, lake=None):
         return load(name)
     except RulesetError as e:
         if lake is not None and "/" not in name and not name.endswith(".toml"):
+            from pipeline import lake as lakemod
             try:
                 data = lakemod.read_bytes(lake, f"scores/ruleset={name}/_ruleset.json")
             except (OSError, ValueError):
@@ -92,7 +92,7 @@ def _report_rules(arg: str, lake) -> str:
 @app.command()
 def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Files or folders to import (.gz accepted).")],
-    lake: LakeOpt = lakemod.DEFAULT_LAKE,
+    lake: LakeOpt = DEFAULT_LAKE,
     format: Annotated[Optional[str], typer.Option("--format", help="Force a reader instead of detection (see `rebelote formats`).")] = None,
     strict: Annotated[bool, typer.Option("--strict", help="Fail on the first rejected record.")] = False,
     on_error: Annotated[Optional[str], typer.Option("--on-error", help="strict (= --strict), skip (the default: a bad "
@@ -178,7 +178,7 @@ def ingest(
 @app.command()
 def rescore(
     rules: Annotated[list[str], typer.Option("--rules", help="Ruleset name or path to a .toml file; repeat for several.")],
-    lake: LakeOpt = lakemod.DEFAULT_LAKE,
+    lake: LakeOpt = DEFAULT_LAKE,
     engine: Annotated[str, typer.Option("--engine", help="local (this process) or ray (Ray Data map_batches; needs "
                                         "the 'ray' extra; joins $RAY_ADDRESS if set).")] = "local",
     threads: Annotated[int, typer.Option("--threads", min=1, help="Local engine: score this many batches at once "
@@ -217,6 +217,7 @@ def rescore(
 
 
 def _has_hands(lake: str) -> bool:
+    from pipeline import lake as lakemod
     try:
         return lakemod.has_table(lake, "hands")
     except ValueError as e:          # a URL no filesystem handles
@@ -227,12 +228,12 @@ def _has_hands(lake: str) -> bool:
 
 @app.command()
 def compact(
-    lake: LakeOpt = lakemod.DEFAULT_LAKE,
+    lake: LakeOpt = DEFAULT_LAKE,
     table: Annotated[Optional[list[str]], typer.Option("--table", help="Only this table (repeatable; default: all).")] = None,
 ) -> None:
     """Rewrite each partition's many small Parquet files (one per import) into few large ones: row groups of
     1M rows, files of about 200 MB. Contents are unchanged; runs under the lake lock and swaps the new files in."""
-    from pipeline import schema
+    from pipeline import lake as lakemod, schema
 
     for t in table or []:
         if t not in schema.ALL_TABLES:
@@ -341,11 +342,12 @@ def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Op
                   f"(imported after the last rescore?); the reports leave them out of the counts written at "
                   f"rescore time (per player, pair, contract, declaration) until you run "
                   f"`rebelote rescore --rules {escape(used)}`")
-    if "command" in table.column_names and str(lake) != str(lakemod.DEFAULT_LAKE):
+    if "command" in table.column_names and str(lake) != str(DEFAULT_LAKE):
         # the printed `rebelote show` commands must find this lake when pasted as they are
-        import pyarrow as pa
-        import pyarrow.compute as pc
-        cmd = pc.binary_join_element_wise(table.column("command"), pa.scalar(f" --lake {shlex.quote(str(lake))}"), "")
+        from pipeline import arrow_rows
+        suffix = f" --lake {shlex.quote(str(lake))}"
+        cmd = arrow_rows.array([None if c is None else c + suffix for c in table.column("command").to_pylist()],
+                               table.schema.field("command").type)
         table = table.set_column(table.column_names.index("command"), "command", cmd)
     _emit(table, fmt, output, stats.display_columns(report))
 
@@ -367,7 +369,7 @@ UntilOpt = Annotated[Optional[str], typer.Option("--until", help="Only games pla
 
 def _report_command(report: str, doc: str) -> None:
     """Register `rebelote stats <report>` (underscores become dashes) running queries/<report>.sql."""
-    def command(lake: LakeOpt = lakemod.DEFAULT_LAKE, rules: RulesOpt = None, format: FormatOpt = None,
+    def command(lake: LakeOpt = DEFAULT_LAKE, rules: RulesOpt = None, format: FormatOpt = None,
                 output: OutputOpt = None, source: SourceOpt = None, variant: VariantOpt = None,
                 player: PlayerOpt = None, min_hands: MinHandsOpt = None, pseudonymize: PseudoOpt = None,
                 since: SinceOpt = None, until: UntilOpt = None) -> None:
@@ -393,7 +395,7 @@ for _report, _doc in [
 
 @stats_app.command("fairness")
 def stats_fairness(
-    lake: LakeOpt = lakemod.DEFAULT_LAKE,
+    lake: LakeOpt = DEFAULT_LAKE,
     by: Annotated[str, typer.Option("--by", help="source, player or all.")] = "source",
     format: FormatOpt = None,
     output: OutputOpt = None,
@@ -426,7 +428,7 @@ def stats_fairness(
 
 @app.command()
 def rejects(
-    lake: LakeOpt = lakemod.DEFAULT_LAKE,
+    lake: LakeOpt = DEFAULT_LAKE,
     file: Annotated[Optional[str], typer.Option("--file", help="Only rejects of files whose path contains this text.")] = None,
     reason: Annotated[Optional[list[str]], typer.Option("--reason", help="Only this reason code, e.g. card_played_twice "
                                                         "(repeatable; when none matches, the codes the lake "
@@ -442,6 +444,8 @@ def rejects(
     """
     import pyarrow as pa
     import pyarrow.compute as pc
+
+    from pipeline import lake as lakemod
 
     table = lakemod.read(lake, "rejects")
     if file:
@@ -491,7 +495,7 @@ def _reason_notes(asked: list[str], present, by_file: bool) -> list[str]:
 @app.command()
 def compare(
     rules: Annotated[list[str], typer.Option("--rules", help="Two rulesets, already rescored over the lake.")],
-    lake: LakeOpt = lakemod.DEFAULT_LAKE,
+    lake: LakeOpt = DEFAULT_LAKE,
     format: FormatOpt = None,
     output: OutputOpt = None,
     examples: Annotated[int, typer.Option("--examples", min=0, help="Hands whose score differs to list.")] = 5,
@@ -511,27 +515,21 @@ def compare(
         _fail("give exactly two rulesets: --rules A --rules B")
     a, b = (_report_rules(r, lake) for r in rules)
     filters = _filters(source, variant, player, None, None, since, until)
+    shown = examples if format in (None, "table") and output is None else 0    # examples go to the terminal only
     try:
         con = stats.connect(lake, filters)
-        for r in (a, b):
-            stats.resolve_ruleset(con, r)
-        table = stats.run_report_on(con, "compare", a, filters, other=b)
+        try:
+            table, rows = stats.compare(con, a, b, filters, shown)
+        finally:
+            con.close()
     except stats.StatsError as e:
         _fail(str(e))
     _emit(table, format, output, stats.display_columns("compare"))
     _warn_undated(lake, filters)
-    differ = dict(zip(table.column("measure").to_pylist(), table.column("count").to_pylist())).get("hand score differs")
-    if examples and differ and (format in (None, "table")) and output is None:
-        rows = con.execute(
-            "SELECT a.game_id, a.hand_no, a.hand_score, b.hand_score FROM hand_facts a JOIN hand_facts b USING (hand_key) "
-            "WHERE a.ruleset = $a AND b.ruleset = $b AND a.status = 'scored' AND b.status = 'scored' "
-            "AND a.hand_score IS DISTINCT FROM b.hand_score ORDER BY a.game_id, a.hand_no LIMIT $n",
-            {"a": a, "b": b, "n": examples}).fetchall()
-        for gid, hn, sa, sb in rows:
-            lake_arg = "" if str(lake) == str(lakemod.DEFAULT_LAKE) else f" --lake {shlex.quote(str(lake))}"
-            out.print(f"{gid} hand {hn}: {a} {sa} vs {b} {sb}  ->  rebelote show --game {shlex.quote(gid)} "
-                      f"--hand {hn} --rules {shlex.quote(a)} --rules {shlex.quote(b)}{lake_arg}")
-    con.close()
+    for gid, hn, sa, sb in rows:
+        lake_arg = "" if str(lake) == str(DEFAULT_LAKE) else f" --lake {shlex.quote(str(lake))}"
+        out.print(f"{gid} hand {hn}: {a} {sa} vs {b} {sb}  ->  rebelote show --game {shlex.quote(gid)} "
+                  f"--hand {hn} --rules {shlex.quote(a)} --rules {shlex.quote(b)}{lake_arg}")
 
 
 export_app = typer.Typer(help="Export the lake: native JSON Lines (`export jsonl`, or `export --format jsonl` as "
@@ -583,7 +581,7 @@ def export(
     format: Annotated[str, typer.Option("--format", help="jsonl (Rebelote native JSON Lines). For a DuckDB "
                                         "file use `rebelote export duckdb FILE`.")] = "jsonl",
     output: JsonlOutputOpt = None,
-    lake: LakeOpt = lakemod.DEFAULT_LAKE,
+    lake: LakeOpt = DEFAULT_LAKE,
     source: ExportSourceOpt = None,
     pseudonymize: PseudoOpt = None,
 ) -> None:
@@ -601,7 +599,7 @@ def export(
 @export_app.command("jsonl")
 def export_jsonl_cmd(
     output: JsonlOutputOpt = None,
-    lake: LakeOpt = lakemod.DEFAULT_LAKE,
+    lake: LakeOpt = DEFAULT_LAKE,
     source: ExportSourceOpt = None,
     pseudonymize: PseudoOpt = None,
 ) -> None:
@@ -612,7 +610,7 @@ def export_jsonl_cmd(
 @export_app.command("duckdb")
 def export_duckdb_cmd(
     file: Annotated[Path, typer.Argument(help="DuckDB file to write (replaced if it exists).")],
-    lake: LakeOpt = lakemod.DEFAULT_LAKE,
+    lake: LakeOpt = DEFAULT_LAKE,
     rules: Annotated[Optional[list[str]], typer.Option("--rules", help="Rulesets to report (repeatable; default: "
                                                        "every ruleset rescored).")] = None,
     source: SourceOpt = None,
@@ -649,7 +647,7 @@ def export_duckdb_cmd(
 def report(
     html: Annotated[Path, typer.Option("--html", help="Write one self-contained HTML page (charts and tables; "
                                        "opens with no network).")],
-    lake: LakeOpt = lakemod.DEFAULT_LAKE,
+    lake: LakeOpt = DEFAULT_LAKE,
     rules: Annotated[Optional[str], typer.Option("--rules", help="Ruleset whose scores to use (default: the only "
                                                  "one rescored).")] = None,
     source: SourceOpt = None,
@@ -714,7 +712,7 @@ def demo(
     try:
         from pipeline import rules as rulesmod
         from pipeline.rescore import rescore_lake
-        from pipeline import stats
+        from pipeline import lake as lakemod, stats
 
         # each ruleset that the sample's sources play, reported over the hands of its variant
         games = lakemod.read(target, "games", columns=["ruleset_hint", "variant"]).to_pylist()
@@ -741,7 +739,7 @@ def show(
     rules: Annotated[Optional[list[str]], typer.Option("--rules", help="Ruleset (repeat for a side-by-side comparison); "
                                                        "default: the game's own ruleset.")] = None,
     format: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
-    lake: LakeOpt = lakemod.DEFAULT_LAKE,
+    lake: LakeOpt = DEFAULT_LAKE,
 ) -> None:
     """Explain a hand's score step by step: tricks, legality, declarations, contract test, multipliers,
     rounding, each line with the ruleset parameter that produced it."""
@@ -839,7 +837,7 @@ def formats() -> None:
 
 @app.command("schema")
 def schema_cmd(
-    table: Annotated[Optional[str], typer.Argument(help=f"Table name ({', '.join(schemamod.ALL_TABLES)}).")] = None,
+    table: Annotated[Optional[str], typer.Argument(help=f"Table name ({', '.join(ALL_TABLES)}).")] = None,
     markdown: Annotated[bool, typer.Option("--markdown", help="Markdown documentation of every table.")] = False,
     dashboards: Annotated[bool, typer.Option("--dashboards", help="Markdown documentation of every table and view "
                                              "of `rebelote export duckdb`'s file (docs/dashboards.md).")] = False,

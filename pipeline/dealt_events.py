@@ -13,6 +13,9 @@ the 32-card deck: the deals :func:`pipeline.fairness.fairness_table` counts; oth
   void, and the J and 9 of trump). ``carre_any`` is ``events & CARRE_MASK != 0``.
 * ``trump_len``: the number of trump cards held when the strain is a suit (C D H S), else NULL (the hand is then
   no trial of the trump events).
+* ``players``: the deal's ``hands.players``, on each of its four rows: ``--player`` keeps the rows of the deals
+  where one of the names sat by testing this list (:func:`pipeline.stats.create_views`), not by joining
+  ``hands`` on the string ``hand_key`` (2 s over 20 M rows).
 
 The rows are the same under every ruleset; the table is partitioned by ruleset like the other derived tables
 (the report reads one ruleset's partition: :func:`pipeline.fairness.fairness_on`).
@@ -71,13 +74,13 @@ def live_sql(hands: str = "hands", scores: str = "scores", rulesets: str | None 
     suit = "CASE strain " + " ".join(f"WHEN '{s}' THEN {i}" for i, s in enumerate(_SUITS)) + " END"
     trump_byte = f"(({m} >> (8 * d.trump)) & 255)"
     return f"""
-SELECT r.ruleset, d.hand_key, d.source, d.seat, d.player,
+SELECT r.ruleset, d.hand_key, d.source, d.seat, d.player, d.players,
        {_events_sql(m, trump_byte)} AS events,
        bit_count({trump_byte})::TINYINT AS trump_len
 FROM ({rs}) AS r
 CROSS JOIN (
     SELECT hand_key, source, {suit} AS trump, seat::TINYINT AS seat,
-           CASE WHEN len(players) = 4 THEN players[seat + 1] END AS player, initial_hands[seat + 1]::UBIGINT AS mask
+           CASE WHEN len(players) = 4 THEN players[seat + 1] END AS player, players, initial_hands[seat + 1]::UBIGINT AS mask
     FROM (SELECT *, unnest(range(4)) AS seat FROM {hands}
           WHERE n_players = 4 AND len(initial_hands) = 4
             AND list_bool_and(list_transform(initial_hands, lambda x: bit_count(x) = 8))

@@ -28,7 +28,8 @@ from pipeline import dealt_events, declaration_facts, hand_facts, pair_facts, pl
 class Derived:
     """One derived table. ``key``: the column ingest deletes stale rows by ('hand_key' or 'game_id');
     ``names``: columns holding player names (pseudonymized in the views); ``pair``: ``names`` are a sorted pair,
-    sorted again after pseudonymizing; ``live(hands, scores, rulesets)``: SELECT of its rows from relations
+    sorted again after pseudonymizing; ``name_lists``: columns holding a list of names by seat (pseudonymized
+    too); ``live(hands, scores, rulesets)``: SELECT of its rows from relations
     ``hands`` and ``scores`` for the rulesets listed by the SELECT ``rulesets``; ``parent``/``from_parent``: a
     game-level table is computed from its hand-level parent's rows instead (``from_parent(relation)``)."""
 
@@ -36,6 +37,7 @@ class Derived:
     key: str
     names: tuple[str, ...] = ()
     pair: bool = False
+    name_lists: tuple[str, ...] = ()
     live: Callable[[str, str, str], str] | None = None
     parent: str | None = None
     from_parent: Callable[[str], str] | None = None
@@ -56,16 +58,16 @@ DERIVED: dict[str, Derived] = {d.table: d for d in (
     Derived("pair_games", "game_id", ("player_a", "player_b"), pair=True, parent="pair_hands",
             from_parent=pair_facts.games_sql),
     Derived("declaration_items", "hand_key", ("player",), live=declaration_facts.live_sql),
-    Derived("dealt_events", "hand_key", ("player",), live=dealt_events.live_sql),
+    Derived("dealt_events", "hand_key", ("player",), name_lists=("players",), live=dealt_events.live_sql),
 )}
 
 
 def materialize(lake, ruleset: str, only: tuple[str, ...] | None = None) -> dict[str, int]:
     """Write the ``ruleset`` partition of every derived table (or of those in ``only`` and their parents) from
-    the lake's hands and its scores under that ruleset (replacing earlier ones). Returns rows written per
-    table. Raises duckdb.Error / OSError on a read or write failure, KeyError for an unknown table."""
+    the lake's hands, its scores under that ruleset and their game results (``game_scores``: the game-level
+    tables carry the winner), replacing earlier ones. Returns rows written per table. Raises duckdb.Error / OSError on a read or write failure, KeyError for an unknown table."""
     from pipeline import lake as lakemod
-    from pipeline.duck import arrow_reader, duckdb_connection, table_source
+    from pipeline.duck import arrow_reader, duckdb_connection, empty_sql, table_source
 
     wanted = set(DERIVED) if only is None else {t for t in only} | {DERIVED[t].parent for t in only if DERIVED[t].parent}
     written = {t: 0 for t in DERIVED if t in wanted}
@@ -81,10 +83,16 @@ def materialize(lake, ruleset: str, only: tuple[str, ...] | None = None) -> dict
             src = src[:-1] + ", file_row_number = true)"
         else:
             seq = "NULL::BIGINT"
-        con.execute(f"CREATE TEMP VIEW h AS SELECT * EXCLUDE (file_row_number), {seq} AS hand_seq FROM {src}"
-                    if loc.local else f"CREATE TEMP VIEW h AS SELECT *, {seq} AS hand_seq FROM {src}")
+        # hand files written before a column was added to the schema read it as null (hands.taker_team)
+        con.execute(f"CREATE TEMP VIEW h AS {empty_sql(con, 'hands')} UNION ALL BY NAME "
+                    + (f"SELECT * EXCLUDE (file_row_number), {seq} AS hand_seq FROM {src}"
+                       if loc.local else f"SELECT *, {seq} AS hand_seq FROM {src}"))
         r = "'" + ruleset.replace("'", "''") + "'"     # a view cannot take parameters: a quoted literal
         con.execute(f"CREATE TEMP VIEW s AS SELECT * FROM {table_source(con, lake, 'scores')} WHERE ruleset = {r}")
+        # the game results the game-level tables carry (winner), written by the rescore's game pass just before
+        games = (f"SELECT * FROM {table_source(con, lake, 'game_scores')} WHERE ruleset = {r}"
+                 if lakemod.has_table(lake, "game_scores") else empty_sql(con, "game_scores"))
+        con.execute(f"CREATE TEMP VIEW game_scores AS {games}")
         parents = {d.parent for d in DERIVED.values() if d.parent}
         for name, d in DERIVED.items():
             if name not in wanted:
@@ -106,6 +114,24 @@ def materialize(lake, ruleset: str, only: tuple[str, ...] | None = None) -> dict
         return written
     finally:
         con.close()
+
+
+def rulesets_with_column(lake, table: str, column: str) -> set[str]:
+    """The rulesets whose stored partition of derived ``table`` has ``column`` in every file (a column added to
+    the schema after an older rescore wrote the partition is missing from its files, and reads as null). Reads
+    the files' Parquet footers only. Raises OSError when a file cannot be read."""
+    import pyarrow.parquet as pq
+
+    from pipeline import lake as lakemod
+
+    loc = lakemod.locate(lake)
+    found = set()
+    for part in lakemod.partitions(loc, table):
+        if part:
+            files = lakemod.list_files(loc, table, part)
+            if all(column in pq.read_schema(loc.fs.open_input_file(f.path)).names for f in files):
+                found.add(part.split("=", 1)[1])
+    return found
 
 
 def _conform(table: str, t: pa.Table) -> pa.Table:

@@ -44,6 +44,25 @@ def sql_list(paths: list[str]) -> str:
     return "[" + ", ".join("'" + p.replace("'", "''") + "'" for p in paths) + "]"
 
 
+def empty_sql(con: duckdb.DuckDBPyConnection, table: str) -> str:
+    """A SELECT of no rows with ``table``'s schema columns, in schema order, as DuckDB types (written as SQL casts,
+    so it works on any connection). ``{empty_sql} UNION ALL BY NAME SELECT * FROM files`` reads files written
+    before a column was added to the schema with that column null."""
+    if table not in _EMPTY:      # the same on every connection: made once per process
+        rel = con.from_arrow(schema.empty(table))
+        _EMPTY[table] = ("SELECT " + ", ".join(f"CAST(NULL AS {ty}) AS {quote(c)}" for c, ty in zip(rel.columns, rel.types))
+                         + " WHERE false")
+    return _EMPTY[table]
+
+
+_EMPTY: dict[str, str] = {}
+
+
+def quote(name: str) -> str:
+    """``name`` as a quoted SQL identifier."""
+    return '"' + name.replace('"', '""') + '"'
+
+
 def table_source(con: duckdb.DuckDBPyConnection, lake, table: str, files: list[str] | None = None) -> str:
     """SQL for a ``FROM`` clause reading ``table`` of ``lake`` (or only ``files`` of it), with its hive partition
     columns as VARCHAR. Local lake: ``read_parquet`` (its memory counts against DuckDB's limit); other

@@ -39,6 +39,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from pipeline import arrow_rows
 from pipeline.cards import RANKS
 
 #: Ranks whose carré is a belote declaration (rank letters of pipeline.cards), in scoring order.
@@ -303,8 +304,10 @@ def fairness_report(lake: Path, by: str = "source", exact_max_n: int = EXACT_MAX
 
     ``filters`` (a :class:`pipeline.stats.Filters`) restricts the hands to some sources / variants /
     players / games played between ``since`` and ``until``, keeps only the groups with at least ``min_hands``
-    seat hands (:func:`min_hands_groups`), and can pseudonymize the player names (groups of ``by='player'``); with ``players`` and
-    ``by='player'`` only those players' groups are kept. Without filters the lake is read directly, and a
+    seat hands dealt (the ``hands`` of its non-trump events: every seat hand is a trial of those; a kept
+    group's trump rows count only the seat hands with a suit contract, so they can show fewer), and can
+    pseudonymize the player names (groups of ``by='player'``); with ``players`` and ``by='player'`` only those
+    players' groups are kept. Without filters the lake is read directly, and a
     missing lake gives an empty report.
 
     The events are counted from the ``dealt_events`` table (:mod:`pipeline.dealt_events`: each seat hand's
@@ -347,17 +350,13 @@ def fairness_on(con, by: str = "source", filters=None, exact_max_n: int = EXACT_
     if by not in ("source", "player", "all"):
         raise ValueError(f"by must be 'source', 'player' or 'all', not {by!r}")
     counts = _stored_counts(con, by)
-    if counts is not None:
-        table = _report_rows(*counts, exact_max_n)
-    else:
-        hands = con.sql(f"SELECT {', '.join(HANDS_COLUMNS)} FROM hands").to_arrow_table()
-        table = fairness_table(hands, by, exact_max_n)
+    if counts is None:
+        counts = _deal_counts(con.sql(f"SELECT {', '.join(HANDS_COLUMNS)} FROM hands").to_arrow_table(), by)
     keep = stats.filter_player_names(con, filters) if filters is not None and by == "player" else None
-    if keep:
-        table = table.filter(pc.is_in(table["group"], pa.array(list(keep), pa.string())))
-    if filters is not None and filters.min_hands:
-        table = min_hands_groups(table, filters.min_hands)
-    return table
+    min_hands = filters.min_hands if filters is not None else None
+    # the groups kept, chosen before the rows are made (filtering the table would import pandas: arrow_rows)
+    return _report_rows(*counts, exact_max_n,
+                        lambda name, dealt: (not keep or name in keep) and (not min_hands or dealt >= min_hands))
 
 
 def _stored_counts(con, by: str) -> tuple[list[str], np.ndarray, np.ndarray, dict] | None:
@@ -390,20 +389,16 @@ def _stored_counts(con, by: str) -> tuple[list[str], np.ndarray, np.ndarray, dic
     return names, n_all, n_trump, observed
 
 
-def min_hands_groups(table: pa.Table, min_hands: int) -> pa.Table:
-    """The rows of a :func:`fairness_table` result whose group has at least ``min_hands`` seat hands dealt (the
-    ``hands`` of its non-trump events: every seat hand is a trial of those; the trump events' ``hands`` count
-    only the seat hands with a suit contract, so a kept group's trump rows can show fewer)."""
-    dealt = table.filter(pc.equal(table["event"], "carre_any"))
-    big = dealt.filter(pc.greater_equal(dealt["hands"], min_hands))["group"]
-    return table.filter(pc.is_in(table["group"], big.combine_chunks() if big.num_chunks else pa.array([], pa.string())))
-
-
 def fairness_table(hands: pa.Table, by: str = "source", exact_max_n: int = EXACT_MAX_N) -> pa.Table:
     """:func:`fairness_report` over a ``hands`` table (columns source, players, n_players, initial_hands,
     strain, as in the lake) instead of a lake. Same columns and errors."""
     if by not in ("source", "player", "all"):
         raise ValueError(f"by must be 'source', 'player' or 'all', not {by!r}")
+    return _report_rows(*_deal_counts(hands, by), exact_max_n)
+
+
+def _deal_counts(hands: pa.Table, by: str) -> tuple[list[str], np.ndarray, np.ndarray, dict]:
+    """The counts of :func:`_report_rows` evaluated on the deals of a ``hands`` table (:func:`hand_events`)."""
     events = list(exact_probabilities())
     masks, trump, source, players = _deals(hands)
     flat = masks.reshape(-1)
@@ -423,17 +418,21 @@ def fairness_table(hands: pa.Table, by: str = "source", exact_max_n: int = EXACT
     n_all = np.bincount(codes, minlength=len(names))
     n_trump = np.bincount(codes[trump_trials], minlength=len(names))
     observed = {name: np.bincount(codes[ev[name]], minlength=len(names)) for name in events}
-    return _report_rows(names, n_all, n_trump, observed, exact_max_n)
+    return names, n_all, n_trump, observed
 
 
-def _report_rows(names: list[str], n_all, n_trump, observed: dict, exact_max_n: int = EXACT_MAX_N) -> pa.Table:
+def _report_rows(names: list[str], n_all, n_trump, observed: dict, exact_max_n: int = EXACT_MAX_N,
+                 keep=None) -> pa.Table:
     """The report's rows from the counts per group: ``names`` (group i's name), ``n_all[i]`` seat hands,
-    ``n_trump[i]`` of them with a suit contract, ``observed[event][i]`` showing each event. Groups sorted by name."""
+    ``n_trump[i]`` of them with a suit contract, ``observed[event][i]`` showing each event. Groups sorted by name;
+    with ``keep(name, n_all)``, only the groups it is true for."""
     probs = exact_probabilities()
     events = list(probs)
     rows = {c: [] for c in REPORT_COLUMNS}
     for gi in sorted(range(len(names)), key=lambda i: names[i]):
         g = names[gi]
+        if keep is not None and not keep(g, int(n_all[gi])):
+            continue
         for name in events:
             n = int((n_trump if name.startswith("trump_") else n_all)[gi])
             k = int(observed[name][gi])
@@ -453,4 +452,4 @@ def _report_rows(names: list[str], n_all, n_trump, observed: dict, exact_max_n: 
                         ("hands", pa.int64()),
                         ("observed", pa.int64()), ("expected", pa.float64()), ("ratio", pa.float64()),
                         ("p_value", pa.float64()), ("method", pa.string())])
-    return pa.table(rows, schema=schema)
+    return arrow_rows.table(rows, schema)

@@ -33,16 +33,21 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
+from typing import TYPE_CHECKING
+
 import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.dataset as ds
 import pyarrow.fs as pafs
-import pyarrow.parquet as pq
 
 from pipeline import schema
+from pipeline.catalog import DEFAULT_LAKE  # noqa: F401  (re-exported: lake.DEFAULT_LAKE)
 
-DEFAULT_LAKE = os.environ.get("REBELOTE_LAKE") or "rebelote-lake"   # set but empty: the default too
+if TYPE_CHECKING:
+    import pyarrow.dataset as ds
+
+# pyarrow.dataset (which imports pandas: 0.2-0.4 s), pyarrow.compute and pyarrow.parquet are imported by the
+# functions that use them, so that a command which only lists the lake's files (every `rebelote stats`) starts
+# without them.
+
 KEYS = {"hands": "hand_key", "games": "game_key", "rejects": "reject_key"}
 NAME_COLUMNS = {"holdings": ("ingest_file", "hand_key", "copy")}
 """Tables appended without a unique key: the columns whose content names each file written (see :func:`append`)."""
@@ -188,6 +193,8 @@ def partitions(lake: str | Path | Location, table: str) -> list[str | None]:
 
 def dataset(lake: str | Path | Location, table: str) -> ds.Dataset:
     """A pyarrow dataset over the table with its declared schema (partition columns included)."""
+    import pyarrow.dataset as ds
+
     loc = locate(lake)
     sch = schema.schema(table)
     parts = schema.partition_columns(table)
@@ -225,6 +232,8 @@ def iter_batches(lake: str | Path | Location, table: str, batch_size: int = 262_
         yield from dataset(lake, table).to_batches(batch_size=batch_size, columns=columns, filter=filter,
                                                    batch_readahead=2, fragment_readahead=1)
         return
+    import pyarrow.parquet as pq
+
     loc = locate(lake)
     sch = schema.schema(table)
     want = pa.schema([sch.field(c) for c in (columns or sch.names)])
@@ -283,6 +292,8 @@ def write_bytes(lake: str | Path | Location, name: str, data: bytes) -> None:
 
 
 def _write(loc: Location, data: pa.Table, path: str) -> None:
+    import pyarrow.parquet as pq
+
     loc.fs.create_dir(posixpath.dirname(path), recursive=True)
     if loc.local:
         tmp = path + ".tmp"
@@ -296,6 +307,8 @@ def _keys_digest(keys: pa.ChunkedArray, *more: pa.ChunkedArray) -> str:
     """First 16 hex digits of the sha256 of the keys written end to end (UTF-8), a file's name: the bytes of
     the string column's data buffers, so ``sha256("".join(keys).encode())`` without a Python string per row.
     Further columns (``more``) are hashed after it, in order."""
+    import numpy as np
+
     h = hashlib.sha256()
     for chunk in (c for col in (keys, *more) for c in col.chunks):
         if not len(chunk):
@@ -315,6 +328,8 @@ def append(lake: str | Path | Location, table: str, rows: pa.Table) -> int:
     without one, its :data:`NAME_COLUMNS`), so appending the same rows again rewrites the same file."""
     if rows.num_rows == 0:
         return 0
+    import pyarrow.compute as pc
+
     loc = locate(lake)
     rows = schema.conform(table, rows)
     parts = schema.partition_columns(table)
@@ -377,6 +392,8 @@ class RollingWriter:
         if not self.buf_rows:
             return
         if self.writer is None:
+            import pyarrow.parquet as pq
+
             self.loc.fs.create_dir(self.folder, recursive=True)
             path = posixpath.join(self.folder, f"{self.prefix}-{len(self.paths):05d}.parquet")
             self.paths.append(path)
@@ -511,6 +528,9 @@ def compact(lake: str | Path | Location, tables: Iterable[str] | None = None, ro
     (the lake is then unchanged: the staging files are removed).
     """
     import time
+
+    import pyarrow.dataset as ds
+
     t0 = time.perf_counter()
     loc = locate(lake)
     out = CompactSummary()
@@ -577,6 +597,9 @@ def delete_rows(lake: str | Path | Location, table: str, column: str, values: se
     ``table``; each file that holds one is rewritten or removed when nothing is left. Returns rows removed.
     Used when a changed source file is re-imported, or a richer copy of a game replaces a poorer one (under the
     lake lock, like every write)."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
     loc = locate(lake)
     if not values or not has_table(loc, table):
         return 0

@@ -73,6 +73,7 @@ GAME_SUMS = {
 
 def games_sql(pair_hands: str = "pair_hands") -> str:
     """SELECT producing ``pair_games`` rows from a ``pair_hands`` relation: per game and pair, the teams the
-    pair sat as (OR of its hands' team masks) and the sums of :data:`GAME_SUMS` over its hands."""
+    pair sat as (OR of its hands' team masks), the sums of :data:`GAME_SUMS` over its hands and the game's
+    winner from the relation ``game_scores`` (:func:`pipeline.player_facts.per_game_sql`)."""
     from pipeline.player_facts import per_game_sql
     return per_game_sql(pair_hands, "player_a, player_b", GAME_SUMS)

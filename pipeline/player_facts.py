@@ -107,20 +107,24 @@ GAME_SUMS = {
 }
 
 
-def per_game_sql(hands: str, names: str, game_sums: dict[str, str]) -> str:
+def per_game_sql(hands: str, names: str, game_sums: dict[str, str], game_scores: str = "game_scores") -> str:
     """SELECT adding up a per-hand relation ``hands`` per game and ``names`` (its comma-separated name columns:
-    ``player``, or ``player_a, player_b``): the teams they sat as (OR of the hands' team masks) and each
-    ``game_sums`` aggregate (column -> SQL aggregate) as an INTEGER column. Shared by ``player_games`` and
-    ``pair_games``."""
+    ``player``, or ``player_a, player_b``): the teams they sat as (OR of the hands' team masks), each
+    ``game_sums`` aggregate (column -> SQL aggregate) as an INTEGER column, and the game's ``winner`` from the
+    relation ``game_scores`` (the lake's table of that name, matched on game_id and ruleset; null when it has no
+    row). Shared by ``player_games`` and ``pair_games``."""
     sums = ",\n       ".join(f"({agg})::INTEGER AS {col}" for col, agg in game_sums.items())
     return f"""
-SELECT ruleset, game_id, any_value(source) AS source, {names}, bit_or(team_mask)::TINYINT AS team_mask,
-       {sums}
-FROM {hands} GROUP BY ruleset, game_id, {names}
+SELECT x.*, g.winner
+FROM (SELECT ruleset, game_id, any_value(source) AS source, {names}, bit_or(team_mask)::TINYINT AS team_mask,
+             {sums}
+      FROM {hands} GROUP BY ruleset, game_id, {names}) AS x
+LEFT JOIN {game_scores} AS g ON g.game_id = x.game_id AND g.ruleset = x.ruleset
 """
 
 
 def games_sql(player_hands: str = "player_hands") -> str:
     """SELECT producing ``player_games`` rows from a ``player_hands`` relation: per game and name, the teams the
-    name sat on and the sums of :data:`GAME_SUMS` over its hands (:func:`per_game_sql`)."""
+    name sat on, the sums of :data:`GAME_SUMS` over its hands and the game's winner from the relation
+    ``game_scores`` (:func:`per_game_sql`)."""
     return per_game_sql(player_hands, "player", GAME_SUMS)

@@ -80,6 +80,13 @@ class Filters:
     since: datetime | None = None
     until: datetime | None = None
 
+    @property
+    def row_local(self) -> bool:
+        """True when the filter tests only a hand's ``source`` and ``players`` (no variant, no time): a derived
+        table holding those columns can then apply it to its own rows (:meth:`hands_where`) instead of joining
+        the filtered hands on ``hand_key``."""
+        return not (self.variants or self.since or self.until)
+
     def hands_where(self, players: tuple[str, ...] | None = None, games: str = "_all_games") -> str:
         """SQL condition on ``hands`` columns (empty string: no filter). ``players`` overrides
         ``self.players`` (used to pass the names expanded with their pseudonyms); ``games`` is the relation
@@ -91,7 +98,8 @@ class Filters:
         if self.variants:
             conds.append(f"variant IN ({', '.join(_sql_str(x) for x in self.variants)})")
         if players:
-            conds.append(f"len(list_intersect(players, [{', '.join(_sql_str(x) for x in players)}])) > 0")
+            # one list_contains per name: what len(list_intersect(...)) > 0 tests, 7 times faster over 20 M lists
+            conds.append("(" + " OR ".join(f"list_contains(players, {_sql_str(x)})" for x in players) + ")")
         if self.since or self.until:
             when = [f"played_at >= {_sql_str(self.since.isoformat())}::TIMESTAMPTZ" if self.since else "true",
                     f"played_at < {_sql_str(self.until.isoformat())}::TIMESTAMPTZ" if self.until else "true"]
@@ -160,11 +168,7 @@ VIEWS = ("hands", "games", "rejects", "scores", "game_scores", "seats", "player_
          "hand_facts", "pair_hands", "pair_games", "declaration_items", "dealt_events")
 
 
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def table_sql(lake, table: str, con: duckdb.DuckDBPyConnection) -> str:
+def table_sql(lake, table: str, con: duckdb.DuckDBPyConnection, check: bool = True) -> str:
     """A self-contained SELECT of every row of lake table ``table``: the schema's columns first, in schema
     order and schema types (an empty typed relation, written as SQL casts), then the files under
     ``LAKE/<table>/`` filled in by name. A table with no files is just the empty relation.
@@ -173,14 +177,15 @@ def table_sql(lake, table: str, con: duckdb.DuckDBPyConnection) -> str:
     reader with absolute paths, so the SQL works from any directory; a lake on object storage is read
     through pyarrow's filesystem, as a dataset registered on ``con`` (``_arrow_<table>``), so that SQL only
     works on ``con``. Raises :class:`StatsError` when the files cannot be read together (e.g. partitioned
-    and unpartitioned files mixed).
+    and unpartitioned files mixed); with ``check=False`` that is left to the caller (:func:`_create_table_view`:
+    creating a view over the SQL reads the same footers, so checking first reads them twice).
     """
     from pipeline import lake as lakemod
 
+    from pipeline.duck import empty_sql
+
     loc = lakemod.locate(lake)
-    rel = con.from_arrow(schema.empty(table))
-    empty = ("SELECT " + ", ".join(f"CAST(NULL AS {ty}) AS {_quote(c)}" for c, ty in zip(rel.columns, rel.types))
-             + " WHERE false")
+    empty = empty_sql(con, table)
     if not lakemod.has_table(loc, table):
         return empty
     if loc.local:
@@ -192,11 +197,23 @@ def table_sql(lake, table: str, con: duckdb.DuckDBPyConnection) -> str:
         src = f"_arrow_{table}"
         con.register(src, lakemod.dataset(loc, table))
     sql = f"{empty} UNION ALL BY NAME SELECT * FROM {src}"
-    try:
-        con.sql(f"SELECT * FROM ({sql}) LIMIT 0").fetchall()
-    except duckdb.Error as e:
-        raise StatsError(f"cannot read table {table!r} under {loc.path(table)}: {e}") from e
+    if check:
+        try:
+            con.sql(f"SELECT * FROM ({sql}) LIMIT 0").fetchall()
+        except duckdb.Error as e:
+            raise StatsError(f"cannot read table {table!r} under {loc.path(table)}: {e}") from e
     return sql
+
+
+def _create_table_view(con: duckdb.DuckDBPyConnection, lake, table: str, name: str, sql: str) -> None:
+    """CREATE VIEW ``name`` AS ``sql`` (lake table ``table``'s :func:`table_sql`); :class:`StatsError` naming the
+    table when its files cannot be read together (DuckDB reads their footers to create the view)."""
+    from pipeline import lake as lakemod
+
+    try:
+        con.execute(f"CREATE VIEW {name} AS {sql}")
+    except duckdb.Error as e:
+        raise StatsError(f"cannot read table {table!r} under {lakemod.locate(lake).path(table)}: {e}") from e
 
 
 def filter_player_names(con: duckdb.DuckDBPyConnection, filters: Filters) -> tuple[str, ...] | None:
@@ -228,7 +245,7 @@ def create_views(con: duckdb.DuckDBPyConnection, lake: Path | str, filters: Filt
     salt = filters.pseudonymize
     if salt and not internal:
         raise StatsError("pseudonymized views need rebelote's Python function: materialize them instead")
-    base = {t: table_sql(lake, t, con) for t in schema.TABLES}
+    base = {t: table_sql(lake, t, con, check=not internal) for t in schema.TABLES}   # internal: checked below
     if salt:
         pseudo.register(con, salt)
         players = pseudo.players_sql()
@@ -237,13 +254,14 @@ def create_views(con: duckdb.DuckDBPyConnection, lake: Path | str, filters: Filt
         base["rejects"] = f"SELECT * REPLACE ({_sql_str(pseudo.RAW_REMOVED)} AS raw) FROM ({base['rejects']})"
     if internal:
         for t in schema.TABLES:
-            con.execute(f"CREATE VIEW _all_{t} AS {base[t]}")
+            _create_table_view(con, lake, t, f"_all_{t}", base[t])
         src = {t: f"_all_{t}" for t in schema.TABLES}
     else:
         src = {t: f"({base[t]}) AS _all_{t}" for t in schema.TABLES}
     add_macros(con)
     games_src = src["games"] if internal else f"({base['games']}) AS _g"
-    where = filters.hands_where(filter_player_names(con, filters), games_src)
+    names = filter_player_names(con, filters)
+    where = filters.hands_where(names, games_src)
     if where:
         con.execute(f"CREATE VIEW hands AS SELECT * FROM {src['hands']} WHERE {where}")
         con.execute(f"CREATE VIEW games AS SELECT * FROM {src['games']} WHERE game_id IN (SELECT game_id FROM hands)")
@@ -256,13 +274,9 @@ def create_views(con: duckdb.DuckDBPyConnection, lake: Path | str, filters: Filt
         for t in BASE_TABLES:
             con.execute(f"CREATE VIEW {t} AS SELECT * FROM {src[t]}")
     con.execute(f"CREATE VIEW seats AS {SEATS_SQL}")
-    # a filter on sources alone is applied to a derived table through its own source column, not by matching
-    # hand keys against the filtered hands (a string join: 1.5 s of fairness --source over 5 M hands)
-    by_source = (" WHERE source IN (" + ", ".join(_sql_str(x) for x in filters.sources) + ")"
-                 if filters.sources and not (filters.variants or filters.players or filters.since or filters.until)
-                 else None)
-    _derived_views(con, src, bool(where), salt, lake, by_source)
+    _derived_views(con, src, filters if where else None, names, salt, lake)
     if internal:
+        con.execute(f"CREATE TEMP TABLE _views_filtered AS SELECT {bool(where)} AS filtered")   # read by hand_pairing
         _hand_seq_bases(con, lake)
         _dealt_events_ruleset(con, lake)
 
@@ -291,7 +305,8 @@ def _hand_seq_bases(con: duckdb.DuckDBPyConnection, lake) -> None:
     from pipeline import derived, lake as lakemod
 
     rows = []
-    for p in lakemod.partitions(lake, "hand_facts"):
+    # on object storage the stored rows carry no hand_seq (schemas/hand_facts.toml): no basis, pairing by key
+    for p in lakemod.partitions(lake, "hand_facts") if lakemod.locate(lake).local else []:
         if p:
             r = p.split("=", 1)[1]
             basis = derived.hand_seq_basis(lake, r)
@@ -306,16 +321,26 @@ def _hand_seq_bases(con: duckdb.DuckDBPyConnection, lake) -> None:
 def hand_pairing(con: duckdb.DuckDBPyConnection, a: str, b: str) -> str:
     """How to pair the ``hand_facts`` rows of rulesets ``a`` and ``b`` (the ``$pair_by`` of ``compare``):
     'position' when both partitions number the same hand files (``_hand_seq_basis``) and their rows carry the
-    same ``hand_seq`` row by row (checked here: one pass over two BIGINT columns); 'seq' when they number the
-    same files but their order differs (e.g. a filter reordered them); 'key' otherwise (rows computed on the
-    fly, different hand files, a connection without ``_hand_seq_basis``)."""
+    same ``hand_seq`` row by row; 'seq' when they number the same files but their order differs (e.g. a filter
+    reordered them); 'key' otherwise (rows computed on the fly, different hand files, a lake on object storage,
+    a connection without ``_hand_seq_basis``).
+
+    Row by row: on unfiltered views (``_views_filtered``) each partition holds, as written by
+    :func:`pipeline.derived.materialize`, one row per hand of those files in ``hand_seq`` order, so equal row
+    counts (read from the Parquet footers) are checked, not the rows; under a filter the rows are checked (one
+    pass over two BIGINT columns, 0.2 s per 5 M hands)."""
     try:
         bases = dict(con.execute("SELECT ruleset, basis FROM _hand_seq_basis WHERE ruleset IN ($a, $b)",
                                  {"a": a, "b": b}).fetchall())
+        filtered = con.execute("SELECT filtered FROM _views_filtered").fetchall()[0][0]
     except duckdb.Error:
         return "key"
     if a not in bases or bases.get(b) != bases[a]:
         return "key"
+    if not filtered:
+        counts = dict(con.execute("SELECT ruleset, count(*) FROM hand_facts WHERE ruleset IN ($a, $b) GROUP BY ruleset",
+                                  {"a": a, "b": b}).fetchall())
+        return "position" if counts.get(a) == counts.get(b) else "seq"
     differ = con.execute(
         "SELECT count_if(x.hand_seq IS NULL OR x.hand_seq IS DISTINCT FROM y.hand_seq) FROM "
         "(SELECT hand_seq FROM hand_facts WHERE ruleset = $a) x POSITIONAL JOIN "
@@ -323,25 +348,77 @@ def hand_pairing(con: duckdb.DuckDBPyConnection, a: str, b: str) -> str:
     return "position" if differ == 0 else "seq"
 
 
+_PAIRINGS = {"position": "a POSITIONAL JOIN b", "seq": "a JOIN b USING (hand_seq)", "key": "a JOIN b USING (hand_key)"}
+
+
+def compare_examples(con: duckdb.DuckDBPyConnection, a: str, b: str, n: int, pair_by: str | None = None) -> list[tuple]:
+    """The first ``n`` hands (by game_id, then hand_no) scored under both rulesets ``a`` and ``b`` whose hand
+    score differs, as (game_id, hand_no, hand_score under a, hand_score under b) tuples, scores in game points
+    per team (per player with 3 players).
+
+    ``pair_by``: as in report ``compare`` (None: :func:`hand_pairing`).
+    The hands are looked for among the games with the smallest ids first (:func:`_examples_in_first_games`: a
+    few hundred hands read, not millions), then, when those hold fewer than ``n``, among all hands."""
+    pair_by = pair_by or hand_pairing(con, a, b)
+    for games in (4 * n, 64 * n):
+        found = _examples_in_first_games(con, a, b, n, "hand_key" if pair_by == "key" else "hand_seq", games)
+        if found is not None:
+            return found
+    return con.execute(
+        "WITH a AS (SELECT * FROM hand_facts WHERE ruleset = $a), b AS (SELECT * FROM hand_facts WHERE ruleset = $b) "
+        f"SELECT a.game_id, a.hand_no, a.hand_score, b.hand_score FROM {_PAIRINGS.get(pair_by, _PAIRINGS['key'])} "
+        "WHERE a.status = 'scored' AND b.status = 'scored' AND a.hand_score IS DISTINCT FROM b.hand_score "
+        "ORDER BY a.game_id, a.hand_no LIMIT $n", {"a": a, "b": b, "n": n}).fetchall()
+
+
+def _examples_in_first_games(con: duckdb.DuckDBPyConnection, a: str, b: str, n: int, key: str,
+                             games: int) -> list[tuple] | None:
+    """:func:`compare_examples` among the hands whose game_id is at most the ``games``-th smallest of ruleset
+    ``a``'s ``game_scores``, or None when they hold fewer than ``n`` such hands (or the lake fewer games): every
+    hand of a larger game id sorts after them, so n found are the first n of the whole lake. Reads ruleset
+    ``a``'s rows of those games, then ruleset ``b``'s rows of the same hands (``key``: 'hand_seq' or 'hand_key')
+    by a list the Parquet scan filters on."""
+    bound, counted = con.execute("SELECT max(game_id), count(*) FROM (SELECT game_id FROM game_scores "
+                                 "WHERE ruleset = $a ORDER BY game_id LIMIT $k)", {"a": a, "k": games}).fetchall()[0]
+    if counted < games:
+        return None
+    mine = con.execute(f"SELECT {key}, game_id, hand_no, hand_score FROM hand_facts WHERE ruleset = $a "
+                       "AND status = 'scored' AND game_id <= $g", {"a": a, "g": bound}).fetchall()
+    theirs = dict(con.execute(f"SELECT {key}, hand_score FROM hand_facts WHERE ruleset = $b AND status = 'scored' "
+                              f"AND {key} = ANY($keys)", {"b": b, "keys": sorted(r[0] for r in mine)}).fetchall())
+    # hand_score IS DISTINCT FROM: lists of ints (or None), compared as Python values
+    found = sorted(((g, h, sa, theirs[k]) for k, g, h, sa in mine if k in theirs and sa != theirs[k]),
+                   key=lambda r: (r[0], r[1]))
+    return found[:n] if len(found) >= n else None
+
+
 #: The lake's own tables; the others of :data:`schema.TABLES` are derived from them (:mod:`pipeline.derived`).
 BASE_TABLES = ("hands", "games", "rejects", "scores", "game_scores")
 
 
-def _derived_views(con: duckdb.DuckDBPyConnection, src: dict, filtered: bool, salt: str | None, lake,
-                   by_source: str | None = None) -> None:
+def _derived_views(con: duckdb.DuckDBPyConnection, src: dict, filters: Filters | None, names: tuple[str, ...] | None,
+                   salt: str | None, lake) -> None:
     """One view per derived table (:data:`pipeline.derived.DERIVED`): the rows written at rescore time for the
     rulesets that have them (restricted to the selected hands, names pseudonymized like every view; under a
-    filter, a game-level table is computed from its hand-level view, so it adds up the selected hands only), plus the same rows computed from the ``hands`` and ``scores`` views for rulesets rescored before that
-    table existed (which rulesets is read from the partition folders, so a lake that has them all pays nothing
-    for the fallback)."""
-    from pipeline import lake as lakemod, pseudonymize as pseudo
+    filter, a game-level table is computed from its hand-level view, so it adds up the selected hands only), plus
+    the same rows computed from the ``hands`` and ``scores`` views for rulesets rescored before that table existed
+    (which rulesets is read from the partition folders, so a lake that has them all pays nothing for the
+    fallback).
+
+    ``filters`` (None: no filter) selects the hands; ``names`` are its player names as matched (with their
+    pseudonyms). A filter on sources and players only (:attr:`Filters.row_local`) is tested on the stored rows'
+    own ``source`` and ``players`` columns when the table has them (``players``: in the partitions written since
+    that column exists, :func:`pipeline.derived.rulesets_with_column`); otherwise the rows are those whose key is
+    among the filtered hands' (a join on a string: 2 s over 20 M rows). A game-level table's stored rows carry
+    the game's ``winner``; partitions written before that column get it from ``game_scores`` (:func:`_with_winner`)."""
+    from pipeline import derived, lake as lakemod, pseudonymize as pseudo
     from pipeline.derived import DERIVED
 
     def rulesets(table: str) -> set[str]:
         return {p.split("=", 1)[1] for p in lakemod.partitions(lake, table) if p}
     scored = rulesets("scores")
     for name, d in DERIVED.items():
-        if filtered and d.parent:
+        if filters is not None and d.parent:
             # a game's row adds up the game's hands: computed from the selected ones (the parent view, made
             # just before: filtered, pseudonymized, with its on-the-fly rows)
             con.execute(f"CREATE VIEW {name} AS {d.from_parent(d.parent)}")
@@ -350,18 +427,54 @@ def _derived_views(con: duckdb.DuckDBPyConnection, src: dict, filtered: bool, sa
         if salt and d.pair:        # pseudonyms sort differently: sort the pair again
             pair = f"list_sort({pseudo.SQL_FUNCTION}(source, [{', '.join(d.names)}]))"
             stored = f"SELECT * REPLACE ({pair}[1] AS {d.names[0]}, {pair}[2] AS {d.names[1]}) FROM {src[name]}"
-        elif salt and d.names:
-            stored = ("SELECT * REPLACE (" + ", ".join(f"{pseudo.SQL_FUNCTION}(source, [{c}])[1] AS {c}" for c in d.names)
+        elif salt and (d.names or d.name_lists):
+            stored = ("SELECT * REPLACE (" + ", ".join([f"{pseudo.SQL_FUNCTION}(source, [{c}])[1] AS {c}" for c in d.names]
+                                                       + [f"{pseudo.players_sql(players=c)} AS {c}" for c in d.name_lists])
                       + f") FROM {src[name]}")
-        if filtered and by_source and "source" in schema.schema(name).names:
-            stored += by_source      # (the WHERE of a sources-only filter, see connect)
-        elif filtered:
-            stored += f" WHERE {d.key} IN (SELECT {d.key} FROM hands)"
-        missing = sorted(scored - rulesets(name))
+        written = rulesets(name)
+        if filters is not None:
+            stored = _filtered_rows(stored, name, d.key, filters, names, written,
+                                    lambda: derived.rulesets_with_column(lake, name, "players"))
+        elif d.parent and written:
+            stored = _with_winner(stored, written - derived.rulesets_with_column(lake, name, "winner"))
+        missing = sorted(scored - written)
         if missing:
             live = d.live_sql("hands", "scores", " UNION ALL ".join(f"SELECT {_sql_str(r)} AS ruleset" for r in missing))
             stored += f" UNION ALL BY NAME ({live})"
         con.execute(f"CREATE VIEW {name} AS {stored}")
+
+
+def _with_winner(stored: str, older: set[str]) -> str:
+    """SELECT of a game-level derived table's stored rows (``stored``) with their ``winner``: as written, and for
+    the rulesets of ``older`` (partitions written before that column existed, where it reads null) from the
+    ``game_scores`` view, as :func:`pipeline.player_facts.per_game_sql` writes it."""
+    if not older:
+        return stored
+    listed = ", ".join(_sql_str(r) for r in sorted(older))
+    return (f"SELECT * FROM ({stored}) WHERE ruleset NOT IN ({listed}) UNION ALL "
+            f"SELECT p.* REPLACE (g.winner AS winner) FROM ({stored}) AS p LEFT JOIN game_scores AS g "
+            f"ON g.game_id = p.game_id AND g.ruleset = p.ruleset WHERE p.ruleset IN ({listed})")
+
+
+def _filtered_rows(stored: str, table: str, key: str, filters: Filters, names: tuple[str, ...] | None,
+                   written: set[str], with_players) -> str:
+    """SELECT of the rows of ``stored`` (a derived table's stored rows, pseudonymized) that belong to the hands
+    ``filters`` selects (see :func:`_derived_views`). ``written``: the rulesets with stored rows;
+    ``with_players()``: those whose rows carry the ``players`` column (asked only for a player filter)."""
+    semi = f"SELECT * FROM ({stored}) WHERE {key} IN (SELECT {key} FROM hands)"
+    columns = schema.schema(table).names
+    if not filters.row_local or (filters.sources and "source" not in columns) or (names and "players" not in columns):
+        return semi
+    direct = f"SELECT * FROM ({stored}) WHERE {Filters(sources=filters.sources).hands_where(names)}"
+    if not names:
+        return direct
+    have = set(with_players())
+    if have >= written:
+        return direct
+    if not have:
+        return semi
+    listed = ", ".join(_sql_str(r) for r in sorted(have))
+    return f"{direct} AND ruleset IN ({listed}) UNION ALL {semi} AND ruleset NOT IN ({listed})"
 
 
 def connect(lake: Path | str, filters: Filters | None = None) -> duckdb.DuckDBPyConnection:
@@ -494,8 +607,13 @@ def run_report_on(con: duckdb.DuckDBPyConnection, name: str, ruleset: str | None
                   filters: Filters | None = None, **params: Any) -> pa.Table:
     """:func:`run_report` on an open connection from :func:`connect` (made with the same ``filters``):
     several reports then share one connection. Same arguments, result and errors."""
-    import pyarrow.compute as pc
+    return _report(con, name, ruleset, filters, params)[0]
 
+
+def _report(con: duckdb.DuckDBPyConnection, name: str, ruleset: str | None, filters: Filters | None,
+            params: dict) -> tuple[pa.Table, dict]:
+    """:func:`run_report_on`, and the values of the report's parameters it ran with (``pair_by``: the pairing
+    ``compare`` used)."""
     sql = report_sql(name)
     wanted = report_params(name)
     values = dict(params)
@@ -506,18 +624,37 @@ def run_report_on(con: duckdb.DuckDBPyConnection, name: str, ruleset: str | None
     missing = [p for p in wanted if p not in values]
     if missing:
         raise StatsError(f"report {name!r} needs parameter(s) {', '.join(missing)}")
-    result = con.sql(sql, params={p: values[p] for p in wanted}).to_arrow_table()
-    if filters and filters.min_hands and "hands" in result.column_names:
-        result = result.filter(pc.greater_equal(result.column("hands"), filters.min_hands))
-    if filters and filters.players and "player" in result.column_names:
-        names = filter_player_names(con, filters)
-        result = result.filter(pc.is_in(result.column("player"), pa.array(list(names), pa.string())))
-    elif filters and filters.players and {"player_a", "player_b"} <= set(result.column_names):
+    return _run(con, sql, {p: values[p] for p in wanted}, filters), values
+
+
+def compare(con: duckdb.DuckDBPyConnection, a: str, b: str, filters: Filters | None = None,
+            examples: int = 0) -> tuple[pa.Table, list[tuple]]:
+    """``rebelote compare``: the rows of report ``compare`` for rulesets ``a`` and ``b`` (one per measure, see
+    queries/compare.sql) and, when some hand score differs, up to ``examples`` of those hands
+    (:func:`compare_examples`), paired as the report paired them. Raises :class:`StatsError` for a ruleset
+    without scores."""
+    for r in (a, b):
+        resolve_ruleset(con, r)
+    table, used = _report(con, "compare", a, filters, {"other": b})
+    differ = dict(zip(table.column("measure").to_pylist(), table.column("count").to_pylist())).get("hand score differs")
+    return table, (compare_examples(con, a, b, examples, used["pair_by"]) if examples and differ else [])
+
+
+def _run(con: duckdb.DuckDBPyConnection, sql: str, params: dict, filters: Filters | None) -> pa.Table:
+    """Run a report's SQL with its parameters and keep the rows ``filters`` asks for (see :func:`run_report`)."""
+    rel = con.sql(sql, params=params)
+    # the row filters run in DuckDB, on the report's result (in its order): converting Python values for
+    # pyarrow.compute would import pandas (0.3 s)
+    columns, keep = set(rel.columns), []
+    if filters and filters.min_hands and "hands" in columns:
+        keep.append(f"hands >= {int(filters.min_hands)}")
+    if filters and filters.players and ("player" in columns or {"player_a", "player_b"} <= columns):
+        names = "(" + ", ".join(_sql_str(x) for x in filter_player_names(con, filters)) + ")"
         # pairs: those the player belongs to (the views keep every pair of the games the player sat in)
-        names = pa.array(list(filter_player_names(con, filters)), pa.string())
-        result = result.filter(pc.or_(pc.is_in(result.column("player_a"), names),
-                                      pc.is_in(result.column("player_b"), names)))
-    return result
+        keep.append(f"player IN {names}" if "player" in columns else f"(player_a IN {names} OR player_b IN {names})")
+    if keep:
+        rel = rel.filter(" AND ".join(keep))
+    return rel.to_arrow_table()
 
 
 def lake_values(lake: Path | str, column: str) -> list[str]:

@@ -5,9 +5,9 @@
 -- source spells them, so the same pair in two sources gives two rows. 2- and 3-player hands have no partners and
 -- are left out. Facts come from the view pair_games (one row per game and pair under the ruleset, adding up the
 -- view pair_hands, one row per hand and pair: pipeline/pair_facts.py, written when the ruleset is rescored, else
--- derived from `hands` and `scores`) and from `game_scores`. Hands the ruleset could not score still count in
--- games/hands/taken but in no result column; hands imported after the last rescore are left out until the next
--- rescore (`rebelote stats` warns).
+-- derived from `hands` and `scores`), whose `winner` is the game's in `game_scores`. Hands the ruleset could
+-- not score still count in games/hands/taken but in no result column; hands imported after the last rescore
+-- are left out until the next rescore (`rebelote stats` warns).
 --
 -- Recorded values: a summary-level hand (hands.completeness = 'summary': points only, no cards) cannot be
 -- rescored, so its points are its recorded score (hands.recorded_score), and a game with summary hands is
@@ -45,14 +45,17 @@
 -- display: player_a, player_b, source, games, hands, taken, made_of, made_rate_lo, made_rate_hi, points_per_hand, won_of
 WITH
 -- view pair_games (pipeline/pair_facts.py; written at rescore time): one row per (game, pair), with the sums of
--- the pair's hands in that game (pair_hands) and the teams it sat as; a pair on both teams of one game counts
--- it once, as won
+-- the pair's hands in that game (pair_hands), the teams it sat as and the game's winner (game_scores: carried in
+-- the row, not joined on the string game_id); a pair on both teams of one game counts it once, as won
 per_game AS (
-    SELECT p.*, CASE WHEN p.summary_hands > 0 THEN r.recorded_winner ELSE g.winner END AS winner
-    FROM (SELECT * FROM pair_games WHERE ruleset = $ruleset) AS p
-    LEFT JOIN game_scores AS g ON g.game_id = p.game_id AND g.ruleset = $ruleset
-    LEFT JOIN (SELECT game_id, any_value(recorded_winner) AS recorded_winner FROM games GROUP BY game_id) AS r
-           ON r.game_id = p.game_id
+    SELECT * FROM pair_games WHERE ruleset = $ruleset AND coalesce(summary_hands, 0) = 0
+    UNION ALL BY NAME
+    -- a game with summary hands (no cards: its rescored totals leave them out) is won as its source recorded
+    SELECT p.* REPLACE (r.recorded_winner::TINYINT AS winner)
+    FROM (SELECT * FROM pair_games WHERE ruleset = $ruleset AND summary_hands > 0) AS p
+    LEFT JOIN (SELECT game_id, any_value(recorded_winner) AS recorded_winner FROM games
+               WHERE game_id IN (SELECT game_id FROM pair_games WHERE ruleset = $ruleset AND summary_hands > 0)
+               GROUP BY game_id) AS r ON r.game_id = p.game_id
 ),
 h AS (
     SELECT player_a, player_b, source,

@@ -3,9 +3,10 @@
 -- One row per (player, source): a player is a name as the source spells it, so the same name in two sources
 -- gives two rows. Facts come from the view player_games (one row per game and name under the ruleset, adding up
 -- the view player_hands, one row per hand and name: pipeline/player_facts.py, written when the ruleset is
--- rescored, else derived from `hands` and `scores`) and from `game_scores`. Hands the ruleset could not score
--- still count in games/hands/taken but in no result column; hands imported after the last rescore are left out
--- until the next rescore (`rebelote stats` warns).
+-- rescored, else derived from `hands` and `scores`), whose `winner` is the game's in `game_scores`. Hands the
+-- ruleset could not score
+-- still count in games/hands/taken but in no result column; hands imported after the last rescore are left
+-- out until the next rescore (`rebelote stats` warns).
 --
 -- Recorded values: a summary-level hand (hands.completeness = 'summary': a score sheet or score keeper's
 -- round, points only, no cards) cannot be rescored under any ruleset, so the report uses what its source
@@ -63,15 +64,18 @@
 -- display: player, source, games, hands, take_rate, made_of, made_rate_lo, made_rate_hi, points_per_hand, coinches_won_of, declarations_per_100, mismatches_of, won_of
 WITH
 -- view player_games (pipeline/player_facts.py; written at rescore time): one row per (game, name), with the
--- sums of the name's hands in that game (player_hands) and the teams it sat on; a name seated on both teams of
--- one game (bots do this) counts the game once, as won. The winner is the rescoring's, or the recorded one for
--- a game with summary hands (no cards: its rescored totals leave those hands out)
+-- sums of the name's hands in that game (player_hands), the teams it sat on and the game's winner (game_scores:
+-- carried in the row, not joined on the string game_id, or the recorded one for a game with summary hands: no
+-- cards, its rescored totals leave those hands out); a name seated on both teams of one game (bots do this)
+-- counts the game once, as won
 per_game AS (
-    SELECT p.*, CASE WHEN p.summary_hands > 0 THEN r.recorded_winner ELSE g.winner END AS winner
-    FROM (SELECT * FROM player_games WHERE ruleset = $ruleset) AS p
-    LEFT JOIN game_scores AS g ON g.game_id = p.game_id AND g.ruleset = $ruleset
-    LEFT JOIN (SELECT game_id, any_value(recorded_winner) AS recorded_winner FROM games GROUP BY game_id) AS r
-           ON r.game_id = p.game_id
+    SELECT * FROM player_games WHERE ruleset = $ruleset AND coalesce(summary_hands, 0) = 0
+    UNION ALL BY NAME
+    SELECT p.* REPLACE (r.recorded_winner::TINYINT AS winner)
+    FROM (SELECT * FROM player_games WHERE ruleset = $ruleset AND summary_hands > 0) AS p
+    LEFT JOIN (SELECT game_id, any_value(recorded_winner) AS recorded_winner FROM games
+               WHERE game_id IN (SELECT game_id FROM player_games WHERE ruleset = $ruleset AND summary_hands > 0)
+               GROUP BY game_id) AS r ON r.game_id = p.game_id
 ),
 totals AS (
     SELECT player, source,

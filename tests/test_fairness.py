@@ -390,3 +390,59 @@ def test_report_same_from_stored_events_and_deals(tmp_path: Path):
     shutil.copytree(lake, copy)
     shutil.rmtree(copy / "dealt_events")
     assert after == fairness_report(copy, "all").to_pylist()
+
+
+def test_player_filter_tests_the_rows_own_players(tmp_path: Path):
+    """--player keeps the dealt_events rows of the deals where one of the names sat by testing the rows' own
+    `players` list, not by joining the filtered hands on hand_key; a partition written before that column
+    existed is joined as before. Every way gives the rows the deals themselves give."""
+    import shutil
+    from helpers import simulated_lake
+
+    import pyarrow.parquet as pq
+
+    from pipeline import derived, stats
+    from pipeline.pseudonymize import pseudonym
+
+    lake = simulated_lake(tmp_path / "lake")           # two rulesets: belote-classic (source club), colver (online)
+    deals = tmp_path / "deals"
+    shutil.copytree(lake, deals)
+    shutil.rmtree(deals / "dealt_events")
+    filters = (stats.Filters(players=("Hugo",)), stats.Filters(players=("Hugo", "Alice"), sources=("club",)),
+               stats.Filters(players=(pseudonym("pepper", "online", "Hugo"),), pseudonymize="pepper"))
+    expected = {(f, by): fairness_report(deals, by, filters=f).to_pylist() for f in filters
+                for by in ("source", "player", "all")}
+    assert all(expected.values())
+
+    def view_sql(f) -> str:
+        con = stats.connect(lake, f)
+        try:
+            return con.execute("SELECT sql FROM duckdb_views() WHERE view_name = 'dealt_events'").fetchone()[0]
+        finally:
+            con.close()
+
+    assert derived.rulesets_with_column(lake, "dealt_events", "players") == {"belote-classic", "colver"}
+    for f in filters:
+        sql = view_sql(f)
+        assert "list_contains(players" in sql and "SELECT hand_key FROM hands" not in sql, sql
+        for by in ("source", "player", "all"):
+            assert fairness_report(lake, by, filters=f).to_pylist() == expected[f, by], (f, by)
+    # every selected deal keeps its four seat rows: 4 x the 4-player hands where Hugo sat (hands view)
+    con = stats.connect(lake, filters[0])
+    try:
+        n_hands = con.execute("SELECT count(*) FROM hands").fetchone()[0]
+        per_ruleset = con.execute("SELECT ruleset, count(*) FROM dealt_events GROUP BY ALL ORDER BY 1").fetchall()
+    finally:
+        con.close()
+    assert n_hands and per_ruleset == [("belote-classic", 4 * n_hands), ("colver", 4 * n_hands)]
+
+    # partitions written before the column: one, then both (read as null; the filter joins on hand_key there)
+    for ruleset, have in (("colver", {"belote-classic"}), ("belote-classic", set())):
+        for f in (lake / "dealt_events" / f"ruleset={ruleset}").glob("*.parquet"):
+            pq.write_table(pq.read_table(f).drop_columns(["players"]), f)
+        assert derived.rulesets_with_column(lake, "dealt_events", "players") == have
+        sql = view_sql(filters[0])
+        assert "SELECT hand_key FROM hands" in sql and ("list_contains(players" in sql) == bool(have), sql
+        for f in filters:
+            for by in ("source", "player", "all"):
+                assert fairness_report(lake, by, filters=f).to_pylist() == expected[f, by], (ruleset, f, by)

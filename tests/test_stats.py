@@ -417,3 +417,58 @@ def test_partnerships_player_filter_keeps_the_players_pairs(lake: Path):
     assert pairs(stats.Filters(players=("Alice",))) == [("Alice", "Carol"), ("Alice", "Dave")]
     assert pairs(stats.Filters(players=("Carol", "Dave"))) == [("Alice", "Carol"), ("Alice", "Dave"),
                                                                ("Bob", "Carol"), ("Bob", "Dave")]
+
+
+def test_compare_examples_first_games_then_all(tmp_path: Path):
+    """compare_examples looks among the hands of the games with the smallest ids first (a few hundred rows read
+    instead of the whole lake) and falls back to all hands when those hold too few: either way the rows are
+    the first n differing hands by (game_id, hand_no) that a join of the two rulesets' hand_facts on hand_key
+    gives, under every pairing."""
+    from helpers import simulated_lake
+
+    from pipeline import rules
+    from pipeline.rescore import rescore_lake
+
+    # 6 simulated classic games, rescored under belote-classic and ffb-classic (no declarations: some hand
+    # scores differ, not all)
+    lake = simulated_lake(tmp_path / "lake", plan=(("belote-classic", 6, 11, "club"),))
+    rescore_lake(lake, rules.load("ffb-classic"))
+    con = stats.connect(lake)
+    try:
+        expected = con.execute(
+            "SELECT a.game_id, a.hand_no, a.hand_score, b.hand_score FROM hand_facts a JOIN hand_facts b USING (hand_key) "
+            "WHERE a.ruleset = 'belote-classic' AND b.ruleset = 'ffb-classic' AND a.status = 'scored' "
+            "AND b.status = 'scored' AND a.hand_score IS DISTINCT FROM b.hand_score ORDER BY 1, 2").fetchall()
+        games = con.execute("SELECT count(*) FROM game_scores WHERE ruleset = 'belote-classic'").fetchall()[0][0]
+        first = con.execute("SELECT max(game_id) FROM (SELECT game_id FROM game_scores "
+                            "WHERE ruleset = 'belote-classic' ORDER BY 1 LIMIT 4)").fetchall()[0][0]
+        in_first = [r for r in expected if r[0] <= first]
+        assert games == 6 and 1 <= len(in_first) < len(expected)
+        for key in ("hand_seq", "hand_key"):
+            # the first 4 games hold len(in_first) of them: enough for n up to that, not beyond
+            got = stats._examples_in_first_games(con, "belote-classic", "ffb-classic", len(in_first), key, 4)
+            assert got == in_first, key
+            assert stats._examples_in_first_games(con, "belote-classic", "ffb-classic", len(in_first) + 1, key, 4) is None
+            assert stats._examples_in_first_games(con, "belote-classic", "ffb-classic", 1, key, 7) is None   # 6 games
+        for n in (1, len(in_first), len(in_first) + 1, len(expected), len(expected) + 5):
+            for pair_by in ("position", "seq", "key", None):
+                assert stats.compare_examples(con, "belote-classic", "ffb-classic", n, pair_by) == expected[:n], (n, pair_by)
+    finally:
+        con.close()
+
+
+def test_unreadable_table_named(tmp_path: Path):
+    # a stray unpartitioned file beside the source=... folders: the files cannot be read together, and the error
+    # names the table and its folder (raised when the view is created, for a report; by the check, for a
+    # dashboard file's views)
+    import shutil
+
+    import duckdb
+    from helpers import simulated_lake
+
+    lake = simulated_lake(tmp_path / "lake", plan=(("belote-classic", 1, 11, "club"),))
+    shutil.copy(next((lake / "hands").glob("source=club/*.parquet")), lake / "hands" / "stray.parquet")
+    with pytest.raises(stats.StatsError, match=r"cannot read table 'hands' under .*hands: .*Hive partition mismatch"):
+        stats.connect(lake)
+    with pytest.raises(stats.StatsError, match=r"cannot read table 'hands' under .*hands: .*Hive partition mismatch"):
+        stats.create_views(duckdb.connect(), lake, internal=False)

@@ -409,6 +409,24 @@ def test_audit_command_is_shell_quoted(lake: Path):
                                            "--rules", "belote-classic"]
 
 
+def test_audit_cli_commands_name_the_lake(lake: Path):
+    # through the CLI with --lake, each `rebelote show` command ends with that lake, shell-quoted, so that it
+    # finds the lake when pasted as it is; the other columns are the report's
+    import json
+
+    from typer.testing import CliRunner
+
+    from pipeline.cli import app
+
+    r = CliRunner().invoke(app, ["stats", "audit", "--lake", str(lake), "--rules", RULES, "--format", "json"])
+    assert r.exit_code == 0, r.output
+    rows = json.loads(r.stdout)
+    expected = [dict(ruleset=RULES, source="colver", **row) for row in EXPECTED_AUDIT]
+    assert [row["command"] for row in rows] == [e["command"] + f" --lake {shlex.quote(str(lake))}" for e in expected]
+    assert [{k: v for k, v in row.items() if k != "command"} for row in rows] == [
+        {k: v for k, v in e.items() if k != "command"} for e in expected]
+
+
 def test_audit_other_ruleset_ignored(lake: Path):
     # a second ruleset whose scores all match: its audit is empty, and the first one's is unchanged
     _write(lake, "scores", [dict(s, ruleset="colver", matches_recorded=True) for s in SCORES])
