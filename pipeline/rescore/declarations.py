@@ -211,34 +211,34 @@ def _contest_row(points, key, src, K, team, wins, dst, team_key, team_held):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _settle_row(i, sp, sk, cp, ck, active, contest, K, team, seq_wins, carre_wins, pts, key, tk, th):
-    """The contest between teams (see module doc) of hand i; ``contest`` indexes :data:`CONTESTS`.
-    sp, sk, cp, ck: int64 (n, P) per-seat points and best keys, set to 0 here when declarations are not
-    ``active[i]``. Writes team[i] (int32 (n, K) points won), seq_wins[i], carre_wins[i] (bool (n, K)).
-    pts, key: int64 (1, P) and tk, th: int64 (K,) scratch."""
+def _settle_row(src, dst, sp, sk, cp, ck, active, contest, K, team, seq_wins, carre_wins, pts, key, tk, th):
+    """The contest between teams (see module doc) of one hand; ``contest`` indexes :data:`CONTESTS`.
+    sp, sk, cp, ck: int64 (., P) per-seat points and best keys, row ``src``, set to 0 here when declarations
+    are not ``active`` (bool). Writes row ``dst`` of team (int (., K) points won, added to), seq_wins and
+    carre_wins (bool (., K)). pts, key: int64 (1, P) and tk, th: int64 (K,) scratch."""
     P = sp.shape[1]
-    if not active[i]:
+    if not active:
         for p in range(P):
-            sp[i, p] = 0
-            sk[i, p] = 0
-            cp[i, p] = 0
-            ck[i, p] = 0
+            sp[src, p] = 0
+            sk[src, p] = 0
+            cp[src, p] = 0
+            ck[src, p] = 0
     if contest == 0:              # unified: one contest over every declaration
         for p in range(P):
-            pts[0, p] = sp[i, p] + cp[i, p]
-            key[0, p] = max(sk[i, p], ck[i, p])
-        _contest_row(pts, key, 0, K, team, seq_wins, i, tk, th)
+            pts[0, p] = sp[src, p] + cp[src, p]
+            key[0, p] = max(sk[src, p], ck[src, p])
+        _contest_row(pts, key, 0, K, team, seq_wins, dst, tk, th)
         for t in range(K):
-            carre_wins[i, t] = seq_wins[i, t]
+            carre_wins[dst, t] = seq_wins[dst, t]
     else:
-        _contest_row(sp, sk, i, K, team, seq_wins, i, tk, th)
+        _contest_row(sp, sk, src, K, team, seq_wins, dst, tk, th)
         if contest == 1:          # separate: sequences and carrés each contested
-            _contest_row(cp, ck, i, K, team, carre_wins, i, tk, th)
+            _contest_row(cp, ck, src, K, team, carre_wins, dst, tk, th)
         else:                     # sequences_only: every carré scores for its holder
             for p in range(P):
-                team[i, p % K] += cp[i, p]
+                team[dst, p % K] += cp[src, p]
             for t in range(K):
-                carre_wins[i, t] = active[i]
+                carre_wins[dst, t] = active
 
 
 @njit(cache=True, nogil=True)
@@ -250,7 +250,7 @@ def _settle_kernel(sp, sk, cp, ck, active, contest, K, team, seq_wins, carre_win
     tk = np.empty(K, dtype=np.int64)
     th = np.empty(K, dtype=np.int64)
     for i in range(sp.shape[0]):
-        _settle_row(i, sp, sk, cp, ck, active, contest, K, team, seq_wins, carre_wins, pts, key, tk, th)
+        _settle_row(i, i, sp, sk, cp, ck, active[i], contest, K, team, seq_wins, carre_wins, pts, key, tk, th)
 
 
 def _settle(sp, sk, cp, ck, belote, strain, rules: Ruleset) -> Declarations:
@@ -301,73 +301,104 @@ def _seq_hand(h, ranks, carre_cards_in_sequences):
 
 
 @njit(cache=True, nogil=True)
+def held_one(hands, h0, P, strain, active, carre_points, carre_key, seq_points, seq_key, slot_points, trump_bonus,
+             carre_cards_in_sequences, contest, K, sp, sk, cp, ck, src, team, seq_wins, carre_wins, dst, pts, key, tk,
+             th):
+    """The declarations held in one hand, settled between its teams: the one implementation of held
+    declarations (see module doc), compiled. hands: uint32 flat buffer holding the P initial hands from ``h0``
+    on; strain: 0-5; active: declarations count in this hand (:func:`_active`); the tables of
+    :class:`DeclarationTables`; trump_bonus: 1 when a sequence in trump breaks ties. Writes row ``src`` of
+    sp/cp (int64 (., P) points of each seat's sequences / carrés) and sk/ck (key of its best one), then the
+    contest (:func:`_settle_row`) into row ``dst`` of team (added to), seq_wins and carre_wins. Returns the
+    items to list (0 when not ``active``)."""
+    nt = 1 if strain == NO_TRUMP else 0
+    c = 0
+    for p in range(P):
+        sp[src, p] = 0
+        sk[src, p] = 0
+        cp[src, p] = 0
+        ck[src, p] = 0
+        h = np.int64(hands[h0 + p])
+        ranks = _carres(h, nt, carre_points)
+        if ranks:
+            for r in range(8):
+                if ranks >> r & 1:
+                    cp[src, p] += carre_points[nt, r]
+                    ck[src, p] = max(ck[src, p], carre_key[nt, r])
+                    c += 1
+            h = _seq_hand(h, ranks, carre_cards_in_sequences)
+        for s in range(4):
+            byte = (h >> (8 * s)) & 0xFF
+            if seq_points[byte] > 0:     # some run scores: count the items it lists
+                sp[src, p] += seq_points[byte]
+                k = seq_key[byte]
+                if k > 0 and strain == s:
+                    k += trump_bonus
+                sk[src, p] = max(sk[src, p], k)
+                for j in range(3):
+                    if slot_points[byte, j] > 0:
+                        c += 1
+    _settle_row(src, dst, sp, sk, cp, ck, active, contest, K, team, seq_wins, carre_wins, pts, key, tk, th)
+    return c if active else 0
+
+
+@njit(cache=True, nogil=True)
+def seat_items(h, strain, carre_points, slot_length, slot_top, slot_points, carre_cards_in_sequences, seq_win,
+               carre_win, row, p, o, e_row, e_seat, e_kind, e_rank, e_suit, e_length, e_points, e_scored):
+    """List the declarations of seat ``p``'s hand ``h`` (int64 card mask) in hand ``row`` one by one, from item
+    ``o`` on: carrés by rank, then sequences by suit and slot; ``scored``: ``carre_win`` / ``seq_win`` of the
+    seat's team. Returns the next free item."""
+    nt = 1 if strain == NO_TRUMP else 0
+    ranks = _carres(h, nt, carre_points)
+    for r in range(8):
+        if ranks >> r & 1:
+            e_row[o], e_seat[o], e_kind[o], e_rank[o], e_suit[o], e_length[o] = row, p, 3, r, -1, 4
+            e_points[o], e_scored[o] = carre_points[nt, r], carre_win
+            o += 1
+    h = _seq_hand(h, ranks, carre_cards_in_sequences)
+    for s in range(4):
+        byte = (h >> (8 * s)) & 0xFF
+        for j in range(3):
+            if slot_points[byte, j] > 0:
+                length = slot_length[byte, j]
+                e_row[o], e_seat[o], e_rank[o], e_suit[o], e_length[o] = row, p, slot_top[byte, j], s, length
+                e_kind[o] = 2 if length >= 5 else length - 3    # tierce, quarte, quinte (KINDS)
+                e_points[o], e_scored[o] = slot_points[byte, j], seq_win
+                o += 1
+    return o
+
+
+@njit(cache=True, nogil=True)
 def _detect_kernel(hands, strain, active, carre_points, carre_key, seq_points, seq_key, slot_points,
                    trump_bonus, carre_cards_in_sequences, contest, K, sp, sk, cp, ck, count, team, seq_wins,
                    carre_wins):
-    """Each seat's declarations: sp/cp points of its sequences / carrés, sk/ck key of its best one (int64
-    (n, P)); count (int64 (n,)): items to list, 0 in a hand where declarations are not ``active``; then the
-    contest of the hand (:func:`_settle_row`: team, seq_wins, carre_wins)."""
-    n, P = hands.shape
+    """:func:`held_one` for each hand of the flat buffer hands (n * P,): per-seat sp, sk, cp, ck (int64 (n, P)),
+    count (int64 (n,)), and the contest into team, seq_wins, carre_wins."""
+    n, P = sp.shape
     pts = np.empty((1, P), dtype=np.int64)
     key = np.empty((1, P), dtype=np.int64)
     tk = np.empty(K, dtype=np.int64)
     th = np.empty(K, dtype=np.int64)
     for i in range(n):
-        nt = 1 if strain[i] == NO_TRUMP else 0
-        c = 0
-        for p in range(P):
-            h = np.int64(hands[i, p])
-            ranks = _carres(h, nt, carre_points)
-            for r in range(8):
-                if ranks >> r & 1:
-                    cp[i, p] += carre_points[nt, r]
-                    ck[i, p] = max(ck[i, p], carre_key[nt, r])
-                    c += 1
-            h = _seq_hand(h, ranks, carre_cards_in_sequences)
-            for s in range(4):
-                byte = (h >> (8 * s)) & 0xFF
-                sp[i, p] += seq_points[byte]
-                k = seq_key[byte]
-                if k > 0 and strain[i] == s:
-                    k += trump_bonus
-                sk[i, p] = max(sk[i, p], k)
-                if seq_points[byte] > 0:     # some run scores: count the items it lists
-                    for j in range(3):
-                        if slot_points[byte, j] > 0:
-                            c += 1
-        count[i] = c if active[i] else 0
-        _settle_row(i, sp, sk, cp, ck, active, contest, K, team, seq_wins, carre_wins, pts, key, tk, th)
+        count[i] = held_one(hands, i * P, P, strain[i], active[i], carre_points, carre_key, seq_points, seq_key,
+                            slot_points, trump_bonus, carre_cards_in_sequences, contest, K, sp, sk, cp, ck, i, team,
+                            seq_wins, carre_wins, i, pts, key, tk, th)
 
 
 @njit(cache=True, nogil=True)
 def _held_entries_kernel(hands, strain, rows, offsets, carre_points, slot_length, slot_top, slot_points,
                          carre_cards_in_sequences, seq_wins, carre_wins, K,
                          e_row, e_seat, e_kind, e_rank, e_suit, e_length, e_points, e_scored):
-    """List the declarations of the hands ``rows`` one by one, from ``offsets[q]`` on for ``rows[q]``: per seat,
-    carrés by rank, then sequences by suit and slot; ``scored`` from the contest's wins of the seat's team."""
+    """List the declarations of the hands ``rows`` one by one (:func:`seat_items` per seat), from
+    ``offsets[q]`` on for ``rows[q]``."""
     P = hands.shape[1]
     for q in range(len(rows)):
         i = rows[q]
-        nt = 1 if strain[i] == NO_TRUMP else 0
         o = offsets[q]
         for p in range(P):
-            h = np.int64(hands[i, p])
-            ranks = _carres(h, nt, carre_points)
-            for r in range(8):
-                if ranks >> r & 1:
-                    e_row[o], e_seat[o], e_kind[o], e_rank[o], e_suit[o], e_length[o] = i, p, 3, r, -1, 4
-                    e_points[o], e_scored[o] = carre_points[nt, r], carre_wins[i, p % K]
-                    o += 1
-            h = _seq_hand(h, ranks, carre_cards_in_sequences)
-            for s in range(4):
-                byte = (h >> (8 * s)) & 0xFF
-                for j in range(3):
-                    if slot_points[byte, j] > 0:
-                        length = slot_length[byte, j]
-                        e_row[o], e_seat[o], e_rank[o], e_suit[o], e_length[o] = i, p, slot_top[byte, j], s, length
-                        e_kind[o] = 2 if length >= 5 else length - 3    # tierce, quarte, quinte (KINDS)
-                        e_points[o], e_scored[o] = slot_points[byte, j], seq_wins[i, p % K]
-                        o += 1
+            o = seat_items(np.int64(hands[i, p]), strain[i], carre_points, slot_length, slot_top, slot_points,
+                           carre_cards_in_sequences, seq_wins[i, p % K], carre_wins[i, p % K], i, p, o,
+                           e_row, e_seat, e_kind, e_rank, e_suit, e_length, e_points, e_scored)
 
 
 def detect(hands: np.ndarray, strain: np.ndarray, rules: Ruleset, dt: DeclarationTables,
@@ -386,7 +417,7 @@ def detect(hands: np.ndarray, strain: np.ndarray, rules: Ruleset, dt: Declaratio
     team = np.zeros((n, K), dtype=np.int32)
     seq_wins = np.zeros((n, K), dtype=bool)
     carre_wins = np.zeros((n, K), dtype=bool)
-    _detect_kernel(h, strain8, active, dt.carre_points, dt.carre_key, dt.seq_points, dt.seq_key, dt.slot_points,
+    _detect_kernel(h.reshape(-1), strain8, active, dt.carre_points, dt.carre_key, dt.seq_points, dt.seq_key, dt.slot_points,
                    1 if rules["declarations.trump_breaks_ties"] else 0, in_seq,
                    CONTESTS.index(rules["declarations.contest"]), K, sp, sk, cp, ck, count, team, seq_wins, carre_wins)
     dec = Declarations(sp.astype(np.int32), sk, cp.astype(np.int32), ck, np.zeros((n, K), dtype=np.int32), team,
@@ -540,20 +571,36 @@ def _belote_kernel(hands, strain, all_trump_counts, value, K, points, count):
         count[i] = c
 
 
+@njit(cache=True, nogil=True, inline="always")
+def belote_items(suits, lost, value, row, p, o, e_row, e_seat, e_kind, e_rank, e_suit, e_length, e_points, e_scored):
+    """List seat ``p``'s belotes of hand ``row`` (``suits``: bit s for each suit held, :func:`_belote_suits`), by
+    suit, from item ``o`` on, worth ``value``; a suit whose bit is set in ``lost`` did not score. Returns the
+    next free item."""
+    for suit in range(4):
+        if suits >> suit & 1:
+            e_row[o], e_seat[o], e_kind[o], e_rank[o], e_suit[o], e_length[o] = row, p, 4, -1, suit, 2
+            e_points[o], e_scored[o] = value, not (lost >> suit & 1)
+            o += 1
+    return o
+
+
 @njit(cache=True, nogil=True)
-def _belote_entries_kernel(hands, strain, all_trump_counts, rows, offsets, lost, e_row, e_seat, e_suit, e_scored):
-    """List the belotes of the hands ``rows`` (by seat, then suit) from ``offsets[q]`` on; a suit in
+def _belote_entries_kernel(hands, strain, all_trump_counts, value, rows, offsets, lost, e_row, e_seat, e_kind,
+                           e_rank, e_suit, e_length, e_points, e_scored):
+    """List the belotes of the hands ``rows`` (:func:`belote_items` by seat) from ``offsets[q]`` on; a suit in
     ``lost[i]`` (bool (n, 4)) did not score."""
     P = hands.shape[1]
     for q in range(len(rows)):
         i = rows[q]
         o = offsets[q]
+        lost_bits = 0
+        for suit in range(4):
+            if lost[i, suit]:
+                lost_bits |= 1 << suit
         for p in range(P):
             suits = _belote_suits(np.int64(hands[i, p]), strain[i], all_trump_counts)
-            for suit in range(4):
-                if suits >> suit & 1:
-                    e_row[o], e_seat[o], e_suit[o], e_scored[o] = i, p, suit, not lost[i, suit]
-                    o += 1
+            o = belote_items(suits, lost_bits, value, i, p, o, e_row, e_seat, e_kind, e_rank, e_suit, e_length,
+                             e_points, e_scored)
 
 
 def _belote_pass(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> tuple[np.ndarray, np.ndarray]:
@@ -580,13 +627,12 @@ def belote_entries(hands: np.ndarray, strain: np.ndarray, rules: Ruleset, lost: 
     offsets = np.zeros(len(rows) + 1, dtype=np.int64)
     np.cumsum(count[rows], out=offsets[1:])
     k = int(offsets[-1])
-    e = Entries(np.empty(k, np.int64), np.empty(k, np.int8), np.full(k, KINDS.index("belote"), np.int8),
-                np.full(k, -1, np.int8), np.empty(k, np.int8), np.full(k, 2, np.int8),
-                np.full(k, int(rules["belote.value"]), np.int32), np.empty(k, bool))
+    e = Entries(np.empty(k, np.int64), np.empty(k, np.int8), np.empty(k, np.int8), np.empty(k, np.int8),
+                np.empty(k, np.int8), np.empty(k, np.int8), np.empty(k, np.int32), np.empty(k, bool))
     _belote_entries_kernel(np.ascontiguousarray(hands, dtype=np.uint32), np.ascontiguousarray(strain, dtype=np.int8),
-                           rules["belote.all_trump"] != "none", rows, offsets,
+                           rules["belote.all_trump"] != "none", int(rules["belote.value"]), rows, offsets,
                            np.zeros((n, 4), dtype=bool) if lost is None else np.ascontiguousarray(lost, dtype=bool),
-                           e.row, e.seat, e.suit, e.scored)
+                           e.row, e.seat, e.kind, e.rank, e.suit, e.length, e.points, e.scored)
     return e
 
 
