@@ -179,7 +179,7 @@ def bg_round(pts: np.ndarray, strain: np.ndarray, leader: np.ndarray | bool, nt_
     return out
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _bulgarian(i, t, P, res, mult, doubled, strain, modern, score, held):
     """Bulgarian awards of hand ``i`` in game points (tens), rounding.mode "bg_2001" (Bridge Belot v2.06,
     oracles/README.md) or "bg_modern" (``modern``, BG-NIK ScoreManager). P: int32 (n, 2) totals; t: the
@@ -252,7 +252,7 @@ def _award_params(R: Ruleset) -> np.ndarray:
         dtype=np.int64)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def settle_one(i, C, D, B, t, bid, cb, coinche, capot_team, strain, mp, ap, rcode, bg, awards, made, litige, decided,
                P, score, held):
     """Settle hand ``i`` of two teams: the one implementation of the made test, whether the declarations decide

@@ -28,6 +28,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipeline.cards import ALL_TRUMP, NO_TRUMP
+from pipeline.rescore.arith import mod
 from pipeline.rescore.jit import njit
 from pipeline.rescore.tables import PLAIN_ORDER
 from pipeline.rules import Ruleset, n_teams
@@ -195,10 +196,12 @@ def _contest_row(points, key, src, K, team, wins, dst, team_key, team_held):
         team_key[t] = 0
         team_held[t] = 0
     for p in range(P):
-        t = p % K
+        t = mod(p, K)
         team_key[t] = max(team_key[t], key[src, p])
         team_held[t] += points[src, p]
-    best = team_key.max()
+    best = team_key[0]
+    for t in range(1, K):
+        best = max(best, team_key[t])
     n_top = 0
     for t in range(K):
         if team_key[t] == best:
@@ -236,7 +239,7 @@ def _settle_row(src, dst, sp, sk, cp, ck, active, contest, K, team, seq_wins, ca
             _contest_row(cp, ck, src, K, team, carre_wins, dst, tk, th)
         else:                     # sequences_only: every carré scores for its holder
             for p in range(P):
-                team[dst, p % K] += cp[src, p]
+                team[dst, mod(p, K)] += cp[src, p]
             for t in range(K):
                 carre_wins[dst, t] = active
 
@@ -300,7 +303,7 @@ def _seq_hand(h, ranks, carre_cards_in_sequences):
     return h
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def held_one(hands, h0, P, strain, active, carre_points, carre_key, seq_points, seq_key, slot_points, trump_bonus,
              carre_cards_in_sequences, contest, K, sp, sk, cp, ck, src, team, seq_wins, carre_wins, dst, pts, key, tk,
              th):
@@ -342,7 +345,7 @@ def held_one(hands, h0, P, strain, active, carre_points, carre_key, seq_points, 
     return c if active else 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def seat_items(h, strain, carre_points, slot_length, slot_top, slot_points, carre_cards_in_sequences, seq_win,
                carre_win, row, p, o, e_row, e_seat, e_kind, e_rank, e_suit, e_length, e_points, e_scored):
     """List the declarations of seat ``p``'s hand ``h`` (int64 card mask) in hand ``row`` one by one, from item
@@ -572,6 +575,38 @@ def _belote_kernel(hands, strain, all_trump_counts, value, K, points, count):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def belote_not_led(hands, h0, P, plays, p0, total, value, K, points, row):
+    """All-trump belotes under ``belote.all_trump = "per_suit_led"`` (BG-HIT, BG-NIK) in one fully played hand:
+    a suit's belote counts only when its holder plays the first of the king and queen leading or following
+    that suit. hands: uint32 flat buffer of the P initial hands from ``h0``; plays: int8 flat buffer of the
+    hand's ``total`` cards from ``p0``. Takes ``value`` from the holder's team (``points[row, seat % K]``,
+    card points) for each suit whose belote does not count, and returns those suits (bit s for suit s)."""
+    lost = 0
+    for suit in range(4):
+        queen, king = suit * 8 + 5, suit * 8 + 6
+        kq = (np.int64(1) << queen) | (np.int64(1) << king)
+        holder = -1
+        for s in range(P):
+            if np.int64(hands[h0 + s]) & kq == kq:
+                holder = s
+                break
+        if holder < 0:
+            continue
+        at_q = at_k = 0                       # position of each in the play (0 when not played)
+        for j in range(total - 1, -1, -1):
+            c = plays[p0 + j]
+            if c == queen:
+                at_q = j
+            elif c == king:
+                at_k = j
+        first = min(at_q, at_k)
+        if first % P != 0 and plays[p0 + first - first % P] // 8 != suit:
+            points[row, holder % K] -= value
+            lost |= 1 << suit
+    return lost
+
+
+@njit(cache=True, nogil=True, inline="always")
 def belote_items(suits, lost, value, row, p, o, e_row, e_seat, e_kind, e_rank, e_suit, e_length, e_points, e_scored):
     """List seat ``p``'s belotes of hand ``row`` (``suits``: bit s for each suit held, :func:`_belote_suits`), by
     suit, from item ``o`` on, worth ``value``; a suit whose bit is set in ``lost`` did not score. Returns the
@@ -641,7 +676,7 @@ def belote_points(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> np.n
 
     Suit contracts: king and queen of trump in one hand. All-trump (``belote.all_trump = "per_suit"`` or
     ``"per_suit_led"``): each suit's king and queen in one hand, up to four; under "per_suit_led" the engine
-    then takes away those not led or followed (``engine._belote_led_only``). None in no-trump. The cards are
+    then takes away those not led or followed (:func:`belote_not_led`). None in no-trump. The cards are
     always played in a complete hand, so holding them is scoring them.
     """
     return _belote_pass(hands, strain, rules)[0]

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.cards import ALL_TRUMP, NO_TRUMP
+from pipeline.rescore.arith import mod
 from pipeline.rescore.jit import njit
 from pipeline.rescore.tables import ABOVE_TRUMP, STRENGTH, Tables
 from pipeline.rules import Ruleset, n_teams
@@ -175,7 +176,7 @@ class PlayResult:
     last_trick_team: np.ndarray
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def play_one(plays, p0, seats, s0, hands, h0, P, n_tricks, dealer, st, points, strength, fl, above_trump, K, i,
              winners, trick_points, team_points, took):
     """Replay one hand: the one implementation of the trick play (winners, points, legality), compiled.
@@ -191,7 +192,7 @@ def play_one(plays, p0, seats, s0, hands, h0, P, n_tricks, dealer, st, points, s
     st = min(max(np.int64(st), 0), 5)
     suit_contract = st < 4
     played = np.int64(0)                 # every card played so far in the hand, by any seat
-    leader = (np.int64(dealer) + 1) % P
+    leader = mod(np.int64(dealer) + 1, P)
     first_bad = -1
     first_code = OK
     last_team = 0
@@ -208,7 +209,7 @@ def play_one(plays, p0, seats, s0, hands, h0, P, n_tricks, dealer, st, points, s
         win_card = np.int64(0)
         win_seat = np.int64(0)
         pts = 0
-        expected = leader % P           # a recorded seat out of range still counts modulo P
+        expected = mod(leader, P)          # a recorded seat out of range still counts modulo P
         for k in range(P):
             j = base + k
             c = np.int64(plays[p0 + j])
@@ -246,7 +247,7 @@ def play_one(plays, p0, seats, s0, hands, h0, P, n_tricks, dealer, st, points, s
         if trick_points.shape[0]:
             trick_points[i, t] = pts
         leader = win_seat
-        team = win_seat % K
+        team = mod(win_seat, K)
         team_points[i, team] += pts
         took[i, team] = True
         last_team = team

@@ -32,7 +32,7 @@ from pipeline.rescore.jit import njit
 from pipeline.rules import Ruleset
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def solo_one(i, C, D, B, t, mp, combined, fd, to_def, share, rcode, awards, made, litige, decided, P, score, held):
     """Settle hand ``i`` of K players each for himself: the one implementation of the 3-player made test and
     awards, compiled (parameters as :func:`_solo_kernel`; ``t``: the taker's seat). Writes row i of
