@@ -254,7 +254,7 @@ def play_one(plays, p0, seats, s0, hands, h0, P, n_tricks, dealer, st, points, s
     return last_team, first_bad, first_code
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _play_kernel(plays, seats, hands, dealer, strain, points, strength, fl, above_trump, n_players, n_teams,
                  winners, trick_points, team_points, took, last_team, ill_trick, ill_seat, ill_card, ill_rule):
     """:func:`play_one` for each hand of the flat buffers plays, seats (n * total,) and hands (n * P,); writes
