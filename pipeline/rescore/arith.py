@@ -7,7 +7,7 @@ import numpy as np
 from pipeline.rescore.jit import njit
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def mod(x, m):
     """``x % m`` with Python's sign rule (m > 0), as int64, without a division when 0 <= x < 2m: the seats and
     teams the kernels reduce (seat % n_players, seat % n_teams) are nearly always there, and a division by a

@@ -179,7 +179,7 @@ def bg_round(pts: np.ndarray, strain: np.ndarray, leader: np.ndarray | bool, nt_
     return out
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _bulgarian(i, t, P, res, mult, doubled, strain, modern, score, held):
     """Bulgarian awards of hand ``i`` in game points (tens), rounding.mode "bg_2001" (Bridge Belot v2.06,
     oracles/README.md) or "bg_modern" (``modern``, BG-NIK ScoreManager). P: int32 (n, 2) totals; t: the

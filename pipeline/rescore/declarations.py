@@ -184,7 +184,7 @@ def _by_team(a: np.ndarray, K: int, how) -> np.ndarray:
 CONTESTS = ("unified", "separate", "sequences_only")
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _contest_row(points, key, src, K, team, wins, dst, team_key, team_held):
     """One contest in one hand: the team with the strictly best key scores all its points; an equal best key
     in two teams scores for nobody (``declarations.tie = "none"``). points, key: int64 (., P) per seat
@@ -276,7 +276,7 @@ def _mark_scored(e: Entries, dec: Declarations) -> Entries:
     return e
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _carres(h, nt, carre_points):
     """Ranks (bit r = rank index r) of the carrés that hand ``h`` holds and that score (points > 0), in
     no-trump (``nt``) or not."""
@@ -292,7 +292,7 @@ def _carres(h, nt, carre_points):
     return ranks
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _seq_hand(h, ranks, carre_cards_in_sequences):
     """The cards of ``h`` that sequences are read from: without the carrés' cards under the Bulgarian rule."""
     if carre_cards_in_sequences:
@@ -547,7 +547,7 @@ def belote_seat(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> np.nda
     return out
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _belote_suits(h, strain, all_trump_counts):
     """Suits (bit s) whose king and queen hand ``h`` holds and whose belote counts in ``strain``: the trump
     suit in a suit contract; every suit in all-trump when ``all_trump_counts``; none in no-trump."""
@@ -574,7 +574,7 @@ def _belote_kernel(hands, strain, all_trump_counts, value, K, points, count):
         count[i] = c
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def belote_not_led(hands, h0, P, plays, p0, total, value, K, points, row):
     """All-trump belotes under ``belote.all_trump = "per_suit_led"`` (BG-HIT, BG-NIK) in one fully played hand:
     a suit's belote counts only when its holder plays the first of the king and queen leading or following

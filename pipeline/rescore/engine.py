@@ -8,9 +8,9 @@ engine (Ray ``map_batches``, Spark ``mapInArrow``). Game-level results are a sec
 
 Rows that cannot be scored get ``status = 'unscorable'`` and a ``reason``; nothing is guessed.
 
-The work is one compiled pass over the hands (:func:`pipeline.rescore.hand_pass.score_rows`), which reads the
-input columns' Arrow buffers and writes the output columns' buffers; this module hands it those buffers and
-wraps what it wrote as Arrow arrays. Declarations recorded as announced are settled before that pass
+The work is three compiled passes over the hands (:mod:`pipeline.rescore.hand_pass`), which read the input
+columns' Arrow buffers and write the output columns' buffers; this module hands them those buffers and wraps
+what they wrote as Arrow arrays. Declarations recorded as announced are settled before that pass
 (:func:`pipeline.rescore.declarations.from_announced`).
 """
 
@@ -56,9 +56,9 @@ class _Prepared:
         t = tables.build(rules)
         dt = declarations.build_tables(rules)
         self.params = hp.params(rules, play.flags(play.PlayRules.of(rules)))
-        self.tables = (t.points_flat.astype(np.int64), play._STRENGTH, play._ABOVE_TRUMP, dt.carre_points,
-                       dt.carre_key, dt.seq_points, dt.seq_key, dt.slot_length, dt.slot_top, dt.slot_points,
-                       contract._made_params(rules), contract._award_params(rules))
+        self.tables = hp.Tables(t.points_flat.astype(np.int64), play._STRENGTH, play._ABOVE_TRUMP, dt.carre_points,
+                                dt.carre_key, dt.seq_points, dt.seq_key, dt.slot_length, dt.slot_top, dt.slot_points,
+                                contract._made_params(rules), contract._award_params(rules))
         self.texts = reason_texts(rules)
         self.comp_texts = columns.texts_table(hp.COMPLETENESS)
         self.strain_texts = columns.texts_table(STRAINS)
@@ -78,9 +78,9 @@ def _prepared(rules: Ruleset) -> _Prepared:
     return _CACHE[key]
 
 
-def _inputs(hands: pa.Table, prep: _Prepared) -> tuple:
-    """The hands columns' buffers in :func:`hand_pass.score_rows`'s argument order (columns cast to the
-    ``hands`` schema's types first when they differ)."""
+def _inputs(hands: pa.Table, prep: _Prepared) -> hp.Inputs:
+    """The hands columns' buffers as the passes read them (columns cast to the ``hands`` schema's types first
+    when they differ)."""
     hs = schema.schema("hands")
 
     def col(name):
@@ -102,26 +102,12 @@ def _inputs(hands: pa.Table, prep: _Prepared) -> tuple:
 
     plays = lst("plays", np.int8)
     seats_o, seats_v = columns.list_parts(col("play_seats"), np.int8)
-    return (columns.values(col("n_players"), np.int8), *prim("taker", np.int8), *prim("taker_team", np.int8),
+    return hp.Inputs(columns.values(col("n_players"), np.int8), *prim("taker", np.int8), *prim("taker_team", np.int8),
             *text("completeness"), *prep.comp_texts, *text("strain"), *prep.strain_texts,
             *plays, seats_o, seats_v, *lst("initial_hands", np.uint32), *lst("tricks_taken", np.uint32),
             *prim("last_trick_seat", np.int8), *columns.validity(col("announced")), columns.values(col("dealer"), np.int8),
             columns.values(col("coinche"), np.int8), *columns.bools(col("capot_bid")), *prim("bid", np.int16),
             *lst("recorded_score", np.int32), *prim("recorded_margin", np.int32))
-
-
-def _run(n: int, prep: _Prepared, inputs: tuple, ann: tuple, classify_only: bool) -> tuple[hp.Outputs, int]:
-    """Run the pass over n hands; again with room enough when the declaration items overflow the first guess.
-    Returns (outputs, number of declaration items)."""
-    K, T, P = int(prep.params[hp.P_TEAMS]), int(prep.params[hp.P_TRICKS]), int(prep.params[hp.P_PLAYERS])
-    cap = 2 * n + hp.ITEMS_PER_SEAT * P
-    work = hp.scratch(n, K, P, T)
-    while True:
-        out = hp.Outputs(n, K, T, 0 if classify_only else cap)
-        items = hp.score_rows(n, prep.params, *inputs, *ann, classify_only, *prep.tables, work, *out.args())
-        if items <= cap or classify_only:
-            return out, items
-        cap = items + hp.ITEMS_PER_SEAT * int(prep.params[hp.P_PLAYERS])
 
 
 def _entries_column(e: declarations.Entries, offsets: np.ndarray, typ: pa.DataType, valid: pa.Buffer) -> pa.Array:
@@ -174,7 +160,7 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
     ann = (np.zeros((1, K), np.int64), np.zeros((1, K), np.int64))
     ann_entries = None
     if need_ann or prep.params[hp.P_RCODE] < 0:
-        first, _ = _run(n, prep, inputs, ann, True)
+        first, _ = hp.run(n, prep.params, prep.tables, inputs, ann, True)
         ok = first.flags[hp.F_OK].view(bool)
         if prep.params[hp.P_RCODE] < 0 and ok.any():
             contract._round_code(R["rounding.mode"])      # raises the settlement's ValueError
@@ -186,7 +172,7 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
             ann[0][ai], ann[1][ai] = dec.team_points, dec.belote
             ann_entries = dec.entries
             ann_entries.row = ai[ann_entries.row]
-    out, n_items = _run(n, prep, inputs, ann, False)
+    out, n_items = hp.run(n, prep.params, prep.tables, inputs, ann, False)
 
     e = declarations.Entries(*(a[:n_items] for a in out.items))
     offsets = out.item_offsets

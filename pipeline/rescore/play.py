@@ -58,7 +58,7 @@ def flags(pr: PlayRules) -> int:
     return sum(1 << f for f, k in enumerate(_FLAGS) if getattr(pr, k))
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def legal_one(hand, first, led_suit, strain, win_card, partner_winning, fl, above_trump):
     """The legal cards of one position and the obligation that applies: the one implementation of the play
     rules (rules.md R10-R16), compiled; :func:`legal_cards` and :func:`play_hands` both run it.
