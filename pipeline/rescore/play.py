@@ -201,7 +201,7 @@ def play_one(plays, p0, seats, s0, hands, h0, P, n_tricks, dealer, st, points, s
         took[i, t] = False
     for t in range(n_tricks):
         base = t * P
-        led = np.int64(plays[p0 + base]) // 8
+        led = np.int64(plays[np.uint64(p0 + base)]) >> 3
         row = st * 128 + led * 32
         # a plain suit led (not trump, not all-trump): following it is always legal
         plain_led = st == NO_TRUMP or (suit_contract and led != st)
@@ -212,8 +212,8 @@ def play_one(plays, p0, seats, s0, hands, h0, P, n_tricks, dealer, st, points, s
         expected = mod(leader, P)          # a recorded seat out of range still counts modulo P
         for k in range(P):
             j = base + k
-            c = np.int64(plays[p0 + j])
-            s = np.int64(seats[s0 + j])
+            c = np.int64(plays[np.uint64(p0 + j)])     # offsets and positions: never negative
+            s = np.int64(seats[np.uint64(s0 + j)])
             bit = np.int64(1) << c
             if first_bad < 0:
                 code = OK
@@ -222,10 +222,10 @@ def play_one(plays, p0, seats, s0, hands, h0, P, n_tricks, dealer, st, points, s
                 else:
                     # a seat's hand before a play: its initial hand minus every card played so far (cards of
                     # other seats were never in it)
-                    held = np.int64(hands[h0 + min(max(s, 0), P - 1)]) & ~played
+                    held = np.int64(hands[np.uint64(h0 + s)]) & ~played    # s is the expected seat: 0 <= s < P
                     if held & bit == 0:
                         code = NOT_IN_HAND
-                    elif k > 0 and not (plain_led and c // 8 == led):
+                    elif k > 0 and not (plain_led and c >> 3 == led):
                         partner = P == 4 and (win_seat & 1) == (s & 1)
                         legal, why = legal_one(held, False, led, st, win_card, partner, fl, above_trump)
                         if legal & bit == 0:
@@ -233,7 +233,7 @@ def play_one(plays, p0, seats, s0, hands, h0, P, n_tricks, dealer, st, points, s
                 if code != OK:
                     first_bad = j
                     first_code = code
-            key = strength[row + c] * P + k   # strength first, then position: unique within the trick
+            key = (strength[row + c] << 2) + k   # strength first, then position (k < 4): unique in the trick
             if key > best_key:
                 best_key = key
                 win_card = c
