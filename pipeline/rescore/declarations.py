@@ -341,7 +341,12 @@ def held_one(hands, h0, P, strain, active, carre_points, carre_key, seq_points, 
                 for j in range(3):
                     if slot_points[byte, j] > 0:
                         c += 1
-    _settle_row(src, dst, sp, sk, cp, ck, active, contest, K, team, seq_wins, carre_wins, pts, key, tk, th)
+    if c:
+        _settle_row(src, dst, sp, sk, cp, ck, active, contest, K, team, seq_wins, carre_wins, pts, key, tk, th)
+    else:      # nothing that scores is held: what the contest would give, without running it
+        for t in range(K):
+            seq_wins[dst, t] = False
+            carre_wins[dst, t] = contest == 2 and active   # sequences_only: carrés are not contested
     return c if active else 0
 
 
@@ -551,11 +556,15 @@ def belote_seat(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> np.nda
 def _belote_suits(h, strain, all_trump_counts):
     """Suits (bit s) whose king and queen hand ``h`` holds and whose belote counts in ``strain``: the trump
     suit in a suit contract; every suit in all-trump when ``all_trump_counts``; none in no-trump."""
+    if 0 <= strain < 4:
+        kq = np.int64(0x60) << (8 * strain)          # queen (rank 5) and king (rank 6) of the trump suit
+        return (1 << strain) if h & kq == kq else 0
     out = 0
-    for suit in range(4):
-        kq = (np.int64(1) << (8 * suit + 6)) | (np.int64(1) << (8 * suit + 5))
-        if h & kq == kq and (strain == suit or (strain == ALL_TRUMP and all_trump_counts)):
-            out |= 1 << suit
+    if strain == ALL_TRUMP and all_trump_counts:
+        for suit in range(4):
+            kq = np.int64(0x60) << (8 * suit)
+            if h & kq == kq:
+                out |= 1 << suit
     return out
 
 
