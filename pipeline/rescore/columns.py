@@ -11,7 +11,8 @@ In (zero-copy views of a column's buffers, read-only, for the compiled kernels t
 Out (Arrow arrays over numpy buffers, no per-row Python work):
 
 * :func:`primitive`, :func:`fixed_lists`: a primitive column, a list column of one width per row;
-* :func:`strings`: a string column from small integer codes and the list of texts they stand for.
+* :func:`strings`: a string column from small integer codes and the list of texts they stand for (Arrow's
+  ``take``).
 """
 
 from __future__ import annotations
@@ -190,39 +191,26 @@ def fixed_lists(a: np.ndarray, typ: pa.DataType, valid: np.ndarray | pa.Buffer |
     return pa.Array.from_buffers(typ, n, [vb, _STEPS[key]], children=[child])
 
 
-@njit(cache=True, nogil=True)
-def _string_gather(codes, valid, text_offsets, text_data):
-    """(offsets int32 (n + 1,), bytes uint8) of the strings text[codes[i]] (empty where not valid[i])."""
-    n = len(codes)
-    offsets = np.empty(n + 1, dtype=np.int32)
-    offsets[0] = 0
-    total = 0
-    for i in range(n):
-        if valid[i]:
-            c = codes[i]
-            total += text_offsets[c + 1] - text_offsets[c]
-        offsets[i + 1] = total
-    data = np.empty(max(total, 1), dtype=np.uint8)
-    for i in range(n):
-        if valid[i]:
-            c = codes[i]
-            o = offsets[i]
-            for k in range(text_offsets[c], text_offsets[c + 1]):
-                data[o] = text_data[k]
-                o += 1
-    return offsets, data
+_TEXTS: dict[tuple, pa.Array] = {}
 
 
-def strings(codes: np.ndarray, texts: list[str] | np.ndarray, valid: np.ndarray | None = None) -> pa.Array:
-    """A string column (n,): ``texts[codes[i]]`` for each row, NULL where ``valid`` is False (codes there are
-    ignored). codes: int (n,) indices into ``texts``; IndexError for a valid code outside them."""
-    codes = np.ascontiguousarray(codes, dtype=np.int64)
-    n = len(codes)
-    ok = np.ones(n, dtype=np.bool_) if valid is None else np.ascontiguousarray(valid, dtype=np.bool_)
-    if n and ok.any():
-        used = codes[ok]
-        if used.min() < 0 or used.max() >= len(texts):
-            raise IndexError(f"strings: a code outside the {len(texts)} texts")
-    offsets, data = _string_gather(codes, ok, *texts_table(texts))
-    return pa.Array.from_buffers(pa.string(), n, [None if valid is None else bitmap(ok), pa.py_buffer(offsets),
-                                                  pa.py_buffer(data)])
+def strings(codes: np.ndarray, texts: list[str] | np.ndarray, valid: np.ndarray | pa.Buffer | None = None) -> pa.Array:
+    """A string column (n,): ``texts[codes[i]]`` for each row, NULL where ``valid`` (bool (n,), or an Arrow
+    bitmap) is false (codes there are ignored). codes: int (n,) indices into ``texts`` (int8 ones are used in
+    place); pyarrow.ArrowIndexError for a valid code outside them."""
+    key = tuple(texts)
+    arr = _TEXTS.get(key)
+    if arr is None:
+        if len(_TEXTS) > 64:
+            _TEXTS.clear()
+        arr = _TEXTS[key] = pa.array(list(key), type=pa.string())
+    codes = np.asarray(codes)
+    if codes.dtype.itemsize != 1 or codes.dtype.kind not in "iub" or len(texts) > 127:
+        codes = codes.astype(np.int32)
+    elif codes.dtype != np.int8:
+        codes = codes.view(np.int8)
+    codes = np.ascontiguousarray(codes)
+    vb = valid if isinstance(valid, pa.Buffer) or valid is None else bitmap(valid)
+    typ = pa.int8() if codes.dtype == np.int8 else pa.int32()
+    idx = pa.Array.from_buffers(typ, len(codes), [vb, pa.py_buffer(codes)])
+    return pc.take(arr, idx)

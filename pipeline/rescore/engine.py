@@ -183,7 +183,6 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
 
     packed = np.packbits(out.flags, axis=1, bitorder="little")
     bit = lambda f: pa.py_buffer(packed[f])        # noqa: E731  the bitmap of a flags row
-    flag = lambda f: out.flags[f].view(bool)       # noqa: E731
     small, team16, types = out.small, out.team16, prep.types
 
     def boolean(values: int, valid: int | None) -> pa.Array:
@@ -196,12 +195,12 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
         "hand_no": hands.column("hand_no"),
         "source": hands.column("source"),
         "status": columns.strings(small[hp.S_STATUS], _STATUS),
-        "reason": columns.strings(small[hp.S_REASON], prep.texts, flag(hp.F_REASON)),
+        "reason": columns.strings(small[hp.S_REASON], prep.texts, bit(hp.F_REASON)),
         "legal": boolean(hp.F_LEGAL, hp.F_PLAYED),
         "illegal_trick": columns.primitive(small[hp.S_ILL_TRICK], pa.int8(), bit(hp.F_ILLEGAL)),
         "illegal_seat": columns.primitive(small[hp.S_ILL_SEAT], pa.int8(), bit(hp.F_ILLEGAL)),
         "illegal_card": columns.primitive(small[hp.S_ILL_CARD], pa.int8(), bit(hp.F_ILLEGAL)),
-        "illegal_rule": columns.strings(small[hp.S_ILL_RULE], play.RULE_NAMES, flag(hp.F_ILLEGAL)),
+        "illegal_rule": columns.strings(small[hp.S_ILL_RULE], play.RULE_NAMES, bit(hp.F_ILLEGAL)),
         "taker_team": columns.primitive(small[hp.S_TAKER_TEAM], pa.int8(), bit(hp.F_HAS_TAKER)),
         "trick_winners": columns.fixed_lists(out.winners, types["trick_winners"], bit(hp.F_PLAYED)),
         "card_points": columns.fixed_lists(team16[hp.T_CARD], types["card_points"], bit(hp.F_OK)),
@@ -209,7 +208,7 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
         "capot_team": columns.primitive(small[hp.S_CAPOT_TEAM], pa.int8(), bit(hp.F_CAPOT)),
         "declaration_points": columns.fixed_lists(team16[hp.T_DECL], types["declaration_points"], bit(hp.F_OK)),
         "declarations": _entries_column(e, offsets, types["declarations"], bit(hp.F_OK)),
-        "declarations_from": columns.strings(out.flags[hp.F_FROM_ANN], ("held", "announced"), flag(hp.F_OK)),
+        "declarations_from": columns.strings(out.flags[hp.F_FROM_ANN], ("held", "announced"), bit(hp.F_OK)),
         "declarations_decided": boolean(hp.F_DECIDED, hp.F_DECIDED_V),
         "belote_team": columns.primitive(small[hp.S_BELOTE_TEAM], pa.int8(), bit(hp.F_BELOTE)),
         "belote_points": columns.fixed_lists(team16[hp.T_BELOTE], types["belote_points"], bit(hp.F_OK)),
