@@ -201,18 +201,31 @@ def play_one(plays, p0, seats, s0, hands, h0, P, n_tricks, dealer, st, points, s
         took[i, t] = False
     for t in range(n_tricks):
         base = t * P
-        led = np.int64(plays[np.uint64(p0 + base)]) >> 3
+        expected = mod(leader, P)          # a recorded seat out of range still counts modulo P
+        # the lead: any card the seat holds
+        c = np.int64(plays[np.uint64(p0 + base)])     # offsets and positions: never negative
+        s = np.int64(seats[np.uint64(s0 + base)])
+        bit = np.int64(1) << c
+        if first_bad < 0:
+            if s != expected:
+                first_bad, first_code = base, OUT_OF_TURN
+            elif np.int64(hands[np.uint64(h0 + s)]) & ~played & bit == 0:
+                first_bad, first_code = base, NOT_IN_HAND
+        led = c >> 3
         row = st * 128 + led * 32
         # a plain suit led (not trump, not all-trump): following it is always legal
         plain_led = st == NO_TRUMP or (suit_contract and led != st)
-        best_key = np.int64(-1 << 40)
-        win_card = np.int64(0)
-        win_seat = np.int64(0)
-        pts = 0
-        expected = mod(leader, P)          # a recorded seat out of range still counts modulo P
-        for k in range(P):
+        best_key = strength[row + c] << 2  # strength first, then position (k < 4): unique in the trick
+        win_card = c
+        win_seat = s
+        played |= bit
+        pts = points[st * 32 + c]
+        expected += 1
+        if expected == P:
+            expected = 0
+        for k in range(1, P):
             j = base + k
-            c = np.int64(plays[np.uint64(p0 + j)])     # offsets and positions: never negative
+            c = np.int64(plays[np.uint64(p0 + j)])
             s = np.int64(seats[np.uint64(s0 + j)])
             bit = np.int64(1) << c
             if first_bad < 0:
@@ -225,7 +238,7 @@ def play_one(plays, p0, seats, s0, hands, h0, P, n_tricks, dealer, st, points, s
                     held = np.int64(hands[np.uint64(h0 + s)]) & ~played    # s is the expected seat: 0 <= s < P
                     if held & bit == 0:
                         code = NOT_IN_HAND
-                    elif k > 0 and not (plain_led and c >> 3 == led):
+                    elif not (plain_led and c >> 3 == led):
                         partner = P == 4 and (win_seat & 1) == (s & 1)
                         legal, why = legal_one(held, False, led, st, win_card, partner, fl, above_trump)
                         if legal & bit == 0:
@@ -233,7 +246,7 @@ def play_one(plays, p0, seats, s0, hands, h0, P, n_tricks, dealer, st, points, s
                 if code != OK:
                     first_bad = j
                     first_code = code
-            key = (strength[row + c] << 2) + k   # strength first, then position (k < 4): unique in the trick
+            key = (strength[row + c] << 2) + k
             if key > best_key:
                 best_key = key
                 win_card = c
