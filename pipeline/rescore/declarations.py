@@ -511,31 +511,29 @@ def from_announced(announced: pa.Array | pa.ChunkedArray, strain: np.ndarray, ru
     return dec
 
 
-def transfer_on_capot(team_points: np.ndarray, capot_team: np.ndarray, rules: Ruleset,
-                      took_trick: np.ndarray | None = None) -> np.ndarray:
-    """``declarations.on_capot``: "keep" (each team keeps what it won in the contest); "to_capot_team"
-    (FFB-Co15: the capoted team's declarations go to the team that took every trick); "lost" (pagat reading:
-    a team that took no trick scores none). int32 (n, K) in, out. With 3 players ``took_trick`` (bool (n, K))
-    says who took a trick: a player who took none loses his declarations ("lost"), or gives them to the one
-    who took every trick ("to_capot_team"; when another player also took tricks they are lost)."""
-    mode = rules["declarations.on_capot"]
-    if mode == "keep":
-        return team_points
-    if team_points.shape[1] != 2:
-        capoted = ~took_trick
-        out = np.where(capoted, 0, team_points)
-        if mode == "to_capot_team":
-            given = np.where(capoted, team_points, 0).sum(axis=1)
-            sweeper = capot_team >= 0
-            out[np.nonzero(sweeper)[0], capot_team[sweeper]] += given[sweeper]
-        return out.astype(np.int32)
-    out = team_points.copy()
-    for t in (0, 1):
-        capoted = capot_team == 1 - t
-        if mode == "to_capot_team":
-            out[:, 1 - t] += np.where(capoted, out[:, t], 0)
-        out[:, t] = np.where(capoted, 0, out[:, t])
-    return out
+@njit(cache=True, nogil=True)
+def on_capot(D, i, K, capot_team, took, mode):
+    """``declarations.on_capot`` in hand i, after the contest; ``mode``: 0 "keep" (each team keeps what it won),
+    1 "to_capot_team" (FFB-Co15: the capoted team's declarations go to the team that took every trick), 2 "lost"
+    (pagat reading: a team that took no trick scores none). D: int64 (., K) declaration points (card points),
+    changed in place; capot_team: the team that took every trick, -1 when none; took: bool (., K) whether each
+    team took a trick. With 3 players a player who took no trick loses his declarations ("lost"), or gives them
+    to the one who took every trick ("to_capot_team"; when another player also took tricks they are lost)."""
+    if mode == 0:
+        return
+    if K == 2:
+        if capot_team >= 0:
+            if mode == 1:
+                D[i, capot_team] += D[i, 1 - capot_team]
+            D[i, 1 - capot_team] = 0
+        return
+    given = np.int64(0)
+    for t in range(K):
+        if not took[i, t]:
+            given += D[i, t]
+            D[i, t] = 0
+    if mode == 1 and capot_team >= 0:
+        D[i, capot_team] += given
 
 
 def belote_seat(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> np.ndarray:
@@ -553,7 +551,7 @@ def belote_seat(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> np.nda
 
 
 @njit(cache=True, nogil=True)
-def _belote_suits(h, strain, all_trump_counts):
+def belote_suits(h, strain, all_trump_counts):
     """Suits (bit s) whose king and queen hand ``h`` holds and whose belote counts in ``strain``: the trump
     suit in a suit contract; every suit in all-trump when ``all_trump_counts``; none in no-trump."""
     if 0 <= strain < 4:
@@ -575,7 +573,7 @@ def _belote_kernel(hands, strain, all_trump_counts, value, K, points, count):
     for i in range(n):
         c = 0
         for p in range(P):
-            suits = _belote_suits(np.int64(hands[i, p]), strain[i], all_trump_counts)
+            suits = belote_suits(np.int64(hands[i, p]), strain[i], all_trump_counts)
             for suit in range(4):
                 if suits >> suit & 1:
                     points[i, p % K] += value
@@ -617,7 +615,7 @@ def belote_not_led(hands, h0, P, plays, p0, total, value, K, points, row):
 
 @njit(cache=True, nogil=True, inline="always")
 def belote_items(suits, lost, value, row, p, o, e_row, e_seat, e_kind, e_rank, e_suit, e_length, e_points, e_scored):
-    """List seat ``p``'s belotes of hand ``row`` (``suits``: bit s for each suit held, :func:`_belote_suits`), by
+    """List seat ``p``'s belotes of hand ``row`` (``suits``: bit s for each suit held, :func:`belote_suits`), by
     suit, from item ``o`` on, worth ``value``; a suit whose bit is set in ``lost`` did not score. Returns the
     next free item."""
     for suit in range(4):
@@ -626,25 +624,6 @@ def belote_items(suits, lost, value, row, p, o, e_row, e_seat, e_kind, e_rank, e
             e_points[o], e_scored[o] = value, not (lost >> suit & 1)
             o += 1
     return o
-
-
-@njit(cache=True, nogil=True)
-def _belote_entries_kernel(hands, strain, all_trump_counts, value, rows, offsets, lost, e_row, e_seat, e_kind,
-                           e_rank, e_suit, e_length, e_points, e_scored):
-    """List the belotes of the hands ``rows`` (:func:`belote_items` by seat) from ``offsets[q]`` on; a suit in
-    ``lost[i]`` (bool (n, 4)) did not score."""
-    P = hands.shape[1]
-    for q in range(len(rows)):
-        i = rows[q]
-        o = offsets[q]
-        lost_bits = 0
-        for suit in range(4):
-            if lost[i, suit]:
-                lost_bits |= 1 << suit
-        for p in range(P):
-            suits = _belote_suits(np.int64(hands[i, p]), strain[i], all_trump_counts)
-            o = belote_items(suits, lost_bits, value, i, p, o, e_row, e_seat, e_kind, e_rank, e_suit, e_length,
-                             e_points, e_scored)
 
 
 def _belote_pass(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> tuple[np.ndarray, np.ndarray]:
@@ -656,28 +635,6 @@ def _belote_pass(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> tuple
         _belote_kernel(np.ascontiguousarray(hands, dtype=np.uint32), np.ascontiguousarray(strain, dtype=np.int8),
                        rules["belote.all_trump"] != "none", int(rules["belote.value"]), n_teams(p), points, count)
     return points, count
-
-
-def belote_entries(hands: np.ndarray, strain: np.ndarray, rules: Ruleset, lost: np.ndarray | None = None) -> Entries:
-    """Belote-rebelote held in ``hands`` (uint32 (n, P)) with contract ``strain`` (int8 (n,)), one item per
-    holder and suit (by hand, seat, suit), as :func:`belote_points` counts them, worth ``belote.value`` card
-    points; ``lost``: bool (n, 4) suits whose belote did not score (all-trump "per_suit_led" rule), else every
-    held belote scores."""
-    n, p = hands.shape
-    if not rules["belote.enabled"] or n == 0:
-        return Entries.empty()
-    _, count = _belote_pass(hands, strain, rules)
-    rows = np.nonzero(count)[0]
-    offsets = np.zeros(len(rows) + 1, dtype=np.int64)
-    np.cumsum(count[rows], out=offsets[1:])
-    k = int(offsets[-1])
-    e = Entries(np.empty(k, np.int64), np.empty(k, np.int8), np.empty(k, np.int8), np.empty(k, np.int8),
-                np.empty(k, np.int8), np.empty(k, np.int8), np.empty(k, np.int32), np.empty(k, bool))
-    _belote_entries_kernel(np.ascontiguousarray(hands, dtype=np.uint32), np.ascontiguousarray(strain, dtype=np.int8),
-                           rules["belote.all_trump"] != "none", int(rules["belote.value"]), rows, offsets,
-                           np.zeros((n, 4), dtype=bool) if lost is None else np.ascontiguousarray(lost, dtype=bool),
-                           e.row, e.seat, e.kind, e.rank, e.suit, e.length, e.points, e.scored)
-    return e
 
 
 def belote_points(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> np.ndarray:

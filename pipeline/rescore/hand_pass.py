@@ -33,7 +33,8 @@ import numpy as np
 from pipeline.cards import ALL_TRUMP, NO_TRUMP
 from pipeline.rescore.arith import mod
 from pipeline.rescore.contract import _FAIL_DECL, settle_one
-from pipeline.rescore.declarations import CONTESTS, _belote_suits, belote_items, belote_not_led, held_one, seat_items
+from pipeline.rescore.declarations import (CONTESTS, belote_suits, belote_items, belote_not_led, held_one, on_capot,
+                                            seat_items)
 from pipeline.rescore.jit import njit
 from pipeline.rescore.play import OK, play_one
 from pipeline.rescore.solo import solo_one
@@ -516,7 +517,7 @@ def declarations_pass(n, rp, hands_o, hands_v, plays_o, plays_v, carre_points, c
                     D[i, t] = team1[0, t]
                 if belote_on:
                     for p in range(P):
-                        suits = _belote_suits(np.int64(hands_v[h0 + p]), st, at_counts)
+                        suits = belote_suits(np.int64(hands_v[h0 + p]), st, at_counts)
                         for suit in range(4):
                             if suits >> suit & 1:
                                 B[i, mod(p, K)] += value
@@ -532,7 +533,7 @@ def declarations_pass(n, rp, hands_o, hands_v, plays_o, plays_v, carre_points, c
                                                in_seq, seq_w[0, mod(p, K)], carre_w[0, mod(p, K)], i, p, o,
                                                e_row, e_seat, e_kind, e_rank, e_suit, e_length, e_points, e_scored)
                             if belote_on:
-                                o = belote_items(_belote_suits(h, st, at_counts), lost, value, i, p, o,
+                                o = belote_items(belote_suits(h, st, at_counts), lost, value, i, p, o,
                                                  e_row, e_seat, e_kind, e_rank, e_suit, e_length, e_points, e_scored)
                     else:                  # no room: count them, the caller runs again with room enough
                         o += n_items
@@ -546,21 +547,7 @@ def declarations_pass(n, rp, hands_o, hands_v, plays_o, plays_v, carre_points, c
                         b_first = t
             small[S_BELOTE_TEAM, i] = b_first if n_bel == 1 else -1
             flags[F_BELOTE, i] = n_bel == 1
-            mode = rp[P_ON_CAPOT]
-            if mode != 0:
-                if K == 2:
-                    if capt >= 0:
-                        if mode == 1:
-                            D[i, capt] += D[i, 1 - capt]
-                        D[i, 1 - capt] = 0
-                else:
-                    given = np.int64(0)
-                    for t in range(K):
-                        if not took[i, t]:
-                            given += D[i, t]
-                            D[i, t] = 0
-                    if mode == 1 and capt >= 0:
-                        D[i, capt] += given
+            on_capot(D, i, K, capt, took, rp[P_ON_CAPOT])
             has_decl = False
             for t in range(K):
                 has_decl = has_decl or D[i, t] != 0
