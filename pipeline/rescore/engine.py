@@ -102,12 +102,13 @@ def _inputs(hands: pa.Table, prep: _Prepared) -> hp.Inputs:
 
     plays = lst("plays", np.int8)
     seats_o, seats_v = columns.list_parts(col("play_seats"), np.int8)
-    return hp.Inputs(columns.values(col("n_players"), np.int8), *prim("taker", np.int8), *prim("taker_team", np.int8),
-            *text("completeness"), *prep.comp_texts, *text("strain"), *prep.strain_texts,
-            *plays, seats_o, seats_v, *lst("initial_hands", np.uint32), *lst("tricks_taken", np.uint32),
-            *prim("last_trick_seat", np.int8), *columns.validity(col("announced")), columns.values(col("dealer"), np.int8),
-            columns.values(col("coinche"), np.int8), *columns.bools(col("capot_bid")), *prim("bid", np.int16),
-            *lst("recorded_score", np.int32), *prim("recorded_margin", np.int32))
+    return hp.Inputs(
+        columns.values(col("n_players"), np.int8), *prim("taker", np.int8), *prim("taker_team", np.int8),
+        *text("completeness"), *prep.comp_texts, *text("strain"), *prep.strain_texts,
+        *plays, seats_o, seats_v, *lst("initial_hands", np.uint32), *lst("tricks_taken", np.uint32),
+        *prim("last_trick_seat", np.int8), *columns.validity(col("announced")), columns.values(col("dealer"), np.int8),
+        columns.values(col("coinche"), np.int8), *columns.bools(col("capot_bid")), *prim("bid", np.int16),
+        *lst("recorded_score", np.int32), *prim("recorded_margin", np.int32))
 
 
 def _entries_column(e: declarations.Entries, offsets: np.ndarray, typ: pa.DataType, valid: pa.Buffer) -> pa.Array:
@@ -149,38 +150,50 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
             hands = hands.append_column(hs.field(name), pa.nulls(hands.num_rows, hs.field(name).type))
     n = hands.num_rows
     prep = _prepared(rules)
-    R = rules
-    K = int(prep.params[hp.P_TEAMS])
     inputs = _inputs(hands, prep)
-
-    # declarations recorded as announced: settled first (in Python), for the rows that take them and are scored
-    count = int(prep.params[hp.P_COUNT])
-    announced = hands.column("announced")
-    need_ann = count == hp.COUNT_ANNOUNCED or (count == hp.COUNT_ELSE_HELD and announced.null_count < n)
-    ann = (np.zeros((1, K), np.int64), np.zeros((1, K), np.int64))
-    ann_entries = None
-    if need_ann or prep.params[hp.P_RCODE] < 0:
-        first, _ = hp.run(n, prep.params, prep.tables, inputs, ann, True)
-        ok = first.flags[hp.F_OK].view(bool)
-        if prep.params[hp.P_RCODE] < 0 and ok.any():
-            contract._round_code(R["rounding.mode"])      # raises the settlement's ValueError
-        ai = np.nonzero(ok & first.flags[hp.F_FROM_ANN].view(bool))[0]
-        if need_ann and len(ai):
-            dec = declarations.from_announced(announced.take(pa.array(ai)), first.small[hp.S_STRAIN][ai], R,
-                                              int(prep.params[hp.P_PLAYERS]))
-            ann = (np.zeros((n, K), np.int64), np.zeros((n, K), np.int64))
-            ann[0][ai], ann[1][ai] = dec.team_points, dec.belote
-            ann_entries = dec.entries
-            ann_entries.row = ai[ann_entries.row]
+    ann, ann_entries = _announced(hands, prep, inputs)
     out, n_items = hp.run(n, prep.params, prep.tables, inputs, ann, False)
-
     e = declarations.Entries(*(a[:n_items] for a in out.items))
     offsets = out.item_offsets
     if ann_entries is not None and len(ann_entries.row):   # merge by (row, seat), as the held ones are listed
         e = declarations.Entries.concat([ann_entries, e])
         offsets = np.zeros(n + 1, dtype=np.int32)
         np.cumsum(np.bincount(e.row, minlength=n), out=offsets[1:])
+    return _table(hands, prep, out, e, offsets)
 
+
+def _announced(hands: pa.Table, prep: _Prepared, inputs: hp.Inputs) -> tuple[tuple, declarations.Entries | None]:
+    """The declarations of the hands that take them from the record (``declarations.count``) and are scored,
+    settled in Python (:func:`declarations.from_announced`) before the passes: ((team points, belote) int64
+    (n, K), or (1, K) zeros when no hand takes them; their items, rows renumbered to the batch, or None).
+    Raises the settlement's ValueError when the ruleset's rounding mode has no code and a hand is scored."""
+    R, rp = prep.rules, prep.params
+    n, K = hands.num_rows, int(rp[hp.P_TEAMS])
+    count = int(rp[hp.P_COUNT])
+    announced = hands.column("announced")
+    need_ann = count == hp.COUNT_ANNOUNCED or (count == hp.COUNT_ELSE_HELD and announced.null_count < n)
+    ann = (np.zeros((1, K), np.int64), np.zeros((1, K), np.int64))
+    if not need_ann and rp[hp.P_RCODE] >= 0:
+        return ann, None
+    first, _ = hp.run(n, rp, prep.tables, inputs, ann, True)      # which hands are scored
+    ok = first.flags[hp.F_OK].view(bool)
+    if rp[hp.P_RCODE] < 0 and ok.any():
+        contract._round_code(R["rounding.mode"])      # raises the settlement's ValueError
+    ai = np.nonzero(ok & first.flags[hp.F_FROM_ANN].view(bool))[0]
+    if not (need_ann and len(ai)):
+        return ann, None
+    dec = declarations.from_announced(hands.column("announced").take(pa.array(ai)), first.small[hp.S_STRAIN][ai],
+                                      R, int(rp[hp.P_PLAYERS]))
+    ann = (np.zeros((n, K), np.int64), np.zeros((n, K), np.int64))
+    ann[0][ai], ann[1][ai] = dec.team_points, dec.belote
+    dec.entries.row = ai[dec.entries.row]
+    return ann, dec.entries
+
+
+def _table(hands: pa.Table, prep: _Prepared, out: hp.Outputs, e: declarations.Entries, offsets: np.ndarray) -> pa.Table:
+    """The ``scores`` table of the passes' outputs (the Arrow arrays wrap their buffers) and the hands' own
+    columns; ``e``/``offsets``: the declaration items and each hand's first item."""
+    n = hands.num_rows
     packed = np.packbits(out.flags, axis=1, bitorder="little")
     bit = lambda f: pa.py_buffer(packed[f])        # noqa: E731  the bitmap of a flags row
     small, team16, types = out.small, out.team16, prep.types
