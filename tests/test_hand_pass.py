@@ -44,16 +44,16 @@ EXPECTED_ITEMS = [
 def test_hand_by_hand_and_more_declaration_items_than_the_first_guess(monkeypatch):
     """100 hands of 5 declaration items each (500) overflow the room first given (2 per hand + 72): the
     declarations pass runs again with room enough, and every hand comes out as computed by hand above."""
-    made = []
-    real = hand_pass.Outputs
+    rooms = []
+    real = hand_pass.declarations_pass
 
-    def counting(*a):
-        made.append(a)
-        return real(*a)
+    def counting(*args):
+        rooms.append(len(args[-8]))           # the room for items: the length of e_row
+        return real(*args)
 
-    monkeypatch.setattr(hand_pass, "Outputs", counting)
+    monkeypatch.setattr(hand_pass, "declarations_pass", counting)
     rows = score("belote-classic", _game(100))
-    assert [a[3] for a in made] == [2 * 100 + 18 * 4, 500 + 18 * 4]   # first guess, then room for every item
+    assert rooms == [2 * 100 + 18 * 4, 500 + 18 * 4]   # first guess, then room for every item
     for r in rows:
         assert r["status"] == "scored" and r["reason"] is None and r["legal"] is None
         assert (r["card_points"], r["declaration_points"], r["belote_points"]) == ([102, 60], [200, 0], [20, 0])

@@ -202,8 +202,14 @@ class Outputs:
         self.held = np.zeros(n, dtype=np.int32)
         self.winners = np.zeros((n, tricks), dtype=np.int8)
         self.item_offsets = np.zeros(n + 1, dtype=np.int32)
-        self.items = (np.empty(cap, np.int64), np.empty(cap, np.int8), np.empty(cap, np.int8), np.empty(cap, np.int8),
-                      np.empty(cap, np.int8), np.empty(cap, np.int8), np.empty(cap, np.int32), np.empty(cap, np.bool_))
+        self.items = self.item_buffers(cap)
+
+    @staticmethod
+    def item_buffers(cap: int) -> tuple:
+        """Room for ``cap`` declaration items: (row int64, seat, kind, rank, suit, length int8, points int32,
+        scored bool), each (cap,)."""
+        return (np.empty(cap, np.int64), np.empty(cap, np.int8), np.empty(cap, np.int8), np.empty(cap, np.int8),
+                np.empty(cap, np.int8), np.empty(cap, np.int8), np.empty(cap, np.int32), np.empty(cap, np.bool_))
 
 
 class Scratch(NamedTuple):
@@ -257,27 +263,26 @@ def run(n: int, rp: np.ndarray, tab: Tables, inp: Inputs, ann: tuple, classify_o
     compile.)"""
     P, T, K = int(rp[P_PLAYERS]), int(rp[P_TRICKS]), int(rp[P_TEAMS])
     w = scratch(n, K, P, T)
-    cap = 0 if classify_only else 2 * n + ITEMS_PER_SEAT * P
-    while True:
-        out = Outputs(n, K, T, cap)
-        cards_pass(n, rp, inp.n_pl, inp.taker, inp.taker_bits, inp.taker_off, inp.tteam, inp.tteam_bits, inp.tteam_off,
-                   inp.comp_o, inp.comp_d, inp.comp_bits, inp.comp_off, inp.comp_texts_o, inp.comp_texts_d,
-                   inp.strain_o, inp.strain_d, inp.strain_bits, inp.strain_off, inp.strain_texts_o, inp.strain_texts_d,
-                   inp.plays_o, inp.plays_v, inp.plays_bits, inp.plays_off, inp.seats_o, inp.seats_v,
-                   inp.hands_o, inp.hands_v, inp.hands_bits, inp.hands_off, inp.tt_o, inp.tt_v, inp.tt_bits, inp.tt_off,
-                   inp.lts, inp.lts_bits, inp.lts_off, inp.ann_bits, inp.ann_off, inp.dealer, inp.coinche,
-                   inp.cbid_bits, inp.cbid_off, inp.bid_bits, inp.bid_off, tab.points, tab.strength, tab.above_trump,
-                   w.C, w.took, w.no_tp, classify_only, out.flags, out.small, out.winners)
-        if classify_only:
-            return out, 0
+    out = Outputs(n, K, T, 0 if classify_only else 2 * n + ITEMS_PER_SEAT * P)
+    cards_pass(n, rp, inp.n_pl, inp.taker, inp.taker_bits, inp.taker_off, inp.tteam, inp.tteam_bits, inp.tteam_off,
+               inp.comp_o, inp.comp_d, inp.comp_bits, inp.comp_off, inp.comp_texts_o, inp.comp_texts_d,
+               inp.strain_o, inp.strain_d, inp.strain_bits, inp.strain_off, inp.strain_texts_o, inp.strain_texts_d,
+               inp.plays_o, inp.plays_v, inp.plays_bits, inp.plays_off, inp.seats_o, inp.seats_v,
+               inp.hands_o, inp.hands_v, inp.hands_bits, inp.hands_off, inp.tt_o, inp.tt_v, inp.tt_bits, inp.tt_off,
+               inp.lts, inp.lts_bits, inp.lts_off, inp.ann_bits, inp.ann_off, inp.dealer, inp.coinche,
+               inp.cbid_bits, inp.cbid_off, inp.bid_bits, inp.bid_off, tab.points, tab.strength, tab.above_trump,
+               w.C, w.took, w.no_tp, classify_only, out.flags, out.small, out.winners)
+    if classify_only:
+        return out, 0
+    while True:     # the pass sets each scored row's declarations afresh: running it again changes nothing else
         items = declarations_pass(n, rp, inp.hands_o, inp.hands_v, inp.plays_o, inp.plays_v, tab.carre_points,
                                   tab.carre_key, tab.seq_points, tab.seq_key, tab.slot_length, tab.slot_top,
                                   tab.slot_points, w.D, w.B, w.took, w.sp, w.sk, w.cp, w.ck, w.pts, w.key, w.tk, w.th,
                                   w.team1, w.seq_w, w.carre_w, ann[0], ann[1], out.flags, out.small, out.item_offsets,
                                   *out.items)
-        if items <= cap:
+        if items <= len(out.items[0]):
             break
-        cap = items + ITEMS_PER_SEAT * P
+        out.items = Outputs.item_buffers(items + ITEMS_PER_SEAT * P)
     settle = contract_pass if K == 2 else solo_pass
     settle(n, rp, inp.bid, inp.bid_bits, inp.bid_off, inp.cbid_bits, inp.cbid_off, inp.coinche, inp.rec_o, inp.rec_v,
            inp.rec_bits, inp.rec_off, inp.margin, inp.margin_bits, inp.margin_off, tab.made, tab.award, w.C, w.D, w.B,
