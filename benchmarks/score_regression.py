@@ -14,12 +14,13 @@ so that a change in the engine cannot change the input: the simulator itself cal
   record, a null card), tricks_taken and summary and deal completeness, passed-out hands, coinche /
   surcoinche, capot bids, a taker's team without the seat, announced declarations (the held ones, partial,
   junk, empty), recorded scores and margins (matching, wrong, wrong length), forced strains (incl. null),
-  missing or short initial hands, bids, dealers, carried-in points.
+  missing or short initial hands, bids, dealers, carried-in points, hands dealt as long runs (many declarations
+  per hand).
 
 Every ruleset of ``rebelote rules list`` plus a few house rulesets (``HOUSE``, for the parameter values no
 shipped ruleset uses) scores the whole pool (hands of another player count get their reason); the output is
 saved as ``DIR/scores-<ruleset>.parquet``. Each run also checks batch-split invariance: the pool cut at
-random points and scored slice by slice must give the same table. ``compare`` exits 1 and names the ruleset,
+random points (its first rows into batches of 1 to 9 rows) and scored slice by slice must give the same table. ``compare`` exits 1 and names the ruleset,
 column and first rows of any difference (nulls included), 0 when every column is identical.
 """
 
@@ -64,6 +65,7 @@ SOURCES = [("belote-classic", 500, 11), ("pagat-coinche", 500, 12), ("bulgarian"
            ("belote-2p", 250, 17), ("belote-3p", 300, 18), ("house-3p-24", 300, 19)]
 CORRUPT_SHARE = 0.5      # corrupted copies made, as a share of the simulated hands
 SPLITS = 5               # random cut points of the batch-split check
+SMALL = 1500             # rows of the batch-split check scored in batches of 1 to 9 rows
 
 
 def house_dir(root: Path) -> Path:
@@ -89,7 +91,7 @@ def _corrupt(row: dict, rng: np.random.Generator, R_hint) -> dict:
     n = row["n_players"]
     kinds = ["swap_same_seat", "swap_any", "seat", "truncate", "null_card", "tricks_taken", "summary", "deal",
              "passed", "coinche", "capot_bid", "team_only", "announced", "recorded", "margin", "strain",
-             "no_hands", "bid", "dealer", "carried_in"]
+             "no_hands", "bid", "dealer", "carried_in", "runs"]
     kind = kinds[rng.integers(len(kinds))]
     plays, seats = row["plays"], row["play_seats"]
     if kind == "swap_same_seat" and plays:
@@ -188,6 +190,14 @@ def _corrupt(row: dict, rng: np.random.Generator, R_hint) -> dict:
         row["dealer"] = int(rng.integers(n))
     elif kind == "carried_in":
         row["carried_in"] = int(rng.integers(0, 200))
+    elif kind == "runs" and row["initial_hands"]:
+        # the pack dealt in order from a random card: long runs, carrés after a rotation by 8, many declarations
+        # per hand (the plays no longer match: the hand is also illegal)
+        per = bin(row["initial_hands"][0]).count("1") or 8
+        start = int(rng.integers(32))
+        step = 8 if rng.random() < 0.5 else 1
+        order = [(start + k * step + k * step // 32) % 32 for k in range(32)]
+        row["initial_hands"] = [sum(1 << c for c in order[p * per:(p + 1) * per]) for p in range(n)]
     return row
 
 
@@ -218,9 +228,12 @@ def build_pool(hd: Path, seed: int = 2024) -> pa.Table:
 
 
 def split_score(pool: pa.Table, R, rng: np.random.Generator) -> pa.Table:
-    """score_batch over ``pool`` cut at SPLITS random points, the slices' results concatenated."""
-    cuts = np.sort(rng.choice(np.arange(1, pool.num_rows), SPLITS, replace=False))
-    bounds = [0, *cuts.tolist(), pool.num_rows]
+    """score_batch over ``pool`` cut at SPLITS random points, and its first SMALL rows in batches of 1 to 9 rows
+    (small batches fill the declaration items' first room differently), the slices' results concatenated."""
+    cuts = np.sort(rng.choice(np.arange(SMALL + 1, pool.num_rows), SPLITS, replace=False))
+    small = np.cumsum(rng.integers(1, 10, SMALL))
+    small = small[small < SMALL].tolist()
+    bounds = [0, *small, SMALL, *cuts.tolist(), pool.num_rows]
     return pa.concat_tables([score_batch(pool.slice(a, b - a), R) for a, b in zip(bounds, bounds[1:])])
 
 

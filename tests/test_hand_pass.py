@@ -62,6 +62,23 @@ def test_hand_by_hand_and_more_declaration_items_than_the_first_guess(monkeypatc
         assert r["declarations"] == EXPECTED_ITEMS and r["declarations_from"] == "held"
 
 
+def test_small_batch_whose_items_fit_but_not_the_worst_case(monkeypatch):
+    """2 hands: room for 2 x 2 + 72 = 76 items; after the first hand's 5 items the room left (71) is less than the
+    most a hand of 4 seats can list (72), so the second hand's items are counted, not written, although all 10
+    fit: the pass must still run again (it once returned 10 <= 76 and left the second hand's items unwritten)."""
+    rooms = []
+    real = hand_pass.declarations_pass
+
+    def counting(*args):
+        rooms.append(len(args[-8]))
+        return real(*args)
+
+    monkeypatch.setattr(hand_pass, "declarations_pass", counting)
+    rows = score("belote-classic", _game(2))
+    assert rooms == [2 * 2 + 18 * 4, 10 + 18 * 4]
+    assert [r["declarations"] for r in rows] == [EXPECTED_ITEMS, EXPECTED_ITEMS]
+
+
 @pytest.mark.parametrize("field, value, reason", [
     # the record's texts are matched exactly, as pyarrow.compute.equal did (FORMAT: completeness and strain codes)
     ("completeness", "Tricks_taken", "summary hands carry no cards: nothing to rescore"),

@@ -275,12 +275,12 @@ def run(n: int, rp: np.ndarray, tab: Tables, inp: Inputs, ann: tuple, classify_o
     if classify_only:
         return out, 0
     while True:     # the pass sets each scored row's declarations afresh: running it again changes nothing else
-        items = declarations_pass(n, rp, inp.hands_o, inp.hands_v, inp.plays_o, inp.plays_v, tab.carre_points,
+        items, short = declarations_pass(n, rp, inp.hands_o, inp.hands_v, inp.plays_o, inp.plays_v, tab.carre_points,
                                   tab.carre_key, tab.seq_points, tab.seq_key, tab.slot_length, tab.slot_top,
                                   tab.slot_points, w.D, w.B, w.took, w.sp, w.sk, w.cp, w.ck, w.pts, w.key, w.tk, w.th,
                                   w.team1, w.seq_w, w.carre_w, ann[0], ann[1], out.flags, out.small, out.item_offsets,
                                   *out.items)
-        if items <= len(out.items[0]):
+        if not short:
             break
         out.items = Outputs.item_buffers(items + ITEMS_PER_SEAT * P)
     settle = contract_pass if K == 2 else solo_pass
@@ -484,8 +484,9 @@ def declarations_pass(n, rp, hands_o, hands_v, plays_o, plays_v, carre_points, c
     after the contest and ``declarations.on_capot``) and belote points (``B``), taken from ``ann_team`` /
     ``ann_belote`` (int64 (n, K)) for the rows that take them from the record, else detected in the initial
     hands and listed one by one into the ``e_*`` items from ``item_offsets[i]`` on; the belote team. Returns
-    the number of items; when it exceeds the room given (len(e_row)), the items were not all written and the
-    caller runs again with room for that many. The other arrays: as :class:`Scratch` and :class:`Tables`."""
+    (the number of items, whether some were not written): a hand's items are written only when the room left
+    (len(e_row)) holds the most a hand can have (ITEMS_PER_SEAT per seat), else counted, and the caller runs
+    the pass again with room for them all. The other arrays: as :class:`Scratch` and :class:`Tables`."""
     P = rp[P_PLAYERS]
     T = rp[P_TRICKS]
     K = rp[P_TEAMS]
@@ -496,6 +497,7 @@ def declarations_pass(n, rp, hands_o, hands_v, plays_o, plays_v, carre_points, c
     in_seq = rp[P_CARRE_IN_SEQ] != 0
     cap = len(e_row)
     o = 0
+    short = False
     item_offsets[0] = 0
     for i in range(n):
         if flags[F_OK, i]:
@@ -542,6 +544,7 @@ def declarations_pass(n, rp, hands_o, hands_v, plays_o, plays_v, carre_points, c
                                                  e_row, e_seat, e_kind, e_rank, e_suit, e_length, e_points, e_scored)
                     else:                  # no room: count them, the caller runs again with room enough
                         o += n_items
+                        short = True
             # ---- belote team, declarations on a capot (declarations.on_capot)
             n_bel = 0
             b_first = -1
@@ -558,7 +561,7 @@ def declarations_pass(n, rp, hands_o, hands_v, plays_o, plays_v, carre_points, c
                 has_decl = has_decl or D[i, t] != 0
             flags[F_DECIDED_V, i] = has_decl
         item_offsets[i + 1] = min(o, cap)
-    return o
+    return o, short
 
 
 @njit(cache=True, nogil=True)
