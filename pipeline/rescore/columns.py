@@ -1,8 +1,18 @@
 """Arrow columns to and from the numpy arrays the kernels work on, without a Python object per row.
 
+In (zero-copy views of a column's buffers, read-only, for the compiled kernels to read by row):
+
+* :func:`validity`: the validity bitmap of a column and its bit offset;
+* :func:`values`, :func:`bools`: the values buffer of a primitive / boolean column;
+* :func:`list_parts`, :func:`string_parts`: offsets and values of a list / string column;
 * :func:`fixed_list`: rows of a list column whose lists all have one length, as a 2-D array (a compiled
-  gather straight from the column's offsets and values buffers);
-* :func:`strings`: a string column from small integer codes and the list of texts they stand for.
+  gather straight from the column's offsets and values buffers).
+
+Out (Arrow arrays over numpy buffers, no per-row Python work):
+
+* :func:`primitive`, :func:`fixed_lists`: a primitive column, a list column of one width per row;
+* :func:`strings`: a string column from small integer codes and the list of texts they stand for (Arrow's
+  ``take``).
 """
 
 from __future__ import annotations
@@ -52,13 +62,155 @@ def fixed_list(col: pa.ChunkedArray | pa.Array, idx: np.ndarray, width: int, dty
     return out
 
 
-def strings(codes: np.ndarray, texts: list[str] | np.ndarray, valid: np.ndarray | None = None) -> pa.Array:
-    """A string column (n,): ``texts[codes[i]]`` for each row, NULL where ``valid`` is False (codes there are
-    ignored). codes: int (n,) indices into ``texts``."""
-    codes = np.asarray(codes, dtype=np.int32)
-    if valid is None:
-        idx = pa.array(codes)
+def _read_only(a: np.ndarray) -> np.ndarray:
+    """``a`` as a read-only array: the kernels then see one array type (Arrow buffers are read-only), so each
+    compiles once."""
+    if a.flags.writeable:
+        a = a.view()
+        a.flags.writeable = False
+    return a
+
+
+_ONES = _read_only(np.full(1, 255, dtype=np.uint8))
+
+
+def _all_valid(n: int) -> np.ndarray:
+    global _ONES
+    if len(_ONES) * 8 < n + 8:
+        _ONES = _read_only(np.full(max(n // 8 + 2, 2 * len(_ONES)), 255, dtype=np.uint8))
+    return _ONES
+
+
+def _single(col: pa.ChunkedArray | pa.Array) -> pa.Array:
+    if isinstance(col, pa.ChunkedArray):
+        return col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
+    return col
+
+
+def validity(col: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, int]:
+    """(bitmap, bit offset) of the validity of ``col`` (n rows): row i is valid when bit (offset + i) of the
+    uint8 bitmap (least significant bit first, Arrow's order) is set. A column without nulls gets an all-set
+    bitmap."""
+    arr = _single(col)
+    buf = arr.buffers()[0]
+    if buf is None or arr.null_count == 0:
+        return _all_valid(len(arr)), 0
+    return _read_only(np.frombuffer(buf, dtype=np.uint8)), arr.offset
+
+
+def values(col: pa.ChunkedArray | pa.Array, dtype) -> np.ndarray:
+    """The values buffer of a primitive column (n rows) as ``dtype`` (its Arrow type's width): row i at [i].
+    Values under nulls are whatever the buffer holds (read :func:`validity` with them)."""
+    arr = _single(col)
+    n, off = len(arr), arr.offset
+    buf = arr.buffers()[1]
+    if buf is None or n == 0:
+        return _read_only(np.zeros(max(n, 1), dtype=dtype))
+    return _read_only(np.frombuffer(buf, dtype=dtype, count=off + n)[off:])
+
+
+def bools(col: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, int]:
+    """(bitmap, bit offset) of the values of a boolean column (bit-packed as the validity, :func:`validity`)."""
+    arr = _single(col)
+    buf = arr.buffers()[1]
+    if buf is None:
+        return _read_only(np.zeros(1, dtype=np.uint8)), 0
+    return _read_only(np.frombuffer(buf, dtype=np.uint8)), arr.offset
+
+
+def list_parts(col: pa.ChunkedArray | pa.Array, dtype) -> tuple[np.ndarray, np.ndarray]:
+    """(offsets int32 (n + 1,), values ``dtype``) of a list column: row i's items are
+    values[offsets[i]:offsets[i + 1]] (when the row is valid, :func:`validity`). Null items read as 0."""
+    arr = _single(col)
+    offsets = arr.offsets.to_numpy()
+    child = arr.values
+    if child.null_count:      # only this column's range of the child, nulls read as 0
+        lo = int(offsets[0])
+        child = pc.fill_null(child.slice(lo, int(offsets[-1]) - lo), 0)
+        offsets = offsets - lo
+    if len(child) == 0:
+        return _read_only(offsets), _read_only(np.zeros(1, dtype=dtype))
+    return _read_only(offsets), values(child, dtype)
+
+
+def string_parts(col: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """(offsets int32 (n + 1,), UTF-8 bytes uint8) of a string column: row i is bytes[offsets[i]:offsets[i + 1]]."""
+    arr = _single(col)
+    n, off = len(arr), arr.offset
+    bufs = arr.buffers()
+    if bufs[1] is None or n == 0:
+        return _read_only(np.zeros(n + 1, dtype=np.int32)), _read_only(np.zeros(1, dtype=np.uint8))
+    offsets = np.frombuffer(bufs[1], dtype=np.int32, count=off + n + 1)[off:]
+    data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None and bufs[2].size else np.zeros(1, np.uint8)
+    return _read_only(offsets), _read_only(data)
+
+
+def texts_table(texts) -> tuple[np.ndarray, np.ndarray]:
+    """(offsets int32 (k + 1,), UTF-8 bytes uint8) of a list of k texts, as :func:`string_parts` gives a column."""
+    enc = [str(t).encode() for t in texts]
+    offsets = np.zeros(len(enc) + 1, dtype=np.int32)
+    np.cumsum([len(e) for e in enc], out=offsets[1:])
+    data = np.frombuffer(b"".join(enc) or b"\0", dtype=np.uint8)
+    return _read_only(offsets), _read_only(data)
+
+
+def bitmap(valid: np.ndarray) -> pa.Buffer:
+    """An Arrow bitmap buffer of a bool (or 0/1 uint8) array (n,)."""
+    return pa.py_buffer(np.packbits(np.asarray(valid), bitorder="little"))
+
+
+def primitive(a: np.ndarray, typ: pa.DataType, valid: np.ndarray | pa.Buffer | None = None) -> pa.Array:
+    """A primitive Arrow array over the numpy array ``a`` (n,) of ``typ``'s width (no copy; booleans are
+    bit-packed), NULL where ``valid`` (bool (n,), or an Arrow bitmap) is false."""
+    n = len(a)
+    if typ == pa.bool_():
+        data = bitmap(a)
     else:
-        valid = np.asarray(valid, dtype=bool)
-        idx = pa.array(np.where(valid, codes, 0), mask=~valid)
-    return pc.take(pa.array(list(texts), type=pa.string()), idx)
+        a = np.ascontiguousarray(a)
+        if a.dtype.itemsize != typ.bit_width // 8:
+            raise TypeError(f"primitive: {a.dtype} values for Arrow type {typ}")
+        data = pa.py_buffer(a)
+    vb = valid if isinstance(valid, pa.Buffer) or valid is None else bitmap(valid)
+    return pa.Array.from_buffers(typ, n, [vb, data])
+
+
+_STEPS: dict[tuple[int, int], pa.Buffer] = {}
+
+
+def fixed_lists(a: np.ndarray, typ: pa.DataType, valid: np.ndarray | pa.Buffer | None = None) -> pa.Array:
+    """A list column (n rows) of ``typ`` (a list type) whose row i holds a[i] (a: (n, width) of the item type's
+    width), NULL where ``valid`` (bool (n,), or an Arrow bitmap) is false."""
+    n, width = a.shape
+    key = (n, width)
+    if key not in _STEPS:
+        if len(_STEPS) > 64:
+            _STEPS.clear()
+        _STEPS[key] = pa.py_buffer(np.arange(0, n * width + 1, width, dtype=np.int32))
+    child = primitive(a.reshape(-1), typ.value_type)
+    vb = valid if isinstance(valid, pa.Buffer) or valid is None else bitmap(valid)
+    return pa.Array.from_buffers(typ, n, [vb, _STEPS[key]], children=[child])
+
+
+_TEXTS: dict[tuple, pa.Array] = {}
+
+
+def strings(codes: np.ndarray, texts: list[str] | np.ndarray, valid: np.ndarray | pa.Buffer | None = None) -> pa.Array:
+    """A string column (n,): ``texts[codes[i]]`` for each row, NULL where ``valid`` (bool (n,), or an Arrow
+    bitmap) is false (codes there are ignored). codes: int (n,) indices into ``texts`` (int8 ones are used in
+    place); pyarrow.ArrowIndexError for a valid code outside them."""
+    key = tuple(texts)
+    arr = _TEXTS.get(key)
+    if arr is None:
+        if len(_TEXTS) > 64:
+            _TEXTS.clear()
+        arr = _TEXTS[key] = pa.array(list(key), type=pa.string())
+    codes = np.asarray(codes)
+    if codes.dtype.itemsize != 1 or codes.dtype.kind not in "iub" or len(texts) > 127:
+        codes = codes.astype(np.int32)
+    elif codes.dtype != np.int8:
+        codes = codes.view(np.int8)
+    codes = np.ascontiguousarray(codes)
+    vb = valid if isinstance(valid, pa.Buffer) or valid is None else bitmap(valid)
+    typ = pa.int8() if codes.dtype == np.int8 else pa.int32()
+    idx = pa.Array.from_buffers(typ, len(codes), [vb, pa.py_buffer(codes)])
+    return pc.take(arr, idx)

@@ -252,122 +252,133 @@ def _award_params(R: Ruleset) -> np.ndarray:
         dtype=np.int64)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def settle_one(i, C, D, B, t, bid, cb, coinche, capot_team, strain, mp, ap, rcode, bg, awards, made, litige, decided,
+               P, score, held):
+    """Settle hand ``i`` of two teams: the one implementation of the made test, whether the declarations decide
+    it, and (``awards``) the hand score and held points in game points, compiled. C/D/B: int64 (., 2) card,
+    declaration, belote points (row i); t: the taker's team; bid: its value (0 when none); cb: a capot bid;
+    coinche: 0/1/2; capot_team: -1 none; strain: 0-5; mp, ap, rcode, bg: as :func:`_settle_kernel`. Writes row
+    i of made/litige/decided (bool), P (int32 (., 2)), score (int32 (., 2)) and held (int32); decided is only
+    written where a team has declaration points."""
+    m_decl, m_bel, m_round, vs_bid, min_pts, vs, tie_rule, capot_value = \
+        mp[0], mp[1], mp[2], mp[3], mp[4], mp[5], mp[6], mp[7]
+    o = 1 - t
+    V = capot_value if cb else bid
+    taker_capot = capot_team == t
+    base_T = round1(C[i, t], rcode) if m_round else C[i, t]
+    base_O = round1(C[i, o], rcode) if m_round else C[i, o]
+    if m_bel:
+        base_T += B[i, t]
+        base_O += B[i, o]
+    pT, pO = base_T, base_O
+    if m_decl:
+        pT += D[i, t]
+        pO += D[i, o]
+    P[i, t] = pT
+    P[i, o] = pO
+    ok = taker_capot if cb else True
+    if vs_bid and not cb:
+        ok = ok and pT >= max(V, min_pts)
+    res = outcome(ok, pT, pO, cb, vs, tie_rule)
+    made[i] = res == MADE
+    litige[i] = res == LITIGE
+    if D[i, 0] != 0 or D[i, 1] != 0:   # the same test without the declarations (belote kept)
+        ok0 = taker_capot if cb else True
+        if vs_bid and not cb:
+            ok0 = ok0 and base_T >= max(V, min_pts)
+        decided[i] = outcome(ok0, base_T, base_O, cb, vs, tie_rule) != res
+    if not awards:
+        return
+    cT, cO, dT, dO, bT, bO = C[i, t], C[i, o], D[i, t], D[i, o], B[i, t], B[i, o]
+    mult = ap[9] if coinche == 1 else (ap[10] if coinche == 2 else 1)
+    doubled = mult > 1
+    if bg:
+        if ap[19] and capot_team >= 0:   # still scored as a doubled pot, at x1 (BG-NIK, rules_examples D14)
+            mult = 1
+        _bulgarian(i, t, P, res, mult, doubled, strain, bg == 2, score, held)
+        return
+    # undoubled, made
+    card_T = ap[0] if ap[0] != 0 and taker_capot and not cb else cT
+    made_T = card_T + dT + bT + (V if ap[1] else 0)
+    if ap[2] != 0 and cb:
+        made_T = ap[2] + bT
+    made_O = cO + dO + bO
+    # undoubled, failed
+    fail_base = ap[4] if capot_team == o else ap[3]
+    fd, to_def = ap[6], ap[7]
+    fail_O = fail_base + (V if ap[5] else 0) + dO + (dT if fd == 0 else 0) + bO + (bT if to_def else 0)
+    if ap[8] != 0 and cb:
+        fail_O = ap[8] + bO + (bT if to_def else 0)
+    fail_T = (dT if fd == 1 else 0) + (0 if to_def else bT)
+    # doubled: the side winning the hand takes the award, the other keeps nothing but (maybe) its belote
+    all_b = ap[11]
+    scope = ap[12]
+    made_base = cT + cO if ap[13] == 0 else ap[13]
+    if ap[14] != 0 and taker_capot:
+        made_base = ap[14]
+    decl_all = dT + dO
+    win_T = bT + bO if all_b else bT
+    # a failed doubled contract: the taker's belote also goes to the defence when it is "prenable"
+    # (belote.on_failure = to_defence, rules.md R25: FFB contrée 2015/2016), as when undoubled
+    win_O = bO + bT if (all_b or to_def) else bO
+    if scope == 0:      # bid
+        dbl_made_T = made_base + V * mult + decl_all + win_T
+        dbl_fail_O = fail_base + V * mult + decl_all + win_O
+    elif scope == 1:    # whole
+        if ap[15]:
+            dbl_made_T = (made_base + V + decl_all + win_T) * mult
+            dbl_fail_O = (fail_base + V + decl_all + win_O) * mult
+        else:
+            dbl_made_T = (made_base + V + decl_all) * mult + win_T
+            dbl_fail_O = (fail_base + V + decl_all) * mult + win_O
+    elif scope == 2:    # own
+        if cb or taker_capot:
+            dbl_made_T = (made_base + V + decl_all) * mult + bT
+        else:
+            dbl_made_T = (round1(cT + dT, rcode) + V) * mult + bT
+        dbl_fail_O = (fail_base + V + decl_all) * mult + win_O
+    else:               # flat
+        flat = ap[17] if coinche == 2 else ap[16]
+        bid_part = V * mult if ap[18] else 0
+        dbl_made_T = flat + bid_part + win_T
+        dbl_fail_O = flat + bid_part + win_O
+    if ap[2] != 0 and cb:   # a capot bid's flat award is multiplied (FFB-Ct16 p.7: 500/1000/2000)
+        dbl_made_T = ap[2] * mult + win_T
+    if ap[8] != 0 and cb:
+        dbl_fail_O = ap[8] * mult + win_O
+    dbl_made_O = 0 if all_b else bO
+    if scope == 2 and not (cb or taker_capot):
+        dbl_made_O = round1(cO + dO, rcode) + bO
+    dbl_fail_T = 0 if (all_b or to_def) else bT
+    sT = sO = 0
+    h = 0
+    if res == MADE:
+        sT = dbl_made_T if doubled else made_T
+        sO = dbl_made_O if doubled else made_O
+    elif res == FAILED:
+        sT = dbl_fail_T if doubled else fail_T
+        sO = dbl_fail_O if doubled else fail_O
+    else:   # litige: the defence scores its own total now; the taker's total is held
+        sO = made_O
+        h = round1(made_T * mult, rcode)
+    score[i, t] = round1(sT, rcode)
+    score[i, o] = round1(sO, rcode)
+    held[i] = h
+
+
 @njit(cache=True, nogil=True)
 def _settle_kernel(C, D, B, T, bid, capot_bid, coinche, capot_team, strain, mp, ap, rcode, bg, awards,
                    made, litige, decided, P, score, held):
-    """Two teams, one pass per hand: the made test (params ``mp``, :func:`_made_params`), whether it is
-    decided by the declarations, and (``awards``) the hand score and held points in game points (params
+    """Two teams, :func:`settle_one` for each hand: the made test (params ``mp``, :func:`_made_params`), whether
+    it is decided by the declarations, and (``awards``) the hand score and held points in game points (params
     ``ap``, :func:`_award_params`; rounding ``rcode``, :data:`ROUND_MODES`, or ``bg`` 1 "bg_2001", 2
     "bg_modern": the Bulgarian awards, :func:`_bulgarian`). strain: int64 (n,). C/D/B: int64 (n, 2) card,
     declaration, belote points; T, bid, coinche, capot_team: int64 (n,); capot_bid: bool (n,). Outputs
     made/litige/decided bool (n,), P int32 (n, 2), score int32 (n, 2), held int32 (n,)."""
-    m_decl, m_bel, m_round, vs_bid, min_pts, vs, tie_rule, capot_value = \
-        mp[0], mp[1], mp[2], mp[3], mp[4], mp[5], mp[6], mp[7]
     for i in range(T.shape[0]):
-        t = T[i]
-        o = 1 - t
-        cb = capot_bid[i]
-        V = capot_value if cb else bid[i]
-        taker_capot = capot_team[i] == t
-        base_T = round1(C[i, t], rcode) if m_round else C[i, t]
-        base_O = round1(C[i, o], rcode) if m_round else C[i, o]
-        if m_bel:
-            base_T += B[i, t]
-            base_O += B[i, o]
-        pT, pO = base_T, base_O
-        if m_decl:
-            pT += D[i, t]
-            pO += D[i, o]
-        P[i, t] = pT
-        P[i, o] = pO
-        ok = taker_capot if cb else True
-        if vs_bid and not cb:
-            ok = ok and pT >= max(V, min_pts)
-        res = outcome(ok, pT, pO, cb, vs, tie_rule)
-        made[i] = res == MADE
-        litige[i] = res == LITIGE
-        if D[i, 0] != 0 or D[i, 1] != 0:   # the same test without the declarations (belote kept)
-            ok0 = taker_capot if cb else True
-            if vs_bid and not cb:
-                ok0 = ok0 and base_T >= max(V, min_pts)
-            decided[i] = outcome(ok0, base_T, base_O, cb, vs, tie_rule) != res
-        if not awards:
-            continue
-        cT, cO, dT, dO, bT, bO = C[i, t], C[i, o], D[i, t], D[i, o], B[i, t], B[i, o]
-        mult = ap[9] if coinche[i] == 1 else (ap[10] if coinche[i] == 2 else 1)
-        doubled = mult > 1
-        if bg:
-            if ap[19] and capot_team[i] >= 0:   # still scored as a doubled pot, at x1 (BG-NIK, rules_examples D14)
-                mult = 1
-            _bulgarian(i, t, P, res, mult, doubled, strain[i], bg == 2, score, held)
-            continue
-        # undoubled, made
-        card_T = ap[0] if ap[0] != 0 and taker_capot and not cb else cT
-        made_T = card_T + dT + bT + (V if ap[1] else 0)
-        if ap[2] != 0 and cb:
-            made_T = ap[2] + bT
-        made_O = cO + dO + bO
-        # undoubled, failed
-        fail_base = ap[4] if capot_team[i] == o else ap[3]
-        fd, to_def = ap[6], ap[7]
-        fail_O = fail_base + (V if ap[5] else 0) + dO + (dT if fd == 0 else 0) + bO + (bT if to_def else 0)
-        if ap[8] != 0 and cb:
-            fail_O = ap[8] + bO + (bT if to_def else 0)
-        fail_T = (dT if fd == 1 else 0) + (0 if to_def else bT)
-        # doubled: the side winning the hand takes the award, the other keeps nothing but (maybe) its belote
-        all_b = ap[11]
-        scope = ap[12]
-        made_base = cT + cO if ap[13] == 0 else ap[13]
-        if ap[14] != 0 and taker_capot:
-            made_base = ap[14]
-        decl_all = dT + dO
-        win_T = bT + bO if all_b else bT
-        # a failed doubled contract: the taker's belote also goes to the defence when it is "prenable"
-        # (belote.on_failure = to_defence, rules.md R25: FFB contrée 2015/2016), as when undoubled
-        win_O = bO + bT if (all_b or to_def) else bO
-        if scope == 0:      # bid
-            dbl_made_T = made_base + V * mult + decl_all + win_T
-            dbl_fail_O = fail_base + V * mult + decl_all + win_O
-        elif scope == 1:    # whole
-            if ap[15]:
-                dbl_made_T = (made_base + V + decl_all + win_T) * mult
-                dbl_fail_O = (fail_base + V + decl_all + win_O) * mult
-            else:
-                dbl_made_T = (made_base + V + decl_all) * mult + win_T
-                dbl_fail_O = (fail_base + V + decl_all) * mult + win_O
-        elif scope == 2:    # own
-            if cb or taker_capot:
-                dbl_made_T = (made_base + V + decl_all) * mult + bT
-            else:
-                dbl_made_T = (round1(cT + dT, rcode) + V) * mult + bT
-            dbl_fail_O = (fail_base + V + decl_all) * mult + win_O
-        else:               # flat
-            flat = ap[17] if coinche[i] == 2 else ap[16]
-            bid_part = V * mult if ap[18] else 0
-            dbl_made_T = flat + bid_part + win_T
-            dbl_fail_O = flat + bid_part + win_O
-        if ap[2] != 0 and cb:   # a capot bid's flat award is multiplied (FFB-Ct16 p.7: 500/1000/2000)
-            dbl_made_T = ap[2] * mult + win_T
-        if ap[8] != 0 and cb:
-            dbl_fail_O = ap[8] * mult + win_O
-        dbl_made_O = 0 if all_b else bO
-        if scope == 2 and not (cb or taker_capot):
-            dbl_made_O = round1(cO + dO, rcode) + bO
-        dbl_fail_T = 0 if (all_b or to_def) else bT
-        sT = sO = 0
-        h = 0
-        if res == MADE:
-            sT = dbl_made_T if doubled else made_T
-            sO = dbl_made_O if doubled else made_O
-        elif res == FAILED:
-            sT = dbl_fail_T if doubled else fail_T
-            sO = dbl_fail_O if doubled else fail_O
-        else:   # litige: the defence scores its own total now; the taker's total is held
-            sO = made_O
-            h = round1(made_T * mult, rcode)
-        score[i, t] = round1(sT, rcode)
-        score[i, o] = round1(sO, rcode)
-        held[i] = h
+        settle_one(i, C, D, B, T[i], bid[i], capot_bid[i], coinche[i], capot_team[i], strain[i], mp, ap, rcode, bg,
+                   awards, made, litige, decided, P, score, held)
 
 
 def settle(card_points: np.ndarray, decl_points: np.ndarray, belote_points: np.ndarray, taker_team: np.ndarray,

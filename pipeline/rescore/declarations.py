@@ -28,6 +28,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipeline.cards import ALL_TRUMP, NO_TRUMP
+from pipeline.rescore.arith import mod
 from pipeline.rescore.jit import njit
 from pipeline.rescore.tables import PLAIN_ORDER
 from pipeline.rules import Ruleset, n_teams
@@ -183,7 +184,7 @@ def _by_team(a: np.ndarray, K: int, how) -> np.ndarray:
 CONTESTS = ("unified", "separate", "sequences_only")
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _contest_row(points, key, src, K, team, wins, dst, team_key, team_held):
     """One contest in one hand: the team with the strictly best key scores all its points; an equal best key
     in two teams scores for nobody (``declarations.tie = "none"``). points, key: int64 (., P) per seat
@@ -195,10 +196,12 @@ def _contest_row(points, key, src, K, team, wins, dst, team_key, team_held):
         team_key[t] = 0
         team_held[t] = 0
     for p in range(P):
-        t = p % K
+        t = mod(p, K)
         team_key[t] = max(team_key[t], key[src, p])
         team_held[t] += points[src, p]
-    best = team_key.max()
+    best = team_key[0]
+    for t in range(1, K):
+        best = max(best, team_key[t])
     n_top = 0
     for t in range(K):
         if team_key[t] == best:
@@ -211,34 +214,34 @@ def _contest_row(points, key, src, K, team, wins, dst, team_key, team_held):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _settle_row(i, sp, sk, cp, ck, active, contest, K, team, seq_wins, carre_wins, pts, key, tk, th):
-    """The contest between teams (see module doc) of hand i; ``contest`` indexes :data:`CONTESTS`.
-    sp, sk, cp, ck: int64 (n, P) per-seat points and best keys, set to 0 here when declarations are not
-    ``active[i]``. Writes team[i] (int32 (n, K) points won), seq_wins[i], carre_wins[i] (bool (n, K)).
-    pts, key: int64 (1, P) and tk, th: int64 (K,) scratch."""
+def _settle_row(src, dst, sp, sk, cp, ck, active, contest, K, team, seq_wins, carre_wins, pts, key, tk, th):
+    """The contest between teams (see module doc) of one hand; ``contest`` indexes :data:`CONTESTS`.
+    sp, sk, cp, ck: int64 (., P) per-seat points and best keys, row ``src``, set to 0 here when declarations
+    are not ``active`` (bool). Writes row ``dst`` of team (int (., K) points won, added to), seq_wins and
+    carre_wins (bool (., K)). pts, key: int64 (1, P) and tk, th: int64 (K,) scratch."""
     P = sp.shape[1]
-    if not active[i]:
+    if not active:
         for p in range(P):
-            sp[i, p] = 0
-            sk[i, p] = 0
-            cp[i, p] = 0
-            ck[i, p] = 0
+            sp[src, p] = 0
+            sk[src, p] = 0
+            cp[src, p] = 0
+            ck[src, p] = 0
     if contest == 0:              # unified: one contest over every declaration
         for p in range(P):
-            pts[0, p] = sp[i, p] + cp[i, p]
-            key[0, p] = max(sk[i, p], ck[i, p])
-        _contest_row(pts, key, 0, K, team, seq_wins, i, tk, th)
+            pts[0, p] = sp[src, p] + cp[src, p]
+            key[0, p] = max(sk[src, p], ck[src, p])
+        _contest_row(pts, key, 0, K, team, seq_wins, dst, tk, th)
         for t in range(K):
-            carre_wins[i, t] = seq_wins[i, t]
+            carre_wins[dst, t] = seq_wins[dst, t]
     else:
-        _contest_row(sp, sk, i, K, team, seq_wins, i, tk, th)
+        _contest_row(sp, sk, src, K, team, seq_wins, dst, tk, th)
         if contest == 1:          # separate: sequences and carrés each contested
-            _contest_row(cp, ck, i, K, team, carre_wins, i, tk, th)
+            _contest_row(cp, ck, src, K, team, carre_wins, dst, tk, th)
         else:                     # sequences_only: every carré scores for its holder
             for p in range(P):
-                team[i, p % K] += cp[i, p]
+                team[dst, mod(p, K)] += cp[src, p]
             for t in range(K):
-                carre_wins[i, t] = active[i]
+                carre_wins[dst, t] = active
 
 
 @njit(cache=True, nogil=True)
@@ -250,7 +253,7 @@ def _settle_kernel(sp, sk, cp, ck, active, contest, K, team, seq_wins, carre_win
     tk = np.empty(K, dtype=np.int64)
     th = np.empty(K, dtype=np.int64)
     for i in range(sp.shape[0]):
-        _settle_row(i, sp, sk, cp, ck, active, contest, K, team, seq_wins, carre_wins, pts, key, tk, th)
+        _settle_row(i, i, sp, sk, cp, ck, active[i], contest, K, team, seq_wins, carre_wins, pts, key, tk, th)
 
 
 def _settle(sp, sk, cp, ck, belote, strain, rules: Ruleset) -> Declarations:
@@ -273,7 +276,7 @@ def _mark_scored(e: Entries, dec: Declarations) -> Entries:
     return e
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _carres(h, nt, carre_points):
     """Ranks (bit r = rank index r) of the carrés that hand ``h`` holds and that score (points > 0), in
     no-trump (``nt``) or not."""
@@ -289,7 +292,7 @@ def _carres(h, nt, carre_points):
     return ranks
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _seq_hand(h, ranks, carre_cards_in_sequences):
     """The cards of ``h`` that sequences are read from: without the carrés' cards under the Bulgarian rule."""
     if carre_cards_in_sequences:
@@ -300,74 +303,110 @@ def _seq_hand(h, ranks, carre_cards_in_sequences):
     return h
 
 
+@njit(cache=True, nogil=True, inline="always")
+def held_one(hands, h0, P, strain, active, carre_points, carre_key, seq_points, seq_key, slot_points, trump_bonus,
+             carre_cards_in_sequences, contest, K, sp, sk, cp, ck, src, team, seq_wins, carre_wins, dst, pts, key, tk,
+             th):
+    """The declarations held in one hand, settled between its teams: the one implementation of held
+    declarations (see module doc), compiled. hands: uint32 flat buffer holding the P initial hands from ``h0``
+    on; strain: 0-5; active: declarations count in this hand (:func:`_active`); the tables of
+    :class:`DeclarationTables`; trump_bonus: 1 when a sequence in trump breaks ties. Writes row ``src`` of
+    sp/cp (int64 (., P) points of each seat's sequences / carrés) and sk/ck (key of its best one), then the
+    contest (:func:`_settle_row`) into row ``dst`` of team (added to), seq_wins and carre_wins. Returns the
+    items to list (0 when not ``active``)."""
+    nt = 1 if strain == NO_TRUMP else 0
+    c = 0
+    for p in range(P):
+        sp[src, p] = 0
+        sk[src, p] = 0
+        cp[src, p] = 0
+        ck[src, p] = 0
+        h = np.int64(hands[h0 + p])
+        ranks = _carres(h, nt, carre_points)
+        if ranks:
+            for r in range(8):
+                if ranks >> r & 1:
+                    cp[src, p] += carre_points[nt, r]
+                    ck[src, p] = max(ck[src, p], carre_key[nt, r])
+                    c += 1
+            h = _seq_hand(h, ranks, carre_cards_in_sequences)
+        for s in range(4):
+            byte = (h >> (8 * s)) & 0xFF
+            if seq_points[byte] > 0:     # some run scores: count the items it lists
+                sp[src, p] += seq_points[byte]
+                k = seq_key[byte]
+                if k > 0 and strain == s:
+                    k += trump_bonus
+                sk[src, p] = max(sk[src, p], k)
+                for j in range(3):
+                    if slot_points[byte, j] > 0:
+                        c += 1
+    if c:
+        _settle_row(src, dst, sp, sk, cp, ck, active, contest, K, team, seq_wins, carre_wins, pts, key, tk, th)
+    else:      # nothing that scores is held: what the contest would give, without running it
+        for t in range(K):
+            seq_wins[dst, t] = False
+            carre_wins[dst, t] = contest == 2 and active   # sequences_only: carrés are not contested
+    return c if active else 0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def seat_items(h, strain, carre_points, slot_length, slot_top, slot_points, carre_cards_in_sequences, seq_win,
+               carre_win, row, p, o, e_row, e_seat, e_kind, e_rank, e_suit, e_length, e_points, e_scored):
+    """List the declarations of seat ``p``'s hand ``h`` (int64 card mask) in hand ``row`` one by one, from item
+    ``o`` on: carrés by rank, then sequences by suit and slot; ``scored``: ``carre_win`` / ``seq_win`` of the
+    seat's team. Returns the next free item."""
+    nt = 1 if strain == NO_TRUMP else 0
+    ranks = _carres(h, nt, carre_points)
+    for r in range(8):
+        if ranks >> r & 1:
+            e_row[o], e_seat[o], e_kind[o], e_rank[o], e_suit[o], e_length[o] = row, p, 3, r, -1, 4
+            e_points[o], e_scored[o] = carre_points[nt, r], carre_win
+            o += 1
+    h = _seq_hand(h, ranks, carre_cards_in_sequences)
+    for s in range(4):
+        byte = (h >> (8 * s)) & 0xFF
+        for j in range(3):
+            if slot_points[byte, j] > 0:
+                length = slot_length[byte, j]
+                e_row[o], e_seat[o], e_rank[o], e_suit[o], e_length[o] = row, p, slot_top[byte, j], s, length
+                e_kind[o] = 2 if length >= 5 else length - 3    # tierce, quarte, quinte (KINDS)
+                e_points[o], e_scored[o] = slot_points[byte, j], seq_win
+                o += 1
+    return o
+
+
 @njit(cache=True, nogil=True)
 def _detect_kernel(hands, strain, active, carre_points, carre_key, seq_points, seq_key, slot_points,
                    trump_bonus, carre_cards_in_sequences, contest, K, sp, sk, cp, ck, count, team, seq_wins,
                    carre_wins):
-    """Each seat's declarations: sp/cp points of its sequences / carrés, sk/ck key of its best one (int64
-    (n, P)); count (int64 (n,)): items to list, 0 in a hand where declarations are not ``active``; then the
-    contest of the hand (:func:`_settle_row`: team, seq_wins, carre_wins)."""
-    n, P = hands.shape
+    """:func:`held_one` for each hand of the flat buffer hands (n * P,): per-seat sp, sk, cp, ck (int64 (n, P)),
+    count (int64 (n,)), and the contest into team, seq_wins, carre_wins."""
+    n, P = sp.shape
     pts = np.empty((1, P), dtype=np.int64)
     key = np.empty((1, P), dtype=np.int64)
     tk = np.empty(K, dtype=np.int64)
     th = np.empty(K, dtype=np.int64)
     for i in range(n):
-        nt = 1 if strain[i] == NO_TRUMP else 0
-        c = 0
-        for p in range(P):
-            h = np.int64(hands[i, p])
-            ranks = _carres(h, nt, carre_points)
-            for r in range(8):
-                if ranks >> r & 1:
-                    cp[i, p] += carre_points[nt, r]
-                    ck[i, p] = max(ck[i, p], carre_key[nt, r])
-                    c += 1
-            h = _seq_hand(h, ranks, carre_cards_in_sequences)
-            for s in range(4):
-                byte = (h >> (8 * s)) & 0xFF
-                sp[i, p] += seq_points[byte]
-                k = seq_key[byte]
-                if k > 0 and strain[i] == s:
-                    k += trump_bonus
-                sk[i, p] = max(sk[i, p], k)
-                if seq_points[byte] > 0:     # some run scores: count the items it lists
-                    for j in range(3):
-                        if slot_points[byte, j] > 0:
-                            c += 1
-        count[i] = c if active[i] else 0
-        _settle_row(i, sp, sk, cp, ck, active, contest, K, team, seq_wins, carre_wins, pts, key, tk, th)
+        count[i] = held_one(hands, i * P, P, strain[i], active[i], carre_points, carre_key, seq_points, seq_key,
+                            slot_points, trump_bonus, carre_cards_in_sequences, contest, K, sp, sk, cp, ck, i, team,
+                            seq_wins, carre_wins, i, pts, key, tk, th)
 
 
 @njit(cache=True, nogil=True)
 def _held_entries_kernel(hands, strain, rows, offsets, carre_points, slot_length, slot_top, slot_points,
                          carre_cards_in_sequences, seq_wins, carre_wins, K,
                          e_row, e_seat, e_kind, e_rank, e_suit, e_length, e_points, e_scored):
-    """List the declarations of the hands ``rows`` one by one, from ``offsets[q]`` on for ``rows[q]``: per seat,
-    carrés by rank, then sequences by suit and slot; ``scored`` from the contest's wins of the seat's team."""
+    """List the declarations of the hands ``rows`` one by one (:func:`seat_items` per seat), from
+    ``offsets[q]`` on for ``rows[q]``."""
     P = hands.shape[1]
     for q in range(len(rows)):
         i = rows[q]
-        nt = 1 if strain[i] == NO_TRUMP else 0
         o = offsets[q]
         for p in range(P):
-            h = np.int64(hands[i, p])
-            ranks = _carres(h, nt, carre_points)
-            for r in range(8):
-                if ranks >> r & 1:
-                    e_row[o], e_seat[o], e_kind[o], e_rank[o], e_suit[o], e_length[o] = i, p, 3, r, -1, 4
-                    e_points[o], e_scored[o] = carre_points[nt, r], carre_wins[i, p % K]
-                    o += 1
-            h = _seq_hand(h, ranks, carre_cards_in_sequences)
-            for s in range(4):
-                byte = (h >> (8 * s)) & 0xFF
-                for j in range(3):
-                    if slot_points[byte, j] > 0:
-                        length = slot_length[byte, j]
-                        e_row[o], e_seat[o], e_rank[o], e_suit[o], e_length[o] = i, p, slot_top[byte, j], s, length
-                        e_kind[o] = 2 if length >= 5 else length - 3    # tierce, quarte, quinte (KINDS)
-                        e_points[o], e_scored[o] = slot_points[byte, j], seq_wins[i, p % K]
-                        o += 1
+            o = seat_items(np.int64(hands[i, p]), strain[i], carre_points, slot_length, slot_top, slot_points,
+                           carre_cards_in_sequences, seq_wins[i, p % K], carre_wins[i, p % K], i, p, o,
+                           e_row, e_seat, e_kind, e_rank, e_suit, e_length, e_points, e_scored)
 
 
 def detect(hands: np.ndarray, strain: np.ndarray, rules: Ruleset, dt: DeclarationTables,
@@ -386,7 +425,7 @@ def detect(hands: np.ndarray, strain: np.ndarray, rules: Ruleset, dt: Declaratio
     team = np.zeros((n, K), dtype=np.int32)
     seq_wins = np.zeros((n, K), dtype=bool)
     carre_wins = np.zeros((n, K), dtype=bool)
-    _detect_kernel(h, strain8, active, dt.carre_points, dt.carre_key, dt.seq_points, dt.seq_key, dt.slot_points,
+    _detect_kernel(h.reshape(-1), strain8, active, dt.carre_points, dt.carre_key, dt.seq_points, dt.seq_key, dt.slot_points,
                    1 if rules["declarations.trump_breaks_ties"] else 0, in_seq,
                    CONTESTS.index(rules["declarations.contest"]), K, sp, sk, cp, ck, count, team, seq_wins, carre_wins)
     dec = Declarations(sp.astype(np.int32), sk, cp.astype(np.int32), ck, np.zeros((n, K), dtype=np.int32), team,
@@ -472,31 +511,29 @@ def from_announced(announced: pa.Array | pa.ChunkedArray, strain: np.ndarray, ru
     return dec
 
 
-def transfer_on_capot(team_points: np.ndarray, capot_team: np.ndarray, rules: Ruleset,
-                      took_trick: np.ndarray | None = None) -> np.ndarray:
-    """``declarations.on_capot``: "keep" (each team keeps what it won in the contest); "to_capot_team"
-    (FFB-Co15: the capoted team's declarations go to the team that took every trick); "lost" (pagat reading:
-    a team that took no trick scores none). int32 (n, K) in, out. With 3 players ``took_trick`` (bool (n, K))
-    says who took a trick: a player who took none loses his declarations ("lost"), or gives them to the one
-    who took every trick ("to_capot_team"; when another player also took tricks they are lost)."""
-    mode = rules["declarations.on_capot"]
-    if mode == "keep":
-        return team_points
-    if team_points.shape[1] != 2:
-        capoted = ~took_trick
-        out = np.where(capoted, 0, team_points)
-        if mode == "to_capot_team":
-            given = np.where(capoted, team_points, 0).sum(axis=1)
-            sweeper = capot_team >= 0
-            out[np.nonzero(sweeper)[0], capot_team[sweeper]] += given[sweeper]
-        return out.astype(np.int32)
-    out = team_points.copy()
-    for t in (0, 1):
-        capoted = capot_team == 1 - t
-        if mode == "to_capot_team":
-            out[:, 1 - t] += np.where(capoted, out[:, t], 0)
-        out[:, t] = np.where(capoted, 0, out[:, t])
-    return out
+@njit(cache=True, nogil=True)
+def on_capot(D, i, K, capot_team, took, mode):
+    """``declarations.on_capot`` in hand i, after the contest; ``mode``: 0 "keep" (each team keeps what it won),
+    1 "to_capot_team" (FFB-Co15: the capoted team's declarations go to the team that took every trick), 2 "lost"
+    (pagat reading: a team that took no trick scores none). D: int64 (., K) declaration points (card points),
+    changed in place; capot_team: the team that took every trick, -1 when none; took: bool (., K) whether each
+    team took a trick. With 3 players a player who took no trick loses his declarations ("lost"), or gives them
+    to the one who took every trick ("to_capot_team"; when another player also took tricks they are lost)."""
+    if mode == 0:
+        return
+    if K == 2:
+        if capot_team >= 0:
+            if mode == 1:
+                D[i, capot_team] += D[i, 1 - capot_team]
+            D[i, 1 - capot_team] = 0
+        return
+    given = np.int64(0)
+    for t in range(K):
+        if not took[i, t]:
+            given += D[i, t]
+            D[i, t] = 0
+    if mode == 1 and capot_team >= 0:
+        D[i, capot_team] += given
 
 
 def belote_seat(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> np.ndarray:
@@ -513,15 +550,19 @@ def belote_seat(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> np.nda
     return out
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _belote_suits(h, strain, all_trump_counts):
+@njit(cache=True, nogil=True)
+def belote_suits(h, strain, all_trump_counts):
     """Suits (bit s) whose king and queen hand ``h`` holds and whose belote counts in ``strain``: the trump
     suit in a suit contract; every suit in all-trump when ``all_trump_counts``; none in no-trump."""
+    if 0 <= strain < 4:
+        kq = np.int64(0x60) << (8 * strain)          # queen (rank 5) and king (rank 6) of the trump suit
+        return (1 << strain) if h & kq == kq else 0
     out = 0
-    for suit in range(4):
-        kq = (np.int64(1) << (8 * suit + 6)) | (np.int64(1) << (8 * suit + 5))
-        if h & kq == kq and (strain == suit or (strain == ALL_TRUMP and all_trump_counts)):
-            out |= 1 << suit
+    if strain == ALL_TRUMP and all_trump_counts:
+        for suit in range(4):
+            kq = np.int64(0x60) << (8 * suit)
+            if h & kq == kq:
+                out |= 1 << suit
     return out
 
 
@@ -532,7 +573,7 @@ def _belote_kernel(hands, strain, all_trump_counts, value, K, points, count):
     for i in range(n):
         c = 0
         for p in range(P):
-            suits = _belote_suits(np.int64(hands[i, p]), strain[i], all_trump_counts)
+            suits = belote_suits(np.int64(hands[i, p]), strain[i], all_trump_counts)
             for suit in range(4):
                 if suits >> suit & 1:
                     points[i, p % K] += value
@@ -541,19 +582,48 @@ def _belote_kernel(hands, strain, all_trump_counts, value, K, points, count):
 
 
 @njit(cache=True, nogil=True)
-def _belote_entries_kernel(hands, strain, all_trump_counts, rows, offsets, lost, e_row, e_seat, e_suit, e_scored):
-    """List the belotes of the hands ``rows`` (by seat, then suit) from ``offsets[q]`` on; a suit in
-    ``lost[i]`` (bool (n, 4)) did not score."""
-    P = hands.shape[1]
-    for q in range(len(rows)):
-        i = rows[q]
-        o = offsets[q]
-        for p in range(P):
-            suits = _belote_suits(np.int64(hands[i, p]), strain[i], all_trump_counts)
-            for suit in range(4):
-                if suits >> suit & 1:
-                    e_row[o], e_seat[o], e_suit[o], e_scored[o] = i, p, suit, not lost[i, suit]
-                    o += 1
+def belote_not_led(hands, h0, P, plays, p0, total, value, K, points, row):
+    """All-trump belotes under ``belote.all_trump = "per_suit_led"`` (BG-HIT, BG-NIK) in one fully played hand:
+    a suit's belote counts only when its holder plays the first of the king and queen leading or following
+    that suit. hands: uint32 flat buffer of the P initial hands from ``h0``; plays: int8 flat buffer of the
+    hand's ``total`` cards from ``p0``. Takes ``value`` from the holder's team (``points[row, seat % K]``,
+    card points) for each suit whose belote does not count, and returns those suits (bit s for suit s)."""
+    lost = 0
+    for suit in range(4):
+        queen, king = suit * 8 + 5, suit * 8 + 6
+        kq = (np.int64(1) << queen) | (np.int64(1) << king)
+        holder = -1
+        for s in range(P):
+            if np.int64(hands[h0 + s]) & kq == kq:
+                holder = s
+                break
+        if holder < 0:
+            continue
+        at_q = at_k = 0                       # position of each in the play (0 when not played)
+        for j in range(total - 1, -1, -1):
+            c = plays[p0 + j]
+            if c == queen:
+                at_q = j
+            elif c == king:
+                at_k = j
+        first = min(at_q, at_k)
+        if first % P != 0 and plays[p0 + first - first % P] // 8 != suit:
+            points[row, holder % K] -= value
+            lost |= 1 << suit
+    return lost
+
+
+@njit(cache=True, nogil=True, inline="always")
+def belote_items(suits, lost, value, row, p, o, e_row, e_seat, e_kind, e_rank, e_suit, e_length, e_points, e_scored):
+    """List seat ``p``'s belotes of hand ``row`` (``suits``: bit s for each suit held, :func:`belote_suits`), by
+    suit, from item ``o`` on, worth ``value``; a suit whose bit is set in ``lost`` did not score. Returns the
+    next free item."""
+    for suit in range(4):
+        if suits >> suit & 1:
+            e_row[o], e_seat[o], e_kind[o], e_rank[o], e_suit[o], e_length[o] = row, p, 4, -1, suit, 2
+            e_points[o], e_scored[o] = value, not (lost >> suit & 1)
+            o += 1
+    return o
 
 
 def _belote_pass(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> tuple[np.ndarray, np.ndarray]:
@@ -567,35 +637,12 @@ def _belote_pass(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> tuple
     return points, count
 
 
-def belote_entries(hands: np.ndarray, strain: np.ndarray, rules: Ruleset, lost: np.ndarray | None = None) -> Entries:
-    """Belote-rebelote held in ``hands`` (uint32 (n, P)) with contract ``strain`` (int8 (n,)), one item per
-    holder and suit (by hand, seat, suit), as :func:`belote_points` counts them, worth ``belote.value`` card
-    points; ``lost``: bool (n, 4) suits whose belote did not score (all-trump "per_suit_led" rule), else every
-    held belote scores."""
-    n, p = hands.shape
-    if not rules["belote.enabled"] or n == 0:
-        return Entries.empty()
-    _, count = _belote_pass(hands, strain, rules)
-    rows = np.nonzero(count)[0]
-    offsets = np.zeros(len(rows) + 1, dtype=np.int64)
-    np.cumsum(count[rows], out=offsets[1:])
-    k = int(offsets[-1])
-    e = Entries(np.empty(k, np.int64), np.empty(k, np.int8), np.full(k, KINDS.index("belote"), np.int8),
-                np.full(k, -1, np.int8), np.empty(k, np.int8), np.full(k, 2, np.int8),
-                np.full(k, int(rules["belote.value"]), np.int32), np.empty(k, bool))
-    _belote_entries_kernel(np.ascontiguousarray(hands, dtype=np.uint32), np.ascontiguousarray(strain, dtype=np.int8),
-                           rules["belote.all_trump"] != "none", rows, offsets,
-                           np.zeros((n, 4), dtype=bool) if lost is None else np.ascontiguousarray(lost, dtype=bool),
-                           e.row, e.seat, e.suit, e.scored)
-    return e
-
-
 def belote_points(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> np.ndarray:
     """Belote-rebelote points held by each team, int32 (n, K) for hands (n, P) (rules.md R25), card points.
 
     Suit contracts: king and queen of trump in one hand. All-trump (``belote.all_trump = "per_suit"`` or
     ``"per_suit_led"``): each suit's king and queen in one hand, up to four; under "per_suit_led" the engine
-    then takes away those not led or followed (``engine._belote_led_only``). None in no-trump. The cards are
+    then takes away those not led or followed (:func:`belote_not_led`). None in no-trump. The cards are
     always played in a complete hand, so holding them is scoring them.
     """
     return _belote_pass(hands, strain, rules)[0]

@@ -8,10 +8,19 @@ An explicit ``NUMBA_CACHE_DIR`` always wins. When no folder can be written eithe
 compiles in memory in every process (slower start, same results).
 
 Import :data:`njit` from here, not from numba, so the cache folder is chosen before anything compiles.
+
+numba checks a cached kernel against its own source file only, not against the files of the compiled
+functions it calls (``hand_pass.cards_pass`` calls ``play.play_one``, ``hand_pass.contract_pass``
+``contract.settle_one``...): after an
+edit of ``play.py`` it would load the old machine code. The locators registered here stamp every kernel of
+this package with a hash of all the package's sources instead (:func:`package_stamp`), so an edit anywhere in
+``pipeline/rescore`` recompiles them all once.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import os
 import tempfile
 from pathlib import Path
@@ -50,4 +59,55 @@ def choose_cache_dir(package_cache: Path = _PACKAGE_CACHE) -> str | None:
 
 
 CACHE_DIR = choose_cache_dir()
+
+
+@functools.lru_cache(maxsize=8)
+def _stamp(files: tuple[tuple[str, float, int], ...]) -> str:
+    h = hashlib.sha256()
+    for name, _, _ in files:
+        h.update(name.encode() + b"\0" + Path(name).read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def package_stamp(folder: Path = _PACKAGE_CACHE.parent) -> str:
+    """sha256 of every ``.py`` file of ``folder`` (names and contents): the source stamp of this package's
+    cached kernels. Read again only when a file's modification time or size changes."""
+    files = tuple((str(p), p.stat().st_mtime, p.stat().st_size) for p in sorted(folder.glob("*.py")))
+    return _stamp(files)
+
+
+def _register_locators() -> bool:
+    """Put the package-stamped locators in front of numba's own (see module doc); False when this numba has no
+    such hook (its per-file stamps then stand)."""
+    try:
+        from numba.core import caching
+        impl = caching.CacheImpl
+        bases = (caching.UserProvidedCacheLocator, caching.InTreeCacheLocator)
+        impl._locator_classes   # noqa: B018  (the hook exists)
+    except (ImportError, AttributeError):
+        return False
+    here = str(_PACKAGE_CACHE.parent)
+
+    def make(base):
+        class PackageStamped(base):
+            """numba's {base.__name__}, for this package's kernels: stamped with :func:`package_stamp`."""
+
+            @classmethod
+            def from_function(cls, py_func, py_file):
+                if os.path.dirname(os.path.abspath(py_file)) != here:
+                    return None
+                return super().from_function(py_func, py_file)
+
+            def get_source_stamp(self):
+                return package_stamp()
+
+        PackageStamped.__name__ = f"PackageStamped{base.__name__}"
+        return PackageStamped
+
+    ours = [make(b) for b in bases]
+    impl._locator_classes = ours + [c for c in impl._locator_classes if not c.__name__.startswith("PackageStamped")]
+    return True
+
+
+LOCATORS = _register_locators()
 njit = numba.njit

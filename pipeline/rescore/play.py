@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.cards import ALL_TRUMP, NO_TRUMP
+from pipeline.rescore.arith import mod
 from pipeline.rescore.jit import njit
 from pipeline.rescore.tables import ABOVE_TRUMP, STRENGTH, Tables
 from pipeline.rules import Ruleset, n_teams
@@ -57,7 +58,7 @@ def flags(pr: PlayRules) -> int:
     return sum(1 << f for f, k in enumerate(_FLAGS) if getattr(pr, k))
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def legal_one(hand, first, led_suit, strain, win_card, partner_winning, fl, above_trump):
     """The legal cards of one position and the obligation that applies: the one implementation of the play
     rules (rules.md R10-R16), compiled; :func:`legal_cards` and :func:`play_hands` both run it.
@@ -175,76 +176,115 @@ class PlayResult:
     last_trick_team: np.ndarray
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
+def play_one(plays, p0, seats, s0, hands, h0, P, n_tricks, dealer, st, points, strength, fl, above_trump, K, i,
+             winners, trick_points, team_points, took):
+    """Replay one hand: the one implementation of the trick play (winners, points, legality), compiled.
+
+    plays, seats: int8 flat buffers holding the hand's P * n_tricks cards / seats from ``p0`` / ``s0`` on;
+    hands: uint32 flat buffer holding its P initial hands from ``h0`` on; dealer: its dealer seat ((dealer + 1)
+    leads); st: its strain (0-5); points: int64 (6 * 32,) card points; strength: int64 (768,) trick strengths
+    (``tables.STRENGTH``); fl: :func:`flags`; above_trump: ``ABOVE_TRUMP``; K: teams (team = seat % K).
+    Writes row ``i`` of winners (int8 (., n_tricks)), of trick_points (int16 (., n_tricks), skipped when it
+    has no rows) and of team_points (int (., K), card points, no last-trick bonus) and took (bool (., K)).
+    Returns (team of the last trick, index of the first play that breaks a rule or -1, its code: OK...).
+    A play by the wrong seat, or of a card its seat does not hold, is flagged and the hand played on."""
+    st = min(max(np.int64(st), 0), 5)
+    suit_contract = st < 4
+    played = np.int64(0)                 # every card played so far in the hand, by any seat
+    leader = mod(np.int64(dealer) + 1, P)
+    first_bad = -1
+    first_code = OK
+    last_team = 0
+    for t in range(K):
+        team_points[i, t] = 0
+        took[i, t] = False
+    for t in range(n_tricks):
+        base = t * P
+        expected = mod(leader, P)          # a recorded seat out of range still counts modulo P
+        # the lead: any card the seat holds
+        c = np.int64(plays[np.uint64(p0 + base)])     # offsets and positions: never negative
+        s = np.int64(seats[np.uint64(s0 + base)])
+        bit = np.int64(1) << c
+        if first_bad < 0:
+            if s != expected:
+                first_bad, first_code = base, OUT_OF_TURN
+            elif np.int64(hands[np.uint64(h0 + s)]) & ~played & bit == 0:
+                first_bad, first_code = base, NOT_IN_HAND
+        led = c >> 3
+        row = st * 128 + led * 32
+        # a plain suit led (not trump, not all-trump): following it is always legal
+        plain_led = st == NO_TRUMP or (suit_contract and led != st)
+        best_key = strength[row + c] << 2  # strength first, then position (k < 4): unique in the trick
+        win_card = c
+        win_seat = s
+        played |= bit
+        pts = points[st * 32 + c]
+        expected += 1
+        if expected == P:
+            expected = 0
+        for k in range(1, P):
+            j = base + k
+            c = np.int64(plays[np.uint64(p0 + j)])
+            s = np.int64(seats[np.uint64(s0 + j)])
+            bit = np.int64(1) << c
+            if first_bad < 0:
+                code = OK
+                if s != expected:
+                    code = OUT_OF_TURN
+                else:
+                    # a seat's hand before a play: its initial hand minus every card played so far (cards of
+                    # other seats were never in it)
+                    held = np.int64(hands[np.uint64(h0 + s)]) & ~played    # s is the expected seat: 0 <= s < P
+                    if held & bit == 0:
+                        code = NOT_IN_HAND
+                    elif not (plain_led and c >> 3 == led):
+                        partner = P == 4 and (win_seat & 1) == (s & 1)
+                        legal, why = legal_one(held, False, led, st, win_card, partner, fl, above_trump)
+                        if legal & bit == 0:
+                            code = why
+                if code != OK:
+                    first_bad = j
+                    first_code = code
+            key = (strength[row + c] << 2) + k
+            if key > best_key:
+                best_key = key
+                win_card = c
+                win_seat = s
+            played |= bit
+            pts += points[st * 32 + c]
+            expected += 1
+            if expected == P:
+                expected = 0
+        winners[i, t] = win_seat
+        if trick_points.shape[0]:
+            trick_points[i, t] = pts
+        leader = win_seat
+        team = mod(win_seat, K)
+        team_points[i, team] += pts
+        took[i, team] = True
+        last_team = team
+    return last_team, first_bad, first_code
+
+
+@njit(cache=True, nogil=True, _nrt=False)
 def _play_kernel(plays, seats, hands, dealer, strain, points, strength, fl, above_trump, n_players, n_teams,
                  winners, trick_points, team_points, took, last_team, ill_trick, ill_seat, ill_card, ill_rule):
-    """Replay each hand (see :func:`play_hands`); writes winners, trick_points (n, tricks), each team's card points
-    and whether it took a trick (n, K), the team of the last trick and, per hand, the 1-based trick, seat, card
-    and code of the first play that breaks a rule (0, -1, -1, OK when none)."""
-    n, total = plays.shape
+    """:func:`play_one` for each hand of the flat buffers plays, seats (n * total,) and hands (n * P,); writes
+    winners, trick_points (n, tricks), team_points, took (n, K), the team of the last trick and, per hand,
+    the 1-based trick, seat, card and code of the first play that breaks a rule (0, -1, -1, OK when none)."""
+    n = dealer.shape[0]
     P = n_players
+    n_tricks = winners.shape[1]
+    total = P * n_tricks
     for i in range(n):
-        st = min(max(np.int64(strain[i]), 0), 5)
-        suit_contract = st < 4
-        played = np.int64(0)                 # every card played so far in the hand, by any seat
-        leader = (np.int64(dealer[i]) + 1) % P
-        first_bad = -1
-        first_code = OK
-        for t in range(total // P):
-            base = t * P
-            led = np.int64(plays[i, base]) // 8
-            row = st * 128 + led * 32
-            # a plain suit led (not trump, not all-trump): following it is always legal
-            plain_led = st == NO_TRUMP or (suit_contract and led != st)
-            best_key = np.int64(-1 << 40)
-            win_card = np.int64(0)
-            win_seat = np.int64(0)
-            pts = 0
-            expected = leader % P           # a recorded seat out of range still counts modulo P
-            for k in range(P):
-                j = base + k
-                c = np.int64(plays[i, j])
-                s = np.int64(seats[i, j])
-                bit = np.int64(1) << c
-                if first_bad < 0:
-                    code = OK
-                    if s != expected:
-                        code = OUT_OF_TURN
-                    else:
-                        # a seat's hand before a play: its initial hand minus every card played so far (cards of
-                        # other seats were never in it)
-                        held = np.int64(hands[i, min(max(s, 0), P - 1)]) & ~played
-                        if held & bit == 0:
-                            code = NOT_IN_HAND
-                        elif k > 0 and not (plain_led and c // 8 == led):
-                            partner = P == 4 and (win_seat & 1) == (s & 1)
-                            legal, why = legal_one(held, False, led, st, win_card, partner, fl, above_trump)
-                            if legal & bit == 0:
-                                code = why
-                    if code != OK:
-                        first_bad = j
-                        first_code = code
-                key = strength[row + c] * P + k   # strength first, then position: unique within the trick
-                if key > best_key:
-                    best_key = key
-                    win_card = c
-                    win_seat = s
-                played |= bit
-                pts += points[st * 32 + c]
-                expected += 1
-                if expected == P:
-                    expected = 0
-            winners[i, t] = win_seat
-            trick_points[i, t] = pts
-            leader = win_seat
-            team = win_seat % n_teams
-            team_points[i, team] += pts
-            took[i, team] = True
-            last_team[i] = team
+        last_team[i], first_bad, first_code = play_one(
+            plays, i * total, seats, i * total, hands, i * P, P, n_tricks, dealer[i], strain[i], points, strength,
+            fl, above_trump, n_teams, i, winners, trick_points, team_points, took)
         if first_bad >= 0:
             ill_trick[i] = first_bad // P + 1
-            ill_seat[i] = seats[i, first_bad]
-            ill_card[i] = plays[i, first_bad]
+            ill_seat[i] = seats[i * total + first_bad]
+            ill_card[i] = plays[i * total + first_bad]
         else:
             ill_trick[i] = 0
             ill_seat[i] = -1
@@ -279,8 +319,8 @@ def play_hands(plays: np.ndarray, seats: np.ndarray, hands: np.ndarray, dealer: 
     took = np.zeros((n, K), dtype=bool)
     last_team = np.zeros(n, dtype=np.int64)
     ill = [np.empty(n, dtype=np.int8) for _ in range(4)]     # trick, seat, card, rule
-    _play_kernel(np.ascontiguousarray(plays, dtype=np.int8), np.ascontiguousarray(seats, dtype=np.int8),
-                 np.ascontiguousarray(hands, dtype=np.uint32), np.ascontiguousarray(dealer, dtype=np.int8),
+    _play_kernel(np.ascontiguousarray(plays, dtype=np.int8).reshape(-1), np.ascontiguousarray(seats, dtype=np.int8).reshape(-1),
+                 np.ascontiguousarray(hands, dtype=np.uint32).reshape(-1), np.ascontiguousarray(dealer, dtype=np.int8),
                  np.ascontiguousarray(strain, dtype=np.int8), tables.points_flat.astype(np.int64), _STRENGTH,
                  flags(pr), _ABOVE_TRUMP, P, K, winners, tpoints, team_points, took, last_team, *ill)
     return PlayResult(trick_winners=winners, trick_points=tpoints, legal=ill[3] == OK, illegal_trick=ill[0],

@@ -32,65 +32,73 @@ from pipeline.rescore.jit import njit
 from pipeline.rules import Ruleset
 
 
+@njit(cache=True, nogil=True, inline="always")
+def solo_one(i, C, D, B, t, mp, combined, fd, to_def, share, rcode, awards, made, litige, decided, P, score, held):
+    """Settle hand ``i`` of K players each for himself: the one implementation of the 3-player made test and
+    awards, compiled (parameters as :func:`_solo_kernel`; ``t``: the taker's seat). Writes row i of
+    made/litige/decided, P, score and held."""
+    m_decl, m_bel, min_pts, vs, tie_rule = mp[0], mp[1], mp[4], mp[5], mp[6]
+    K = C.shape[1]
+    has_decl = False
+    for k in range(K):
+        has_decl = has_decl or D[i, k] != 0
+    res = FAILED
+    for with_decl in (True, False):
+        if not with_decl and not has_decl:
+            break
+        pT = 0
+        pO = 0 if combined else np.int64(-(1 << 62))   # below any total
+        for k in range(K):
+            p = C[i, k] + (B[i, k] if m_bel else 0) + (D[i, k] if m_decl and with_decl else 0)
+            if with_decl:
+                P[i, k] = p
+            if k == t:
+                pT = p
+            elif combined:
+                pO += p
+            else:
+                pO = max(pO, p)
+        ok = pT >= min_pts if min_pts != 0 else True
+        r = outcome(ok, pT, pO, False, vs, tie_rule)
+        if with_decl:
+            res = r
+            made[i] = r == MADE
+            litige[i] = r == LITIGE
+        else:
+            decided[i] = r != res
+    if not awards:
+        return
+    cT, dT, bT = C[i, t], D[i, t], B[i, t]
+    given = cT + (dT if fd == 0 else 0) + (bT if to_def else 0)
+    kept = (dT if fd == 1 else 0) + (0 if to_def else bT)
+    nxt = (t + 1) % K
+    for k in range(K):
+        own = C[i, k] + D[i, k] + B[i, k]
+        if res == MADE:
+            s = own
+        elif res == LITIGE:   # the opponents score their own totals now, the taker's is held
+            s = 0 if k == t else own
+        elif k == t:
+            s = kept
+        else:
+            s = own
+            if share:
+                s += given // 2 + (given % 2 if k == nxt else 0)
+        score[i, k] = round1(s, rcode)
+    held[i] = round1(C[i, t] + D[i, t] + B[i, t], rcode) if res == LITIGE else 0
+
+
 @njit(cache=True, nogil=True)
 def _solo_kernel(C, D, B, T, mp, combined, fd, to_def, share, rcode, awards, made, litige, decided, P, score, held):
-    """K players, one pass per hand: the made test (params ``mp`` of :func:`contract._made_params`; ``combined``:
-    ``solo_made = "combined"``), whether the declarations decide it, and (``awards``) the scores in game points.
-    C/D/B: int64 (n, K) card, declaration, belote points; T: int64 (n,) the taker's seat; ``fd``:
+    """K players, :func:`solo_one` for each hand: the made test (params ``mp`` of :func:`contract._made_params`;
+    ``combined``: ``solo_made = "combined"``), whether the declarations decide it, and (``awards``) the scores in
+    game points. C/D/B: int64 (n, K) card, declaration, belote points; T: int64 (n,) the taker's seat; ``fd``:
     ``fail_declarations`` code; ``to_def``: belote.on_failure is "to_defence"; ``share``: solo_fail is "share";
     ``rcode``: rounding code. Outputs made/litige/decided bool (n,), P int32 (n, K), score int32 (n, K),
     held int32 (n,)."""
-    m_decl, m_bel, min_pts, vs, tie_rule = mp[0], mp[1], mp[4], mp[5], mp[6]
-    n, K = C.shape
-    for i in range(n):
-        t = T[i]
-        has_decl = False
-        for k in range(K):
-            has_decl = has_decl or D[i, k] != 0
-        res = FAILED
-        for with_decl in (True, False):
-            if not with_decl and not has_decl:
-                break
-            pT = 0
-            pO = 0 if combined else np.int64(-(1 << 62))   # below any total
-            for k in range(K):
-                p = C[i, k] + (B[i, k] if m_bel else 0) + (D[i, k] if m_decl and with_decl else 0)
-                if with_decl:
-                    P[i, k] = p
-                if k == t:
-                    pT = p
-                elif combined:
-                    pO += p
-                else:
-                    pO = max(pO, p)
-            ok = pT >= min_pts if min_pts != 0 else True
-            r = outcome(ok, pT, pO, False, vs, tie_rule)
-            if with_decl:
-                res = r
-                made[i] = r == MADE
-                litige[i] = r == LITIGE
-            else:
-                decided[i] = r != res
-        if not awards:
-            continue
-        cT, dT, bT = C[i, t], D[i, t], B[i, t]
-        given = cT + (dT if fd == 0 else 0) + (bT if to_def else 0)
-        kept = (dT if fd == 1 else 0) + (0 if to_def else bT)
-        nxt = (t + 1) % K
-        for k in range(K):
-            own = C[i, k] + D[i, k] + B[i, k]
-            if res == MADE:
-                s = own
-            elif res == LITIGE:   # the opponents score their own totals now, the taker's is held
-                s = 0 if k == t else own
-            elif k == t:
-                s = kept
-            else:
-                s = own
-                if share:
-                    s += given // 2 + (given % 2 if k == nxt else 0)
-            score[i, k] = round1(s, rcode)
-        held[i] = round1(C[i, t] + D[i, t] + B[i, t], rcode) if res == LITIGE else 0
+    for i in range(C.shape[0]):
+        solo_one(i, C, D, B, T[i], mp, combined, fd, to_def, share, rcode, awards, made, litige, decided, P, score,
+                 held)
 
 
 def settle_solo(card_points: np.ndarray, decl_points: np.ndarray, belote_points: np.ndarray,

@@ -1,0 +1,638 @@
+"""The compiled passes of :func:`pipeline.rescore.engine.score_batch`: every hand, start to finish.
+
+Three passes over the hands, each one compiled loop that reads the hands table's Arrow buffers directly (list
+columns by their offsets, validity bitmaps bit by bit, strings byte by byte: no gather into temporary arrays)
+and writes the output columns' buffers as it goes:
+
+1. :func:`cards_pass`: whether each hand can be scored (its ``reason``), the play replayed
+   (:func:`pipeline.rescore.play.play_one`) or the tricks taken summed, the last trick, capot and strain
+   scaling;
+2. :func:`declarations_pass`: the declarations held (:func:`pipeline.rescore.declarations.held_one`, listed one
+   by one) or recorded as announced, belote-rebelote, ``declarations.on_capot``;
+3. :func:`contract_pass` (two teams, :func:`pipeline.rescore.contract.settle_one`) or :func:`solo_pass` (three
+   players, :func:`pipeline.rescore.solo.solo_one`): the contract, the revoke penalty, the recorded score
+   compared.
+
+The rules themselves live in those per-hand functions, which the batch kernels of their modules also run. The
+passes hand each other per-hand values through :class:`Scratch` and :class:`Outputs`. Three passes rather
+than one keep each compiled function small (numba's compile time grows faster than the size of a function)
+and let a ruleset compile only the settlement it uses.
+
+Ruleset parameters come as one int64 vector (:func:`params`, indices ``P_*``) and the ruleset's tables as
+:class:`Tables`; the input columns as :class:`Inputs`. Declarations recorded as announced are settled
+beforehand in Python (:func:`pipeline.rescore.declarations.from_announced`) and passed in per row.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import NamedTuple
+
+import numpy as np
+
+from pipeline.cards import ALL_TRUMP, NO_TRUMP
+from pipeline.rescore.arith import mod
+from pipeline.rescore.contract import _FAIL_DECL, settle_one
+from pipeline.rescore.declarations import (CONTESTS, belote_suits, belote_items, belote_not_led, held_one, on_capot,
+                                            seat_items)
+from pipeline.rescore.jit import njit
+from pipeline.rescore.play import OK, play_one
+from pipeline.rescore.solo import solo_one
+from pipeline.rules import Ruleset
+
+# the ruleset parameters as the passes read them (index into the vector of :func:`params`)
+(P_PLAYERS, P_TRICKS, P_TEAMS, P_COUNT, P_DECL_ON, P_BELOTE_ON, P_DECK24, P_NEEDS_BID, P_LAST_TRICK,
+ P_CAPOT_LAST_TRICK, P_CAPOT_SPLIT, P_CAPOT_BONUS, P_NT_A, P_NT_B, P_AT_A, P_AT_B, P_DECL_NT, P_DECL_AT, P_CONTEST,
+ P_TRUMP_BONUS, P_CARRE_IN_SEQ, P_BELOTE_AT, P_BELOTE_LED, P_BELOTE_VALUE, P_ON_CAPOT, P_RCODE, P_BG,
+ P_SOLO_COMBINED, P_FAIL_DECL, P_TO_DEFENCE, P_SOLO_SHARE, P_PENALTY, P_FLAGS) = range(33)
+COUNT_HELD, COUNT_ANNOUNCED, COUNT_ELSE_HELD = 0, 1, 2
+_COUNT = {"held": COUNT_HELD, "announced": COUNT_ANNOUNCED, "announced_else_held": COUNT_ELSE_HELD}
+_ON_CAPOT = {"keep": 0, "to_capot_team": 1, "lost": 2}
+
+# reason codes (0: none); engine.reason_texts gives their texts for a ruleset
+(R_PLAYERS, R_DEAL, R_SUMMARY, R_PLAYS, R_HANDS, R_TRICKS_TAKEN, R_NEEDS_HANDS, R_STRAIN, R_3P, R_DECK24,
+ R_BID) = range(1, 12)
+
+# completeness codes, in the order of COMPLETENESS; any other text is COMP_OTHER
+COMPLETENESS = ("full_play", "tricks_taken", "summary", "deal")
+COMP_FULL, COMP_TT, COMP_SUMMARY, COMP_DEAL, COMP_OTHER = range(5)
+
+# rows of the flags output (uint8 (N_FLAGS, n), 0/1): validity of output columns, boolean values, and what the
+# first pass tells the others (F_FULL: a full play record; F_HANDS: the initial hands are all there)
+(F_REASON, F_PLAYED, F_LEGAL, F_ILLEGAL, F_HAS_TAKER, F_OK, F_CAPOT, F_FROM_ANN, F_DECIDED_V, F_DECIDED, F_BELOTE,
+ F_MADE_V, F_MADE, F_LITIGE, F_SCORE_V, F_MATCH_V, F_MATCH, F_FULL, F_HANDS) = range(19)
+N_FLAGS = 19
+
+# rows of the int8 output (int8 (N_SMALL, n))
+(S_REASON, S_STATUS, S_ILL_TRICK, S_ILL_SEAT, S_ILL_CARD, S_ILL_RULE, S_TAKER_TEAM, S_LAST_TEAM, S_CAPOT_TEAM,
+ S_BELOTE_TEAM, S_STRAIN) = range(11)
+N_SMALL = 11
+
+# the per-team int16 outputs (int16 (N_TEAM16, n, K))
+T_CARD, T_DECL, T_BELOTE, T_CONTRACT = range(4)
+N_TEAM16 = 4
+
+ITEMS_PER_SEAT = 18     # at most 2 carrés + 3 runs x 4 suits + 4 belotes in one hand of up to 10 cards
+
+
+def params(R: Ruleset, flags: int) -> np.ndarray:
+    """The ruleset's parameters as the passes read them: int64 (33,), indices ``P_*``. ``flags``: the play
+    obligations (:func:`pipeline.rescore.play.flags`). ``P_RCODE`` is -1 when the rounding mode has no code
+    (the caller raises the settlement's ValueError only if a hand gets that far)."""
+    from pipeline.rescore.contract import _round_code
+    mode = R["rounding.mode"]
+    K = R.n_teams
+    bg = 2 if mode == "bg_modern" else (1 if mode.startswith("bg_") else 0)
+    try:
+        if K == 2:
+            rcode = _round_code(mode) if R["contract.made_test_rounded"] or not bg else 0
+        else:
+            rcode = _round_code(mode)
+    except ValueError:
+        rcode = -1
+    nt_a, nt_b = R["cards.no_trump_scale"]
+    at_a, at_b = R["cards.all_trump_scale"]
+    v = [int(R["deal.n_players"]), int(R["deal.tricks"]), K, _COUNT[R["declarations.count"]],
+         bool(R["declarations.enabled"]), bool(R["belote.enabled"]), int(R["deal.deck"]) == 24,
+         R["contract.made_vs_bid"] == "ge" or bool(R["contract.made_adds_bid"]) or bool(R["contract.fail_adds_bid"]),
+         int(R["cards.last_trick"]), int(R["cards.capot_last_trick"]),
+         int(R["cards.capot_split_each"]) if K > 2 else 0, int(R["cards.capot_bonus"]), int(nt_a), int(nt_b),
+         int(at_a), int(at_b), bool(R["declarations.in_no_trump"]), bool(R["declarations.in_all_trump"]),
+         CONTESTS.index(R["declarations.contest"]), 1 if R["declarations.trump_breaks_ties"] else 0,
+         bool(R["declarations.carre_cards_in_sequences"]), R["belote.all_trump"] != "none",
+         R["belote.all_trump"] == "per_suit_led", int(R["belote.value"]), _ON_CAPOT[R["declarations.on_capot"]],
+         rcode, bg, R["contract.solo_made"] != "each", _FAIL_DECL[R["contract.fail_declarations"]],
+         R["belote.on_failure"] == "to_defence", R["contract.solo_fail"] == "share", int(R["play.revoke_penalty"]),
+         flags]
+    return np.array(v, dtype=np.int64)
+
+
+class Tables(NamedTuple):
+    """A ruleset's tables as the passes read them."""
+
+    points: np.ndarray        # int64 (6 * 32,) card points of card c in strain s at s * 32 + c
+    strength: np.ndarray      # int64 (768,) trick strengths (tables.STRENGTH)
+    above_trump: np.ndarray   # int64 (33,) (tables.ABOVE_TRUMP)
+    carre_points: np.ndarray  # int32 (2, 8) and the other DeclarationTables
+    carre_key: np.ndarray
+    seq_points: np.ndarray
+    seq_key: np.ndarray
+    slot_length: np.ndarray
+    slot_top: np.ndarray
+    slot_points: np.ndarray
+    made: np.ndarray          # int64 (8,) contract._made_params
+    award: np.ndarray         # int64 (20,) contract._award_params
+
+
+class Inputs(NamedTuple):
+    """The hands columns as the passes read them (engine builds it): ``*_bits``/``*_off`` a validity bitmap and
+    its bit offset (:func:`pipeline.rescore.columns.validity`), ``*_o``/``*_v`` a list column's offsets and
+    values, strings as offsets and bytes, ``*_texts_*`` the texts a string column is matched against."""
+
+    n_pl: np.ndarray
+    taker: np.ndarray
+    taker_bits: np.ndarray
+    taker_off: int
+    tteam: np.ndarray
+    tteam_bits: np.ndarray
+    tteam_off: int
+    comp_o: np.ndarray
+    comp_d: np.ndarray
+    comp_bits: np.ndarray
+    comp_off: int
+    comp_texts_o: np.ndarray
+    comp_texts_d: np.ndarray
+    strain_o: np.ndarray
+    strain_d: np.ndarray
+    strain_bits: np.ndarray
+    strain_off: int
+    strain_texts_o: np.ndarray
+    strain_texts_d: np.ndarray
+    plays_o: np.ndarray
+    plays_v: np.ndarray
+    plays_bits: np.ndarray
+    plays_off: int
+    seats_o: np.ndarray
+    seats_v: np.ndarray
+    hands_o: np.ndarray
+    hands_v: np.ndarray
+    hands_bits: np.ndarray
+    hands_off: int
+    tt_o: np.ndarray
+    tt_v: np.ndarray
+    tt_bits: np.ndarray
+    tt_off: int
+    lts: np.ndarray
+    lts_bits: np.ndarray
+    lts_off: int
+    ann_bits: np.ndarray
+    ann_off: int
+    dealer: np.ndarray
+    coinche: np.ndarray
+    cbid_bits: np.ndarray
+    cbid_off: int
+    bid: np.ndarray
+    bid_bits: np.ndarray
+    bid_off: int
+    rec_o: np.ndarray
+    rec_v: np.ndarray
+    rec_bits: np.ndarray
+    rec_off: int
+    margin: np.ndarray
+    margin_bits: np.ndarray
+    margin_off: int
+
+
+class Outputs:
+    """The buffers the passes write for n hands of K teams and ``tricks`` tricks, with room for ``cap``
+    declaration items.
+
+    flags: uint8 (N_FLAGS, n) 0/1 (rows ``F_*``); small: int8 (N_SMALL, n) (rows ``S_*``); team16: int16
+    (N_TEAM16, n, K) card, declaration, belote and contract points (card points); score: int32 (n, K) hand
+    score (game points); held: int32 (n,); winners: int8 (n, tricks); item_offsets: int32 (n + 1,) each hand's
+    first declaration item; items: the declaration items (row int64, seat, kind, rank, suit, length int8,
+    points int32, scored bool), as :class:`pipeline.rescore.declarations.Entries` holds them.
+    """
+
+    def __init__(self, n: int, K: int, tricks: int, cap: int):
+        self.flags = np.zeros((N_FLAGS, n), dtype=np.uint8)
+        self.small = np.zeros((N_SMALL, n), dtype=np.int8)
+        self.team16 = np.zeros((N_TEAM16, n, K), dtype=np.int16)
+        self.score = np.zeros((n, K), dtype=np.int32)
+        self.held = np.zeros(n, dtype=np.int32)
+        self.winners = np.zeros((n, tricks), dtype=np.int8)
+        self.item_offsets = np.zeros(n + 1, dtype=np.int32)
+        self.items = self.item_buffers(cap)
+
+    @staticmethod
+    def item_buffers(cap: int) -> tuple:
+        """Room for ``cap`` declaration items: (row int64, seat, kind, rank, suit, length int8, points int32,
+        scored bool), each (cap,)."""
+        return (np.empty(cap, np.int64), np.empty(cap, np.int8), np.empty(cap, np.int8), np.empty(cap, np.int8),
+                np.empty(cap, np.int8), np.empty(cap, np.int8), np.empty(cap, np.int32), np.empty(cap, np.bool_))
+
+
+class Scratch(NamedTuple):
+    """Working arrays of the passes for n hands (P seats, K teams, T tricks); their content between calls is of
+    no meaning (a pass sets each row's before reading it)."""
+
+    C: np.ndarray        # int64 (n, K) card points
+    D: np.ndarray        # int64 (n, K) declaration points after the contest and declarations.on_capot
+    B: np.ndarray        # int64 (n, K) belote points held
+    took: np.ndarray     # bool (n, K) the team took a trick
+    made: np.ndarray     # bool (n,)
+    litige: np.ndarray   # bool (n,)
+    decided: np.ndarray  # bool (n,)
+    no_tp: np.ndarray    # int16 (0, T): trick points not asked for
+    sp: np.ndarray       # int64 (1, P) per seat: sequence points, best sequence key, carré points, best carré key
+    sk: np.ndarray
+    cp: np.ndarray
+    ck: np.ndarray
+    pts: np.ndarray      # int64 (1, P), (1, P), (K,), (K,) contest scratch
+    key: np.ndarray
+    tk: np.ndarray
+    th: np.ndarray
+    team1: np.ndarray    # int64 (1, K) declaration points won in the contest
+    seq_w: np.ndarray    # bool (1, K) sequences / carrés scored in the contest
+    carre_w: np.ndarray
+
+
+_LOCAL = threading.local()
+
+
+def scratch(n: int, K: int, P: int, T: int) -> Scratch:
+    """:class:`Scratch` for n hands, kept per thread and reused while the shape stays (no page faults per
+    batch; one per thread, so that threads never share it)."""
+    key = (n, K, P, T)
+    s = getattr(_LOCAL, "scratch", None)
+    if s is None or _LOCAL.key != key:
+        i64 = lambda *shape: np.zeros(shape, dtype=np.int64)   # noqa: E731
+        s = Scratch(i64(n, K), i64(n, K), i64(n, K), np.zeros((n, K), np.bool_), np.zeros(n, np.bool_),
+                    np.zeros(n, np.bool_), np.zeros(n, np.bool_), np.zeros((0, T), np.int16), i64(1, P), i64(1, P),
+                    i64(1, P), i64(1, P), i64(1, P), i64(1, P), i64(K), i64(K), i64(1, K),
+                    np.zeros((1, K), np.bool_), np.zeros((1, K), np.bool_))
+        _LOCAL.scratch, _LOCAL.key = s, key
+    return s
+
+
+def run(n: int, rp: np.ndarray, tab: Tables, inp: Inputs, ann: tuple, classify_only: bool) -> tuple[Outputs, int]:
+    """Run the passes over n hands (only the classification of :func:`cards_pass` with ``classify_only``); again
+    with room enough when the declaration items overflow the first guess. ``ann``: (team points, belote) int64
+    (n, K) of the rows that take their declarations from the record. Returns (outputs, declaration items).
+    (The kernels take the arrays they read one by one: a tuple argument of many arrays costs much more to
+    compile.)"""
+    P, T, K = int(rp[P_PLAYERS]), int(rp[P_TRICKS]), int(rp[P_TEAMS])
+    w = scratch(n, K, P, T)
+    out = Outputs(n, K, T, 0 if classify_only else 2 * n + ITEMS_PER_SEAT * P)
+    cards_pass(n, rp, inp.n_pl, inp.taker, inp.taker_bits, inp.taker_off, inp.tteam, inp.tteam_bits, inp.tteam_off,
+               inp.comp_o, inp.comp_d, inp.comp_bits, inp.comp_off, inp.comp_texts_o, inp.comp_texts_d,
+               inp.strain_o, inp.strain_d, inp.strain_bits, inp.strain_off, inp.strain_texts_o, inp.strain_texts_d,
+               inp.plays_o, inp.plays_v, inp.plays_bits, inp.plays_off, inp.seats_o, inp.seats_v,
+               inp.hands_o, inp.hands_v, inp.hands_bits, inp.hands_off, inp.tt_o, inp.tt_v, inp.tt_bits, inp.tt_off,
+               inp.lts, inp.lts_bits, inp.lts_off, inp.ann_bits, inp.ann_off, inp.dealer, inp.coinche,
+               inp.cbid_bits, inp.cbid_off, inp.bid_bits, inp.bid_off, tab.points, tab.strength, tab.above_trump,
+               w.C, w.took, w.no_tp, classify_only, out.flags, out.small, out.winners)
+    if classify_only:
+        return out, 0
+    while True:     # the pass sets each scored row's declarations afresh: running it again changes nothing else
+        items, short = declarations_pass(n, rp, inp.hands_o, inp.hands_v, inp.plays_o, inp.plays_v, tab.carre_points,
+                                  tab.carre_key, tab.seq_points, tab.seq_key, tab.slot_length, tab.slot_top,
+                                  tab.slot_points, w.D, w.B, w.took, w.sp, w.sk, w.cp, w.ck, w.pts, w.key, w.tk, w.th,
+                                  w.team1, w.seq_w, w.carre_w, ann[0], ann[1], out.flags, out.small, out.item_offsets,
+                                  *out.items)
+        if not short:
+            break
+        out.items = Outputs.item_buffers(items + ITEMS_PER_SEAT * P)
+    settle = contract_pass if K == 2 else solo_pass
+    settle(n, rp, inp.bid, inp.bid_bits, inp.bid_off, inp.cbid_bits, inp.cbid_off, inp.coinche, inp.rec_o, inp.rec_v,
+           inp.rec_bits, inp.rec_off, inp.margin, inp.margin_bits, inp.margin_off, tab.made, tab.award, w.C, w.D, w.B,
+           w.made, w.litige, w.decided, out.flags, out.small, out.team16, out.score, out.held)
+    return out, items
+
+
+@njit(cache=True, nogil=True)
+def _bit(bits, off, i):
+    """Bit (off + i) of an Arrow bitmap (least significant bit first)."""
+    j = off + i
+    return (bits[j >> 3] >> (j & 7)) & 1 == 1
+
+
+@njit(cache=True, nogil=True)
+def _text_code(offsets, data, i, t_offsets, t_data):
+    """Index of row i's string (offsets/data, :func:`columns.string_parts`) among the texts (t_offsets/t_data),
+    -1 when it is none of them."""
+    a, b = offsets[i], offsets[i + 1]
+    for k in range(len(t_offsets) - 1):
+        ta, tb = t_offsets[k], t_offsets[k + 1]
+        if tb - ta != b - a:
+            continue
+        same = True
+        for j in range(b - a):
+            if data[a + j] != t_data[ta + j]:
+                same = False
+                break
+        if same:
+            return k
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def _low_cards(hands_v, h0, P):
+    """Whether any of the P hands from h0 holds a 7 or an 8."""
+    m = np.int64(0)
+    for p in range(P):
+        m |= np.int64(hands_v[h0 + p])
+    return m & 0x03030303 != 0
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def cards_pass(n, rp, n_pl, taker, taker_bits, taker_off, tteam, tteam_bits, tteam_off,
+               comp_o, comp_d, comp_bits, comp_off, comp_texts_o, comp_texts_d,
+               strain_o, strain_d, strain_bits, strain_off, strain_texts_o, strain_texts_d,
+               plays_o, plays_v, plays_bits, plays_off, seats_o, seats_v, hands_o, hands_v, hands_bits, hands_off,
+               tt_o, tt_v, tt_bits, tt_off, lts, lts_bits, lts_off, ann_bits, ann_off, dealer, coinche,
+               cbid_bits, cbid_off, bid_bits, bid_off, points, strength, above_trump, C, took, no_tp, classify_only,
+               flags, small, winners):
+    """Pass 1 over n hands: what each record holds and whether it can be scored (the first reason that applies;
+    ``S_REASON``, ``S_STATUS``, ``F_OK``...), then for the scored hands their card points (``C``, int64 (n, K):
+    the play replayed, or the tricks taken summed; last trick or capot bonus, the split of a 3-player capot,
+    strain scaling, capot bonus), who took a trick (``took``, bool (n, K)), the trick winners, the first illegal play,
+    the last trick's and the capot's team. With ``classify_only``, only the classification. Inputs:
+    the columns of :class:`Inputs`, the tables of :class:`Tables`."""
+    P = rp[P_PLAYERS]
+    T = rp[P_TRICKS]
+    K = rp[P_TEAMS]
+    count_mode = rp[P_COUNT]
+    decl_on = rp[P_DECL_ON] != 0
+    belote_on = rp[P_BELOTE_ON] != 0
+    fl = rp[P_FLAGS]
+    for i in range(n):
+        has_taker_seat = _bit(taker_bits, taker_off, i)
+        team_only = _bit(tteam_bits, tteam_off, i) and not has_taker_seat
+        if team_only:
+            t_team = np.int64(tteam[i])
+        else:
+            t_team = mod(taker[i], K) if has_taker_seat else np.int64(0)
+        comp = _text_code(comp_o, comp_d, i, comp_texts_o, comp_texts_d) \
+            if _bit(comp_bits, comp_off, i) else -1
+        if comp < 0:
+            comp = COMP_OTHER
+        deal_only = comp == COMP_DEAL
+        passed = not has_taker_seat and not team_only and not deal_only
+        is_full = comp == COMP_FULL
+        is_tt = comp == COMP_TT
+        plays_len = plays_o[i + 1] - plays_o[i] if _bit(plays_bits, plays_off, i) else 0
+        hands_ok = _bit(hands_bits, hands_off, i) and hands_o[i + 1] - hands_o[i] == P
+        tt_len = tt_o[i + 1] - tt_o[i] if _bit(tt_bits, tt_off, i) else 0
+        st = _text_code(strain_o, strain_d, i, strain_texts_o, strain_texts_d) \
+            if _bit(strain_bits, strain_off, i) else -1
+        from_ann = count_mode == COUNT_ANNOUNCED or (count_mode == COUNT_ELSE_HELD and _bit(ann_bits, ann_off, i))
+        needs_hands = not from_ann and (decl_on or belote_on)
+        cb = _bit(cbid_bits, cbid_off, i)
+        reason = 0
+        if n_pl[i] != P:
+            reason = R_PLAYERS
+        elif not passed:
+            if deal_only:
+                reason = R_DEAL
+            elif not is_full and not is_tt:
+                reason = R_SUMMARY
+            elif is_full and plays_len != P * T:
+                reason = R_PLAYS
+            elif is_full and not hands_ok:
+                reason = R_HANDS
+            elif is_tt and (tt_len != P or not _bit(lts_bits, lts_off, i)):
+                reason = R_TRICKS_TAKEN
+            elif is_tt and needs_hands and not hands_ok:
+                reason = R_NEEDS_HANDS
+            elif st < 0:
+                reason = R_STRAIN
+            elif K != 2 and (coinche[i] > 0 or cb):
+                reason = R_3P
+            elif rp[P_DECK24] and hands_ok and _low_cards(hands_v, hands_o[i], P):
+                reason = R_DECK24
+            elif rp[P_NEEDS_BID] and not _bit(bid_bits, bid_off, i) and not cb:
+                reason = R_BID
+        ok = reason == 0 and not passed
+        small[S_REASON, i] = reason
+        small[S_STATUS, i] = 0 if passed else (1 if ok else 2)
+        small[S_STRAIN, i] = st
+        has_taker = not passed and not deal_only
+        small[S_TAKER_TEAM, i] = t_team if has_taker else -1
+        flags[F_REASON, i] = reason > 0
+        flags[F_HAS_TAKER, i] = has_taker
+        flags[F_OK, i] = ok
+        flags[F_FROM_ANN, i] = from_ann
+        flags[F_SCORE_V, i] = ok or passed
+        flags[F_FULL, i] = is_full
+        flags[F_HANDS, i] = hands_ok
+        small[S_ILL_SEAT, i] = -1
+        small[S_ILL_CARD, i] = -1
+        small[S_CAPOT_TEAM, i] = -1
+        small[S_BELOTE_TEAM, i] = -1
+        if classify_only or not ok:
+            continue
+        # ---- card points: the play replayed, or the tricks taken summed
+        if is_full:
+            p0 = plays_o[i]
+            s0 = seats_o[i]
+            lt, first_bad, code = play_one(plays_v, p0, seats_v, s0, hands_v, hands_o[i], P, T,
+                                           dealer[i], st, points, strength, fl, above_trump, K, i,
+                                           winners, no_tp, C, took)
+            flags[F_PLAYED, i] = True
+            flags[F_LEGAL, i] = first_bad < 0
+            flags[F_ILLEGAL, i] = first_bad >= 0
+            if first_bad >= 0:
+                small[S_ILL_TRICK, i] = first_bad // P + 1
+                small[S_ILL_SEAT, i] = seats_v[s0 + first_bad]
+                small[S_ILL_CARD, i] = plays_v[p0 + first_bad]
+            small[S_ILL_RULE, i] = code
+        else:
+            t0 = tt_o[i]
+            for t in range(K):
+                mask = np.int64(0)
+                for p in range(t, P, K):
+                    mask |= np.int64(tt_v[t0 + p])
+                s = np.int64(0)
+                for c in range(32):
+                    if mask >> c & 1:
+                        s += points[st * 32 + c]
+                C[i, t] = s
+                took[i, t] = mask != 0
+            lt = mod(lts[i], K)
+        # ---- last trick, capot, strain scaling
+        n_took = 0
+        first_took = -1
+        for t in range(K):
+            if took[i, t]:
+                n_took += 1
+                if first_took < 0:
+                    first_took = t
+        if K == 2:
+            capt = 0 if not took[i, 1] else (1 if not took[i, 0] else -1)
+        else:
+            capt = first_took if n_took == 1 else -1
+        bonus = rp[P_CAPOT_LAST_TRICK] if capt >= 0 else rp[P_LAST_TRICK]
+        split = rp[P_CAPOT_SPLIT]
+        if split != 0 and n_took == K - 1:   # 3 players, one took no trick: the others score the split
+            bonus = 0
+            for t in range(K):
+                if took[i, t]:
+                    C[i, t] += split
+        C[i, lt] += bonus
+        if st == NO_TRUMP and rp[P_NT_A] != rp[P_NT_B]:
+            a, b = rp[P_NT_A], rp[P_NT_B]
+            for t in range(K):
+                C[i, t] = (C[i, t] * a * 2 + b) // (2 * b)
+        elif st == ALL_TRUMP and rp[P_AT_A] != rp[P_AT_B]:
+            a, b = rp[P_AT_A], rp[P_AT_B]
+            for t in range(K):
+                C[i, t] = (C[i, t] * a * 2 + b) // (2 * b)
+        if capt >= 0:
+            C[i, capt] += rp[P_CAPOT_BONUS]
+        small[S_LAST_TEAM, i] = lt
+        small[S_CAPOT_TEAM, i] = capt
+        flags[F_CAPOT, i] = capt >= 0
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def declarations_pass(n, rp, hands_o, hands_v, plays_o, plays_v, carre_points, carre_key, seq_points, seq_key,
+                      slot_length, slot_top, slot_points, D, B, took, sp, sk, cp, ck, pts, key, tk, th, team1, seq_w,
+                      carre_w, ann_team, ann_belote, flags, small, item_offsets,
+                      e_row, e_seat, e_kind, e_rank, e_suit, e_length, e_points, e_scored):
+    """Pass 2 over the hands :func:`cards_pass` found scorable: their declaration points (``D``, int64 (n, K),
+    after the contest and ``declarations.on_capot``) and belote points (``B``), taken from ``ann_team`` /
+    ``ann_belote`` (int64 (n, K)) for the rows that take them from the record, else detected in the initial
+    hands and listed one by one into the ``e_*`` items from ``item_offsets[i]`` on; the belote team. Returns
+    (the number of items, whether some were not written): a hand's items are written only when the room left
+    (len(e_row)) holds the most a hand can have (ITEMS_PER_SEAT per seat), else counted, and the caller runs
+    the pass again with room for them all. The other arrays: as :class:`Scratch` and :class:`Tables`."""
+    P = rp[P_PLAYERS]
+    T = rp[P_TRICKS]
+    K = rp[P_TEAMS]
+    decl_on = rp[P_DECL_ON] != 0
+    belote_on = rp[P_BELOTE_ON] != 0
+    value = rp[P_BELOTE_VALUE]
+    at_counts = rp[P_BELOTE_AT] != 0
+    in_seq = rp[P_CARRE_IN_SEQ] != 0
+    cap = len(e_row)
+    o = 0
+    short = False
+    item_offsets[0] = 0
+    for i in range(n):
+        if flags[F_OK, i]:
+            st = np.int64(small[S_STRAIN, i])
+            capt = np.int64(small[S_CAPOT_TEAM, i])
+            for t in range(K):
+                D[i, t] = 0
+                B[i, t] = 0
+            lost = 0
+            if flags[F_FROM_ANN, i]:
+                for t in range(K):
+                    D[i, t] = ann_team[i, t]
+                    B[i, t] = ann_belote[i, t]
+            elif flags[F_HANDS, i]:
+                h0 = hands_o[i]
+                active = decl_on and (st != NO_TRUMP or rp[P_DECL_NT] != 0) and (st != ALL_TRUMP or rp[P_DECL_AT] != 0)
+                for t in range(K):
+                    team1[0, t] = 0
+                n_items = held_one(hands_v, h0, P, st, active, carre_points, carre_key, seq_points,
+                                   seq_key, slot_points, rp[P_TRUMP_BONUS], in_seq, rp[P_CONTEST], K,
+                                   sp, sk, cp, ck, 0, team1, seq_w, carre_w, 0, pts, key,
+                                   tk, th)
+                for t in range(K):
+                    D[i, t] = team1[0, t]
+                if belote_on:
+                    for p in range(P):
+                        suits = belote_suits(np.int64(hands_v[h0 + p]), st, at_counts)
+                        for suit in range(4):
+                            if suits >> suit & 1:
+                                B[i, mod(p, K)] += value
+                                n_items += 1
+                if rp[P_BELOTE_LED] and flags[F_FULL, i] and st == ALL_TRUMP:
+                    lost = belote_not_led(hands_v, h0, P, plays_v, plays_o[i], P * T, value, K, B, i)
+                if n_items > 0:
+                    if o + ITEMS_PER_SEAT * P <= cap:
+                        for p in range(P):
+                            h = np.int64(hands_v[h0 + p])
+                            if active:
+                                o = seat_items(h, st, carre_points, slot_length, slot_top, slot_points,
+                                               in_seq, seq_w[0, mod(p, K)], carre_w[0, mod(p, K)], i, p, o,
+                                               e_row, e_seat, e_kind, e_rank, e_suit, e_length, e_points, e_scored)
+                            if belote_on:
+                                o = belote_items(belote_suits(h, st, at_counts), lost, value, i, p, o,
+                                                 e_row, e_seat, e_kind, e_rank, e_suit, e_length, e_points, e_scored)
+                    else:                  # no room: count them, the caller runs again with room enough
+                        o += n_items
+                        short = True
+            # ---- belote team, declarations on a capot (declarations.on_capot)
+            n_bel = 0
+            b_first = -1
+            for t in range(K):
+                if B[i, t] > 0:
+                    n_bel += 1
+                    if b_first < 0:
+                        b_first = t
+            small[S_BELOTE_TEAM, i] = b_first if n_bel == 1 else -1
+            flags[F_BELOTE, i] = n_bel == 1
+            on_capot(D, i, K, capt, took, rp[P_ON_CAPOT])
+            has_decl = False
+            for t in range(K):
+                has_decl = has_decl or D[i, t] != 0
+            flags[F_DECIDED_V, i] = has_decl
+        item_offsets[i + 1] = min(o, cap)
+    return o, short
+
+
+@njit(cache=True, nogil=True)
+def _finish_row(i, K, penalty, C, D, B, made, litige, decided, flags, small, team16, score):
+    """After the settlement of scored hand i: the revoke penalty (each of the offender's opponents scores it,
+    rules.md R37) and the per-team points and outcome flags written to the outputs."""
+    if penalty and flags[F_FULL, i] and small[S_ILL_RULE, i] != OK:
+        off_team = mod(small[S_ILL_SEAT, i], K)
+        for t in range(K):
+            if t != off_team:
+                score[i, t] += penalty
+    for t in range(K):
+        team16[T_CARD, i, t] = C[i, t]
+        team16[T_DECL, i, t] = D[i, t]
+        team16[T_BELOTE, i, t] = B[i, t]
+    flags[F_DECIDED, i] = decided[i]
+    flags[F_MADE, i] = made[i]
+    flags[F_MADE_V, i] = not litige[i]
+    flags[F_LITIGE, i] = litige[i]
+
+
+@njit(cache=True, nogil=True)
+def _match_row(i, K, rec_o, rec_v, rec_bits, rec_off, margin, margin_bits, margin_off, flags, score):
+    """Whether hand i's score (scored or passed out) matches the recorded score, or the recorded margin of
+    two teams."""
+    rec_ok = _bit(rec_bits, rec_off, i) and rec_o[i + 1] - rec_o[i] == K
+    match = False
+    if rec_ok:
+        match = True
+        r0 = rec_o[i]
+        for t in range(K):
+            if np.int64(rec_v[r0 + t]) != np.int64(score[i, t]):
+                match = False
+    elif K == 2 and _bit(margin_bits, margin_off, i):
+        rec_ok = True
+        match = np.int64(score[i, 0]) - np.int64(score[i, 1]) == np.int64(margin[i])
+    flags[F_MATCH_V, i] = rec_ok and flags[F_SCORE_V, i] != 0
+    flags[F_MATCH, i] = match
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def contract_pass(n, rp, bid, bid_bits, bid_off, cbid_bits, cbid_off, coinche, rec_o, rec_v, rec_bits, rec_off, margin,
+                  margin_bits, margin_off, made_p, award_p, C, D, B, made, litige, decided, flags, small, team16, score, held):
+    """Pass 3 with two teams: each scored hand's contract (:func:`pipeline.rescore.contract.settle_one`: made,
+    litige, whether the declarations decide it, contract points, hand score and held points in game points),
+    the revoke penalty; for every hand, the recorded score compared."""
+    K = rp[P_TEAMS]
+    CP = team16[T_CONTRACT]
+    for i in range(n):
+        if flags[F_OK, i]:
+            decided[i] = False
+            bid_i = np.int64(bid[i]) if _bit(bid_bits, bid_off, i) else np.int64(0)
+            settle_one(i, C, D, B, np.int64(small[S_TAKER_TEAM, i]), bid_i, _bit(cbid_bits, cbid_off, i),
+                       np.int64(coinche[i]), np.int64(small[S_CAPOT_TEAM, i]), np.int64(small[S_STRAIN, i]),
+                       made_p, award_p, rp[P_RCODE], rp[P_BG], True, made, litige, decided, CP, score, held)
+            _finish_row(i, K, rp[P_PENALTY], C, D, B, made, litige, decided, flags, small, team16, score)
+        _match_row(i, K, rec_o, rec_v, rec_bits, rec_off, margin, margin_bits, margin_off, flags, score)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def solo_pass(n, rp, bid, bid_bits, bid_off, cbid_bits, cbid_off, coinche, rec_o, rec_v, rec_bits, rec_off, margin,
+              margin_bits, margin_off, made_p, award_p, C, D, B, made, litige, decided, flags, small, team16, score, held):
+    """Pass 3 when each player plays for himself: each scored hand's contract
+    (:func:`pipeline.rescore.solo.solo_one`), as :func:`contract_pass`."""
+    K = rp[P_TEAMS]
+    CP = team16[T_CONTRACT]
+    for i in range(n):
+        if flags[F_OK, i]:
+            decided[i] = False
+            solo_one(i, C, D, B, np.int64(small[S_TAKER_TEAM, i]), made_p, rp[P_SOLO_COMBINED] != 0,
+                     rp[P_FAIL_DECL], rp[P_TO_DEFENCE] != 0, rp[P_SOLO_SHARE] != 0, rp[P_RCODE], True, made, litige,
+                     decided, CP, score, held)
+            _finish_row(i, K, rp[P_PENALTY], C, D, B, made, litige, decided, flags, small, team16, score)
+        _match_row(i, K, rec_o, rec_v, rec_bits, rec_off, margin, margin_bits, margin_off, flags, score)
