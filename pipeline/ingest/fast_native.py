@@ -61,11 +61,15 @@ def enabled() -> bool:
 
 
 def read_into(fh, path: str, writer, take: Callable[[GameRecord | Reject], None],
-              block_bytes: int | None = None) -> None:
+              block_bytes: int | None = None, size: int | None = None) -> None:
     """Read the native JSON Lines stream ``fh`` (binary, already decompressed) into ``writer``.
 
-    A background thread reads, rewrites and parses the next block while this one converts the current block
-    and adds it to the lake buffer (pyarrow and numpy release the GIL); at most three blocks are in memory.
+    Two ways, same lake: a file of at least :data:`pipeline.ingest.native_pool.POOL_MIN_BYTES` (``size``) on a
+    machine with two CPUs or more is parsed and converted in worker processes, one block per task, every
+    core busy (:mod:`pipeline.ingest.native_pool`), while this process adds the blocks to the lake buffer in
+    file order and the lake writer encodes Parquet on its thread. Otherwise a background thread reads,
+    rewrites and parses the next block while this one converts the current block and adds it (pyarrow and
+    numpy release the GIL). Either way at most a few blocks are in memory.
 
     Args:
         fh: binary file object. A gzip stream is iterated line by line, as the row path iterates it, so a
@@ -74,14 +78,25 @@ def read_into(fh, path: str, writer, take: Callable[[GameRecord | Reject], None]
         writer: the driver's lake writer (``run._Writer``): its key sets, game ids, summary and buffers.
         take: the driver's handler for one row-path result (check, conflict, add or reject).
         block_bytes: block size (default :data:`BLOCK_BYTES`); any size gives the same lake.
+        size: bytes of the file as stored (decides between the two ways; None: the in-process way).
     Raises:
         whatever reading ``fh`` raises (OSError, EOFError, zlib.error), after importing every line read
         before it; StrictError from ``take``.
     """
-    prefetch = _Prefetch(_prepared(fh, path, block_bytes or BLOCK_BYTES))
+    from pipeline.ingest import native_pool
+    limit = block_bytes or BLOCK_BYTES
+    n = native_pool.workers()
+    if size is not None and n >= 2 and size >= native_pool.POOL_MIN_BYTES:
+        writer.wait()              # no Parquet write runs on the writer's thread while the workers fork
+        plain = None if isinstance(fh, gzip.GzipFile) else getattr(fh, "name", None)
+        with native_pool.BlockPool(n) as pool:
+            for lines, converted in pool.converted(_blocks(fh, limit), path, plain if isinstance(plain, str) else None):
+                _block(lines, converted, path, writer, take)
+        return
+    prefetch = _Prefetch(_prepared(fh, path, limit))
     try:
         for lines in prefetch:
-            _block(lines, path, writer, take)
+            _block(lines, convert_groups(lines), path, writer, take)
     finally:
         prefetch.close()
 
@@ -89,13 +104,36 @@ def read_into(fh, path: str, writer, take: Callable[[GameRecord | Reject], None]
 def _prepared(fh, path: str, limit: int):
     """Blocks of whole lines of ``fh`` (:class:`_Lines`), each with its candidate lines parsed; raises what
     reading raises, after yielding the lines read before."""
+    for lines in _blocks(fh, limit):
+        lines.prepare(path)
+        yield lines
+
+
+def convert_groups(lines: "_Lines") -> list[tuple[np.ndarray, ncol.Batch]]:
+    """Convert the parsed groups of a prepared block: (block line numbers of the accepted games, in order;
+    their :class:`~pipeline.ingest.native_columns.Batch`) per group. A group whose conversion fails is left to
+    the row path (the error is raised under ``REBELOTE_NATIVE_DEBUG``)."""
+    out = []
+    for table, blk, idx in lines.groups:
+        try:
+            batch = ncol.convert(table, blk)
+        except Exception:                 # a converter bug must not cost the file: the row path reads it
+            if os.environ.get(DEBUG_ENV):
+                raise
+            continue
+        out.append((idx[batch.ok], batch))
+    return out
+
+
+def _blocks(fh, limit: int):
+    """Blocks of whole lines of ``fh`` (:class:`_Lines`, about ``limit`` bytes each, not parsed yet); raises
+    what reading raises, after yielding the lines read before."""
     at = [1, 0]                      # line number and byte offset of the next block
 
     def block(data: bytes, end: int) -> _Lines:
         lines = _Lines(data, end, at[0], at[1])
         at[0] += lines.n
         at[1] += end
-        lines.prepare(path)
         return lines
 
     if isinstance(fh, gzip.GzipFile):
@@ -234,18 +272,12 @@ def _row_path(lineno: int, offset: int, text: str | None, path: str, take) -> No
         take(rec)
 
 
-def _block(lines: _Lines, path: str, writer, take) -> None:
-    """Import one prepared block: convert its parsed lines, then add every line in order (accepted games as
-    Arrow rows, the others through the row path)."""
+def _block(lines: _Lines, converted: list[tuple[np.ndarray, ncol.Batch]], path: str, writer, take) -> None:
+    """Import one block: add every line in order, the accepted games of ``converted`` (see
+    :func:`convert_groups`) as Arrow rows, the others through the row path."""
     accepted: dict[int, tuple[ncol.Batch, int]] = {}
-    for table, blk, idx in lines.groups:
-        try:
-            batch = ncol.convert(table, blk)
-        except Exception:                 # a converter bug must not cost the file: the row path reads it
-            if os.environ.get(DEBUG_ENV):
-                raise
-            continue
-        for k, i in enumerate(idx[batch.ok].tolist()):
+    for idx, batch in converted:
+        for k, i in enumerate(idx.tolist()):
             accepted[i] = (batch, k)
     run: list = []            # consecutive accepted games of one batch: [batch, first, end, first line]
     for i in range(lines.n):
@@ -454,7 +486,8 @@ def measure(path: str | Path, lake: str | Path | None = None, rows: bool = False
         lake: where to write; default a temporary folder, deleted afterwards. Must not exist or be empty.
         rows: force the row-by-row reader (the reference) instead of the columnar one.
     Returns:
-        ``{"path": "columnar"|"rows", "bytes": file size, "seconds": wall clock, "cpu_seconds": process CPU,
+        ``{"path": "columnar"|"rows", "bytes": file size, "seconds": wall clock, "cpu_seconds": CPU of this
+        process and of its worker processes,
         "mb_per_s": 1e6 bytes per wall second, "hands": hands imported, "hands_per_s", "games", "rejected"}``.
     """
     from pipeline.ingest.run import ingest_paths
@@ -464,9 +497,9 @@ def measure(path: str | Path, lake: str | Path | None = None, rows: bool = False
     try:
         with tempfile.TemporaryDirectory(prefix="rebelote-fastnative-") as tmp:
             target = Path(lake) if lake else Path(tmp) / "lake"
-            cpu0, t0 = time.process_time(), time.perf_counter()
+            cpu0, t0 = _cpu(), time.perf_counter()
             s = ingest_paths([path], target)
-            dt, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+            dt, cpu = time.perf_counter() - t0, _cpu() - cpu0
     finally:
         if old is None:
             os.environ.pop(ENV, None)
@@ -476,6 +509,14 @@ def measure(path: str | Path, lake: str | Path | None = None, rows: bool = False
     return {"path": "rows" if rows else "columnar", "bytes": size, "seconds": round(dt, 3),
             "cpu_seconds": round(cpu, 3), "mb_per_s": round(size / dt / 1e6, 2), "hands": s.hands,
             "hands_per_s": round(s.hands / dt), "games": s.games, "rejected": sum(s.rejected.values())}
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and of its finished child processes (the worker processes of
+    :mod:`pipeline.ingest.native_pool` are joined before ``ingest_paths`` returns)."""
+    import resource
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def measure_parse(path: str | Path) -> dict:

@@ -826,7 +826,7 @@ def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject) -
     with _open(path) as fh:
         if reader is native_jsonl and fast_native.enabled():
             # columnar reading of whole blocks; lines it cannot vouch for come back through `take`
-            fast_native.read_into(fh, str(path), writer, take)
+            fast_native.read_into(fh, str(path), writer, take, size=path.stat().st_size)
         else:
             for rec in reader.read(_lines(fh), str(path)):
                 take(rec)
