@@ -223,6 +223,15 @@ def _by_row(parent: np.ndarray, flags: np.ndarray, n: int) -> np.ndarray:
     return np.bincount(parent[flags], minlength=n)
 
 
+def _pick(values, idx):
+    """``values[idx]`` for a numpy array or a pyarrow array, ``idx`` an index array or a slice (:func:`_gather`)."""
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        if isinstance(idx, slice):
+            return values.slice(idx.start, idx.stop - idx.start)
+        return values.take(pa.array(idx))
+    return values[idx]
+
+
 def _parents(offsets: np.ndarray) -> np.ndarray:
     """Row of each child element of a list column (offsets from 0, as :func:`_list` gives them)."""
     return np.repeat(np.arange(len(offsets) - 1), offsets[1:] - offsets[:-1])
@@ -245,8 +254,13 @@ def _seg_sum(x: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return cs[offsets[1:]] - cs[offsets[:-1]]
 
 
-def _gather(offsets: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Offsets (from 0) and child indices of the lists of ``rows``, in that order."""
+def _gather(offsets: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray | slice]:
+    """Offsets (from 0) and child indices of the lists of ``rows``, in that order: a ``slice`` when ``rows`` is
+    every row (the usual case: every line of a block accepted), so no index is built and no value copied (read
+    the children with :func:`_pick`)."""
+    n = len(offsets) - 1
+    if len(rows) == n and (n == 0 or (rows[0] == 0 and rows[-1] == n - 1)):
+        return offsets - offsets[0], slice(int(offsets[0]), int(offsets[-1]))
     starts, lengths = offsets[rows], offsets[rows + 1] - offsets[rows]
     new = np.zeros(len(rows) + 1, np.int64)
     np.cumsum(lengths, out=new[1:])
@@ -680,7 +694,7 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     take_g = pa.array(games_sel)
     take_h = pa.array(hs)
     gid_sel = game_id.take(take_g)
-    gid_texts = aj.strings(gid_sel)
+    gid_texts = aj.strings(gid_sel, "[")
     hand_par_pos = np.searchsorted(games_sel, hp)               # accepted game of each accepted hand
     hand_offsets = np.zeros(len(games_sel) + 1, np.int64)
     np.cumsum(n_hands[games_sel], out=hand_offsets[1:])
@@ -727,7 +741,7 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     # hand_key: records.hand_key's json.dumps text, field by field (players last: the game's names)
     players_sel = col["players"].take(pa.array(games_sel))
     players_text = aj.lists_of(players_sel.offsets.to_numpy().astype(np.int64), aj.strings(players_sel.flatten()),
-                               np.ones(len(games_sel), bool))
+                               np.ones(len(games_sel), bool))        # ',["A","B",...]'
     pieces = [
         gid_texts.take(pa.array(hand_par_pos)),
         aj.scalars([("int", hand_no[hs], None), ("int", dealer[hs], None), ("int", nh[hs], None)]),
@@ -736,7 +750,8 @@ def convert(t: pa.Table, blk: Block) -> Batch:
         _auction_text(auc, hs),
         aj.scalars([("int", taker[hs], taker_v[hs]), ("str", hand_cols["strain"], None),
                     ("int", bid[hs], bid_v[hs]), ("bool", capot[hs], None), ("int", coinche[hs], None)]),
-        _pair_text(ply.offsets, ply.valid, card, ply.seat, hs),
+        _list_text(ply.offsets, ply.valid, card, hs),
+        _list_text(ply.offsets, ply.valid, ply.seat, hs),
         tricks.key_text(hs),
         aj.scalars([("int", lts[hs], lts_v[hs])]),
         ann.key_text(hs),
@@ -758,13 +773,12 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     gs = games_sel
     tg = pa.array(gs)
     rf_text = _list_text(rf_off, rf_valid, rf, gs, rf_v)
-    hk_text = pa.array(['"' + k + '"' for k in hand_keys], pa.string())
-    gkey_text = aj.join([
-        aj.join([gid_texts, aj.strings(col["variant"].take(tg)), aj.ints(n[gs]),
-                 players_text,
-                 aj.ints(target[gs], target_v[gs]), rf_text, aj.ints(winner[gs], winner_v[gs])]),
-        aj.lists_of(hand_offsets, hk_text, np.ones(len(gs), bool)),
-    ]) if len(gs) else pa.array([], pa.string())
+    hand_key_col = hand_cols["hand_key"]
+    hk_text = pc.binary_join_element_wise('"', hand_key_col, '"', "") if len(hs) else pa.array([], pa.string())
+    gkey_text = pc.binary_join_element_wise(
+        "[", gid_texts, aj.strings(col["variant"].take(tg), ","), aj.ints(n[gs], lead=","), players_text,
+        aj.ints(target[gs], target_v[gs], ","), rf_text, aj.ints(winner[gs], winner_v[gs], ","), "],",
+        aj.lists_of(hand_offsets, hk_text, np.ones(len(gs), bool), lead=""), "]", "") if len(gs) else None
     game_keys = aj.sha32(gkey_text) if len(gs) else []
     game_cols = {
         "game_id": gid_sel, "source": source.take(tg), "source_format": source_format.take(tg),
@@ -792,7 +806,7 @@ def _list_column(offsets, valid, values, rows, typ, value_valid=None, values_arr
     ``valid``), as ``list<typ>``."""
     new, idx = _gather(offsets, rows)
     if values_array is not None:
-        items = values_array.take(pa.array(idx)) if len(idx) else pa.array([], typ)
+        items = _pick(values_array, idx) if new[-1] else pa.array([], typ)
     else:
         vv = None if value_valid is None else ~value_valid[idx]
         items = pa.array(np.asarray(values)[idx], typ, mask=vv)
@@ -801,7 +815,7 @@ def _list_column(offsets, valid, values, rows, typ, value_valid=None, values_arr
 
 
 def _list_text(offsets, valid, values, rows, value_valid=None) -> pa.StringArray:
-    """JSON text of the selected rows of a list-of-integers column (see :func:`_list_column`)."""
+    """``,`` + the JSON text of the selected rows of a list-of-integers column (see :func:`_list_column`)."""
     new, idx = _gather(offsets, rows)
     return aj.int_lists(new, np.asarray(values)[idx], valid[rows],
                         None if value_valid is None else value_valid[idx])
@@ -862,29 +876,22 @@ def _card_lists_of(offsets: np.ndarray, valid: np.ndarray, masks: np.ndarray, in
 def _auction_column(auc: Pairs, rows: np.ndarray) -> pa.Array:
     """``list<struct<seat: int8, call: string>>`` of the selected hands; a null auction is ``[]``."""
     new, idx = _gather(auc.offsets, rows)
-    calls = pc.utf8_slice_codeunits(auc.strings.take(pa.array(idx)), 2) if len(idx) else \
-        pa.array([], pa.string())
+    calls = pc.utf8_slice_codeunits(_pick(auc.strings, idx), 2) if new[-1] else pa.array([], pa.string())
     items = pa.StructArray.from_arrays([pa.array(auc.seat[idx], pa.int8()), calls], names=["seat", "call"])
     typ = schema.schema("hands").field("auction").type
     return pa.ListArray.from_arrays(pa.array(new.astype(np.int32)), items, type=typ)
 
 
 def _auction_text(auc: Pairs, rows: np.ndarray) -> pa.StringArray:
-    """JSON text of the selected hands' auctions, ``[{"seat":0,"call":"pass"},...]`` (``[]`` when absent);
-    each distinct (seat, call) is written once."""
+    """``,`` + the JSON text of the selected hands' auctions, ``[{"seat":0,"call":"pass"},...]`` (``[]`` when
+    absent); each distinct (seat, call) is written once."""
     new, idx = _gather(auc.offsets, rows)
-    if not len(idx):
+    if not new[-1]:
         return aj.lists_of(new, pa.array([], pa.string()), np.ones(len(rows), bool))
-    enc = pc.dictionary_encode(auc.strings.take(pa.array(idx)))
+    enc = pc.dictionary_encode(_pick(auc.strings, idx))
     words = [f'{{"seat":{w[0]},"call":{json.dumps(w[2:])}}}' for w in enc.dictionary.to_pylist()]
     objs = pa.array(words, pa.string()).take(enc.indices)
     return aj.lists_of(new, objs, np.ones(len(rows), bool))
-
-
-def _pair_text(offsets, valid, first, second, rows) -> pa.StringArray:
-    """JSON text ``[plays],[seats]`` of the selected hands."""
-    new, idx = _gather(offsets, rows)
-    return aj.int_list_pairs(new, np.asarray(first)[idx], np.asarray(second)[idx], valid[rows])
 
 
 @dataclass
@@ -905,7 +912,7 @@ class Announced:
     def column(self, rows: np.ndarray) -> pa.Array:
         new, idx = _gather(self.offsets, rows)
         items = pa.StructArray.from_arrays(
-            [pa.array(self.seat[idx], pa.int8()), self.kind.take(pa.array(idx)),
+            [pa.array(self.seat[idx], pa.int8()), _pick(self.kind, idx),
              pa.array(self.rank[idx], pa.int8(), mask=~self.rank_v[idx]),
              pa.array(self.suit[idx], pa.int8(), mask=~self.suit_v[idx]),
              pa.array(self.length[idx], pa.int8())], names=["seat", "kind", "rank", "suit", "length"])
@@ -914,13 +921,14 @@ class Announced:
                                         mask=pa.array(~self.valid[rows]), type=typ)
 
     def key_text(self, rows: np.ndarray) -> pa.StringArray:
+        """``,`` + the JSON text of the selected hands' announcements (objects in the row path's key order)."""
         new, idx = _gather(self.offsets, rows)
-        if not len(idx):
+        if not new[-1]:
             return aj.lists_of(new, pa.array([], pa.string()), self.valid[rows])
         objs = pc.binary_join_element_wise(
-            '{"seat":', aj.ints(self.seat[idx]), ',"kind":', aj.strings(self.kind.take(pa.array(idx))),
-            ',"rank":', aj.ints(self.rank[idx], self.rank_v[idx]), ',"suit":', aj.ints(self.suit[idx], self.suit_v[idx]),
-            ',"length":', aj.ints(self.length[idx]), "}", "")
+            aj.ints(self.seat[idx], lead='{"seat":'), aj.strings(_pick(self.kind, idx), ',"kind":'),
+            aj.ints(self.rank[idx], self.rank_v[idx], ',"rank":'), aj.ints(self.suit[idx], self.suit_v[idx], ',"suit":'),
+            aj.ints(self.length[idx], lead=',"length":'), "}", "")
         return aj.lists_of(new, objs, self.valid[rows])
 
 
