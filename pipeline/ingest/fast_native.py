@@ -371,6 +371,8 @@ def _parsed(cand: np.ndarray, text_starts: tuple[bytearray, np.ndarray], lineno:
     buf, starts = text_starts
     rewritten, opens = native_plays.compact(buf)     # canonical plays lists -> one text each
     texts = native_plays.per_row(rewritten, starts)
+    dealt, opens = native_plays.compact_hands(buf, opens)   # canonical dealt hands -> one text each
+    dealt = native_plays.per_row(dealt, starts)
     marks = ncol.mark_pairs(buf, opens)               # the other [seat, x] pairs; sorted positions
     lin = ncol.mark_null_source_lines(buf)
     m = len(cand)
@@ -385,7 +387,7 @@ def _parsed(cand: np.ndarray, text_starts: tuple[bytearray, np.ndarray], lineno:
     read_opts = pj.ReadOptions(use_threads=PARSE_THREADS, block_size=max(1 << 20, 2 * longest + 1))
     for lo, hi, table in _parse(buf, starts, 0, m, read_opts):
         blk = ncol.Block(buf, starts[lo:hi + 1], lineno + cand[lo:hi], pairs[lo:hi], escapes[lo:hi], path,
-                         lin[lo:hi], texts[lo:hi])
+                         lin[lo:hi], texts[lo:hi], dealt[lo:hi])
         yield table, blk, cand[lo:hi]
 
 
