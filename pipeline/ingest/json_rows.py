@@ -167,6 +167,8 @@ def sha32(offsets: np.ndarray, data: np.ndarray) -> list[str]:
 @njit(cache=True, nogil=True)
 def _digits(v: int) -> int:
     """Characters of the decimal text of ``v`` (its sign included)."""
+    if 0 <= v < 10:
+        return 1
     n = 1
     if v < 0:
         if v == -9223372036854775808:
@@ -181,6 +183,13 @@ def _digits(v: int) -> int:
 
 @njit(cache=True, nogil=True)
 def _put_int(out, at: int, v: int) -> int:
+    if 0 <= v < 100:                 # cards, seats, hand numbers: most integers of a key
+        if v < 10:
+            out[at] = 48 + v
+            return at + 1
+        out[at] = 48 + v // 10
+        out[at + 1] = 48 + v % 10
+        return at + 2
     if v == -9223372036854775808:
         s = "-9223372036854775808"
         for k in range(20):

@@ -193,16 +193,19 @@ def _mark_null_source_lines(a, null, spaced):
     """Kernel of :func:`mark_null_source_lines`: every ``_lin`` is found first, then each pattern is checked for
     all of them before any is rewritten (the phases of its first, numpy, version)."""
     n = len(a)
+    # a '_lin' has exactly one of its 4 (distinct) letters at a position divisible by 4: look only there
+    step = np.full(256, -1, np.int64)
+    step[0x5F], step[0x6C], step[0x69], step[0x6E] = 0, 1, 2, 3
+    lin = np.empty(n // 4 + 1, np.int64)
     m = 0
-    for i in range(n - 3):
-        if a[i] == 0x5F and a[i + 1] == 0x6C and a[i + 2] == 0x69 and a[i + 3] == 0x6E:     # '_lin'
-            m += 1
-    lin = np.empty(m, np.int64)
-    k = 0
-    for i in range(n - 3):
-        if a[i] == 0x5F and a[i + 1] == 0x6C and a[i + 2] == 0x69 and a[i + 3] == 0x6E:
-            lin[k] = i
-            k += 1
+    for i in range(0, n, 4):
+        o = step[a[i]]
+        if o >= 0:
+            p = i - o
+            if p >= 0 and p + 3 < n and a[p] == 0x5F and a[p + 1] == 0x6C and a[p + 2] == 0x69 and a[p + 3] == 0x6E:
+                lin[m] = p
+                m += 1
+    lin = lin[:m]
     done = np.zeros(m, np.bool_)
     good = np.zeros(m, np.bool_)
     for pattern in (null, spaced):
@@ -521,7 +524,8 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     :class:`Batch`; ``Batch.ok[i]`` is False for each line the row path must read (bad or unusual records).
     """
     N = t.num_rows
-    col = {name: t.column(name).combine_chunks() for name in t.column_names}
+    col = {name: (c.chunk(0) if c.num_chunks == 1 else c.combine_chunks())
+           for name, c in zip(t.column_names, t.columns)}
     ok = np.ones(N, bool)
 
     # ---- game fields (native.game_to_rows, first half)
@@ -929,6 +933,10 @@ def _dealt(hv: pa.Array) -> tuple[CardLists, np.ndarray, np.ndarray]:
     dec = native_plays.decode_hands(t_off, t_data, t_valid)
     t_masks, t_bad = _masks(_two_char_cards()[dec.code].astype(np.int16), dec.card_offsets)
     t_bad |= ~dec.ok[_parents(dec.offsets)]              # a text of another shape: not read here
+    if lst.null_count == len(lst):                        # every hand's cards came as a text (the usual case)
+        lists = _card_lists_of(dec.offsets, t_valid, t_masks, t_bad)
+        lists.ok &= ~t_valid | dec.ok
+        return lists, t_valid, np.zeros(len(t_valid), bool)
     l_off, l_valid, inner = _list(lst)
     ioff, ivalid, strs = _list(inner)
     l_masks, l_tok_bad = _masks(_string_cards(strs), ioff)

@@ -107,6 +107,8 @@ class BlockPool:
     error: blocks not started are cancelled)."""
 
     def __init__(self, n: int):
+        from pipeline.ingest import fast_native
+        fast_native.warm_up()          # compiled once here, inherited by every forked worker
         self.n = n
         shm = "/dev/shm"
         self._dir = tempfile.mkdtemp(prefix="rebelote-blocks-",

@@ -635,6 +635,16 @@ def _sidecars_unchanged(prev: list) -> bool:
     return all((_content_hash(Path(p)) if Path(p).is_file() else None) == h for p, h in prev[4].items())
 
 
+def _hash_later(path: Path) -> Future:
+    """:func:`_content_hash` of ``path`` computed on a thread (hashlib releases the GIL on large reads, so it
+    overlaps the reading of the file)."""
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rebelote-hash")
+    try:
+        return pool.submit(_content_hash, path)
+    finally:
+        pool.shutdown(wait=False)
+
+
 def _content_hash(path: Path) -> str:
     """SHA-256 of the file's bytes (as stored, compressed or not), for the manifest: a file touched but not
     changed (copied back, restored from a backup) is recognised as unchanged without being parsed."""
@@ -705,7 +715,9 @@ def _ingest_files(paths, lake, fmt, strict, on_reject, on_file, reread, writer: 
             summary.unchanged += 1
             skipped.add(key)
             continue
-        digest = _content_hash(path)
+        fast_native.prepare_for(path)      # a big native file: its compiled kernels load meanwhile
+        # a file never read before needs its hash only for the manifest, once read: hashed on a thread meanwhile
+        digest: str | Future = _hash_later(path) if prev is None else _content_hash(path)
         if not reread and prev is not None and prev[2:4] == [stamp[2], digest] and sidecars_same:
             manifest[key] = stamp + [digest] + prev[4:]      # touched, same bytes: nothing to read
             summary.unchanged += 1
@@ -751,6 +763,8 @@ def _ingest_files(paths, lake, fmt, strict, on_reject, on_file, reread, writer: 
         writer.start_file(path, replacing=key in manifest)
         same_bytes = prev is not None and prev[2:4] == stamp[2:] and sidecars_same
         added_before = summary.games + summary.hands + sum(summary.rejected.values())
+        if isinstance(stamp[3], Future) and reader is native_jsonl and fast_native.forks_for(path):
+            stamp[3] = stamp[3].result()       # no thread may be inside OpenSSL when the workers fork
         try:
             _read_file(path, reader, writer, strict, on_reject)
         except StrictError:
@@ -762,6 +776,8 @@ def _ingest_files(paths, lake, fmt, strict, on_reject, on_file, reread, writer: 
             _file_reject(path, reader.NAME, "reader_error", f"the {reader.NAME} reader failed on this file: "
                          f"{type(e).__name__}: {e}", writer, strict, on_reject)
         else:
+            if isinstance(stamp[3], Future):
+                stamp[3] = stamp[3].result()
             manifest[key] = stamp + _sidecar_record(path, reader)
             if same_bytes and summary.games + summary.hands + sum(summary.rejected.values()) == added_before:
                 # --reread of unchanged bytes that gave nothing new: the same rows as before, none stale (checking
