@@ -272,24 +272,40 @@ def _bool_write(index, offsets, values, valid, vvalid, toffsets, data, out, curs
             cursor[i] = at + 6
 
 
+_SMALL_LEN = np.array([1] * 10 + [2] * 90, np.int64)
+_SMALL_HI = np.array([48 + v if v < 10 else 48 + v // 10 for v in range(100)], np.uint8)
+_SMALL_LO = np.array([44 if v < 10 else 48 + v % 10 for v in range(100)], np.uint8)
+"""Text of 0-99 (cards, seats): first byte, second byte (a comma when there is none), length. A list of small
+integers is written without a branch per element: both bytes and the comma after them are written, and the
+position moves by the length (the next element or the closing bracket overwrites what was written beyond)."""
+
+
 @njit(cache=True, nogil=True)
 def _ints_len(index, offsets, values, valid, vvalid, toffsets, data, lengths):
     nulls, enulls = len(valid) > 0, len(vvalid) > 0
+    small_len = _SMALL_LEN
     for i in range(len(index)):
         j = index[i]
         if nulls and not valid[j]:
             lengths[i] += 4
             continue
         a, b = offsets[j], offsets[j + 1]
-        n = 2 + max(b - a - 1, 0)                # brackets and commas
+        n = 1 + max(b - a, 1)                    # brackets and commas
         for k in range(a, b):
-            n += 4 if enulls and not vvalid[k] else _digits(values[k])
+            v = values[k]
+            if enulls and not vvalid[k]:
+                n += 4
+            elif 0 <= v < 100:
+                n += small_len[v]
+            else:
+                n += _digits(v)
         lengths[i] += n
 
 
 @njit(cache=True, nogil=True)
 def _ints_write(index, offsets, values, valid, vvalid, toffsets, data, out, cursor, lead):
     nulls, enulls = len(valid) > 0, len(vvalid) > 0
+    small_len, hi, lo = _SMALL_LEN, _SMALL_HI, _SMALL_LO
     for i in range(len(index)):
         at = cursor[i]
         out[at] = lead
@@ -302,10 +318,20 @@ def _ints_write(index, offsets, values, valid, vvalid, toffsets, data, out, curs
         at += 1
         a, b = offsets[j], offsets[j + 1]
         for k in range(a, b):
-            if k > a:
-                out[at] = 44
-                at += 1
-            at = _put_null(out, at) if enulls and not vvalid[k] else _put_int(out, at, values[k])
+            v = values[k]
+            if enulls and not vvalid[k]:
+                at = _put_null(out, at)
+            elif 0 <= v < 100:                   # 'd,' or 'dd' then ','
+                out[at] = hi[v]
+                out[at + 1] = lo[v]
+                out[at + 2] = 44
+                at += small_len[v]
+            else:
+                at = _put_int(out, at, v)
+            out[at] = 44                         # ',' (the closing bracket overwrites the last)
+            at += 1
+        if b > a:
+            at -= 1
         out[at] = 93
         cursor[i] = at + 1
 
