@@ -903,9 +903,24 @@ def _card_lists(arr: pa.Array) -> CardLists:
 def _masks(cards: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(uint32 bitmask of the cards of each list ``cards[offsets[i]:offsets[i+1]]``, whether the list holds
     a token that is not a card (-1))."""
-    tok_bad = cards < 0
-    bits = np.where(tok_bad, 0, np.left_shift(1, np.maximum(cards, 0).astype(np.uint32))).astype(np.uint32)
-    return _seg_or(bits, offsets), _seg_sum(tok_bad, offsets) > 0
+    return _masks_kernel(np.asarray(cards, np.int64), np.asarray(offsets, np.int64))
+
+
+@njit(cache=True, nogil=True)
+def _masks_kernel(cards, offsets):
+    n = len(offsets) - 1
+    masks = np.zeros(n, np.uint32)
+    bad = np.zeros(n, np.bool_)
+    for i in range(n):
+        m = np.uint32(0)
+        for k in range(offsets[i], offsets[i + 1]):
+            c = cards[k]
+            if c < 0:
+                bad[i] = True
+            else:
+                m |= np.uint32(1) << np.uint32(c)
+        masks[i] = m
+    return masks, bad
 
 
 def _card_lists_of(offsets: np.ndarray, valid: np.ndarray, masks: np.ndarray, inner_bad: np.ndarray) -> CardLists:

@@ -327,20 +327,32 @@ def decode(offsets: np.ndarray, data: np.ndarray, valid: np.ndarray) -> Decoded:
         :class:`Decoded`; the layout of each text (compact or spaced) is told by its fifth byte (a card byte or
         a space) and its pair count by its length.
     """
-    st = offsets[:-1]
-    ln = np.where(valid, offsets[1:] - st, 0)
-    spaced = np.zeros(len(st), bool)
-    live = ln > 4
-    spaced[live] = data[st[live] + 4] == _SP
-    stride = np.where(spaced, 11, 9)
-    q = np.where(spaced, 4, 3)
-    count = np.where(live, (ln + stride - 8) // stride, 0)       # compact: 9n - 1 bytes, spaced: 11n - 2
-    out = np.zeros(len(st) + 1, np.int64)
-    np.cumsum(count, out=out[1:])
-    hand = np.repeat(np.arange(len(st)), count)
-    k = np.arange(out[-1]) - out[:-1][hand]
-    at = st[hand] + k * stride[hand]
-    seat = data[at + 1].astype(np.int64) - 0x30
-    c = at + q[hand] + 1
-    code = (data[c].astype(np.int64) << 8) | data[c + 1]
-    return Decoded(out, seat, code)
+    return Decoded(*_decode_plays(np.asarray(offsets, np.int64), data, np.asarray(valid, np.bool_)))
+
+
+@njit(cache=True, nogil=True)
+def _decode_plays(offsets, data, valid):
+    n = len(offsets) - 1
+    out = np.zeros(n + 1, np.int64)
+    for h in range(n):                          # pairs per text: compact 9n - 1 bytes, spaced 11n - 2
+        ln = offsets[h + 1] - offsets[h] if valid[h] else 0
+        count = 0
+        if ln > 4:
+            stride = 11 if data[offsets[h] + 4] == 0x20 else 9
+            count = (ln + stride - 8) // stride
+        out[h + 1] = out[h] + count
+    seat = np.empty(out[n], np.int64)
+    code = np.empty(out[n], np.int64)
+    for h in range(n):
+        if out[h + 1] == out[h]:
+            continue
+        st = offsets[h]
+        spaced = data[st + 4] == 0x20
+        stride = 11 if spaced else 9
+        c = st + (5 if spaced else 4)           # the card's first byte
+        for k in range(out[h], out[h + 1]):
+            at = st + (k - out[h]) * stride
+            seat[k] = np.int64(data[at + 1]) - 0x30
+            code[k] = (np.int64(data[c]) << 8) | data[c + 1]
+            c += stride
+    return out, seat, code
