@@ -89,8 +89,9 @@ def read_into(fh, path: str, writer, take: Callable[[GameRecord | Reject], None]
     if size is not None and n >= 2 and size >= native_pool.POOL_MIN_BYTES:
         writer.wait()              # no Parquet write runs on the writer's thread while the workers fork
         plain = None if isinstance(fh, gzip.GzipFile) else getattr(fh, "name", None)
+        plain = plain if isinstance(plain, str) else None
         with native_pool.BlockPool(n) as pool:
-            for lines, converted in pool.converted(_blocks(fh, limit), path, plain if isinstance(plain, str) else None):
+            for lines, converted in pool.converted(_blocks(fh, limit, counted=plain is not None), path, plain):
                 _block(lines, converted, path, writer, take)
         return
     prefetch = _Prefetch(_prepared(fh, path, limit))
@@ -177,13 +178,14 @@ def convert_groups(lines: "_Lines") -> list[tuple[np.ndarray, ncol.Batch]]:
     return out
 
 
-def _blocks(fh, limit: int):
+def _blocks(fh, limit: int, counted: bool = False):
     """Blocks of whole lines of ``fh`` (:class:`_Lines`, about ``limit`` bytes each, not parsed yet); raises
-    what reading raises, after yielding the lines read before."""
+    what reading raises, after yielding the lines read before. ``counted``: the lines of each block are only
+    counted (:class:`_Lines`)."""
     at = [1, 0]                      # line number and byte offset of the next block
 
     def block(data: bytes, end: int) -> _Lines:
-        lines = _Lines(data, end, at[0], at[1])
+        lines = _Lines(data, end, at[0], at[1], counted=counted)
         at[0] += lines.n
         at[1] += end
         return lines
@@ -208,18 +210,24 @@ def _blocks(fh, limit: int):
             data = b"".join(pending)
             yield block(data, len(data))
         return
-    carry = b""
-    while True:
-        chunk = fh.read(limit)
-        if not chunk:
+    fd, pos = fh.fileno(), fh.tell()
+    size = os.fstat(fd).st_size
+    while pos < size:                # whole lines from pos: up to the last newline of the next `limit` bytes
+        data = os.pread(fd, limit, pos)
+        while True:
+            cut = data.rfind(b"\n") + 1
+            if cut or pos + len(data) >= size:
+                break
+            more = os.pread(fd, limit, pos + len(data))      # a line longer than the block
+            if not more:
+                break
+            data += more
+        if not cut:
+            cut = len(data)          # the file's last line, without a newline
+        if not cut:
             break
-        data = carry + chunk if carry else chunk
-        cut = data.rfind(b"\n") + 1
-        if cut:
-            yield block(data, cut)
-        carry = data[cut:]
-    if carry:
-        yield block(carry, len(carry))
+        yield block(data, cut)
+        pos += cut
 
 
 class _Prefetch:
@@ -277,9 +285,20 @@ class _Prefetch:
 
 class _Lines:
     """The lines of a block: ``data[starts[i]:starts[i+1]]`` is line ``lineno + i``, at byte ``offset +
-    starts[i]`` of the (decompressed) file. :meth:`prepare` parses the candidate lines."""
+    starts[i]`` of the (decompressed) file. :meth:`prepare` parses the candidate lines.
 
-    def __init__(self, data: bytes, end: int, lineno: int, offset: int):
+    ``scratch``: ``data`` is a bytearray this block owns (a worker's copy), so the rewrites may work in it
+    instead of a copy. ``counted``: only count the lines now (``n``); ``starts`` are set later (a worker found
+    them: :class:`pipeline.ingest.native_pool.BlockPool`)."""
+
+    def __init__(self, data: bytes, end: int, lineno: int, offset: int, scratch: bool = False,
+                 counted: bool = False):
+        self.data, self.end, self.lineno, self.offset, self.scratch = data, end, lineno, offset, scratch
+        self.groups: list[tuple[pa.Table, ncol.Block, np.ndarray]] = []
+        if counted:
+            self.starts = None
+            self.n = data.count(b"\n", 0, end) + (end > 0 and data[end - 1:end] != b"\n")
+            return
         starts = [0]
         i = data.find(b"\n", 0, end)
         while i != -1:
@@ -287,10 +306,8 @@ class _Lines:
             i = data.find(b"\n", i + 1, end)
         if starts[-1] != end:
             starts.append(end)       # the file's last line, without a newline
-        self.data, self.lineno, self.offset = data, lineno, offset
         self.starts = np.asarray(starts, np.int64)
         self.n = len(starts) - 1
-        self.groups: list[tuple[pa.Table, ncol.Block, np.ndarray]] = []
 
     def prepare(self, path: str) -> None:
         """Find the candidate lines, rewrite and parse them: ``groups`` of (table, block, block line numbers).
@@ -363,7 +380,7 @@ def _candidates(lines: _Lines) -> tuple[np.ndarray, tuple[bytearray, np.ndarray]
     ok = body < st[1:]
     ok[ok] = arr[body[ok]] == 0x7B                    # '{'
     last_open = st[-1] > 0 and data[st[-1] - 1:st[-1]] != b"\n"
-    text, starts = _join(data, body, st, ok, last_open)
+    text, starts = _join(data, body, st, ok, last_open, lines.scratch)
     bad = []
     if not text.isascii() and not _valid_utf8(text):
         bad += [j for j in range(len(starts) - 1) if not _utf8(text[starts[j]:starts[j + 1]])]
@@ -398,10 +415,12 @@ def _utf8(b) -> bool:
         return False
 
 
-def _join(data: bytes, body: np.ndarray, st: np.ndarray, ok: np.ndarray, last_open: bool):
+def _join(data: bytes, body: np.ndarray, st: np.ndarray, ok: np.ndarray, last_open: bool, scratch: bool = False):
     """Text of the selected lines (from ``body`` to the line end), each ending with a newline, and the starts."""
     sel = np.flatnonzero(ok)
     if len(sel) == len(body) and body[0] == st[0] and not last_open:
+        if scratch and isinstance(data, bytearray) and len(data) == st[-1]:
+            return data, st.copy()                     # a worker's own copy of the block: rewritten in place
         text = bytearray(memoryview(data)[:st[-1]])   # the whole block: one copy
         return text, st.copy()
     mv = memoryview(data)

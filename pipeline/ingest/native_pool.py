@@ -54,26 +54,27 @@ def workers() -> int:
 def _work(src, end: int, lineno: int, offset: int, path: str, out_dir: str) -> list:
     """In a worker: prepare (rewrite, parse) and convert one block, whose lines are those of the parent's
     :class:`~pipeline.ingest.fast_native._Lines`. ``src``: the block's bytes, or the name of the plain file
-    they are read from (``end`` bytes at ``offset``). Returns
-    :func:`pipeline.ingest.fast_native.convert_groups`' list, each batch's tables written to Arrow IPC files in
-    ``out_dir`` (see :func:`_ship`)."""
+    they are read from (``end`` bytes at ``offset``). Returns (:func:`pipeline.ingest.fast_native.convert_groups`'
+    list, each batch's tables written to Arrow IPC files in ``out_dir`` (see :func:`_ship`); the block's line
+    starts)."""
     from pipeline.ingest import fast_native
     if isinstance(src, str):
+        data = bytearray(end)        # read straight into the buffer the rewrites then work in
         fd = os.open(src, os.O_RDONLY)
         try:
-            data = os.pread(fd, end, offset)
+            got = os.preadv(fd, [data], offset)
         finally:
             os.close(fd)
-        if len(data) != end:
-            raise OSError(f"{src}: {len(data)} bytes read at offset {offset}, {end} expected (file changed?)")
+        if got != end:
+            raise OSError(f"{src}: {got} bytes read at offset {offset}, {end} expected (file changed?)")
+        lines = fast_native._Lines(data, end, lineno, offset, scratch=True)
     else:
-        data = src
-    lines = fast_native._Lines(data, end, lineno, offset)
+        lines = fast_native._Lines(src, end, lineno, offset)
     lines.prepare(path)
     out = fast_native.convert_groups(lines)
     for _, batch in out:
         _ship(batch, out_dir)
-    return out
+    return out, lines.starts
 
 
 _SHIPPED = [0]
@@ -141,13 +142,15 @@ class BlockPool:
                 except Exception as e:     # OSError, EOFError, zlib.error: raised after the lines read before
                     error = e
                     break
-                end = int(lines.starts[-1])
+                end = lines.end
                 src = file if file is not None else lines.data
                 pending.append((lines, self._ex.submit(_work, src, end, lines.lineno, lines.offset, path, self._dir)))
             if not pending:
                 break
             lines, fut = pending.popleft()
-            out = fut.result()
+            out, starts = fut.result()
+            if lines.starts is None:             # the worker found the lines the parent only counted
+                lines.starts = starts
             for _, batch in out:
                 _unship(batch)
             yield lines, out
