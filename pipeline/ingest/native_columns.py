@@ -634,10 +634,7 @@ def convert(t: pa.Table, blk: Block) -> Batch:
 
     # plays
     ply = _plays(hv)
-    q_hand = _parents(ply.offsets)
     card = ply.card
-    q_bad = ~ply.ok | (card < 0) | (ply.seat >= nh[q_hand])
-    hok &= _by_row(q_hand, q_bad, H) == 0
     hok &= ~ply.both                                          # "plays" written twice (once as a list)
 
     # every pair rewritten in a line must be one of its auction or plays pairs, every plays list rewritten as
@@ -697,17 +694,10 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     # validate.check_hand, play by play
     hok &= ~(full_play & taker_v) | (ply.valid & init.valid)
     hok &= ~ply.valid | taker_v
-    q_bits = np.where(q_bad, 0, np.left_shift(1, np.maximum(card, 0).astype(np.uint32))).astype(np.uint32)
-    played = _seg_or(q_bits, ply.offsets)
     n_plays = ply.offsets[1:] - ply.offsets[:-1]
-    hok &= ~ply.valid | (popcount32(played) == n_plays)                 # no card played twice
-    if len(q_hand):
-        seat_mask_at = np.where(init.valid[q_hand] & (init.count[q_hand] == nh[q_hand]),
-                                init.offsets[q_hand] + np.minimum(ply.seat, 3), 0)
-        held = init.masks[np.minimum(seat_mask_at, max(len(init.masks) - 1, 0))] if len(init.masks) else \
-            np.zeros(len(q_hand), np.uint32)
-        not_held = init.valid[q_hand] & (((held >> np.maximum(card, 0).astype(np.uint32)) & 1) == 0)
-        hok &= _by_row(q_hand, not_held, H) == 0
+    # every pair a [seat, card] of this game's seats, no card played twice, each held by its seat
+    hok &= _plays_ok(ply.offsets, ply.ok, ply.seat, card.astype(np.int64), nh, init.valid, init.count,
+                     init.offsets, init.masks)
     hok &= ~(ply.valid & full_play & (cps > 0)) | (n_plays == nh * np.maximum(cps, 0))
 
     # hand provenance source_line: own value, else the game's, else the line number
@@ -935,6 +925,33 @@ def _card_lists_of(offsets: np.ndarray, valid: np.ndarray, masks: np.ndarray, in
     first_size = np.where(count > 0, sizes[np.minimum(offsets[:-1], max(len(sizes) - 1, 0))] if len(sizes)
                           else 0, 0)
     return CardLists(offsets, valid, ok, count, masks, sizes, seat_hand, union, total, first_size)
+
+
+@njit(cache=True, nogil=True)
+def _plays_ok(offsets, pair_ok, seat, card, nh, init_valid, init_count, init_offsets, init_masks):
+    """Per hand: every play is a well-formed pair (``pair_ok``) of a seat of the game and a card, no card is
+    played twice, and, when the deal is given, each card was in its seat's hand (the seat's bitmask in
+    ``init_masks``; a deal without one list per seat is rejected elsewhere)."""
+    n = len(offsets) - 1
+    out = np.ones(n, np.bool_)
+    for h in range(n):
+        played = np.uint32(0)
+        for k in range(offsets[h], offsets[h + 1]):
+            c, s = card[k], seat[k]
+            if not pair_ok[k] or c < 0 or s >= nh[h]:
+                out[h] = False
+                break
+            bit = np.uint32(1) << np.uint32(c)
+            if played & bit:
+                out[h] = False                   # played twice
+                break
+            played |= bit
+            if init_valid[h] and len(init_masks):
+                at = init_offsets[h] + min(s, 3) if init_count[h] == nh[h] else 0
+                if (init_masks[min(at, len(init_masks) - 1)] & bit) == 0:
+                    out[h] = False               # not in the seat's hand
+                    break
+    return out
 
 
 def _dealt(hv: pa.Array) -> tuple[CardLists, np.ndarray, np.ndarray]:
