@@ -20,6 +20,7 @@ import multiprocessing
 import os
 import shutil
 import tempfile
+import warnings
 from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -38,7 +39,11 @@ saves on a few blocks."""
 
 def workers() -> int:
     """Worker processes to use: ``$REBELOTE_INGEST_WORKERS`` when set (at least 1), else the CPUs available to
-    this process (``os.sched_getaffinity``, or ``os.cpu_count``)."""
+    this process (``os.sched_getaffinity``, or ``os.cpu_count``); 1 where processes cannot be forked.
+
+    Raises ValueError when the variable is not a whole number."""
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return 1
     env = os.environ.get(WORKERS_ENV, "").strip()
     if env:
         try:
@@ -115,6 +120,12 @@ class BlockPool:
         self._dir = tempfile.mkdtemp(prefix="rebelote-blocks-",
                                      dir=shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else None)
         self._ex = ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork"))
+        with warnings.catch_warnings():
+            # Python 3.12+ warns about forking a process with threads: the lake writer's thread is idle here
+            # (its pending write was awaited) and the workers never touch it
+            warnings.simplefilter("ignore", DeprecationWarning)
+            for _ in range(n):       # start the workers now, from this thread, at a known quiet point
+                self._ex.submit(int).result()
 
     def __enter__(self) -> "BlockPool":
         return self
