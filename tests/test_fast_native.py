@@ -568,9 +568,11 @@ def test_measure_parse_reads_every_clean_line_as_columns(tmp_path):
 # ------------------------------------------------------------------------------------------ worker processes
 
 def test_worker_processes_give_the_same_lake(tmp_path, monkeypatch):
-    # every damage of CORRUPTIONS in one file, between clean games, read by 2 forked workers in 3 kB blocks:
+    # the damaged lines of every case of CORRUPTIONS in one file, then the clean games, read by 2 forked workers in
+    # 3 kB blocks:
     # the lake, the rejects and their messages (in order) are the row path's
-    lines = [ln for name in sorted(CORRUPTIONS) for ln in CORRUPTIONS[name](_base())[:7]] + _base()
+    base = set(_base())
+    lines = [ln for name in sorted(CORRUPTIONS) for ln in CORRUPTIONS[name](_base()) if ln not in base] + _base()
     f = _write(tmp_path, "damaged.jsonl", lines)
     cols, fallback = same_lake(tmp_path, monkeypatch, [f], block=3000, flush=13, workers=2)
     assert cols["rejects"] and fallback > 0
