@@ -676,6 +676,9 @@ def ingest_paths(paths: list[Path], lake: Path, fmt: str | None = None, strict: 
     Raises:
         FileNotFoundError for a missing path; KeyError for an unknown ``fmt``; StrictError.
     """
+    for p in paths:                    # a big file named directly: its reader's kernels load while the lake's
+        if fmt in (None, native_jsonl.NAME) and Path(p).is_file():     # keys are read (see fast_native.prepare_for)
+            fast_native.prepare_for(Path(p))
     with lakemod.lock(lake):
         if not lenient:
             return _ingest(paths, lake, fmt, strict, on_reject, on_file, reread)
