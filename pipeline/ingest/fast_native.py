@@ -117,9 +117,20 @@ def forks_for(path: Path) -> bool:
 
 
 def prepare_for(path: Path) -> None:
-    """Start :func:`warm_up` on a background thread when ``path`` is big enough for the worker processes (it
-    then overlaps the manifest's hash of the file and the sniffing); a no-op otherwise or once started."""
-    if not forks_for(path):
+    """Start :func:`warm_up` on a background thread when ``path`` is a native file big enough for the worker
+    processes (it then overlaps reading the lake's keys, the manifest's hash of the file and the sniffing); a
+    no-op otherwise or once started."""
+    if _WARM or not forks_for(path):
+        return
+    try:
+        with open(path, "rb") as f:
+            head = f.read(65536)
+        if head[:2] == b"\x1f\x8b":
+            with gzip.open(path, "rb") as f:
+                head = f.read(65536)
+    except (OSError, EOFError, zlib.error):
+        return
+    if not native_jsonl.sniff(Path(path).name, head.decode("utf-8", errors="replace").removeprefix("\ufeff")):
         return
     with _WARM_LOCK:
         if not _WARM:
