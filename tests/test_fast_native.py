@@ -24,17 +24,22 @@ from deals import DEAL_A, DEAL_K, DEAL_L, native_game, native_hand
 from test_fuzz import mutate, mutation
 from pipeline import lake as lakemod
 from pipeline.export import export_jsonl
-from pipeline.ingest import fast_native, run
+from pipeline.ingest import fast_native, native_pool, run
 from pipeline.ingest.run import StrictError, ingest_paths
 from pipeline.simulate import simulate
 
 KEYS = {"hands": "hand_key", "games": "game_key", "rejects": "reject_key"}
 
 
-def _ingest(files, lake: Path, mode: str, monkeypatch, block: int, flush: int, strict: bool = False) -> dict:
-    """Ingest with one path; returns everything observable: tables, files, summary, messages, lines read."""
+def _ingest(files, lake: Path, mode: str, monkeypatch, block: int, flush: int, strict: bool = False,
+            workers: int = 1) -> dict:
+    """Ingest with one path; returns everything observable: tables, files, summary, messages, lines read.
+    ``workers`` > 1: the columnar path parses and converts in that many forked worker processes, whatever the
+    size of the file (native_pool)."""
     monkeypatch.setenv(fast_native.ENV, mode)
     monkeypatch.setenv(fast_native.DEBUG_ENV, "1")      # a converter error fails the test instead of hiding
+    monkeypatch.setenv(native_pool.WORKERS_ENV, str(workers))
+    monkeypatch.setattr(native_pool, "POOL_MIN_BYTES", 0)
     monkeypatch.setattr(fast_native, "BLOCK_BYTES", block)
     monkeypatch.setattr(run, "FLUSH_HANDS", flush)
     seen: Counter = Counter()
@@ -60,12 +65,13 @@ def _ingest(files, lake: Path, mode: str, monkeypatch, block: int, flush: int, s
 
 
 def same_lake(tmp_path: Path, monkeypatch, files, block: int = 4096, flush: int = 50_000,
-              strict: bool = False) -> tuple[dict, int]:
+              strict: bool = False, workers: int = 1) -> tuple[dict, int]:
     """Ingest ``files`` by both paths into two fresh lakes, assert every observable is identical; returns the
     columnar run's results and how many non-blank lines it left to the row path."""
     n = len(list(tmp_path.glob("lake-*")))
     rows, _ = _ingest(files, tmp_path / f"lake-{n}-rows", "rows", monkeypatch, block, flush, strict)
-    cols, fallback = _ingest(files, tmp_path / f"lake-{n}-cols", "columnar", monkeypatch, block, flush, strict)
+    cols, fallback = _ingest(files, tmp_path / f"lake-{n}-cols", "columnar", monkeypatch, block, flush, strict,
+                             workers)
     for key in ("summary", "messages", "files", "hands", "games", "rejects"):
         assert cols[key] == rows[key], f"{key} differs between the columnar and the row path"
     return cols, fallback
@@ -561,3 +567,58 @@ def test_measure_parse_reads_every_clean_line_as_columns(tmp_path):
     m = fast_native.measure_parse(f)
     assert (m["rows"], m["bytes"]) == (6, f.stat().st_size)
     assert m["seconds"] > 0 and m["mb_per_s"] > 0
+
+
+# ------------------------------------------------------------------------------------------ worker processes
+
+def test_worker_processes_give_the_same_lake(tmp_path, monkeypatch):
+    # the damaged lines of every case of CORRUPTIONS in one file, then the clean games, read by 2 forked workers in
+    # 3 kB blocks:
+    # the lake, the rejects and their messages (in order) are the row path's
+    base = set(_base())
+    lines = [ln for name in sorted(CORRUPTIONS) for ln in CORRUPTIONS[name](_base()) if ln not in base] + _base()
+    f = _write(tmp_path, "damaged.jsonl", lines)
+    cols, fallback = same_lake(tmp_path, monkeypatch, [f], block=3000, flush=13, workers=2)
+    assert cols["rejects"] and fallback > 0
+    clean = _write(tmp_path, "clean.jsonl", _base() + _simulated("ffb-coinche-2015", 3))
+    cols, fallback = same_lake(tmp_path, monkeypatch, [clean], block=5000, flush=7, workers=2)
+    assert fallback == 0 and cols["summary"][1] == 9         # 6 games of the sample, 3 simulated
+
+
+def test_worker_processes_gzip_truncated_gzip_and_strict(tmp_path, monkeypatch):
+    data = b"".join(_base() + _simulated("bulgarian", 4, seed=9))
+    gz = tmp_path / "games.jsonl.gz"
+    gz.write_bytes(gzip.compress(data))
+    cols, fallback = same_lake(tmp_path, monkeypatch, [gz], block=2000, workers=2)
+    assert fallback == 0 and cols["summary"][1] == 10        # 6 + 4 games
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(gzip.compress(data)[: len(gzip.compress(data)) * 2 // 3])
+    cols, _ = same_lake(tmp_path, monkeypatch, [cut], block=2000, workers=2)
+    assert "unreadable_file" in cols["summary"][4]
+    lines = _base() + CORRUPTIONS["card_not_held"](_base())[:1] + _base()
+    cols, _ = same_lake(tmp_path, monkeypatch, [_write(tmp_path, "s.jsonl", lines)], block=2500, flush=3,
+                        strict=True, workers=2)
+    assert cols["summary"][0] == "strict" and "card_not_held" in cols["summary"][1]
+
+
+def test_dealt_hands_and_plays_are_read_as_texts():
+    # every hand of the clean sample has its dealt cards and (when played) its plays rewritten as one text each,
+    # in json.dumps' spaced layout too: the fast path is the one the clean files take
+    hands = [h for ln in _base() for h in json.loads(ln)["hands"]]
+    for lines in (_base(), [json.dumps(json.loads(ln)).encode() + b"\n" for ln in _base()]):
+        block = fast_native._Lines(b"".join(lines), len(b"".join(lines)), 1, 0)
+        block.prepare("sample.jsonl")
+        [(table, blk, _)] = block.groups
+        assert int(blk.hands_texts.sum()) == sum(1 for h in hands if h.get("hands"))
+        assert int(blk.plays_texts.sum()) == sum(1 for h in hands if h.get("plays"))
+        assert fast_native.convert_groups(block)[0][0].tolist() == list(range(len(lines)))
+
+
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(**_RANDOM)
+def test_random_damage_with_worker_processes(tmp_path_factory, monkeypatch, ops, block, flush, seed):
+    tmp = tmp_path_factory.mktemp("fastnative-pool")
+    rules = ["belote-classic", "ffb-coinche-2015", "bulgarian", "belote-2p"][seed]
+    data = mutate(b"".join(_simulated(rules, 3, seed) + _handwritten() + [_three_players()]), ops)
+    with monkeypatch.context() as m:
+        same_lake(tmp, m, [_write(tmp, "r.jsonl", data)], block=block, flush=flush, workers=2)

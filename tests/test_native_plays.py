@@ -59,3 +59,50 @@ def test_decode_reads_seats_and_cards_at_fixed_offsets():
 def test_per_row_counts_rewrites_by_line():
     starts = np.array([0, 10, 20, 30], np.int64)
     assert native_plays.per_row(np.array([3, 12, 15], np.int64), starts).tolist() == [1, 2, 0]
+
+
+# ------------------------------------------------------------------------------------------ dealt hands
+
+def _run_hands(text: bytes) -> tuple[bytes, list[int], list[int]]:
+    buf = bytearray(text)
+    rewritten, opens = native_plays.compact_hands(buf, native_plays.opening_brackets(buf))
+    assert len(buf) == len(text)
+    return bytes(buf), rewritten.tolist(), opens.tolist()
+
+
+def test_compact_hands_is_rewritten_as_a_text():
+    out, rewritten, opens = _run_hands(b'{"hands":[["8C","JC"],["TC"]],"x":[1]}\n')
+    assert out == b'{"hand\x7f":"[ 8C , JC ],[ TC ]","x":[1]}\n'
+    assert rewritten == [9]          # the outer "[" at byte 9, now a quote
+    assert opens == [34]             # the seats' "[" (10, 22) are gone with it; the "[" of "x" stays
+
+
+def test_spaced_hands_are_rewritten_as_a_text():
+    out, rewritten, _ = _run_hands(b'{"hands": [["8C", "JC"], ["TC", "AS"]]}\n')
+    assert out == b'{"hand\x7f": "[ 8C ,  JC ], [ TC ,  AS ]"}\n'
+    assert rewritten == [10]
+
+
+def test_other_hands_spellings_are_left_alone():
+    for text in [b'{"hands":[["8C","JC"],[]]}\n',              # an empty seat
+                 b'{"hands":[["8C","10C"]]}\n',                # a three-character card
+                 b'{"hands":[["8C","JC"], ["TC"]]}\n',         # separators of both layouts
+                 b'{"hands":[["8C",null]]}\n', b'{"hands":[]}\n', b'{"hands":null}\n',
+                 b'{"hands":[{"hand_no":1}]}\n',               # the game's list of hands
+                 b'{"hands" :[["8C"]]}\n',                     # a space before the colon
+                 b'{"tricks_taken":[["8C"]]}\n']:              # another key
+        out, rewritten, _ = _run_hands(text)
+        assert (out, rewritten) == (text, []), text
+
+
+def test_decode_hands_reads_seats_and_cards_at_fixed_offsets():
+    # a compact text (2 seats), no text, a spaced one (2 seats of 2), a one-card text, a text cut short
+    data = b"[ 8C , JC ],[ TC ]" + b"[ 8C ,  JC ], [ TC ,  AS ]" + b"[ 8C ]" + b"[ 8C , JC ],[ TC"
+    offsets = np.array([0, 18, 18, 44, 50, 66], np.int64)
+    dec = native_plays.decode_hands(offsets, np.frombuffer(data, np.uint8),
+                                    np.array([True, False, True, True, True]))
+    assert dec.offsets.tolist()[:5] == [0, 2, 2, 4, 5]
+    assert dec.card_offsets.tolist()[:6] == [0, 2, 3, 5, 7, 8]
+    cards = [bytes([c >> 8, c & 0xFF]) for c in dec.code.tolist()]
+    assert cards[:8] == [b"8C", b"JC", b"TC", b"8C", b"JC", b"TC", b"AS", b"8C"]
+    assert dec.ok.tolist() == [True, True, True, True, False]

@@ -106,8 +106,10 @@ def _ingest_stages(rows: list[Row], n: int, games: list[dict], tmp: Path, log) -
     ph = r["phases"]["ingest"]
     rows.append(Row(n, "ingest", "rebelote (native)", ph["rows"], ph["seconds"],
                     ph["bytes"] / ph["seconds"] / 1e6, "MB/s", ph["peak_rss_mb"],
-                    f"{ph['rows'] / ph['seconds']:,.0f} hands/s, {ph['bytes'] / 1e6:,.0f} MB",
-                    {"baseline_rss_mb": r["baseline_rss_mb"], "hands_per_s": ph["rows"] / ph["seconds"]}))
+                    f"{ph['rows'] / ph['seconds']:,.0f} hands/s, {ph['bytes'] / 1e6:,.0f} MB, "
+                    f"{ph['cpu_seconds']:.2f} CPU s, workers' peak {ph['worker_peak_rss_mb']:.0f} MB",
+                    {"baseline_rss_mb": r["baseline_rss_mb"], "hands_per_s": ph["rows"] / ph["seconds"],
+                     "cpu_seconds": ph.get("cpu_seconds"), "worker_peak_rss_mb": ph.get("worker_peak_rss_mb")}))
     log(f"N={n:,}: ingest native {ph['rows']:,} hands {ph['seconds']:.1f} s")
     f.unlink()
     files_ingested = len(lakemod.list_files(lake, "hands"))

@@ -98,3 +98,32 @@ def replicate_lake(base_lake: Path, lake: Path, hands: int) -> int:
     for w in writers.values():
         w.close()
     return written
+
+
+def write_mixed_native(bases: dict[str, list[dict]], every: dict[str, int], hands: int, path: Path) -> tuple[int, int]:
+    """Write native JSON Lines of about ``hands`` hands mixing several families: the game stream of the first
+    family of ``bases`` (e.g. classic), with one game of family ``f`` after every ``every[f]`` games of it (e.g.
+    ``{"coinche": 20, "bulgarian": 25}``). Each family's base games repeat with fresh ids (``~copy``) as in
+    :func:`write_native`. Returns (games, hands) written."""
+    names = list(bases)
+    main, others = names[0], names[1:]
+    pos = {f: 0 for f in names}
+
+    def nxt(f: str) -> dict:
+        g = bases[f][pos[f] % len(bases[f])]
+        copy = pos[f] // len(bases[f])
+        pos[f] += 1
+        if copy:
+            g = dict(g, game_id=f"{g['game_id']}~{copy}", source_game_id=f"{g['source_game_id']}~{copy}")
+        return g
+
+    n_games = n_hands = 0
+    with open(path, "wb") as fh:
+        while n_hands < hands:
+            batch = [nxt(main)]
+            batch += [nxt(f) for f in others if pos[main] % every[f] == 0]
+            for g in batch:
+                fh.write(orjson.dumps(g) + b"\n")
+                n_games += 1
+                n_hands += len(g["hands"])
+    return n_games, n_hands

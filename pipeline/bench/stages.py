@@ -65,15 +65,25 @@ def _phase(out: dict, name: str, sampler: Sampler, t0: float, t1: float, rows: i
 
 
 def stage_ingest(a: dict, s: Sampler) -> dict:
-    """Ingest ``paths`` into ``lake`` (``format`` forced when given)."""
+    """Ingest ``paths`` into ``lake`` (``format`` forced when given). Besides this process's peak, the phase
+    reports ``cpu_seconds`` (this process and the worker processes a big native file is read in, see
+    pipeline.ingest.native_pool) and ``worker_peak_rss_mb``, the largest worker's peak resident memory (0 when
+    no worker ran)."""
     from pipeline.ingest.run import ingest_paths
-    t0 = time.perf_counter()
+    c0, t0 = _cpu(), time.perf_counter()
     summ = ingest_paths([Path(p) for p in a["paths"]], a["lake"], fmt=a.get("format"))
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), _cpu()
     out: dict = {}
     _phase(out, "ingest", s, t0, t1, summ.hands, summ.bytes, games=summ.games,
-           rejected=sum(summ.rejected.values()), formats=dict(summ.formats))
+           rejected=sum(summ.rejected.values()), formats=dict(summ.formats), cpu_seconds=c1 - c0,
+           worker_peak_rss_mb=resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)
     return out
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and of its finished child processes."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def stage_rescore(a: dict, s: Sampler) -> dict:

@@ -2,17 +2,19 @@
 
 :func:`pipeline.ingest.records.hand_key` and :func:`~pipeline.ingest.records.game_key` hash the compact
 ``json.dumps`` text (``separators=(",", ":")``, ``ensure_ascii=True``) of a few fields of one row. The
-columnar native reader (:mod:`pipeline.ingest.native_columns`) needs the same keys for ~10^5 rows at a time,
+columnar native reader (:mod:`pipeline.ingest.native_columns`) needs the same keys for ~10^4 rows at a time,
 so this module writes the same text for a whole column at once:
 
-* scalars (int64 numpy arrays with a validity mask) through Arrow's cast to text;
-* lists of integers (plays, seats, bitmasks, recorded scores) through orjson's numpy serialiser, one
-  matrix per list length, cut into rows by digit counts;
+* scalars (ints, booleans, strings) once per distinct combination of values (:func:`scalars`);
+* lists of integers (plays, seats, bitmasks, recorded scores) through orjson's numpy serialiser, one matrix
+  per list length, cut into rows where each row's ``]`` is (:func:`int_lists`);
 * strings through ``json.dumps`` once per distinct value.
 
-Every piece is an Arrow ``string`` array with one element per row; :func:`join` concatenates pieces row by
-row and :func:`sha32` hashes each row. The result is byte-identical to the row path's (tested in
-``tests/test_fast_native.py``).
+Every piece is an Arrow ``string`` array with one element per row that **starts with its own separator**
+(its ``lead``: ``,`` for a field after the first, ``[`` for the first field of a row): a row is then the
+concatenation of its pieces and a closing ``]`` (:func:`join`), and a list of integers is a slice of orjson's
+text as it stands (the ``,`` orjson writes between two rows is the lead of the second). :func:`sha32` hashes
+each row. The result is byte-identical to the row path's (tested in ``tests/test_fast_native.py``).
 """
 
 from __future__ import annotations
@@ -26,103 +28,104 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 _NUMPY = orjson.OPT_SERIALIZE_NUMPY
+_CLOSE = 0x5D     # ']'
 
 
 def const(value: str, n: int) -> pa.StringArray:
-    """``n`` copies of one JSON text."""
+    """``n`` copies of one text."""
     return pa.array([value], pa.string()).take(np.zeros(n, np.int64)) if n else pa.array([], pa.string())
 
 
-def ints(values: np.ndarray, valid: np.ndarray | None = None) -> pa.StringArray:
-    """JSON text of each integer (int64 numpy array); ``"null"`` where ``valid`` is False."""
-    arr = pa.array(np.asarray(values, np.int64), mask=None if valid is None else ~valid)
-    return pc.fill_null(pc.cast(arr, pa.string()), "null")
+def ints(values: np.ndarray, valid: np.ndarray | None = None, lead: str = "") -> pa.StringArray:
+    """``lead`` + the JSON text of each integer; ``null`` where ``valid`` is False."""
+    return scalars([("int", values, valid)], lead)
 
 
-def bools(values: np.ndarray) -> pa.StringArray:
-    """JSON ``true``/``false`` of each boolean."""
-    return pc.if_else(pa.array(np.asarray(values, bool)), "true", "false")
-
-
-def strings(arr: pa.Array) -> pa.StringArray:
-    """``json.dumps`` (ASCII-escaped) of each string of ``arr``; ``"null"`` for nulls.
+def strings(arr: pa.Array, lead: str = "") -> pa.StringArray:
+    """``lead`` + ``json.dumps`` (ASCII-escaped) of each string of ``arr``; ``null`` for nulls.
 
     Computed once per distinct value, so columns with few distinct values (strains, calls) cost little."""
     arr = arr.cast(pa.string()) if arr.type != pa.string() else arr
     enc = pc.dictionary_encode(arr)
     if isinstance(enc, pa.ChunkedArray):
         enc = enc.combine_chunks()
-    words = pa.array([json.dumps(s) for s in enc.dictionary.to_pylist()], pa.string())
-    idx = enc.indices
-    if idx.null_count:
-        words = pa.concat_arrays([words, pa.array(["null"], pa.string())])
-        idx = pc.fill_null(idx, len(words) - 1)
-    return words.take(idx)
+    words = pa.array([lead + json.dumps(s) for s in enc.dictionary.to_pylist()] + [lead + "null"], pa.string())
+    return words.take(pc.fill_null(enc.indices, len(words) - 1))
 
 
-def _digit_count(a: np.ndarray, axis) -> np.ndarray:
-    """Total characters of the decimal texts of the integers of ``a`` (signs included), summed over ``axis``."""
-    if not a.size:
-        return np.zeros(a.shape[0], np.int64)
-    lo, top = int(a.min()), int(a.max())
-    n = np.full(a.shape[0], int(np.prod([a.shape[i] for i in np.atleast_1d(axis)])), np.int64)
-    if lo < 0:
-        n += (a < 0).sum(axis=axis)
-        mag = np.abs(a.astype(np.int64))
-        top = max(top, -lo)
-    else:
-        mag = a
-    p = 10
-    while p <= top:
-        n += (mag >= p).sum(axis=axis)
-        p *= 10
-    return n
+def _narrow(vals: np.ndarray) -> np.ndarray:
+    """``vals`` (integers) in the smallest signed type that holds them: orjson writes an int8 matrix 3x faster
+    than an int64 one."""
+    if not vals.size:
+        return vals.astype(np.int64)
+    lo, hi = int(vals.min()), int(vals.max())
+    for t in (np.int8, np.int16, np.int32, np.int64):
+        info = np.iinfo(t)
+        if info.min <= lo and hi <= info.max:
+            return vals if vals.dtype == t else vals.astype(t)
+    raise OverflowError(f"integers {lo}..{hi} do not fit in int64")
+
+
+def _matrix(offsets: np.ndarray, vals: np.ndarray, rows: np.ndarray, length: int) -> np.ndarray:
+    """The lists of ``rows`` (each ``length`` long) as a (rows, length) C matrix: a view when they lie end to end
+    in ``vals`` (the usual case: every hand has 32 plays), else a gather."""
+    if not len(rows):
+        return np.zeros((0, length), vals.dtype)
+    a = int(offsets[rows[0]])
+    if int(offsets[rows[-1]]) - a == length * (len(rows) - 1):      # no other values in between
+        return vals[a:a + length * len(rows)].reshape(len(rows), length)
+    idx = offsets[rows][:, None] + np.arange(length)[None, :]
+    return np.ascontiguousarray(vals[idx])
+
+
+def _matrix_rows(mat: np.ndarray) -> pa.StringArray:
+    """``,[a,b,...]`` for each row of a 2-d integer matrix: one orjson text ``[[a,b],[c,d]]`` whose first byte
+    becomes the first row's comma, cut after each row's ``]`` (the only ``]`` but the last)."""
+    raw = bytearray(orjson.dumps(mat, option=_NUMPY))
+    raw[0] = 0x2C                                    # ','
+    ends = np.flatnonzero(np.frombuffer(raw, np.uint8) == _CLOSE)
+    offsets = np.zeros(len(mat) + 1, np.int64)
+    offsets[1:] = ends[:-1] + 1
+    return pa.Array.from_buffers(pa.large_string(), len(mat), [None, pa.py_buffer(offsets), pa.py_buffer(raw)])
 
 
 def int_lists(offsets: np.ndarray, values: np.ndarray, valid: np.ndarray,
-              value_valid: np.ndarray | None = None) -> pa.StringArray:
-    """JSON text of lists of integers: row ``i`` is ``values[offsets[i]:offsets[i+1]]`` written ``[1,2,3]``,
-    or ``null`` where ``valid`` is False; elements where ``value_valid`` is False are written ``null``.
+              value_valid: np.ndarray | None = None, lead: str = ",") -> pa.StringArray:
+    """``lead`` + the JSON text of lists of integers: row ``i`` is ``values[offsets[i]:offsets[i+1]]`` written
+    ``[1,2,3]``, or ``null`` where ``valid`` is False; elements where ``value_valid`` is False are ``null``.
 
     ``offsets`` int64 (rows + 1), ``values`` any integer dtype. Rows of one length are serialised together by
     orjson (a matrix), so the cost is one C call per distinct list length."""
     offsets = np.asarray(offsets, np.int64)
     n = len(offsets) - 1
+    if lead != ",":
+        out = int_lists(offsets, values, valid, value_valid)
+        return pc.binary_join_element_wise(lead, pc.utf8_slice_codeunits(out, 1), "")
     lengths = offsets[1:] - offsets[:-1]
     if value_valid is not None and not value_valid.all():
         return _int_lists_with_nulls(offsets, values, valid, value_valid)
-    vals = np.asarray(values)
-    if vals.dtype == np.uint32:
-        vals = vals.astype(np.int64)
+    vals = _narrow(np.asarray(values))
     groups = []          # (rows, string array)
     live = valid & (lengths > 0)
     for length in np.unique(lengths[live]):
         rows = np.flatnonzero(live & (lengths == length))
-        idx = offsets[rows][:, None] + np.arange(length)[None, :]
-        mat = np.ascontiguousarray(vals[idx])
-        raw = orjson.dumps(mat, option=_NUMPY)   # [[a,b],[c,d]]
-        row_len = _digit_count(mat, 1) + (length - 1) + 2
-        # '[[1,2],[3,4]]' -> '[1,2][3,4]': the rows end to end ('],[' only occurs between rows)
-        body = raw.replace(b"],[", b"][")[1:-1]
-        offs = np.zeros(len(rows) + 1, np.int64)
-        np.cumsum(row_len, out=offs[1:])
-        groups.append((rows, pa.Array.from_buffers(pa.large_string(), len(rows),
-                                                   [None, pa.py_buffer(offs), pa.py_buffer(body)])))
+        groups.append((rows, _matrix_rows(_matrix(offsets, vals, rows, int(length)))))
     empty = valid & (lengths == 0)
     nulls = ~valid
     if empty.any():
-        groups.append((np.flatnonzero(empty), const("[]", int(empty.sum()))))
+        groups.append((np.flatnonzero(empty), const(",[]", int(empty.sum()))))
     if nulls.any():
-        groups.append((np.flatnonzero(nulls), const("null", int(nulls.sum()))))
+        groups.append((np.flatnonzero(nulls), const(",null", int(nulls.sum()))))
     return _scatter(groups, n)
 
 
 def _int_lists_with_nulls(offsets, values, valid, value_valid) -> pa.StringArray:
     """Slow path of :func:`int_lists` for lists holding nulls (rare: recorded scores like ``[null, 5]``)."""
-    items = ints(np.asarray(values, np.int64), value_valid)
+    arr = pa.array(np.asarray(values, np.int64), mask=~value_valid)
+    items = pc.fill_null(pc.cast(arr, pa.string()), "null")
     lst = pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)), items)
-    joined = pc.binary_join_element_wise("[", pc.binary_join(lst, ","), "]", "")
-    return pc.if_else(pa.array(valid), joined, "null").cast(pa.string())
+    joined = pc.binary_join_element_wise(",[", pc.binary_join(lst, ","), "]", "")
+    return pc.if_else(pa.array(valid), joined, ",null").cast(pa.string())
 
 
 def _scatter(groups: list[tuple[np.ndarray, pa.Array]], n: int) -> pa.StringArray:
@@ -139,44 +142,16 @@ def _scatter(groups: list[tuple[np.ndarray, pa.Array]], n: int) -> pa.StringArra
     return allv.take(inverse)
 
 
-def int_list_pairs(offsets: np.ndarray, first: np.ndarray, second: np.ndarray, valid: np.ndarray) -> pa.StringArray:
-    """JSON text ``[a1,a2],[b1,b2]`` of two integer lists sharing ``offsets`` (plays and their seats); rows
-    where ``valid`` is False are ``null,null``. One orjson call per distinct length, as :func:`int_lists`."""
-    offsets = np.asarray(offsets, np.int64)
-    n = len(offsets) - 1
-    lengths = offsets[1:] - offsets[:-1]
-    groups = []
-    live = valid & (lengths > 0)
-    for length in np.unique(lengths[live]):
-        rows = np.flatnonzero(live & (lengths == length))
-        idx = offsets[rows][:, None] + np.arange(length)[None, :]
-        mat = np.empty((len(rows), 2, length), np.int64)
-        mat[:, 0, :] = np.asarray(first)[idx]
-        mat[:, 1, :] = np.asarray(second)[idx]
-        raw = orjson.dumps(mat, option=_NUMPY)       # [[[a],[b]],[[a],[b]]]
-        row_len = _digit_count(mat, (1, 2)) + 2 * (length - 1) + 5
-        body = raw.replace(b"]],[[", b"][")[2:-2]    # '[a],[b][a],[b]'
-        offs = np.zeros(len(rows) + 1, np.int64)
-        np.cumsum(row_len, out=offs[1:])
-        groups.append((rows, pa.Array.from_buffers(pa.large_string(), len(rows),
-                                                   [None, pa.py_buffer(offs), pa.py_buffer(body)])))
-    empty = valid & (lengths == 0)
-    if empty.any():
-        groups.append((np.flatnonzero(empty), const("[],[]", int(empty.sum()))))
-    if (~valid).any():
-        groups.append((np.flatnonzero(~valid), const("null,null", int((~valid).sum()))))
-    return _scatter(groups, n)
+def scalars(columns: list[tuple], lead: str = ",") -> pa.StringArray:
+    """``lead`` + the JSON text ``a,b,c`` of several scalar columns, row by row, written once per distinct
+    combination.
 
-
-def scalars(columns: list[tuple]) -> pa.StringArray:
-    """JSON text ``a,b,c`` of several scalar columns, row by row, written once per distinct combination.
-
-    Each column is ``("int", values int64, valid bool)``, ``("bool", values bool, None)`` or
-    ``("str", string array, None)`` (nulls are ``null``). Falls back to joining one piece per column when the
-    combinations cannot be numbered in 63 bits."""
+    Each column is ``("int", values int64, valid bool or None)``, ``("bool", values bool, None)`` or
+    ``("str", string array, None)`` (nulls are ``null``). Columns whose combinations cannot be numbered in 63
+    bits are written in several runs."""
     n = len(columns[0][1])
     codes, decoders, radix = [], [], 1
-    for kind, values, valid in columns:
+    for i, (kind, values, valid) in enumerate(columns):
         if kind == "str":
             enc = pc.dictionary_encode(values)
             words = [json.dumps(w) for w in enc.dictionary.to_pylist()]
@@ -196,7 +171,10 @@ def scalars(columns: list[tuple]) -> pa.StringArray:
             decoders.append(lambda c, lo=lo: "null" if c == 0 else str(c - 1 + lo))
             size = hi - lo + 2
         if radix * size >= 2**62:
-            return pc.binary_join_element_wise(*[_column_text(c) for c in columns], ",")
+            if i == 0:         # one column alone: its values' text by Arrow's cast
+                arr = pa.array(np.asarray(values, np.int64), mask=None if valid is None else ~valid)
+                return pc.binary_join_element_wise(lead, pc.fill_null(pc.cast(arr, pa.string()), "null"), "")
+            return pc.binary_join_element_wise(scalars(columns[:i], lead), scalars(columns[i:], ","), "")
         codes.append((code, size))
         radix *= size
     total = np.zeros(n, np.int64)
@@ -209,29 +187,22 @@ def scalars(columns: list[tuple]) -> pa.StringArray:
         for _, size in reversed(codes):
             digits.append(u % size)
             u //= size
-        texts.append(",".join(dec(d) for dec, d in zip(decoders, reversed(digits))))
+        texts.append(lead + ",".join(dec(d) for dec, d in zip(decoders, reversed(digits))))
     return pa.array(texts, pa.string()).take(pa.array(inverse.ravel()))
 
 
-def _column_text(column: tuple) -> pa.StringArray:
-    kind, values, valid = column
-    if kind == "str":
-        return strings(values)
-    if kind == "bool":
-        return bools(values)
-    return ints(values, valid)
-
-
-def lists_of(offsets: np.ndarray, items: pa.StringArray, valid: np.ndarray) -> pa.StringArray:
-    """JSON text of lists whose elements are already JSON text (``items``): ``[a,b]``, or ``null``."""
+def lists_of(offsets: np.ndarray, items: pa.StringArray, valid: np.ndarray, lead: str = ",") -> pa.StringArray:
+    """``lead`` + the JSON text of lists whose elements are already JSON text (``items``): ``[a,b]``, or
+    ``null``."""
     lst = pa.ListArray.from_arrays(pa.array(np.asarray(offsets, np.int32)), items)
-    joined = pc.binary_join_element_wise("[", pc.binary_join(lst, ","), "]", "")
-    return pc.if_else(pa.array(valid), joined, "null").cast(pa.string())
+    joined = pc.binary_join_element_wise(lead + "[", pc.binary_join(lst, ","), "]", "")
+    return pc.if_else(pa.array(valid), joined, lead + "null").cast(pa.string())
 
 
-def join(pieces: list[pa.Array], sep: str = ",") -> pa.StringArray:
-    """Row-wise concatenation of text pieces with ``sep`` between them, the whole wrapped in ``[ ]``."""
-    return pc.binary_join_element_wise("[", pc.binary_join_element_wise(*pieces, sep), "]", "")
+def join(pieces: list[pa.Array]) -> pa.StringArray:
+    """Row-wise concatenation of pieces that carry their own separators (the first starting with ``[``),
+    closed by ``]``."""
+    return pc.binary_join_element_wise(*pieces, "]", "")
 
 
 def sha32(texts: pa.Array) -> list[str]:

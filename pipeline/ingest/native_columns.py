@@ -38,8 +38,9 @@ import pyarrow.compute as pc
 
 from pipeline import native, schema
 from pipeline.cards import RANKS, CardError, parse_card, popcount32
-from pipeline.ingest import arrow_json as aj, native_plays
+from pipeline.ingest import arrow_json as aj, json_rows as jr, native_plays
 from pipeline.ingest.validate import COMPLETENESS, MAX_CARRIED_IN, STRAIN_NAMES, VARIANTS
+from pipeline.rescore.jit import njit
 
 MARK = 0x7F
 """Byte written after a seat digit by :func:`mark_pairs` (never present in a line read this way)."""
@@ -53,7 +54,8 @@ HAND_SCHEMA = pa.struct([
     ("hand_no", _I), ("source_hand_id", _S), ("dealer", _I), ("completeness", _S),
     ("hands", pa.list_(_CARDS)), ("turned_card", _S), ("auction", _PAIRS),
     ("contract", pa.struct([("taker", _I), ("strain", _S), ("bid", _I), ("capot_bid", _B), ("coinche", _I)])),
-    ("plays", _PAIRS), (native_plays.KEY, _S), ("tricks_taken", pa.list_(_CARDS)), ("last_trick_seat", _I),
+    ("plays", _PAIRS), (native_plays.KEY, _S), (native_plays.HANDS_KEY, _S), ("tricks_taken", pa.list_(_CARDS)),
+    ("last_trick_seat", _I),
     ("announced", pa.list_(pa.struct([("seat", _I), ("kind", _S), ("cards", _CARDS), ("rank", _S), ("suit", _S),
                                       ("length", _I)]))),
     ("belote_seat", _I),
@@ -96,58 +98,86 @@ def mark_pairs(buf: bytearray, opens: np.ndarray | None = None) -> np.ndarray:
     if n < 5:
         return np.zeros(0, np.int64)
     if opens is None:
-        idx = np.flatnonzero(a[:-4] == 0x5B)                 # '['
-    else:
-        idx = opens[opens < n - 4]
-    d = a[idx + 1]
-    head = ((d & 0xFC) == 0x30) & (a[idx + 2] == 0x2C)        # digit 0-3, ','
-    c3 = a[idx + 3]
-    hit = head & (c3 == 0x22)                                # '"'
-    maybe = head & (c3 == 0x20)
-    if maybe.any():                                          # ' "' (json.dumps' default layout)
-        spaced = np.zeros(len(idx), bool)
-        spaced[maybe] = a[idx[maybe] + 4] == 0x22
-        hit |= spaced
-        sp = spaced[hit]
-    else:
-        sp = None
-    pos, d = idx[hit], d[hit]
-    text = pos + 4 if sp is None else pos + 4 + sp           # first byte of the text
-    inside = text + 3 < n
-    t = np.where(inside, text, 0)
-    c0, c1 = a[t], a[t + 1]
-    short = (inside & (a[t + 2] == 0x22) & (a[t + 3] == 0x5D) & (c0 != 0x22) & (c0 != 0x5C)
-             & (c1 != 0x22) & (c1 != 0x5C))                  # 'JH"]'
-    if sp is None:                                           # '[d,"' -> '["d\x7f'
-        a[pos + 2] = d
-        a[pos + 1] = 0x22
-        a[pos + 3] = MARK
-    else:                                                    # and '[d, "' -> '[ "d\x7f'
-        pc_, ps_ = pos[~sp], pos[sp]
-        a[pc_ + 1], a[pc_ + 2], a[pc_ + 3] = 0x22, d[~sp], MARK
-        a[ps_ + 1], a[ps_ + 2], a[ps_ + 3], a[ps_ + 4] = 0x20, 0x22, d[sp], MARK
-    a[pos[short]] = 0x20
-    a[text[short] + 3] = 0x20
-    todo, tstart = pos[~short], text[~short]
+        opens = np.flatnonzero(a == 0x5B)                   # '['
+    return _mark_pairs(a, np.asarray(opens, np.int64))
+
+
+@njit(cache=True, nogil=True)
+def _mark_pairs(a, opens):
+    """Kernel of :func:`mark_pairs`, in the same phases as its first (numpy) version, so a pathological overlap of
+    two pairs' bytes is resolved the same way: every pair is found and its short text checked on the bytes
+    as given, then every seat moved, then the short texts' brackets blanked, then the other texts' closing
+    quotes searched one length at a time (all reads of one length before its writes)."""
+    n = len(a)
+    m = 0
+    for i in range(len(opens)):
+        if opens[i] < n - 4:
+            m += 1
+    pos = np.empty(m, np.int64)
+    seat = np.empty(m, np.uint8)
+    text = np.empty(m, np.int64)
+    short = np.zeros(m, np.bool_)
+    spaced = np.zeros(m, np.bool_)
+    k = 0
+    for i in range(m):
+        p = opens[i]
+        d = a[p + 1]
+        if (d & 0xFC) != 0x30 or a[p + 2] != 0x2C:           # digit 0-3, ','
+            continue
+        if a[p + 3] == 0x22:
+            sp = False
+        elif a[p + 3] == 0x20 and a[p + 4] == 0x22:         # ' "' (json.dumps' default layout)
+            sp = True
+        else:
+            continue
+        t = p + 5 if sp else p + 4                          # first byte of the text
+        pos[k], seat[k], text[k], spaced[k] = p, d, t, sp
+        if t + 3 < n:
+            c0, c1 = a[t], a[t + 1]
+            short[k] = (a[t + 2] == 0x22 and a[t + 3] == 0x5D and c0 != 0x22 and c0 != 0x5C
+                        and c1 != 0x22 and c1 != 0x5C)    # 'JH"]'
+        k += 1
+    for j in range(k):                                      # '[d,"' -> '["d\x7f', '[d, "' -> '[ "d\x7f'
+        p = pos[j]
+        if spaced[j]:
+            a[p + 1], a[p + 2], a[p + 3], a[p + 4] = 0x20, 0x22, seat[j], MARK
+        else:
+            a[p + 1], a[p + 2], a[p + 3] = 0x22, seat[j], MARK
+    for j in range(k):
+        if short[j]:
+            a[pos[j]] = 0x20
+            a[text[j] + 3] = 0x20
+    todo = np.zeros(k, np.bool_)
+    for j in range(k):
+        todo[j] = not short[j]
+    close = np.zeros(k, np.bool_)
     for length in range(17):                 # the text is a[t : t+length], its quote the first after t-1
-        if not todo.size:
-            break
-        q = tstart + length
-        inside = q + 1 < n
-        todo, tstart, q = todo[inside], tstart[inside], q[inside]
-        closed = a[q] == 0x22
-        p, ts, q = todo[closed], tstart[closed], q[closed]
-        todo, tstart = todo[~closed], tstart[~closed]
-        good = a[q + 1] == 0x5D              # ']'
-        for j in range(length):
-            good &= a[ts + j] != 0x5C        # no escape in the text
-        a[p[good]] = 0x20
-        a[q[good] + 1] = 0x20
-    return pos
+        for j in range(k):
+            close[j] = False
+            if not todo[j]:
+                continue
+            q = text[j] + length
+            if q + 1 >= n:
+                todo[j] = False
+                continue
+            if a[q] == 0x22:
+                todo[j] = False
+                good = a[q + 1] == 0x5D                     # ']'
+                for b in range(text[j], q):
+                    if a[b] == 0x5C:                        # an escape in the text
+                        good = False
+                close[j] = good
+        for j in range(k):
+            if close[j]:
+                a[pos[j]] = 0x20
+                a[text[j] + length + 1] = 0x20
+    return pos[:k]
 
 
 _SL_NULL = b'"source_line":null'
 _SL_NULL_SPACED = b'"source_line": null'
+_SL_NULL_BYTES = np.frombuffer(_SL_NULL, np.uint8).copy()
+_SL_NULL_SPACED_BYTES = np.frombuffer(_SL_NULL_SPACED, np.uint8).copy()
 
 
 def mark_null_source_lines(buf: bytearray) -> np.ndarray:
@@ -155,33 +185,45 @@ def mark_null_source_lines(buf: bytearray) -> np.ndarray:
     (``"source_lin\\x7f": true``, same length), so a null written in the record can be told from an absent key.
     Returns the positions of the other ``_lin`` words: every ``"source_line"`` key left (one with a value, or a
     null written otherwise) holds one of them."""
-    data = np.frombuffer(buf, np.uint8)
-    # find '_lin' then check the 18 bytes around it
-    cand = []
-    n = len(buf)
-    for k in range(4):
-        count = (n - k) // 4
-        if count <= 0:
-            continue
-        words = np.frombuffer(buf, np.uint32, count=count, offset=k)
-        hit = np.flatnonzero(words == np.uint32(0x6E696C5F))      # '_','l','i','n'
-        if hit.size:
-            cand.append(hit * 4 + k)
-    if not cand:
-        return np.zeros(0, np.int64)
-    lin = np.concatenate(cand)
-    pos = lin - 7                                                  # start of '"source_line":null'
-    done = np.zeros(len(lin), bool)
-    for pattern in (_SL_NULL, _SL_NULL_SPACED):
-        good = ~done & (pos >= 0) & (pos + len(pattern) <= n)
-        safe = np.where(good, pos, 0)
-        for i, b in enumerate(np.frombuffer(pattern, np.uint8)):
-            good &= data[safe + i] == b
-        at = pos[good]
-        data[at + 11] = MARK                                       # 'e' of line
-        for i, b in enumerate(b"true"):
-            data[at + len(pattern) - 4 + i] = b
-        done |= good
+    return _mark_null_source_lines(np.frombuffer(buf, np.uint8), _SL_NULL_BYTES, _SL_NULL_SPACED_BYTES)
+
+
+@njit(cache=True, nogil=True)
+def _mark_null_source_lines(a, null, spaced):
+    """Kernel of :func:`mark_null_source_lines`: every ``_lin`` is found first, then each pattern is checked for
+    all of them before any is rewritten (the phases of its first, numpy, version)."""
+    n = len(a)
+    # a '_lin' has exactly one of its 4 (distinct) letters at a position divisible by 4: look only there
+    step = np.full(256, -1, np.int64)
+    step[0x5F], step[0x6C], step[0x69], step[0x6E] = 0, 1, 2, 3
+    lin = np.empty(n // 4 + 1, np.int64)
+    m = 0
+    for i in range(0, n, 4):
+        o = step[a[i]]
+        if o >= 0:
+            p = i - o
+            if p >= 0 and p + 3 < n and a[p] == 0x5F and a[p + 1] == 0x6C and a[p + 2] == 0x69 and a[p + 3] == 0x6E:
+                lin[m] = p
+                m += 1
+    lin = lin[:m]
+    done = np.zeros(m, np.bool_)
+    good = np.zeros(m, np.bool_)
+    for pattern in (null, spaced):
+        w = len(pattern)
+        for j in range(m):
+            at = lin[j] - 7                                 # start of '"source_line":null'
+            good[j] = not done[j] and at >= 0 and at + w <= n
+            if good[j]:
+                for b in range(w):
+                    if a[at + b] != pattern[b]:
+                        good[j] = False
+                        break
+        for j in range(m):
+            if good[j]:
+                at = lin[j] - 7
+                a[at + 11] = MARK                           # 'e' of line
+                a[at + w - 4], a[at + w - 3], a[at + w - 2], a[at + w - 1] = 0x74, 0x72, 0x75, 0x65   # 'true'
+                done[j] = True
     return lin[~done]
 
 
@@ -229,6 +271,15 @@ def _by_row(parent: np.ndarray, flags: np.ndarray, n: int) -> np.ndarray:
     return np.bincount(parent[flags], minlength=n)
 
 
+def _pick(values, idx):
+    """``values[idx]`` for a numpy array or a pyarrow array, ``idx`` an index array or a slice (:func:`_gather`)."""
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        if isinstance(idx, slice):
+            return values.slice(idx.start, idx.stop - idx.start)
+        return values.take(pa.array(idx))
+    return values[idx]
+
+
 def _parents(offsets: np.ndarray) -> np.ndarray:
     """Row of each child element of a list column (offsets from 0, as :func:`_list` gives them)."""
     return np.repeat(np.arange(len(offsets) - 1), offsets[1:] - offsets[:-1])
@@ -251,8 +302,13 @@ def _seg_sum(x: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return cs[offsets[1:]] - cs[offsets[:-1]]
 
 
-def _gather(offsets: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Offsets (from 0) and child indices of the lists of ``rows``, in that order."""
+def _gather(offsets: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray | slice]:
+    """Offsets (from 0) and child indices of the lists of ``rows``, in that order: a ``slice`` when ``rows`` is
+    every row (the usual case: every line of a block accepted), so no index is built and no value copied (read
+    the children with :func:`_pick`)."""
+    n = len(offsets) - 1
+    if len(rows) == n and (n == 0 or (rows[0] == 0 and rows[-1] == n - 1)):
+        return offsets - offsets[0], slice(int(offsets[0]), int(offsets[-1]))
     starts, lengths = offsets[rows], offsets[rows + 1] - offsets[rows]
     new = np.zeros(len(rows) + 1, np.int64)
     np.cumsum(lengths, out=new[1:])
@@ -415,6 +471,7 @@ class Block:
     path: str
     lin: np.ndarray       # '_lin' words left by mark_null_source_lines in each row
     plays_texts: np.ndarray | None = None   # plays lists rewritten as texts in each row (native_plays.compact)
+    hands_texts: np.ndarray | None = None   # dealt hands rewritten as texts in each row (compact_hands)
 
     def count(self, pattern: bytes) -> int:
         return self.text.count(pattern, int(self.starts[0]), int(self.starts[-1]))
@@ -467,7 +524,8 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     :class:`Batch`; ``Batch.ok[i]`` is False for each line the row path must read (bad or unusual records).
     """
     N = t.num_rows
-    col = {name: t.column(name).combine_chunks() for name in t.column_names}
+    col = {name: (c.chunk(0) if c.num_chunks == 1 else c.combine_chunks())
+           for name, c in zip(t.column_names, t.columns)}
     ok = np.ones(N, bool)
 
     # ---- game fields (native.game_to_rows, first half)
@@ -579,10 +637,7 @@ def convert(t: pa.Table, blk: Block) -> Batch:
 
     # plays
     ply = _plays(hv)
-    q_hand = _parents(ply.offsets)
     card = ply.card
-    q_bad = ~ply.ok | (card < 0) | (ply.seat >= nh[q_hand])
-    hok &= _by_row(q_hand, q_bad, H) == 0
     hok &= ~ply.both                                          # "plays" written twice (once as a list)
 
     # every pair rewritten in a line must be one of its auction or plays pairs, every plays list rewritten as
@@ -593,7 +648,9 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     ok &= _by_row(par, ply.text_valid, N) == texts
 
     # initial hands and tricks taken: lists of card lists -> one bitmask per seat
-    init = _card_lists(_field(hv, "hands"))
+    init, dealt_text, dealt_both = _dealt(hv)
+    hok &= ~dealt_both                                        # "hands" written twice (once as a list)
+    ok &= _by_row(par, dealt_text, N) == (np.zeros(N, np.int64) if blk.hands_texts is None else blk.hands_texts)
     tricks = _card_lists(_field(hv, "tricks_taken"))
     hok &= init.ok & tricks.ok
     hok &= ~init.valid | (init.count == nh)
@@ -640,17 +697,10 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     # validate.check_hand, play by play
     hok &= ~(full_play & taker_v) | (ply.valid & init.valid)
     hok &= ~ply.valid | taker_v
-    q_bits = np.where(q_bad, 0, np.left_shift(1, np.maximum(card, 0).astype(np.uint32))).astype(np.uint32)
-    played = _seg_or(q_bits, ply.offsets)
     n_plays = ply.offsets[1:] - ply.offsets[:-1]
-    hok &= ~ply.valid | (popcount32(played) == n_plays)                 # no card played twice
-    if len(q_hand):
-        seat_mask_at = np.where(init.valid[q_hand] & (init.count[q_hand] == nh[q_hand]),
-                                init.offsets[q_hand] + np.minimum(ply.seat, 3), 0)
-        held = init.masks[np.minimum(seat_mask_at, max(len(init.masks) - 1, 0))] if len(init.masks) else \
-            np.zeros(len(q_hand), np.uint32)
-        not_held = init.valid[q_hand] & (((held >> np.maximum(card, 0).astype(np.uint32)) & 1) == 0)
-        hok &= _by_row(q_hand, not_held, H) == 0
+    # every pair a [seat, card] of this game's seats, no card played twice, each held by its seat
+    hok &= _plays_ok(ply.offsets, ply.ok, ply.seat, card.astype(np.int64), nh, init.valid, init.count,
+                     init.offsets, init.masks)
     hok &= ~(ply.valid & full_play & (cps > 0)) | (n_plays == nh * np.maximum(cps, 0))
 
     # hand provenance source_line: own value, else the game's, else the line number
@@ -689,7 +739,7 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     take_g = pa.array(games_sel)
     take_h = pa.array(hs)
     gid_sel = game_id.take(take_g)
-    gid_texts = aj.strings(gid_sel)
+    gid_texts = aj.strings(gid_sel, "[")
     hand_par_pos = np.searchsorted(games_sel, hp)               # accepted game of each accepted hand
     hand_offsets = np.zeros(len(games_sel) + 1, np.int64)
     np.cumsum(n_hands[games_sel], out=hand_offsets[1:])
@@ -733,31 +783,32 @@ def convert(t: pa.Table, blk: Block) -> Batch:
         "errors": _list_column(e_off, np.ones(H, bool), None, hs, pa.string(), values_array=e_vals),
     }
 
-    # hand_key: records.hand_key's json.dumps text, field by field (players last: the game's names)
+    # hand_key: records.hand_key's json.dumps text, field by field (players last: the game's names), written by
+    # one compiled pass (json_rows); each field is read where it is, through the hands (hs) or games selected
     players_sel = col["players"].take(pa.array(games_sel))
     players_text = aj.lists_of(players_sel.offsets.to_numpy().astype(np.int64), aj.strings(players_sel.flatten()),
-                               np.ones(len(games_sel), bool))
+                               np.ones(len(games_sel), bool), lead="")     # '["A","B",...]' per game
     pieces = [
-        gid_texts.take(pa.array(hand_par_pos)),
-        aj.scalars([("int", hand_no[hs], None), ("int", dealer[hs], None), ("int", nh[hs], None)]),
-        init.key_text(hs),
-        aj.scalars([("int", turned[hs], turned_v[hs])]),
-        _auction_text(auc, hs),
-        aj.scalars([("int", taker[hs], taker_v[hs]), ("str", hand_cols["strain"], None),
-                    ("int", bid[hs], bid_v[hs]), ("bool", capot[hs], None), ("int", coinche[hs], None)]),
-        _pair_text(ply.offsets, ply.valid, card, ply.seat, hs),
-        tricks.key_text(hs),
-        aj.scalars([("int", lts[hs], lts_v[hs])]),
-        ann.key_text(hs),
-        aj.scalars([("int", bel[hs], bel_v[hs])]),
-        _list_text(rs_off, rs_valid, rs, hs, rs_v),
-        _list_text(rcp_off, rcp_valid, rcp, hs, rcp_v),
-        _list_text(rt_off, rt_valid, rt, hs, rt_v),
-        aj.scalars([("str", hand_cols["completeness"], None), ("int", margin[hs], margin_v[hs]),
-                    ("int", carried[hs], carried_v[hs])]),
-        players_text.take(pa.array(hand_par_pos)),
+        jr.strings(gid_sel, hand_par_pos),
+        jr.ints(hs, hand_no), jr.ints(hs, dealer), jr.ints(hs, nh),
+        jr.int_lists(hs, init.offsets, init.masks, init.valid),
+        jr.ints(hs, turned, turned_v),
+        _auction_piece(auc, hs),
+        jr.ints(hs, taker, taker_v), jr.strings(strain, hs), jr.ints(hs, bid, bid_v), jr.bools(hs, capot),
+        jr.ints(hs, coinche),
+        jr.int_lists(hs, ply.offsets, card, ply.valid),
+        jr.int_lists(hs, ply.offsets, ply.seat, ply.valid),
+        jr.int_lists(hs, tricks.offsets, tricks.masks, tricks.valid),
+        jr.ints(hs, lts, lts_v),
+        jr.arrow_texts(ann.key_text(hs, lead="")),
+        jr.ints(hs, bel, bel_v),
+        jr.int_lists(hs, rs_off, rs, rs_valid, rs_v),
+        jr.int_lists(hs, rcp_off, rcp, rcp_valid, rcp_v),
+        jr.int_lists(hs, rt_off, rt, rt_valid, rt_v),
+        jr.strings(completeness, hs), jr.ints(hs, margin, margin_v), jr.ints(hs, carried, carried_v),
+        jr.arrow_texts(players_text, hand_par_pos),
     ]
-    hand_keys = aj.sha32(aj.join(pieces)) if len(hs) else []
+    hand_keys = jr.sha32(*jr.render(pieces, len(hs))) if len(hs) else []
     hand_cols["hand_key"] = pa.array(hand_keys, pa.string())
     hsch = schema.schema("hands")
     hands = pa.Table.from_arrays([hand_cols[f.name] for f in hsch], schema=hsch)
@@ -767,13 +818,12 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     gs = games_sel
     tg = pa.array(gs)
     rf_text = _list_text(rf_off, rf_valid, rf, gs, rf_v)
-    hk_text = pa.array(['"' + k + '"' for k in hand_keys], pa.string())
-    gkey_text = aj.join([
-        aj.join([gid_texts, aj.strings(col["variant"].take(tg)), aj.ints(n[gs]),
-                 players_text,
-                 aj.ints(target[gs], target_v[gs]), rf_text, aj.ints(winner[gs], winner_v[gs])]),
-        aj.lists_of(hand_offsets, hk_text, np.ones(len(gs), bool)),
-    ]) if len(gs) else pa.array([], pa.string())
+    hand_key_col = hand_cols["hand_key"]
+    hk_text = pc.binary_join_element_wise('"', hand_key_col, '"', "") if len(hs) else pa.array([], pa.string())
+    gkey_text = pc.binary_join_element_wise(
+        "[", gid_texts, aj.strings(col["variant"].take(tg), ","), aj.ints(n[gs], lead=","), ",", players_text,
+        aj.ints(target[gs], target_v[gs], ","), rf_text, aj.ints(winner[gs], winner_v[gs], ","), "],",
+        aj.lists_of(hand_offsets, hk_text, np.ones(len(gs), bool), lead=""), "]", "") if len(gs) else None
     game_keys = aj.sha32(gkey_text) if len(gs) else []
     game_cols = {
         "game_id": gid_sel, "source": source.take(tg), "source_format": source_format.take(tg),
@@ -801,7 +851,7 @@ def _list_column(offsets, valid, values, rows, typ, value_valid=None, values_arr
     ``valid``), as ``list<typ>``."""
     new, idx = _gather(offsets, rows)
     if values_array is not None:
-        items = values_array.take(pa.array(idx)) if len(idx) else pa.array([], typ)
+        items = _pick(values_array, idx) if new[-1] else pa.array([], typ)
     else:
         vv = None if value_valid is None else ~value_valid[idx]
         items = pa.array(np.asarray(values)[idx], typ, mask=vv)
@@ -810,7 +860,7 @@ def _list_column(offsets, valid, values, rows, typ, value_valid=None, values_arr
 
 
 def _list_text(offsets, valid, values, rows, value_valid=None) -> pa.StringArray:
-    """JSON text of the selected rows of a list-of-integers column (see :func:`_list_column`)."""
+    """``,`` + the JSON text of the selected rows of a list-of-integers column (see :func:`_list_column`)."""
     new, idx = _gather(offsets, rows)
     return aj.int_lists(new, np.asarray(values)[idx], valid[rows],
                         None if value_valid is None else value_valid[idx])
@@ -834,18 +884,41 @@ class CardLists:
     def column(self, rows: np.ndarray, typ: pa.DataType) -> pa.Array:
         return _list_column(self.offsets, self.valid, self.masks, rows, typ)
 
-    def key_text(self, rows: np.ndarray) -> pa.StringArray:
-        return _list_text(self.offsets, self.valid, self.masks, rows)
-
 
 def _card_lists(arr: pa.Array) -> CardLists:
+    """The ``list<list<string>>`` column ``arr`` (one list of cards per seat) as :class:`CardLists`."""
     offsets, valid, inner = _list(arr)
     ioff, ivalid, strs = _list(inner)
-    cards = _string_cards(strs)
-    tok_bad = cards < 0
-    bits = np.where(tok_bad, 0, np.left_shift(1, np.maximum(cards, 0).astype(np.uint32))).astype(np.uint32)
-    masks = _seg_or(bits, ioff)
-    inner_bad = ~ivalid | (_seg_sum(tok_bad, ioff) > 0)
+    masks, tok_bad = _masks(_string_cards(strs), ioff)
+    return _card_lists_of(offsets, valid, masks, ~ivalid | tok_bad)
+
+
+def _masks(cards: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(uint32 bitmask of the cards of each list ``cards[offsets[i]:offsets[i+1]]``, whether the list holds
+    a token that is not a card (-1))."""
+    return _masks_kernel(np.asarray(cards, np.int64), np.asarray(offsets, np.int64))
+
+
+@njit(cache=True, nogil=True)
+def _masks_kernel(cards, offsets):
+    n = len(offsets) - 1
+    masks = np.zeros(n, np.uint32)
+    bad = np.zeros(n, np.bool_)
+    for i in range(n):
+        m = np.uint32(0)
+        for k in range(offsets[i], offsets[i + 1]):
+            c = cards[k]
+            if c < 0:
+                bad[i] = True
+            else:
+                m |= np.uint32(1) << np.uint32(c)
+        masks[i] = m
+    return masks, bad
+
+
+def _card_lists_of(offsets: np.ndarray, valid: np.ndarray, masks: np.ndarray, inner_bad: np.ndarray) -> CardLists:
+    """:class:`CardLists` from each hand's inner lists (``offsets`` into ``masks``), the hands' validity and
+    the inner lists that are not lists of cards."""
     count = offsets[1:] - offsets[:-1]
     ok = ~valid | (_seg_sum(inner_bad, offsets) == 0)
     sizes = popcount32(masks) if len(masks) else np.zeros(0, np.int32)
@@ -857,32 +930,82 @@ def _card_lists(arr: pa.Array) -> CardLists:
     return CardLists(offsets, valid, ok, count, masks, sizes, seat_hand, union, total, first_size)
 
 
+@njit(cache=True, nogil=True)
+def _plays_ok(offsets, pair_ok, seat, card, nh, init_valid, init_count, init_offsets, init_masks):
+    """Per hand: every play is a well-formed pair (``pair_ok``) of a seat of the game and a card, no card is
+    played twice, and, when the deal is given, each card was in its seat's hand (the seat's bitmask in
+    ``init_masks``; a deal without one list per seat is rejected elsewhere)."""
+    n = len(offsets) - 1
+    out = np.ones(n, np.bool_)
+    for h in range(n):
+        played = np.uint32(0)
+        for k in range(offsets[h], offsets[h + 1]):
+            c, s = card[k], seat[k]
+            if not pair_ok[k] or c < 0 or s >= nh[h]:
+                out[h] = False
+                break
+            bit = np.uint32(1) << np.uint32(c)
+            if played & bit:
+                out[h] = False                   # played twice
+                break
+            played |= bit
+            if init_valid[h] and len(init_masks):
+                at = init_offsets[h] + min(s, 3) if init_count[h] == nh[h] else 0
+                if (init_masks[min(at, len(init_masks) - 1)] & bit) == 0:
+                    out[h] = False               # not in the seat's hand
+                    break
+    return out
+
+
+def _dealt(hv: pa.Array) -> tuple[CardLists, np.ndarray, np.ndarray]:
+    """The dealt hands of every hand, from its ``hands`` list or from its rewritten text
+    (:func:`pipeline.ingest.native_plays.compact_hands`): (:class:`CardLists`, per hand whether it came as a
+    text, per hand whether both were given: a repeated key, which the row path must read)."""
+    lst = _field(hv, "hands")
+    t_off, t_data, t_valid = _str(_field(hv, native_plays.HANDS_KEY))
+    if not t_valid.any():
+        return _card_lists(lst), t_valid, np.zeros(len(t_valid), bool)
+    dec = native_plays.decode_hands(t_off, t_data, t_valid)
+    t_masks, t_bad = _masks(_two_char_cards()[dec.code].astype(np.int16), dec.card_offsets)
+    t_bad |= ~dec.ok[_parents(dec.offsets)]              # a text of another shape: not read here
+    if lst.null_count == len(lst):                        # every hand's cards came as a text (the usual case)
+        lists = _card_lists_of(dec.offsets, t_valid, t_masks, t_bad)
+        lists.ok &= ~t_valid | dec.ok
+        return lists, t_valid, np.zeros(len(t_valid), bool)
+    l_off, l_valid, inner = _list(lst)
+    ioff, ivalid, strs = _list(inner)
+    l_masks, l_tok_bad = _masks(_string_cards(strs), ioff)
+    n_list, n_text = l_off[1:] - l_off[:-1], dec.offsets[1:] - dec.offsets[:-1]
+    offsets = np.zeros(len(t_valid) + 1, np.int64)
+    np.cumsum(n_list + n_text, out=offsets[1:])
+    # a hand's list entries first, then its text entries (a hand has one or the other unless it has both)
+    to_list = np.repeat(offsets[:-1] - l_off[:-1], n_list) + np.arange(int(n_list.sum()))
+    to_text = np.repeat(offsets[:-1] + n_list - dec.offsets[:-1], n_text) + np.arange(int(n_text.sum()))
+    masks = np.zeros(int(offsets[-1]), np.uint32)
+    bad = np.zeros(int(offsets[-1]), bool)
+    masks[to_list], bad[to_list] = l_masks, ~ivalid | l_tok_bad
+    masks[to_text], bad[to_text] = t_masks, t_bad
+    lists = _card_lists_of(offsets, l_valid | t_valid, masks, bad)
+    lists.ok &= ~t_valid | dec.ok                          # (a bad text with no seat list left)
+    return lists, t_valid, l_valid & t_valid
+
+
 def _auction_column(auc: Pairs, rows: np.ndarray) -> pa.Array:
     """``list<struct<seat: int8, call: string>>`` of the selected hands; a null auction is ``[]``."""
     new, idx = _gather(auc.offsets, rows)
-    calls = pc.utf8_slice_codeunits(auc.strings.take(pa.array(idx)), 2) if len(idx) else \
-        pa.array([], pa.string())
+    calls = pc.utf8_slice_codeunits(_pick(auc.strings, idx), 2) if new[-1] else pa.array([], pa.string())
     items = pa.StructArray.from_arrays([pa.array(auc.seat[idx], pa.int8()), calls], names=["seat", "call"])
     typ = schema.schema("hands").field("auction").type
     return pa.ListArray.from_arrays(pa.array(new.astype(np.int32)), items, type=typ)
 
 
-def _auction_text(auc: Pairs, rows: np.ndarray) -> pa.StringArray:
-    """JSON text of the selected hands' auctions, ``[{"seat":0,"call":"pass"},...]`` (``[]`` when absent);
-    each distinct (seat, call) is written once."""
-    new, idx = _gather(auc.offsets, rows)
-    if not len(idx):
-        return aj.lists_of(new, pa.array([], pa.string()), np.ones(len(rows), bool))
-    enc = pc.dictionary_encode(auc.strings.take(pa.array(idx)))
-    words = [f'{{"seat":{w[0]},"call":{json.dumps(w[2:])}}}' for w in enc.dictionary.to_pylist()]
-    objs = pa.array(words, pa.string()).take(enc.indices)
-    return aj.lists_of(new, objs, np.ones(len(rows), bool))
-
-
-def _pair_text(offsets, valid, first, second, rows) -> pa.StringArray:
-    """JSON text ``[plays],[seats]`` of the selected hands."""
-    new, idx = _gather(offsets, rows)
-    return aj.int_list_pairs(new, np.asarray(first)[idx], np.asarray(second)[idx], valid[rows])
+def _auction_piece(auc: Pairs, rows: np.ndarray) -> jr.Piece:
+    """The selected hands' auctions as key text, ``[{"seat":0,"call":"pass"},...]`` (``[]`` when absent); each
+    distinct (seat, call) is written once."""
+    enc = pc.dictionary_encode(auc.strings)
+    words = [f'{{"seat":{w[0]},"call":{json.dumps(w[2:])}}}' for w in enc.dictionary.to_pylist()] or ["null"]
+    codes = pc.fill_null(enc.indices, 0).to_numpy(zero_copy_only=False)
+    return jr.text_lists(rows, auc.offsets, codes, words)
 
 
 @dataclass
@@ -903,7 +1026,7 @@ class Announced:
     def column(self, rows: np.ndarray) -> pa.Array:
         new, idx = _gather(self.offsets, rows)
         items = pa.StructArray.from_arrays(
-            [pa.array(self.seat[idx], pa.int8()), self.kind.take(pa.array(idx)),
+            [pa.array(self.seat[idx], pa.int8()), _pick(self.kind, idx),
              pa.array(self.rank[idx], pa.int8(), mask=~self.rank_v[idx]),
              pa.array(self.suit[idx], pa.int8(), mask=~self.suit_v[idx]),
              pa.array(self.length[idx], pa.int8())], names=["seat", "kind", "rank", "suit", "length"])
@@ -911,15 +1034,16 @@ class Announced:
         return pa.ListArray.from_arrays(pa.array(new.astype(np.int32)), items.cast(typ.value_type),
                                         mask=pa.array(~self.valid[rows]), type=typ)
 
-    def key_text(self, rows: np.ndarray) -> pa.StringArray:
+    def key_text(self, rows: np.ndarray, lead: str = ",") -> pa.StringArray:
+        """``lead`` + the JSON text of the selected hands' announcements (objects in the row path's key order)."""
         new, idx = _gather(self.offsets, rows)
-        if not len(idx):
-            return aj.lists_of(new, pa.array([], pa.string()), self.valid[rows])
+        if not new[-1]:
+            return aj.lists_of(new, pa.array([], pa.string()), self.valid[rows], lead)
         objs = pc.binary_join_element_wise(
-            '{"seat":', aj.ints(self.seat[idx]), ',"kind":', aj.strings(self.kind.take(pa.array(idx))),
-            ',"rank":', aj.ints(self.rank[idx], self.rank_v[idx]), ',"suit":', aj.ints(self.suit[idx], self.suit_v[idx]),
-            ',"length":', aj.ints(self.length[idx]), "}", "")
-        return aj.lists_of(new, objs, self.valid[rows])
+            aj.ints(self.seat[idx], lead='{"seat":'), aj.strings(_pick(self.kind, idx), ',"kind":'),
+            aj.ints(self.rank[idx], self.rank_v[idx], ',"rank":'), aj.ints(self.suit[idx], self.suit_v[idx], ',"suit":'),
+            aj.ints(self.length[idx], lead=',"length":'), "}", "")
+        return aj.lists_of(new, objs, self.valid[rows], lead)
 
 
 def _announced(arr: pa.Array, nh: np.ndarray) -> Announced:

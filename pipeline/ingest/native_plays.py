@@ -26,12 +26,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pipeline.rescore.jit import njit
+
 KEY = "play\x7f"
 """Key a canonical ``plays`` list is rewritten to (its value: a JSON text)."""
+HANDS_KEY = "hand\x7f"
+"""Key a canonical ``hands`` list (the cards dealt to each seat) is rewritten to (its value: a JSON text)."""
 
 _Q, _SP, _COMMA, _OPEN, _CLOSE = 0x22, 0x20, 0x2C, 0x5B, 0x5D
-# (pair length, stride from one pair to the next, offset of the card's opening quote) per layout
-_LAYOUTS = ((8, 9, 3), (9, 11, 4))            # [d,"XY"],  and  [d, "XY"],_
 _KEYS = (b'"plays":', b'"plays": ')
 
 
@@ -42,100 +44,263 @@ def _card_byte(b: np.ndarray) -> np.ndarray:
             & (b != 0x7B) & (b != 0x7D))
 
 
-def _windows(a: np.ndarray) -> np.ndarray:
-    """The 8 bytes starting at each position of ``a`` as one little-endian ``uint64`` (an unaligned view, no
-    copy; the last 7 positions have none)."""
-    return np.ndarray(shape=(max(len(a) - 7, 0),), dtype="<u8", buffer=a, strides=(1,))
+_CARD_OK = _card_byte(np.arange(256, dtype=np.uint16))
+""":func:`_card_byte` of every byte value (the kernels' lookup table)."""
+_PLAYS_KEYS = tuple(np.frombuffer(k, np.uint8).copy() for k in _KEYS)
+_HANDS_KEYS = tuple(np.frombuffer(k, np.uint8).copy() for k in (b'"hands":', b'"hands": '))
 
 
-def _word(pattern: dict[int, int]) -> tuple[np.uint64, np.uint64]:
-    """(mask, value) testing the bytes ``{offset: byte}`` of an 8-byte window."""
-    mask = value = 0
-    for i, b in pattern.items():
-        mask |= 0xFF << (8 * i)
-        value |= b << (8 * i)
-    return np.uint64(mask), np.uint64(value)
+def opening_brackets(buf: bytearray) -> np.ndarray:
+    """Positions (int64, sorted) of every ``[`` of ``buf``."""
+    return np.flatnonzero(np.frombuffer(buf, np.uint8) == _OPEN)
 
 
-# [d,"XY"] (bytes 0-7) and [d, "XY"] (bytes 0-7, the closing bracket at 8)
-_COMPACT = _word({0: _OPEN, 2: _COMMA, 3: _Q, 6: _Q, 7: _CLOSE})
-_SPACED = _word({0: _OPEN, 2: _COMMA, 3: _SP, 4: _Q, 7: _Q})
-
-
-def compact(buf: bytearray) -> tuple[np.ndarray, np.ndarray]:
+def compact(buf: bytearray, opens: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Rewrite, in place, every canonical plays list of ``buf`` (see the module text) as a ``play\\x7f`` text.
 
     Args:
         buf: newline-separated JSON lines holding no ``\\x7f`` byte (the caller checks).
+        opens: the positions of every ``[`` of ``buf`` (:func:`opening_brackets`; computed when None).
     Returns:
         (positions of the lists rewritten: their opening bracket, now a quote; positions of every ``[`` left
-        outside them, for :func:`pipeline.ingest.native_columns.mark_pairs`), both int64 and sorted.
+        outside them, for :func:`compact_hands` and :func:`pipeline.ingest.native_columns.mark_pairs`), both
+        int64 and sorted.
     """
+    if opens is None:
+        opens = opening_brackets(buf)
     a = np.frombuffer(buf, np.uint8)
+    if not len(opens):
+        return np.zeros(0, np.int64), opens
+    rewritten, keep = _compact_plays(a, opens, _CARD_OK, _PLAYS_KEYS[0], _PLAYS_KEYS[1])
+    return rewritten, opens[keep]
+
+
+@njit(cache=True, nogil=True)
+def _at(a, pos, key) -> bool:
+    """Whether ``a`` holds ``key`` at ``pos`` (False when it does not fit)."""
+    if pos < 0 or pos + len(key) > len(a):
+        return False
+    for k in range(len(key)):
+        if a[pos + k] != key[k]:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _compact_plays(a, opens, card_ok, key0, key1):
+    """Kernel of :func:`compact`: (rewritten list positions, sorted; mask of ``opens`` to keep).
+
+    A pair ``[d,"XY"]`` (layout 0, stride 9) or ``[d, "XY"]`` (layout 1, stride 11) starts at each ``[`` whose
+    bytes match; consecutive pairs of one layout, each followed by its separator and the next pair exactly
+    one stride later, form a run; a run preceded by ``[`` and a ``"plays":`` key (either spacing) and followed
+    by ``]`` is rewritten."""
+    n, m = len(a), len(opens)
+    good = np.zeros((2, m), np.bool_)
+    for i in range(m):
+        p = opens[i]
+        if p < 1 or p + 10 >= n or a[p + 1] < 0x30 or a[p + 1] > 0x39 or a[p + 2] != 0x2C:
+            continue
+        if a[p + 3] == 0x22 and a[p + 6] == 0x22 and a[p + 7] == 0x5D and card_ok[a[p + 4]] and card_ok[a[p + 5]]:
+            good[0, i] = True
+        if (a[p + 3] == 0x20 and a[p + 4] == 0x22 and a[p + 7] == 0x22 and a[p + 8] == 0x5D
+                and card_ok[a[p + 5]] and card_ok[a[p + 6]]):
+            good[1, i] = True
+    keep = np.ones(m, np.bool_)
+    out = np.empty(m, np.int64)
+    k = 0
+    for lay in range(2):
+        length, stride, q = 8 + lay, 9 + 2 * lay, 3 + lay
+        i = 0
+        while i < m:
+            if not good[lay, i]:
+                i += 1
+                continue
+            first = i
+            j = i
+            while True:                      # extend the run while the pair is linked to the next one
+                pj = opens[j]
+                linked = a[pj + length] == 0x2C and (lay == 0 or a[pj + length + 1] == 0x20)
+                if linked and j + 1 < m and good[lay, j + 1] and opens[j + 1] == pj + stride:
+                    j += 1
+                    continue
+                break
+            last = j
+            i = last + 1
+            pf, pl = opens[first], opens[last]
+            if a[pl + length] != 0x5D or a[pf - 1] != 0x5B:
+                continue
+            key_at = -1
+            if _at(a, pf - 1 - len(key0), key0):
+                key_at = pf - 1 - len(key0)
+            elif _at(a, pf - 1 - len(key1), key1):
+                key_at = pf - 1 - len(key1)
+            if key_at < 0:
+                continue
+            a[key_at + 5] = 0x7F                 # "plays" -> "play\x7f"
+            a[pf - 1] = 0x22                     # the list's brackets -> the text's quotes
+            a[pl + length] = 0x22
+            for t in range(first, last + 1):     # the cards' quotes -> spaces
+                pt = opens[t]
+                a[pt + q] = 0x20
+                a[pt + q + 3] = 0x20
+                keep[t] = False
+            if first > 0 and opens[first - 1] == pf - 1:
+                keep[first - 1] = False          # the list's own bracket is the [ just before
+            out[k] = pf - 1
+            k += 1
+    return np.sort(out[:k]), keep
+
+
+def compact_hands(buf: bytearray, opens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rewrite, in place, every canonical ``hands`` list of ``buf`` (the cards dealt to each seat) as a
+    ``hand\\x7f`` text, as :func:`compact` does for plays: ``"hands":[["8C","JC"],["TC"]]`` becomes
+    ``"hand\\x7f":"[ 8C , JC ],[ TC ]"`` (the outer brackets become quotes, the cards' quotes spaces; same
+    length). Canonical: the compact layout or the spaced one (``"hands": [["8C", "JC"], ["TC"]]``) throughout,
+    at least one seat, every seat's list non-empty, every card two bytes allowed by :func:`_card_byte`.
+    Anything else is left as a list.
+
+    About 32 of the ~70 values pyarrow's JSON reader builds for a hand are its dealt cards: reading them as one
+    text makes the parse a quarter faster. The safety argument of the module text holds as for plays: the
+    pattern's quotes are unescaped, the key exists only here, a rewritten list anywhere but in a hand is an
+    unknown key, and the converter counts the texts of each line.
+
+    Args:
+        buf: newline-separated JSON lines holding no ``\\x7f`` byte.
+        opens: sorted positions of the ``[`` of ``buf`` that may open a list (:func:`compact`'s second result).
+    Returns:
+        (positions of the lists rewritten, their opening bracket now a quote; ``opens`` without the brackets
+        of those lists), both int64 and sorted.
+    """
+    if not len(opens):
+        return np.zeros(0, np.int64), opens
+    rewritten, keep = _compact_hands(np.frombuffer(buf, np.uint8), opens, _CARD_OK, _HANDS_KEYS[0], _HANDS_KEYS[1])
+    return rewritten, opens[keep]
+
+
+@njit(cache=True, nogil=True)
+def _walk_hands(a, p, sep, card_ok, write) -> int:
+    """Walk the list of card lists whose ``[`` is at ``p`` (separators of ``sep`` bytes: ``,`` or ``, ``): the
+    position of its closing ``]``, or -1 when it is not canonical. With ``write``, the cards' quotes become
+    spaces on the way."""
     n = len(a)
-    opens = np.flatnonzero(a == _OPEN)
-    pi = np.flatnonzero((opens >= 1) & (opens + 10 < n))      # room for every byte read below (up to p + 10)
-    p = opens[pi]
-    if not p.size:
-        return np.zeros(0, np.int64), opens
-    w = _windows(a)[p]
-    digit = (w >> np.uint64(8)) & np.uint64(0xFF)
-    head = (digit >= 0x30) & (digit <= 0x39)
-    rewritten, gone = [], []
-    for (mask, value), length, stride, q in ((_COMPACT, 8, 9, 3), (_SPACED, 9, 11, 4)):
-        good = head & ((w & mask) == value)
-        if length == 9:
-            good &= a[p + 8] == _CLOSE
-        c0 = ((w >> np.uint64(8 * (q + 1))) & np.uint64(0xFF)).astype(np.uint8)
-        c1 = ((w >> np.uint64(8 * (q + 2))) & np.uint64(0xFF)).astype(np.uint8)
-        good &= _card_byte(c0) & _card_byte(c1)
-        ppi = pi[good]
-        pp = p[good]
-        if not pp.size:
+    q = p + 2                                    # the opening quote of the current card
+    while True:
+        if q + 7 >= n or a[q] != 0x22 or a[q + 3] != 0x22 or not card_ok[a[q + 1]] or not card_ok[a[q + 2]]:
+            return -1
+        if write:
+            a[q] = 0x20
+            a[q + 3] = 0x20
+        nx, after = a[q + 4], a[q + 5]
+        if nx == 0x2C and (sep == 1 or after == 0x20):
+            q += 4 + sep                         # the next card of this seat
+        elif nx == 0x5D and after == 0x2C and (sep == 1 or a[q + 6] == 0x20) and a[q + 5 + sep] == 0x5B:
+            q += 6 + sep                         # the first card of the next seat
+        elif nx == 0x5D and after == 0x5D:
+            return q + 5
+        else:
+            return -1
+
+
+@njit(cache=True, nogil=True)
+def _compact_hands(a, opens, card_ok, key0, key1):
+    """Kernel of :func:`compact_hands`: (rewritten list positions, sorted; mask of ``opens`` to keep)."""
+    m = len(opens)
+    keep = np.ones(m, np.bool_)
+    out = np.empty(m, np.int64)
+    k = 0
+    for i in range(m):
+        p = opens[i]
+        if p + 2 >= len(a) or a[p + 1] != 0x5B or a[p + 2] != 0x22:
             continue
-        after = a[pp + length]
-        linked = after == _COMMA
-        if stride - length == 2:
-            linked &= a[pp + length + 1] == _SP
-        linked[:-1] &= pp[1:] == pp[:-1] + stride
-        linked[-1] = False
-        # runs of linked pairs: a run starts after a pair that is not linked to the next one
-        run_start = np.ones(len(pp), bool)
-        run_start[1:] = ~linked[:-1]
-        first = np.flatnonzero(run_start)
-        last = np.append(first[1:] - 1, len(pp) - 1)
-        ok = (after[last] == _CLOSE) & (a[pp[first] - 1] == _OPEN)
-        key_at = np.full(len(first), -1, np.int64)
-        for k in _KEYS:
-            at = pp[first] - 1 - len(k)
-            hit = ok & (key_at < 0) & (at >= 0)
-            safe = np.where(hit, at, 0)
-            for i, byte in enumerate(k):
-                hit &= a[safe + i] == byte
-            key_at[hit] = at[hit]
-        ok &= key_at >= 0
-        if not ok.any():
+        if _at(a, p - len(key0), key0):
+            key_at, sep = p - len(key0), 1
+        elif _at(a, p - len(key1), key1):
+            key_at, sep = p - len(key1), 2
+        else:
             continue
-        first, last, key_at = first[ok], last[ok], key_at[ok]
-        a[key_at + 5] = 0x7F                         # "plays" -> "play\x7f"
-        a[pp[first] - 1] = _Q                        # the list's brackets -> the text's quotes
-        a[pp[last] + length] = _Q
-        member = np.zeros(len(pp) + 1, np.int8)      # pairs of the rewritten runs (disjoint, in order)
-        member[first] = 1
-        member[last + 1] -= 1
-        member = np.cumsum(member[:-1], dtype=np.int8).astype(bool)
-        pm = pp[member]
-        a[pm + q] = _SP                              # the cards' quotes -> spaces
-        a[pm + q + 3] = _SP
-        rewritten.append(pp[first] - 1)
-        gone.append(ppi[member])
-        gone.append(ppi[first] - 1)                  # the list's own bracket is the [ just before
-    if not rewritten:
-        return np.zeros(0, np.int64), opens
-    keep = np.ones(len(opens), bool)
-    for g in gone:
-        keep[g] = False
-    return np.sort(np.concatenate(rewritten)), opens[keep]
+        end = _walk_hands(a, p, sep, card_ok, False)
+        if end < 0:
+            continue
+        _walk_hands(a, p, sep, card_ok, True)
+        a[key_at + 5] = 0x7F                     # "hands" -> "hand\x7f"
+        a[p] = 0x22                              # the outer brackets -> the text's quotes
+        a[end] = 0x22
+        t = i
+        while t < m and opens[t] <= end:         # this list's brackets are not pair openings
+            keep[t] = False
+            t += 1
+        out[k] = p
+        k += 1
+    return out[:k], keep
+
+
+@dataclass
+class DecodedHands:
+    """The seats' cards of the ``hand\\x7f`` texts of some hands, in hand order."""
+
+    offsets: np.ndarray        # int64 per hand + 1: hand h owns seat lists offsets[h]:offsets[h+1] (none: no text)
+    card_offsets: np.ndarray   # int64 per seat list + 1, into code
+    code: np.ndarray           # int64 per card: its two bytes as one big-endian 16-bit number
+    ok: np.ndarray             # per hand: the text has the shape compact_hands writes
+
+
+def decode_hands(offsets: np.ndarray, data: np.ndarray, valid: np.ndarray) -> DecodedHands:
+    """Seat lists and cards of rewritten ``hands`` texts (see :func:`compact_hands`).
+
+    Args:
+        offsets: int64 string offsets (hands + 1) into ``data`` (uint8), as pyarrow gives a string column.
+        valid: per hand, the text is present.
+    Returns:
+        :class:`DecodedHands`. A text is spaced when its byte 7 is a space (a card byte or ``[`` otherwise);
+        a seat list ``[ XY , XY ]`` has its j-th card at byte 2 + 5j (compact) or 2 + 6j (spaced) and ends at
+        the ``]`` following a card. ``ok`` is False for a text that does not have that shape (none that
+        :func:`compact_hands` wrote).
+    """
+    hand_off, card_off, code, ok = _decode_hands(np.asarray(offsets, np.int64), data, np.asarray(valid, np.bool_))
+    return DecodedHands(hand_off, card_off, code, ok)
+
+
+@njit(cache=True, nogil=True)
+def _decode_hands(offsets, data, valid):
+    n = len(offsets) - 1
+    size = 0
+    for h in range(n):
+        if valid[h]:
+            size += offsets[h + 1] - offsets[h]
+    hand_off = np.zeros(n + 1, np.int64)
+    card_off = np.zeros(size // 5 + 2, np.int64)
+    code = np.zeros(size // 5 + 1, np.int64)
+    ok = np.ones(n, np.bool_)
+    li = 0
+    ci = 0
+    for h in range(n):
+        if valid[h]:
+            a, b = offsets[h], offsets[h + 1]
+            spaced = b - a > 7 and data[a + 7] == 0x20
+            stride = 6 if spaced else 5
+            t = a                                # the [ of the current seat list
+            while ok[h]:
+                if t + 5 >= b + 1 or data[t] != 0x5B:
+                    ok[h] = False
+                    break
+                c = t + 2                        # its current card
+                while c + 3 < b and data[c + 3] == 0x2C:
+                    code[ci] = (np.int64(data[c]) << 8) | data[c + 1]
+                    ci += 1
+                    c += stride
+                if c + 3 >= b or data[c + 3] != 0x5D:
+                    ok[h] = False
+                    break
+                code[ci] = (np.int64(data[c]) << 8) | data[c + 1]
+                ci += 1
+                li += 1
+                card_off[li] = ci
+                t = c + 4                        # after the ]: the end, or ',' (', ') and the next [
+                if t == b:
+                    break
+                t += 2 if spaced else 1
+        hand_off[h + 1] = li
+    return hand_off, card_off[:li + 1], code[:ci], ok
 
 
 def per_row(positions: np.ndarray, starts: np.ndarray) -> np.ndarray:
@@ -162,20 +327,32 @@ def decode(offsets: np.ndarray, data: np.ndarray, valid: np.ndarray) -> Decoded:
         :class:`Decoded`; the layout of each text (compact or spaced) is told by its fifth byte (a card byte or
         a space) and its pair count by its length.
     """
-    st = offsets[:-1]
-    ln = np.where(valid, offsets[1:] - st, 0)
-    spaced = np.zeros(len(st), bool)
-    live = ln > 4
-    spaced[live] = data[st[live] + 4] == _SP
-    stride = np.where(spaced, 11, 9)
-    q = np.where(spaced, 4, 3)
-    count = np.where(live, (ln + stride - 8) // stride, 0)       # compact: 9n - 1 bytes, spaced: 11n - 2
-    out = np.zeros(len(st) + 1, np.int64)
-    np.cumsum(count, out=out[1:])
-    hand = np.repeat(np.arange(len(st)), count)
-    k = np.arange(out[-1]) - out[:-1][hand]
-    at = st[hand] + k * stride[hand]
-    seat = data[at + 1].astype(np.int64) - 0x30
-    c = at + q[hand] + 1
-    code = (data[c].astype(np.int64) << 8) | data[c + 1]
-    return Decoded(out, seat, code)
+    return Decoded(*_decode_plays(np.asarray(offsets, np.int64), data, np.asarray(valid, np.bool_)))
+
+
+@njit(cache=True, nogil=True)
+def _decode_plays(offsets, data, valid):
+    n = len(offsets) - 1
+    out = np.zeros(n + 1, np.int64)
+    for h in range(n):                          # pairs per text: compact 9n - 1 bytes, spaced 11n - 2
+        ln = offsets[h + 1] - offsets[h] if valid[h] else 0
+        count = 0
+        if ln > 4:
+            stride = 11 if data[offsets[h] + 4] == 0x20 else 9
+            count = (ln + stride - 8) // stride
+        out[h + 1] = out[h] + count
+    seat = np.empty(out[n], np.int64)
+    code = np.empty(out[n], np.int64)
+    for h in range(n):
+        if out[h + 1] == out[h]:
+            continue
+        st = offsets[h]
+        spaced = data[st + 4] == 0x20
+        stride = 11 if spaced else 9
+        c = st + (5 if spaced else 4)           # the card's first byte
+        for k in range(out[h], out[h + 1]):
+            at = st + (k - out[h]) * stride
+            seat[k] = np.int64(data[at + 1]) - 0x30
+            code[k] = (np.int64(data[c]) << 8) | data[c + 1]
+            c += stride
+    return out, seat, code

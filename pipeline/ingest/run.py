@@ -809,6 +809,16 @@ def _sidecars_unchanged(prev: list) -> bool:
     return all((_content_hash(Path(p)) if Path(p).is_file() else None) == h for p, h in prev[4].items())
 
 
+def _hash_later(path: Path) -> Future:
+    """:func:`_content_hash` of ``path`` computed on a thread (hashlib releases the GIL on large reads, so it
+    overlaps the reading of the file)."""
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rebelote-hash")
+    try:
+        return pool.submit(_content_hash, path)
+    finally:
+        pool.shutdown(wait=False)
+
+
 def _content_hash(path: Path) -> str:
     """SHA-256 of the file's bytes (as stored, compressed or not), for the manifest: a file touched but not
     changed (copied back, restored from a backup) is recognised as unchanged without being parsed."""
@@ -854,6 +864,9 @@ def ingest_paths(paths: list[Path], lake: Path, fmt: str | None = None, strict: 
     Raises:
         FileNotFoundError for a missing path; KeyError for an unknown ``fmt``; StrictError.
     """
+    for p in paths:                    # a big file named directly: its reader's kernels load while the lake's
+        if fmt in (None, native_jsonl.NAME) and Path(p).is_file():     # keys are read (see fast_native.prepare_for)
+            fast_native.prepare_for(Path(p))
     with lakemod.lock(lake):
         if not lenient:
             return _ingest(paths, lake, fmt, strict, on_reject, on_file, reread, on_notice, prune)
@@ -934,7 +947,9 @@ def _import_file(path: Path, key: str, forced, label: str, reread: bool, run: _R
     if not reread and prev is not None and prev[:3] == stamp and sidecars_same:
         summary.unchanged += 1
         return False
-    digest = _content_hash(path)
+    fast_native.prepare_for(path)      # a big native file: its compiled kernels load meanwhile
+    # a file never read before needs its hash only for the manifest, once read: hashed on a thread meanwhile
+    digest: str | Future = _hash_later(path) if prev is None else _content_hash(path)
     if not reread and prev is not None and prev[2:4] == [stamp[2], digest] and sidecars_same:
         manifest[key] = stamp + [digest] + prev[4:]      # touched, same bytes: nothing to read
         summary.unchanged += 1
@@ -981,6 +996,8 @@ def _import_file(path: Path, key: str, forced, label: str, reread: bool, run: _R
     writer.start_file(path, replacing=key in manifest, same_bytes=same_bytes)
     added_before = summary.games + summary.hands + sum(summary.rejected.values())
     hint = forced_hint(forced, path.name, head)
+    if isinstance(stamp[3], Future) and reader is native_jsonl and fast_native.forks_for(path):
+        stamp[3] = stamp[3].result()       # no thread may be inside OpenSSL when the workers fork
     try:
         _read_file(path, reader, writer, strict, on_reject, run.notice, hint,
                    claimed=forced is None or bool(forced.sniff(path.name, head)))
@@ -993,6 +1010,8 @@ def _import_file(path: Path, key: str, forced, label: str, reread: bool, run: _R
         _file_reject(path, reader.NAME, "reader_error", f"the {reader.NAME} reader failed on this file: "
                      f"{type(e).__name__}: {e}{hint}", writer, strict, on_reject)
     else:
+        if isinstance(stamp[3], Future):
+            stamp[3] = stamp[3].result()
         manifest[key] = stamp + _sidecar_record(path, reader)
         unchanged = (same_bytes and not again
                      and summary.games + summary.hands + sum(summary.rejected.values()) == added_before)
@@ -1172,7 +1191,7 @@ def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject,
     with _open(path) as fh:
         if reader is native_jsonl and fast_native.enabled():
             # columnar reading of whole blocks; lines it cannot vouch for come back through `take`
-            fast_native.read_into(fh, str(path), writer, take)
+            fast_native.read_into(fh, str(path), writer, take, size=path.stat().st_size)
         else:
             for rec in reader.read(_lines(fh), str(path)):
                 take(rec)
