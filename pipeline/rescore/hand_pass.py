@@ -18,6 +18,10 @@ passes hand each other per-hand values through :class:`Scratch` and :class:`Outp
 than one keep each compiled function small (numba's compile time grows faster than the size of a function)
 and let a ruleset compile only the settlement it uses.
 
+The passes are compiled without numba's reference counting (``_nrt=False``): they allocate nothing (their
+working arrays, :class:`Scratch`, come from the caller), and with it every function inlined into them took and
+dropped a reference to each of its array arguments, with atomic operations, in every hand.
+
 Ruleset parameters come as one int64 vector (:func:`params`, indices ``P_*``) and the ruleset's tables as
 :class:`Tables`; the input columns as :class:`Inputs`. Declarations recorded as announced are settled
 beforehand in Python (:func:`pipeline.rescore.declarations.from_announced`) and passed in per row.
