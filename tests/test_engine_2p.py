@@ -33,9 +33,18 @@ def test_made_contract():
 
 
 def test_failed_contract_taken_by_the_weaker_hand():
-    # P1 takes: 27 < 102 -> failed; classic award: the defence takes 162 (the 'deck' figure of the rule, FFB-B16
-    # §10.2, which belote-2p inherits: rules.md R28 "as classic" for 2 players)
+    # P1 takes: 27 < 102 -> failed; the defence takes every point of the deal, as in classic (rules.md R28 "as
+    # classic" for 2 players; FFB-B16 §10.2), which here are the 102 + 27 = 129 played, not the deck's 162: 14
+    # cards stay out of play (contract.fail_takes_played; a hostile test found the 162 flat award)
     (r,) = score("belote-2p", game(PLAYS, taker=1))
+    assert r["contract_made"] is False and r["hand_score"] == [129, 0]
+
+
+def test_failed_contract_under_the_deck_award_house_rule(tmp_path):
+    # the same hand under a house rule keeping classic's flat 162 (fail_takes_played = false)
+    house = tmp_path / "two.toml"
+    house.write_text('name = "two"\nextends = "belote-2p"\n[contract]\nfail_takes_played = false\n')
+    (r,) = score(str(house), game(PLAYS, taker=1))
     assert r["contract_made"] is False and r["hand_score"] == [162, 0]
 
 

@@ -17,7 +17,8 @@ Undoubled awards
     ``made_adds_bid``. An unbid capot scores ``unbid_capot_flat`` instead of its card points when that is
     not 0 (pagat: 250 + bid). A made capot bid scores ``capot_bid_made_flat`` when not 0 (500; x the
     multiplier when doubled), else its card points + ``capot_bid_value``.
-    Failed: the defence scores ``fail_base`` (``fail_base_defence_capot`` when it won every trick) + the
+    Failed: the defence scores ``fail_base`` (``fail_base_defence_capot`` when it won every trick), or with
+    ``fail_takes_played`` both teams' card points as played (2 players: 18 of 32 cards in play), + the
     bid (``fail_adds_bid``) + its declarations and, per ``fail_declarations``, the taker's; plus its
     belote and, when ``belote.on_failure = "to_defence"``, the taker's. A failed capot bid scores
     ``capot_bid_failed_flat`` when not 0. The taker keeps what the ruleset leaves it.
@@ -240,7 +241,7 @@ def _made_params(R: Ruleset) -> np.ndarray:
 
 
 def _award_params(R: Ruleset) -> np.ndarray:
-    """The undoubled and doubled awards' parameters as int64 (20,) for :func:`_settle_kernel`, in its order."""
+    """The undoubled and doubled awards' parameters as int64 (21,) for :func:`_settle_kernel`, in its order."""
     return np.array([
         int(R["contract.unbid_capot_flat"]), bool(R["contract.made_adds_bid"]), int(R["contract.capot_bid_made_flat"]),
         int(R["contract.fail_base"]), int(R["contract.fail_base_defence_capot"]), bool(R["contract.fail_adds_bid"]),
@@ -248,7 +249,8 @@ def _award_params(R: Ruleset) -> np.ndarray:
         int(R["contract.capot_bid_failed_flat"]), int(R["double.coinche"]), int(R["double.surcoinche"]),
         bool(R["double.belote_to_winner"]), _SCOPE[R["double.scope"]], int(R["double.base"]),
         int(R["double.base_capot"]), bool(R["double.belote_multiplied"]), int(R["double.flat_coinche"]),
-        int(R["double.flat_surcoinche"]), bool(R["double.bid_multiplied"]), bool(R["double.valat_cancels"])],
+        int(R["double.flat_surcoinche"]), bool(R["double.bid_multiplied"]), bool(R["double.valat_cancels"]),
+        bool(R["contract.fail_takes_played"])],
         dtype=np.int64)
 
 
@@ -305,7 +307,8 @@ def settle_one(i, C, D, B, t, bid, cb, coinche, capot_team, strain, mp, ap, rcod
         made_T = ap[2] + bT
     made_O = cO + dO + bO
     # undoubled, failed
-    fail_base = ap[4] if capot_team == o else ap[3]
+    # contract.fail_takes_played: what was played (2 players: 18 of the 32 cards), else the deck's 162/252
+    fail_base = cT + cO if ap[20] else (ap[4] if capot_team == o else ap[3])
     fd, to_def = ap[6], ap[7]
     fail_O = fail_base + (V if ap[5] else 0) + dO + (dT if fd == 0 else 0) + bO + (bT if to_def else 0)
     if ap[8] != 0 and cb:

@@ -125,7 +125,7 @@ class Tables(NamedTuple):
     slot_top: np.ndarray
     slot_points: np.ndarray
     made: np.ndarray          # int64 (8,) contract._made_params
-    award: np.ndarray         # int64 (20,) contract._award_params
+    award: np.ndarray         # int64 (21,) contract._award_params
 
 
 class Inputs(NamedTuple):
