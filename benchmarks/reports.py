@@ -1,0 +1,108 @@
+"""Speed of the reports over a rescored lake: each query alone on an open connection, and whole CLI commands.
+
+    python benchmarks/reports.py LAKE [--rules A] [--other B] [--player NAME] [--repeat K] [--cli]
+
+Query alone (what issues #5/#6 time): every report of queries/ under ruleset A on one connection
+(pipeline.stats.run_report_on), `compare` A with B (the report, then the report and the 5 examples
+`rebelote compare` prints: pipeline.stats.compare), `fairness` by source and with `--player NAME` (by source and
+by player), and opening a connection (pipeline.stats.connect). With ``--cli``, each `rebelote` command is also run
+as a fresh process (`python -m pipeline.cli ...`), so Python's start-up, the imports and the argument parsing
+count. Prints wall seconds (best and median of K runs) and CPU seconds (best): on a shared machine the wall time
+also counts waiting for a core, the CPU time is the steadier figure. Also prints the load average.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))   # this checkout's pipeline, not an installed one
+
+from pipeline import fairness, stats  # noqa: E402
+
+
+def _line(name: str, walls: list[float], cpus: list[float]) -> str:
+    return (f"{name:34} wall best {min(walls):6.3f} s  median {statistics.median(walls):6.3f} s  "
+            f"cpu best {min(cpus):6.3f} s  load {os.getloadavg()[0]:.1f}")
+
+
+def queries(lake: str, a: str, b: str, player: str, repeat: int) -> list[str]:
+    """One line per measure, each run once to warm up, then ``repeat`` times (CPU = this process's, DuckDB's
+    threads included)."""
+    con = stats.connect(lake)
+    one = stats.Filters(players=(player,))
+    jobs = [(r, lambda r=r: stats.run_report_on(con, r, a)) for r in stats.list_reports() if r != "compare"]
+    jobs += [(f"compare {a} {b}", lambda: stats.run_report_on(con, "compare", a, other=b)),
+             ("compare + 5 examples", lambda: stats.compare(con, a, b, examples=5)),
+             ("fairness (by source)", lambda: fairness.fairness_report(lake)),
+             (f"fairness --player {player}", lambda: fairness.fairness_report(lake, "source", filters=one)),
+             (f"fairness --by player --player {player}", lambda: fairness.fairness_report(lake, "player", filters=one)),
+             ("connect", lambda: stats.connect(lake).close())]
+    out = []
+    try:
+        for name, fn in jobs:
+            fn()
+            walls, cpus = [], []
+            for _ in range(repeat):
+                c0, t0 = time.process_time(), time.perf_counter()
+                fn()
+                walls.append(time.perf_counter() - t0)
+                cpus.append(time.process_time() - c0)
+            out.append(_line(name, walls, cpus))
+            print(out[-1], flush=True)
+    finally:
+        con.close()
+    return out
+
+
+def commands(lake: str, a: str, b: str, player: str, repeat: int) -> list[str]:
+    """Each command as a fresh process, ``repeat`` times; output to a temporary CSV (no terminal drawing)."""
+    csv = Path(os.environ.get("TMPDIR", "/tmp")) / f"rebelote-bench-{os.getpid()}.csv"
+    runs = [["--help"]]
+    runs += [["stats", r.replace("_", "-"), "--lake", lake, "--rules", a, "-o", str(csv)]
+             for r in stats.list_reports() if r != "compare"]
+    runs += [["stats", "fairness", "--lake", lake, "-o", str(csv)],
+             ["stats", "fairness", "--lake", lake, "--player", player, "-o", str(csv)],
+             ["compare", "--rules", a, "--rules", b, "--lake", lake]]
+    out = []
+    for args in runs:
+        walls, cpus = [], []
+        for _ in range(repeat):
+            r0, t0 = os.times(), time.perf_counter()
+            p = subprocess.run([sys.executable, "-m", "pipeline.cli", *args], cwd=ROOT, capture_output=True)
+            walls.append(time.perf_counter() - t0)
+            r1 = os.times()
+            cpus.append(r1.children_user - r0.children_user + r1.children_system - r0.children_system)
+            if p.returncode:
+                raise SystemExit(f"rebelote {' '.join(args)} failed ({p.returncode}): {p.stderr.decode()[-500:]}")
+        label = " ".join(args[:2]) + (f" --player {player}" if "--player" in args else "")
+        out.append(_line("rebelote " + label, walls, cpus))
+        print(out[-1], flush=True)
+    csv.unlink(missing_ok=True)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("lake", help="a rescored lake (e.g. the bench's 5 M-hand lake)")
+    ap.add_argument("--rules", default="belote-classic", help="ruleset of the reports (A)")
+    ap.add_argument("--other", default=None, help="second ruleset of compare (B; default: A itself)")
+    ap.add_argument("--player", default="Alice", help="the name of --player (a simulated lake's names: Alice ... Hugo)")
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--cli", action="store_true", help="also time each command as a fresh process")
+    args = ap.parse_args(argv)
+    other = args.other or args.rules
+    queries(args.lake, args.rules, other, args.player, args.repeat)
+    if args.cli:
+        commands(args.lake, args.rules, other, args.player, args.repeat)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
