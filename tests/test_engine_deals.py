@@ -174,3 +174,23 @@ def test_tricks_taken_hands_without_initial_hands():
     # one that counts held declarations cannot, and says why
     r = one("belote-classic", dict(hand))
     assert r["status"] == "unscorable" and "needs the initial hands" in r["reason"]
+
+
+def test_contracts_a_ruleset_does_not_have_are_unscorable():
+    # a hostile test found a coinched 80 scored 162 + 80 x 2 under belote-classic, whose auction (a prise:
+    # rules.md R4, R32 "n/a" for classic) has neither coinche nor capot bid, and no-trump contracts scored under
+    # suit-only rulesets (R5): such hands are unscorable with the reason, not scored by borrowed rules
+    from deals import DEAL_A, native_game, native_hand
+    from helpers import score
+    g = native_game("x", [native_hand(DEAL_A, 1, taker=0, bid=80, coinche=1),
+                          native_hand(DEAL_A, 2, taker=0, capot_bid=True),
+                          native_hand(DEAL_A, 3, taker=0, strain="NT", bid=90),
+                          native_hand(DEAL_A, 4, taker=0, bid=80)], variant="coinche")
+    rows = score("belote-classic", g)
+    assert [(r["status"], r["reason"]) for r in rows[:3]] == [
+        ("unscorable", "ruleset belote-classic has no coinche and no capot bid (auction.style: prise)"),
+        ("unscorable", "ruleset belote-classic has no coinche and no capot bid (auction.style: prise)"),
+        ("unscorable", "ruleset belote-classic has no contract in this strain (auction.strains: C D H S)")]
+    assert rows[3]["status"] == "scored"        # a plain take with a bid value: the bid plays no part in classic
+    # the same hands under a ruleset that has them are scored
+    assert [r["status"] for r in score("ffb-coinche-2015", g)] == ["scored"] * 4

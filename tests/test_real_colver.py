@@ -68,12 +68,17 @@ def test_prenable_belote_goes_to_the_defence_of_a_failed_coinched_contract(colve
 def test_classic_rules_flag_colver_discards(colver_lake):
     # colver lets a player who cannot overtrump discard (FORMAT.md §6, 381 situations); FFB classic requires
     # undertrumping (rules.md R13). Under belote-classic those hands are flagged, never rejected, and the only
-    # obligation they break is the undertrump one. (91 is a regression count measured here, not an oracle value.)
+    # obligation they break is the undertrump one. (77 is a regression count measured here, not an oracle value.)
+    # Classic has no coinche and no capot bid (auction.style prise): colver's 254 coinched or capot-bid deals
+    # (hands table: 18 + 152 + 14 + 50 + 20 by coinche level and capot bid) are unscorable under it, not scored
+    # with values borrowed from coinche (a hostile test found a coinched 80 scored 162 + 80 x 2).
     lake, _ = colver_lake
     rescore_lake(lake, rules.load("belote-classic"))
     sc = lakemod.read(lake, "scores", filter=pc.field("ruleset") == "belote-classic")
     rule = Counter(sc.column("illegal_rule").to_pylist())
-    assert rule == Counter({None: 2677 - 91, "must_undertrump": 91})
+    assert rule == Counter({None: 2677 - 77, "must_undertrump": 77})
+    assert Counter(r for r in sc.column("reason").to_pylist() if r) == {
+        "ruleset belote-classic has no coinche and no capot bid (auction.style: prise)": 254}
 
 
 def test_truncated_or_broken_colver_games_are_rejected_whole(tmp_path):

@@ -48,7 +48,9 @@ def reason_texts(R: Ruleset) -> list[str]:
             "contract strain missing",
             f"ruleset {R.name}: 3-player belote has no coinche and no capot bid",
             f"a 7 or an 8 is dealt, but ruleset {R.name} plays a 24-card pack",
-            f"contract has no bid value, which ruleset {R.name} needs"]
+            f"contract has no bid value, which ruleset {R.name} needs",
+            f"ruleset {R.name} has no contract in this strain (auction.strains: {' '.join(R['auction.strains'])})",
+            f"ruleset {R.name} has no coinche and no capot bid (auction.style: prise)"]
 
 
 class _Prepared:

@@ -34,7 +34,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from pipeline.cards import ALL_TRUMP, NO_TRUMP
+from pipeline.cards import ALL_TRUMP, NO_TRUMP, STRAINS
 from pipeline.rescore.arith import mod
 from pipeline.rescore.contract import _FAIL_DECL, settle_one
 from pipeline.rescore.declarations import (CONTESTS, belote_suits, belote_items, belote_not_led, held_one, on_capot,
@@ -48,14 +48,14 @@ from pipeline.rules import Ruleset
 (P_PLAYERS, P_TRICKS, P_TEAMS, P_COUNT, P_DECL_ON, P_BELOTE_ON, P_DECK24, P_NEEDS_BID, P_LAST_TRICK,
  P_CAPOT_LAST_TRICK, P_CAPOT_SPLIT, P_CAPOT_BONUS, P_NT_A, P_NT_B, P_AT_A, P_AT_B, P_DECL_NT, P_DECL_AT, P_CONTEST,
  P_TRUMP_BONUS, P_CARRE_IN_SEQ, P_BELOTE_AT, P_BELOTE_LED, P_BELOTE_VALUE, P_ON_CAPOT, P_RCODE, P_BG,
- P_SOLO_COMBINED, P_FAIL_DECL, P_TO_DEFENCE, P_SOLO_SHARE, P_PENALTY, P_FLAGS) = range(33)
+ P_SOLO_COMBINED, P_FAIL_DECL, P_TO_DEFENCE, P_SOLO_SHARE, P_PENALTY, P_FLAGS, P_STRAIN_MASK, P_PRISE) = range(35)
 COUNT_HELD, COUNT_ANNOUNCED, COUNT_ELSE_HELD = 0, 1, 2
 _COUNT = {"held": COUNT_HELD, "announced": COUNT_ANNOUNCED, "announced_else_held": COUNT_ELSE_HELD}
 _ON_CAPOT = {"keep": 0, "to_capot_team": 1, "lost": 2}
 
 # reason codes (0: none); engine.reason_texts gives their texts for a ruleset
 (R_PLAYERS, R_DEAL, R_SUMMARY, R_PLAYS, R_HANDS, R_TRICKS_TAKEN, R_NEEDS_HANDS, R_STRAIN, R_3P, R_DECK24,
- R_BID) = range(1, 12)
+ R_BID, R_STRAIN_OFF, R_PRISE) = range(1, 14)
 
 # completeness codes, in the order of COMPLETENESS; any other text is COMP_OTHER
 COMPLETENESS = ("full_play", "tricks_taken", "summary", "deal")
@@ -107,7 +107,10 @@ def params(R: Ruleset, flags: int) -> np.ndarray:
          R["belote.all_trump"] == "per_suit_led", int(R["belote.value"]), _ON_CAPOT[R["declarations.on_capot"]],
          rcode, bg, R["contract.solo_made"] != "each", _FAIL_DECL[R["contract.fail_declarations"]],
          R["belote.on_failure"] == "to_defence", R["contract.solo_fail"] == "share", int(R["play.revoke_penalty"]),
-         flags]
+         flags,
+         # the strains the ruleset plays (bit STRAINS.index(s)) and whether its auction is a prise (no coinche,
+         # no capot bid): a contract outside them has no score under it (auction.strains / auction.style)
+         sum(1 << STRAINS.index(s) for s in R["auction.strains"]), R["auction.style"] == "prise"]
     return np.array(v, dtype=np.int64)
 
 
@@ -391,8 +394,12 @@ def cards_pass(n, rp, n_pl, taker, taker_bits, taker_off, tteam, tteam_bits, tte
                 reason = R_NEEDS_HANDS
             elif st < 0:
                 reason = R_STRAIN
+            elif not (rp[P_STRAIN_MASK] >> st) & 1:
+                reason = R_STRAIN_OFF
             elif K != 2 and (coinche[i] > 0 or cb):
                 reason = R_3P
+            elif rp[P_PRISE] and (coinche[i] > 0 or cb):
+                reason = R_PRISE
             elif rp[P_DECK24] and hands_ok and _low_cards(hands_v, hands_o[i], P):
                 reason = R_DECK24
             elif rp[P_NEEDS_BID] and not _bit(bid_bits, bid_off, i) and not cb:
