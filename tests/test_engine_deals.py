@@ -194,3 +194,24 @@ def test_contracts_a_ruleset_does_not_have_are_unscorable():
     assert rows[3]["status"] == "scored"        # a plain take with a bid value: the bid plays no part in classic
     # the same hands under a ruleset that has them are scored
     assert [r["status"] for r in score("ffb-coinche-2015", g)] == ["scored"] * 4
+
+
+def test_discard_while_holding_the_trump_led_breaks_follow_suit():
+    # a hostile test found a player who holds the suit led and discards reported as breaking the duty to head
+    # the lead (overtrump_on_trump_lead, or must_head in all-trump); the first duty broken is to follow suit
+    # (rules.md R10). Dealer 0, so seat 1 leads 7H (hearts trump); seat 2 holds 8H and AH and plays 8C.
+    import copy
+    from deals import DEAL_A, native_game, native_hand
+    from helpers import score
+    rest = [c for s in range(4) for c in DEAL_A["hands"][s] if c not in ("7H", "8C", "QH", "JH")]
+    hands = DEAL_A["hands"]
+    trick1 = [[1, "7H"], [2, "8C"], [3, "QH"], [0, "JH"]]
+    later = [[s, c] for t in range(7) for s in range(4)
+             for c in [[x for x in hands[s] if x not in ("7H", "8C", "QH", "JH")][t]]]
+    assert len(later) == 28 and sorted(c for _, c in later) == sorted(rest)
+    for strain, rule in (("H", "follow_suit"), ("AT", "follow_suit")):
+        h = native_hand(DEAL_A, 1, taker=1, strain=strain, dealer=0, bid=90)
+        h["plays"] = copy.deepcopy(trick1 + later)
+        (r,) = score("bga-coinche" if strain == "AT" else "belote-classic",
+                     native_game("lead", [h], variant="coinche" if strain == "AT" else "belote"))
+        assert (r["legal"], r["illegal_trick"], r["illegal_seat"], r["illegal_rule"]) == (False, 1, 2, rule), strain

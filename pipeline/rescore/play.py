@@ -242,7 +242,10 @@ def play_one(plays, p0, seats, s0, hands, h0, P, n_tricks, dealer, st, points, s
                         partner = P == 4 and (win_seat & 1) == (s & 1)
                         legal, why = legal_one(held, False, led, st, win_card, partner, fl, above_trump)
                         if legal & bit == 0:
-                            code = why
+                            # heading the lead (trump led, all-trump) is asked only of a player holding the suit
+                            # led: a card of another suit breaks the first duty, to follow suit (R10)
+                            heading = why == OVERTRUMP_ON_TRUMP_LEAD or why == MUST_HEAD
+                            code = FOLLOW_SUIT if heading and c >> 3 != led else why
                 if code != OK:
                     first_bad = j
                     first_code = code
