@@ -824,9 +824,11 @@ def _content_hash(path: Path) -> str:
     changed (copied back, restored from a backup) is recognised as unchanged without being parsed."""
     import hashlib
     h = hashlib.sha256()
-    with path.open("rb") as f:
-        while chunk := f.read(1 << 20):
-            h.update(chunk)
+    buf = bytearray(16 << 20)       # 16 MB reads: hashlib releases the GIL while it hashes one, so on a thread
+    view = memoryview(buf)          # (_hash_later) a few reads leave the GIL to the main thread most of the time
+    with path.open("rb", buffering=0) as f:
+        while n := f.readinto(buf):
+            h.update(view[:n])
     return h.hexdigest()
 
 
