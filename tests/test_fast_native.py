@@ -622,3 +622,14 @@ def test_random_damage_with_worker_processes(tmp_path_factory, monkeypatch, ops,
     data = mutate(b"".join(_simulated(rules, 3, seed) + _handwritten() + [_three_players()]), ops)
     with monkeypatch.context() as m:
         same_lake(tmp, m, [_write(tmp, "r.jsonl", data)], block=block, flush=flush, workers=2)
+
+
+def test_blocks_of_a_stream_that_is_not_a_file(tmp_path):
+    # a plain file is read with pread, any other binary stream in turn: the same blocks (line numbers, line
+    # counts, bytes), here over the sample cut in blocks of 2,500 bytes
+    data = b"".join(_base())
+    f = _write(tmp_path, "s.jsonl", data)
+    with f.open("rb") as fh:
+        by_file = [(b.lineno, b.n, b.end) for b in fast_native._blocks(fh, 2500)]
+    by_stream = [(b.lineno, b.n, b.end) for b in fast_native._blocks(io.BytesIO(data), 2500)]
+    assert by_file == by_stream and sum(n for _, n, _ in by_file) == len(_base())

@@ -11,7 +11,8 @@ import json
 
 import numpy as np
 import pyarrow as pa
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pipeline.ingest import json_rows as jr
 

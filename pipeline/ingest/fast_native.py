@@ -221,7 +221,11 @@ def _blocks(fh, limit: int, counted: bool = False):
             data = b"".join(pending)
             yield block(data, len(data))
         return
-    fd, pos = fh.fileno(), fh.tell()
+    try:
+        fd, pos = fh.fileno(), fh.tell()
+    except (AttributeError, OSError, ValueError):      # not a file (io.UnsupportedOperation is an OSError)
+        yield from _read_blocks(fh, block, limit)
+        return
     size = os.fstat(fd).st_size
     while pos < size:                # whole lines from pos: up to the last newline of the next `limit` bytes
         data = os.pread(fd, limit, pos)
@@ -239,6 +243,26 @@ def _blocks(fh, limit: int, counted: bool = False):
             break
         yield block(data, cut)
         pos += cut
+
+
+def _read_blocks(fh, block, limit: int):
+    """:func:`_blocks` of a binary stream that is not a file, cut where the pread version cuts: from each block's
+    start, the lines that end in its next ``limit`` bytes (more bytes when no line ends there)."""
+    buf, eof = b"", False
+    while True:
+        if len(buf) < limit and not eof:
+            more = fh.read(limit - len(buf))
+            eof, buf = not more, buf + more
+        if not buf:
+            return
+        cut = buf.rfind(b"\n") + 1
+        while not cut and not eof:                   # a line longer than the block
+            more = fh.read(limit)
+            eof, buf = not more, buf + more
+            cut = buf.rfind(b"\n") + 1
+        cut = cut or len(buf)                        # the file's last line, without a newline
+        yield block(buf, cut)
+        buf = buf[cut:]
 
 
 class _Prefetch:

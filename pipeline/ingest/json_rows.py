@@ -24,6 +24,7 @@ field is copied before writing. The text is byte-identical to ``json.dumps`` (te
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 from dataclasses import dataclass, field
 
@@ -36,8 +37,16 @@ from pipeline.rescore.jit import njit
 TEXT, INT, BOOL, INTS, TEXTS = 0, 1, 2, 3, 4
 
 
-def _empty(dtype):
-    return field(default_factory=lambda: np.zeros(0, dtype))
+def _i64() -> np.ndarray:
+    return np.zeros(0, np.int64)
+
+
+def _bool() -> np.ndarray:
+    return np.zeros(0, np.bool_)
+
+
+def _u8() -> np.ndarray:
+    return np.zeros(0, np.uint8)
 
 
 @dataclass
@@ -45,13 +54,13 @@ class Piece:
     """One field of every row (see the module text); arrays not used by the kind are empty."""
 
     kind: int
-    index: np.ndarray                  # int64 per output row: the piece row it writes
-    offsets: np.ndarray = _empty(np.int64)    # INTS, TEXTS: int64 per piece row + 1, into values
-    values: np.ndarray = _empty(np.int64)     # INT, BOOL: per piece row; INTS: the elements; TEXTS: dictionary codes
-    valid: np.ndarray = _empty(np.bool_)      # INT, INTS, TEXTS: per piece row (empty: all valid)
-    vvalid: np.ndarray = _empty(np.bool_)     # INTS: per element (empty: all valid)
-    toffsets: np.ndarray = _empty(np.int64)   # TEXT, TEXTS: dictionary text offsets (texts + 1) into data
-    data: np.ndarray = _empty(np.uint8)       # TEXT, TEXTS: dictionary texts, UTF-8 (ASCII after json.dumps)
+    index: np.ndarray                                # int64 per output row: the piece row it writes
+    offsets: np.ndarray = field(default_factory=_i64)     # INTS, TEXTS: int64 per piece row + 1, into values
+    values: np.ndarray = field(default_factory=_i64)      # INT, BOOL: per piece row; INTS: elements; TEXTS: codes
+    valid: np.ndarray = field(default_factory=_bool)      # INT, INTS, TEXTS: per piece row (empty: all valid)
+    vvalid: np.ndarray = field(default_factory=_bool)     # INTS: per element (empty: all valid)
+    toffsets: np.ndarray = field(default_factory=_i64)    # TEXT, TEXTS: dictionary text offsets into data
+    data: np.ndarray = field(default_factory=_u8)         # TEXT, TEXTS: dictionary texts (ASCII after json.dumps)
 
     def as_tuple(self) -> tuple:
         """The piece as the kernels take it: one tuple type for every kind (writable C arrays)."""
@@ -156,8 +165,7 @@ def sha32(offsets: np.ndarray, data: np.ndarray) -> list[str]:
     """First 32 hex digits of the sha256 of each row's text (as ``records.hand_key`` computes them)."""
     mv = memoryview(data)
     sha = hashlib.sha256
-    bounds = offsets.tolist()
-    return [sha(mv[a:b]).hexdigest()[:32] for a, b in zip(bounds, bounds[1:])]
+    return [sha(mv[a:b]).hexdigest()[:32] for a, b in itertools.pairwise(offsets.tolist())]
 
 
 # ----------------------------------------------------------------------------------------------- kernels

@@ -1041,8 +1041,9 @@ class Announced:
             return aj.lists_of(new, pa.array([], pa.string()), self.valid[rows], lead)
         objs = pc.binary_join_element_wise(
             aj.ints(self.seat[idx], lead='{"seat":'), aj.strings(_pick(self.kind, idx), ',"kind":'),
-            aj.ints(self.rank[idx], self.rank_v[idx], ',"rank":'), aj.ints(self.suit[idx], self.suit_v[idx], ',"suit":'),
-            aj.ints(self.length[idx], lead=',"length":'), "}", "")
+            aj.ints(self.rank[idx], self.rank_v[idx], ',"rank":'),
+            aj.ints(self.suit[idx], self.suit_v[idx], ',"suit":'), aj.ints(self.length[idx], lead=',"length":'),
+            "}", "")
         return aj.lists_of(new, objs, self.valid[rows], lead)
 
 

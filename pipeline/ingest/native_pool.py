@@ -24,10 +24,11 @@ import warnings
 from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from typing import Self
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.ipc  # noqa: F401  (pa.ipc)
+import pyarrow.ipc
 
 WORKERS_ENV = "REBELOTE_INGEST_WORKERS"
 """Number of worker processes (``1``: parse in this process, with one background thread). Default: the CPUs
@@ -127,7 +128,7 @@ class BlockPool:
             for _ in range(n):       # start the workers now, from this thread, at a known quiet point
                 self._ex.submit(int).result()
 
-    def __enter__(self) -> "BlockPool":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc) -> None:
