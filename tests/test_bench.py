@@ -44,7 +44,8 @@ def test_bench_runs_every_stage(tmp_path, capsys):
     rows = bench.run([2000], ["classic", "2-player"], real=True, workdir=tmp_path)
     stages = {(r.stage, r.what) for r in rows}
     assert {("ingest", "rebelote (native)"), ("rescore hand pass", "classic (belote-classic)"),
-            ("game pass", "2-player (belote-2p)"), ("stats", "players"), ("parquet size", "hands")} <= stages
+            ("game pass", "2-player (belote-2p)"), ("derived tables", "classic (belote-classic)"),
+            ("stats", "players"), ("parquet size", "hands")} <= stages
     assert all(r.peak_rss_mb > 0 for r in rows if r.seconds > 0)
     with capsys.disabled():
         for r in rows:

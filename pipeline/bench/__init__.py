@@ -9,8 +9,9 @@ peak resident memory of a stage is its own:
 * ``ingest`` of each real format in ``../shared`` (coinche-cli, colver, openspiel JSONL and state files,
   bridgebelot2001), once per run (size-independent);
 * for each ruleset family (:data:`pipeline.bench.data.FAMILIES`), a lake of N hands
-  (:func:`pipeline.bench.data.replicate_lake`), then ``rescore``: the hand pass (read, score, write) and the
-  game pass as two phases, ``score_batch`` alone on min(N, 10^6) hands in memory (the engine's speed), and,
+  (:func:`pipeline.bench.data.replicate_lake`), then ``rescore`` in three phases: the hand pass (read, score,
+  write), the game pass and the derived report tables; ``score_batch`` alone on min(N, 10^6) hands in memory
+  (the engine's speed), and,
   for the classic family, every report of ``queries/`` (seconds per report) and bytes per hand of each table.
 
 :func:`growth` turns the rows of several sizes into a log-log table: seconds per stage against N, with the
@@ -174,13 +175,15 @@ def run(sizes: list[int], families: list[str] | None = None, ingest_max: int = 1
                 made = data.replicate_lake(bases[fam][1], lake, n)
                 log(f"N={n:,} {fam}: lake of {made:,} hands built in {time.perf_counter() - t:.1f} s")
                 r = run_stage("rescore", lake=str(lake), ruleset=ruleset)
-                hp, gp = r["phases"]["hand pass"], r["phases"]["game pass"]
+                hp, gp, dp = r["phases"]["hand pass"], r["phases"]["game pass"], r["phases"]["derived tables"]
                 what = f"{fam} ({ruleset})"
                 rows.append(Row(n, "rescore hand pass", what, hp["rows"], hp["seconds"], hp["rows"] / hp["seconds"],
                                 "hands/s", hp["peak_rss_mb"], "read + score_batch + write scores",
                                 {"baseline_rss_mb": r["baseline_rss_mb"], "status": hp["status"]}))
                 rows.append(Row(n, "game pass", what, gp["rows"], gp["seconds"], gp["rows"] / gp["seconds"], "hands/s",
                                 gp["peak_rss_mb"], f"{gp['games']:,} games"))
+                rows.append(Row(n, "derived tables", what, dp["rows"], dp["seconds"], dp["rows"] / dp["seconds"],
+                                "hands/s", dp["peak_rss_mb"], "the reports' tables (pipeline.derived), DuckDB"))
                 m = min(made, 1_000_000)
                 r = run_stage("score_batch", lake=str(lake), ruleset=ruleset, rows=m)
                 ph = r["phases"]["score_batch"]
@@ -189,7 +192,7 @@ def run(sizes: list[int], families: list[str] | None = None, ingest_max: int = 1
                                 "hands/s", ph["peak_rss_mb"], f"one core, batches of 262,144; "
                                 f"{ph['rows'] / cpu:,.0f} hands per CPU-second",
                                 {"cpu_seconds": cpu, "hands_per_cpu_s": ph["rows"] / cpu}))
-                log(f"N={n:,} {fam}: rescore {hp['seconds']:.1f} + {gp['seconds']:.1f} s")
+                log(f"N={n:,} {fam}: rescore {hp['seconds']:.1f} + {gp['seconds']:.1f} + {dp['seconds']:.1f} s")
                 if fam == families[0]:
                     r = run_stage("stats", lake=str(lake), ruleset=ruleset)
                     for name, ph in r["phases"].items():

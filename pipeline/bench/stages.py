@@ -87,7 +87,8 @@ def _cpu() -> float:
 
 
 def stage_rescore(a: dict, s: Sampler) -> dict:
-    """rescore_lake under ``ruleset`` with ``engine``; the hand pass and the game pass as two phases."""
+    """rescore_lake under ``ruleset`` with ``engine``; the hand pass, the game pass and the derived report tables
+    (:mod:`pipeline.derived`) as three phases."""
     from pipeline.rescore import rescore_lake
     from pipeline.rules import load
     rules = load(a["ruleset"])
@@ -95,11 +96,13 @@ def stage_rescore(a: dict, s: Sampler) -> dict:
     summ = rescore_lake(a["lake"], rules, engine=a.get("engine", "local"))
     t2 = time.perf_counter()
     t1 = t0 + summ.seconds_hands
+    t15 = t1 + summ.seconds_games
     out: dict = {}
     _phase(out, "hand pass", s, t0, t1, summ.hands, status=dict(summ.status), illegal=summ.illegal,
            matched=f"{summ.matches}/{summ.recorded}")
-    _phase(out, "game pass", s, t1, t2, summ.hands, games=summ.games,
+    _phase(out, "game pass", s, t1, t15, summ.hands, games=summ.games,
            games_matched=f"{summ.games_matched}/{summ.games_recorded}")
+    _phase(out, "derived tables", s, t15, t2, summ.hands)
     return out
 
 

@@ -46,6 +46,7 @@ class RescoreSummary:
     seconds: float = 0.0
     seconds_hands: float = 0.0      # the hand pass (read, score_batch, write scores)
     seconds_games: float = 0.0      # the game pass (sorted read of scores, game_pass, write game_scores)
+    seconds_derived: float = 0.0    # the derived report tables (pipeline.derived.materialize)
 
     def __str__(self) -> str:
         rate = self.hands / self.seconds if self.seconds > 0 else 0.0
@@ -217,6 +218,7 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
                               game_results(lake, rules, count_games) if summary.hands else [])
     # the facts the reports add up (pipeline.derived: per player, per pair, per hand, per declaration), derived
     # once here
+    t2 = time.perf_counter()
     if write_derived:
         derived.materialize(lake, rules.name)
     else:   # none stored for this ruleset (not stale ones): the reports compute them from hands and scores
@@ -230,5 +232,6 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
              "hands_files": hands_files, "hand_seq_files": hands_files if write_derived else None},
             indent=1, ensure_ascii=False, sort_keys=True).encode())
     summary.seconds = time.perf_counter() - t0
-    summary.seconds_games = summary.seconds - summary.seconds_hands
+    summary.seconds_derived = summary.seconds - (t2 - t0)
+    summary.seconds_games = t2 - t1
     return summary
