@@ -71,6 +71,7 @@ class IngestSummary:
     holders_missing: int = 0   # files that held such hands but are no longer on disk (not read)
     notices: int = 0           # things readers noticed that are not errors (an exact repeat of a line)
     cr_files: list[str] = field(default_factory=list)   # files whose lines end in CR alone, read with CR as line end
+    workers_lost: list[str] = field(default_factory=list)   # files whose ingest worker died: read on in this process
 
     def __str__(self) -> str:
         rej = sum(self.rejected.values())
@@ -119,6 +120,9 @@ class IngestSummary:
             s += f"; {_n(self.holders_missing, 'file')} holding removed hands no longer on disk (not read)"
         if self.notices:
             s += f"; {_n(self.notices, 'notice')}"
+        if self.workers_lost:
+            s += (f"; an ingest worker process died reading {_n(len(self.workers_lost), 'file')}, read on in this "
+                  f"process instead: {', '.join(self.workers_lost)}")
         if self.cr_files:
             s += (f"; {_n(len(self.cr_files), 'file')} with old Mac line ends (CR alone) read with CR as the line "
                   "end")
