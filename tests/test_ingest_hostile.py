@@ -156,3 +156,18 @@ def test_dead_ingest_worker_falls_back_to_this_process(tmp_path, monkeypatch):
     assert f"; an ingest worker process died reading 1 file, read on in this process instead: {lost}" in str(s)
     key = lambda t: sorted(zip(t.column("hand_key").to_pylist(), t.column("source_line").to_pylist()))
     assert key(lakemod.read(tmp_path / "lake", "hands")) == key(lakemod.read(tmp_path / "one", "hands"))
+
+
+@pytest.mark.parametrize("head, rest, expected", [
+    (b'{"a":1}\r{"b":2}\r', b"", True),          # CR line ends
+    (b'{"a":1}\r\n{"b":2}\r\n', b"", False),     # CR LF: a line feed ends each line already
+    (b'{"a":1}\r{"b":2}\n', b"", False),         # mixed: a line feed in the head, never translated
+    (b'{"a":', b'1}\r{"b":2}', True),            # no line end in the head: read on to the first one
+    (b'{"a":1}\r', b'\n{"b":2}', False),         # the head ends between the CR and the LF of a CR LF
+    (b'{"a":1}', b"", False),                    # one line, no line end at all
+])
+def test_cr_only_detection(head, rest, expected):
+    import io
+
+    from pipeline.ingest.line_ends import cr_only
+    assert cr_only(head, io.BytesIO(rest)) is expected

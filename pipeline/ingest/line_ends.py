@@ -15,8 +15,8 @@ reads as one long line: one ``invalid_json`` reject for a whole JSON Lines file.
 * it is what Python's universal newlines (and ``tr '\\r' '\\n'``) do, so a CSV quoted field holding a CR line break
   reads as it would in a text-mode ``open``.
 
-A file is taken as CR-only when its first line end is a CR not followed by ``\\n`` (:func:`cr_only`): a file with
-``\\n`` line ends is never translated, whatever CRs it holds.
+A file is taken as CR-only when its first bytes hold a CR and no ``\\n`` (:func:`cr_only`): a file with ``\\n`` line
+ends (or mixed ones) in its head is never translated, whatever CRs it holds.
 """
 
 from __future__ import annotations
@@ -28,18 +28,19 @@ _SCAN = 1 << 16
 
 
 def cr_only(head: bytes, fh: BinaryIO | None = None) -> bool:
-    """Whether a file's lines end in ``\\r`` alone: its first line end (``\\r`` or ``\\n``) is a ``\\r`` that no
-    ``\\n`` follows. ``head``: the file's first bytes (decompressed); when no line ends in them, ``fh`` (a binary
-    stream positioned after ``head``, read and not rewound) is read on, 64 KiB at a time, up to the first line
-    end or the end of the file. Never raises for the file's content (I/O errors are raised)."""
+    """Whether a file's lines end in ``\\r`` alone: ``head`` (the file's first bytes, decompressed) holds a ``\\r``
+    and no ``\\n``. When it holds neither, ``fh`` (a binary stream positioned after ``head``, read and not rewound)
+    is read on, 64 KiB at a time, until a chunk holds one or the file ends; a ``\\r`` ending the bytes read is
+    checked against the next byte (a CR LF). Never raises for the file's content (I/O errors are raised)."""
     data = head
     while True:
         cr, lf = data.find(b"\r"), data.find(b"\n")
-        if cr >= 0 and (lf < 0 or cr < lf):
-            if cr + 1 < len(data):
-                return data[cr + 1] != 0x0A
-            return fh is None or fh.read(1) != b"\n"     # the CR is the last byte read: is it a CR LF?
-        if lf >= 0 or fh is None:
+        if lf >= 0:                      # a line feed: LF or CR LF line ends (or mixed ones), never translated
+            return False
+        if cr >= 0:
+            # a CR that ends the bytes read may start a CR LF
+            return not data.endswith(b"\r") or fh is None or fh.read(1) != b"\n"
+        if fh is None:
             return False
         data = fh.read(_SCAN)
         if not data:

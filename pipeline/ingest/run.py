@@ -1153,9 +1153,9 @@ def forced_hint(forced, name: str, head: str) -> str:
 
 def _cr_lines(path: Path, head: bytes) -> bool:
     """Whether the lines of ``path`` (whose first bytes, decompressed, are ``head``) end in CR alone
-    (:func:`pipeline.ingest.line_ends.cr_only`); the file is read on past ``head`` only when no line ends in it.
-    False when the file cannot be read further (reading it will then say why)."""
-    if len(head) < HEAD_BYTES or b"\r" in head or b"\n" in head:
+    (:func:`pipeline.ingest.line_ends.cr_only`); a file longer than ``head`` is opened again to read on past it
+    when that is needed. False when the file cannot be read further (reading it will then say why)."""
+    if len(head) < HEAD_BYTES or b"\n" in head:
         return line_ends.cr_only(head)
     try:
         with _open(path) as fh:
