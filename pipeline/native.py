@@ -93,6 +93,8 @@ def game_to_rows(obj: dict[str, Any], source_format: str, source_file: str, line
         if contract is not None and not isinstance(contract, dict):
             raise RecordError("bad_field", f"contract must be an object or null, got {contract!r}", hn)
         plays = h.get("plays")
+        if plays == [] and not contract:
+            plays = None           # a passed-out hand: no card played, whether "plays" is [] or left out
         hprov = h.get("provenance") or {}
         rec_obj = h.get("recorded")
         if not isinstance(hprov, dict) or (rec_obj is not None and not isinstance(rec_obj, dict)):

@@ -363,15 +363,22 @@ def game_summary(hands: list[dict[str, Any]], rules: Ruleset) -> dict[str, Any]:
     """Running totals of a game under ``rules``: per hand the score, litige points held or received, and the
     totals after it (the game pass of :mod:`pipeline.rescore.game`, hand by hand), then the result."""
     from pipeline.rescore import game_pass
+    from pipeline.rescore.game import SUMMARY_SCORE
 
     table = pa.Table.from_pylist(hands, schema=schema.schema("hands"))
     scores = score_batch(table, rules)
+    summary = [h.get("recorded_score") if h.get("completeness") == "summary" else None for h in hands]
+    scores = scores.append_column(SUMMARY_SCORE, pa.array(summary, pa.list_(pa.int32())))
     lines = []
     for k in range(1, len(hands) + 1):
         (g,) = game_pass(scores.slice(0, k), rules).to_pylist()
         s = scores.slice(k - 1, 1).to_pylist()[0]
         held = f", {s['held_points']} held" if s["held_points"] else ""
-        lines.append(_line(f"hand {s['hand_no']}", f"{s['hand_score']}{held} -> totals {g['totals']}"
+        score = s["hand_score"]
+        if score is None:    # not rescored: what the totals count instead, and why
+            score = (f"{s[SUMMARY_SCORE]} as recorded ({s['reason']})" if s[SUMMARY_SCORE] is not None
+                     else f"counts 0 - 0: {s['status']} ({s['reason']})")
+        lines.append(_line(f"hand {s['hand_no']}", f"{score}{held} -> totals {g['totals']}"
                            + (f" (pending {g['unresolved_held']})" if g["unresolved_held"] else ""),
                            "game.litige_to", hands[k - 1].get("recorded_totals")))
     (g,) = game_pass(scores, rules).to_pylist()

@@ -538,18 +538,21 @@ def test_rescore_summary_does_not_compare_totals_of_summary_games(tmp_path):
     # 8 hands: t1's hand 3 passed out, the other 7 have no cards
     assert s.status == {"passed_out": 1, "unscorable": 7}
     assert s.unscorable == {SUMMARY_REASON: 7}
-    # t1 records totals [1430, 530]; its rescored totals leave 4 hands out, so they are not compared
+    # t1 records totals [1430, 530]; 4 of its hands are not rescored, so they are not compared
     assert (s.games_recorded, s.games_matched, s.games_partial) == (0, 0, 1)
     line = str(s)
     assert "recorded game totals matched" not in line
-    assert ", 1 game's recorded totals not compared (it has unscorable hands, which the rescored totals leave out)" \
-        in line
+    assert (", 1 game's recorded totals not compared (it has hands not rescored: a summary hand counts its recorded "
+            "score, any other unscorable hand 0 - 0)") in line
     assert line.endswith("; unscorable: 7 summary hands carry no cards: nothing to rescore (summary hands keep their "
                          "recorded scores, which the reports count)")
     gs = {g["game_id"]: g for g in lakemod.read(lake, "game_scores").to_pylist()}
     assert {g: (x["n_hands"], x["unscorable_hands"], x["totals"], x["winner"]) for g, x in gs.items()} == {
-        "club-mardi:2024-11-05-t1": (5, 4, [0, 0], None),
-        "club-mardi:2024-11-05-t2": (3, 3, [0, 0], None),
+        # the summary hands count their recorded scores (club_sheet.csv): t1 ends at the sheet's own total_a/total_b
+        # 1430/530, under pagat-coinche's target of 2000 (no winner); t2 (no totals on the sheet): 90+160+60 = 310
+        # and 70+0+200 = 270
+        "club-mardi:2024-11-05-t1": (5, 4, [1430, 530], None),
+        "club-mardi:2024-11-05-t2": (3, 3, [310, 270], None),
     }
 
 

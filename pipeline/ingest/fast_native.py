@@ -93,6 +93,8 @@ def read_into(fh, path: str, writer, take: Callable[[GameRecord | Reject], None]
         with native_pool.BlockPool(n) as pool:
             for lines, converted in pool.converted(_blocks(fh, limit, counted=plain is not None), path, plain):
                 _block(lines, converted, path, writer, take)
+        if pool.lost is not None:      # a worker died: the file was read on in this process, from that block
+            writer.summary.workers_lost.append(f"{path} (from line {pool.lost})")
         return
     prefetch = _Prefetch(_prepared(fh, path, limit))
     try:

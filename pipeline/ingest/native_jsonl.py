@@ -27,10 +27,45 @@ def sniff(name: str, head: str) -> bool:
     return bool(_FORMAT_KEY.match(first))
 
 
+# a JSON text value (escapes allowed) and a key's value that is text or a whole number
+_TEXT = r'"((?:[^"\\]|\\.)*)"'
+_GAME_ID = re.compile(r'"game_id"\s*:\s*' + _TEXT)
+_SOURCE = re.compile(r'"source"\s*:\s*' + _TEXT)
+_SOURCE_GAME_ID = re.compile(r'"source_game_id"\s*:\s*(?:' + _TEXT + r'|(-?\d+)\s*[,}])')
+
+
+def game_id_in_prefix(text: str) -> str | None:
+    """The game id a native line that does not parse (cut short, damaged further on) still shows: its
+    ``game_id`` text, else ``<source>:<source_game_id>`` (the id :func:`pipeline.native.game_to_rows` gives),
+    read with a regular expression from the keys written before the damage. None when they are not there
+    (or not readable as JSON texts). The game's keys come before its ``hands`` in every writer's order, and
+    no hand holds a ``source``, ``source_game_id`` or ``game_id`` key, so the first match is the game's."""
+    import orjson
+
+    def value(m: re.Match) -> str:
+        return orjson.loads(f'"{m.group(1)}"') if m.group(1) is not None else m.group(2)
+
+    head = text.split('"hands"', 1)[0]
+    try:
+        m = _GAME_ID.search(head)
+        if m:
+            return value(m) or None
+        src, sgid = _SOURCE.search(head), _SOURCE_GAME_ID.search(head)
+        if src and sgid and value(sgid) != "":
+            return f"{value(src)}:{value(sgid)}"
+    except orjson.JSONDecodeError:
+        pass
+    return None
+
+
 def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
-    """Yield one GameRecord per valid line, one Reject per bad line (with its line number)."""
+    """Yield one GameRecord per valid line, one Reject per bad line (with its line number). A line that is not
+    JSON (``invalid_json``, e.g. cut short) is rejected with the game id its start still shows
+    (:func:`game_id_in_prefix`)."""
     for item in json_lines(lines, NAME, path):
         if isinstance(item, Reject):
+            if item.code == "invalid_json" and item.game_id is None:
+                item.game_id = game_id_in_prefix(item.raw)
             yield item
             continue
         where, line, obj = item

@@ -24,6 +24,7 @@ import warnings
 from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Self
 
 import numpy as np
@@ -109,6 +110,16 @@ def _unship(batch) -> None:
         setattr(batch, name, table)
 
 
+def _convert_here(lines, path: str) -> tuple:
+    """(lines, converted groups) of a block converted in this process, as a worker would have: the fallback when
+    the pool is broken. ``lines``: the block as :meth:`BlockPool.converted` read it (its lines maybe only
+    counted)."""
+    from pipeline.ingest import fast_native
+    here = fast_native._Lines(lines.data, lines.end, lines.lineno, lines.offset)
+    here.prepare(path)
+    return here, fast_native.convert_groups(here)
+
+
 class BlockPool:
     """``n`` worker processes converting blocks; a context manager (leaving it stops the workers, also after an
     error: blocks not started are cancelled)."""
@@ -117,6 +128,7 @@ class BlockPool:
         from pipeline.ingest import fast_native
         fast_native.warm_up()          # compiled once here, inherited by every forked worker
         self.n = n
+        self.lost: int | None = None   # the first line of the block a worker died on (then read in this process)
         shm = "/dev/shm"
         self._dir = tempfile.mkdtemp(prefix="rebelote-blocks-",
                                      dir=shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else None)
@@ -141,10 +153,13 @@ class BlockPool:
         """(lines, converted groups) for each block of ``blocks`` (:class:`~pipeline.ingest.fast_native._Lines`,
         not prepared), in order; ``n + 1`` blocks are submitted ahead. ``file``: the plain (not compressed) file
         the blocks are read from, which the workers then read themselves; None: the blocks' bytes are sent. An error reading ``blocks`` is raised
-        after the blocks read before it are yielded; a worker's error is raised where its block would be."""
-        pending: deque[tuple[object, Future]] = deque()
+        after the blocks read before it are yielded; a worker's error is raised where its block would be. A worker
+        process that dies (killed, out of memory) breaks the pool: that block and every later one are then
+        converted in this process (:func:`_convert_here`, same rows), and :attr:`lost` says from which line."""
+        pending: deque[tuple[object, Future | None]] = deque()
         it = iter(blocks)
         error: BaseException | None = None
+        broken = False
         while True:
             while error is None and len(pending) <= self.n:
                 try:
@@ -156,11 +171,26 @@ class BlockPool:
                     break
                 end = lines.end
                 src = file if file is not None else lines.data
-                pending.append((lines, self._ex.submit(_work, src, end, lines.lineno, lines.offset, path, self._dir)))
+                fut = None
+                if not broken:
+                    try:
+                        fut = self._ex.submit(_work, src, end, lines.lineno, lines.offset, path, self._dir)
+                    except BrokenProcessPool:
+                        broken = True
+                pending.append((lines, fut))
             if not pending:
                 break
             lines, fut = pending.popleft()
-            out, starts = fut.result()
+            if self.lost is None:
+                try:
+                    if fut is None:
+                        raise BrokenProcessPool("the pool broke before this block was submitted")
+                    out, starts = fut.result()
+                except BrokenProcessPool:      # a worker died: no block of this pool can be trusted to finish
+                    self.lost, broken = lines.lineno, True
+            if self.lost is not None:
+                yield _convert_here(lines, path)
+                continue
             if lines.starts is None:             # the worker found the lines the parent only counted
                 lines.starts = starts
             for _, batch in out:

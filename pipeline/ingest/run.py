@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipeline import ingest, lake as lakemod, schema
-from pipeline.ingest import deal_copies, fast_native, game_copies, holdings, native_jsonl, takeover
+from pipeline.ingest import deal_copies, fast_native, game_copies, holdings, line_ends, native_jsonl, takeover
 from pipeline.ingest import lenient as leniency
 from pipeline.ingest.records import GameRecord, Line, Notice, Provenance, Reject
 
@@ -70,6 +70,8 @@ class IngestSummary:
     rechecked: list[str] = field(default_factory=list)   # files read again: a whole game disagrees with their copy
     holders_missing: int = 0   # files that held such hands but are no longer on disk (not read)
     notices: int = 0           # things readers noticed that are not errors (an exact repeat of a line)
+    cr_files: list[str] = field(default_factory=list)   # files whose lines end in CR alone, read with CR as line end
+    workers_lost: list[str] = field(default_factory=list)   # files whose ingest worker died: read on in this process
 
     def __str__(self) -> str:
         rej = sum(self.rejected.values())
@@ -118,6 +120,12 @@ class IngestSummary:
             s += f"; {_n(self.holders_missing, 'file')} holding removed hands no longer on disk (not read)"
         if self.notices:
             s += f"; {_n(self.notices, 'notice')}"
+        if self.workers_lost:
+            s += (f"; an ingest worker process died reading {_n(len(self.workers_lost), 'file')}, read on in this "
+                  f"process instead: {', '.join(self.workers_lost)}")
+        if self.cr_files:
+            s += (f"; {_n(len(self.cr_files), 'file')} with old Mac line ends (CR alone) read with CR as the line "
+                  "end")
         return s
 
 
@@ -998,11 +1006,15 @@ def _import_file(path: Path, key: str, forced, label: str, reread: bool, run: _R
     writer.start_file(path, replacing=key in manifest, same_bytes=same_bytes)
     added_before = summary.games + summary.hands + sum(summary.rejected.values())
     hint = forced_hint(forced, path.name, head)
+    cr_lines = _cr_lines(path, head_bytes)
+    if cr_lines:
+        summary.cr_files.append(str(path))
+        run.notice(f"{path}: lines end in CR alone (old Mac line ends): read with each CR as a line end")
     if isinstance(stamp[3], Future) and reader is native_jsonl and fast_native.forks_for(path):
         stamp[3] = stamp[3].result()       # no thread may be inside OpenSSL when the workers fork
     try:
         _read_file(path, reader, writer, strict, on_reject, run.notice, hint,
-                   claimed=forced is None or bool(forced.sniff(path.name, head)))
+                   claimed=forced is None or bool(forced.sniff(path.name, head)), cr_lines=cr_lines)
     except StrictError:
         raise
     except (OSError, EOFError, zlib.error) as e:
@@ -1139,13 +1151,28 @@ def forced_hint(forced, name: str, head: str) -> str:
     return f" (detection reads this file as '{detected.NAME}'; drop --format)"
 
 
+def _cr_lines(path: Path, head: bytes) -> bool:
+    """Whether the lines of ``path`` (whose first bytes, decompressed, are ``head``) end in CR alone
+    (:func:`pipeline.ingest.line_ends.cr_only`); a file longer than ``head`` is opened again to read on past it
+    when that is needed. False when the file cannot be read further (reading it will then say why)."""
+    if len(head) < HEAD_BYTES or b"\n" in head:
+        return line_ends.cr_only(head)
+    try:
+        with _open(path) as fh:
+            return line_ends.cr_only(fh.read(HEAD_BYTES), fh)
+    except (OSError, EOFError, zlib.error):
+        return False
+
+
 def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject,
-               on_notice: Callable[[str], None] | None = None, hint: str = "", claimed: bool = True) -> None:
+               on_notice: Callable[[str], None] | None = None, hint: str = "", claimed: bool = True,
+               cr_lines: bool = False) -> None:
     """Feed one file through its reader; every reject goes to the writer (or stops the run under strict), every
     notice to ``on_notice``; what the file holds goes to its holdings (:meth:`_Writer.hold`). ``hint`` ends the
     reason of every reject (:func:`forced_hint`); ``claimed``: the reader's own detection recognises the file
     (False when --format forced it on a file it would not claim: a file that then gives nothing is rejected as
-    ``no_records`` even from a reader whose side files give nothing by design)."""
+    ``no_records`` even from a reader whose side files give nothing by design); ``cr_lines``: the file's lines end
+    in CR alone (:mod:`pipeline.ingest.line_ends`), each read as a line end."""
     def reject(rej: Reject) -> None:
         if hint and not rej.reason.endswith(hint):
             rej.reason += hint
@@ -1190,7 +1217,7 @@ def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject,
     s = writer.summary
     before = s.games + s.hands + s.duplicates + s.deal_replaced + sum(s.rejected.values())
     leniency.reading(str(path))
-    with _open(path) as fh:
+    with _open(path) as stored, (line_ends.as_lf(stored) if cr_lines else contextlib.nullcontext(stored)) as fh:
         if reader is native_jsonl and fast_native.enabled():
             # columnar reading of whole blocks; lines it cannot vouch for come back through `take`
             fast_native.read_into(fh, str(path), writer, take, size=path.stat().st_size)

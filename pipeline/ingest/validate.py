@@ -67,11 +67,12 @@ def _check_hand(row: dict[str, Any], cards_per_seat: int | None = None) -> None:
         raise RecordError("bad_value", f"hand number {hn!r} must be a whole number from 1", None)
     if row.get("completeness") not in COMPLETENESS:
         raise RecordError("bad_value", f"completeness {row.get('completeness')!r} is not one of {', '.join(COMPLETENESS)}", hn)
+    # game-level fields (the same in every hand row of a game): their reject names the game, not a hand
     if row.get("variant") not in VARIANTS:
-        raise RecordError("bad_value", f"variant {row.get('variant')!r} is not one of {', '.join(VARIANTS)}", hn)
+        raise RecordError("bad_value", f"variant {row.get('variant')!r} is not one of {', '.join(VARIANTS)}", None)
     players = row.get("players")
     if not isinstance(players, list) or len(players) != n or not all(isinstance(p, str) and p for p in players):
-        raise RecordError("bad_value", f"players must be {n} non-empty names, got {players!r}", hn)
+        raise RecordError("bad_value", f"players must be {n} non-empty names, got {players!r}", None)
     taker = row.get("taker")
     if taker is not None or row.get("taker_team") is not None:
         if row.get("strain") not in STRAIN_NAMES:

@@ -60,8 +60,8 @@ class RescoreSummary:
         if self.games_partial:
             n = self.games_partial
             whose, they = ("games'", "they have") if n > 1 else ("game's", "it has")
-            rec += (f", {n} {whose} recorded totals not compared ({they} unscorable hands, which the rescored "
-                    "totals leave out)")
+            rec += (f", {n} {whose} recorded totals not compared ({they} hands not rescored: a summary hand counts "
+                    "its recorded score, any other unscorable hand 0 - 0)")
         if self.other_rules:
             rec += f", {self.other_rules} recorded scores of games played under another ruleset not compared"
         if self.unknown_hints:

@@ -18,8 +18,12 @@ Rules (ruleset ``[game]`` and ``[contract]``):
 * ``game.no_win_on_belote_alone`` (FFB-Co15 §10.3): the leading team cannot win at a hand where its contract
   failed or it took no trick, unless it would also have won without what it scored on that hand (its belote);
 * with ``game.no_exit_on_capot`` a capot/valat hand never ends it (Bulgarian, BG-HIT).
-Unscorable hands count 0-0 and do not decide litige; ``unscorable_hands`` says how many a game has (its totals
-and winner are then those of its other hands only).
+A summary-level hand (points only, as on a score sheet, or a hand ``--on-error lenient`` kept without its plays)
+has no cards to rescore: it counts the score its source recorded (``summary_score``, which the caller gives for
+those hands; the reports count the same points), and, its contract's result being unknown, does not decide
+litige. Other unscorable hands count 0-0 and do not decide litige either. ``unscorable_hands`` says how many
+hands of a game were not rescored (summary hands included): its totals and winner are then those of its rescored
+hands plus the recorded scores of its summary hands.
 
 Teams: 2 with 2 or 4 players, 3 with 3 players (each plays for himself; totals and the winner are per player).
 With 3 players a failed hand's winner (for a held litige) is the opponent scoring strictly more on it.
@@ -42,8 +46,15 @@ def _leader(totals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.argmax(totals, axis=1), (totals == high[:, None]).sum(axis=1) == 1
 
 
+SUMMARY_SCORE = "summary_score"
+"""Optional column of :func:`game_pass`'s input: list<int32> game points per team, the recorded score of a
+summary-level hand (``hands.recorded_score`` where ``hands.completeness = 'summary'``), null on every other row."""
+
+
 def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None = None) -> pa.Table:
-    """Game results (``game_scores`` schema) from a ruleset's ``scores`` rows.
+    """Game results (``game_scores`` schema) from a ruleset's ``scores`` rows, plus, optionally, a
+    :data:`SUMMARY_SCORE` column: the recorded score (game points, one per team) of each summary-level hand,
+    counted in the totals where the hand has no ``hand_score`` (see the module text).
 
     ``targets`` maps game_id -> the game's recorded target; used instead of ``game.target`` when the ruleset
     sets ``game.target_from_record`` (the target is a per-table option in some sources)."""
@@ -51,7 +62,7 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
         return schema.empty("game_scores")
     K = rules.n_teams
     cols = ["game_id", "hand_no", "source", "status", "hand_score", "held_points", "litige", "taker_team",
-            "contract_made"] + [c for c in ("capot_team", "carried_in") if c in scores.column_names]
+            "contract_made"] + [c for c in ("capot_team", "carried_in", SUMMARY_SCORE) if c in scores.column_names]
     t = scores.select(cols).sort_by([("game_id", "ascending"), ("hand_no", "ascending")])
     gid = t.column("game_id").to_numpy(zero_copy_only=False)
     n = len(gid)
@@ -68,6 +79,13 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
     if len(idx):
         flat = pc.list_flatten(t.column("hand_score").take(pa.array(idx)).combine_chunks()).to_numpy(zero_copy_only=False)
         hs[idx] = flat.reshape(-1, K)
+    if SUMMARY_SCORE in t.column_names:     # summary hands: their recorded score (a list of K values, else 0-0)
+        rec = t.column(SUMMARY_SCORE)
+        sizes = pc.fill_null(pc.list_value_length(rec), 0).to_numpy(zero_copy_only=False)
+        use = np.nonzero(~ok & (sizes == K))[0]
+        if len(use):
+            vals = pc.list_flatten(rec.take(pa.array(use)).combine_chunks())
+            hs[use] = pc.fill_null(vals, 0).to_numpy(zero_copy_only=False).astype(np.int64).reshape(-1, K)
     made = pc.fill_null(t.column("contract_made"), False).to_numpy(zero_copy_only=False)
     lit_col = t.column("litige").to_numpy(zero_copy_only=False)
     decided = pc.is_valid(t.column("contract_made")).to_numpy(zero_copy_only=False) & ok

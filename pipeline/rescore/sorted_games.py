@@ -16,7 +16,7 @@ import pyarrow.compute as pc
 
 from pipeline import lake as lakemod
 from pipeline.duck import arrow_reader, duckdb_connection, table_source
-from pipeline.rescore.game import game_pass
+from pipeline.rescore.game import SUMMARY_SCORE, game_pass
 from pipeline.rules import Ruleset
 
 # what game_pass reads from each score row
@@ -32,8 +32,9 @@ def _last_game_start(gid: np.ndarray) -> int:
 
 def sorted_game_batches(lake, ruleset: str, batch_rows: int = 1 << 20) -> Iterator[pa.Table]:
     """The ``scores`` rows of ``ruleset`` (columns :data:`GAME_COLUMNS` plus the game's recorded ``target`` and
-    ``recorded_final`` from ``games``), sorted by (game_id, hand_no), in tables of about ``batch_rows`` rows
-    that each hold whole games (a game is never split between two tables)."""
+    ``recorded_final`` from ``games``, and, when the lake holds summary-level hands, their recorded score as
+    :data:`pipeline.rescore.game.SUMMARY_SCORE`), sorted by (game_id, hand_no), in tables of about ``batch_rows``
+    rows that each hold whole games (a game is never split between two tables)."""
     loc = lakemod.locate(lake)
     files = [f.path for f in lakemod.list_files(loc, "scores", f"ruleset={ruleset}")]
     if not files:
@@ -47,9 +48,10 @@ def sorted_game_batches(lake, ruleset: str, batch_rows: int = 1 << 20) -> Iterat
         else:
             games = "(SELECT NULL::VARCHAR AS game_id, NULL::INTEGER AS target, NULL::INTEGER[] AS recorded_final)"
         cols = ", ".join(f"s.{c}" for c in GAME_COLUMNS)
-        reader = arrow_reader(con, f"SELECT {cols}, g.target, g.recorded_final FROM {scores} s LEFT JOIN {games} g "
-                              "USING (game_id) WHERE s.ruleset = $r ORDER BY s.game_id, s.hand_no", {"r": ruleset},
-                              batch_rows)
+        summary, join = _summary_scores(con, loc)
+        reader = arrow_reader(con, f"SELECT {cols}, g.target, g.recorded_final{summary} FROM {scores} s LEFT JOIN "
+                              f"{games} g USING (game_id){join} WHERE s.ruleset = $r ORDER BY s.game_id, s.hand_no",
+                              {"r": ruleset}, batch_rows)
         carry: pa.Table | None = None
         for b in reader:
             t = pa.Table.from_batches([b]) if carry is None else pa.concat_tables([carry, pa.Table.from_batches([b])])
@@ -65,6 +67,20 @@ def sorted_game_batches(lake, ruleset: str, batch_rows: int = 1 << 20) -> Iterat
         con.close()
 
 
+def _summary_scores(con, loc) -> tuple[str, str]:
+    """(select-list item, join clause) adding the recorded score of every summary-level hand to the score rows
+    (``s``) as :data:`~pipeline.rescore.game.SUMMARY_SCORE`; ('', '') when the lake has no such hand (the test
+    reads only the ``completeness`` column, and Parquet statistics let DuckDB skip row groups without one)."""
+    if not lakemod.has_table(loc, "hands"):
+        return "", ""
+    hands = table_source(con, loc, "hands")
+    if con.execute(f"SELECT 1 FROM {hands} WHERE completeness = 'summary' LIMIT 1").fetchall() == []:
+        return "", ""
+    return (f", sh.recorded_score AS {SUMMARY_SCORE}",
+            f" LEFT JOIN (SELECT hand_key, any_value(recorded_score) AS recorded_score FROM {hands} "
+            "WHERE completeness = 'summary' GROUP BY hand_key) sh ON sh.hand_key = s.hand_key")
+
+
 def game_results(lake, rules: Ruleset, on_game_batch=None, batch_rows: int = 1 << 20) -> Iterator[pa.Table]:
     """``game_scores`` tables for ``rules`` over the lake's scores (already written for that ruleset), streamed.
 
@@ -76,7 +92,7 @@ def game_results(lake, rules: Ruleset, on_game_batch=None, batch_rows: int = 1 <
             gid = t.column("game_id").to_pylist()
             tg = t.column("target").to_pylist()
             targets = {g: x for g, x in zip(gid, tg) if x}
-        g = game_pass(t.select(GAME_COLUMNS), rules, targets)
+        g = game_pass(t.select(GAME_COLUMNS + [c for c in (SUMMARY_SCORE,) if c in t.column_names]), rules, targets)
         if on_game_batch is not None:
             # one recorded_final per game (its first row's), in game_pass's output order
             idx = pc.index_in(g.column("game_id"), value_set=t.column("game_id"))

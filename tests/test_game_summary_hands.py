@@ -1,0 +1,56 @@
+"""Hostile finding (issue #4): hands kept at summary level by ``--on-error lenient`` counted 0-0 in
+``game_scores``, while the reports count their recorded score. The game pass now counts a summary hand's recorded
+score, as it does for a score sheet's hands (tests/test_ingest_scoresheets.py), and ``show`` says so.
+
+The game, under belote-classic (values by hand, deals from tests/deals.py):
+  hand 1: DEAL_A coinched: belote-classic has no coinche, so unscorable, 0-0;
+  hand 2: DEAL_K, seat 0 capot in hearts: 252 (capot, FFB-B16 §9.2) + 20 belote (seat 2, team 0) = 272-0;
+  hand 3: DEAL_A with a card played twice, recorded [92, 90]: kept at summary level, counts 92-90.
+  Totals: 0 + 272 + 92 = 364 and 0 + 0 + 90 = 90, under the target of 1000: no winner.
+"""
+
+import re
+
+from typer.testing import CliRunner
+
+from conftest import write_jsonl
+from deals import DEAL_A, DEAL_K, native_game, native_hand
+from pipeline import lake as lakemod, rules
+from pipeline.cli import app
+from pipeline.ingest.run import ingest_paths
+from pipeline.rescore import rescore_lake
+
+
+def _lake(tmp_path):
+    coinched = native_hand(DEAL_A, 1, taker=0, coinche=1)
+    capot = native_hand(DEAL_K, 2, taker=0)
+    twice = native_hand(DEAL_A, 3, taker=0, recorded=[92, 90])
+    twice["plays"][5] = [1, "7H"]                      # 7H was played in trick 1 already
+    f = write_jsonl(tmp_path / "g.jsonl", [native_game("g", [coinched, capot, twice])])
+    s = ingest_paths([f], tmp_path / "lake", lenient=True)
+    assert (s.games, s.hands, s.kept_leniently) == (1, 3, 1)
+    return tmp_path / "lake"
+
+
+def test_lenient_summary_hand_counts_its_recorded_score_in_game_scores(tmp_path):
+    lake = _lake(tmp_path)
+    for derived in (True, False):
+        rescore_lake(lake, rules.load("belote-classic"), derived=derived)
+        (g,) = lakemod.read(lake, "game_scores").to_pylist()
+        assert (g["n_hands"], g["unscorable_hands"], g["totals"], g["winner"], g["unresolved_held"]) == \
+            (3, 2, [364, 90], None, 0)
+
+
+def test_show_prints_why_a_hand_is_not_rescored_instead_of_none(tmp_path):
+    lake = _lake(tmp_path)
+    r = CliRunner().invoke(app, ["show", "--game", "test:g", "--rules", "belote-classic", "--lake", str(lake)])
+    assert r.exit_code == 0, r.output
+    assert "None" not in r.output
+    lines = [ln.strip() for ln in r.output.splitlines() if re.match(r"\s*hand \d+:", ln)]
+    assert lines == [
+        "hand 1: counts 0 - 0: unscorable (ruleset belote-classic has no coinche and no capot bid (auction.style: "
+        "prise)) -> totals [0, 0]   [game.litige_to]",
+        "hand 2: [272, 0] -> totals [272, 0]   [game.litige_to]",
+        "hand 3: [92, 90] as recorded (summary hands carry no cards: nothing to rescore) -> totals [364, 90]   "
+        "[game.litige_to]",
+    ]

@@ -1,0 +1,173 @@
+"""Quirks a hostile tester found in the ingest of native JSON Lines files (issue #4), one test each, named after
+the quirk. The games are the hand-built deals of tests/deals.py; expected rows and reasons are written out by hand
+from the records each test builds."""
+
+import os
+import time
+
+import orjson
+import pytest
+
+from conftest import write_jsonl
+from deals import DEAL_A, DEAL_L, native_game, native_hand
+from pipeline import lake as lakemod
+from pipeline.ingest import fast_native, native_pool
+from pipeline.ingest.run import ingest_paths
+
+REJECT_COLS = ("source_line", "game_id", "hand_no", "reason_code", "reason")
+
+
+def _rejects(lake):
+    if not lakemod.has_table(lakemod.locate(lake), "rejects"):
+        return []
+    return sorted(tuple(r[c] for c in REJECT_COLS) for r in lakemod.read(lake, "rejects").to_pylist())
+
+
+def _hands(lake):
+    return {(h["game_id"], h["hand_no"]): h for h in lakemod.read(lake, "hands").to_pylist()}
+
+
+@pytest.fixture(params=["columnar", "rows"])
+def native_path(request, monkeypatch):
+    """Both native readers (the columnar one hands the lines it cannot vouch for to the row reader)."""
+    monkeypatch.setenv(fast_native.ENV, request.param)
+    return request.param
+
+
+def test_passed_out_hand_with_empty_plays_list_imports_as_passed_out(tmp_path, native_path):
+    # hand 2 is passed out (contract null): "plays": [] must read exactly as a missing "plays" key
+    taken = native_hand(DEAL_A, 1, taker=0)
+    passed = native_hand(DEAL_L, 2, taker=None)
+    passed["auction"] = [[0, "pass"], [1, "pass"], [2, "pass"], [3, "pass"]]
+    empty = native_game("p", [taken, dict(passed, plays=[])])
+    absent = native_game("p", [taken, {k: v for k, v in passed.items() if k != "plays"}])
+    f1, f2 = write_jsonl(tmp_path / "empty.jsonl", [empty]), write_jsonl(tmp_path / "absent.jsonl", [absent])
+    s = ingest_paths([f1], tmp_path / "lake")
+    assert (s.games, s.hands, dict(s.rejected)) == (1, 2, {})
+    ingest_paths([f2], tmp_path / "lake2")
+    got, want = _hands(tmp_path / "lake")[("test:p", 2)], _hands(tmp_path / "lake2")[("test:p", 2)]
+    assert (got["taker"], got["plays"], got["play_seats"]) == (None, None, None)
+    assert got["hand_key"] == want["hand_key"]      # the same hand, whichever way it was written
+
+
+def test_taken_hand_with_empty_plays_list_stays_a_reject_naming_the_hand(tmp_path, native_path):
+    # a hand with a contract and no card played is a truncated full_play record (validate.check_hand)
+    bad = native_hand(DEAL_A, 1, taker=0)
+    bad["plays"] = []
+    f = write_jsonl(tmp_path / "e.jsonl", [native_game("e", [bad])])
+    s = ingest_paths([f], tmp_path / "lake")
+    assert (s.games, s.hands) == (0, 0)
+    assert _rejects(tmp_path / "lake") == [(1, "test:e", 1, "truncated_play", "0 cards played, expected 32")]
+
+
+def test_cr_only_line_ends_are_read_as_line_ends(tmp_path, native_path):
+    # two games, lines ended by CR alone (old Mac): read as the same file with LF line ends, same byte offsets
+    games = [native_game("m1", [native_hand(DEAL_A, 1, taker=0)]), native_game("m2", [native_hand(DEAL_L, 1, 2)])]
+    body = [orjson.dumps(g) for g in games]
+    mac, unix = tmp_path / "mac.jsonl", tmp_path / "unix.jsonl"
+    mac.write_bytes(b"\r".join(body) + b"\r")
+    unix.write_bytes(b"\n".join(body) + b"\n")
+    s = ingest_paths([mac], tmp_path / "lake")
+    assert (s.games, s.hands, dict(s.rejected), s.cr_files) == (2, 2, {}, [str(mac)])
+    assert str(s).endswith("; 1 file with old Mac line ends (CR alone) read with CR as the line end")
+    u = ingest_paths([unix], tmp_path / "lake2")
+    assert u.cr_files == []
+    got = {k: (h["hand_key"], h["source_line"]) for k, h in _hands(tmp_path / "lake").items()}
+    want = {k: (h["hand_key"], h["source_line"]) for k, h in _hands(tmp_path / "lake2").items()}
+    assert got == want == {("test:m1", 1): (want[("test:m1", 1)][0], 1), ("test:m2", 1): (want[("test:m2", 1)][0], 2)}
+
+
+def test_crlf_line_ends_are_not_taken_for_cr_only(tmp_path):
+    games = [native_game("w1", [native_hand(DEAL_A, 1, taker=0)]), native_game("w2", [native_hand(DEAL_L, 1, 2)])]
+    f = tmp_path / "windows.jsonl"
+    f.write_bytes(b"".join(orjson.dumps(g) + b"\r\n" for g in games))
+    s = ingest_paths([f], tmp_path / "lake")
+    assert (s.games, s.hands, dict(s.rejected), s.cr_files) == (2, 2, {}, [])
+
+
+def test_truncated_last_line_reject_names_its_game(tmp_path, native_path):
+    whole = orjson.dumps(native_game("t1", [native_hand(DEAL_A, 1, taker=0)]))
+    cut = orjson.dumps(native_game("t2", [native_hand(DEAL_L, 1, taker=2)]))[:300]    # cut inside hand 1
+    f = tmp_path / "cut.jsonl"
+    f.write_bytes(whole + b"\n" + cut)
+    s = ingest_paths([f], tmp_path / "lake")
+    assert (s.games, s.hands) == (1, 1)
+    # orjson's words for a text that stops inside the object: line 1, column 301 (char 300) of the cut line
+    assert _rejects(tmp_path / "lake") == [
+        (2, "test:t2", None, "invalid_json", "invalid JSON: unexpected end of data: line 1 column 301 (char 300)")]
+
+
+def test_truncated_line_game_id_from_game_id_key_or_numeric_source_game_id(tmp_path):
+    from pipeline.ingest.native_jsonl import game_id_in_prefix
+    assert game_id_in_prefix('{"format":"rebelote","game_id":"x:\\"y\\"","source":"s","hands":[{') == 'x:"y"'
+    assert game_id_in_prefix('{"format": "rebelote", "source": "club", "source_game_id": 17, "hands": [') == "club:17"
+    assert game_id_in_prefix('{"format":"rebelote","source":"club","sour') is None
+    # a "source" key inside a hand is not the game's
+    assert game_id_in_prefix('{"format":"rebelote","hands":[{"source":"a","source_game_id":"b"') is None
+
+
+def test_bad_variant_reject_names_the_game_not_hand_1(tmp_path, native_path):
+    f = write_jsonl(tmp_path / "v.jsonl", [native_game("v", [native_hand(DEAL_A, 1, taker=0)], variant="blotto")])
+    seen = []
+    s = ingest_paths([f], tmp_path / "lake", on_reject=seen.append)
+    assert dict(s.rejected) == {"bad_value": 1}
+    reason = "variant 'blotto' is not one of belote, coinche, bulgarian, belote-2p, belote-3p"
+    assert _rejects(tmp_path / "lake") == [(1, "test:v", None, "bad_value", reason)]
+    assert [r.message() for r in seen] == [f"{f}:1, game test:v: {reason} [bad_value]"]
+
+
+def _dying_work(src, end, lineno, offset, path, out_dir):
+    """native_pool._work, except that the worker process converting a block after the first one exits (as if
+    killed), once the first block's worker has finished and a moment more for its result to reach the parent
+    (so the block the pool breaks on is always the second). Module-level, so the forked workers can unpickle
+    it."""
+    done = os.path.join(out_dir, "first-block-done")
+    if lineno > 1:
+        for _ in range(500):
+            if os.path.exists(done):
+                break
+            time.sleep(0.01)
+        time.sleep(0.3)
+        os._exit(3)
+    out = _REAL_WORK(src, end, lineno, offset, path, out_dir)
+    open(done, "w").close()
+    return out
+
+
+_REAL_WORK = native_pool._work
+
+
+def test_dead_ingest_worker_falls_back_to_this_process(tmp_path, monkeypatch):
+    # 40 games, one per line, in blocks of about 4 KB: the workers take the blocks, and every block after the
+    # first kills its worker. The file must still import whole, as a one-process ingest imports it.
+    games = [native_game(f"k{i:02d}", [native_hand(DEAL_A if i % 2 else DEAL_L, 1, taker=i % 4)]) for i in range(40)]
+    f = write_jsonl(tmp_path / "big.jsonl", games)
+    one = ingest_paths([f], tmp_path / "one")          # files under POOL_MIN_BYTES: read in this process
+    assert (one.games, one.hands, one.workers_lost) == (40, 40, [])
+    monkeypatch.setattr(native_pool, "POOL_MIN_BYTES", 0)
+    monkeypatch.setattr(fast_native, "BLOCK_BYTES", 4096)
+    monkeypatch.setenv(native_pool.WORKERS_ENV, "2")
+    monkeypatch.setattr(native_pool, "_work", _dying_work)
+    s = ingest_paths([f], tmp_path / "lake")
+    assert (s.games, s.hands, dict(s.rejected)) == (40, 40, {})
+    (lost,) = s.workers_lost
+    first = 4096 // len(orjson.dumps(games[0]) + b"\n") + 1       # the first line of the second block
+    assert lost == f"{f} (from line {first})"
+    assert f"; an ingest worker process died reading 1 file, read on in this process instead: {lost}" in str(s)
+    key = lambda t: sorted(zip(t.column("hand_key").to_pylist(), t.column("source_line").to_pylist()))
+    assert key(lakemod.read(tmp_path / "lake", "hands")) == key(lakemod.read(tmp_path / "one", "hands"))
+
+
+@pytest.mark.parametrize("head, rest, expected", [
+    (b'{"a":1}\r{"b":2}\r', b"", True),          # CR line ends
+    (b'{"a":1}\r\n{"b":2}\r\n', b"", False),     # CR LF: a line feed ends each line already
+    (b'{"a":1}\r{"b":2}\n', b"", False),         # mixed: a line feed in the head, never translated
+    (b'{"a":', b'1}\r{"b":2}', True),            # no line end in the head: read on to the first one
+    (b'{"a":1}\r', b'\n{"b":2}', False),         # the head ends between the CR and the LF of a CR LF
+    (b'{"a":1}', b"", False),                    # one line, no line end at all
+])
+def test_cr_only_detection(head, rest, expected):
+    import io
+
+    from pipeline.ingest.line_ends import cr_only
+    assert cr_only(head, io.BytesIO(rest)) is expected
