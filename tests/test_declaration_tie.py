@@ -150,7 +150,7 @@ def test_partners_tied_with_one_opponent():
     R = rules.load("belote-classic")
     seats = ["8C 9C TC", "8D 9D TD", "8S 9S TS", ""]
     h = np.array([[mask_of(parse_cards(s)) for s in seats]], dtype=np.uint32)
-    d = detect(h, np.array([parse_strain("H")] * 1, dtype=np.int8), R, build_tables(R), dealer=np.array([0]))
+    d = detect(h, np.array([parse_strain("H")], dtype=np.int8), R, build_tables(R), dealer=np.array([0]))
     assert d.team_points[0].tolist() == [0, 20]
     d = detect(h, np.array([parse_strain("H")], dtype=np.int8), R, build_tables(R), dealer=np.array([1]))
     assert d.team_points[0].tolist() == [40, 0]

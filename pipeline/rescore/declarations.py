@@ -747,7 +747,8 @@ def _entry_keys(entries, strain: int, rules: Ruleset) -> tuple[list[int], list[s
             groups.append(None)
             continue
         if kind == "carre":
-            value = rules.rank_table("declarations.carre_no_trump" if strain == NO_TRUMP else "declarations.carre")[rank]
+            table = "declarations.carre_no_trump" if strain == NO_TRUMP else "declarations.carre"
+            value = rules.rank_table(table)[rank]
             keys.append(int(carre_key(value, rank, rules)))
             groups.append("carre")
         else:

@@ -48,7 +48,8 @@ from pipeline.rules import Ruleset
 (P_PLAYERS, P_TRICKS, P_TEAMS, P_COUNT, P_DECL_ON, P_BELOTE_ON, P_DECK24, P_NEEDS_BID, P_LAST_TRICK,
  P_CAPOT_LAST_TRICK, P_CAPOT_SPLIT, P_CAPOT_BONUS, P_NT_A, P_NT_B, P_AT_A, P_AT_B, P_DECL_NT, P_DECL_AT, P_CONTEST,
  P_TRUMP_BONUS, P_CARRE_IN_SEQ, P_BELOTE_AT, P_BELOTE_LED, P_BELOTE_VALUE, P_ON_CAPOT, P_RCODE, P_BG,
- P_SOLO_COMBINED, P_FAIL_DECL, P_TO_DEFENCE, P_SOLO_SHARE, P_PENALTY, P_FLAGS, P_STRAIN_MASK, P_PRISE, P_TIE) = range(36)
+ P_SOLO_COMBINED, P_FAIL_DECL, P_TO_DEFENCE, P_SOLO_SHARE, P_PENALTY, P_FLAGS, P_STRAIN_MASK, P_PRISE,
+ P_TIE) = range(36)
 COUNT_HELD, COUNT_ANNOUNCED, COUNT_ELSE_HELD = 0, 1, 2
 _COUNT = {"held": COUNT_HELD, "announced": COUNT_ANNOUNCED, "announced_else_held": COUNT_ELSE_HELD}
 _ON_CAPOT = {"keep": 0, "to_capot_team": 1, "lost": 2}
@@ -284,11 +285,10 @@ def run(n: int, rp: np.ndarray, tab: Tables, inp: Inputs, ann: tuple, classify_o
         return out, 0
     while True:     # the pass sets each scored row's declarations afresh: running it again changes nothing else
         items, short = declarations_pass(n, rp, inp.hands_o, inp.hands_v, inp.plays_o, inp.plays_v, inp.dealer,
-                                  tab.carre_points,
-                                  tab.carre_key, tab.seq_points, tab.seq_key, tab.slot_length, tab.slot_top,
-                                  tab.slot_points, w.D, w.B, w.took, w.sp, w.sk, w.cp, w.ck, w.pts, w.key, w.tk, w.th,
-                                  w.team1, w.seq_w, w.carre_w, ann[0], ann[1], out.flags, out.small, out.item_offsets,
-                                  *out.items)
+                                         tab.carre_points, tab.carre_key, tab.seq_points, tab.seq_key,
+                                         tab.slot_length, tab.slot_top, tab.slot_points, w.D, w.B, w.took, w.sp, w.sk,
+                                         w.cp, w.ck, w.pts, w.key, w.tk, w.th, w.team1, w.seq_w, w.carre_w, ann[0],
+                                         ann[1], out.flags, out.small, out.item_offsets, *out.items)
         if not short:
             break
         out.items = Outputs.item_buffers(items + ITEMS_PER_SEAT * P)
