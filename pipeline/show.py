@@ -164,9 +164,12 @@ def explain(hand: dict[str, Any], rules: Ruleset) -> dict[str, Any]:
                 if not use_announced:
                     entries.append((s_, kind, top, suit, length))
     if rules["declarations.enabled"] and entries:
-        flags = decl.resolve_list(entries, strain, rules, n)
+        flags = decl.resolve_list(entries, strain, rules, n, hand["dealer"])
         won = sorted({f"team {e[0] % K}" for e, f in zip(entries, flags) if f and e[1] != "belote"})
-        dl.append(_line("contest", (", ".join(won) + " scores its declarations") if won else
+        firsts = sorted({s for _, s in decl.contest_outcomes(entries, strain, rules, n, hand["dealer"]).values()
+                         if s is not None})
+        broken = "".join(f" (equal best: {P[s]} announces first)" for s in firsts)
+        dl.append(_line("contest", (", ".join(won) + " scores its declarations" + broken) if won else
                         "equal best declarations: nobody scores", "declarations.contest / declarations.tie / "
                         "declarations.trump_breaks_ties / declarations.carre_order"))
     active = bool(rules["declarations.enabled"])

@@ -24,7 +24,8 @@ RULESETS = tuple(rules.shipped_names())
 def _entries(seats, strain, ruleset):
     r = rules.load(ruleset)
     h = np.array([[mask_of(parse_cards(s)) for s in seats]], dtype=np.uint32)
-    d = detect(h, np.array([parse_strain(strain)], dtype=np.int8), r, build_tables(r), entries=True)
+    d = detect(h, np.array([parse_strain(strain)], dtype=np.int8), r, build_tables(r), entries=True,
+               dealer=np.array([3]))     # seat 0 announces first
     e = d.entries
     return [(int(e.seat[i]), KINDS[e.kind[i]], int(e.rank[i]), int(e.suit[i]), int(e.length[i]), int(e.points[i]),
              bool(e.scored[i])) for i in range(len(e.row))]

@@ -1,7 +1,9 @@
 """Declarations and belote detection (pipeline/rescore/declarations.py), hands built by hand.
 
 Values: tierce 20, quarte 50, quinte 100, carré J 200, 9 150, A/10/K/Q 100 (PAGAT-B, FFB-Co15 §8; rules.md R18).
-Contest: only the team with the best declaration scores, all of its declarations; exact tie -> nobody (R23).
+Contest: only the team with the best declaration scores, all of its declarations; exact tie -> the first
+announcer under belote-classic (PAGAT-B; R23): with dealer 3 (as here) that is seat 0. The tie rule itself is
+tested in test_declaration_tie.py.
 """
 
 import numpy as np
@@ -19,10 +21,10 @@ def hands(*seats: str) -> np.ndarray:
     return np.array([[mask_of(parse_cards(s)) for s in seats]], dtype=np.uint32)
 
 
-def run(seats, strain="H", ruleset=R):
+def run(seats, strain="H", ruleset=R, dealer=3):
     h = hands(*seats)
     st = np.array([parse_strain(strain)], dtype=np.int8)
-    d = detect(h, st, ruleset, build_tables(ruleset))
+    d = detect(h, st, ruleset, build_tables(ruleset), dealer=np.array([dealer]))
     return (d.seq_points + d.carre_points)[0].tolist(), d.team_points[0].tolist()
 
 
@@ -40,8 +42,9 @@ def run(seats, strain="H", ruleset=R):
     (["KC KD KH KS", "7S 8S 9S TS JS", "", ""], [100, 100, 0, 0], [100, 0]),
     # carré of 8s is worth nothing; the tierce scores
     (["8C 8D 8H 8S", "QC KC AC", "", ""], [0, 20, 0, 0], [0, 20]),
-    # equal tierces (same top card, neither in trump): nobody scores (FFB-Co15 §8.3)
-    (["8C 9C TC", "8D 9D TD", "", ""], [20, 20, 0, 0], [0, 0]),
+    # equal tierces (same top card, neither in trump): the first announcer's team scores (PAGAT-B, rules.md R23);
+    # dealer 3, so seat 0 announces first: team 0 scores its 20
+    (["8C 9C TC", "8D 9D TD", "", ""], [20, 20, 0, 0], [20, 0]),
     # equal tierces, one in trump (hearts): the trump one wins
     (["8C 9C TC", "8H 9H TH", "", ""], [20, 20, 0, 0], [0, 20]),
     # higher top card wins between equal lengths; partners' declarations add up (seat 2's tierce scores too)

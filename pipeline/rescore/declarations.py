@@ -12,7 +12,10 @@ Contest between teams (rules.md R23), ``declarations.contest``:
     "unified": only the team holding the single best declaration scores, all of its declarations;
     "separate" (Bulgarian, BG-HIT/BG-NIK): sequences and carrés are two contests, each won separately;
     "sequences_only" (HackBulgaria exercise): sequences contested, every carré scores for its holder.
-    An exact tie of the best keys scores for nobody (``tie = "none"``, FFB-Co15 §8.3).
+    An exact tie of the best keys (``declarations.tie``) scores for nobody ("none", FFB-Co15 §8.3), or for the
+    team whose tied best declaration belongs to the seat that announces first ("first_announcer", PAGAT-B,
+    ACANOMAS): declarations are announced in playing order during the first trick, from the eldest hand on the
+    dealer's left (seat dealer + 1, who leads it), so the first seat from dealer + 1 holding the best key wins.
 Ranking key: value, then a carré above a sequence of equal value ("un carré de 100 bat un cent"), then run
 length (``long_runs = "quinte"`` ranks any run of 5+ as a quinte, as Bridge Belot 2001 does), then the top
 card (sequences by face rank; carrés by ``carre_order``: "face" A K Q J 10 9 or "trick" A 10 K Q J 9), then
@@ -182,12 +185,16 @@ def _by_team(a: np.ndarray, K: int, how) -> np.ndarray:
 
 
 CONTESTS = ("unified", "separate", "sequences_only")
+#: ``declarations.tie`` values, in the order the kernels number them
+TIES = ("none", "first_announcer")
 
 
 @njit(cache=True, nogil=True)
-def _contest_row(points, key, src, K, team, wins, dst, team_key, team_held):
-    """One contest in one hand: the team with the strictly best key scores all its points; an equal best key
-    in two teams scores for nobody (``declarations.tie = "none"``). points, key: int64 (., P) per seat
+def _contest_row(points, key, src, K, team, wins, dst, team_key, team_held, tie, first):
+    """One contest in one hand: the team with the strictly best key scores all its points. An equal best key
+    in two teams (``declarations.tie``, ``tie`` indexes :data:`TIES`) scores for nobody ("none"), or for the
+    team of the seat that announces first among those holding it ("first_announcer": seats announce in
+    playing order from ``first``, the eldest hand, dealer + 1). points, key: int64 (., P) per seat
     (team = seat % K), row ``src``; adds the points won to ``team[dst]`` (int32 (., K)), sets ``wins[dst]``
     (bool (., K)). team_key, team_held: int64 (K,) scratch. (Rows are indexed, not sliced: a slice per hand
     costs more than the contest.)"""
@@ -203,19 +210,31 @@ def _contest_row(points, key, src, K, team, wins, dst, team_key, team_held):
     for t in range(1, K):
         best = max(best, team_key[t])
     n_top = 0
+    winner = -1
     for t in range(K):
         if team_key[t] == best:
             n_top += 1
+            winner = t
+    if best <= 0 or (n_top > 1 and tie == 0):
+        winner = -1
+    elif n_top > 1:               # first_announcer: the first seat in playing order holding the best key
+        for j in range(P):
+            p = mod(first + j, P)
+            if key[src, p] == best:
+                winner = mod(p, K)
+                break
     for t in range(K):
-        w = best > 0 and team_key[t] == best and n_top == 1
+        w = t == winner
         wins[dst, t] = w
         if w:
             team[dst, t] += team_held[t]
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _settle_row(src, dst, sp, sk, cp, ck, active, contest, K, team, seq_wins, carre_wins, pts, key, tk, th):
-    """The contest between teams (see module doc) of one hand; ``contest`` indexes :data:`CONTESTS`.
+def _settle_row(src, dst, sp, sk, cp, ck, active, contest, K, team, seq_wins, carre_wins, pts, key, tk, th, tie,
+                first):
+    """The contest between teams (see module doc) of one hand; ``contest`` indexes :data:`CONTESTS`, ``tie``
+    :data:`TIES`; ``first``: the seat that announces first (the eldest hand, dealer + 1 mod P).
     sp, sk, cp, ck: int64 (., P) per-seat points and best keys, row ``src``, set to 0 here when declarations
     are not ``active`` (bool). Writes row ``dst`` of team (int (., K) points won, added to), seq_wins and
     carre_wins (bool (., K)). pts, key: int64 (1, P) and tk, th: int64 (K,) scratch."""
@@ -230,13 +249,13 @@ def _settle_row(src, dst, sp, sk, cp, ck, active, contest, K, team, seq_wins, ca
         for p in range(P):
             pts[0, p] = sp[src, p] + cp[src, p]
             key[0, p] = max(sk[src, p], ck[src, p])
-        _contest_row(pts, key, 0, K, team, seq_wins, dst, tk, th)
+        _contest_row(pts, key, 0, K, team, seq_wins, dst, tk, th, tie, first)
         for t in range(K):
             carre_wins[dst, t] = seq_wins[dst, t]
     else:
-        _contest_row(sp, sk, src, K, team, seq_wins, dst, tk, th)
+        _contest_row(sp, sk, src, K, team, seq_wins, dst, tk, th, tie, first)
         if contest == 1:          # separate: sequences and carrés each contested
-            _contest_row(cp, ck, src, K, team, carre_wins, dst, tk, th)
+            _contest_row(cp, ck, src, K, team, carre_wins, dst, tk, th, tie, first)
         else:                     # sequences_only: every carré scores for its holder
             for p in range(P):
                 team[dst, mod(p, K)] += cp[src, p]
@@ -245,27 +264,46 @@ def _settle_row(src, dst, sp, sk, cp, ck, active, contest, K, team, seq_wins, ca
 
 
 @njit(cache=True, nogil=True)
-def _settle_kernel(sp, sk, cp, ck, active, contest, K, team, seq_wins, carre_wins):
-    """:func:`_settle_row` for every hand."""
+def _settle_kernel(sp, sk, cp, ck, active, contest, K, team, seq_wins, carre_wins, tie, dealer):
+    """:func:`_settle_row` for every hand; dealer: int (n,) each hand's dealer seat (the eldest hand, dealer + 1,
+    announces first)."""
     P = sp.shape[1]
     pts = np.empty((1, P), dtype=np.int64)
     key = np.empty((1, P), dtype=np.int64)
     tk = np.empty(K, dtype=np.int64)
     th = np.empty(K, dtype=np.int64)
     for i in range(sp.shape[0]):
-        _settle_row(i, i, sp, sk, cp, ck, active[i], contest, K, team, seq_wins, carre_wins, pts, key, tk, th)
+        _settle_row(i, i, sp, sk, cp, ck, active[i], contest, K, team, seq_wins, carre_wins, pts, key, tk, th, tie,
+                    mod(np.int64(dealer[i]) + 1, P))
 
 
-def _settle(sp, sk, cp, ck, belote, strain, rules: Ruleset) -> Declarations:
+def _dealers(dealer, n: int, rules: Ruleset) -> np.ndarray:
+    """The dealer seats as int64 (n,) for the contest; zeros when ``dealer`` is None, which only a ruleset with
+    ``declarations.tie = "none"`` allows (the dealer then changes nothing). Raises ValueError otherwise, or when
+    ``dealer`` does not hold n seats."""
+    if dealer is None:
+        if rules["declarations.tie"] != "none":
+            raise ValueError(f"ruleset {rules.name}: declarations.tie = {rules['declarations.tie']!r} needs each "
+                             "hand's dealer (the eldest hand, on the dealer's left, announces first)")
+        return np.zeros(n, dtype=np.int64)
+    d = np.asarray(dealer, dtype=np.int64).reshape(-1)
+    if len(d) != n:
+        raise ValueError(f"dealer: {len(d)} seats for {n} hands")
+    return d
+
+
+def _settle(sp, sk, cp, ck, belote, strain, rules: Ruleset, dealer=None) -> Declarations:
     """Settle per-seat declarations (int (n, P) each; int64 ones are zeroed in place where inactive) between
-    teams, with ``belote`` (int32 (n, K)) passed through."""
+    teams, with ``belote`` (int32 (n, K)) passed through; ``dealer``: int (n,) dealer seats (see
+    :func:`_dealers`)."""
     on = _active(strain, rules)
     sp, sk, cp, ck = (np.ascontiguousarray(a, dtype=np.int64) for a in (sp, sk, cp, ck))
     n, K = belote.shape
     team = np.zeros((n, K), dtype=np.int32)
     seq_wins = np.zeros((n, K), dtype=bool)
     carre_wins = np.zeros((n, K), dtype=bool)
-    _settle_kernel(sp, sk, cp, ck, on, CONTESTS.index(rules["declarations.contest"]), K, team, seq_wins, carre_wins)
+    _settle_kernel(sp, sk, cp, ck, on, CONTESTS.index(rules["declarations.contest"]), K, team, seq_wins, carre_wins,
+                   TIES.index(rules["declarations.tie"]), _dealers(dealer, n, rules))
     return Declarations(sp.astype(np.int32), sk, cp.astype(np.int32), ck, belote, team, seq_wins, carre_wins)
 
 
@@ -306,14 +344,15 @@ def _seq_hand(h, ranks, carre_cards_in_sequences):
 @njit(cache=True, nogil=True, inline="always")
 def held_one(hands, h0, P, strain, active, carre_points, carre_key, seq_points, seq_key, slot_points, trump_bonus,
              carre_cards_in_sequences, contest, K, sp, sk, cp, ck, src, team, seq_wins, carre_wins, dst, pts, key, tk,
-             th):
+             th, tie, first):
     """The declarations held in one hand, settled between its teams: the one implementation of held
     declarations (see module doc), compiled. hands: uint32 flat buffer holding the P initial hands from ``h0``
     on; strain: 0-5; active: declarations count in this hand (:func:`_active`); the tables of
     :class:`DeclarationTables`; trump_bonus: 1 when a sequence in trump breaks ties. Writes row ``src`` of
     sp/cp (int64 (., P) points of each seat's sequences / carrés) and sk/ck (key of its best one), then the
-    contest (:func:`_settle_row`) into row ``dst`` of team (added to), seq_wins and carre_wins. Returns the
-    items to list (0 when not ``active``)."""
+    contest (:func:`_settle_row`; ``tie`` indexes :data:`TIES`, ``first`` is the seat that announces first,
+    dealer + 1 mod P) into row ``dst`` of team (added to), seq_wins and carre_wins. Returns the items to list
+    (0 when not ``active``)."""
     nt = 1 if strain == NO_TRUMP else 0
     c = 0
     for p in range(P):
@@ -342,7 +381,8 @@ def held_one(hands, h0, P, strain, active, carre_points, carre_key, seq_points, 
                     if slot_points[byte, j] > 0:
                         c += 1
     if c:
-        _settle_row(src, dst, sp, sk, cp, ck, active, contest, K, team, seq_wins, carre_wins, pts, key, tk, th)
+        _settle_row(src, dst, sp, sk, cp, ck, active, contest, K, team, seq_wins, carre_wins, pts, key, tk, th, tie,
+                    first)
     else:      # nothing that scores is held: what the contest would give, without running it
         for t in range(K):
             seq_wins[dst, t] = False
@@ -379,9 +419,9 @@ def seat_items(h, strain, carre_points, slot_length, slot_top, slot_points, carr
 @njit(cache=True, nogil=True)
 def _detect_kernel(hands, strain, active, carre_points, carre_key, seq_points, seq_key, slot_points,
                    trump_bonus, carre_cards_in_sequences, contest, K, sp, sk, cp, ck, count, team, seq_wins,
-                   carre_wins):
+                   carre_wins, tie, dealer):
     """:func:`held_one` for each hand of the flat buffer hands (n * P,): per-seat sp, sk, cp, ck (int64 (n, P)),
-    count (int64 (n,)), and the contest into team, seq_wins, carre_wins."""
+    count (int64 (n,)), and the contest into team, seq_wins, carre_wins; dealer: int (n,) dealer seats."""
     n, P = sp.shape
     pts = np.empty((1, P), dtype=np.int64)
     key = np.empty((1, P), dtype=np.int64)
@@ -390,7 +430,7 @@ def _detect_kernel(hands, strain, active, carre_points, carre_key, seq_points, s
     for i in range(n):
         count[i] = held_one(hands, i * P, P, strain[i], active[i], carre_points, carre_key, seq_points, seq_key,
                             slot_points, trump_bonus, carre_cards_in_sequences, contest, K, sp, sk, cp, ck, i, team,
-                            seq_wins, carre_wins, i, pts, key, tk, th)
+                            seq_wins, carre_wins, i, pts, key, tk, th, tie, mod(np.int64(dealer[i]) + 1, P))
 
 
 @njit(cache=True, nogil=True)
@@ -410,10 +450,12 @@ def _held_entries_kernel(hands, strain, rows, offsets, carre_points, slot_length
 
 
 def detect(hands: np.ndarray, strain: np.ndarray, rules: Ruleset, dt: DeclarationTables,
-           entries: bool = False) -> Declarations:
+           entries: bool = False, dealer: np.ndarray | None = None) -> Declarations:
     """Declarations held in ``hands`` (uint32 (n, P), P seats) with contract ``strain`` (int8 (n,)), settled
     between the teams of P seats (card points); with ``entries`` also listed one by one
-    (``Declarations.entries``). One compiled pass per hand (:func:`_detect_kernel`, the contest included)."""
+    (``Declarations.entries``). One compiled pass per hand (:func:`_detect_kernel`, the contest included).
+    ``dealer``: int (n,) each hand's dealer seat, which ``declarations.tie = "first_announcer"`` needs (the
+    eldest hand, dealer + 1, announces first); raises ValueError when that ruleset gets None."""
     n, p = hands.shape
     h = np.ascontiguousarray(hands, dtype=np.uint32)
     strain8 = np.ascontiguousarray(strain, dtype=np.int8)
@@ -427,7 +469,8 @@ def detect(hands: np.ndarray, strain: np.ndarray, rules: Ruleset, dt: Declaratio
     carre_wins = np.zeros((n, K), dtype=bool)
     _detect_kernel(h.reshape(-1), strain8, active, dt.carre_points, dt.carre_key, dt.seq_points, dt.seq_key, dt.slot_points,
                    1 if rules["declarations.trump_breaks_ties"] else 0, in_seq,
-                   CONTESTS.index(rules["declarations.contest"]), K, sp, sk, cp, ck, count, team, seq_wins, carre_wins)
+                   CONTESTS.index(rules["declarations.contest"]), K, sp, sk, cp, ck, count, team, seq_wins, carre_wins,
+                   TIES.index(rules["declarations.tie"]), _dealers(dealer, n, rules))
     dec = Declarations(sp.astype(np.int32), sk, cp.astype(np.int32), ck, np.zeros((n, K), dtype=np.int32), team,
                        seq_wins, carre_wins)
     if entries:
@@ -445,9 +488,11 @@ def detect(hands: np.ndarray, strain: np.ndarray, rules: Ruleset, dt: Declaratio
 
 
 def from_announced(announced: pa.Array | pa.ChunkedArray, strain: np.ndarray, rules: Ruleset,
-                   n_players: int = 4) -> Declarations:
+                   n_players: int = 4, dealer: np.ndarray | None = None) -> Declarations:
     """Declarations the source recorded (``hands.announced``, one list per hand), settled between the teams of
-    ``n_players`` seats.
+    ``n_players`` seats. ``dealer``: int (n,) each hand's dealer seat, needed by ``declarations.tie =
+    "first_announcer"`` (ValueError without it): announcements are made in playing order from the eldest hand
+    (dealer + 1), whatever order the record lists them in.
 
     Values come from the ruleset (a carré by its rank, a run by its length: tierce 3, quarte 4, quinte 5+);
     kind 'belote' adds ``belote.value`` to its team. A null list counts as nothing announced.
@@ -506,7 +551,7 @@ def from_announced(announced: pa.Array | pa.ChunkedArray, strain: np.ndarray, ru
                           np.full(nb, int(rules["belote.value"]), np.int32), np.ones(nb, dtype=bool))
         else:
             bel = Entries.empty()
-    dec = _settle(sp, sk, cp, ck, belote.astype(np.int32), strain, rules)
+    dec = _settle(sp, sk, cp, ck, belote.astype(np.int32), strain, rules, dealer)
     dec.entries = Entries.concat([_mark_scored(parts[0], dec), bel]) if parts else Entries.empty()
     return dec
 
@@ -692,12 +737,9 @@ def belote_announceable(strain: int, hand: int, trick: list[int], card: int, rul
     return bool(hand >> partner & 1)
 
 
-def resolve_list(entries: list[tuple[int, str, int, int | None, int]], strain: int, rules: Ruleset,
-                 n_players: int = 4) -> list[bool]:
-    """Which of a hand's declarations score, entry by entry: (seat, kind, top rank, suit or None, length) ->
-    scored flags, by the same keys and contest (``declarations.contest``) as the vectorised path, between the
-    teams of ``n_players`` seats. Belotes always score. For explanations and tests."""
-    K = n_teams(n_players)
+def _entry_keys(entries, strain: int, rules: Ruleset) -> tuple[list[int], list[str | None]]:
+    """Each entry's ranking key and contest group ("all" in the unified contest, else "seq" / "carre"; None
+    for a belote, which is never contested)."""
     keys, groups = [], []
     for seat, kind, rank, suit, length in entries:
         if kind == "belote":
@@ -705,7 +747,8 @@ def resolve_list(entries: list[tuple[int, str, int, int | None, int]], strain: i
             groups.append(None)
             continue
         if kind == "carre":
-            value = rules.rank_table("declarations.carre_no_trump" if strain == NO_TRUMP else "declarations.carre")[rank]
+            table = "declarations.carre_no_trump" if strain == NO_TRUMP else "declarations.carre"
+            value = rules.rank_table(table)[rank]
             keys.append(int(carre_key(value, rank, rules)))
             groups.append("carre")
         else:
@@ -714,12 +757,50 @@ def resolve_list(entries: list[tuple[int, str, int, int | None, int]], strain: i
             groups.append("seq")
     if rules["declarations.contest"] == "unified":
         groups = ["all" if g else None for g in groups]
-    flags = []
-    for (seat, *_), key, group in zip(entries, keys, groups):
-        if group is None or (group == "carre" and rules["declarations.contest"] == "sequences_only"):
-            flags.append(True)
-            continue
+    return keys, groups
+
+
+def contest_outcomes(entries: list[tuple[int, str, int, int | None, int]], strain: int, rules: Ruleset,
+                     n_players: int = 4, dealer: int | None = None) -> dict[str, tuple[int | None, int | None]]:
+    """The contest of a hand's declarations (entries as :func:`resolve_list`), per contest group ("all" in the
+    unified contest, else "seq" and "carre"; a ``sequences_only`` contest's carrés included, though they are
+    not contested): (winning team or None, the seat whose announcing first broke an equal best, or None when
+    no tie was broken). Raises ValueError when ``declarations.tie = "first_announcer"`` gets no ``dealer``."""
+    K = n_teams(n_players)
+    first = int(_dealers(None if dealer is None else [dealer], 1, rules)[0] + 1) % n_players
+    keys, groups = _entry_keys(entries, strain, rules)
+    out: dict[str, tuple[int | None, int | None]] = {}
+    for group in sorted(set(g for g in groups if g)):
         best = [max([k for (s, *_), k, g in zip(entries, keys, groups) if g == group and s % K == t] or [0])
                 for t in range(K)]
-        flags.append(all(best[seat % K] > b for t, b in enumerate(best) if t != seat % K))
+        top = max(best)
+        tied = [t for t in range(K) if best[t] == top]
+        if top <= 0 or (len(tied) > 1 and rules["declarations.tie"] == "none"):
+            out[group] = (None, None)
+        elif len(tied) == 1:
+            out[group] = (tied[0], None)
+        else:             # first_announcer: seats announce in playing order from the eldest hand (dealer + 1)
+            holders = {s for (s, *_), k, g in zip(entries, keys, groups) if g == group and k == top}
+            seat = next(s for s in ((first + j) % n_players for j in range(n_players)) if s in holders)
+            out[group] = (seat % K, seat)
+    return out
+
+
+def resolve_list(entries: list[tuple[int, str, int, int | None, int]], strain: int, rules: Ruleset,
+                 n_players: int = 4, dealer: int | None = None) -> list[bool]:
+    """Which of a hand's declarations score, entry by entry: (seat, kind, top rank, suit or None, length) ->
+    scored flags, by the same keys, contest (``declarations.contest``) and tie rule (``declarations.tie``) as the
+    vectorised path, between the teams of ``n_players`` seats. Belotes always score. ``dealer``: the hand's
+    dealer seat; ``declarations.tie = "first_announcer"`` gives an equal best to the team of the seat that
+    announces first, in playing order from the eldest hand (dealer + 1), and raises ValueError without it. For
+    explanations and tests."""
+    K = n_teams(n_players)
+    _, groups = _entry_keys(entries, strain, rules)
+    winners = contest_outcomes(entries, strain, rules, n_players, dealer)
+    flags = []
+    for (seat, *_), group in zip(entries, groups):
+        if group is None or (group == "carre" and rules["declarations.contest"] == "sequences_only"):
+            flags.append(True)
+        else:
+            flags.append(winners[group][0] == seat % K)
     return flags

@@ -188,7 +188,7 @@ def _announced(hands: pa.Table, prep: _Prepared, inputs: hp.Inputs) -> tuple[tup
     if not (need_ann and len(ai)):
         return ann, None
     dec = declarations.from_announced(hands.column("announced").take(pa.array(ai)), first.small[hp.S_STRAIN][ai],
-                                      R, int(rp[hp.P_PLAYERS]))
+                                      R, int(rp[hp.P_PLAYERS]), inputs.dealer[ai])
     ann = (np.zeros((n, K), np.int64), np.zeros((n, K), np.int64))
     ann[0][ai], ann[1][ai] = dec.team_points, dec.belote
     dec.entries.row = ai[dec.entries.row]

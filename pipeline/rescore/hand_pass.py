@@ -37,8 +37,8 @@ import numpy as np
 from pipeline.cards import ALL_TRUMP, NO_TRUMP, STRAINS
 from pipeline.rescore.arith import mod
 from pipeline.rescore.contract import _FAIL_DECL, settle_one
-from pipeline.rescore.declarations import (CONTESTS, belote_suits, belote_items, belote_not_led, held_one, on_capot,
-                                            seat_items)
+from pipeline.rescore.declarations import (CONTESTS, TIES, belote_suits, belote_items, belote_not_led, held_one,
+                                            on_capot, seat_items)
 from pipeline.rescore.jit import njit
 from pipeline.rescore.play import OK, play_one
 from pipeline.rescore.solo import solo_one
@@ -48,7 +48,8 @@ from pipeline.rules import Ruleset
 (P_PLAYERS, P_TRICKS, P_TEAMS, P_COUNT, P_DECL_ON, P_BELOTE_ON, P_DECK24, P_NEEDS_BID, P_LAST_TRICK,
  P_CAPOT_LAST_TRICK, P_CAPOT_SPLIT, P_CAPOT_BONUS, P_NT_A, P_NT_B, P_AT_A, P_AT_B, P_DECL_NT, P_DECL_AT, P_CONTEST,
  P_TRUMP_BONUS, P_CARRE_IN_SEQ, P_BELOTE_AT, P_BELOTE_LED, P_BELOTE_VALUE, P_ON_CAPOT, P_RCODE, P_BG,
- P_SOLO_COMBINED, P_FAIL_DECL, P_TO_DEFENCE, P_SOLO_SHARE, P_PENALTY, P_FLAGS, P_STRAIN_MASK, P_PRISE) = range(35)
+ P_SOLO_COMBINED, P_FAIL_DECL, P_TO_DEFENCE, P_SOLO_SHARE, P_PENALTY, P_FLAGS, P_STRAIN_MASK, P_PRISE,
+ P_TIE) = range(36)
 COUNT_HELD, COUNT_ANNOUNCED, COUNT_ELSE_HELD = 0, 1, 2
 _COUNT = {"held": COUNT_HELD, "announced": COUNT_ANNOUNCED, "announced_else_held": COUNT_ELSE_HELD}
 _ON_CAPOT = {"keep": 0, "to_capot_team": 1, "lost": 2}
@@ -80,7 +81,7 @@ ITEMS_PER_SEAT = 18     # at most 2 carrés + 3 runs x 4 suits + 4 belotes in on
 
 
 def params(R: Ruleset, flags: int) -> np.ndarray:
-    """The ruleset's parameters as the passes read them: int64 (33,), indices ``P_*``. ``flags``: the play
+    """The ruleset's parameters as the passes read them: int64 (36,), indices ``P_*``. ``flags``: the play
     obligations (:func:`pipeline.rescore.play.flags`). ``P_RCODE`` is -1 when the rounding mode has no code
     (the caller raises the settlement's ValueError only if a hand gets that far)."""
     from pipeline.rescore.contract import _round_code
@@ -110,7 +111,8 @@ def params(R: Ruleset, flags: int) -> np.ndarray:
          flags,
          # the strains the ruleset plays (bit STRAINS.index(s)) and whether its auction is a prise (no coinche,
          # no capot bid): a contract outside them has no score under it (auction.strains / auction.style)
-         sum(1 << STRAINS.index(s) for s in R["auction.strains"]), R["auction.style"] == "prise"]
+         sum(1 << STRAINS.index(s) for s in R["auction.strains"]), R["auction.style"] == "prise",
+         TIES.index(R["declarations.tie"])]
     return np.array(v, dtype=np.int64)
 
 
@@ -282,11 +284,11 @@ def run(n: int, rp: np.ndarray, tab: Tables, inp: Inputs, ann: tuple, classify_o
     if classify_only:
         return out, 0
     while True:     # the pass sets each scored row's declarations afresh: running it again changes nothing else
-        items, short = declarations_pass(n, rp, inp.hands_o, inp.hands_v, inp.plays_o, inp.plays_v, tab.carre_points,
-                                  tab.carre_key, tab.seq_points, tab.seq_key, tab.slot_length, tab.slot_top,
-                                  tab.slot_points, w.D, w.B, w.took, w.sp, w.sk, w.cp, w.ck, w.pts, w.key, w.tk, w.th,
-                                  w.team1, w.seq_w, w.carre_w, ann[0], ann[1], out.flags, out.small, out.item_offsets,
-                                  *out.items)
+        items, short = declarations_pass(n, rp, inp.hands_o, inp.hands_v, inp.plays_o, inp.plays_v, inp.dealer,
+                                         tab.carre_points, tab.carre_key, tab.seq_points, tab.seq_key,
+                                         tab.slot_length, tab.slot_top, tab.slot_points, w.D, w.B, w.took, w.sp, w.sk,
+                                         w.cp, w.ck, w.pts, w.key, w.tk, w.th, w.team1, w.seq_w, w.carre_w, ann[0],
+                                         ann[1], out.flags, out.small, out.item_offsets, *out.items)
         if not short:
             break
         out.items = Outputs.item_buffers(items + ITEMS_PER_SEAT * P)
@@ -487,14 +489,15 @@ def cards_pass(n, rp, n_pl, taker, taker_bits, taker_off, tteam, tteam_bits, tte
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def declarations_pass(n, rp, hands_o, hands_v, plays_o, plays_v, carre_points, carre_key, seq_points, seq_key,
+def declarations_pass(n, rp, hands_o, hands_v, plays_o, plays_v, dealer, carre_points, carre_key, seq_points, seq_key,
                       slot_length, slot_top, slot_points, D, B, took, sp, sk, cp, ck, pts, key, tk, th, team1, seq_w,
                       carre_w, ann_team, ann_belote, flags, small, item_offsets,
                       e_row, e_seat, e_kind, e_rank, e_suit, e_length, e_points, e_scored):
     """Pass 2 over the hands :func:`cards_pass` found scorable: their declaration points (``D``, int64 (n, K),
     after the contest and ``declarations.on_capot``) and belote points (``B``), taken from ``ann_team`` /
     ``ann_belote`` (int64 (n, K)) for the rows that take them from the record, else detected in the initial
-    hands and listed one by one into the ``e_*`` items from ``item_offsets[i]`` on; the belote team. Returns
+    hands (``dealer``: int8 (n,) each hand's dealer seat, for ``declarations.tie = "first_announcer"``) and
+    listed one by one into the ``e_*`` items from ``item_offsets[i]`` on; the belote team. Returns
     (the number of items, whether some were not written): a hand's items are written only when the room left
     (len(e_row)) holds the most a hand can have (ITEMS_PER_SEAT per seat), else counted, and the caller runs
     the pass again with room for them all. The other arrays: as :class:`Scratch` and :class:`Tables`."""
@@ -530,7 +533,7 @@ def declarations_pass(n, rp, hands_o, hands_v, plays_o, plays_v, carre_points, c
                 n_items = held_one(hands_v, h0, P, st, active, carre_points, carre_key, seq_points,
                                    seq_key, slot_points, rp[P_TRUMP_BONUS], in_seq, rp[P_CONTEST], K,
                                    sp, sk, cp, ck, 0, team1, seq_w, carre_w, 0, pts, key,
-                                   tk, th)
+                                   tk, th, rp[P_TIE], mod(np.int64(dealer[i]) + 1, P))
                 for t in range(K):
                     D[i, t] = team1[0, t]
                 if belote_on:

@@ -27,7 +27,7 @@ CHOICES: dict[str, tuple] = {
     "deal.tricks": (8, 9, 10),
     "deal.deck": (32, 24),
     "auction.style": ("prise", "bid", "strain"),
-    "declarations.tie": ("none",),
+    "declarations.tie": ("none", "first_announcer"),
     "declarations.on_capot": ("keep", "to_capot_team", "lost"),
     "declarations.carre_order": ("face", "trick"),
     "declarations.count": ("held", "announced", "announced_else_held"),
