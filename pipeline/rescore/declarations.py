@@ -179,11 +179,6 @@ def _active(strain: np.ndarray, rules: Ruleset) -> np.ndarray:
     return on
 
 
-def _by_team(a: np.ndarray, K: int, how) -> np.ndarray:
-    """Reduce per-seat columns (n, P) to per-team columns (n, K) (team = seat % K) with ``how`` (np.max, np.sum)."""
-    return np.stack([how(a[:, t::K], axis=1) for t in range(K)], axis=1)
-
-
 CONTESTS = ("unified", "separate", "sequences_only")
 #: ``declarations.tie`` values, in the order the kernels number them
 TIES = ("none", "first_announcer")

@@ -26,17 +26,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from pipeline.rescore.contract import (_FAIL_DECL, FAILED, LITIGE, MADE, ContractResult, _made_params,
-                                       _round_code, outcome, round1)
+from pipeline.rescore.contract import (FAILED, LITIGE, MADE, outcome, round1)
 from pipeline.rescore.jit import njit
-from pipeline.rules import Ruleset
 
 
 @njit(cache=True, nogil=True, inline="always")
 def solo_one(i, C, D, B, t, mp, combined, fd, to_def, share, rcode, awards, made, litige, decided, P, score, held):
     """Settle hand ``i`` of K players each for himself: the one implementation of the 3-player made test and
-    awards, compiled (parameters as :func:`_solo_kernel`; ``t``: the taker's seat). Writes row i of
-    made/litige/decided, P, score and held."""
+    awards, compiled, called by :func:`pipeline.rescore.hand_pass.contract_pass` for each hand. C/D/B: int64
+    (n, K) card, declaration, belote points; ``t``: the taker's seat; ``mp``: :func:`contract._made_params`;
+    ``combined``: ``solo_made = "combined"``; ``fd``: ``fail_declarations`` code; ``to_def``: belote.on_failure
+    is "to_defence"; ``share``: solo_fail is "share"; ``rcode``: rounding code; ``awards``: compute the scores
+    (game points), not only the outcome. Writes row i of made/litige/decided (bool), P, score (int32 (n, K))
+    and held (int32)."""
     m_decl, m_bel, min_pts, vs, tie_rule = mp[0], mp[1], mp[4], mp[5], mp[6]
     K = C.shape[1]
     has_decl = False
@@ -86,51 +88,3 @@ def solo_one(i, C, D, B, t, mp, combined, fd, to_def, share, rcode, awards, made
                 s += given // 2 + (given % 2 if k == nxt else 0)
         score[i, k] = round1(s, rcode)
     held[i] = round1(C[i, t] + D[i, t] + B[i, t], rcode) if res == LITIGE else 0
-
-
-@njit(cache=True, nogil=True)
-def _solo_kernel(C, D, B, T, mp, combined, fd, to_def, share, rcode, awards, made, litige, decided, P, score, held):
-    """K players, :func:`solo_one` for each hand: the made test (params ``mp`` of :func:`contract._made_params`;
-    ``combined``: ``solo_made = "combined"``), whether the declarations decide it, and (``awards``) the scores in
-    game points. C/D/B: int64 (n, K) card, declaration, belote points; T: int64 (n,) the taker's seat; ``fd``:
-    ``fail_declarations`` code; ``to_def``: belote.on_failure is "to_defence"; ``share``: solo_fail is "share";
-    ``rcode``: rounding code. Outputs made/litige/decided bool (n,), P int32 (n, K), score int32 (n, K),
-    held int32 (n,)."""
-    for i in range(C.shape[0]):
-        solo_one(i, C, D, B, T[i], mp, combined, fd, to_def, share, rcode, awards, made, litige, decided, P, score,
-                 held)
-
-
-def settle_solo(card_points: np.ndarray, decl_points: np.ndarray, belote_points: np.ndarray,
-                taker: np.ndarray, rules: Ruleset, outcome_only: bool = False) -> ContractResult:
-    """Score n contracts of players who each play for himself (one compiled pass per hand, :func:`_solo_kernel`;
-    the made test and rounding are the 4-player settlement's, :func:`contract.outcome`, :func:`contract.round1`).
-
-    Args:
-        card_points: int (n, K) card points per player, last trick / capot bonuses included.
-        decl_points: int (n, K) declaration points per player after the contest.
-        belote_points: int (n, K) belote-rebelote points each player holds.
-        taker: int (n,) the taker's seat (= his column).
-        rules: the ruleset (``[contract]``, ``belote.on_failure``, ``rounding.mode``).
-        outcome_only: stop once made / litige are known (``hand_score`` and ``held`` are then None).
-    Returns:
-        :class:`~pipeline.rescore.contract.ContractResult` with (n, K) ``contract_points`` and ``hand_score``;
-        ``decided``: the rows whose outcome the declarations decide.
-    Raises:
-        ValueError: for a rounding mode other than "none" and the nearest-ten ones.
-    """
-    R = rules
-    n, K = np.shape(card_points)
-    rcode = 0 if outcome_only else _round_code(R["rounding.mode"])
-    i64 = lambda a: np.ascontiguousarray(a, dtype=np.int64)  # noqa: E731
-    made, litige, decided = np.zeros(n, np.bool_), np.zeros(n, np.bool_), np.zeros(n, np.bool_)
-    P = np.zeros((n, K), np.int32)
-    score = np.zeros((0 if outcome_only else n, K), np.int32)
-    held = np.zeros(0 if outcome_only else n, np.int32)
-    _solo_kernel(i64(card_points), i64(decl_points), i64(belote_points), i64(taker), _made_params(R),
-                 R["contract.solo_made"] != "each", _FAIL_DECL[R["contract.fail_declarations"]],
-                 R["belote.on_failure"] == "to_defence", R["contract.solo_fail"] == "share", rcode,
-                 not outcome_only, made, litige, decided, P, score, held)
-    if outcome_only:
-        return ContractResult(made, litige, P, None, None, decided)
-    return ContractResult(made, litige, P, score, held, decided)
