@@ -37,7 +37,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.json as pj
 
-from pipeline.ingest import native_columns as ncol, native_jsonl, native_plays
+from pipeline.ingest import kernels, native_columns as ncol, native_jsonl, native_plays
 from pipeline.ingest.records import GameRecord, Reject
 
 BLOCK_BYTES = 8 << 20
@@ -69,7 +69,9 @@ def read_into(fh, path: str, writer, take: Callable[[GameRecord | Reject], None]
     core busy (:mod:`pipeline.ingest.native_pool`), while this process adds the blocks to the lake buffer in
     file order and the lake writer encodes Parquet on its thread. Otherwise a background thread reads,
     rewrites and parses the next block while this one converts the current block and adds it (pyarrow and
-    numpy release the GIL). Either way at most a few blocks are in memory.
+    numpy release the GIL). Either way at most a few blocks are in memory. A file smaller than
+    :data:`pipeline.ingest.kernels.COMPILED_MIN_BYTES` runs the byte kernels as plain Python
+    (:mod:`pipeline.ingest.kernels`: same rows, no numba compile or cache load).
 
     Args:
         fh: binary file object. A gzip stream is iterated line by line, as the row path iterates it, so a
@@ -78,7 +80,8 @@ def read_into(fh, path: str, writer, take: Callable[[GameRecord | Reject], None]
         writer: the driver's lake writer (``run._Writer``): its key sets, game ids, summary and buffers.
         take: the driver's handler for one row-path result (check, conflict, add or reject).
         block_bytes: block size (default :data:`BLOCK_BYTES`); any size gives the same lake.
-        size: bytes of the file as stored (decides between the two ways; None: the in-process way).
+        size: bytes of the file as stored (decides between the two ways, and compiled or plain kernels;
+            None: the in-process way, compiled).
     Raises:
         whatever reading ``fh`` raises (OSError, EOFError, zlib.error), after importing every line read
         before it; StrictError from ``take``.
@@ -94,12 +97,14 @@ def read_into(fh, path: str, writer, take: Callable[[GameRecord | Reject], None]
             for lines, converted in pool.converted(_blocks(fh, limit, counted=plain is not None), path, plain):
                 _block(lines, converted, path, writer, take)
         return
-    prefetch = _Prefetch(_prepared(fh, path, limit))
-    try:
-        for lines in prefetch:
-            _block(lines, convert_groups(lines), path, writer, take)
-    finally:
-        prefetch.close()
+    # a small file: the kernels' plain Python functions (no compiling or loading of machine code; kernels.py)
+    with kernels.plain_python(not kernels.use_compiled(size)):
+        prefetch = _Prefetch(_prepared(fh, path, limit))
+        try:
+            for lines in prefetch:
+                _block(lines, convert_groups(lines), path, writer, take)
+        finally:
+            prefetch.close()
 
 
 _WARM_LOCK = threading.Lock()
