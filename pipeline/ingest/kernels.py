@@ -6,7 +6,7 @@ compiled by numba (``@njit(cache=True)`` in :mod:`~pipeline.ingest.native_plays`
 first time after an install, and even loading them from numba's cache costs about 0.5 CPU s per process: more
 than reading a small file takes. So a file smaller than :data:`COMPILED_MIN_BYTES` is read with the kernels'
 own Python functions (``dispatcher.py_func``), which run the very same source, one byte at a time in the
-interpreter (about 1 s per MB), and never touch numba's compiler or cache.
+interpreter (about 0.3 CPU s per MB), and never touch numba's compiler or cache.
 
 Plain Python differs from numba in one way that matters here: numba widens every integer to 64 bits, while a
 numpy scalar read from a ``uint8`` array stays 8 bits wide in Python arithmetic (NumPy 2 casts the plain
@@ -26,10 +26,11 @@ from collections.abc import Callable, Iterator
 import numpy as np
 from numba.core.dispatcher import Dispatcher
 
-COMPILED_MIN_BYTES = 4 << 20
+COMPILED_MIN_BYTES = 2 << 20
 """Native files (bytes as stored) at least this big use the compiled kernels; smaller ones the plain Python
-functions. 4 MB: loading the compiled kernels from the cache (about 0.5 CPU s) costs as much as reading some
-0.5 MB in plain Python, compiling them (first run, about 10 s) as much as some 10 MB."""
+functions. Measured (whole ingest in a fresh process, CPU s): compiled about 0.7 + 0.02 per MB with the
+machine code cached, plain Python about 0.3 + 0.28 per MB: even with a warm cache they break even near 1.5 MB,
+and a first run saves the ~10 s compile."""
 
 _STATE = {"compiled": True}
 _PURE: dict[Dispatcher, Callable] = {}
