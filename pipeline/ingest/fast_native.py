@@ -534,6 +534,12 @@ def _add_run(run: list, writer, lines: _Lines, path: str, take) -> None:
     writer.note_file_keys(batch.game_keys[first:end],
                           batch.hand_keys[int(batch.hand_offsets[first]):int(batch.hand_offsets[end])],
                           batch.game_ids[first:end], batch.source_files[first:end])
+    gids = batch.game_ids[first:end]
+    if writer.game_ids.keys().isdisjoint(gids) and len(set(gids)) == len(gids):
+        # the usual case, every game new to the lake and to the run: remembered at once, as the loop below would
+        writer.remember_all(gids, batch.game_keys[first:end], batch.source_files[first:end])
+        _add_games(batch, first, end, writer)
+        return
     a = first
     for k in range(first, end):
         gid, gkey = batch.game_ids[k], batch.game_keys[k]
@@ -570,11 +576,16 @@ def _add_games(batch: ncol.Batch, a: int, b: int, writer) -> None:
             keys.update(k for k, f in zip(hk[s:e], fresh) if f)
     new_per_game = np.add.reduceat(new, ho[a:b] - h0) if h1 > h0 else np.zeros(b - a, np.int64)
     gkeys = writer.keys["games"]
-    game_new = np.zeros(b - a, bool)
-    for g in range(a, b):
-        if batch.game_keys[g] not in gkeys:
-            gkeys.add(batch.game_keys[g])
-            game_new[g - a] = True
+    gk = batch.game_keys[a:b]
+    if gkeys.isdisjoint(gk) and len(set(gk)) == len(gk):
+        game_new = np.ones(b - a, bool)
+        gkeys.update(gk)
+    else:
+        game_new = np.zeros(b - a, bool)
+        for g in range(a, b):
+            if batch.game_keys[g] not in gkeys:
+                gkeys.add(batch.game_keys[g])
+                game_new[g - a] = True
     s = writer.summary
     s.duplicates += int((h1 - h0) - new.sum())
     s.hands += int(new.sum())
@@ -593,13 +604,15 @@ def _add_games(batch: ncol.Batch, a: int, b: int, writer) -> None:
 
     buffered = writer.buffered_hands
     start = a
-    for g in range(a, b):
-        buffered += int(new_per_game[g - a])
-        if buffered >= FLUSH_HANDS:
-            push(start, g + 1)
-            writer.flush_later()
-            buffered = 0
-            start = g + 1
+    reach = np.cumsum(new_per_game)        # new hands of games a..g, to find each game that reaches the flush size
+    done = 0                               # new hands of the games before start
+    while start < b:
+        g = start + int(np.searchsorted(reach[start - a:], FLUSH_HANDS - buffered + done))
+        if g >= b:
+            break
+        push(start, g + 1)                 # game g brings the buffer to FLUSH_HANDS or more
+        writer.flush_later()
+        buffered, done, start = 0, int(reach[g - a]), g + 1
     if start < b:
         push(start, b)
 
