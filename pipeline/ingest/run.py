@@ -566,7 +566,8 @@ class _Writer:
     def remember_all(self, gids, game_keys, source_files) -> None:
         """:meth:`remember` for games none of which the lake has and whose ids are all different."""
         reading = self.reading
-        self.game_ids.update(zip(gids, [(k, _intern(f), reading) for k, f in zip(game_keys, source_files)]))
+        names = {f: _intern(f) for f in set(source_files)}     # a few distinct recorded names per run
+        self.game_ids.update(zip(gids, [(k, names[f], reading) for k, f in zip(game_keys, source_files)]))
 
     def add_reject(self, rej: Reject) -> None:
         row = rej.row()
