@@ -670,5 +670,7 @@ def test_small_files_use_plain_python_kernels(tmp_path, monkeypatch):
     s = ingest_paths([f], tmp_path / "lake")
     assert s.games == 6 and {"_mark_pairs", "_compact_plays", "_decode_plays", "_plays_ok"} <= set(called)
     assert kernels.compiled()                  # the mode is restored after the file
+    # the prefetch thread parsed the blocks: its rewrites ran as plain Python too
+    assert {"_compact_hands", "_mark_null_source_lines"} <= set(called)
     assert kernels.use_compiled(None) and kernels.use_compiled(kernels.COMPILED_MIN_BYTES)
     assert not kernels.use_compiled(kernels.COMPILED_MIN_BYTES - 1)

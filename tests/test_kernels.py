@@ -57,3 +57,15 @@ def test_call_follows_the_mode():
     assert kernels.compiled() and a.tolist() == [7]
     with kernels.plain_python(False):
         assert kernels.compiled()
+
+
+def test_the_mode_is_the_threads_own():
+    # a warm-up thread loading machine code for a big file while a small file is read must stay compiled
+    import threading
+    seen = []
+    with kernels.plain_python():
+        t = threading.Thread(target=lambda: seen.append(kernels.compiled()))
+        t.start()
+        t.join()
+        assert not kernels.compiled()
+    assert seen == [True]

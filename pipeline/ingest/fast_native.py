@@ -97,9 +97,11 @@ def read_into(fh, path: str, writer, take: Callable[[GameRecord | Reject], None]
             for lines, converted in pool.converted(_blocks(fh, limit, counted=plain is not None), path, plain):
                 _block(lines, converted, path, writer, take)
         return
-    # a small file: the kernels' plain Python functions (no compiling or loading of machine code; kernels.py)
-    with kernels.plain_python(not kernels.use_compiled(size)):
-        prefetch = _Prefetch(_prepared(fh, path, limit))
+    # a small file: the kernels' plain Python functions (no compiling or loading of machine code; kernels.py),
+    # in this thread and in the prefetch thread
+    plain = not kernels.use_compiled(size)
+    with kernels.plain_python(plain):
+        prefetch = _Prefetch(_plain_python(_prepared(fh, path, limit), plain))
         try:
             for lines in prefetch:
                 _block(lines, convert_groups(lines), path, writer, take)
@@ -171,6 +173,13 @@ def _warm_up() -> None:
     # the line above is refused (one card a seat) before its keys are written: the key-text kernels are loaded
     # here, else each worker process loaded them again (0.15 CPU s a worker)
     ncol.jr.warm_up()
+
+
+def _plain_python(items, on: bool):
+    """``items``, iterated with the kernels as plain Python (:func:`pipeline.ingest.kernels.plain_python`) in
+    the thread that iterates them."""
+    with kernels.plain_python(on):
+        yield from items
 
 
 def _prepared(fh, path: str, limit: int):

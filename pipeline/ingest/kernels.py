@@ -20,6 +20,7 @@ stay numpy arrays of int64/bool/uint8, written with values in range.
 from __future__ import annotations
 
 import contextlib
+import threading
 import types
 from collections.abc import Callable, Iterator
 
@@ -32,30 +33,35 @@ functions. Measured (whole ingest in a fresh process, CPU s): compiled about 0.7
 machine code cached, plain Python about 0.3 + 0.28 per MB: even with a warm cache they break even near 1.5 MB,
 and a first run saves the ~10 s compile."""
 
-_STATE = {"compiled": True}
+class _Mode(threading.local):
+    compiled = True
+
+
+_STATE = _Mode()          # per thread: a warm-up thread loading machine code beside a small file's reading
 _PURE: dict[Dispatcher, Callable] = {}
 _RAW: dict[Dispatcher, types.FunctionType] = {}
 
 
 def compiled() -> bool:
-    """Whether kernels run compiled now (the default), or as plain Python (inside :func:`plain_python`)."""
-    return _STATE["compiled"]
+    """Whether kernels called from this thread run compiled (the default), or as plain Python (inside
+    :func:`plain_python`)."""
+    return _STATE.compiled
 
 
 @contextlib.contextmanager
 def plain_python(on: bool = True) -> Iterator[None]:
-    """Run every kernel called through :func:`call` as plain Python while the block runs (``on``; False: leave
-    the mode as it is). The mode is process-wide (the reader's prefetch thread follows it); either mode gives
-    the same results, so two ingests overlapping in threads only change each other's speed."""
+    """Run every kernel this thread calls through :func:`call` as plain Python while the block runs (``on``;
+    False: leave the mode as it is). The mode is the calling thread's own: a thread working for the same file
+    enters it too (:func:`pipeline.ingest.fast_native.read_into`'s prefetch thread)."""
     if not on:
         yield
         return
-    before = _STATE["compiled"]
-    _STATE["compiled"] = False
+    before = _STATE.compiled
+    _STATE.compiled = False
     try:
         yield
     finally:
-        _STATE["compiled"] = before
+        _STATE.compiled = before
 
 
 def use_compiled(size: int | None) -> bool:
@@ -66,7 +72,7 @@ def use_compiled(size: int | None) -> bool:
 
 def call(kernel, *args):
     """``kernel(*args)``: compiled, or its plain Python function via :func:`pure` (see :func:`plain_python`)."""
-    if _STATE["compiled"] or not isinstance(kernel, Dispatcher):
+    if _STATE.compiled or not isinstance(kernel, Dispatcher):
         return kernel(*args)
     return pure(kernel)(*args)
 
