@@ -24,7 +24,7 @@ from deals import DEAL_A, DEAL_K, DEAL_L, native_game, native_hand
 from test_fuzz import mutate, mutation
 from pipeline import lake as lakemod
 from pipeline.export import export_jsonl
-from pipeline.ingest import fast_native, native_pool, run
+from pipeline.ingest import fast_native, kernels, native_pool, run
 from pipeline.ingest.run import StrictError, ingest_paths
 from pipeline.simulate import simulate
 
@@ -32,10 +32,12 @@ KEYS = {"hands": "hand_key", "games": "game_key", "rejects": "reject_key"}
 
 
 def _ingest(files, lake: Path, mode: str, monkeypatch, block: int, flush: int, strict: bool = False,
-            workers: int = 1) -> dict:
+            workers: int = 1, compiled: bool = True) -> dict:
     """Ingest with one path; returns everything observable: tables, files, summary, messages, lines read.
     ``workers`` > 1: the columnar path parses and converts in that many forked worker processes, whatever the
-    size of the file (native_pool)."""
+    size of the file (native_pool). ``compiled``: the byte kernels run compiled whatever the size of the file,
+    else as plain Python (pipeline.ingest.kernels)."""
+    monkeypatch.setattr(kernels, "COMPILED_MIN_BYTES", 0 if compiled else 1 << 62)
     monkeypatch.setenv(fast_native.ENV, mode)
     monkeypatch.setenv(fast_native.DEBUG_ENV, "1")      # a converter error fails the test instead of hiding
     monkeypatch.setenv(native_pool.WORKERS_ENV, str(workers))
@@ -65,13 +67,13 @@ def _ingest(files, lake: Path, mode: str, monkeypatch, block: int, flush: int, s
 
 
 def same_lake(tmp_path: Path, monkeypatch, files, block: int = 4096, flush: int = 50_000,
-              strict: bool = False, workers: int = 1) -> tuple[dict, int]:
+              strict: bool = False, workers: int = 1, compiled: bool = True) -> tuple[dict, int]:
     """Ingest ``files`` by both paths into two fresh lakes, assert every observable is identical; returns the
-    columnar run's results and how many non-blank lines it left to the row path."""
+    columnar run's results and how many non-blank lines it left to the row path. ``compiled``: see _ingest."""
     n = len(list(tmp_path.glob("lake-*")))
     rows, _ = _ingest(files, tmp_path / f"lake-{n}-rows", "rows", monkeypatch, block, flush, strict)
     cols, fallback = _ingest(files, tmp_path / f"lake-{n}-cols", "columnar", monkeypatch, block, flush, strict,
-                             workers)
+                             workers, compiled)
     for key in ("summary", "messages", "files", "hands", "games", "rejects"):
         assert cols[key] == rows[key], f"{key} differs between the columnar and the row path"
     return cols, fallback
@@ -633,3 +635,42 @@ def test_blocks_of_a_stream_that_is_not_a_file(tmp_path):
         by_file = [(b.lineno, b.n, b.end) for b in fast_native._blocks(fh, 2500)]
     by_stream = [(b.lineno, b.n, b.end) for b in fast_native._blocks(io.BytesIO(data), 2500)]
     assert by_file == by_stream and sum(n for _, n, _ in by_file) == len(_base())
+
+
+# ------------------------------------------------------------------------------------------ plain Python kernels
+
+@pytest.mark.parametrize("rules", ["belote-classic", "ffb-coinche-2015", "bulgarian", "belote-2p"])
+def test_plain_python_kernels_give_the_row_paths_lake(tmp_path, monkeypatch, rules):
+    # a file below kernels.COMPILED_MIN_BYTES runs the numba kernels' own Python functions: every clean line is
+    # still read as columns (no converter error: REBELOTE_NATIVE_DEBUG is set) and the lake is the row path's
+    lines = _simulated(rules, 4, seed=11) + _base()          # other game ids than the sample's seed 3
+    f = _write(tmp_path, "small.jsonl", lines)
+    cols, fallback = same_lake(tmp_path, monkeypatch, [f], compiled=False)
+    assert fallback == 0 and cols["summary"][1] == 10        # 4 simulated games and the 6 of the sample
+
+
+def test_plain_python_kernels_on_every_damage(tmp_path, monkeypatch):
+    # the damaged lines of every case of CORRUPTIONS in one file, then the sample, in 3 kB blocks: the rejects,
+    # their messages and the lake are the row path's, as with the compiled kernels
+    base = set(_base())
+    lines = [ln for name in sorted(CORRUPTIONS) for ln in CORRUPTIONS[name](_base()) if ln not in base] + _base()
+    f = _write(tmp_path, "damaged.jsonl", lines)
+    plain, fallback = same_lake(tmp_path, monkeypatch, [f], block=3000, flush=13, compiled=False)
+    compiled, fallback_compiled = same_lake(tmp_path, monkeypatch, [f], block=3000, flush=13)
+    assert plain["rejects"] and fallback == fallback_compiled > 0
+
+
+def test_small_files_use_plain_python_kernels(tmp_path, monkeypatch):
+    # the size rule itself: below COMPILED_MIN_BYTES (bytes as stored) no compiled kernel is called
+    monkeypatch.setenv(fast_native.DEBUG_ENV, "1")
+    f = _write(tmp_path, "small.jsonl", _base())
+    called = []
+    real = kernels.pure
+    monkeypatch.setattr(kernels, "pure", lambda k: called.append(k.py_func.__name__) or real(k))
+    s = ingest_paths([f], tmp_path / "lake")
+    assert s.games == 6 and {"_mark_pairs", "_compact_plays", "_decode_plays", "_plays_ok"} <= set(called)
+    assert kernels.compiled()                  # the mode is restored after the file
+    # the prefetch thread parsed the blocks: its rewrites ran as plain Python too
+    assert {"_compact_hands", "_mark_null_source_lines"} <= set(called)
+    assert kernels.use_compiled(None) and kernels.use_compiled(kernels.COMPILED_MIN_BYTES)
+    assert not kernels.use_compiled(kernels.COMPILED_MIN_BYTES - 1)

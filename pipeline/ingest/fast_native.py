@@ -37,7 +37,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.json as pj
 
-from pipeline.ingest import native_columns as ncol, native_jsonl, native_plays
+from pipeline.ingest import kernels, native_columns as ncol, native_jsonl, native_plays
 from pipeline.ingest.records import GameRecord, Reject
 
 BLOCK_BYTES = 8 << 20
@@ -69,7 +69,9 @@ def read_into(fh, path: str, writer, take: Callable[[GameRecord | Reject], None]
     core busy (:mod:`pipeline.ingest.native_pool`), while this process adds the blocks to the lake buffer in
     file order and the lake writer encodes Parquet on its thread. Otherwise a background thread reads,
     rewrites and parses the next block while this one converts the current block and adds it (pyarrow and
-    numpy release the GIL). Either way at most a few blocks are in memory.
+    numpy release the GIL). Either way at most a few blocks are in memory. A file smaller than
+    :data:`pipeline.ingest.kernels.COMPILED_MIN_BYTES` runs the byte kernels as plain Python
+    (:mod:`pipeline.ingest.kernels`: same rows, no numba compile or cache load).
 
     Args:
         fh: binary file object. A gzip stream is iterated line by line, as the row path iterates it, so a
@@ -78,7 +80,8 @@ def read_into(fh, path: str, writer, take: Callable[[GameRecord | Reject], None]
         writer: the driver's lake writer (``run._Writer``): its key sets, game ids, summary and buffers.
         take: the driver's handler for one row-path result (check, conflict, add or reject).
         block_bytes: block size (default :data:`BLOCK_BYTES`); any size gives the same lake.
-        size: bytes of the file as stored (decides between the two ways; None: the in-process way).
+        size: bytes of the file as stored (decides between the two ways, and compiled or plain kernels;
+            None: the in-process way, compiled).
     Raises:
         whatever reading ``fh`` raises (OSError, EOFError, zlib.error), after importing every line read
         before it; StrictError from ``take``.
@@ -96,12 +99,16 @@ def read_into(fh, path: str, writer, take: Callable[[GameRecord | Reject], None]
         if pool.lost is not None:      # a worker died: the file was read on in this process, from that block
             writer.summary.workers_lost.append(f"{path} (from line {pool.lost})")
         return
-    prefetch = _Prefetch(_prepared(fh, path, limit))
-    try:
-        for lines in prefetch:
-            _block(lines, convert_groups(lines), path, writer, take)
-    finally:
-        prefetch.close()
+    # a small file: the kernels' plain Python functions (no compiling or loading of machine code; kernels.py),
+    # in this thread and in the prefetch thread
+    plain = not kernels.use_compiled(size)
+    with kernels.plain_python(plain):
+        prefetch = _Prefetch(_plain_python(_prepared(fh, path, limit), plain))
+        try:
+            for lines in prefetch:
+                _block(lines, convert_groups(lines), path, writer, take)
+        finally:
+            prefetch.close()
 
 
 _WARM_LOCK = threading.Lock()
@@ -165,6 +172,16 @@ def _warm_up() -> None:
     lines = _Lines(line, len(line), 1, 0)
     lines.prepare("<warm-up>")
     convert_groups(lines)
+    # the line above is refused (one card a seat) before its keys are written: the key-text kernels are loaded
+    # here, else each worker process loaded them again (0.15 CPU s a worker)
+    ncol.jr.warm_up()
+
+
+def _plain_python(items, on: bool):
+    """``items``, iterated with the kernels as plain Python (:func:`pipeline.ingest.kernels.plain_python`) in
+    the thread that iterates them."""
+    with kernels.plain_python(on):
+        yield from items
 
 
 def _prepared(fh, path: str, limit: int):
@@ -528,6 +545,12 @@ def _add_run(run: list, writer, lines: _Lines, path: str, take) -> None:
     writer.note_file_keys(batch.game_keys[first:end],
                           batch.hand_keys[int(batch.hand_offsets[first]):int(batch.hand_offsets[end])],
                           batch.game_ids[first:end], batch.source_files[first:end])
+    gids = batch.game_ids[first:end]
+    if writer.game_ids.keys().isdisjoint(gids) and len(set(gids)) == len(gids):
+        # the usual case, every game new to the lake and to the run: remembered at once, as the loop below would
+        writer.remember_all(gids, batch.game_keys[first:end], batch.source_files[first:end])
+        _add_games(batch, first, end, writer)
+        return
     a = first
     for k in range(first, end):
         gid, gkey = batch.game_ids[k], batch.game_keys[k]
@@ -564,11 +587,16 @@ def _add_games(batch: ncol.Batch, a: int, b: int, writer) -> None:
             keys.update(k for k, f in zip(hk[s:e], fresh) if f)
     new_per_game = np.add.reduceat(new, ho[a:b] - h0) if h1 > h0 else np.zeros(b - a, np.int64)
     gkeys = writer.keys["games"]
-    game_new = np.zeros(b - a, bool)
-    for g in range(a, b):
-        if batch.game_keys[g] not in gkeys:
-            gkeys.add(batch.game_keys[g])
-            game_new[g - a] = True
+    gk = batch.game_keys[a:b]
+    if gkeys.isdisjoint(gk) and len(set(gk)) == len(gk):
+        game_new = np.ones(b - a, bool)
+        gkeys.update(gk)
+    else:
+        game_new = np.zeros(b - a, bool)
+        for g in range(a, b):
+            if batch.game_keys[g] not in gkeys:
+                gkeys.add(batch.game_keys[g])
+                game_new[g - a] = True
     s = writer.summary
     s.duplicates += int((h1 - h0) - new.sum())
     s.hands += int(new.sum())
@@ -587,13 +615,15 @@ def _add_games(batch: ncol.Batch, a: int, b: int, writer) -> None:
 
     buffered = writer.buffered_hands
     start = a
-    for g in range(a, b):
-        buffered += int(new_per_game[g - a])
-        if buffered >= FLUSH_HANDS:
-            push(start, g + 1)
-            writer.flush_later()
-            buffered = 0
-            start = g + 1
+    reach = np.cumsum(new_per_game)        # new hands of games a..g, to find each game that reaches the flush size
+    done = 0                               # new hands of the games before start
+    while start < b:
+        g = start + int(np.searchsorted(reach[start - a:], FLUSH_HANDS - buffered + done))
+        if g >= b:
+            break
+        push(start, g + 1)                 # game g brings the buffer to FLUSH_HANDS or more
+        writer.flush_later()
+        buffered, done, start = 0, int(reach[g - a]), g + 1
     if start < b:
         push(start, b)
 

@@ -32,6 +32,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from pipeline.ingest import kernels
 from pipeline.rescore.jit import njit
 
 TEXT, INT, BOOL, INTS, TEXTS = 0, 1, 2, 3, 4
@@ -150,13 +151,13 @@ def render(pieces: list[Piece], rows: int) -> tuple[np.ndarray, np.ndarray]:
     arrays = [p.as_tuple()[1:] for p in pieces]
     lengths = np.full(rows, 1 + len(pieces), np.int64)          # '[' ',' * (pieces - 1) ']'
     for p, arr in zip(pieces, arrays):
-        _LENGTH[p.kind](*arr, lengths)
+        kernels.call(_LENGTH[p.kind], *arr, lengths)
     offsets = np.zeros(rows + 1, np.int64)
     np.cumsum(lengths, out=offsets[1:])
     data = np.empty(int(offsets[-1]), np.uint8)
     cursor = offsets[:-1].copy()
     for k, (p, arr) in enumerate(zip(pieces, arrays)):
-        _WRITE[p.kind](*arr, data, cursor, 0x5B if k == 0 else 0x2C)
+        kernels.call(_WRITE[p.kind], *arr, data, cursor, 0x5B if k == 0 else 0x2C)
     data[cursor] = 0x5D                                             # ']'
     return offsets, data
 

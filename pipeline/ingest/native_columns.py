@@ -38,7 +38,7 @@ import pyarrow.compute as pc
 
 from pipeline import native, schema
 from pipeline.cards import RANKS, CardError, parse_card, popcount32
-from pipeline.ingest import arrow_json as aj, json_rows as jr, native_plays
+from pipeline.ingest import arrow_json as aj, json_rows as jr, kernels, native_plays
 from pipeline.ingest.validate import COMPLETENESS, MAX_CARRIED_IN, STRAIN_NAMES, VARIANTS
 from pipeline.rescore.jit import njit
 
@@ -99,7 +99,7 @@ def mark_pairs(buf: bytearray, opens: np.ndarray | None = None) -> np.ndarray:
         return np.zeros(0, np.int64)
     if opens is None:
         opens = np.flatnonzero(a == 0x5B)                   # '['
-    return _mark_pairs(a, np.asarray(opens, np.int64))
+    return kernels.call(_mark_pairs, a, np.asarray(opens, np.int64))
 
 
 @njit(cache=True, nogil=True)
@@ -185,7 +185,7 @@ def mark_null_source_lines(buf: bytearray) -> np.ndarray:
     (``"source_lin\\x7f": true``, same length), so a null written in the record can be told from an absent key.
     Returns the positions of the other ``_lin`` words: every ``"source_line"`` key left (one with a value, or a
     null written otherwise) holds one of them."""
-    return _mark_null_source_lines(np.frombuffer(buf, np.uint8), _SL_NULL_BYTES, _SL_NULL_SPACED_BYTES)
+    return kernels.call(_mark_null_source_lines, np.frombuffer(buf, np.uint8), _SL_NULL_BYTES, _SL_NULL_SPACED_BYTES)
 
 
 @njit(cache=True, nogil=True)
@@ -699,7 +699,7 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     hok &= ~ply.valid | taker_v
     n_plays = ply.offsets[1:] - ply.offsets[:-1]
     # every pair a [seat, card] of this game's seats, no card played twice, each held by its seat
-    hok &= _plays_ok(ply.offsets, ply.ok, ply.seat, card.astype(np.int64), nh, init.valid, init.count,
+    hok &= kernels.call(_plays_ok, ply.offsets, ply.ok, ply.seat, card.astype(np.int64), nh, init.valid, init.count,
                      init.offsets, init.masks)
     hok &= ~(ply.valid & full_play & (cps > 0)) | (n_plays == nh * np.maximum(cps, 0))
 
@@ -896,7 +896,7 @@ def _card_lists(arr: pa.Array) -> CardLists:
 def _masks(cards: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(uint32 bitmask of the cards of each list ``cards[offsets[i]:offsets[i+1]]``, whether the list holds
     a token that is not a card (-1))."""
-    return _masks_kernel(np.asarray(cards, np.int64), np.asarray(offsets, np.int64))
+    return kernels.call(_masks_kernel, np.asarray(cards, np.int64), np.asarray(offsets, np.int64))
 
 
 @njit(cache=True, nogil=True)

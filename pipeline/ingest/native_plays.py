@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pipeline.ingest import kernels
 from pipeline.rescore.jit import njit
 
 KEY = "play\x7f"
@@ -71,7 +72,7 @@ def compact(buf: bytearray, opens: np.ndarray | None = None) -> tuple[np.ndarray
     a = np.frombuffer(buf, np.uint8)
     if not len(opens):
         return np.zeros(0, np.int64), opens
-    rewritten, keep = _compact_plays(a, opens, _CARD_OK, _PLAYS_KEYS[0], _PLAYS_KEYS[1])
+    rewritten, keep = kernels.call(_compact_plays, a, opens, _CARD_OK, _PLAYS_KEYS[0], _PLAYS_KEYS[1])
     return rewritten, opens[keep]
 
 
@@ -173,7 +174,7 @@ def compact_hands(buf: bytearray, opens: np.ndarray) -> tuple[np.ndarray, np.nda
     """
     if not len(opens):
         return np.zeros(0, np.int64), opens
-    rewritten, keep = _compact_hands(np.frombuffer(buf, np.uint8), opens, _CARD_OK, _HANDS_KEYS[0], _HANDS_KEYS[1])
+    rewritten, keep = kernels.call(_compact_hands, np.frombuffer(buf, np.uint8), opens, _CARD_OK, _HANDS_KEYS[0], _HANDS_KEYS[1])
     return rewritten, opens[keep]
 
 
@@ -256,7 +257,7 @@ def decode_hands(offsets: np.ndarray, data: np.ndarray, valid: np.ndarray) -> De
         the ``]`` following a card. ``ok`` is False for a text that does not have that shape (none that
         :func:`compact_hands` wrote).
     """
-    hand_off, card_off, code, ok = _decode_hands(np.asarray(offsets, np.int64), data, np.asarray(valid, np.bool_))
+    hand_off, card_off, code, ok = kernels.call(_decode_hands, np.asarray(offsets, np.int64), data, np.asarray(valid, np.bool_))
     return DecodedHands(hand_off, card_off, code, ok)
 
 
@@ -327,7 +328,7 @@ def decode(offsets: np.ndarray, data: np.ndarray, valid: np.ndarray) -> Decoded:
         :class:`Decoded`; the layout of each text (compact or spaced) is told by its fifth byte (a card byte or
         a space) and its pair count by its length.
     """
-    return Decoded(*_decode_plays(np.asarray(offsets, np.int64), data, np.asarray(valid, np.bool_)))
+    return Decoded(*kernels.call(_decode_plays, np.asarray(offsets, np.int64), data, np.asarray(valid, np.bool_)))
 
 
 @njit(cache=True, nogil=True)

@@ -571,6 +571,12 @@ class _Writer:
         if gid not in self.game_ids:
             self.game_ids[gid] = (game_key, _intern(source_file), self.reading)
 
+    def remember_all(self, gids, game_keys, source_files) -> None:
+        """:meth:`remember` for games none of which the lake has and whose ids are all different."""
+        reading = self.reading
+        names = {f: _intern(f) for f in set(source_files)}     # a few distinct recorded names per run
+        self.game_ids.update(zip(gids, [(k, names[f], reading) for k, f in zip(game_keys, source_files)]))
+
     def add_reject(self, rej: Reject) -> None:
         row = rej.row()
         # file-level rejects (empty, unreadable...) come before start_file: they name the path they were read from

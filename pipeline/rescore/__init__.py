@@ -17,10 +17,24 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipeline import lake as lakemod
-from pipeline.rescore.engine import SUMMARY_REASON, score_batch
-from pipeline.rescore.game import game_pass
-from pipeline.rescore.sorted_games import game_results
 from pipeline.rules import Ruleset
+
+# score_batch, game_pass and game_results are imported on first use (__getattr__ below, and inside the
+# functions): importing a submodule such as pipeline.rescore.jit or pipeline.rescore.tables (the ingest's
+# kernels and card tables) then does not import the engine, DuckDB and every compiled kernel's module too
+_LAZY = {"score_batch": "pipeline.rescore.engine", "SUMMARY_REASON": "pipeline.rescore.engine",
+         "game_pass": "pipeline.rescore.game", "game_results": "pipeline.rescore.sorted_games"}
+
+
+def __getattr__(name: str):
+    """``score_batch``, ``game_pass``, ``SUMMARY_REASON``, ``game_results``: imported from their modules on
+    first access (PEP 562). Raises AttributeError for any other missing name."""
+    if name in _LAZY:
+        import importlib
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["score_batch", "game_pass", "rescore_lake", "RescoreSummary", "ENGINES"]
 
@@ -73,6 +87,7 @@ class RescoreSummary:
             why = "; unscorable: " + ", ".join(f"{n} {reason}" for reason, n in top)
             if len(self.unscorable) > 3:
                 why += f", {sum(self.unscorable.values()) - sum(n for _, n in top)} for other reasons"
+            from pipeline.rescore.engine import SUMMARY_REASON
             if SUMMARY_REASON in self.unscorable:
                 why += " (summary hands keep their recorded scores, which the reports count)"
         return (f"rescore [{self.ruleset}]: {self.hands} hands ({st}), {self.games} games, {self.illegal} with an "
@@ -186,6 +201,7 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
         from pipeline.rescore.ray_engine import score_batches_ray
         scored = score_batches_ray(lake, rules, batch_size)
     else:
+        from pipeline.rescore.engine import score_batch
         scored = ordered_map(lambda b: score_batch(b, rules), lakemod.iter_batches(lake, "hands", batch_size=batch_size),
                              threads)
 
@@ -214,6 +230,7 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
                 summary.games_recorded += 1
                 summary.games_matched += totals == rec
 
+    from pipeline.rescore.sorted_games import game_results
     lakemod.replace_partition(lake, "game_scores", rules.name,
                               game_results(lake, rules, count_games) if summary.hands else [])
     # the facts the reports add up (pipeline.derived: per player, per pair, per hand, per declaration), derived
