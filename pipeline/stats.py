@@ -480,11 +480,14 @@ def _filtered_games(con: duckdb.DuckDBPyConnection, src: dict, name: str, d, fil
     partial = None
     if names:
         full = _any_name("players_every_hand", names)
-        partial = " AND ".join(conds + [_any_name("players", names), f"NOT coalesce({full}, false)"])
+        # a row of a name of ``names``: one of them sat in the game (a test on a plain column, cheaper than on
+        # the list ``players``, which holds the same names)
+        sat = " OR ".join(f"{c} IN ({', '.join(_sql_str(x) for x in names)})" for c in d.names)
+        partial = " AND ".join(conds + [f"({sat})", f"NOT coalesce({full}, false)"])
         conds.append(full)
     stored = pz(f"SELECT * FROM {src[name]}" + (f" WHERE {' AND '.join(conds)}" if conds else ""))
     rest = [f"ruleset IN ({', '.join(_sql_str(r) for r in sorted(scored - written))})"] if scored - written else []
-    if partial and con.execute(f"SELECT count(*) FROM {src[name]} WHERE {partial}").fetchone()[0]:
+    if partial and con.execute(f"SELECT count(*) FROM {src[name]} WHERE {partial}").fetchall()[0][0]:
         game = "ruleset || chr(31) || game_id"
         rest.append(f"{game} IN (SELECT {game} FROM {src[name]} WHERE {partial})")
     if not rest:
