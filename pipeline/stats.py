@@ -255,7 +255,7 @@ def create_views(con: duckdb.DuckDBPyConnection, lake: Path | str, filters: Filt
             names_sql += f" UNION ALL SELECT source, unnest(players) AS name FROM ({raw['hands']})"
         pseudo.register(con, salt, names_sql)
         base["hands"] = pseudo.pseudonymized_sql(raw["hands"], lists=("players",))
-        base["games"] = pseudo.pseudonymized_sql(raw["games"], lists=("players",))
+        base["games"] = pseudo.pseudonymized_sql(raw["games"], seat_lists=("players",))
         base["rejects"] = f"SELECT * REPLACE ({_sql_str(pseudo.RAW_REMOVED)} AS raw) FROM ({base['rejects']})"
     if internal:
         for t in schema.TABLES:
