@@ -136,19 +136,39 @@ def register(con: duckdb.DuckDBPyConnection, salt: str, names_sql: str | None = 
                         null_handling="special", side_effects=False)
     con.create_function(NAME_FUNCTION, p.name, ["VARCHAR", "VARCHAR"], "VARCHAR", null_handling="special",
                         side_effects=False)
-    rows = con.execute(f"SELECT DISTINCT source, name FROM ({names_sql}) WHERE source IS NOT NULL AND name IS NOT NULL"
-                       ).fetchall() if names_sql else []
     con.execute(f"CREATE OR REPLACE TEMP TABLE {MAP_TABLE} (source VARCHAR, name VARCHAR, pseudonym VARCHAR)")
+    if names_sql:
+        add_names(con, p, names_sql)
+    return p
+
+
+def add_names(con: duckdb.DuckDBPyConnection, p: Pseudonymizer, names_sql: str) -> int:
+    """Add to ``_pseudonyms`` (made by :func:`register`) the distinct (source, name) of the SELECT ``names_sql``
+    (columns ``source``, ``name``) it does not hold yet, with their pseudonyms under ``p``. Returns how many."""
+    from pipeline.arrow_rows import table
+
+    rows = con.execute(f"SELECT DISTINCT source, name FROM ({names_sql}) AS n WHERE source IS NOT NULL AND name IS NOT NULL "
+                       f"AND NOT EXISTS (SELECT 1 FROM {MAP_TABLE} AS m WHERE m.source = n.source AND m.name = n.name)"
+                       ).fetchall()
     if rows:
         import pyarrow as pa
 
-        _map_rows = table({"source": [r[0] for r in rows], "name": [r[1] for r in rows],
-                           "pseudonym": [p.name(r[0], r[1]) for r in rows]},
-                          pa.schema([("source", pa.string()), ("name", pa.string()), ("pseudonym", pa.string())]))
-        con.register("_pseudonym_rows", _map_rows)
+        new_rows = table({"source": [r[0] for r in rows], "name": [r[1] for r in rows],
+                          "pseudonym": [p.name(r[0], r[1]) for r in rows]},
+                         pa.schema([("source", pa.string()), ("name", pa.string()), ("pseudonym", pa.string())]))
+        con.register("_pseudonym_rows", new_rows)
         con.execute(f"INSERT INTO {MAP_TABLE} SELECT source, name, pseudonym FROM _pseudonym_rows")
         con.unregister("_pseudonym_rows")
-    return p
+    return len(rows)
+
+
+def unknown(con: duckdb.DuckDBPyConnection, given: Iterable[str]) -> list[str]:
+    """The strings of ``given`` that ``_pseudonyms`` holds neither as a name nor as a pseudonym, sorted."""
+    given = sorted(set(given))
+    known = {r[0] for r in con.execute(f"SELECT name FROM {MAP_TABLE} WHERE list_contains($g, name) UNION "
+                                       f"SELECT pseudonym FROM {MAP_TABLE} WHERE list_contains($g, pseudonym)",
+                                       {"g": given}).fetchall()}
+    return [g for g in given if g not in known]
 
 
 def real_names(con: duckdb.DuckDBPyConnection, given: Iterable[str]) -> tuple[str, ...]:

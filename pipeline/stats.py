@@ -248,12 +248,13 @@ def create_views(con: duckdb.DuckDBPyConnection, lake: Path | str, filters: Filt
     base = {t: table_sql(lake, t, con, check=not internal) for t in schema.TABLES}   # internal: checked below
     raw = dict(base)
     if salt:
-        # the names to hash once: the games' (every name of a game's hands, as ingest writes them); with a player
-        # filter also the hands' own, so that a pseudonym given to --player finds its real name
-        names_sql = f"SELECT source, unnest(players) AS name FROM ({raw['games']})"
-        if filters.players:
-            names_sql += f" UNION ALL SELECT source, unnest(players) AS name FROM ({raw['hands']})"
-        pseudo.register(con, salt, names_sql)
+        # the names to hash once: the games' (0.5 M lists for 5 M hands); a hand's name missing there is hashed
+        # when a row needs it (rebelote_pseudonym). A --player string that is neither one of those names nor
+        # their pseudonym may be a name, or the pseudonym of a name, seated in hands only: the hands' names are
+        # added then (5 M lists read), so that the filter finds its real name
+        p = pseudo.register(con, salt, f"SELECT source, unnest(players) AS name FROM ({raw['games']})")
+        if filters.players and pseudo.unknown(con, filters.players):
+            pseudo.add_names(con, p, f"SELECT source, unnest(players) AS name FROM ({raw['hands']})")
         base["hands"] = pseudo.pseudonymized_sql(raw["hands"], lists=("players",))
         base["games"] = pseudo.pseudonymized_sql(raw["games"], seat_lists=("players",))
         base["rejects"] = f"SELECT * REPLACE ({_sql_str(pseudo.RAW_REMOVED)} AS raw) FROM ({base['rejects']})"
