@@ -32,7 +32,7 @@ SEPARATOR = "\x1f"
 SQL_FUNCTION = "rebelote_pseudonyms"
 #: SQL name of the per-name function registered by :func:`register`: (VARCHAR, VARCHAR) -> VARCHAR.
 NAME_FUNCTION = "rebelote_pseudonym"
-#: Temp table of the pseudonyms of the lake's names, made by :func:`register`.
+#: Table of the pseudonyms of the lake's names, made by :func:`register` (in the connection's database).
 MAP_TABLE = "_pseudonyms"
 #: The most seats a hand has (2-, 3- and 4-player games): the length of a players list looked up seat by seat.
 MAX_SEATS = 4
@@ -121,7 +121,7 @@ class Pseudonymizer:
 def register(con: duckdb.DuckDBPyConnection, salt: str, names_sql: str | None = None) -> Pseudonymizer:
     """Define on ``con`` the SQL functions ``rebelote_pseudonyms(source VARCHAR, names VARCHAR[]) -> VARCHAR[]``
     and ``rebelote_pseudonym(source VARCHAR, name VARCHAR) -> VARCHAR`` (NULL list or name -> NULL), and the
-    temp table ``_pseudonyms(source, name, pseudonym)`` (all VARCHAR): the pseudonym of every distinct
+    table ``_pseudonyms(source, name, pseudonym)`` (all VARCHAR): the pseudonym of every distinct
     (source, name) of the SELECT ``names_sql`` (columns ``source`` and ``name``; None: no rows), each hashed
     once in Python. ``rebelote_pseudonyms`` takes Arrow batches (:meth:`Pseudonymizer.lists`: each distinct name
     of a batch hashed once, about 0.2 µs per list). :func:`pseudonymized_sql` looks names up in that table by a hash join, which DuckDB runs in
@@ -136,7 +136,8 @@ def register(con: duckdb.DuckDBPyConnection, salt: str, names_sql: str | None = 
                         null_handling="special", side_effects=False)
     con.create_function(NAME_FUNCTION, p.name, ["VARCHAR", "VARCHAR"], "VARCHAR", null_handling="special",
                         side_effects=False)
-    con.execute(f"CREATE OR REPLACE TEMP TABLE {MAP_TABLE} (source VARCHAR, name VARCHAR, pseudonym VARCHAR)")
+    # a table of the (in-memory) database, not TEMP: cursors of the connection (export duckdb) read it too
+    con.execute(f"CREATE OR REPLACE TABLE {MAP_TABLE} (source VARCHAR, name VARCHAR, pseudonym VARCHAR)")
     if names_sql:
         add_names(con, p, names_sql)
     return p
