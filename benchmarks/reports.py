@@ -8,7 +8,7 @@ Query alone (what issues #5/#6 time): every report of queries/ under ruleset A o
 by player), and opening a connection (pipeline.stats.connect). With ``--cli``, each `rebelote` command is also run
 as a fresh process (`python -m pipeline.cli ...`), so Python's start-up, the imports and the argument parsing
 count. With ``--filtered SALT``, only the reports under a filter are timed: each report (connection
-included, since the filter shapes the views) with ``--player NAME``, with ``--pseudonymize SALT``, and with both,
+included, since the filter shapes the views) with no filter, with ``--player NAME``, with ``--pseudonymize SALT``, and with both,
 and with ``--cli`` the same as commands. Prints wall seconds (best and median of K runs) and CPU seconds (best): on a shared machine the wall time
 also counts waiting for a core, the CPU time is the steadier figure. Also prints the load average.
 """
@@ -64,9 +64,10 @@ def queries(lake: str, a: str, b: str, player: str, repeat: int) -> list[str]:
 
 
 def filtered(lake: str, a: str, player: str, salt: str, repeat: int) -> list[str]:
-    """One line per report and filter (``--player``, ``--pseudonymize``, both): opening the filtered connection
+    """One line per report and filter (none, ``--player``, ``--pseudonymize``, both): opening the filtered connection
     and running the report on it, run once to warm up, then ``repeat`` times."""
-    modes = {f"--player {player}": stats.Filters(players=(player,)),
+    modes = {"(no filter)": stats.Filters(),
+             f"--player {player}": stats.Filters(players=(player,)),
              "--pseudonymize": stats.Filters(pseudonymize=salt),
              f"--player {player} --pseudonymize": stats.Filters(players=(player,), pseudonymize=salt)}
     out = []
@@ -91,10 +92,11 @@ def filtered(lake: str, a: str, player: str, salt: str, repeat: int) -> list[str
 
 
 def filtered_commands(lake: str, a: str, player: str, salt: str, repeat: int) -> list[str]:
-    """Each report under ``--player`` and under ``--pseudonymize`` as a fresh process, ``repeat`` times."""
+    """Each report with no filter, under ``--player`` and under ``--pseudonymize`` as a fresh process, ``repeat``
+    times."""
     return commands(lake, a, a, player, repeat, runs=[
         ["stats", r.replace("_", "-"), "--lake", lake, "--rules", a, *extra]
-        for extra in (["--player", player], ["--pseudonymize", salt])
+        for extra in ([], ["--player", player], ["--pseudonymize", salt])
         for r in stats.list_reports() if r != "compare"])
 
 
