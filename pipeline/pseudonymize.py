@@ -11,10 +11,12 @@ in two sources as two players), so one name gets one pseudonym per source.
 * 12 hex digits are 48 bits: two distinct names of one source share a pseudonym with probability about
   n^2 / 2^49 (n names), under 1e-6 for 10,000 names.
 
-This module is the one place that computes them. :func:`register` makes them available in DuckDB as the
-SQL function ``rebelote_pseudonyms(source, names)``, which :func:`pipeline.stats.connect` applies to the
-``players`` lists of ``hands`` and ``games`` (``seats.player`` / ``seats.partner`` derive from them), so
-every report, export and dashboard built on those views inherits the pseudonyms.
+This module is the one place that computes them. :func:`register` makes them available in DuckDB: the table
+``_pseudonyms`` of the lake's names (each hashed once), the SQL functions ``rebelote_pseudonyms(source, names)``
+(lists, by Arrow batches) and ``rebelote_pseudonym(source, name)``. :func:`pseudonymized_sql` replaces a
+relation's name columns through them; :func:`pipeline.stats.connect` applies it to the ``players`` lists of
+``hands`` and ``games`` (``seats.player`` / ``seats.partner`` derive from them) and to the name columns of the
+derived tables, so every report, export and dashboard built on those views inherits the pseudonyms.
 """
 
 from __future__ import annotations
@@ -129,8 +131,6 @@ def register(con: duckdb.DuckDBPyConnection, salt: str, names_sql: str | None = 
     ``rebelote_pseudonym`` only for a name the table lacks. The functions live in this Python process only: views
     that call them cannot be stored in a database file for other programs. Returns the :class:`Pseudonymizer`
     they use. Raises ValueError for an empty salt."""
-    from pipeline.arrow_rows import table
-
     p = Pseudonymizer(salt)
     con.create_function(SQL_FUNCTION, p.lists, ["VARCHAR", "VARCHAR[]"], "VARCHAR[]", type="arrow",
                         null_handling="special", side_effects=False)
