@@ -29,7 +29,7 @@ def live_sql(hands: str = "hands", scores: str = "scores", rulesets: str | None 
     rs = rulesets or f"SELECT DISTINCT ruleset FROM {scores}"
     return f"""
 WITH hs AS (
-    SELECT r.ruleset, h.hand_key, h.source, h.announced IS NOT NULL AS records_announced, sc.declarations_from,
+    SELECT r.ruleset, h.hand_key, h.source, h.announced IS NOT NULL AS records_announced, sc.declarations_from, h.players,
            list_transform(sc.declarations, lambda d: {{'player': h.players[d.seat + 1], 'kind': {_KIND.format(x='d', other='d.kind')},
                                                        'points': d.points, 'scored': d.scored}}) AS counted,
            list_transform(h.announced, lambda a: {{'player': h.players[a.seat + 1], 'kind': {_KIND.format(x='a', other='NULL')},
@@ -39,11 +39,11 @@ WITH hs AS (
     JOIN {hands} AS h ON h.hand_key = sc.hand_key
 ),
 items AS (
-    SELECT ruleset, hand_key, source, records_announced, declarations_from, false AS announced, counted AS list,
+    SELECT ruleset, hand_key, source, records_announced, declarations_from, players, false AS announced, counted AS list,
            unnest(range(1, len(counted) + 1)) AS i
     FROM hs WHERE len(counted) > 0
     UNION ALL
-    SELECT ruleset, hand_key, source, records_announced, declarations_from, true, recorded,
+    SELECT ruleset, hand_key, source, records_announced, declarations_from, players, true, recorded,
            unnest(range(1, len(recorded) + 1))
     FROM hs WHERE len(recorded) > 0
 )
@@ -52,7 +52,7 @@ SELECT ruleset, hand_key, source, list[i].player AS player, announced, list[i].k
        len(list_filter(list[1:i - 1], lambda x: x.kind = list[i].kind
                                               AND x.player IS NOT DISTINCT FROM list[i].player)) = 0 AS first_for_player,
        len(list_filter(list[1:i - 1], lambda x: x.kind = list[i].kind)) = 0                   AS first_in_hand,
-       declarations_from, records_announced
+       declarations_from, records_announced, players
 FROM items
 WHERE list[i].kind IS NOT NULL
 """

@@ -29,7 +29,7 @@ class Derived:
     """One derived table. ``key``: the column ingest deletes stale rows by ('hand_key' or 'game_id');
     ``names``: columns holding player names (pseudonymized in the views); ``pair``: ``names`` are a sorted pair,
     sorted again after pseudonymizing; ``name_lists``: columns holding a list of names by seat (pseudonymized
-    too); ``live(hands, scores, rulesets)``: SELECT of its rows from relations
+    too; ``sorted_lists``: lists of names sorted, sorted again after pseudonymizing); ``live(hands, scores, rulesets)``: SELECT of its rows from relations
     ``hands`` and ``scores`` for the rulesets listed by the SELECT ``rulesets``; ``parent``/``from_parent``: a
     game-level table is computed from its hand-level parent's rows instead (``from_parent(relation)``)."""
 
@@ -38,6 +38,7 @@ class Derived:
     names: tuple[str, ...] = ()
     pair: bool = False
     name_lists: tuple[str, ...] = ()
+    sorted_lists: bool = False
     live: Callable[[str, str, str], str] | None = None
     parent: str | None = None
     from_parent: Callable[[str], str] | None = None
@@ -51,13 +52,16 @@ class Derived:
 
 #: Every derived table, parents before the tables computed from them.
 DERIVED: dict[str, Derived] = {d.table: d for d in (
-    Derived("player_hands", "hand_key", ("player",), live=player_facts.live_hands_sql),
-    Derived("player_games", "game_id", ("player",), parent="player_hands", from_parent=player_facts.games_sql),
-    Derived("hand_facts", "hand_key", live=hand_facts.live_sql),
-    Derived("pair_hands", "hand_key", ("player_a", "player_b"), pair=True, live=pair_facts.live_hands_sql),
-    Derived("pair_games", "game_id", ("player_a", "player_b"), pair=True, parent="pair_hands",
+    Derived("player_hands", "hand_key", ("player",), name_lists=("players",), live=player_facts.live_hands_sql),
+    Derived("player_games", "game_id", ("player",), name_lists=("players", "players_every_hand"), sorted_lists=True,
+            parent="player_hands", from_parent=player_facts.games_sql),
+    Derived("hand_facts", "hand_key", name_lists=("players",), live=hand_facts.live_sql),
+    Derived("pair_hands", "hand_key", ("player_a", "player_b"), pair=True, name_lists=("players",),
+            live=pair_facts.live_hands_sql),
+    Derived("pair_games", "game_id", ("player_a", "player_b"), pair=True,
+            name_lists=("players", "players_every_hand"), sorted_lists=True, parent="pair_hands",
             from_parent=pair_facts.games_sql),
-    Derived("declaration_items", "hand_key", ("player",), live=declaration_facts.live_sql),
+    Derived("declaration_items", "hand_key", ("player",), name_lists=("players",), live=declaration_facts.live_sql),
     Derived("dealt_events", "hand_key", ("player",), name_lists=("players",), live=dealt_events.live_sql),
 )}
 

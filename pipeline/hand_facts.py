@@ -34,7 +34,7 @@ SELECT r.ruleset, h.hand_key, h.game_id, h.hand_no, h.source, h.n_players, h.tak
        (CASE WHEN len({dp}) = 2 THEN {dp}[2] ELSE 0 END)::SMALLINT                      AS decl_points_team1,
        coalesce({dp}[sc.taker_team + 1], 0)::SMALLINT                                   AS decl_points_taker,
        sc.declarations_decided, sc.declarations_from, sc.hand_score,
-       ({hand_seq})::BIGINT AS hand_seq
+       ({hand_seq})::BIGINT AS hand_seq, h.players
 FROM ({rs}) AS r
 CROSS JOIN {hands} AS h
 LEFT JOIN {scores} AS sc ON sc.hand_key = h.hand_key AND sc.ruleset = r.ruleset

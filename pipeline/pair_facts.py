@@ -28,7 +28,7 @@ WITH pairs AS (
            list_sort([h.players[1], h.players[3]]) AS pair0,
            list_sort([h.players[2], h.players[4]]) AS pair1,
            sc.status, sc.contract_made, sc.litige, sc.hand_score,
-           coalesce(h.completeness = 'summary', false) AS summary, h.recorded_score
+           coalesce(h.completeness = 'summary', false) AS summary, h.recorded_score, h.players
     FROM ({rs}) AS r
     CROSS JOIN (SELECT * FROM {hands} WHERE n_players = 4) AS h
     LEFT JOIN {scores} AS sc ON sc.hand_key = h.hand_key AND sc.ruleset = r.ruleset
@@ -52,7 +52,8 @@ SELECT ruleset, hand_key, game_id, source, pair[1] AS player_a, pair[2] AS playe
        coalesce(took_ AND litige, false)                             AS taker_litige,
        summary,
        (CASE WHEN summary THEN coalesce(recorded_score, hand_score)
-             ELSE hand_score END)[team + 1]::INTEGER                 AS own_score
+             ELSE hand_score END)[team + 1]::INTEGER                 AS own_score,
+       players
 FROM took
 """
 

@@ -33,7 +33,7 @@ WITH named AS (
            h.completeness = 'summary' AS summary, h.recorded_score,
            sc.status, sc.contract_made, sc.litige, sc.belote_team, sc.legal, sc.illegal_seat, sc.capot_team,
            sc.matches_recorded, sc.hand_score, sc.declarations,
-           name AS player,
+           name AS player, h.players,
            list_filter(range(h.n_players), lambda s: h.players[s + 1] = name) AS seats_of
     FROM ({rs}) AS r
     CROSS JOIN (SELECT *, unnest(list_distinct(players)) AS name FROM {hands}) AS h
@@ -68,7 +68,8 @@ SELECT ruleset, hand_key, game_id, source, player,
        coalesce(len(list_filter(teams, lambda t: t <> capot_team)) > 0, false)       AS capot_suffered,
        coalesce(len(list_filter(declarations, lambda d: d.kind <> 'belote'
                                                    AND list_contains(seats_of, d.seat))), 0)::SMALLINT AS declared,
-       matches_recorded
+       matches_recorded,
+       players
 FROM teamed
 """
 
@@ -115,11 +116,29 @@ def per_game_sql(hands: str, names: str, game_sums: dict[str, str], game_scores:
     row). Shared by ``player_games`` and ``pair_games``."""
     sums = ",\n       ".join(f"({agg})::INTEGER AS {col}" for col, agg in game_sums.items())
     return f"""
-SELECT x.*, g.winner
+WITH per_hand AS (SELECT * FROM {hands})
+SELECT x.*, s.players, s.players_every_hand, g.winner
 FROM (SELECT ruleset, game_id, any_value(source) AS source, {names}, bit_or(team_mask)::TINYINT AS team_mask,
              {sums}
-      FROM {hands} GROUP BY ruleset, game_id, {names}) AS x
+      FROM per_hand GROUP BY ruleset, game_id, {names}) AS x
+LEFT JOIN ({seated_sql("per_hand")}) AS s ON s.game_id = x.game_id AND s.ruleset = x.ruleset
 LEFT JOIN {game_scores} AS g ON g.game_id = x.game_id AND g.ruleset = x.ruleset
+"""
+
+
+def seated_sql(hands: str) -> str:
+    """SELECT of (ruleset, game_id, players, players_every_hand) from a per-hand relation ``hands`` carrying each
+    hand's ``players`` list (player_hands, pair_hands): per game, the names seated in any of its hands and those
+    seated in every one (each sorted, distinct, VARCHAR[]). A hand with no list (null) makes
+    ``players_every_hand`` null, which the filters read as "not known to cover the game". The lists are
+    gathered DISTINCT: a game whose seats never change holds one list, however many hands and rows it has."""
+    return f"""
+SELECT ruleset, game_id,
+       list_sort(list_distinct(flatten(list(DISTINCT players))))                              AS players,
+       CASE WHEN count(*) = count(players) THEN
+            list_sort(list_distinct(list_reduce(list(DISTINCT players), lambda x, y: list_intersect(x, y)))) END
+                                                                                               AS players_every_hand
+FROM {hands} GROUP BY ruleset, game_id
 """
 
 

@@ -246,11 +246,17 @@ def create_views(con: duckdb.DuckDBPyConnection, lake: Path | str, filters: Filt
     if salt and not internal:
         raise StatsError("pseudonymized views need rebelote's Python function: materialize them instead")
     base = {t: table_sql(lake, t, con, check=not internal) for t in schema.TABLES}   # internal: checked below
+    raw = dict(base)
     if salt:
-        pseudo.register(con, salt)
-        players = pseudo.players_sql()
-        base["hands"] = f"SELECT * REPLACE ({players} AS players) FROM ({base['hands']})"
-        base["games"] = f"SELECT * REPLACE ({players} AS players) FROM ({base['games']})"
+        # the names to hash once: the games' (0.5 M lists for 5 M hands); a hand's name missing there is hashed
+        # when a row needs it (rebelote_pseudonym). A --player string that is neither one of those names nor
+        # their pseudonym may be a name, or the pseudonym of a name, seated in hands only: the hands' names are
+        # added then (5 M lists read), so that the filter finds its real name
+        p = pseudo.register(con, salt, f"SELECT source, unnest(players) AS name FROM ({raw['games']})")
+        if filters.players and pseudo.unknown(con, filters.players):
+            pseudo.add_names(con, p, f"SELECT source, unnest(players) AS name FROM ({raw['hands']})")
+        base["hands"] = pseudo.pseudonymized_sql(raw["hands"], lists=("players",))
+        base["games"] = pseudo.pseudonymized_sql(raw["games"], seat_lists=("players",))
         base["rejects"] = f"SELECT * REPLACE ({_sql_str(pseudo.RAW_REMOVED)} AS raw) FROM ({base['rejects']})"
     if internal:
         for t in schema.TABLES:
@@ -261,9 +267,16 @@ def create_views(con: duckdb.DuckDBPyConnection, lake: Path | str, filters: Filt
     add_macros(con)
     games_src = src["games"] if internal else f"({base['games']}) AS _g"
     names = filter_player_names(con, filters)
-    where = filters.hands_where(names, games_src)
-    if where:
+    # the filter is tested on the names as stored (real names), before they are replaced: testing the pseudonyms
+    # would compute one for every row; the real names matching a pseudonym given come from _pseudonyms
+    stored_names = pseudo.real_names(con, filters.players) if salt and filters.players else names
+    where = filters.hands_where(stored_names, games_src)
+    if where and salt:
+        hands = pseudo.pseudonymized_sql(f"SELECT * FROM ({raw['hands']}) WHERE {where}", lists=("players",))
+        con.execute(f"CREATE VIEW hands AS {hands}")
+    elif where:
         con.execute(f"CREATE VIEW hands AS SELECT * FROM {src['hands']} WHERE {where}")
+    if where:
         con.execute(f"CREATE VIEW games AS SELECT * FROM {src['games']} WHERE game_id IN (SELECT game_id FROM hands)")
         con.execute(f"CREATE VIEW rejects AS SELECT * FROM {src['rejects']}")
         con.execute(f"CREATE VIEW scores AS SELECT * FROM {src['scores']} "
@@ -274,7 +287,7 @@ def create_views(con: duckdb.DuckDBPyConnection, lake: Path | str, filters: Filt
         for t in BASE_TABLES:
             con.execute(f"CREATE VIEW {t} AS SELECT * FROM {src[t]}")
     con.execute(f"CREATE VIEW seats AS {SEATS_SQL}")
-    _derived_views(con, src, filters if where else None, names, salt, lake)
+    _derived_views(con, src, filters if where else None, stored_names, salt, lake)
     if internal:
         con.execute(f"CREATE TEMP TABLE _views_filtered AS SELECT {bool(where)} AS filtered")   # read by hand_pairing
         _hand_seq_bases(con, lake)
@@ -399,49 +412,89 @@ BASE_TABLES = ("hands", "games", "rejects", "scores", "game_scores")
 def _derived_views(con: duckdb.DuckDBPyConnection, src: dict, filters: Filters | None, names: tuple[str, ...] | None,
                    salt: str | None, lake) -> None:
     """One view per derived table (:data:`pipeline.derived.DERIVED`): the rows written at rescore time for the
-    rulesets that have them (restricted to the selected hands, names pseudonymized like every view; under a
-    filter, a game-level table is computed from its hand-level view, so it adds up the selected hands only), plus
-    the same rows computed from the ``hands`` and ``scores`` views for rulesets rescored before that table existed
+    rulesets that have them (restricted to the selected hands, names pseudonymized like every view), plus the
+    same rows computed from the ``hands`` and ``scores`` views for rulesets rescored before that table existed
     (which rulesets is read from the partition folders, so a lake that has them all pays nothing for the
     fallback).
 
-    ``filters`` (None: no filter) selects the hands; ``names`` are its player names as matched (with their
-    pseudonyms). A filter on sources and players only (:attr:`Filters.row_local`) is tested on the stored rows'
-    own ``source`` and ``players`` columns when the table has them (``players``: in the partitions written since
-    that column exists, :func:`pipeline.derived.rulesets_with_column`); otherwise the rows are those whose key is
-    among the filtered hands' (a join on a string: 2 s over 20 M rows). A game-level table's stored rows carry
-    the game's ``winner``; partitions written before that column get it from ``game_scores`` (:func:`_with_winner`)."""
+    ``filters`` (None: no filter) selects the hands; ``names`` are its player names as stored (real names: the
+    filter is tested before the names are pseudonymized). A filter on sources and players only
+    (:attr:`Filters.row_local`) is tested on the stored rows' own ``source`` and ``players`` columns when the table
+    has them (``players``: in the partitions written since that column exists,
+    :func:`pipeline.derived.rulesets_with_column`); otherwise the rows are those whose key is among the filtered
+    hands' (a join on a string: 2 s over 20 M rows). A game-level table's row adds up its game's hands: under
+    a filter it is computed from the selected rows of its hand-level parent, except where the filter selects
+    every hand of the game (:func:`_filtered_games`), where the stored row is that sum already. A game-level
+    table's stored rows carry the game's ``winner``; partitions written before that column get it from
+    ``game_scores`` (:func:`_with_winner`)."""
     from pipeline import derived, lake as lakemod, pseudonymize as pseudo
     from pipeline.derived import DERIVED
 
     def rulesets(table: str) -> set[str]:
         return {p.split("=", 1)[1] for p in lakemod.partitions(lake, table) if p}
+
     scored = rulesets("scores")
     for name, d in DERIVED.items():
+        def pz(sql: str, d=d) -> str:
+            return pseudo.pseudonymized_sql(sql, d.names, d.name_lists, d.pair, d.sorted_lists) if salt else sql
+        written = rulesets(name)
         if filters is not None and d.parent:
-            # a game's row adds up the game's hands: computed from the selected ones (the parent view, made
-            # just before: filtered, pseudonymized, with its on-the-fly rows)
-            con.execute(f"CREATE VIEW {name} AS {d.from_parent(d.parent)}")
+            con.execute(f"CREATE VIEW {name} AS {_filtered_games(con, src, name, d, filters, names, written, scored, pz, lake)}")
             continue
         stored = f"SELECT * FROM {src[name]}"
-        if salt and d.pair:        # pseudonyms sort differently: sort the pair again
-            pair = f"list_sort({pseudo.SQL_FUNCTION}(source, [{', '.join(d.names)}]))"
-            stored = f"SELECT * REPLACE ({pair}[1] AS {d.names[0]}, {pair}[2] AS {d.names[1]}) FROM {src[name]}"
-        elif salt and (d.names or d.name_lists):
-            stored = ("SELECT * REPLACE (" + ", ".join([f"{pseudo.SQL_FUNCTION}(source, [{c}])[1] AS {c}" for c in d.names]
-                                                       + [f"{pseudo.players_sql(players=c)} AS {c}" for c in d.name_lists])
-                      + f") FROM {src[name]}")
-        written = rulesets(name)
         if filters is not None:
             stored = _filtered_rows(stored, name, d.key, filters, names, written,
                                     lambda: derived.rulesets_with_column(lake, name, "players"))
         elif d.parent and written:
             stored = _with_winner(stored, written - derived.rulesets_with_column(lake, name, "winner"))
+        stored = pz(stored)
         missing = sorted(scored - written)
         if missing:
             live = d.live_sql("hands", "scores", " UNION ALL ".join(f"SELECT {_sql_str(r)} AS ruleset" for r in missing))
-            stored += f" UNION ALL BY NAME ({live})"
+            stored = f"SELECT * FROM ({stored}) UNION ALL BY NAME ({live})"
         con.execute(f"CREATE VIEW {name} AS {stored}")
+
+
+def _any_name(column: str, names: tuple[str, ...]) -> str:
+    """SQL: list column ``column`` holds one of ``names`` (one list_contains per name, as in :meth:`Filters.hands_where`)."""
+    return "(" + " OR ".join(f"list_contains({column}, {_sql_str(x)})" for x in names) + ")"
+
+
+def _filtered_games(con: duckdb.DuckDBPyConnection, src: dict, name: str, d, filters: Filters,
+                    names: tuple[str, ...] | None, written: set[str], scored: set[str], pz, lake) -> str:
+    """SELECT of game-level derived table ``name``'s rows under ``filters`` (see :func:`_derived_views`): each row
+    adds up the selected hands of its game.
+
+    A filter on sources and players only, over partitions that all carry ``players`` and ``players_every_hand``:
+    a game whose source is kept and where one of ``names`` sat in every hand has all its hands selected, so its
+    stored rows are the answer as they are (read directly, pseudonymized by ``pz``). Only the other games where one
+    of ``names`` sat in some hand (counted here, usually none) and the rulesets without stored rows are added up
+    from the filtered parent view. Otherwise every row is added up from the parent view (20 M rows read for 5 M
+    hands)."""
+    from pipeline import derived
+
+    everything = d.from_parent(d.parent)
+    if not (filters.row_local and written
+            and all(derived.rulesets_with_column(lake, name, c) >= written for c in ("players", "players_every_hand"))):
+        return everything
+    conds = [Filters(sources=filters.sources).hands_where()] if filters.sources else []
+    partial = None
+    if names:
+        full = _any_name("players_every_hand", names)
+        # a row of a name of ``names``: one of them sat in the game (a test on a plain column, cheaper than on
+        # the list ``players``, which holds the same names)
+        sat = " OR ".join(f"{c} IN ({', '.join(_sql_str(x) for x in names)})" for c in d.names)
+        partial = " AND ".join(conds + [f"({sat})", f"NOT coalesce({full}, false)"])
+        conds.append(full)
+    stored = pz(f"SELECT * FROM {src[name]}" + (f" WHERE {' AND '.join(conds)}" if conds else ""))
+    rest = [f"ruleset IN ({', '.join(_sql_str(r) for r in sorted(scored - written))})"] if scored - written else []
+    if partial and con.execute(f"SELECT count(*) FROM {src[name]} WHERE {partial}").fetchall()[0][0]:
+        game = "ruleset || chr(31) || game_id"
+        rest.append(f"{game} IN (SELECT {game} FROM {src[name]} WHERE {partial})")
+    if not rest:
+        return stored
+    added = d.from_parent(f"(SELECT * FROM {d.parent} WHERE {' OR '.join(rest)})")
+    return f"SELECT * FROM ({stored}) UNION ALL BY NAME ({added})"
 
 
 def _with_winner(stored: str, older: set[str]) -> str:
