@@ -362,19 +362,34 @@ def unfinished_reason(totals: list[int], target: int, last: dict[str, Any] | Non
     return f"not finished: team {lead} leads with {high}", "game.target"
 
 
-def game_summary(hands: list[dict[str, Any]], rules: Ruleset) -> dict[str, Any]:
+def game_target(lake, game_id: str) -> int | None:
+    """The target (game points) the ``games`` row of ``game_id`` records, None when it records none."""
+    import pyarrow.compute as pc
+
+    from pipeline import lake as lakemod
+    rows = lakemod.read(lake, "games", columns=["target"], filter=pc.field("game_id") == game_id).to_pylist()
+    return next((r["target"] for r in rows if r["target"]), None)
+
+
+def game_summary(hands: list[dict[str, Any]], rules: Ruleset, target: int | None = None) -> dict[str, Any]:
     """Running totals of a game under ``rules``: per hand the score, litige points held or received, and the
-    totals after it (the game pass of :mod:`pipeline.rescore.game`, hand by hand), then the result."""
+    totals after it (the game pass of :mod:`pipeline.rescore.game`, hand by hand), then the result.
+
+    ``target``: the game's recorded target (``games.target``, game points; :func:`game_target`), which replaces
+    ``game.target`` when the ruleset sets ``game.target_from_record``, as in the rescore's game pass."""
     from pipeline.rescore import game_pass
     from pipeline.rescore.game import SUMMARY_SCORE
 
+    game_id = hands[0]["game_id"]
+    targets = {game_id: target} if target else None
+    goal = int(target if target and rules["game.target_from_record"] else rules["game.target"])
     table = pa.Table.from_pylist(hands, schema=schema.schema("hands"))
     scores = score_batch(table, rules)
     summary = [h.get("recorded_score") if h.get("completeness") == "summary" else None for h in hands]
     scores = scores.append_column(SUMMARY_SCORE, pa.array(summary, pa.list_(pa.int32())))
     lines = []
     for k in range(1, len(hands) + 1):
-        (g,) = game_pass(scores.slice(0, k), rules).to_pylist()
+        (g,) = game_pass(scores.slice(0, k), rules, targets).to_pylist()
         s = scores.slice(k - 1, 1).to_pylist()[0]
         held = f", {s['held_points']} held" if s["held_points"] else ""
         score = s["hand_score"]
@@ -384,7 +399,7 @@ def game_summary(hands: list[dict[str, Any]], rules: Ruleset) -> dict[str, Any]:
         lines.append(_line(f"hand {s['hand_no']}", f"{score}{held} -> totals {g['totals']}"
                            + (f" (pending {g['unresolved_held']})" if g["unresolved_held"] else ""),
                            "game.litige_to", hands[k - 1].get("recorded_totals")))
-    (g,) = game_pass(scores, rules).to_pylist()
+    (g,) = game_pass(scores, rules, targets).to_pylist()
     if g["winner"] is not None:
         result, param = f"team {g['winner']} wins at hand {g['ended_at_hand']} with {g['totals_at_end']}", "game.target"
         if g["totals_at_end"].count(max(g["totals_at_end"])) > 1:
@@ -392,7 +407,7 @@ def game_summary(hands: list[dict[str, Any]], rules: Ruleset) -> dict[str, Any]:
             param = "game.end_tie"
     else:
         last = scores.slice(scores.num_rows - 1, 1).to_pylist()[0] if scores.num_rows else None
-        result, param = unfinished_reason(g["totals"], int(rules["game.target"]), last, rules)
+        result, param = unfinished_reason(g["totals"], goal, last, rules)
     lines.append(_line("result", result, param))
-    return {"ruleset": rules.name, "game_id": hands[0]["game_id"], "hand_no": "all",
+    return {"ruleset": rules.name, "game_id": game_id, "hand_no": "all",
             "sections": [{"title": "Game", "lines": lines}], "totals": g["totals"], "winner": g["winner"]}

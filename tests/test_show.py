@@ -135,3 +135,31 @@ def test_cli(tmp_path):
     assert r.exit_code == 2 and "no game 'nope'" in r.stderr
     r = runner.invoke(app, ["show", "--lake", str(lake), "--game", "g1", "--hand", "7"])
     assert r.exit_code == 2 and "has no hand 7" in r.stderr
+
+
+def _summary_hand(hand_no: int, score: list[int]) -> dict:
+    """A summary-level hand (a score sheet's line: no cards), which counts its recorded score in the totals."""
+    return {"hand_no": hand_no, "dealer": 3, "completeness": "summary",
+            "contract": {"taker": 0, "strain": "H", "bid": 80}, "recorded": {"score": score}}
+
+
+def test_game_summary_uses_the_games_recorded_target(tmp_path):
+    """coinche-cli sets game.target_from_record (the target is a per-table option): a game recorded with target
+    500 ends at the first hand that leaves a total of 500 or more, in ``show`` as in ``game_scores``.
+    By hand, the recorded scores add up: [300, 10] -> [300, 10]; + [210, 40] -> [510, 50], 510 >= 500 held by
+    team 0 alone: team 0 wins at hand 2; + [0, 250] -> [510, 300] (the totals go on after the end). Under the
+    ruleset's own target (1000) nobody would have reached it."""
+    g = native_game("t500", [_summary_hand(1, [300, 10]), _summary_hand(2, [210, 40]), _summary_hand(3, [0, 250])],
+                    ruleset_hint="coinche-cli")
+    g["target"] = 500
+    lake = tmp_path / "lake"
+    ingest_paths([write_jsonl(tmp_path / "g.jsonl", [g])], lake)
+    rescore_lake(lake, rules.load("coinche-cli"))
+    (stored,) = lakemod.read(lake, "game_scores").to_pylist()
+    assert (stored["winner"], stored["ended_at_hand"], stored["totals_at_end"]) == (0, 2, [510, 50])
+    r = CliRunner().invoke(app, ["show", "--lake", str(lake), "--game", "test:t500"])
+    assert r.exit_code == 0, r.output
+    assert "result: team 0 wins at hand 2 with [510, 50]   [game.target]" in r.stdout
+    r = CliRunner().invoke(app, ["show", "--lake", str(lake), "--game", "test:t500", "--format", "json"])
+    summary = json.loads(r.stdout)[-1][0]
+    assert (summary["winner"], summary["totals"]) == (0, [510, 300])
