@@ -148,7 +148,9 @@ def explain(hand: dict[str, Any], rules: Ruleset) -> dict[str, Any]:
     dl = []
     entries = []   # (seat, kind, top rank, suit, length) that the ruleset counts, for the contest line
     count = rules["declarations.count"]
-    use_announced = hand.get("announced") is not None and count != "held"
+    # as the engine decides (hand_pass.cards_pass, from_ann): "announced" settles the recorded list even when the
+    # record holds none (nothing scores), "announced_else_held" only when it holds one
+    use_announced = count == "announced" or (count == "announced_else_held" and hand.get("announced") is not None)
     for a in hand.get("announced") or []:
         dl.append(_line(f"announced by {P[a['seat']]}",
                         f"{a['kind']} {RANKS[a['rank']] if a['rank'] is not None else ''}"

@@ -163,3 +163,25 @@ def test_game_summary_uses_the_games_recorded_target(tmp_path):
     r = CliRunner().invoke(app, ["show", "--lake", str(lake), "--game", "test:t500", "--format", "json"])
     summary = json.loads(r.stdout)[-1][0]
     assert (summary["winner"], summary["totals"]) == (0, [510, 300])
+
+
+def test_announced_only_ruleset_shows_no_contest_of_held_declarations(tmp_path):
+    """Under ``declarations.count = "announced"`` a hand whose record holds no announcements scores no declaration
+    (the engine settles the recorded list, which is empty: pipeline/rescore/hand_pass.py, F_FROM_ANN). The
+    breakdown lists what is held but must not settle a contest over it. The hand (tests/test_hand_pass.py's
+    _game): each seat holds one whole suit, so a run of 8 (quinte, 100) each; seat 0 takes in clubs. By hand:
+    nothing announced -> declarations 0 - 0, belote 0 - 0 (a belote counts only as announced too)."""
+    from helpers import hands_table
+    from test_hand_pass import _game
+
+    house = tmp_path / "announced-only.toml"
+    house.write_text('name = "announced-only"\nextends = "belote-classic"\ndescription = "t"\n\n'
+                     '[declarations]\ncount = "announced"\n')
+    (hand,) = hands_table(_game(1)).to_pylist()
+    assert hand["announced"] is None
+    b = explain(hand, rules.load(str(house)))
+    (sec,) = [s for s in b["sections"] if s["title"] == "Declarations and belote"]
+    assert [(ln["label"], ln["value"]) for ln in sec["lines"]] == [
+        ("held by P0", "quinte to AC (100)"), ("held by P1", "quinte to AD (100)"),
+        ("held by P2", "quinte to AH (100)"), ("held by P3", "quinte to AS (100)"),
+        ("declarations scored", "0 - 0"), ("belote-rebelote", "0 - 0")]
