@@ -29,6 +29,12 @@ from pipeline.rescore import play, score_batch
 from pipeline.rescore.tables import PLAIN_ORDER, TRUMP_ORDER, build
 from pipeline.rules import Ruleset, n_teams
 
+#: who receives held litige points, per ``game.litige_to`` (:mod:`pipeline.rescore.game`)
+_LITIGE_TO = {"next_hand_winner": "the winner of the next hand",
+              "next_made_contract": "the team that makes the next contract",
+              "higher_hand_score": "the team scoring more on the next hand that does not hang"}
+
+
 def _pts(values: list[int]) -> str:
     """Per-team (per-player with 3 players) values as 'a - b' or 'a - b - c'."""
     return " - ".join(str(v) for v in values)
@@ -206,7 +212,7 @@ def explain(hand: dict[str, Any], rules: Ruleset) -> dict[str, Any]:
                  "double.scope / double.coinche / double.surcoinche"),
            _line("rounding", rules["rounding.mode"], "rounding.mode")]
     if sc["held_points"]:
-        res.append(_line("held over", f"{sc['held_points']} to the winner of the next hand", "game.litige_to"))
+        res.append(_line("held over", f"{sc['held_points']} to {_LITIGE_TO[rules['game.litige_to']]}", "game.litige_to"))
     recorded = hand.get("recorded_score")
     if recorded is None and hand.get("recorded_margin") is not None and K == 2:
         recorded = f"margin {hand['recorded_margin']:+d}, ours {sc['hand_score'][0] - sc['hand_score'][1]:+d}"

@@ -185,3 +185,19 @@ def test_announced_only_ruleset_shows_no_contest_of_held_declarations(tmp_path):
         ("held by P0", "quinte to AC (100)"), ("held by P1", "quinte to AD (100)"),
         ("held by P2", "quinte to AH (100)"), ("held by P3", "quinte to AS (100)"),
         ("declarations scored", "0 - 0"), ("belote-rebelote", "0 - 0")]
+
+
+@pytest.mark.parametrize("ruleset, to", [
+    ("belote-classic", "the winner of the next hand"),            # game.litige_to = next_hand_winner
+    ("ffb-classic", "the team that makes the next contract"),     # next_made_contract (FFB-B16 §10.1.3)
+])
+def test_held_over_line_names_who_receives_the_litige(ruleset, to):
+    """DEAL_L taken by seat 0 is a litige under both rulesets (tests/test_show.py::test_cli: 81 - 81, the
+    defence scores its 81 now, the takers' 81 are held: [0, 81], 81 held); the line says who gets them, as
+    game.litige_to says."""
+    from helpers import hands_table
+
+    (hand,) = hands_table(native_game("g1", [native_hand(DEAL_L, 1, taker=0)])).to_pylist()
+    b = explain(hand, rules.load(ruleset))
+    (line,) = [ln for s in b["sections"] for ln in s["lines"] if ln["label"] == "held over"]
+    assert (line["value"], b["score"]) == (f"81 to {to}", [0, 81])
