@@ -76,11 +76,16 @@ _CACHE: dict[int, _Prepared] = {}
 
 
 def _prepared(rules: Ruleset) -> _Prepared:
+    """The :class:`_Prepared` of ``rules``, kept for the last ruleset asked for (the entry holds the ruleset, so
+    its id cannot be reused while cached). Returns the object it built or found, never a second lookup: the
+    threads of ``rescore --threads`` share the cache, and one may clear it between another's store and lookup."""
     key = id(rules)
-    if key not in _CACHE:
+    prep = _CACHE.get(key)
+    if prep is None:
+        prep = _Prepared(rules)
         _CACHE.clear()
-        _CACHE[key] = _Prepared(rules)
-    return _CACHE[key]
+        _CACHE[key] = prep
+    return prep
 
 
 def _inputs(hands: pa.Table, prep: _Prepared) -> hp.Inputs:
