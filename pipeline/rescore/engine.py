@@ -138,8 +138,9 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
 
     Args:
         hands: rows with (at least) the ``hands`` columns hand_key, game_id, hand_no, source, n_players,
-            dealer, completeness, initial_hands, taker, strain, bid, capot_bid, coinche, plays,
-            play_seats, recorded_score.
+            dealer, completeness, initial_hands, taker, strain, capot_bid, coinche, plays, play_seats; the
+            optional ones (tricks_taken, last_trick_seat, announced, recorded_score, recorded_margin, bid,
+            carried_in, taker_team) read as all-null when absent.
         rules: a resolved ruleset.
     Returns:
         A pyarrow Table with the ``scores`` schema, one row per input row, in input order. Per-team lists
