@@ -759,7 +759,8 @@ def show(
     loaded = [_load_rules(r, lake) for r in names]
     result = [[showmod.explain(h, r) for r in loaded] for h in hands]
     if hand is None:   # the whole game: running totals, carry-over and result after the hands
-        result.append([showmod.game_summary(hands, r) for r in loaded])
+        target = showmod.game_target(lake, hands[0]["game_id"])     # a per-table option (game.target_from_record)
+        result.append([showmod.game_summary(hands, r, target) for r in loaded])
     if format.lower() == "json":   # each line says whether it differs from the line it faces under the other ruleset
         result = [showmod.mark_differences(per_rules) for per_rules in result]
         out.file.write(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode() + "\n")

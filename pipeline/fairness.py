@@ -380,7 +380,8 @@ def _stored_counts(con, by: str) -> tuple[list[str], np.ndarray, np.ndarray, dic
     rows = con.execute(f"SELECT {group} AS g, count(*), count(trump_len), {', '.join(aggs)} FROM dealt_events "
                        "WHERE ruleset = $r GROUP BY g", {"r": found[0][0]}).fetchall()
     names = [r[0] for r in rows]
-    col = [np.array([r[i] for r in rows], np.int64) for i in range(1, len(rows[0]))] if rows else [np.zeros(0, np.int64)] * 23
+    col = ([np.array([r[i] for r in rows], np.int64) for i in range(1, len(rows[0]))] if rows
+           else [np.zeros(0, np.int64)] * (2 + len(aggs)))
     n_all, n_trump, rest = col[0], col[1], col[2:]
     observed = dict(zip(EVENT_BITS, rest))
     observed["carre_any"] = rest[len(EVENT_BITS)]

@@ -144,11 +144,6 @@ def lock(lake: str | Path | Location):
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-def table_dir(lake: str | Path | Location, table: str) -> str:
-    """Path of a table's folder inside the lake's filesystem."""
-    return locate(lake).path(table)
-
-
 def exists(lake: str | Path | Location) -> bool:
     """True when the lake's root folder exists (on object storage: when anything is stored under it)."""
     loc = locate(lake)

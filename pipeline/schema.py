@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import functools
 import tomllib
-from pathlib import Path
 
 import pyarrow as pa
 
@@ -124,11 +123,6 @@ def empty(table: str) -> pa.Table:
     """An empty table with ``table``'s schema."""
     # not Schema.empty_table(), whose array conversion imports pandas (0.2 s of every `rebelote stats`)
     return pa.Table.from_batches([], schema=schema(table))
-
-
-def schema_path(table: str) -> Path:
-    """Path of the schema file (for docs and error messages)."""
-    return resource_dir("schemas") / f"{table}.toml"
 
 
 def markdown(table: str | None = None) -> str:

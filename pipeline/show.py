@@ -29,6 +29,12 @@ from pipeline.rescore import play, score_batch
 from pipeline.rescore.tables import PLAIN_ORDER, TRUMP_ORDER, build
 from pipeline.rules import Ruleset, n_teams
 
+#: who receives held litige points, per ``game.litige_to`` (:mod:`pipeline.rescore.game`)
+_LITIGE_TO = {"next_hand_winner": "the winner of the next hand",
+              "next_made_contract": "the team that makes the next contract",
+              "higher_hand_score": "the team scoring more on the next hand that does not hang"}
+
+
 def _pts(values: list[int]) -> str:
     """Per-team (per-player with 3 players) values as 'a - b' or 'a - b - c'."""
     return " - ".join(str(v) for v in values)
@@ -148,7 +154,9 @@ def explain(hand: dict[str, Any], rules: Ruleset) -> dict[str, Any]:
     dl = []
     entries = []   # (seat, kind, top rank, suit, length) that the ruleset counts, for the contest line
     count = rules["declarations.count"]
-    use_announced = hand.get("announced") is not None and count != "held"
+    # as the engine decides (hand_pass.cards_pass, from_ann): "announced" settles the recorded list even when the
+    # record holds none (nothing scores), "announced_else_held" only when it holds one
+    use_announced = count == "announced" or (count == "announced_else_held" and hand.get("announced") is not None)
     for a in hand.get("announced") or []:
         dl.append(_line(f"announced by {P[a['seat']]}",
                         f"{a['kind']} {RANKS[a['rank']] if a['rank'] is not None else ''}"
@@ -204,7 +212,7 @@ def explain(hand: dict[str, Any], rules: Ruleset) -> dict[str, Any]:
                  "double.scope / double.coinche / double.surcoinche"),
            _line("rounding", rules["rounding.mode"], "rounding.mode")]
     if sc["held_points"]:
-        res.append(_line("held over", f"{sc['held_points']} to the winner of the next hand", "game.litige_to"))
+        res.append(_line("held over", f"{sc['held_points']} to {_LITIGE_TO[rules['game.litige_to']]}", "game.litige_to"))
     recorded = hand.get("recorded_score")
     if recorded is None and hand.get("recorded_margin") is not None and K == 2:
         recorded = f"margin {hand['recorded_margin']:+d}, ours {sc['hand_score'][0] - sc['hand_score'][1]:+d}"
@@ -362,19 +370,34 @@ def unfinished_reason(totals: list[int], target: int, last: dict[str, Any] | Non
     return f"not finished: team {lead} leads with {high}", "game.target"
 
 
-def game_summary(hands: list[dict[str, Any]], rules: Ruleset) -> dict[str, Any]:
+def game_target(lake, game_id: str) -> int | None:
+    """The target (game points) the ``games`` row of ``game_id`` records, None when it records none."""
+    import pyarrow.compute as pc
+
+    from pipeline import lake as lakemod
+    rows = lakemod.read(lake, "games", columns=["target"], filter=pc.field("game_id") == game_id).to_pylist()
+    return next((r["target"] for r in rows if r["target"]), None)
+
+
+def game_summary(hands: list[dict[str, Any]], rules: Ruleset, target: int | None = None) -> dict[str, Any]:
     """Running totals of a game under ``rules``: per hand the score, litige points held or received, and the
-    totals after it (the game pass of :mod:`pipeline.rescore.game`, hand by hand), then the result."""
+    totals after it (the game pass of :mod:`pipeline.rescore.game`, hand by hand), then the result.
+
+    ``target``: the game's recorded target (``games.target``, game points; :func:`game_target`), which replaces
+    ``game.target`` when the ruleset sets ``game.target_from_record``, as in the rescore's game pass."""
     from pipeline.rescore import game_pass
     from pipeline.rescore.game import SUMMARY_SCORE
 
+    game_id = hands[0]["game_id"]
+    targets = {game_id: target} if target else None
+    goal = int(target if target and rules["game.target_from_record"] else rules["game.target"])
     table = pa.Table.from_pylist(hands, schema=schema.schema("hands"))
     scores = score_batch(table, rules)
     summary = [h.get("recorded_score") if h.get("completeness") == "summary" else None for h in hands]
     scores = scores.append_column(SUMMARY_SCORE, pa.array(summary, pa.list_(pa.int32())))
     lines = []
     for k in range(1, len(hands) + 1):
-        (g,) = game_pass(scores.slice(0, k), rules).to_pylist()
+        (g,) = game_pass(scores.slice(0, k), rules, targets).to_pylist()
         s = scores.slice(k - 1, 1).to_pylist()[0]
         held = f", {s['held_points']} held" if s["held_points"] else ""
         score = s["hand_score"]
@@ -384,7 +407,7 @@ def game_summary(hands: list[dict[str, Any]], rules: Ruleset) -> dict[str, Any]:
         lines.append(_line(f"hand {s['hand_no']}", f"{score}{held} -> totals {g['totals']}"
                            + (f" (pending {g['unresolved_held']})" if g["unresolved_held"] else ""),
                            "game.litige_to", hands[k - 1].get("recorded_totals")))
-    (g,) = game_pass(scores, rules).to_pylist()
+    (g,) = game_pass(scores, rules, targets).to_pylist()
     if g["winner"] is not None:
         result, param = f"team {g['winner']} wins at hand {g['ended_at_hand']} with {g['totals_at_end']}", "game.target"
         if g["totals_at_end"].count(max(g["totals_at_end"])) > 1:
@@ -392,7 +415,7 @@ def game_summary(hands: list[dict[str, Any]], rules: Ruleset) -> dict[str, Any]:
             param = "game.end_tie"
     else:
         last = scores.slice(scores.num_rows - 1, 1).to_pylist()[0] if scores.num_rows else None
-        result, param = unfinished_reason(g["totals"], int(rules["game.target"]), last, rules)
+        result, param = unfinished_reason(g["totals"], goal, last, rules)
     lines.append(_line("result", result, param))
-    return {"ruleset": rules.name, "game_id": hands[0]["game_id"], "hand_no": "all",
+    return {"ruleset": rules.name, "game_id": game_id, "hand_no": "all",
             "sections": [{"title": "Game", "lines": lines}], "totals": g["totals"], "winner": g["winner"]}

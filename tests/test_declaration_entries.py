@@ -3,7 +3,7 @@ of the Bulgarian rules.
 
 Expected values are computed by hand from the ruleset values (belote-classic: tierce 20, quarte 50, carré of
 nines 150; PAGAT-B, FFB-Co15 §8; rules.md R18) or come from an independent, per-play Python reading of the rule
-(``declarations.belote_announceable``, the function ``rebelote show`` uses) compared with the vectorised engine.
+(``declarations.belote_announceable``, a per-play reference kept for tests and the oracles) compared with the vectorised engine.
 """
 
 import functools
@@ -117,7 +117,7 @@ def test_declarations_decided_is_the_outcome_without_them(ruleset, tmp_path):
 def test_bulgarian_all_trump_belote_matches_the_per_play_rule():
     # BG-HIT / BG-NIK (rules.md R25): in all-trump a suit's belote counts when its holder plays the first of the
     # king and queen leading or following that suit. The reference walks the plays one by one with
-    # belote_announceable (the rule as `rebelote show` explains it); the engine does it vectorised.
+    # belote_announceable (the rule read play by play); the engine does it vectorised.
     r = rules.load("bulgarian")
     rows = []
     for obj in simulate(r, 40, 5):

@@ -155,3 +155,20 @@ def test_kernel_cache_is_stamped_with_every_source_of_the_package(tmp_path):
     locator = hand_pass.cards_pass._cache._impl.locator
     assert type(locator).__name__.startswith("PackageStamped")
     assert locator.get_source_stamp() == jit.package_stamp()
+
+
+def test_prepared_ruleset_survives_another_thread_clearing_the_cache(monkeypatch):
+    """``rescore --threads N`` scores batches of one ruleset on N threads, and the first batches of each thread
+    all miss engine._CACHE: a thread that cleared it just after another stored its entry made that one's
+    ``return _CACHE[key]`` raise KeyError. The interleaving is forced here: the cache clears itself right after
+    each store, as the other thread would. The hand is scored as by hand above (102-60 card points ...)."""
+    from pipeline.rescore import engine
+
+    class ClearedByOtherThread(dict):
+        def __setitem__(self, key, value):
+            super().__setitem__(key, value)
+            self.clear()             # the other thread, between this thread's store and its lookup
+
+    monkeypatch.setattr(engine, "_CACHE", ClearedByOtherThread())
+    (r,) = score("belote-classic", _game(1))
+    assert (r["card_points"], r["declaration_points"], r["hand_score"]) == ([102, 60], [200, 0], [322, 60])

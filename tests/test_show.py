@@ -135,3 +135,69 @@ def test_cli(tmp_path):
     assert r.exit_code == 2 and "no game 'nope'" in r.stderr
     r = runner.invoke(app, ["show", "--lake", str(lake), "--game", "g1", "--hand", "7"])
     assert r.exit_code == 2 and "has no hand 7" in r.stderr
+
+
+def _summary_hand(hand_no: int, score: list[int]) -> dict:
+    """A summary-level hand (a score sheet's line: no cards), which counts its recorded score in the totals."""
+    return {"hand_no": hand_no, "dealer": 3, "completeness": "summary",
+            "contract": {"taker": 0, "strain": "H", "bid": 80}, "recorded": {"score": score}}
+
+
+def test_game_summary_uses_the_games_recorded_target(tmp_path):
+    """coinche-cli sets game.target_from_record (the target is a per-table option): a game recorded with target
+    500 ends at the first hand that leaves a total of 500 or more, in ``show`` as in ``game_scores``.
+    By hand, the recorded scores add up: [300, 10] -> [300, 10]; + [210, 40] -> [510, 50], 510 >= 500 held by
+    team 0 alone: team 0 wins at hand 2; + [0, 250] -> [510, 300] (the totals go on after the end). Under the
+    ruleset's own target (1000) nobody would have reached it."""
+    g = native_game("t500", [_summary_hand(1, [300, 10]), _summary_hand(2, [210, 40]), _summary_hand(3, [0, 250])],
+                    ruleset_hint="coinche-cli")
+    g["target"] = 500
+    lake = tmp_path / "lake"
+    ingest_paths([write_jsonl(tmp_path / "g.jsonl", [g])], lake)
+    rescore_lake(lake, rules.load("coinche-cli"))
+    (stored,) = lakemod.read(lake, "game_scores").to_pylist()
+    assert (stored["winner"], stored["ended_at_hand"], stored["totals_at_end"]) == (0, 2, [510, 50])
+    r = CliRunner().invoke(app, ["show", "--lake", str(lake), "--game", "test:t500"])
+    assert r.exit_code == 0, r.output
+    assert "result: team 0 wins at hand 2 with [510, 50]   [game.target]" in r.stdout
+    r = CliRunner().invoke(app, ["show", "--lake", str(lake), "--game", "test:t500", "--format", "json"])
+    summary = json.loads(r.stdout)[-1][0]
+    assert (summary["winner"], summary["totals"]) == (0, [510, 300])
+
+
+def test_announced_only_ruleset_shows_no_contest_of_held_declarations(tmp_path):
+    """Under ``declarations.count = "announced"`` a hand whose record holds no announcements scores no declaration
+    (the engine settles the recorded list, which is empty: pipeline/rescore/hand_pass.py, F_FROM_ANN). The
+    breakdown lists what is held but must not settle a contest over it. The hand (tests/test_hand_pass.py's
+    _game): each seat holds one whole suit, so a run of 8 (quinte, 100) each; seat 0 takes in clubs. By hand:
+    nothing announced -> declarations 0 - 0, belote 0 - 0 (a belote counts only as announced too)."""
+    from helpers import hands_table
+    from test_hand_pass import _game
+
+    house = tmp_path / "announced-only.toml"
+    house.write_text('name = "announced-only"\nextends = "belote-classic"\ndescription = "t"\n\n'
+                     '[declarations]\ncount = "announced"\n')
+    (hand,) = hands_table(_game(1)).to_pylist()
+    assert hand["announced"] is None
+    b = explain(hand, rules.load(str(house)))
+    (sec,) = [s for s in b["sections"] if s["title"] == "Declarations and belote"]
+    assert [(ln["label"], ln["value"]) for ln in sec["lines"]] == [
+        ("held by P0", "quinte to AC (100)"), ("held by P1", "quinte to AD (100)"),
+        ("held by P2", "quinte to AH (100)"), ("held by P3", "quinte to AS (100)"),
+        ("declarations scored", "0 - 0"), ("belote-rebelote", "0 - 0")]
+
+
+@pytest.mark.parametrize("ruleset, to", [
+    ("belote-classic", "the winner of the next hand"),            # game.litige_to = next_hand_winner
+    ("ffb-classic", "the team that makes the next contract"),     # next_made_contract (FFB-B16 §10.1.3)
+])
+def test_held_over_line_names_who_receives_the_litige(ruleset, to):
+    """DEAL_L taken by seat 0 is a litige under both rulesets (tests/test_show.py::test_cli: 81 - 81, the
+    defence scores its 81 now, the takers' 81 are held: [0, 81], 81 held); the line says who gets them, as
+    game.litige_to says."""
+    from helpers import hands_table
+
+    (hand,) = hands_table(native_game("g1", [native_hand(DEAL_L, 1, taker=0)])).to_pylist()
+    b = explain(hand, rules.load(ruleset))
+    (line,) = [ln for s in b["sections"] for ln in s["lines"] if ln["label"] == "held over"]
+    assert (line["value"], b["score"]) == (f"81 to {to}", [0, 81])

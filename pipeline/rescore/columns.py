@@ -182,13 +182,14 @@ def fixed_lists(a: np.ndarray, typ: pa.DataType, valid: np.ndarray | pa.Buffer |
     width), NULL where ``valid`` (bool (n,), or an Arrow bitmap) is false."""
     n, width = a.shape
     key = (n, width)
-    if key not in _STEPS:
+    steps = _STEPS.get(key)
+    if steps is None:       # (held in a local: a thread of rescore --threads may clear the cache meanwhile)
         if len(_STEPS) > 64:
             _STEPS.clear()
-        _STEPS[key] = pa.py_buffer(np.arange(0, n * width + 1, width, dtype=np.int32))
+        steps = _STEPS[key] = pa.py_buffer(np.arange(0, n * width + 1, width, dtype=np.int32))
     child = primitive(a.reshape(-1), typ.value_type)
     vb = valid if isinstance(valid, pa.Buffer) or valid is None else bitmap(valid)
-    return pa.Array.from_buffers(typ, n, [vb, _STEPS[key]], children=[child])
+    return pa.Array.from_buffers(typ, n, [vb, steps], children=[child])
 
 
 _TEXTS: dict[tuple, pa.Array] = {}

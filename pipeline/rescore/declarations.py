@@ -718,7 +718,8 @@ def belote_announceable(strain: int, hand: int, trick: list[int], card: int, rul
     announces belote-rebelote (rules.md R25; BG-HIT: on playing the first of the pair when leading or
     following). Suit contracts: king or queen of trump with its partner card still held. All-trump:
     any suit, and with ``belote.all_trump = "per_suit_led"`` only when leading or following that suit.
-    Never in no-trump."""
+    Never in no-trump. The per-play reference of the rule (tests, NikolayIT oracle); the engine applies it to a
+    whole hand at once (:func:`belote_not_led`)."""
     rank, suit = card % 8, card // 8
     if rank not in (5, 6) or strain == NO_TRUMP or not rules["belote.enabled"]:
         return False

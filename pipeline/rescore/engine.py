@@ -76,11 +76,16 @@ _CACHE: dict[int, _Prepared] = {}
 
 
 def _prepared(rules: Ruleset) -> _Prepared:
+    """The :class:`_Prepared` of ``rules``, kept for the last ruleset asked for (the entry holds the ruleset, so
+    its id cannot be reused while cached). Returns the object it built or found, never a second lookup: the
+    threads of ``rescore --threads`` share the cache, and one may clear it between another's store and lookup."""
     key = id(rules)
-    if key not in _CACHE:
+    prep = _CACHE.get(key)
+    if prep is None:
+        prep = _Prepared(rules)
         _CACHE.clear()
-        _CACHE[key] = _Prepared(rules)
-    return _CACHE[key]
+        _CACHE[key] = prep
+    return prep
 
 
 def _inputs(hands: pa.Table, prep: _Prepared) -> hp.Inputs:
@@ -133,8 +138,9 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
 
     Args:
         hands: rows with (at least) the ``hands`` columns hand_key, game_id, hand_no, source, n_players,
-            dealer, completeness, initial_hands, taker, strain, bid, capot_bid, coinche, plays,
-            play_seats, recorded_score.
+            dealer, completeness, initial_hands, taker, strain, capot_bid, coinche, plays, play_seats; the
+            optional ones (tricks_taken, last_trick_seat, announced, recorded_score, recorded_margin, bid,
+            carried_in, taker_team) read as all-null when absent.
         rules: a resolved ruleset.
     Returns:
         A pyarrow Table with the ``scores`` schema, one row per input row, in input order. Per-team lists

@@ -87,7 +87,7 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
             vals = pc.list_flatten(rec.take(pa.array(use)).combine_chunks())
             hs[use] = pc.fill_null(vals, 0).to_numpy(zero_copy_only=False).astype(np.int64).reshape(-1, K)
     made = pc.fill_null(t.column("contract_made"), False).to_numpy(zero_copy_only=False)
-    lit_col = t.column("litige").to_numpy(zero_copy_only=False)
+    lit = t.column("litige").to_numpy(zero_copy_only=False)
     decided = pc.is_valid(t.column("contract_made")).to_numpy(zero_copy_only=False) & ok
     taker = pc.fill_null(t.column("taker_team"), 0).to_numpy(zero_copy_only=False).astype(np.int64)
     # the team scoring strictly more than every other on a hand (-1 when the best score is shared)
@@ -101,7 +101,7 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
         deal_winner = np.where(decided, np.where(made, taker, np.where(top != taker, top, -1)), -1)
     litige_to = rules["game.litige_to"]
     if litige_to == "higher_hand_score":   # the team scoring more on the next hand (Belot_Scorer)
-        winner_hand = np.where(ok & ~lit_col, top, -1)
+        winner_hand = np.where(ok & ~lit, top, -1)
     elif litige_to == "next_made_contract":   # FFB-B16 §10.1.3: the team that makes the next contract
         winner_hand = np.where(decided & made, taker, -1)
     else:   # "next_hand_winner"
@@ -114,7 +114,6 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
         cap = pc.fill_null(t.column("capot_team"), -1).to_numpy(zero_copy_only=False).astype(np.int64)
         belote_only |= (cap >= 0)[:, None] & (cap[:, None] != team_ids)
     held = t.column("held_points").to_numpy(zero_copy_only=False).astype(np.int64)
-    lit = t.column("litige").to_numpy(zero_copy_only=False)
 
     M_score = np.zeros((G, H, K), dtype=np.int64)
     M_win = np.full((G, H), -1, dtype=np.int64)

@@ -33,12 +33,13 @@ from pipeline.rescore.jit import njit
 @njit(cache=True, nogil=True, inline="always")
 def solo_one(i, C, D, B, t, mp, combined, fd, to_def, share, rcode, awards, made, litige, decided, P, score, held):
     """Settle hand ``i`` of K players each for himself: the one implementation of the 3-player made test and
-    awards, compiled, called by :func:`pipeline.rescore.hand_pass.contract_pass` for each hand. C/D/B: int64
+    awards, compiled, called by :func:`pipeline.rescore.hand_pass.solo_pass` for each hand. C/D/B: int64
     (n, K) card, declaration, belote points; ``t``: the taker's seat; ``mp``: :func:`contract._made_params`;
     ``combined``: ``solo_made = "combined"``; ``fd``: ``fail_declarations`` code; ``to_def``: belote.on_failure
     is "to_defence"; ``share``: solo_fail is "share"; ``rcode``: rounding code; ``awards``: compute the scores
-    (game points), not only the outcome. Writes row i of made/litige/decided (bool), P, score (int32 (n, K))
-    and held (int32)."""
+    (game points), not only the outcome. Writes row i of made/litige/decided (bool), P (the totals compared,
+    card points; int16 (n, K) in the hand pass), score (int32 (n, K), game points) and held (int32, game
+    points)."""
     m_decl, m_bel, min_pts, vs, tie_rule = mp[0], mp[1], mp[4], mp[5], mp[6]
     K = C.shape[1]
     has_decl = False
