@@ -674,3 +674,24 @@ def test_small_files_use_plain_python_kernels(tmp_path, monkeypatch):
     assert {"_compact_hands", "_mark_null_source_lines"} <= set(called)
     assert kernels.use_compiled(None) and kernels.use_compiled(kernels.COMPILED_MIN_BYTES)
     assert not kernels.use_compiled(kernels.COMPILED_MIN_BYTES - 1)
+
+
+def test_block_pool_leaves_no_block_folder_when_its_workers_cannot_start(tmp_path, monkeypatch):
+    """A pool whose workers fail to start (here: the first submit raises, as a fork refused for memory would)
+    raises that error and removes its block folder, which no context manager would remove yet."""
+    made: list[str] = []
+    real_mkdtemp = native_pool.tempfile.mkdtemp
+
+    def mkdtemp(**kw):
+        made.append(real_mkdtemp(**dict(kw, dir=str(tmp_path))))
+        return made[-1]
+
+    class NoFork(native_pool.ProcessPoolExecutor):
+        def submit(self, *a, **kw):
+            raise OSError("fork refused")
+
+    monkeypatch.setattr(native_pool.tempfile, "mkdtemp", mkdtemp)
+    monkeypatch.setattr(native_pool, "ProcessPoolExecutor", NoFork)
+    with pytest.raises(OSError, match="fork refused"):
+        native_pool.BlockPool(2)
+    assert len(made) == 1 and not Path(made[0]).exists()

@@ -133,12 +133,16 @@ class BlockPool:
         self._dir = tempfile.mkdtemp(prefix="rebelote-blocks-",
                                      dir=shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else None)
         self._ex = ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork"))
-        with warnings.catch_warnings():
-            # Python 3.12+ warns about forking a process with threads: the lake writer's thread is idle here
-            # (its pending write was awaited) and the workers never touch it
-            warnings.simplefilter("ignore", DeprecationWarning)
-            for _ in range(n):       # start the workers now, from this thread, at a known quiet point
-                self._ex.submit(int).result()
+        try:
+            with warnings.catch_warnings():
+                # Python 3.12+ warns about forking a process with threads: the lake writer's thread is idle here
+                # (its pending write was awaited) and the workers never touch it
+                warnings.simplefilter("ignore", DeprecationWarning)
+                for _ in range(n):       # start the workers now, from this thread, at a known quiet point
+                    self._ex.submit(int).result()
+        except BaseException:   # no context manager yet to clean up: the block folder must not be left behind
+            self.__exit__()
+            raise
 
     def __enter__(self) -> Self:
         return self
