@@ -42,6 +42,18 @@ def _fail(msg: str) -> None:
     raise typer.Exit(EXIT_ERROR)
 
 
+def _need_lake(lake) -> None:
+    """Exit with status 2 (EXIT_ERROR) and a message when the lake folder (or URL) does not exist: a report over no lake is
+    an error, not an empty table."""
+    from pipeline import lake as lakemod
+    try:
+        found = lakemod.exists(lake)
+    except ValueError as e:     # an unusable URL
+        _fail(str(e))
+    if not found:
+        _fail(f"lake folder not found: {lake}")
+
+
 def _load_rules(name: str, lake=None):
     """A shipped ruleset or a .toml file; with ``lake``, also a house ruleset the lake was rescored with (its
     resolved parameters are kept in ``scores/ruleset=NAME/_ruleset.json``)."""
@@ -238,9 +250,8 @@ def compact(
     for t in table or []:
         if t not in schema.ALL_TABLES:
             _fail(f"unknown table {t!r}; tables: {', '.join(schema.ALL_TABLES)}")
+    _need_lake(lake)
     try:
-        if not lakemod.exists(lake):
-            _fail(f"lake folder not found: {lake}")
         out.print(str(lakemod.compact(lake, table or None)))
     except ValueError as e:
         _fail(str(e))
@@ -416,6 +427,7 @@ def stats_fairness(
     from pipeline.fairness import TRUMP_CAVEAT, fairness_report
 
     filters = _filters(source, variant, player, min_hands, _salt(pseudonymize), since, until)
+    _need_lake(lake)
     try:
         table = fairness_report(lake, by, filters=filters if (source or variant or player or pseudonymize or since
                                                               or until or min_hands) else None)
@@ -447,6 +459,7 @@ def rejects(
 
     from pipeline import lake as lakemod
 
+    _need_lake(lake)
     table = lakemod.read(lake, "rejects")
     if file:
         table = table.filter(pc.match_substring(table.column("source_file"), file))

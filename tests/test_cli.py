@@ -278,3 +278,13 @@ def test_compare_filters_and_pairings(tmp_path):
     finally:
         con.close()
     assert measures() == everything
+
+
+@pytest.mark.parametrize("command", [["stats", "fairness"], ["rejects"], ["compact"], ["stats", "players"]])
+def test_a_missing_lake_is_an_error_for_every_command_that_reads_one(tmp_path, command):
+    """No lake is an error (exit 2, the folder named), not an empty report: fairness and rejects used to print an
+    empty table / "no rejects in the lake" for a mistyped --lake."""
+    missing = tmp_path / "no-such-lake"
+    r = runner.invoke(app, command + ["--lake", str(missing)])
+    assert r.exit_code == 2, r.output
+    assert f"lake folder not found: {missing}" in " ".join(r.stderr.split())

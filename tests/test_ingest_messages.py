@@ -86,8 +86,9 @@ def test_rejects_with_a_known_code_absent_from_the_lake_lists_the_codes_present(
     r = run("rejects", "--lake", lake, "--reason", "card_played_twice", "--file", "cut", "--format", "csv")
     assert r.stdout.startswith('"reject_key"') and len(r.stdout.splitlines()) == 1
     assert "reason codes in the rejects of the files matching --file: invalid_json (1)" in r.stderr
+    # a lake that is not there is an error (a mistyped --lake), not a lake without rejects
     r = run("rejects", "--lake", tmp_path / "no-lake", "--reason", "empty_file")
-    assert r.stdout.splitlines() == ["no rejects match the filters", "the lake holds no rejects"]
+    assert r.exit_code == 2 and "lake folder not found" in r.stderr
 
 
 def _codes_written_in(source: Path) -> set[str]:
