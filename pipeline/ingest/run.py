@@ -432,6 +432,9 @@ class _Writer:
             return rej("bad_value", f"recorded winner {winner} is not a team of this {n}-player game "
                                     f"(0..{2 if n == 3 else 1})")
         numbers = [h.get("hand_no") for h in rec.hands]
+        if None in numbers:     # else two such hands would read as "hand number None appears twice"
+            return rej("missing_field", f"the game's hand {numbers.index(None) + 1} (in record order) has no hand "
+                                        "number")
         if len(set(numbers)) != len(numbers):
             dup = next(x for x in numbers if numbers.count(x) > 1)
             return rej("duplicate_hand_no", f"hand number {dup} appears twice", dup)
