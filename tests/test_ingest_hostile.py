@@ -171,3 +171,35 @@ def test_cr_only_detection(head, rest, expected):
 
     from pipeline.ingest.line_ends import cr_only
     assert cr_only(head, io.BytesIO(rest)) is expected
+
+
+def test_truncated_last_line_cut_inside_a_multibyte_character_is_invalid_json_naming_its_game(tmp_path, native_path):
+    # A file cut in the middle of "è" (UTF-8 C3 A8) of a player's name: its last line is a line cut short, as if it
+    # stopped on an ASCII byte (README: "rejected as invalid_json with the game id its start still shows"), not a
+    # line in another encoding (bad_encoding named no game).
+    whole = orjson.dumps(native_game("t1", [native_hand(DEAL_A, 1, taker=0)]))
+    line2 = orjson.dumps(native_game("t2", [native_hand(DEAL_L, 1, taker=2)], players=("Ana", "Ben", "Gisèle", "Dan")))
+    i = line2.index("è".encode())
+    f = tmp_path / "cut.jsonl"
+    f.write_bytes(whole + b"\n" + line2[:i + 1])          # keeps C3, drops A8 and the rest
+    s = ingest_paths([f], tmp_path / "lake")
+    assert (s.games, s.hands) == (1, 1)
+    # the i bytes before "è" are ASCII, so orjson stops at character i of the whole part: column i + 1 (char i)
+    assert _rejects(tmp_path / "lake") == [
+        (2, "test:t2", None, "invalid_json",
+         f"invalid JSON: unexpected end of data: line 1 column {i + 1} (char {i}); "
+         "the line stops inside a multi-byte UTF-8 character (cut short)")]
+
+
+def test_latin1_byte_inside_a_line_reject_names_its_game(tmp_path, native_path):
+    # "Gis\xe8le" is Latin-1: the line is not UTF-8 (bad_encoding), but its start shows the game it holds
+    whole = orjson.dumps(native_game("t1", [native_hand(DEAL_A, 1, taker=0)]))
+    line2 = orjson.dumps(native_game("t2", [native_hand(DEAL_L, 1, taker=2)], players=("Ana", "Ben", "Gisèle", "Dan")))
+    f = tmp_path / "latin1.jsonl"
+    f.write_bytes(whole + b"\n" + line2.replace("è".encode(), b"\xe8") + b"\n")
+    s = ingest_paths([f], tmp_path / "lake")
+    assert (s.games, s.hands) == (1, 1)
+    assert _rejects(tmp_path / "lake") == [
+        (2, "test:t2", None, "bad_encoding", "line is not valid UTF-8 text (is the file in another encoding?)")]
+    raw = lakemod.read(tmp_path / "lake", "rejects").to_pylist()[0]["raw"]
+    assert "Gis\xe8le" in raw          # the line's bytes, read as Latin-1 (one character a byte)

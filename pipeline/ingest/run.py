@@ -170,15 +170,17 @@ def _readable_head(path: Path) -> bytes:
     return out[:HEAD_BYTES]
 
 
-def _lines(binary) -> Iterator[Line]:
+def _lines(binary, raw_bad: bool = False) -> Iterator[Line]:
+    """(line number, byte offset, text) per line of ``binary``; a line that is not UTF-8 gives None, or its bytes
+    with ``raw_bad`` (the native reader names the game they still show)."""
     offset = 0
     for i, raw in enumerate(binary, start=1):
         try:
-            text: str | None = raw.decode("utf-8")
+            text: str | bytes | None = raw.decode("utf-8")
             if i == 1:
                 text = text.removeprefix("\ufeff")   # a byte-order mark is not content
         except UnicodeDecodeError:
-            text = None
+            text = raw if raw_bad else None
         yield i, offset, text
         offset += len(raw)
 
@@ -1228,7 +1230,7 @@ def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject,
             # columnar reading of whole blocks; lines it cannot vouch for come back through `take`
             fast_native.read_into(fh, str(path), writer, take, size=path.stat().st_size)
         else:
-            for rec in reader.read(_lines(fh), str(path)):
+            for rec in reader.read(_lines(fh, reader is native_jsonl), str(path)):
                 take(rec)
     # a recognised file that gave neither a game nor a reject (a CSV header alone, an envelope with an empty
     # list) must not vanish; readers whose side files are read through another file say so (SIDE_FILES)
