@@ -378,7 +378,11 @@ def game_summary(hands: list[dict[str, Any]], rules: Ruleset) -> dict[str, Any]:
         s = scores.slice(k - 1, 1).to_pylist()[0]
         held = f", {s['held_points']} held" if s["held_points"] else ""
         score = s["hand_score"]
-        if score is None:    # not rescored: what the totals count instead, and why
+        rec = s[SUMMARY_SCORE]
+        if s["status"] == "passed_out" and rec is not None and len(rec) == rules.n_teams:
+            # a summary hand nobody took (carg's misère, misdeal, foul play): its recorded score counts
+            score = f"{rec} as recorded (passed out: a summary hand nobody took counts the score its source recorded)"
+        elif score is None:    # not rescored: what the totals count instead, and why
             score = (f"{s[SUMMARY_SCORE]} as recorded ({s['reason']})" if s[SUMMARY_SCORE] is not None
                      else f"counts 0 - 0: {s['status']} ({s['reason']})")
         lines.append(_line(f"hand {s['hand_no']}", f"{score}{held} -> totals {g['totals']}"
