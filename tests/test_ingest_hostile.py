@@ -203,3 +203,28 @@ def test_latin1_byte_inside_a_line_reject_names_its_game(tmp_path, native_path):
         (2, "test:t2", None, "bad_encoding", "line is not valid UTF-8 text (is the file in another encoding?)")]
     raw = lakemod.read(tmp_path / "lake", "rejects").to_pylist()[0]["raw"]
     assert "Gis\xe8le" in raw          # the line's bytes, read as Latin-1 (one character a byte)
+
+
+def test_pipe_named_on_the_command_line_is_a_usage_error_not_an_empty_file(tmp_path):
+    # `rebelote ingest <(zcat games.jsonl.gz)` names a pipe: detection read its head, the import found it empty and
+    # rejected it as no_records (a reason about the file's content, which was fine). A named FIFO with no writer
+    # hung the ingest. Now both stop before reading, with exit status 2 (README: usage or I/O error).
+    from typer.testing import CliRunner
+
+    from pipeline.cli import app
+    from pipeline.ingest.run import NotRegularFileError
+    fifo = tmp_path / "games.jsonl"
+    os.mkfifo(fifo)                  # no writer: opening it would block; stat() does not
+    with pytest.raises(NotRegularFileError, match="games.jsonl: not a regular file"):
+        ingest_paths([fifo], tmp_path / "lake")
+    r = CliRunner().invoke(app, ["ingest", str(fifo), "--lake", str(tmp_path / "lake")])
+    assert r.exit_code == 2
+    assert "not a regular file (a pipe, socket or device)" in " ".join(r.output.split())
+    assert not (tmp_path / "lake").exists() or not lakemod.has_table(tmp_path / "lake", "rejects")
+    # inside a folder a pipe is skipped, as before (a folder's files are the regular ones)
+    d = tmp_path / "in"
+    d.mkdir()
+    os.mkfifo(d / "p.jsonl")
+    write_jsonl(d / "g.jsonl", [native_game("g", [native_hand(DEAL_A, 1, taker=0)])])
+    s = ingest_paths([d], tmp_path / "lake2")
+    assert (s.files, s.games, s.hands) == (1, 1, 1)

@@ -133,18 +133,27 @@ def _n(k: int, noun: str) -> str:
     return f"{k} {noun}{'' if k == 1 else 's'}"
 
 
+class NotRegularFileError(OSError):
+    """A path named on the command line that exists but is neither a regular file nor a folder."""
+
+
 def walk(paths: list[Path]) -> Iterator[Path]:
     """Files under the given paths (folders recursively; a folder's own files before its subfolders', each
     sorted by name; hidden files skipped). Top-level files first means an index such as OpenSpiel's
-    histories.jsonl is read before the per-deal files that repeat it."""
+    histories.jsonl is read before the per-deal files that repeat it. Raises FileNotFoundError for a named path
+    that does not exist, NotRegularFileError for one that is a pipe, socket or device (a folder's are skipped)."""
     for p in paths:
         p = Path(p)
         if p.is_dir():
             for f in sorted(p.rglob("*"), key=lambda f: (len(f.relative_to(p).parts), str(f))):
                 if f.is_file() and not any(part.startswith(".") for part in f.relative_to(p).parts):
                     yield f
-        elif p.exists():
+        elif p.is_file():
             yield p
+        elif p.exists():     # a pipe (``<(zcat f.gz)``), socket or device: read twice, it would be empty (no_records)
+            raise NotRegularFileError(f"{p}: not a regular file (a pipe, socket or device): the ingest reads a file "
+                                      "twice (detection, then import) and records its size and content hash; save "
+                                      "it to a file first")
         else:
             raise FileNotFoundError(f"{p}: no such file or folder")
 
