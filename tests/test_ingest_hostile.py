@@ -228,3 +228,23 @@ def test_pipe_named_on_the_command_line_is_a_usage_error_not_an_empty_file(tmp_p
     write_jsonl(d / "g.jsonl", [native_game("g", [native_hand(DEAL_A, 1, taker=0)])])
     s = ingest_paths([d], tmp_path / "lake2")
     assert (s.files, s.games, s.hands) == (1, 1, 1)
+
+
+def test_wrong_format_forced_on_an_imported_file_keeps_its_rows(tmp_path):
+    # `ingest a.jsonl --format colver` on a native file already imported: the colver reader rejects its line
+    # (bad_record), and the file's 2 hands left the lake as "superseded (edited or removed)" though
+    # its bytes never changed. A read that detection disputes (its rejects say "drop --format") removes nothing.
+    f = write_jsonl(tmp_path / "a.jsonl", [native_game("g", [native_hand(DEAL_A, 1, taker=0),
+                                                              native_hand(DEAL_L, 2, taker=1)])])
+    lake = tmp_path / "lake"
+    assert ingest_paths([f], lake).hands == 2
+    notes = []
+    s = ingest_paths([f], lake, fmt="colver", on_notice=notes.append)
+    assert (s.hands, s.replaced, dict(s.rejected)) == (0, 0, {"bad_record": 1})
+    assert sorted(_hands(lake)) == [("test:g", 1), ("test:g", 2)]
+    assert notes == [f"{f}: read with --format colver, which detection disputes (it reads this file as "
+                     "'rebelote'): nothing the file gave before is removed"]
+    # the next read without --format clears the colver reject, still with both hands
+    s = ingest_paths([f], lake)
+    assert (s.hands, s.replaced, dict(s.rejected), s.rejects_cleared) == (0, 0, {}, 1)
+    assert sorted(_hands(lake)) == [("test:g", 1), ("test:g", 2)] and _rejects(lake) == []

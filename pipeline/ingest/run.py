@@ -1046,8 +1046,12 @@ def _import_file(path: Path, key: str, forced, label: str, reread: bool, run: _R
         manifest[key] = stamp + _sidecar_record(path, reader)
         unchanged = (same_bytes and not again
                      and summary.games + summary.hands + sum(summary.rejected.values()) == added_before)
-        writer.finish_holdings(changed=not unchanged)
-        if unchanged:
+        disputed = bool(hint) and writer.replacing is not None   # --format against detection: a doubtful read
+        if disputed:
+            run.notice(f"{path}: read with --format {label}, which detection disputes (it reads this file as "
+                       f"'{ingest.detect(path.name, head).NAME}'): nothing the file gave before is removed")
+        writer.finish_holdings(changed=not (unchanged or disputed))
+        if unchanged or disputed:
             # --reread of unchanged bytes that gave nothing new: the same rows as before, none stale (checking
             # reads the lake, per file: it made re-reading a folder of small files 4x slower than importing it)
             writer.replacing = None
