@@ -248,3 +248,17 @@ def test_wrong_format_forced_on_an_imported_file_keeps_its_rows(tmp_path):
     s = ingest_paths([f], lake)
     assert (s.hands, s.replaced, dict(s.rejected), s.rejects_cleared) == (0, 0, {}, 1)
     assert sorted(_hands(lake)) == [("test:g", 1), ("test:g", 2)] and _rejects(lake) == []
+
+
+@pytest.mark.parametrize("codec, words", [("utf-16-le", "little-endian"), ("utf-16-be", "big-endian")])
+def test_utf16_without_byte_order_mark_is_named_not_unrecognised(tmp_path, codec, words):
+    # Windows tools write UTF-16 without a BOM too; such a file was "not recognised (use --format to force a
+    # reader)", and forcing a reader gave one bad_encoding or invalid_json reject a line. Its bytes say what it
+    # is (every other byte 0 in ASCII text), so it is rejected once, as a UTF-16 file with a BOM is.
+    f = tmp_path / "u16.jsonl"
+    f.write_bytes(orjson.dumps(native_game("u", [native_hand(DEAL_A, 1, taker=0)])).decode().encode(codec) +
+                  "\n".encode(codec))
+    s = ingest_paths([f], tmp_path / "lake")
+    assert (s.hands, s.unrecognised, dict(s.rejected)) == (0, [], {"bad_encoding": 1})
+    assert _rejects(tmp_path / "lake") == [
+        (None, None, None, "bad_encoding", f"the file is UTF-16 text ({words}, no byte-order mark); convert it to UTF-8")]

@@ -993,9 +993,10 @@ def _import_file(path: Path, key: str, forced, label: str, reread: bool, run: _R
             if on_file:
                 on_file(path, None)
             return True
-    if head_bytes[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        _file_reject(path, label if forced else None, "bad_encoding", "the file is UTF-16 text; convert it to UTF-8",
-                     writer, strict, on_reject)
+    utf16 = "" if head_bytes[:2] in (b"\xff\xfe", b"\xfe\xff") else _utf16_without_bom(head_bytes)
+    if utf16 is not None:
+        _file_reject(path, label if forced else None, "bad_encoding",
+                     f"the file is UTF-16 text{utf16}; convert it to UTF-8", writer, strict, on_reject)
         if on_file:
             on_file(path, None)
         return True
@@ -1157,6 +1158,22 @@ def _file_reject(path: Path, fmt: str | None, code: str, reason: str, writer: "_
     writer.add_reject(rej)
     if on_reject:
         on_reject(rej)
+
+
+def _utf16_without_bom(head: bytes) -> str | None:
+    """`` (little-endian, no byte-order mark)`` (or big-endian) when a file's first bytes ``head`` are UTF-16 text
+    without a BOM: in their first 512 bytes every byte at odd (even) offsets is 0, and none at the others, as
+    ASCII text reads in UTF-16 (UTF-8 text holds no 0 byte). None otherwise."""
+    sample = head[:512]
+    sample = sample[:len(sample) - len(sample) % 2]
+    if len(sample) < 4:
+        return None
+    even, odd = sample[0::2], sample[1::2]
+    if odd.count(0) == len(odd) and 0 not in even:
+        return " (little-endian, no byte-order mark)"
+    if even.count(0) == len(even) and 0 not in odd:
+        return " (big-endian, no byte-order mark)"
+    return None
 
 
 def forced_hint(forced, name: str, head: str) -> str:
