@@ -262,3 +262,41 @@ def test_utf16_without_byte_order_mark_is_named_not_unrecognised(tmp_path, codec
     assert (s.hands, s.unrecognised, dict(s.rejected)) == (0, [], {"bad_encoding": 1})
     assert _rejects(tmp_path / "lake") == [
         (None, None, None, "bad_encoding", f"the file is UTF-16 text ({words}, no byte-order mark); convert it to UTF-8")]
+
+
+def test_cr_only_head_then_crlf_lines_keep_the_editor_line_numbers(tmp_path, native_path):
+    # A file whose head (the first 64 KiB, run.HEAD_BYTES) ends its lines in CR alone is read with CR as the line
+    # end; when later lines end in CR LF (a file appended to on another system), each CR LF became two line ends
+    # (LF, LF): the blank line between them shifted every later line number by one (the last game, on line n + 2
+    # in an editor, was reported on line n + 3). Only a bare CR (not followed by LF) is a line end to translate.
+    from pipeline.ingest.run import HEAD_BYTES
+    body = [orjson.dumps(native_game(f"m{i}", [native_hand(DEAL_A, 1, taker=0)])) for i in range(1, 200)]
+    n = next(k for k in range(len(body)) if sum(len(b) + 1 for b in body[:k]) > HEAD_BYTES)   # CR lines 1..n
+    f = tmp_path / "mixed.jsonl"
+    f.write_bytes(b"\r".join(body[:n]) + b"\r" + body[n] + b"\r\n" + body[n + 1] + b"\r\n"
+                  + b'{"format":"rebelote","source":"test","source_game_id":"cut","hands":[\r\n')
+    s = ingest_paths([f], tmp_path / "lake")
+    assert (s.games, s.hands, s.cr_files) == (n + 2, n + 2, [str(f)])
+    lines = {k: h["source_line"] for k, h in _hands(tmp_path / "lake").items()}
+    assert (lines[(f"test:m{n}", 1)], lines[(f"test:m{n + 1}", 1)], lines[(f"test:m{n + 2}", 1)]) == (n, n + 1, n + 2)
+    (rej,) = _rejects(tmp_path / "lake")
+    assert rej[:4] == (n + 3, "test:cut", None, "invalid_json")
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 7, 1 << 16])
+def test_cr_translation_keeps_crlf_across_read_boundaries(chunk):
+    # every bare CR becomes LF, a CR LF stays, one byte for one byte, whatever the read sizes (a CR ending a chunk
+    # is checked against the next byte); expected: the data with each CR not followed by LF replaced by hand
+    import io
+
+    from pipeline.ingest.line_ends import _CrToLf
+    data = b"a\rb\r\nc\r\r\nd\r\re\r"
+    want = b"a\nb\r\nc\n\r\nd\n\ne\n"
+    raw, out = _CrToLf(io.BytesIO(data)), b""
+    while True:
+        buf = bytearray(chunk)
+        k = raw.readinto(buf)
+        if not k:
+            break
+        out += bytes(buf[:k])
+    assert out == want
