@@ -300,3 +300,19 @@ def test_cr_translation_keeps_crlf_across_read_boundaries(chunk):
             break
         out += bytes(buf[:k])
     assert out == want
+
+
+def test_folder_holding_the_lake_does_not_read_the_lake_files(tmp_path):
+    # `rebelote ingest .` with the default lake ./rebelote-lake: the folder walk went into the lake and read the
+    # head of every Parquet file, the manifest and the ruleset files (listing each as "not recognised"), on every
+    # run, while writing to it. The lake's own folder is not input.
+    d = tmp_path / "in"
+    d.mkdir()
+    write_jsonl(d / "g.jsonl", [native_game("g", [native_hand(DEAL_A, 1, taker=0)])])
+    lake = d / "rebelote-lake"
+    notes: list[str] = []
+    s1 = ingest_paths([d], lake, on_notice=notes.append)
+    s2 = ingest_paths([d], lake, on_notice=notes.append)     # the lake now holds files
+    assert (s1.files, s1.hands, s1.unrecognised) == (1, 1, [])
+    assert (s2.files, s2.unchanged, s2.unrecognised) == (1, 1, [])
+    assert notes == [f"{lake}: the lake's own folder is inside a folder being imported: its files are not read"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import os
 import re
 import sys
 import time
@@ -945,7 +946,15 @@ def _ingest_files(paths, fmt, reread, run: _Run, prune: bool = False) -> None:
     skipped: set[str] = set()     # physical names of the unchanged files skipped
     walked: set[str] = set()
     named = {physical_name(Path(p)) for p in paths if Path(p).is_file()}   # files given by name, not met in a folder
+    loc = lakemod.locate(run.lake)
+    own = os.path.realpath(loc.root) + os.sep if loc.local else None      # the lake's files are not input
+    noted = False
     for path in walk(paths):
+        if own is not None and os.path.realpath(path).startswith(own):
+            if not noted:
+                run.notice(f"{loc.root}: the lake's own folder is inside a folder being imported: its files are not read")
+                noted = True
+            continue
         summary.files += 1
         key = physical_name(path)
         walked.add(key)
