@@ -85,6 +85,11 @@ def explain(hand: dict[str, Any], rules: Ruleset) -> dict[str, Any]:
     if hand.get("taker") is None and not team_only:
         if hand.get("completeness") == "deal":
             section("Contract", [_line("not recorded", "the record holds the deal only (completeness deal)")])
+        elif hand.get("completeness") == "summary" and len(hand.get("recorded_score") or []) == K:
+            # a round nobody took whose source recorded a score (carg's misère, misdeal, foul play): it counts
+            section("Contract", [_line("passed out", f"no contract: counts {' - '.join(map(str, hand['recorded_score']))}"
+                                       " as recorded (a summary hand: its recorded score counts in the game)",
+                                       "auction.style")])
         else:
             section("Contract", [_line("passed out", "no contract: 0 - 0", "auction.style")])
         return {"ruleset": rules.name, "game_id": hand["game_id"], "hand_no": hand["hand_no"], "sections": sections,

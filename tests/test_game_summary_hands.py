@@ -83,3 +83,9 @@ def test_summary_hand_without_contract_counts_its_recorded_score_in_game_scores(
         "hand 2: [0, 160] as recorded (passed out: a summary hand nobody took counts the score its source recorded)"
         " -> totals [272, 160]   [game.litige_to]",
     ]
+    # ... and so does its own view (it said "no contract: 0 - 0")
+    r = CliRunner().invoke(app, ["show", "--game", "test:f", "--hand", "2", "--rules", "belote-classic",
+                                 "--lake", str(lake)])
+    assert r.exit_code == 0, r.output
+    assert ("passed out: no contract: counts 0 - 160 as recorded (a summary hand: its recorded score counts in the "
+            "game)   [auction.style]") in [ln.strip() for ln in r.output.splitlines()]
