@@ -316,3 +316,37 @@ def test_folder_holding_the_lake_does_not_read_the_lake_files(tmp_path):
     assert (s1.files, s1.hands, s1.unrecognised) == (1, 1, [])
     assert (s2.files, s2.unchanged, s2.unrecognised) == (1, 1, [])
     assert notes == [f"{lake}: the lake's own folder is inside a folder being imported: its files are not read"]
+
+
+def test_file_emptied_since_imported_takes_its_rows_with_it(tmp_path):
+    # README (Formats): a changed file is read again and "hands no longer in the file leave the lake"; `--prune`
+    # treats a gone file "as if emptied". A file emptied to 0 bytes (or blank lines) kept its 2 hands, only adding
+    # an empty_file reject; deleting one line of two did remove that line's hand. Now emptied = no hands left.
+    f = write_jsonl(tmp_path / "a.jsonl", [native_game("g", [native_hand(DEAL_A, 1, taker=0)]),
+                                           native_game("h", [native_hand(DEAL_L, 1, taker=1)])])
+    lake = tmp_path / "lake"
+    assert ingest_paths([f], lake).hands == 2
+    f.write_bytes(b"\n\n")
+    s = ingest_paths([f], lake)
+    assert (s.replaced, dict(s.rejected)) == (2, {"empty_file": 1})
+    assert _hands(lake) == {} and lakemod.read(lake, "games").num_rows == 0
+    assert _rejects(lake) == [(None, None, None, "empty_file", "file is empty: no records")]
+    # refilled: read as a new file, its hands back, the empty_file reject cleared
+    write_jsonl(f, [native_game("g", [native_hand(DEAL_A, 1, taker=0)])])
+    s = ingest_paths([f], lake)
+    assert (s.hands, dict(s.rejected)) == (1, {})
+    assert sorted(_hands(lake)) == [("test:g", 1)] and _rejects(lake) == []
+
+
+def test_empty_file_filled_later_clears_its_empty_file_reject(tmp_path):
+    # README: "once the file is fixed, the next ingest reads it again, imports the fixed games and clears the
+    # rejects it no longer raises". A file that only ever gave a file-level reject (empty here; unreadable and
+    # UTF-16 alike) is not in the manifest, so its fixed read did not clear it: empty_file stayed in the lake.
+    f = tmp_path / "a.jsonl"
+    f.write_bytes(b"")
+    lake = tmp_path / "lake"
+    assert dict(ingest_paths([f], lake).rejected) == {"empty_file": 1}
+    write_jsonl(f, [native_game("g", [native_hand(DEAL_A, 1, taker=0)])])
+    s = ingest_paths([f], lake)
+    assert (s.hands, s.rejects_cleared) == (1, 1)
+    assert _rejects(lake) == []

@@ -934,10 +934,24 @@ class _Run:
     on_reject: Callable[[Reject], None] | None
     on_file: Callable[[Path, str | None], None] | None
     on_notice: Callable[[str], None] | None
+    _rejected_files: set[str] | None = None    # files the stored rejects came from (read_before), read once
 
     def notice(self, text: str) -> None:
         if self.on_notice:
             self.on_notice(text)
+
+    def read_before(self, key: str) -> bool:
+        """Whether file ``key`` (a physical name) gave rows or rejects to the lake before this run: it is in the
+        manifest, or it gave only rejects (empty, unreadable, UTF-16: such files are not in the manifest), which
+        its next read clears once it no longer raises them."""
+        if key in self.manifest:
+            return True
+        if self._rejected_files is None:
+            self._rejected_files = set()
+            if lakemod.has_table(lakemod.locate(self.lake), "rejects"):
+                col = lakemod.read(self.lake, "rejects", columns=["ingest_file"]).column("ingest_file")
+                self._rejected_files = {f for f in pc.unique(col).to_pylist() if f is not None}
+        return key in self._rejected_files
 
 
 def _ingest_files(paths, fmt, reread, run: _Run, prune: bool = False) -> None:
@@ -1014,9 +1028,15 @@ def _import_file(path: Path, key: str, forced, label: str, reread: bool, run: _R
         rej = empty_file_reject(path, label if forced else None)
         if strict:
             raise StrictError(rej.message())
+        emptied = run.read_before(key)      # emptied since: what it gave leaves, as from any edited file
+        writer.start_file(path, replacing=emptied)
         writer.add_reject(rej)
         if on_reject:
             on_reject(rej)
+        if emptied:
+            summary.replaced += writer.replace_stale()
+            manifest.pop(key, None)    # a file that gives only rejects is not in the manifest
+        writer.start_file(None)
         return True
     reader = forced or ingest.detect(path.name, head)
     if on_file:
@@ -1030,7 +1050,7 @@ def _import_file(path: Path, key: str, forced, label: str, reread: bool, run: _R
     same_bytes = prev is not None and prev[2:4] == stamp[2:] and sidecars_same
     # a file read before (it is in the manifest) and read again has changed, or --reread was given:
     # its new content replaces what it gave before
-    writer.start_file(path, replacing=key in manifest, same_bytes=same_bytes)
+    writer.start_file(path, replacing=run.read_before(key), same_bytes=same_bytes)
     added_before = summary.games + summary.hands + sum(summary.rejected.values())
     hint = forced_hint(forced, path.name, head)
     cr_lines = _cr_lines(path, head_bytes)
