@@ -152,7 +152,7 @@ def ingest(
                         console=err, transient=True, disable=quiet or not err.is_terminal)
     try:
         total = sum(1 for _ in walk(paths))
-    except FileNotFoundError as e:
+    except OSError as e:          # missing, or not a regular file (a pipe): exit 2
         _fail(str(e))
     task = progress.add_task("files", total=total)
 

@@ -375,8 +375,10 @@ def _stored_counts(con, by: str) -> tuple[list[str], np.ndarray, np.ndarray, dic
     if not found:
         return None
     group = {"source": "source", "player": "coalesce(player, '')", "all": "'(all)'"}[by]
-    aggs = [f"count_if(events & {1 << b} != 0)" for b in range(len(EVENT_BITS))]
-    aggs += [f"count_if(events & {CARRE_MASK} != 0)"] + [f"count_if(trump_len = {c})" for c in range(9)]
+    # count_if over only NULLs (every hand of a group passed out: no trump length) is NULL in DuckDB, not 0
+    aggs = [f"coalesce(count_if(events & {1 << b} != 0), 0)" for b in range(len(EVENT_BITS))]
+    aggs += [f"coalesce(count_if(events & {CARRE_MASK} != 0), 0)"]
+    aggs += [f"coalesce(count_if(trump_len = {c}), 0)" for c in range(9)]
     rows = con.execute(f"SELECT {group} AS g, count(*), count(trump_len), {', '.join(aggs)} FROM dealt_events "
                        "WHERE ruleset = $r GROUP BY g", {"r": found[0][0]}).fetchall()
     names = [r[0] for r in rows]

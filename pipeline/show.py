@@ -91,6 +91,11 @@ def explain(hand: dict[str, Any], rules: Ruleset) -> dict[str, Any]:
     if hand.get("taker") is None and not team_only:
         if hand.get("completeness") == "deal":
             section("Contract", [_line("not recorded", "the record holds the deal only (completeness deal)")])
+        elif hand.get("completeness") == "summary" and len(hand.get("recorded_score") or []) == K:
+            # a round nobody took whose source recorded a score (carg's misère, misdeal, foul play): it counts
+            section("Contract", [_line("passed out", f"no contract: counts {' - '.join(map(str, hand['recorded_score']))}"
+                                       " as recorded (a summary hand: its recorded score counts in the game)",
+                                       "auction.style")])
         else:
             section("Contract", [_line("passed out", "no contract: 0 - 0", "auction.style")])
         return {"ruleset": rules.name, "game_id": hand["game_id"], "hand_no": hand["hand_no"], "sections": sections,
@@ -401,7 +406,11 @@ def game_summary(hands: list[dict[str, Any]], rules: Ruleset, target: int | None
         s = scores.slice(k - 1, 1).to_pylist()[0]
         held = f", {s['held_points']} held" if s["held_points"] else ""
         score = s["hand_score"]
-        if score is None:    # not rescored: what the totals count instead, and why
+        rec = s[SUMMARY_SCORE]
+        if s["status"] == "passed_out" and rec is not None and len(rec) == rules.n_teams:
+            # a summary hand nobody took (carg's misère, misdeal, foul play): its recorded score counts
+            score = f"{rec} as recorded (passed out: a summary hand nobody took counts the score its source recorded)"
+        elif score is None:    # not rescored: what the totals count instead, and why
             score = (f"{s[SUMMARY_SCORE]} as recorded ({s['reason']})" if s[SUMMARY_SCORE] is not None
                      else f"counts 0 - 0: {s['status']} ({s['reason']})")
         lines.append(_line(f"hand {s['hand_no']}", f"{score}{held} -> totals {g['totals']}"

@@ -445,3 +445,31 @@ def test_player_filter_tests_the_rows_own_players(tmp_path: Path):
         assert "SELECT hand_key FROM hands" in sql and ("list_contains(players" in sql) == bool(have), sql
         for f in filters:
             assert fairness_report(lake, "player", filters=f).to_pylist() == expected[f, "player"], (ruleset, f)
+
+
+def test_fairness_from_stored_events_with_only_passed_out_hands(tmp_path: Path):
+    # A lake whose only hand was passed out: its dealt_events rows have no trump length (no contract), and
+    # DuckDB's count_if over only NULLs is NULL, not 0: `stats fairness` crashed (TypeError in np.array).
+    # Expected by hand: 4 seat-hands dealt (tests/deals.py DEAL_A), no carré of jacks among them; no trump event counted.
+    import csv
+    import io
+
+    from typer.testing import CliRunner
+
+    from conftest import write_jsonl
+    from deals import DEAL_A as DEALT_A, native_game, native_hand
+    from pipeline import rules
+    from pipeline.cli import app
+    from pipeline.ingest.run import ingest_paths
+    from pipeline.rescore import rescore_lake
+    passed = native_hand(DEALT_A, 1, taker=None)
+    passed["auction"] = [[0, "pass"], [1, "pass"], [2, "pass"], [3, "pass"]]
+    f = write_jsonl(tmp_path / "p.jsonl", [native_game("p", [passed])])
+    lake = tmp_path / "lake"
+    assert ingest_paths([f], lake).hands == 1
+    rescore_lake(lake, rules.load("belote-classic"))        # writes dealt_events, which the report reads
+    r = CliRunner().invoke(app, ["stats", "fairness", "--lake", str(lake), "--format", "csv"])
+    assert r.exit_code == 0, r.output
+    rows = {row["event"]: row for row in csv.DictReader(io.StringIO(r.stdout))}
+    assert (rows["carre_J"]["group"], rows["carre_J"]["hands"], rows["carre_J"]["observed"]) == ("test", "4", "0")
+    assert (rows["trump_len_0"]["hands"], rows["trump_len_0"]["observed"]) == ("0", "0")

@@ -54,3 +54,38 @@ def test_show_prints_why_a_hand_is_not_rescored_instead_of_none(tmp_path):
         "hand 3: [92, 90] as recorded (summary hands carry no cards: nothing to rescore) -> totals [364, 90]   "
         "[game.litige_to]",
     ]
+
+
+def test_summary_hand_without_contract_counts_its_recorded_score_in_game_scores(tmp_path):
+    # A summary-level hand nobody took but whose source recorded a score: carg's special rounds (misère, misdeal,
+    # foul play: "only its score counts", pipeline/ingest/carg_json.py) give taker None and the round's score.
+    # The engine calls it passed out (0 - 0), but its recorded score is what the game's totals hold, as the reports
+    # (player_facts: coalesce(recorded_score, hand_score) for summary hands) and the source's totals count it.
+    #   hand 1: DEAL_K, seat 0 capot in hearts: 252 + 20 belote = 272 - 0 (as in _lake above);
+    #   hand 2: summary, no contract, recorded [0, 160] (a foul-play penalty to team 1): counts 0 - 160.
+    #   Totals: 272 - 160 (target 1000: no winner).
+    capot = native_hand(DEAL_K, 1, taker=0)
+    foul = {"hand_no": 2, "dealer": 0, "completeness": "summary", "hands": None, "auction": [], "contract": None,
+            "plays": None, "recorded": {"score": [0, 160]}}
+    f = write_jsonl(tmp_path / "g.jsonl", [native_game("f", [capot, foul])])
+    assert ingest_paths([f], tmp_path / "lake").hands == 2
+    lake = tmp_path / "lake"
+    for derived in (True, False):
+        rescore_lake(lake, rules.load("belote-classic"), derived=derived)
+        (g,) = lakemod.read(lake, "game_scores").to_pylist()
+        assert (g["n_hands"], g["totals"], g["winner"]) == (2, [272, 160], None)
+    # show's game view says what the totals count for it (it printed [0, 0] while the totals moved by 160)
+    r = CliRunner().invoke(app, ["show", "--game", "test:f", "--rules", "belote-classic", "--lake", str(lake)])
+    assert r.exit_code == 0, r.output
+    lines = [ln.strip() for ln in r.output.splitlines() if re.match(r"\s*hand \d+:", ln)]
+    assert lines == [
+        "hand 1: [272, 0] -> totals [272, 0]   [game.litige_to]",
+        "hand 2: [0, 160] as recorded (passed out: a summary hand nobody took counts the score its source recorded)"
+        " -> totals [272, 160]   [game.litige_to]",
+    ]
+    # ... and so does its own view (it said "no contract: 0 - 0")
+    r = CliRunner().invoke(app, ["show", "--game", "test:f", "--hand", "2", "--rules", "belote-classic",
+                                 "--lake", str(lake)])
+    assert r.exit_code == 0, r.output
+    assert ("passed out: no contract: counts 0 - 160 as recorded (a summary hand: its recorded score counts in the "
+            "game)   [auction.style]") in [ln.strip() for ln in r.output.splitlines()]

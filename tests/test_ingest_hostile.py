@@ -171,3 +171,182 @@ def test_cr_only_detection(head, rest, expected):
 
     from pipeline.ingest.line_ends import cr_only
     assert cr_only(head, io.BytesIO(rest)) is expected
+
+
+def test_truncated_last_line_cut_inside_a_multibyte_character_is_invalid_json_naming_its_game(tmp_path, native_path):
+    # A file cut in the middle of "è" (UTF-8 C3 A8) of a player's name: its last line is a line cut short, as if it
+    # stopped on an ASCII byte (README: "rejected as invalid_json with the game id its start still shows"), not a
+    # line in another encoding (bad_encoding named no game).
+    whole = orjson.dumps(native_game("t1", [native_hand(DEAL_A, 1, taker=0)]))
+    line2 = orjson.dumps(native_game("t2", [native_hand(DEAL_L, 1, taker=2)], players=("Ana", "Ben", "Gisèle", "Dan")))
+    i = line2.index("è".encode())
+    f = tmp_path / "cut.jsonl"
+    f.write_bytes(whole + b"\n" + line2[:i + 1])          # keeps C3, drops A8 and the rest
+    s = ingest_paths([f], tmp_path / "lake")
+    assert (s.games, s.hands) == (1, 1)
+    # the i bytes before "è" are ASCII, so orjson stops at character i of the whole part: column i + 1 (char i)
+    assert _rejects(tmp_path / "lake") == [
+        (2, "test:t2", None, "invalid_json",
+         f"invalid JSON: unexpected end of data: line 1 column {i + 1} (char {i}); "
+         "the line stops inside a multi-byte UTF-8 character (cut short)")]
+
+
+def test_latin1_byte_inside_a_line_reject_names_its_game(tmp_path, native_path):
+    # "Gis\xe8le" is Latin-1: the line is not UTF-8 (bad_encoding), but its start shows the game it holds
+    whole = orjson.dumps(native_game("t1", [native_hand(DEAL_A, 1, taker=0)]))
+    line2 = orjson.dumps(native_game("t2", [native_hand(DEAL_L, 1, taker=2)], players=("Ana", "Ben", "Gisèle", "Dan")))
+    f = tmp_path / "latin1.jsonl"
+    f.write_bytes(whole + b"\n" + line2.replace("è".encode(), b"\xe8") + b"\n")
+    s = ingest_paths([f], tmp_path / "lake")
+    assert (s.games, s.hands) == (1, 1)
+    assert _rejects(tmp_path / "lake") == [
+        (2, "test:t2", None, "bad_encoding", "line is not valid UTF-8 text (is the file in another encoding?)")]
+    raw = lakemod.read(tmp_path / "lake", "rejects").to_pylist()[0]["raw"]
+    assert "Gis\xe8le" in raw          # the line's bytes, read as Latin-1 (one character a byte)
+
+
+def test_pipe_named_on_the_command_line_is_a_usage_error_not_an_empty_file(tmp_path):
+    # `rebelote ingest <(zcat games.jsonl.gz)` names a pipe: detection read its head, the import found it empty and
+    # rejected it as no_records (a reason about the file's content, which was fine). A named FIFO with no writer
+    # hung the ingest. Now both stop before reading, with exit status 2 (README: usage or I/O error).
+    from typer.testing import CliRunner
+
+    from pipeline.cli import app
+    from pipeline.ingest.run import NotRegularFileError
+    fifo = tmp_path / "games.jsonl"
+    os.mkfifo(fifo)                  # no writer: opening it would block; stat() does not
+    with pytest.raises(NotRegularFileError, match="games.jsonl: not a regular file"):
+        ingest_paths([fifo], tmp_path / "lake")
+    r = CliRunner().invoke(app, ["ingest", str(fifo), "--lake", str(tmp_path / "lake")])
+    assert r.exit_code == 2
+    assert "not a regular file (a pipe, socket or device)" in " ".join(r.output.split())
+    assert not (tmp_path / "lake").exists() or not lakemod.has_table(tmp_path / "lake", "rejects")
+    # inside a folder a pipe is skipped, as before (a folder's files are the regular ones)
+    d = tmp_path / "in"
+    d.mkdir()
+    os.mkfifo(d / "p.jsonl")
+    write_jsonl(d / "g.jsonl", [native_game("g", [native_hand(DEAL_A, 1, taker=0)])])
+    s = ingest_paths([d], tmp_path / "lake2")
+    assert (s.files, s.games, s.hands) == (1, 1, 1)
+
+
+def test_wrong_format_forced_on_an_imported_file_keeps_its_rows(tmp_path):
+    # `ingest a.jsonl --format colver` on a native file already imported: the colver reader rejects its line
+    # (bad_record), and the file's 2 hands left the lake as "superseded (edited or removed)" though
+    # its bytes never changed. A read that detection disputes (its rejects say "drop --format") removes nothing.
+    f = write_jsonl(tmp_path / "a.jsonl", [native_game("g", [native_hand(DEAL_A, 1, taker=0),
+                                                              native_hand(DEAL_L, 2, taker=1)])])
+    lake = tmp_path / "lake"
+    assert ingest_paths([f], lake).hands == 2
+    notes = []
+    s = ingest_paths([f], lake, fmt="colver", on_notice=notes.append)
+    assert (s.hands, s.replaced, dict(s.rejected)) == (0, 0, {"bad_record": 1})
+    assert sorted(_hands(lake)) == [("test:g", 1), ("test:g", 2)]
+    assert notes == [f"{f}: read with --format colver, which detection disputes (it reads this file as "
+                     "'rebelote'): nothing the file gave before is removed"]
+    # the next read without --format clears the colver reject, still with both hands
+    s = ingest_paths([f], lake)
+    assert (s.hands, s.replaced, dict(s.rejected), s.rejects_cleared) == (0, 0, {}, 1)
+    assert sorted(_hands(lake)) == [("test:g", 1), ("test:g", 2)] and _rejects(lake) == []
+
+
+@pytest.mark.parametrize("codec, words", [("utf-16-le", "little-endian"), ("utf-16-be", "big-endian")])
+def test_utf16_without_byte_order_mark_is_named_not_unrecognised(tmp_path, codec, words):
+    # Windows tools write UTF-16 without a BOM too; such a file was "not recognised (use --format to force a
+    # reader)", and forcing a reader gave one bad_encoding or invalid_json reject a line. Its bytes say what it
+    # is (every other byte 0 in ASCII text), so it is rejected once, as a UTF-16 file with a BOM is.
+    f = tmp_path / "u16.jsonl"
+    f.write_bytes(orjson.dumps(native_game("u", [native_hand(DEAL_A, 1, taker=0)])).decode().encode(codec) +
+                  "\n".encode(codec))
+    s = ingest_paths([f], tmp_path / "lake")
+    assert (s.hands, s.unrecognised, dict(s.rejected)) == (0, [], {"bad_encoding": 1})
+    assert _rejects(tmp_path / "lake") == [
+        (None, None, None, "bad_encoding", f"the file is UTF-16 text ({words}, no byte-order mark); convert it to UTF-8")]
+
+
+def test_cr_only_head_then_crlf_lines_keep_the_editor_line_numbers(tmp_path, native_path):
+    # A file whose head (the first 64 KiB, run.HEAD_BYTES) ends its lines in CR alone is read with CR as the line
+    # end; when later lines end in CR LF (a file appended to on another system), each CR LF became two line ends
+    # (LF, LF): the blank line between them shifted every later line number by one (the last game, on line n + 2
+    # in an editor, was reported on line n + 3). Only a bare CR (not followed by LF) is a line end to translate.
+    from pipeline.ingest.run import HEAD_BYTES
+    body = [orjson.dumps(native_game(f"m{i}", [native_hand(DEAL_A, 1, taker=0)])) for i in range(1, 200)]
+    n = next(k for k in range(len(body)) if sum(len(b) + 1 for b in body[:k]) > HEAD_BYTES)   # CR lines 1..n
+    f = tmp_path / "mixed.jsonl"
+    f.write_bytes(b"\r".join(body[:n]) + b"\r" + body[n] + b"\r\n" + body[n + 1] + b"\r\n"
+                  + b'{"format":"rebelote","source":"test","source_game_id":"cut","hands":[\r\n')
+    s = ingest_paths([f], tmp_path / "lake")
+    assert (s.games, s.hands, s.cr_files) == (n + 2, n + 2, [str(f)])
+    lines = {k: h["source_line"] for k, h in _hands(tmp_path / "lake").items()}
+    assert (lines[(f"test:m{n}", 1)], lines[(f"test:m{n + 1}", 1)], lines[(f"test:m{n + 2}", 1)]) == (n, n + 1, n + 2)
+    (rej,) = _rejects(tmp_path / "lake")
+    assert rej[:4] == (n + 3, "test:cut", None, "invalid_json")
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 7, 1 << 16])
+def test_cr_translation_keeps_crlf_across_read_boundaries(chunk):
+    # every bare CR becomes LF, a CR LF stays, one byte for one byte, whatever the read sizes (a CR ending a chunk
+    # is checked against the next byte); expected: the data with each CR not followed by LF replaced by hand
+    import io
+
+    from pipeline.ingest.line_ends import _CrToLf
+    data = b"a\rb\r\nc\r\r\nd\r\re\r"
+    want = b"a\nb\r\nc\n\r\nd\n\ne\n"
+    raw, out = _CrToLf(io.BytesIO(data)), b""
+    while True:
+        buf = bytearray(chunk)
+        k = raw.readinto(buf)
+        if not k:
+            break
+        out += bytes(buf[:k])
+    assert out == want
+
+
+def test_folder_holding_the_lake_does_not_read_the_lake_files(tmp_path):
+    # `rebelote ingest .` with the default lake ./rebelote-lake: the folder walk went into the lake and read the
+    # head of every Parquet file, the manifest and the ruleset files (listing each as "not recognised"), on every
+    # run, while writing to it. The lake's own folder is not input.
+    d = tmp_path / "in"
+    d.mkdir()
+    write_jsonl(d / "g.jsonl", [native_game("g", [native_hand(DEAL_A, 1, taker=0)])])
+    lake = d / "rebelote-lake"
+    notes: list[str] = []
+    s1 = ingest_paths([d], lake, on_notice=notes.append)
+    s2 = ingest_paths([d], lake, on_notice=notes.append)     # the lake now holds files
+    assert (s1.files, s1.hands, s1.unrecognised) == (1, 1, [])
+    assert (s2.files, s2.unchanged, s2.unrecognised) == (1, 1, [])
+    assert notes == [f"{lake}: the lake's own folder is inside a folder being imported: its files are not read"]
+
+
+def test_file_emptied_since_imported_takes_its_rows_with_it(tmp_path):
+    # README (Formats): a changed file is read again and "hands no longer in the file leave the lake"; `--prune`
+    # treats a gone file "as if emptied". A file emptied to 0 bytes (or blank lines) kept its 2 hands, only adding
+    # an empty_file reject; deleting one line of two did remove that line's hand. Now emptied = no hands left.
+    f = write_jsonl(tmp_path / "a.jsonl", [native_game("g", [native_hand(DEAL_A, 1, taker=0)]),
+                                           native_game("h", [native_hand(DEAL_L, 1, taker=1)])])
+    lake = tmp_path / "lake"
+    assert ingest_paths([f], lake).hands == 2
+    f.write_bytes(b"\n\n")
+    s = ingest_paths([f], lake)
+    assert (s.replaced, dict(s.rejected)) == (2, {"empty_file": 1})
+    assert _hands(lake) == {} and lakemod.read(lake, "games").num_rows == 0
+    assert _rejects(lake) == [(None, None, None, "empty_file", "file is empty: no records")]
+    # refilled: read as a new file, its hands back, the empty_file reject cleared
+    write_jsonl(f, [native_game("g", [native_hand(DEAL_A, 1, taker=0)])])
+    s = ingest_paths([f], lake)
+    assert (s.hands, dict(s.rejected)) == (1, {})
+    assert sorted(_hands(lake)) == [("test:g", 1)] and _rejects(lake) == []
+
+
+def test_empty_file_filled_later_clears_its_empty_file_reject(tmp_path):
+    # README: "once the file is fixed, the next ingest reads it again, imports the fixed games and clears the
+    # rejects it no longer raises". A file that only ever gave a file-level reject (empty here; unreadable and
+    # UTF-16 alike) is not in the manifest, so its fixed read did not clear it: empty_file stayed in the lake.
+    f = tmp_path / "a.jsonl"
+    f.write_bytes(b"")
+    lake = tmp_path / "lake"
+    assert dict(ingest_paths([f], lake).rejected) == {"empty_file": 1}
+    write_jsonl(f, [native_game("g", [native_hand(DEAL_A, 1, taker=0)])])
+    s = ingest_paths([f], lake)
+    assert (s.hands, s.rejects_cleared) == (1, 1)
+    assert _rejects(lake) == []

@@ -386,11 +386,11 @@ class _Lines:
             if lineno == 1:
                 text = text.removeprefix("\ufeff")
         except UnicodeDecodeError:
-            text = None
+            text = bytes(raw)                          # native_jsonl.read names the game it shows
         _row_path(lineno, int(self.offset + self.starts[i]), text, path, take)
 
 
-def _row_path(lineno: int, offset: int, text: str | None, path: str, take) -> None:
+def _row_path(lineno: int, offset: int, text: str | bytes | None, path: str, take) -> None:
     for rec in native_jsonl.read(iter([(lineno, offset, text)]), path):
         take(rec)
 

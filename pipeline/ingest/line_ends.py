@@ -2,8 +2,9 @@
 ``\\n``.
 
 Every reader cuts its input at ``\\n`` (a ``\\r\\n`` line simply ends in JSON or CSV whitespace), so a CR-only file
-reads as one long line: one ``invalid_json`` reject for a whole JSON Lines file. Turning each ``\\r`` byte into
-``\\n`` reads it correctly, and safely:
+reads as one long line: one ``invalid_json`` reject for a whole JSON Lines file. Turning each bare ``\\r`` byte
+into ``\\n`` reads it correctly, and safely (a ``\\r\\n`` further on, lines appended on another system, stays one
+line end, so line numbers stay those an editor shows):
 
 * a raw CR cannot be part of a JSON value: JSON texts must escape control characters (RFC 8259 §7), so in valid
   JSON a ``\\r`` byte is whitespace between tokens, where ``\\n`` is whitespace too, and the CR ending a line is
@@ -22,6 +23,7 @@ ends (or mixed ones) in its head is never translated, whatever CRs it holds.
 from __future__ import annotations
 
 import io
+import re
 from typing import BinaryIO
 
 _SCAN = 1 << 16
@@ -48,22 +50,30 @@ def cr_only(head: bytes, fh: BinaryIO | None = None) -> bool:
 
 
 class _CrToLf(io.RawIOBase):
-    """A read-only raw stream over ``inner`` giving its bytes with every ``\\r`` turned into ``\\n``. It has no
-    ``fileno`` and no ``name``, so readers that would reopen or ``pread`` the file itself read this stream."""
+    """A read-only raw stream over ``inner`` giving its bytes with every bare ``\\r`` (one not followed by ``\\n``)
+    turned into ``\\n``; a ``\\r\\n`` stays one line end (lines appended to a CR-only file on another system), so
+    line numbers stay those an editor shows. It has no ``fileno`` and no ``name``, so readers that would reopen or
+    ``pread`` the file itself read this stream."""
 
-    _TABLE = bytes.maketrans(b"\r", b"\n")
+    _BARE_CR = re.compile(rb"\r(?!\n)")
 
     def __init__(self, inner: BinaryIO):
         super().__init__()
         self._inner = inner
+        self._next = b""            # the byte read past the last chunk, to see whether its final CR starts a CR LF
 
     def readable(self) -> bool:
         return True
 
     def readinto(self, buf) -> int:
-        data = self._inner.read(len(buf))
+        if not len(buf):
+            return 0
+        data = self._next + self._inner.read(max(len(buf) - len(self._next), 0))
+        self._next = b""
+        if data.endswith(b"\r"):
+            self._next = self._inner.read(1)
         n = len(data)
-        buf[:n] = data.translate(self._TABLE)
+        buf[:n] = self._BARE_CR.sub(b"\n", data + self._next)[:n]     # one byte for one byte
         return n
 
     def close(self) -> None:
@@ -75,6 +85,6 @@ class _CrToLf(io.RawIOBase):
 
 def as_lf(fh: BinaryIO) -> io.BufferedReader:
     """``fh`` (a binary stream, plain or decompressing) read with ``\\r`` as the line end: a buffered binary stream
-    of the same length whose every ``\\r`` byte is ``\\n`` (see the module text for why this is safe). Closing it
-    closes ``fh``."""
+    of the same length whose every bare ``\\r`` byte (not starting a ``\\r\\n``) is ``\\n`` (see the module text
+    for why this is safe). Closing it closes ``fh``."""
     return io.BufferedReader(_CrToLf(fh), buffer_size=1 << 20)

@@ -7,7 +7,8 @@ import re
 from collections.abc import Iterator
 
 from pipeline import native
-from pipeline.ingest.records import GameRecord, Line, RecordError, Reject, first_objects, json_lines, malformed
+from pipeline.ingest.records import (GameRecord, Line, Provenance, RecordError, Reject, bad_encoding, first_objects,
+                                     json_lines, malformed)
 from pipeline.ingest.validate import check_hand
 
 NAME = "rebelote"
@@ -58,11 +59,52 @@ def game_id_in_prefix(text: str) -> str | None:
     return None
 
 
+def not_utf8(lineno: int, offset: int, raw: bytes, path: str) -> Reject:
+    """The reject for a native line whose bytes ``raw`` (the line as stored, with its line end if it has one) are
+    not UTF-8, naming the game its start still shows (:func:`game_id_in_prefix`).
+
+    A last line cut short inside a multi-byte character (no line end, the bytes stop in the middle of one) is a
+    line cut short like any other: ``invalid_json``, with orjson's words for its whole characters and the reason
+    the rest is missing. In JSON a non-ASCII character can only be inside a text, so such a line never parses.
+    Any other undecodable byte is ``bad_encoding`` (the file is in another encoding), with the line's bytes read as
+    Latin-1 (one character a byte) as its raw text."""
+    import orjson
+    where = Provenance(NAME, path, lineno, offset)
+    try:
+        raw.decode("utf-8")
+        raise ValueError("not_utf8() called with a UTF-8 line")
+    except UnicodeDecodeError as e:
+        cut_short = e.reason == "unexpected end of data" and not raw.endswith(b"\n")
+        whole = raw[:e.start].decode("utf-8")
+        if lineno == 1:
+            whole = whole.removeprefix("\ufeff")
+    game_id = game_id_in_prefix(whole)
+    if cut_short:
+        try:
+            orjson.loads(whole)
+            words = "the line ends inside a multi-byte UTF-8 character"
+        except orjson.JSONDecodeError as je:
+            words = f"{je}; the line stops inside a multi-byte UTF-8 character (cut short)"
+        return Reject(where, "invalid_json", f"invalid JSON: {words}", whole, game_id)
+    rej = bad_encoding(where, bytes(raw))
+    rej.game_id = game_id
+    return rej
+
+
 def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
     """Yield one GameRecord per valid line, one Reject per bad line (with its line number). A line that is not
     JSON (``invalid_json``, e.g. cut short) is rejected with the game id its start still shows
-    (:func:`game_id_in_prefix`)."""
-    for item in json_lines(lines, NAME, path):
+    (:func:`game_id_in_prefix`). ``lines`` may give a line that is not UTF-8 as its bytes (instead of None):
+    its reject then names its game too (:func:`not_utf8`)."""
+    for lineno, offset, text in lines:
+        if isinstance(text, (bytes, bytearray)):
+            yield not_utf8(lineno, offset, text, path)
+        else:
+            yield from _read_one((lineno, offset, text), path)
+
+
+def _read_one(line: Line, path: str) -> Iterator[GameRecord | Reject]:
+    for item in json_lines(iter([line]), NAME, path):
         if isinstance(item, Reject):
             if item.code == "invalid_json" and item.game_id is None:
                 item.game_id = game_id_in_prefix(item.raw)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import os
 import re
 import sys
 import time
@@ -133,18 +134,27 @@ def _n(k: int, noun: str) -> str:
     return f"{k} {noun}{'' if k == 1 else 's'}"
 
 
+class NotRegularFileError(OSError):
+    """A path named on the command line that exists but is neither a regular file nor a folder."""
+
+
 def walk(paths: list[Path]) -> Iterator[Path]:
     """Files under the given paths (folders recursively; a folder's own files before its subfolders', each
     sorted by name; hidden files skipped). Top-level files first means an index such as OpenSpiel's
-    histories.jsonl is read before the per-deal files that repeat it."""
+    histories.jsonl is read before the per-deal files that repeat it. Raises FileNotFoundError for a named path
+    that does not exist, NotRegularFileError for one that is a pipe, socket or device (a folder's are skipped)."""
     for p in paths:
         p = Path(p)
         if p.is_dir():
             for f in sorted(p.rglob("*"), key=lambda f: (len(f.relative_to(p).parts), str(f))):
                 if f.is_file() and not any(part.startswith(".") for part in f.relative_to(p).parts):
                     yield f
-        elif p.exists():
+        elif p.is_file():
             yield p
+        elif p.exists():     # a pipe (``<(zcat f.gz)``), socket or device: read twice, it would be empty (no_records)
+            raise NotRegularFileError(f"{p}: not a regular file (a pipe, socket or device): the ingest reads a file "
+                                      "twice (detection, then import) and records its size and content hash; save "
+                                      "it to a file first")
         else:
             raise FileNotFoundError(f"{p}: no such file or folder")
 
@@ -170,15 +180,17 @@ def _readable_head(path: Path) -> bytes:
     return out[:HEAD_BYTES]
 
 
-def _lines(binary) -> Iterator[Line]:
+def _lines(binary, raw_bad: bool = False) -> Iterator[Line]:
+    """(line number, byte offset, text) per line of ``binary``; a line that is not UTF-8 gives None, or its bytes
+    with ``raw_bad`` (the native reader names the game they still show)."""
     offset = 0
     for i, raw in enumerate(binary, start=1):
         try:
-            text: str | None = raw.decode("utf-8")
+            text: str | bytes | None = raw.decode("utf-8")
             if i == 1:
                 text = text.removeprefix("\ufeff")   # a byte-order mark is not content
         except UnicodeDecodeError:
-            text = None
+            text = raw if raw_bad else None
         yield i, offset, text
         offset += len(raw)
 
@@ -925,10 +937,24 @@ class _Run:
     on_reject: Callable[[Reject], None] | None
     on_file: Callable[[Path, str | None], None] | None
     on_notice: Callable[[str], None] | None
+    _rejected_files: set[str] | None = None    # files the stored rejects came from (read_before), read once
 
     def notice(self, text: str) -> None:
         if self.on_notice:
             self.on_notice(text)
+
+    def read_before(self, key: str) -> bool:
+        """Whether file ``key`` (a physical name) gave rows or rejects to the lake before this run: it is in the
+        manifest, or it gave only rejects (empty, unreadable, UTF-16: such files are not in the manifest), which
+        its next read clears once it no longer raises them."""
+        if key in self.manifest:
+            return True
+        if self._rejected_files is None:
+            self._rejected_files = set()
+            if lakemod.has_table(lakemod.locate(self.lake), "rejects"):
+                col = lakemod.read(self.lake, "rejects", columns=["ingest_file"]).column("ingest_file")
+                self._rejected_files = {f for f in pc.unique(col).to_pylist() if f is not None}
+        return key in self._rejected_files
 
 
 def _ingest_files(paths, fmt, reread, run: _Run, prune: bool = False) -> None:
@@ -937,7 +963,15 @@ def _ingest_files(paths, fmt, reread, run: _Run, prune: bool = False) -> None:
     skipped: set[str] = set()     # physical names of the unchanged files skipped
     walked: set[str] = set()
     named = {physical_name(Path(p)) for p in paths if Path(p).is_file()}   # files given by name, not met in a folder
+    loc = lakemod.locate(run.lake)
+    own = os.path.realpath(loc.root) + os.sep if loc.local else None      # the lake's files are not input
+    noted = False
     for path in walk(paths):
+        if own is not None and os.path.realpath(path).startswith(own):
+            if not noted:
+                run.notice(f"{loc.root}: the lake's own folder is inside a folder being imported: its files are not read")
+                noted = True
+            continue
         summary.files += 1
         key = physical_name(path)
         walked.add(key)
@@ -985,9 +1019,10 @@ def _import_file(path: Path, key: str, forced, label: str, reread: bool, run: _R
             if on_file:
                 on_file(path, None)
             return True
-    if head_bytes[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        _file_reject(path, label if forced else None, "bad_encoding", "the file is UTF-16 text; convert it to UTF-8",
-                     writer, strict, on_reject)
+    utf16 = "" if head_bytes[:2] in (b"\xff\xfe", b"\xfe\xff") else _utf16_without_bom(head_bytes)
+    if utf16 is not None:
+        _file_reject(path, label if forced else None, "bad_encoding",
+                     f"the file is UTF-16 text{utf16}; convert it to UTF-8", writer, strict, on_reject)
         if on_file:
             on_file(path, None)
         return True
@@ -996,9 +1031,15 @@ def _import_file(path: Path, key: str, forced, label: str, reread: bool, run: _R
         rej = empty_file_reject(path, label if forced else None)
         if strict:
             raise StrictError(rej.message())
+        emptied = run.read_before(key)      # emptied since: what it gave leaves, as from any edited file
+        writer.start_file(path, replacing=emptied)
         writer.add_reject(rej)
         if on_reject:
             on_reject(rej)
+        if emptied:
+            summary.replaced += writer.replace_stale()
+            manifest.pop(key, None)    # a file that gives only rejects is not in the manifest
+        writer.start_file(None)
         return True
     reader = forced or ingest.detect(path.name, head)
     if on_file:
@@ -1012,7 +1053,7 @@ def _import_file(path: Path, key: str, forced, label: str, reread: bool, run: _R
     same_bytes = prev is not None and prev[2:4] == stamp[2:] and sidecars_same
     # a file read before (it is in the manifest) and read again has changed, or --reread was given:
     # its new content replaces what it gave before
-    writer.start_file(path, replacing=key in manifest, same_bytes=same_bytes)
+    writer.start_file(path, replacing=run.read_before(key), same_bytes=same_bytes)
     added_before = summary.games + summary.hands + sum(summary.rejected.values())
     hint = forced_hint(forced, path.name, head)
     cr_lines = _cr_lines(path, head_bytes)
@@ -1038,8 +1079,12 @@ def _import_file(path: Path, key: str, forced, label: str, reread: bool, run: _R
         manifest[key] = stamp + _sidecar_record(path, reader)
         unchanged = (same_bytes and not again
                      and summary.games + summary.hands + sum(summary.rejected.values()) == added_before)
-        writer.finish_holdings(changed=not unchanged)
-        if unchanged:
+        disputed = bool(hint) and writer.replacing is not None   # --format against detection: a doubtful read
+        if disputed:
+            run.notice(f"{path}: read with --format {label}, which detection disputes (it reads this file as "
+                       f"'{ingest.detect(path.name, head).NAME}'): nothing the file gave before is removed")
+        writer.finish_holdings(changed=not (unchanged or disputed))
+        if unchanged or disputed:
             # --reread of unchanged bytes that gave nothing new: the same rows as before, none stale (checking
             # reads the lake, per file: it made re-reading a folder of small files 4x slower than importing it)
             writer.replacing = None
@@ -1147,6 +1192,22 @@ def _file_reject(path: Path, fmt: str | None, code: str, reason: str, writer: "_
         on_reject(rej)
 
 
+def _utf16_without_bom(head: bytes) -> str | None:
+    """`` (little-endian, no byte-order mark)`` (or big-endian) when a file's first bytes ``head`` are UTF-16 text
+    without a BOM: in their first 512 bytes every byte at odd (even) offsets is 0, and none at the others, as
+    ASCII text reads in UTF-16 (UTF-8 text holds no 0 byte). None otherwise."""
+    sample = head[:512]
+    sample = sample[:len(sample) - len(sample) % 2]
+    if len(sample) < 4:
+        return None
+    even, odd = sample[0::2], sample[1::2]
+    if odd.count(0) == len(odd) and 0 not in even:
+        return " (little-endian, no byte-order mark)"
+    if even.count(0) == len(even) and 0 not in odd:
+        return " (big-endian, no byte-order mark)"
+    return None
+
+
 def forced_hint(forced, name: str, head: str) -> str:
     """What to add to the reason of every reject of a file read with a reader forced by ``--format`` (``forced``,
     a reader module; None: detected) when detection would have chosen another reader for it (file ``name``,
@@ -1231,7 +1292,7 @@ def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject,
             # columnar reading of whole blocks; lines it cannot vouch for come back through `take`
             fast_native.read_into(fh, str(path), writer, take, size=path.stat().st_size)
         else:
-            for rec in reader.read(_lines(fh), str(path)):
+            for rec in reader.read(_lines(fh, reader is native_jsonl), str(path)):
                 take(rec)
     # a recognised file that gave neither a game nor a reject (a CSV header alone, an envelope with an empty
     # list) must not vanish; readers whose side files are read through another file say so (SIDE_FILES)

@@ -82,7 +82,9 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
     if SUMMARY_SCORE in t.column_names:     # summary hands: their recorded score (a list of K values, else 0-0)
         rec = t.column(SUMMARY_SCORE)
         sizes = pc.fill_null(pc.list_value_length(rec), 0).to_numpy(zero_copy_only=False)
-        use = np.nonzero(~ok & (sizes == K))[0]
+        # also where the engine scored a summary hand nobody took as passed out (0 - 0): a round not played whose
+        # source recorded a score (carg's misère, misdeal, foul play) counts that score, as the reports count it
+        use = np.nonzero(sizes == K)[0]
         if len(use):
             vals = pc.list_flatten(rec.take(pa.array(use)).combine_chunks())
             hs[use] = pc.fill_null(vals, 0).to_numpy(zero_copy_only=False).astype(np.int64).reshape(-1, K)
