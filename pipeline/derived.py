@@ -69,7 +69,9 @@ DERIVED: dict[str, Derived] = {d.table: d for d in (
 def materialize(lake, ruleset: str, only: tuple[str, ...] | None = None) -> dict[str, int]:
     """Write the ``ruleset`` partition of every derived table (or of those in ``only`` and their parents) from
     the lake's hands, its scores under that ruleset and their game results (``game_scores``: the game-level
-    tables carry the winner), replacing earlier ones. Returns rows written per table. Raises duckdb.Error / OSError on a read or write failure, KeyError for an unknown table."""
+    tables carry the winner), replacing earlier ones; a game-level table reads its parent's rows back from the
+    files just written. DuckDB's memory limit: ``$REBELOTE_DUCKDB_MEMORY``, default 4GB (it spills past it).
+    Returns rows written per table. Raises duckdb.Error / OSError on a read or write failure, KeyError for an unknown table."""
     from pipeline import lake as lakemod
     from pipeline.duck import arrow_reader, duckdb_connection, empty_sql, table_source
 
@@ -77,7 +79,7 @@ def materialize(lake, ruleset: str, only: tuple[str, ...] | None = None) -> dict
     written = {t: 0 for t in DERIVED if t in wanted}
     if not lakemod.has_table(lake, "hands") or not lakemod.has_table(lake, "scores"):
         return written
-    con = duckdb_connection()
+    con = duckdb_connection(default_limit="4GB")   # as the reports: past 1GB the joins spilled, twice as slow
     try:
         loc = lakemod.locate(lake)
         src = table_source(con, loc, "hands", hands_files(loc))
@@ -107,14 +109,16 @@ def materialize(lake, ruleset: str, only: tuple[str, ...] | None = None) -> dict
                 sql = hand_facts.live_sql("h", "s", f"SELECT {r} AS ruleset", hand_seq="h.hand_seq") + " ORDER BY hand_seq"
             else:
                 sql = d.live("h", "s", f"SELECT {r} AS ruleset")
-            if name in parents:     # kept for its children (DuckDB spills it past its memory limit)
-                con.execute(f"CREATE TEMP TABLE _t_{name} AS {sql}")
-                sql = f"SELECT * FROM _t_{name}"
             # streamed out in batches
             written[name] = lakemod.replace_partition(lake, name, ruleset, (
                 _conform(name, pa.Table.from_batches([b])) for b in arrow_reader(con, sql, {}, 262_144)))
-            if d.parent:
-                con.execute(f"DROP TABLE IF EXISTS _t_{d.parent}")
+            if name in parents:
+                # its children read the rows just written back from their files: a temporary table of them
+                # (40 M rows at 10^7 hands) spilled past DuckDB's memory limit and doubled the time
+                files = [f.path for f in lakemod.list_files(loc, name, f"ruleset={ruleset}")]
+                src = (table_source(con, loc, name, files) if files
+                       else f"({empty_sql(con, name)})")
+                con.execute(f"CREATE OR REPLACE TEMP VIEW _t_{name} AS SELECT * FROM {src} WHERE ruleset = {r}")
         return written
     finally:
         con.close()
