@@ -838,9 +838,24 @@ def _sidecars_unchanged(prev: list) -> bool:
     return all((_content_hash(Path(p)) if Path(p).is_file() else None) == h for p, h in prev[4].items())
 
 
+_HASH_THREAD_BYTES = 8 << 20     # files from this size on are hashed on a thread (_hash_later)
+
+
 def _hash_later(path: Path) -> Future:
     """:func:`_content_hash` of ``path`` computed on a thread (hashlib releases the GIL on large reads, so it
-    overlaps the reading of the file)."""
+    overlaps the reading of the file); a file under 8 MB is hashed here at once (a thread per small file cost
+    more than the hash: 2,400 OpenSpiel files took 3.8 s instead of 0.8)."""
+    try:
+        small = path.stat().st_size < _HASH_THREAD_BYTES
+    except OSError:
+        small = True        # the hash raises the error where the caller reads the future
+    if small:
+        done: Future = Future()
+        try:
+            done.set_result(_content_hash(path))
+        except OSError as e:
+            done.set_exception(e)
+        return done
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rebelote-hash")
     try:
         return pool.submit(_content_hash, path)
@@ -853,9 +868,11 @@ def _content_hash(path: Path) -> str:
     changed (copied back, restored from a backup) is recognised as unchanged without being parsed."""
     import hashlib
     h = hashlib.sha256()
-    buf = bytearray(16 << 20)       # 16 MB reads: hashlib releases the GIL while it hashes one, so on a thread
-    view = memoryview(buf)          # (_hash_later) a few reads leave the GIL to the main thread most of the time
     with path.open("rb", buffering=0) as f:
+        # 16 MB reads: hashlib releases the GIL while it hashes one, so on a thread (_hash_later) a few reads
+        # leave the GIL to the main thread most of the time; a smaller file gets a buffer of its size, not 16 MB
+        buf = bytearray(max(1, min(16 << 20, os.fstat(f.fileno()).st_size + 1)))
+        view = memoryview(buf)
         while n := f.readinto(buf):
             h.update(view[:n])
     return h.hexdigest()
