@@ -49,18 +49,24 @@ def queries(lake: str, a: str, b: str, player: str, repeat: int) -> list[str]:
     out = []
     try:
         for name, fn in jobs:
-            fn()
-            walls, cpus = [], []
-            for _ in range(repeat):
-                c0, t0 = time.process_time(), time.perf_counter()
-                fn()
-                walls.append(time.perf_counter() - t0)
-                cpus.append(time.process_time() - c0)
-            out.append(_line(name, walls, cpus))
-            print(out[-1], flush=True)
+            out.append(_timed(name, fn, repeat))
     finally:
         con.close()
     return out
+
+
+def _timed(name: str, fn, repeat: int) -> str:
+    """Run ``fn`` once to warm up, then ``repeat`` times; print and return its line (wall and CPU seconds)."""
+    fn()
+    walls, cpus = [], []
+    for _ in range(repeat):
+        c0, t0 = time.process_time(), time.perf_counter()
+        fn()
+        walls.append(time.perf_counter() - t0)
+        cpus.append(time.process_time() - c0)
+    line = _line(name, walls, cpus)
+    print(line, flush=True)
+    return line
 
 
 def filtered(lake: str, a: str, player: str, salt: str, repeat: int) -> list[str]:
@@ -79,15 +85,7 @@ def filtered(lake: str, a: str, player: str, salt: str, repeat: int) -> list[str
                     stats.run_report_on(con, r, a, f)
                 finally:
                     con.close()
-            fn()
-            walls, cpus = [], []
-            for _ in range(repeat):
-                c0, t0 = time.process_time(), time.perf_counter()
-                fn()
-                walls.append(time.perf_counter() - t0)
-                cpus.append(time.process_time() - c0)
-            out.append(_line(f"{r} {label}", walls, cpus))
-            print(out[-1], flush=True)
+            out.append(_timed(f"{r} {label}", fn, repeat))
     return out
 
 
