@@ -218,6 +218,8 @@ def rescore(
     for name in rules:                       # every ruleset is checked before any work starts
         r = _load_rules(name)
         loaded.setdefault(r.name, r)
+    if engine == "local":
+        _warm_engine(lake, next(iter(loaded.values())))
     for r in loaded.values():
         try:
             out.print(str(rescore_lake(lake, r, batch_size=batch_size, engine=engine, threads=threads,
@@ -226,6 +228,38 @@ def rescore(
             _fail(str(e))
         except OSError as e:
             _fail(f"{e.filename or lake}: {e.strerror or e}")
+
+
+#: seconds the first hand may take to score before the rescore says the rules engine is being compiled
+COMPILE_NOTE_AFTER = 2.0
+
+
+def _warm_engine(lake, rules) -> None:
+    """Score the lake's first hand before the rescore: when the rules engine has to be compiled for this machine
+    (the first rescore after an install or an upgrade, about 15 s; later runs load it from numba's cache in
+    about 0.5 s), a note says so instead of a silent wait. Errors are left to the rescore, which reports them."""
+    import threading
+
+    from pipeline import lake as lakemod
+    from pipeline.rescore import score_batch
+    try:
+        first = next(iter(lakemod.iter_batches(lake, "hands", batch_size=1024)), None)
+    except (OSError, ValueError):
+        return
+    if first is None:
+        return
+    note = threading.Timer(COMPILE_NOTE_AFTER, lambda: err.print(
+        "note: compiling the rules engine for this machine (once after an install or an upgrade, about 15 s; "
+        "later runs load it from the cache)"))
+    note.daemon = True
+    note.start()
+    try:
+        import pyarrow as pa
+        score_batch(pa.Table.from_batches([first.slice(0, 1)]), rules)
+    except Exception:   # noqa: BLE001 - the rescore itself meets and reports the same error
+        pass
+    finally:
+        note.cancel()
 
 
 def _has_hands(lake: str) -> bool:

@@ -288,3 +288,30 @@ def test_a_missing_lake_is_an_error_for_every_command_that_reads_one(tmp_path, c
     r = runner.invoke(app, command + ["--lake", str(missing)])
     assert r.exit_code == 2, r.output
     assert f"lake folder not found: {missing}" in " ".join(r.stderr.split())
+
+
+def test_rescore_says_when_the_first_hand_is_slow_to_score_the_engine_compiling(tmp_path, records, monkeypatch):
+    """A first score_batch slower than COMPILE_NOTE_AFTER (numba compiling the engine after an install) gets a
+    note on stderr instead of a silent wait; a fast one (the cached engine) none."""
+    import time
+
+    import pipeline.cli as cli
+    import pipeline.rescore as rescore_pkg
+    lake = tmp_path / "lake"
+    assert run("ingest", records, "--lake", lake).exit_code == 0
+    r = run("rescore", "--rules", "belote-classic", "--lake", lake)
+    assert r.exit_code == 0 and "compiling the rules engine" not in r.stderr
+    real = rescore_pkg.score_batch
+    calls = []
+
+    def slow_first(batch, rules):
+        if not calls:
+            time.sleep(0.5)
+        calls.append(batch.num_rows)
+        return real(batch, rules)
+
+    monkeypatch.setattr(cli, "COMPILE_NOTE_AFTER", 0.1)
+    monkeypatch.setattr(rescore_pkg, "score_batch", slow_first)
+    r = run("rescore", "--rules", "belote-classic", "--lake", lake)
+    assert r.exit_code == 0 and calls[0] == 1
+    assert "note: compiling the rules engine for this machine" in " ".join(r.stderr.split())
