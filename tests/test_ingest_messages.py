@@ -130,20 +130,23 @@ def test_every_reject_code_written_in_the_code_is_registered_and_every_registere
 
 # ------------------------------------------------------------------ 2. reject reasons in words, forced readers named
 
+def _rejected(args: tuple, lake: Path) -> list[dict]:
+    """``rebelote ingest ARGS --lake LAKE``, which must exit 1 (something rejected); the lake's rejects as rows."""
+    r = run("ingest", *args, "--lake", lake)
+    assert r.exit_code == 1, r.output
+    return json.loads(run("rejects", "--lake", lake, "--format", "json").stdout)
+
+
 def test_the_wrong_reader_forced_names_the_missing_field_and_the_reader_detection_chooses(tmp_path):
     # the trial's case: a club's native file forced through the colver reader gave "KeyError 'deal_no'"
     club = write_jsonl(tmp_path / "club.jsonl", [native_game("g1", [native_hand(DEAL_A, 1, taker=0)])
                                                  | {"game_id": "test:g1"}])
-    r = run("ingest", club, "--format", "colver", "--lake", tmp_path / "lake")
-    assert r.exit_code == 1, r.output
-    rows = json.loads(run("rejects", "--lake", tmp_path / "lake", "--format", "json").stdout)
+    rows = _rejected((club, "--format", "colver"), tmp_path / "lake")
     assert [(x["reason_code"], x["reason"]) for x in rows] == [
         ("missing_field", "malformed colver deal: missing field 'deal_no' (the whole game is rejected) (detection "
                           "reads this file as 'rebelote'; drop --format)")]
     # a reader whose other files give nothing by design (coinche-cli) still rejects a file it would not claim
-    r = run("ingest", club, "--format", "coinche-cli", "--lake", tmp_path / "lake2")
-    assert r.exit_code == 1, r.output
-    rows = json.loads(run("rejects", "--lake", tmp_path / "lake2", "--format", "json").stdout)
+    rows = _rejected((club, "--format", "coinche-cli"), tmp_path / "lake2")
     assert [(x["reason_code"], x["reason"]) for x in rows] == [
         ("no_records", "the coinche-cli reader found no game record in the file (it does not look like a "
                        "coinche-cli file) (detection reads this file as 'rebelote'; drop --format)")]
@@ -153,9 +156,7 @@ def test_a_reader_forced_on_a_file_no_reader_recognises_adds_no_hint(tmp_path):
     # --format on an unrecognised file is what the option is for: the reason stays the reader's own
     f = tmp_path / "golden.json"
     f.write_text('{"rounds": []}\n')
-    r = run("ingest", f, "--format", "bridgebelot2001", "--lake", tmp_path / "lake")
-    assert r.exit_code == 1, r.output
-    rows = json.loads(run("rejects", "--lake", tmp_path / "lake", "--format", "json").stdout)
+    rows = _rejected((f, "--format", "bridgebelot2001"), tmp_path / "lake")
     assert [(x["reason_code"], x["reason"]) for x in rows] == [
         ("missing_field", "not a golden_score.json document: it must be an object whose 'scoring' field lists the "
                           "rounds")]
@@ -164,9 +165,7 @@ def test_a_reader_forced_on_a_file_no_reader_recognises_adds_no_hint(tmp_path):
 def test_a_wrong_type_names_the_field_when_the_record_shows_which(tmp_path):
     # a colver deal (detected: engine colver and a deal_no) whose hands are null
     f = write_jsonl(tmp_path / "deals.jsonl", [{"engine": "colver", "game_id": "g1", "deal_no": 1, "hands": None}])
-    r = run("ingest", f, "--lake", tmp_path / "lake")
-    assert r.exit_code == 1, r.output
-    rows = json.loads(run("rejects", "--lake", tmp_path / "lake", "--format", "json").stdout)
+    rows = _rejected((f,), tmp_path / "lake")
     assert [(x["reason_code"], x["game_id"], x["hand_no"], x["reason"]) for x in rows] == [
         ("bad_record", "colver:g1", 1, "malformed colver deal: field 'hands' holds null where the format expects an "
                                        "object or a list (the whole game is rejected)")]
