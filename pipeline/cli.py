@@ -768,7 +768,9 @@ def demo(
             if g["ruleset_hint"]:
                 plan.setdefault(g["ruleset_hint"], set()).add(g["variant"])
         for name in sorted(plan):
-            out.print(str(rescore_lake(target, rulesmod.load(name))))
+            rules = rulesmod.load(name)
+            _warm_engine(target, rules)   # the first rescore after an install compiles the engine: say so
+            out.print(str(rescore_lake(target, rules)))
         for name, variants in sorted(plan.items()):
             filters = stats.Filters(variants=tuple(sorted(variants)))
             for report in ("players", "declarations"):
