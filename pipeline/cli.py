@@ -359,6 +359,7 @@ def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Op
         table = stats.run_report(lake, report, ruleset, filters)
         used = table.column("ruleset")[0].as_py() if table.num_rows and "ruleset" in table.column_names else ruleset
         missing = stats.unscored_hands(lake, used, filters) if used else 0
+        unscorable = stats.unscorable_by_source(lake, used, filters) if used else []
     except stats.StatsError as e:
         _fail(str(e))
     if table.num_rows == 0:
@@ -382,6 +383,12 @@ def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Op
                       + (" (no recorded score differs from the rescoring)" if report == "audit" else ""))
     if table.num_rows:
         _warn_undated(lake, filters)
+    if unscorable:
+        by_source = ", ".join(f"{src} {n:,}: {reason}" for src, n, reason in unscorable)
+        err.print(f"note: {sum(n for _, n, _ in unscorable):,} of the hands selected are unscorable under "
+                  f"{escape(used)} ({escape(by_source)}): they add no points and no contract result to the report "
+                  f"(made_of 0/0). Report them under their own ruleset, or leave them out with --source or "
+                  f"--variant")
     if missing:
         err.print(f"[yellow]warning:[/] {missing} hands have no scores under {escape(used)} "
                   f"(imported after the last rescore?); the reports leave them out of the counts written at "

@@ -620,6 +620,31 @@ def unscored_hands(lake: Path | str, ruleset: str, filters: Filters | None = Non
         con.close()
 
 
+def unscorable_by_source(lake: Path | str, ruleset: str, filters: Filters | None = None) -> list[tuple[str, int, str]]:
+    """Hands (after filters) that ``ruleset`` could not score, per source, summary hands left out.
+
+    A hand is unscorable when the ruleset cannot score it (``scores.status = 'unscorable'``), such as a classic
+    take under a ruleset that needs a bid value. The reports count such a hand in ``hands`` and ``taken`` but
+    give it no points and no contract result, so a source played under other rules shows players with
+    ``made_of`` 0/0. Summary hands (score sheets, carg) are not counted: the reports use their recorded scores.
+
+    Returns:
+        ``[(source, hands, reason), ...]``, most hands first: ``hands`` an int count of hands, ``reason`` the
+        commonest ``scores.reason`` of the source's unscorable hands. Empty when every hand was scored.
+    """
+    from pipeline.rescore.engine import SUMMARY_REASON
+
+    con = connect(lake, filters)
+    try:
+        rows = con.execute("SELECT source, count(*) AS n, mode(reason) FROM scores WHERE ruleset = $r "
+                           "AND status = 'unscorable' AND reason IS DISTINCT FROM $summary "
+                           "GROUP BY source ORDER BY n DESC, source",
+                           {"r": ruleset, "summary": SUMMARY_REASON}).fetchall()
+    finally:
+        con.close()
+    return [(source, int(n), reason) for source, n, reason in rows]
+
+
 def resolve_ruleset(con: duckdb.DuckDBPyConnection, ruleset: str | None) -> str:
     """``ruleset`` if it has scores, else the only ruleset scored; :class:`StatsError` naming those found."""
     found = rulesets(con)

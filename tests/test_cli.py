@@ -340,3 +340,24 @@ def test_demo_says_when_the_rules_engine_is_compiling(tmp_path, monkeypatch):
     assert r.exit_code == 0, r.output
     assert "note: compiling the rules engine for this machine" in " ".join(r.stderr.split())
     assert calls[0] == 1   # the warm-up scores one hand before the first ruleset's rescore
+
+
+def test_stats_notes_the_hands_its_ruleset_cannot_score(tmp_path, records):
+    """`stats --rules colver` over a lake that also holds classic hands (a take has no bid value, which colver
+    needs) used to list their players with made 0/0 and no points, with no word why. A note on stderr now counts
+    those hands per source with the reason. Summary hands (score sheets) are left out of the count: the reports
+    use their recorded scores. Counts: the `records` fixture's 4 classic hands, all taken (so unscorable under
+    colver, reason from pipeline/rescore); the club sheet's 9 hands are summary hands."""
+    from pathlib import Path
+    lake = tmp_path / "lake"
+    sheet = Path(__file__).parent / "fixtures" / "scoresheets" / "club_sheet.csv"
+    assert run("ingest", records, sheet, "--lake", lake).exit_code == 0
+    assert run("rescore", "--rules", "colver", "--lake", lake).exit_code == 0
+    r = run("stats", "players", "--rules", "colver", "--lake", lake)
+    assert r.exit_code == 0, r.output
+    note = " ".join(r.stderr.split())
+    assert ("note: 4 of the hands selected are unscorable under colver (test 4: contract has no bid value, which "
+            "ruleset colver needs)") in note
+    assert "--source" in note
+    r = run("stats", "players", "--rules", "colver", "--lake", lake, "--source", "club-mardi")
+    assert r.exit_code == 0 and "unscorable" not in r.stderr
