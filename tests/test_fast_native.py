@@ -194,7 +194,7 @@ def test_plays_lists_are_read_as_texts(tmp_path, monkeypatch):
     played = sum(1 for ln in _base() for h in json.loads(ln)["hands"] if h.get("plays"))
     for lines in (_base(), [json.dumps(json.loads(ln)).encode() + b"\n" for ln in _base()]):
         buf = bytearray(b"".join(lines))
-        rewritten, _ = native_plays.compact(buf)
+        rewritten, _, _ = native_plays.compact(buf)
         assert len(rewritten) == played
         assert b'"plays"' not in buf.replace(b'"plays":null', b"").replace(b'"plays": null', b"")
 
@@ -432,6 +432,10 @@ CORRUPTIONS = {
     "plays_twice_canonical": _replace(1, b'"dealer":', b'"plays":[[0,"JH"]],"dealer":'),
     "plays_twice_other_layout": _replace(1, b'"dealer":', b'"plays":[[0,"10H"]],"dealer":'),
     "plays_mixed_separators": _replace(0, b'"],[', b'"], [', 3),
+    # dealt hands and plays decoded before the parse, each text then replaced by its ordinal in the block
+    "dealt_hands_twice_canonical": _replace(1, b'"dealer":', b'"hands":[["7C"],["8C"],["9C"],["TC"]],"dealer":'),
+    "plays_list_in_the_game_and_in_a_hand": _replace(1, b'"players":', b'"plays":[[0,"JH"]],"players":'),
+    "hand_without_plays_between_two_with": _edit(0, lambda o: o["hands"][P].__setitem__("plays", None)),
     "plays_unknown_card": _edit(0, lambda o: o["hands"][P]["plays"][3].__setitem__(1, "ZZ")),
     "plays_card_with_space": _edit(0, lambda o: o["hands"][P]["plays"][3].__setitem__(1, "J ")),
     "plays_card_escaped": _replace(0, b'"JH"]', b'"J\\u0048"]'),
@@ -611,8 +615,8 @@ def test_dealt_hands_and_plays_are_read_as_texts():
         block = fast_native._Lines(b"".join(lines), len(b"".join(lines)), 1, 0)
         block.prepare("sample.jsonl")
         [(table, blk, _)] = block.groups
-        assert int(blk.hands_texts.sum()) == sum(1 for h in hands if h.get("hands"))
-        assert int(blk.plays_texts.sum()) == sum(1 for h in hands if h.get("plays"))
+        assert int(blk.hands.counts.sum()) == sum(1 for h in hands if h.get("hands"))
+        assert int(blk.plays.counts.sum()) == sum(1 for h in hands if h.get("plays"))
         assert fast_native.convert_groups(block)[0][0].tolist() == list(range(len(lines)))
 
 

@@ -14,7 +14,7 @@ from pipeline.ingest import native_plays
 
 def _run(text: bytes) -> tuple[bytes, list[int], list[int]]:
     buf = bytearray(text)
-    rewritten, opens = native_plays.compact(buf)
+    rewritten, opens, _ = native_plays.compact(buf)
     assert len(buf) == len(text)
     return bytes(buf), rewritten.tolist(), opens.tolist()
 
@@ -65,7 +65,7 @@ def test_per_row_counts_rewrites_by_line():
 
 def _run_hands(text: bytes) -> tuple[bytes, list[int], list[int]]:
     buf = bytearray(text)
-    rewritten, opens = native_plays.compact_hands(buf, native_plays.opening_brackets(buf))
+    rewritten, opens, _ = native_plays.compact_hands(buf, native_plays.opening_brackets(buf))
     assert len(buf) == len(text)
     return bytes(buf), rewritten.tolist(), opens.tolist()
 
@@ -106,3 +106,41 @@ def test_decode_hands_reads_seats_and_cards_at_fixed_offsets():
     cards = [bytes([c >> 8, c & 0xFF]) for c in dec.code.tolist()]
     assert cards[:8] == [b"8C", b"JC", b"TC", b"8C", b"JC", b"TC", b"AS", b"8C"]
     assert dec.ok.tolist() == [True, True, True, True, False]
+
+
+# ------------------------------------------------------------------------------ decoded, then blanked
+
+def test_take_plays_decodes_then_leaves_each_text_s_ordinal():
+    # two canonical plays lists (compact, spaced): decoded, then each text, quotes included, becomes the JSON
+    # number of its rank in the block followed by spaces, so pyarrow reads "play\x7f" as an integer
+    text = b'{"plays":[[2,"AC"],[3,"JS"]]}\n{"plays": [[0, "7D"]]}\n'
+    buf = bytearray(text)
+    rewritten, _, ends = native_plays.compact(buf)
+    dec = native_plays.take_plays(buf, rewritten, ends)
+    # the lists are 19 and 11 bytes long: the ordinal's digit and 18 or 10 spaces
+    assert bytes(buf) == b'{"play\x7f":0' + b" " * 18 + b'}\n{"play\x7f": 1' + b" " * 10 + b'}\n'
+    assert len(buf) == len(text)
+    assert dec.offsets.tolist() == [0, 2, 3]
+    assert dec.seat.tolist() == [2, 3, 0]
+    assert [bytes([c >> 8, c & 0xFF]) for c in dec.code.tolist()] == [b"AC", b"JS", b"7D"]
+
+
+def test_take_hands_decodes_then_leaves_each_text_s_ordinal():
+    text = b'{"hands":[["8C","JC"],["TC"]]}\n'
+    buf = bytearray(text)
+    rewritten, _, ends = native_plays.compact_hands(buf, native_plays.opening_brackets(buf))
+    dec = native_plays.take_hands(buf, rewritten, ends)
+    assert bytes(buf) == b'{"hand\x7f":0' + b" " * 19 + b'}\n'     # a list of 20 bytes
+    assert dec.offsets.tolist() == [0, 2] and dec.card_offsets.tolist() == [0, 2, 3]
+    assert [bytes([c >> 8, c & 0xFF]) for c in dec.code.tolist()] == [b"8C", b"JC", b"TC"]
+
+
+def test_an_ordinal_longer_than_its_text_is_not_written():
+    # each text becomes its ordinal and spaces; ordinal 100 needs 3 bytes, so a text of 2 bytes (quotes
+    # included) keeps what it holds, which the schema's integer type then refuses (the line takes the row path)
+    buf = bytearray(b'"x" "yyyy"')
+    native_plays.blank(buf, np.array([0, 4], np.int64), np.array([2, 9], np.int64))
+    assert bytes(buf) == b'0   1     '
+    buf = bytearray(b'""')
+    native_plays.blank(buf, np.zeros(101, np.int64), np.ones(101, np.int64))
+    assert bytes(buf) == b'99'       # ordinals 0-99 fit (99 written last), 100 does not

@@ -494,10 +494,13 @@ def _parsed(cand: np.ndarray, text_starts: tuple[bytearray, np.ndarray], lineno:
     """Rewrite and parse the candidate lines; yields (table, Block, block line numbers of its rows) for the
     ranges pyarrow reads with one row per line, in line order."""
     buf, starts = text_starts
-    rewritten, opens = native_plays.compact(buf)     # canonical plays lists -> one text each
-    texts = native_plays.per_row(rewritten, starts)
-    dealt, opens = native_plays.compact_hands(buf, opens)   # canonical dealt hands -> one text each
-    dealt = native_plays.per_row(dealt, starts)
+    rewritten, opens, ends = native_plays.compact(buf)     # canonical plays lists -> one text each
+    dealt_at, opens, dealt_ends = native_plays.compact_hands(buf, opens)   # canonical dealt hands -> one text each
+    # decoded here, then each text replaced by its ordinal (pyarrow skips the spaces left)
+    plays = native_plays.take_plays(buf, rewritten, ends)
+    hands = native_plays.take_hands(buf, dealt_at, dealt_ends)
+    texts, dealt = native_plays.per_row(rewritten, starts), native_plays.per_row(dealt_at, starts)
+    texts_first, dealt_first = _firsts(texts), _firsts(dealt)
     marks = ncol.mark_pairs(buf, opens)               # the other [seat, x] pairs; sorted positions
     lin = ncol.mark_null_source_lines(buf)
     m = len(cand)
@@ -513,8 +516,16 @@ def _parsed(cand: np.ndarray, text_starts: tuple[bytearray, np.ndarray], lineno:
     read_opts = pj.ReadOptions(use_threads=PARSE_THREADS, block_size=max(1 << 20, 2 * longest + 1, len(buf) + 1))
     for lo, hi, table in _parse(buf, starts, 0, m, read_opts):
         blk = ncol.Block(buf, starts[lo:hi + 1], lineno + cand[lo:hi], pairs[lo:hi], escapes[lo:hi], path,
-                         lin[lo:hi], texts[lo:hi], dealt[lo:hi])
+                         lin[lo:hi], ncol.Texts(texts[lo:hi], texts_first[lo:hi], plays),
+                         ncol.Texts(dealt[lo:hi], dealt_first[lo:hi], hands))
         yield table, blk, cand[lo:hi]
+
+
+def _firsts(counts: np.ndarray) -> np.ndarray:
+    """Ordinal of the first rewritten text of each row, given the texts per row (int64)."""
+    first = np.zeros(len(counts), np.int64)
+    np.cumsum(counts[:-1], out=first[1:])
+    return first
 
 
 def _parse(buf: bytearray, starts: np.ndarray, lo: int, hi: int, opts):

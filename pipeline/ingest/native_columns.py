@@ -54,7 +54,7 @@ HAND_SCHEMA = pa.struct([
     ("hand_no", _I), ("source_hand_id", _S), ("dealer", _I), ("completeness", _S),
     ("hands", pa.list_(_CARDS)), ("turned_card", _S), ("auction", _PAIRS),
     ("contract", pa.struct([("taker", _I), ("strain", _S), ("bid", _I), ("capot_bid", _B), ("coinche", _I)])),
-    ("plays", _PAIRS), (native_plays.KEY, _S), (native_plays.HANDS_KEY, _S), ("tricks_taken", pa.list_(_CARDS)),
+    ("plays", _PAIRS), (native_plays.KEY, _I), (native_plays.HANDS_KEY, _I), ("tricks_taken", pa.list_(_CARDS)),
     ("last_trick_seat", _I),
     ("announced", pa.list_(pa.struct([("seat", _I), ("kind", _S), ("cards", _CARDS), ("rank", _S), ("suit", _S),
                                       ("length", _I)]))),
@@ -309,6 +309,9 @@ def _gather(offsets: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarr
     n = len(offsets) - 1
     if len(rows) == n and (n == 0 or (rows[0] == 0 and rows[-1] == n - 1)):
         return offsets - offsets[0], slice(int(offsets[0]), int(offsets[-1]))
+    if len(rows) and rows[-1] - rows[0] == len(rows) - 1 and (len(rows) == 1 or bool((np.diff(rows) == 1).all())):
+        a, b = int(rows[0]), int(rows[-1]) + 1                # consecutive rows: their children are one range
+        return offsets[a:b + 1] - offsets[a], slice(int(offsets[a]), int(offsets[b]))
     starts, lengths = offsets[rows], offsets[rows + 1] - offsets[rows]
     new = np.zeros(len(rows) + 1, np.int64)
     np.cumsum(lengths, out=new[1:])
@@ -428,22 +431,25 @@ class Plays:
     list_hand: np.ndarray   # hand of each pair read from a list (the seat marks of mark_pairs)
     text_valid: np.ndarray  # per hand: plays given as a rewritten text
     both: np.ndarray        # per hand: given both ways (a repeated key)
+    wrong: np.ndarray       # per hand: holds a text ordinal that is not its own (see _text_ordinals)
 
 
-def _plays(hv: pa.Array) -> Plays:
+def _plays(hv: pa.Array, par: np.ndarray, texts: "Texts | None") -> Plays:
     lst = _pairs(_field(hv, "plays"))
     lcard = _card_ids(lst.start, lst.length, lst.data, lst.ok)
     list_hand = _parents(lst.offsets)
-    t_off, t_data, t_valid = _str(_field(hv, native_plays.KEY))
+    o, t_valid, wrong = _text_ordinals(_field(hv, native_plays.KEY), par, texts)
     if not t_valid.any():
-        return Plays(lst.offsets, lst.valid, lst.ok, lst.seat, lcard, list_hand, t_valid, np.zeros(len(t_valid), bool))
-    dec = native_plays.decode(t_off, t_data, t_valid)
+        return Plays(lst.offsets, lst.valid, lst.ok, lst.seat, lcard, list_hand, t_valid, np.zeros(len(t_valid), bool),
+                     wrong)
+    dec = _select_plays(texts.decoded, o, t_valid)
     tcard = _two_char_cards()[dec.code].astype(np.int16)
     valid = lst.valid | t_valid
     both = lst.valid & t_valid
     n_list = lst.offsets[1:] - lst.offsets[:-1]
     if not n_list.any():
-        return Plays(dec.offsets, valid, np.ones(len(dec.seat), bool), dec.seat, tcard, list_hand, t_valid, both)
+        return Plays(dec.offsets, valid, np.ones(len(dec.seat), bool), dec.seat, tcard, list_hand, t_valid, both,
+                     wrong)
     n_text = dec.offsets[1:] - dec.offsets[:-1]
     offsets = np.zeros(len(valid) + 1, np.int64)
     np.cumsum(n_list + n_text, out=offsets[1:])
@@ -454,7 +460,63 @@ def _plays(hv: pa.Array) -> Plays:
     to_text = np.repeat(offsets[:-1] + n_list - dec.offsets[:-1], n_text) + np.arange(int(n_text.sum()))
     ok[to_list], seat[to_list], card[to_list] = lst.ok, lst.seat, lcard
     ok[to_text], seat[to_text], card[to_text] = True, dec.seat, tcard
-    return Plays(offsets, valid, ok, seat, card, list_hand, t_valid, both)
+    return Plays(offsets, valid, ok, seat, card, list_hand, t_valid, both, wrong)
+
+
+@dataclass
+class Texts:
+    """The plays (or dealt hands) of a block's rows rewritten as texts, decoded and replaced by their ordinals
+    before the parse (:func:`pipeline.ingest.native_plays.take_plays`)."""
+
+    counts: np.ndarray    # per row: texts rewritten in it
+    first: np.ndarray     # per row: ordinal of its first text (the k-th text of row r is first[r] + k)
+    decoded: "native_plays.Decoded | native_plays.DecodedHands"   # every text of the block, by ordinal
+
+
+def _text_ordinals(arr: pa.Array, par: np.ndarray, texts: Texts | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per hand: (the ordinal it holds, int64; it holds its own text's ordinal; it holds another one). The k-th
+    ordinal held in row r must be ``texts.first[r] + k``: anything else (which only a line pyarrow reads
+    differently from the row path could give, e.g. a repeated key) sends the row to the row path."""
+    o, valid = _ints(arr)
+    wrong = np.zeros(len(o), bool)
+    if not valid.any():
+        return o, valid, wrong
+    if texts is None:
+        return o, np.zeros(len(o), bool), valid
+    idx = np.flatnonzero(valid)
+    rows = par[idx]                                   # non-decreasing: hands are in row order
+    rank = np.arange(len(idx)) - np.searchsorted(rows, rows)
+    wrong[idx] = o[idx] != texts.first[rows] + rank
+    return o, valid & ~wrong, wrong
+
+
+def _select_plays(dec: "native_plays.Decoded", o: np.ndarray, valid: np.ndarray) -> "native_plays.Decoded":
+    """The decoded plays of each hand (none where not ``valid``), from the block's texts by ordinal ``o``."""
+    new, idx = _gather(dec.offsets, o[valid])
+    counts = np.zeros(len(o), np.int64)
+    counts[valid] = new[1:] - new[:-1]
+    offsets = np.zeros(len(o) + 1, np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    return native_plays.Decoded(offsets, dec.seat[idx], dec.code[idx])
+
+
+def _select_hands(dec: "native_plays.DecodedHands", o: np.ndarray, valid: np.ndarray) -> "native_plays.DecodedHands":
+    """The decoded dealt hands of each hand (none where not ``valid``), from the block's texts by ordinal ``o``."""
+    rows = o[valid]
+    new, seats = _gather(dec.offsets, rows)
+    if isinstance(seats, slice):
+        a, b = seats.start, seats.stop
+        card_off, cards = dec.card_offsets[a:b + 1] - dec.card_offsets[a], slice(int(dec.card_offsets[a]),
+                                                                                  int(dec.card_offsets[b]))
+    else:
+        card_off, cards = _gather(dec.card_offsets, seats)
+    counts = np.zeros(len(o), np.int64)
+    counts[valid] = new[1:] - new[:-1]
+    offsets = np.zeros(len(o) + 1, np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    ok = np.ones(len(o), bool)
+    ok[valid] = dec.ok[rows]
+    return native_plays.DecodedHands(offsets, card_off, dec.code[cards], ok)
 
 
 # --------------------------------------------------------------------------------------------- the block
@@ -470,8 +532,8 @@ class Block:
     escapes: np.ndarray   # row holds an escape of a printable ASCII character (could spell a key)
     path: str
     lin: np.ndarray       # '_lin' words left by mark_null_source_lines in each row
-    plays_texts: np.ndarray | None = None   # plays lists rewritten as texts in each row (native_plays.compact)
-    hands_texts: np.ndarray | None = None   # dealt hands rewritten as texts in each row (compact_hands)
+    plays: Texts | None = None   # plays lists rewritten as texts (native_plays.compact), decoded
+    hands: Texts | None = None   # dealt hands rewritten as texts (native_plays.compact_hands), decoded
 
     def count(self, pattern: bytes) -> int:
         return self.text.count(pattern, int(self.starts[0]), int(self.starts[-1]))
@@ -636,7 +698,7 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     hok &= _by_row(a_hand, a_bad, H) == 0
 
     # plays
-    ply = _plays(hv)
+    ply = _plays(hv, par, blk.plays)
     card = ply.card
     hok &= ~ply.both                                          # "plays" written twice (once as a list)
 
@@ -644,13 +706,14 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     # a text one of its hands' plays
     marks_found = np.bincount(par[a_hand], minlength=N) + np.bincount(par[ply.list_hand], minlength=N)
     ok &= marks_found == blk.pairs
-    texts = np.zeros(N, np.int64) if blk.plays_texts is None else blk.plays_texts
-    ok &= _by_row(par, ply.text_valid, N) == texts
+    ok &= _by_row(par, ply.text_valid, N) == (np.zeros(N, np.int64) if blk.plays is None else blk.plays.counts)
+    ok &= _by_row(par, ply.wrong, N) == 0
 
     # initial hands and tricks taken: lists of card lists -> one bitmask per seat
-    init, dealt_text, dealt_both = _dealt(hv)
+    init, dealt_text, dealt_both, dealt_wrong = _dealt(hv, par, blk.hands)
     hok &= ~dealt_both                                        # "hands" written twice (once as a list)
-    ok &= _by_row(par, dealt_text, N) == (np.zeros(N, np.int64) if blk.hands_texts is None else blk.hands_texts)
+    ok &= _by_row(par, dealt_text, N) == (np.zeros(N, np.int64) if blk.hands is None else blk.hands.counts)
+    ok &= _by_row(par, dealt_wrong, N) == 0
     tricks = _card_lists(_field(hv, "tricks_taken"))
     hok &= init.ok & tricks.ok
     hok &= ~init.valid | (init.count == nh)
@@ -957,21 +1020,22 @@ def _plays_ok(offsets, pair_ok, seat, card, nh, init_valid, init_count, init_off
     return out
 
 
-def _dealt(hv: pa.Array) -> tuple[CardLists, np.ndarray, np.ndarray]:
+def _dealt(hv: pa.Array, par: np.ndarray, texts: Texts | None) -> tuple[CardLists, np.ndarray, np.ndarray, np.ndarray]:
     """The dealt hands of every hand, from its ``hands`` list or from its rewritten text
     (:func:`pipeline.ingest.native_plays.compact_hands`): (:class:`CardLists`, per hand whether it came as a
-    text, per hand whether both were given: a repeated key, which the row path must read)."""
+    text, per hand whether both were given: a repeated key, which the row path must read; per hand whether it
+    holds a text ordinal not its own, see :func:`_text_ordinals`)."""
     lst = _field(hv, "hands")
-    t_off, t_data, t_valid = _str(_field(hv, native_plays.HANDS_KEY))
+    o, t_valid, wrong = _text_ordinals(_field(hv, native_plays.HANDS_KEY), par, texts)
     if not t_valid.any():
-        return _card_lists(lst), t_valid, np.zeros(len(t_valid), bool)
-    dec = native_plays.decode_hands(t_off, t_data, t_valid)
+        return _card_lists(lst), t_valid, np.zeros(len(t_valid), bool), wrong
+    dec = _select_hands(texts.decoded, o, t_valid)
     t_masks, t_bad = _masks(_two_char_cards()[dec.code].astype(np.int16), dec.card_offsets)
     t_bad |= ~dec.ok[_parents(dec.offsets)]              # a text of another shape: not read here
     if lst.null_count == len(lst):                        # every hand's cards came as a text (the usual case)
         lists = _card_lists_of(dec.offsets, t_valid, t_masks, t_bad)
         lists.ok &= ~t_valid | dec.ok
-        return lists, t_valid, np.zeros(len(t_valid), bool)
+        return lists, t_valid, np.zeros(len(t_valid), bool), wrong
     l_off, l_valid, inner = _list(lst)
     ioff, ivalid, strs = _list(inner)
     l_masks, l_tok_bad = _masks(_string_cards(strs), ioff)
@@ -987,7 +1051,7 @@ def _dealt(hv: pa.Array) -> tuple[CardLists, np.ndarray, np.ndarray]:
     masks[to_text], bad[to_text] = t_masks, t_bad
     lists = _card_lists_of(offsets, l_valid | t_valid, masks, bad)
     lists.ok &= ~t_valid | dec.ok                          # (a bad text with no seat list left)
-    return lists, t_valid, l_valid & t_valid
+    return lists, t_valid, l_valid & t_valid, wrong
 
 
 def _auction_column(auc: Pairs, rows: np.ndarray) -> pa.Array:

@@ -8,8 +8,10 @@ line (each pair is a list holding a number and a text). When a list is written i
 
 with one-digit seats and two-character cards (no quote, backslash or space in them), :func:`compact` rewrites
 it in place, same length, as a JSON text under the key ``"play\\x7f"``: the list's brackets become quotes and the
-cards' quotes become spaces, ``"play\\x7f":"[2, AC ],[3, JS ]"``. pyarrow then reads one short string per hand
-and :func:`decode` cuts seats and cards out of it at fixed offsets. Any other spelling of a plays list (other
+cards' quotes become spaces, ``"play\\x7f":"[2, AC ],[3, JS ]"``. :func:`take_plays` then cuts seats and cards
+out of each text at fixed offsets (:func:`decode`) and replaces the text by its ordinal in the block followed by
+spaces, ``"play\\x7f":0               ``: pyarrow reads one integer per hand and skips the spaces, a third faster
+than reading and copying the texts. Any other spelling of a plays list (other
 spacing, a negative or two-digit seat, ``"10C"``, escapes, an empty list) is left alone and read as a list, as
 before (:mod:`pipeline.ingest.native_columns`).
 
@@ -17,7 +19,7 @@ Why this is safe: the caller only rewrites lines holding no ``\\x7f`` byte (raw 
 key can only come from here; the pattern holds unescaped quotes at fixed places, so it cannot lie inside a JSON
 text; a rewritten list anywhere but directly in a hand object is an unknown key there and makes pyarrow refuse
 the line (which then takes the row path); and the converter requires, line by line, as many ``play\\x7f``
-texts as lists rewritten (:func:`per_row`).
+ordinals as lists rewritten (:func:`per_row`), each the line's own, in order.
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ def opening_brackets(buf: bytearray) -> np.ndarray:
     return np.flatnonzero(np.frombuffer(buf, np.uint8) == _OPEN)
 
 
-def compact(buf: bytearray, opens: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def compact(buf: bytearray, opens: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Rewrite, in place, every canonical plays list of ``buf`` (see the module text) as a ``play\\x7f`` text.
 
     Args:
@@ -64,16 +66,16 @@ def compact(buf: bytearray, opens: np.ndarray | None = None) -> tuple[np.ndarray
         opens: the positions of every ``[`` of ``buf`` (:func:`opening_brackets`; computed when None).
     Returns:
         (positions of the lists rewritten: their opening bracket, now a quote; positions of every ``[`` left
-        outside them, for :func:`compact_hands` and :func:`pipeline.ingest.native_columns.mark_pairs`), both
-        int64 and sorted.
+        outside them, for :func:`compact_hands` and :func:`pipeline.ingest.native_columns.mark_pairs`;
+        positions of the rewritten texts' closing quotes), int64, sorted.
     """
     if opens is None:
         opens = opening_brackets(buf)
     a = np.frombuffer(buf, np.uint8)
     if not len(opens):
-        return np.zeros(0, np.int64), opens
-    rewritten, keep = kernels.call(_compact_plays, a, opens, _CARD_OK, _PLAYS_KEYS[0], _PLAYS_KEYS[1])
-    return rewritten, opens[keep]
+        return np.zeros(0, np.int64), opens, np.zeros(0, np.int64)
+    rewritten, ends, keep = kernels.call(_compact_plays, a, opens, _CARD_OK, _PLAYS_KEYS[0], _PLAYS_KEYS[1])
+    return rewritten, opens[keep], ends
 
 
 @njit(cache=True, nogil=True)
@@ -89,7 +91,8 @@ def _at(a, pos, key) -> bool:
 
 @njit(cache=True, nogil=True)
 def _compact_plays(a, opens, card_ok, key0, key1):
-    """Kernel of :func:`compact`: (rewritten list positions, sorted; mask of ``opens`` to keep).
+    """Kernel of :func:`compact`: (rewritten list positions, sorted; their closing quotes; mask of ``opens`` to
+    keep).
 
     A pair ``[d,"XY"]`` (layout 0, stride 9) or ``[d, "XY"]`` (layout 1, stride 11) starts at each ``[`` whose
     bytes match; consecutive pairs of one layout, each followed by its separator and the next pair exactly
@@ -108,6 +111,7 @@ def _compact_plays(a, opens, card_ok, key0, key1):
             good[1, i] = True
     keep = np.ones(m, np.bool_)
     out = np.empty(m, np.int64)
+    ends = np.empty(m, np.int64)
     k = 0
     for lay in range(2):
         length, stride, q = 8 + lay, 9 + 2 * lay, 3 + lay
@@ -148,11 +152,13 @@ def _compact_plays(a, opens, card_ok, key0, key1):
             if first > 0 and opens[first - 1] == pf - 1:
                 keep[first - 1] = False          # the list's own bracket is the [ just before
             out[k] = pf - 1
+            ends[k] = pl + length
             k += 1
-    return np.sort(out[:k]), keep
+    order = np.argsort(out[:k])
+    return out[:k][order], ends[:k][order], keep
 
 
-def compact_hands(buf: bytearray, opens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def compact_hands(buf: bytearray, opens: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Rewrite, in place, every canonical ``hands`` list of ``buf`` (the cards dealt to each seat) as a
     ``hand\\x7f`` text, as :func:`compact` does for plays: ``"hands":[["8C","JC"],["TC"]]`` becomes
     ``"hand\\x7f":"[ 8C , JC ],[ TC ]"`` (the outer brackets become quotes, the cards' quotes spaces; same
@@ -170,12 +176,13 @@ def compact_hands(buf: bytearray, opens: np.ndarray) -> tuple[np.ndarray, np.nda
         opens: sorted positions of the ``[`` of ``buf`` that may open a list (:func:`compact`'s second result).
     Returns:
         (positions of the lists rewritten, their opening bracket now a quote; ``opens`` without the brackets
-        of those lists), both int64 and sorted.
+        of those lists; the rewritten texts' closing quotes), int64 and sorted.
     """
     if not len(opens):
-        return np.zeros(0, np.int64), opens
-    rewritten, keep = kernels.call(_compact_hands, np.frombuffer(buf, np.uint8), opens, _CARD_OK, _HANDS_KEYS[0], _HANDS_KEYS[1])
-    return rewritten, opens[keep]
+        return np.zeros(0, np.int64), opens, np.zeros(0, np.int64)
+    rewritten, ends, keep = kernels.call(_compact_hands, np.frombuffer(buf, np.uint8), opens, _CARD_OK,
+                                         _HANDS_KEYS[0], _HANDS_KEYS[1])
+    return rewritten, opens[keep], ends
 
 
 @njit(cache=True, nogil=True)
@@ -204,10 +211,12 @@ def _walk_hands(a, p, sep, card_ok, write) -> int:
 
 @njit(cache=True, nogil=True)
 def _compact_hands(a, opens, card_ok, key0, key1):
-    """Kernel of :func:`compact_hands`: (rewritten list positions, sorted; mask of ``opens`` to keep)."""
+    """Kernel of :func:`compact_hands`: (rewritten list positions, sorted; their closing quotes; mask of
+    ``opens`` to keep)."""
     m = len(opens)
     keep = np.ones(m, np.bool_)
     out = np.empty(m, np.int64)
+    ends = np.empty(m, np.int64)
     k = 0
     for i in range(m):
         p = opens[i]
@@ -231,8 +240,9 @@ def _compact_hands(a, opens, card_ok, key0, key1):
             keep[t] = False
             t += 1
         out[k] = p
+        ends[k] = end
         k += 1
-    return out[:k], keep
+    return out[:k], ends[:k], keep
 
 
 @dataclass
@@ -257,17 +267,20 @@ def decode_hands(offsets: np.ndarray, data: np.ndarray, valid: np.ndarray) -> De
         the ``]`` following a card. ``ok`` is False for a text that does not have that shape (none that
         :func:`compact_hands` wrote).
     """
-    hand_off, card_off, code, ok = kernels.call(_decode_hands, np.asarray(offsets, np.int64), data, np.asarray(valid, np.bool_))
+    offsets = np.asarray(offsets, np.int64)
+    hand_off, card_off, code, ok = kernels.call(_decode_hands, offsets[:-1], offsets[1:], data,
+                                                np.asarray(valid, np.bool_))
     return DecodedHands(hand_off, card_off, code, ok)
 
 
 @njit(cache=True, nogil=True)
-def _decode_hands(offsets, data, valid):
-    n = len(offsets) - 1
+def _decode_hands(starts, ends, data, valid):
+    """Kernel of :func:`decode_hands`: text ``h`` is ``data[starts[h]:ends[h]]``."""
+    n = len(starts)
     size = 0
     for h in range(n):
         if valid[h]:
-            size += offsets[h + 1] - offsets[h]
+            size += ends[h] - starts[h]
     hand_off = np.zeros(n + 1, np.int64)
     card_off = np.zeros(size // 5 + 2, np.int64)
     code = np.zeros(size // 5 + 1, np.int64)
@@ -276,7 +289,7 @@ def _decode_hands(offsets, data, valid):
     ci = 0
     for h in range(n):
         if valid[h]:
-            a, b = offsets[h], offsets[h + 1]
+            a, b = starts[h], ends[h]
             spaced = b - a > 7 and data[a + 7] == 0x20
             stride = 6 if spaced else 5
             t = a                                # the [ of the current seat list
@@ -322,24 +335,26 @@ def decode(offsets: np.ndarray, data: np.ndarray, valid: np.ndarray) -> Decoded:
     """Seats and cards of rewritten plays texts.
 
     Args:
-        offsets: int64 string offsets (hands + 1) into ``data`` (uint8), as pyarrow gives a string column.
-        valid: per hand, the text is present.
+        offsets: int64 string offsets (texts + 1) into ``data`` (uint8), as a string column gives them.
+        valid: per text, the text is present.
     Returns:
         :class:`Decoded`; the layout of each text (compact or spaced) is told by its fifth byte (a card byte or
         a space) and its pair count by its length.
     """
-    return Decoded(*kernels.call(_decode_plays, np.asarray(offsets, np.int64), data, np.asarray(valid, np.bool_)))
+    offsets = np.asarray(offsets, np.int64)
+    return Decoded(*kernels.call(_decode_plays, offsets[:-1], offsets[1:], data, np.asarray(valid, np.bool_)))
 
 
 @njit(cache=True, nogil=True)
-def _decode_plays(offsets, data, valid):
-    n = len(offsets) - 1
+def _decode_plays(starts, ends, data, valid):
+    """Kernel of :func:`decode`: text ``h`` is ``data[starts[h]:ends[h]]``."""
+    n = len(starts)
     out = np.zeros(n + 1, np.int64)
     for h in range(n):                          # pairs per text: compact 9n - 1 bytes, spaced 11n - 2
-        ln = offsets[h + 1] - offsets[h] if valid[h] else 0
+        ln = ends[h] - starts[h] if valid[h] else 0
         count = 0
         if ln > 4:
-            stride = 11 if data[offsets[h] + 4] == 0x20 else 9
+            stride = 11 if data[starts[h] + 4] == 0x20 else 9
             count = (ln + stride - 8) // stride
         out[h + 1] = out[h] + count
     seat = np.empty(out[n], np.int64)
@@ -347,7 +362,7 @@ def _decode_plays(offsets, data, valid):
     for h in range(n):
         if out[h + 1] == out[h]:
             continue
-        st = offsets[h]
+        st = starts[h]
         spaced = data[st + 4] == 0x20
         stride = 11 if spaced else 9
         c = st + (5 if spaced else 4)           # the card's first byte
@@ -357,3 +372,51 @@ def _decode_plays(offsets, data, valid):
             code[k] = (np.int64(data[c]) << 8) | data[c + 1]
             c += stride
     return out, seat, code
+
+
+def take_plays(buf: bytearray, rewritten: np.ndarray, ends: np.ndarray) -> Decoded:
+    """Decode the plays texts :func:`compact` wrote from ``rewritten`` to ``ends`` (their quotes), then replace
+    each by its ordinal (:func:`blank`): the k-th text's pairs are ``offsets[k]:offsets[k+1]`` of the result."""
+    a = np.frombuffer(buf, np.uint8)
+    dec = Decoded(*kernels.call(_decode_plays, rewritten + 1, ends, a, np.ones(len(rewritten), np.bool_)))
+    blank(buf, rewritten, ends)
+    return dec
+
+
+def take_hands(buf: bytearray, rewritten: np.ndarray, ends: np.ndarray) -> "DecodedHands":
+    """:func:`take_plays` for the dealt-hands texts :func:`compact_hands` wrote from ``rewritten`` to ``ends``."""
+    a = np.frombuffer(buf, np.uint8)
+    dec = DecodedHands(*kernels.call(_decode_hands, rewritten + 1, ends, a, np.ones(len(rewritten), np.bool_)))
+    blank(buf, rewritten, ends)
+    return dec
+
+
+def blank(buf: bytearray, quotes: np.ndarray, ends: np.ndarray) -> None:
+    """Replace, in place, the k-th rewritten text (from its opening quote ``quotes[k]`` to its closing quote
+    ``ends[k]``, both included) by the JSON number ``k`` followed by spaces (same length).
+
+    Why: the text was decoded already (:func:`take_plays`), and pyarrow skips spaces faster than it reads and
+    copies a text: the parse of a block takes a third less time. The number tells the converter which decoded
+    text a hand holds (:func:`pipeline.ingest.native_columns.convert` checks that the texts of each line are
+    its own, in order). A number that does not fit its text (over 10^7 texts in one block) is not written: the
+    text stays, the schema's integer type makes pyarrow refuse the line, and the row path reads it."""
+    kernels.call(_blank, np.frombuffer(buf, np.uint8), quotes, ends)
+
+
+@njit(cache=True, nogil=True)
+def _blank(a, quotes, ends):
+    for k in range(len(quotes)):
+        p, e = quotes[k], ends[k]
+        digits = 1
+        v = k
+        while v >= 10:
+            v //= 10
+            digits += 1
+        if digits > e - p + 1:
+            continue
+        v = k
+        for d in range(digits - 1, -1, -1):
+            a[p + d] = 0x30 + v % 10
+            v //= 10
+        for q in range(p + digits, e + 1):      # (a loop: the plain Python kernel works on a bytearray)
+            a[q] = 0x20
