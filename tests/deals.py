@@ -89,3 +89,28 @@ def native_game(game_id: str, hands: list[dict], *, source: str = "test", player
     """A native-format game object (one line of a rebelote JSON Lines file)."""
     return {"format": "rebelote", "version": 1, "source": source, "source_game_id": game_id, "variant": variant,
             "n_players": 4, "players": list(players), "target": 1000, "ruleset_hint": ruleset_hint, "hands": hands}
+
+# DEAL_D (capot against the declarations' winners): seat 0 takes every trick, but team 1 wins the declaration
+# contest. Hearts trump, dealer 3, seat 0 leads every trick.
+#   T1 JH QH 7H 9S -> 20+3+0+0 = 23     T5 KH 7C TC 9C -> 4+0+10+0 = 14
+#   T2 9H 7S AS TS -> 14+0+11+10 = 35   T6 8H 7D TD 9D -> 0+0+10+0 = 10
+#   T3 AH 8S 8C JS -> 11+0+0+2 = 13     T7 AC QC KC JC -> 11+3+4+2 = 20
+#   T4 TH QS 8D KS -> 10+3+0+4 = 17     T8 AD QD KD JD -> 11+3+4+2 = 20
+#   team 0: 152 + 100 for the last trick on a capot = 252 (FFB-B16 §9.2); team 1: 0.
+#   Declarations (PAGAT-B / FFB-Co15 §8, rules.md R18, R23): seat 0 quarte 8-9-10-J of hearts (50); seat 1 carré
+#   of queens (100); seat 3 tierce 9-10-J of spades (20). The carré is the best single declaration, so team 1
+#   scores its 100 + 20 = 120 and team 0 nothing. No belote (KH with seat 0, QH with seat 1).
+DEAL_D = {
+    "hands": [["JH", "9H", "AH", "TH", "KH", "8H", "AC", "AD"],
+              ["QH", "7S", "8S", "QS", "7C", "7D", "QC", "QD"],
+              ["7H", "AS", "8C", "8D", "TC", "TD", "KC", "KD"],
+              ["9S", "TS", "JS", "KS", "9C", "9D", "JC", "JD"]],
+    "plays": [[0, "JH"], [1, "QH"], [2, "7H"], [3, "9S"],
+              [0, "9H"], [1, "7S"], [2, "AS"], [3, "TS"],
+              [0, "AH"], [1, "8S"], [2, "8C"], [3, "JS"],
+              [0, "TH"], [1, "QS"], [2, "8D"], [3, "KS"],
+              [0, "KH"], [1, "7C"], [2, "TC"], [3, "9C"],
+              [0, "8H"], [1, "7D"], [2, "TD"], [3, "9D"],
+              [0, "AC"], [1, "QC"], [2, "KC"], [3, "JC"],
+              [0, "AD"], [1, "QD"], [2, "KD"], [3, "JD"]],
+}
