@@ -362,6 +362,8 @@ def unfinished_reason(totals: list[int], target: int, last: dict[str, Any] | Non
     ``totals``: final totals per team (game points); ``target``: the game target (game points); ``last``: the
     ``scores`` row of the game's last hand (None when it has none). Returns (text, 'section.key')."""
     high = max(totals)
+    if rules["game.target_strict"] and high == target:
+        return f"not finished: {high} reaches the target {target} without going over it", "game.target_strict"
     if high < target:
         return f"not finished: no team reached {target}", "game.target"
     tied = [t for t, x in enumerate(totals) if x == high]
