@@ -114,3 +114,27 @@ DEAL_D = {
               [0, "AC"], [1, "QC"], [2, "KC"], [3, "JC"],
               [0, "AD"], [1, "QD"], [2, "KD"], [3, "JD"]],
 }
+
+# DEAL_J (a carré and a sequence sharing a card): seat 0 holds the four jacks and 9H 10H JH (a tierce in trump
+# through JH). Hearts trump, dealer 3.
+#   T1 JH 7H 8H QH -> P0 20+0+0+3 = 23    T5 KH 8D 7D QS -> P0 4+0+0+3 = 7
+#   T2 9H 7C 8C 7S -> P0 14                T6 JC TD 9D AC -> P3 2+10+0+11 = 23
+#   T3 AH 9C TC 8S -> P0 11+0+10+0 = 21    T7 (P3) AD JD KD QD -> P3 11+2+4+3 = 20
+#   T4 TH QC KC TS -> P0 10+3+4+10 = 27    T8 (P3) KS JS AS 9S -> P1 4+2+11+0 = 17, + 10 last trick
+#   team 0: 23+14+21+27+7 = 92; team 1: 23+20+17+10 = 70. Belote: KH with seat 0, QH with seat 3: none.
+#   Declarations: seat 0 carré of jacks 200 and, reading JH into a run too, tierce 9-10-J of hearts 20; no run
+#   of three elsewhere (seat 3's spades 7-8, 10, Q-K).
+DEAL_J = {
+    "hands": [["JH", "9H", "AH", "TH", "KH", "JC", "JD", "JS"],
+              ["7H", "7C", "9C", "QC", "8D", "TD", "KD", "AS"],
+              ["8H", "8C", "TC", "KC", "7D", "9D", "QD", "9S"],
+              ["QH", "7S", "8S", "TS", "QS", "AC", "AD", "KS"]],
+    "plays": [[0, "JH"], [1, "7H"], [2, "8H"], [3, "QH"],
+              [0, "9H"], [1, "7C"], [2, "8C"], [3, "7S"],
+              [0, "AH"], [1, "9C"], [2, "TC"], [3, "8S"],
+              [0, "TH"], [1, "QC"], [2, "KC"], [3, "TS"],
+              [0, "KH"], [1, "8D"], [2, "7D"], [3, "QS"],
+              [0, "JC"], [1, "TD"], [2, "9D"], [3, "AC"],
+              [3, "AD"], [0, "JD"], [1, "KD"], [2, "QD"],
+              [3, "KS"], [0, "JS"], [1, "AS"], [2, "9S"]],
+}

@@ -236,3 +236,20 @@ def test_litige_holds_the_takers_points_not_the_bid():
     (r,) = score("ffb-coinche-2015", native_game("g2", [native_hand(DEAL_L, 1, taker=0, bid=80, coinche=2)],
                                                 variant="coinche", ruleset_hint=None))
     assert (r["hand_score"], r["held_points"]) == ([0, 80], 320)
+
+
+@pytest.mark.parametrize("ruleset, decl, hand_score", [
+    # FFB-Co15 §8 (T): "une carte ne peut compter que pour une seule annonce à la fois": JH counts in the carré of
+    # jacks only, so no tierce: 200. Bid 100 made (92 + 200 >= 100, > 70): 92 + 200 + 100 = 392 -> 390 (§10.2);
+    # defence 70. (The ruleset read JH into both: 220 and 412 -> 410.)
+    ("ffb-coinche-2015", [200, 0], [390, 70]),
+    # pagat-coinche keeps the base reading (a carré's cards may also form a sequence): 200 + 20 = 220;
+    # 92 + 220 + 100 = 412 -> 410
+    ("pagat-coinche", [220, 0], [410, 70]),
+])
+def test_card_of_a_carre_in_a_sequence_counts_once_under_co15(ruleset, decl, hand_score):
+    from deals import DEAL_J
+    r = one(ruleset, native_hand(DEAL_J, 1, taker=0, bid=100))
+    assert r["legal"] is True and r["card_points"] == [92, 70] and r["belote_points"] == [0, 0]
+    assert r["declaration_points"] == decl
+    assert r["contract_made"] is True and r["hand_score"] == hand_score
