@@ -185,6 +185,14 @@ def explain(hand: dict[str, Any], rules: Ruleset) -> dict[str, Any]:
         dl.append(_line("contest", (", ".join(won) + " scores its declarations" + broken) if won else
                         "equal best declarations: nobody scores", "declarations.contest / declarations.tie / "
                         "declarations.trump_breaks_ties / declarations.carre_order"))
+        # a capot moves or cancels the capoted side's declarations (declarations.on_capot, rules.md R24): say so,
+        # or the contest's winner above and the points scored below disagree with no parameter named
+        on_capot = rules["declarations.on_capot"]
+        capoted = sorted({e[0] % K for e, f in zip(entries, flags) if f and e[1] != "belote"} - {cap})
+        if cap is not None and capoted and on_capot != "keep":
+            fate = f"go to team {cap}" if on_capot == "to_capot_team" else "are lost"
+            dl.append(_line("capot", ", ".join(f"team {t}" for t in capoted) + f"'s declarations {fate}",
+                            "declarations.on_capot"))
     active = bool(rules["declarations.enabled"])
     dl.append(_line("declarations scored", _pts(sc["declaration_points"])
                     + ("" if active else " (declarations off)"),
@@ -354,6 +362,8 @@ def unfinished_reason(totals: list[int], target: int, last: dict[str, Any] | Non
     ``totals``: final totals per team (game points); ``target``: the game target (game points); ``last``: the
     ``scores`` row of the game's last hand (None when it has none). Returns (text, 'section.key')."""
     high = max(totals)
+    if rules["game.target_strict"] and high == target:
+        return f"not finished: {high} reaches the target {target} without going over it", "game.target_strict"
     if high < target:
         return f"not finished: no team reached {target}", "game.target"
     tied = [t for t, x in enumerate(totals) if x == high]

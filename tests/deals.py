@@ -89,3 +89,52 @@ def native_game(game_id: str, hands: list[dict], *, source: str = "test", player
     """A native-format game object (one line of a rebelote JSON Lines file)."""
     return {"format": "rebelote", "version": 1, "source": source, "source_game_id": game_id, "variant": variant,
             "n_players": 4, "players": list(players), "target": 1000, "ruleset_hint": ruleset_hint, "hands": hands}
+
+# DEAL_D (capot against the declarations' winners): seat 0 takes every trick, but team 1 wins the declaration
+# contest. Hearts trump, dealer 3, seat 0 leads every trick.
+#   T1 JH QH 7H 9S -> 20+3+0+0 = 23     T5 KH 7C TC 9C -> 4+0+10+0 = 14
+#   T2 9H 7S AS TS -> 14+0+11+10 = 35   T6 8H 7D TD 9D -> 0+0+10+0 = 10
+#   T3 AH 8S 8C JS -> 11+0+0+2 = 13     T7 AC QC KC JC -> 11+3+4+2 = 20
+#   T4 TH QS 8D KS -> 10+3+0+4 = 17     T8 AD QD KD JD -> 11+3+4+2 = 20
+#   team 0: 152 + 100 for the last trick on a capot = 252 (FFB-B16 §9.2); team 1: 0.
+#   Declarations (PAGAT-B / FFB-Co15 §8, rules.md R18, R23): seat 0 quarte 8-9-10-J of hearts (50); seat 1 carré
+#   of queens (100); seat 3 tierce 9-10-J of spades (20). The carré is the best single declaration, so team 1
+#   scores its 100 + 20 = 120 and team 0 nothing. No belote (KH with seat 0, QH with seat 1).
+DEAL_D = {
+    "hands": [["JH", "9H", "AH", "TH", "KH", "8H", "AC", "AD"],
+              ["QH", "7S", "8S", "QS", "7C", "7D", "QC", "QD"],
+              ["7H", "AS", "8C", "8D", "TC", "TD", "KC", "KD"],
+              ["9S", "TS", "JS", "KS", "9C", "9D", "JC", "JD"]],
+    "plays": [[0, "JH"], [1, "QH"], [2, "7H"], [3, "9S"],
+              [0, "9H"], [1, "7S"], [2, "AS"], [3, "TS"],
+              [0, "AH"], [1, "8S"], [2, "8C"], [3, "JS"],
+              [0, "TH"], [1, "QS"], [2, "8D"], [3, "KS"],
+              [0, "KH"], [1, "7C"], [2, "TC"], [3, "9C"],
+              [0, "8H"], [1, "7D"], [2, "TD"], [3, "9D"],
+              [0, "AC"], [1, "QC"], [2, "KC"], [3, "JC"],
+              [0, "AD"], [1, "QD"], [2, "KD"], [3, "JD"]],
+}
+
+# DEAL_J (a carré and a sequence sharing a card): seat 0 holds the four jacks and 9H 10H JH (a tierce in trump
+# through JH). Hearts trump, dealer 3.
+#   T1 JH 7H 8H QH -> P0 20+0+0+3 = 23    T5 KH 8D 7D QS -> P0 4+0+0+3 = 7
+#   T2 9H 7C 8C 7S -> P0 14                T6 JC TD 9D AC -> P3 2+10+0+11 = 23
+#   T3 AH 9C TC 8S -> P0 11+0+10+0 = 21    T7 (P3) AD JD KD QD -> P3 11+2+4+3 = 20
+#   T4 TH QC KC TS -> P0 10+3+4+10 = 27    T8 (P3) KS JS AS 9S -> P1 4+2+11+0 = 17, + 10 last trick
+#   team 0: 23+14+21+27+7 = 92; team 1: 23+20+17+10 = 70. Belote: KH with seat 0, QH with seat 3: none.
+#   Declarations: seat 0 carré of jacks 200 and, reading JH into a run too, tierce 9-10-J of hearts 20; no run
+#   of three elsewhere (seat 3's spades 7-8, 10, Q-K).
+DEAL_J = {
+    "hands": [["JH", "9H", "AH", "TH", "KH", "JC", "JD", "JS"],
+              ["7H", "7C", "9C", "QC", "8D", "TD", "KD", "AS"],
+              ["8H", "8C", "TC", "KC", "7D", "9D", "QD", "9S"],
+              ["QH", "7S", "8S", "TS", "QS", "AC", "AD", "KS"]],
+    "plays": [[0, "JH"], [1, "7H"], [2, "8H"], [3, "QH"],
+              [0, "9H"], [1, "7C"], [2, "8C"], [3, "7S"],
+              [0, "AH"], [1, "9C"], [2, "TC"], [3, "8S"],
+              [0, "TH"], [1, "QC"], [2, "KC"], [3, "TS"],
+              [0, "KH"], [1, "8D"], [2, "7D"], [3, "QS"],
+              [0, "JC"], [1, "TD"], [2, "9D"], [3, "AC"],
+              [3, "AD"], [0, "JD"], [1, "KD"], [2, "QD"],
+              [3, "KS"], [0, "JS"], [1, "AS"], [2, "9S"]],
+}

@@ -215,3 +215,41 @@ def test_discard_while_holding_the_trump_led_breaks_follow_suit():
         (r,) = score("bga-coinche" if strain == "AT" else "belote-classic",
                      native_game("lead", [h], variant="coinche" if strain == "AT" else "belote"))
         assert (r["legal"], r["illegal_trick"], r["illegal_seat"], r["illegal_rule"]) == (False, 1, 2, rule), strain
+
+
+def test_litige_holds_the_takers_points_not_the_bid():
+    # DEAL_L (81-81) bid 80 hearts by seat 0 under ffb-coinche-2015: 81 >= 80 but not more than the defence's 81:
+    # a litige (FFB-Co15 §10.1.3). "les points du preneur sont remis en jeu (81 ou 91)": the takers' 81 are held,
+    # not 81 + the bid 80 = 161 (the engine held 160). Defence 81 now; both rounded to the nearest ten, 5 up
+    # (FFB-Co15 §10.2): [0, 80], 80 held.
+    # Hand 2, DEAL_A bid 80 by seat 0: 92 >= 80 and 92 > 70 + 20 -> made: 92 + 80 = 172 -> 170; defence 90. The
+    # held 80 go to team 0, which made this contract (game.litige_to = next_made_contract):
+    # team 0 = 0 + 170 + 80 = 250; team 1 = 80 + 90 = 170.
+    hands = [native_hand(DEAL_L, 1, taker=0, bid=80), native_hand(DEAL_A, 2, taker=0, bid=80)]
+    game = native_game("g1", hands, variant="coinche", ruleset_hint=None)
+    r1, r2 = score("ffb-coinche-2015", game)
+    assert (r1["litige"], r1["hand_score"], r1["held_points"]) == (True, [0, 80], 80)
+    assert (r2["contract_made"], r2["hand_score"]) == (True, [170, 90])
+    (g,) = game_results("ffb-coinche-2015", game)
+    assert (g["totals"], g["unresolved_held"]) == ([250, 170], 0)
+    # surcoinched (x4): the held points are the takers' 81 x 4 = 324 -> 320 (was (81 + 80) x 4 = 644 -> 640)
+    (r,) = score("ffb-coinche-2015", native_game("g2", [native_hand(DEAL_L, 1, taker=0, bid=80, coinche=2)],
+                                                variant="coinche", ruleset_hint=None))
+    assert (r["hand_score"], r["held_points"]) == ([0, 80], 320)
+
+
+@pytest.mark.parametrize("ruleset, decl, hand_score", [
+    # FFB-Co15 §8 (T): "une carte ne peut compter que pour une seule annonce à la fois": JH counts in the carré of
+    # jacks only, so no tierce: 200. Bid 100 made (92 + 200 >= 100, > 70): 92 + 200 + 100 = 392 -> 390 (§10.2);
+    # defence 70. (The ruleset read JH into both: 220 and 412 -> 410.)
+    ("ffb-coinche-2015", [200, 0], [390, 70]),
+    # pagat-coinche keeps the base reading (a carré's cards may also form a sequence): 200 + 20 = 220;
+    # 92 + 220 + 100 = 412 -> 410
+    ("pagat-coinche", [220, 0], [410, 70]),
+])
+def test_card_of_a_carre_in_a_sequence_counts_once_under_co15(ruleset, decl, hand_score):
+    from deals import DEAL_J
+    r = one(ruleset, native_hand(DEAL_J, 1, taker=0, bid=100))
+    assert r["legal"] is True and r["card_points"] == [92, 70] and r["belote_points"] == [0, 0]
+    assert r["declaration_points"] == decl
+    assert r["contract_made"] is True and r["hand_score"] == hand_score

@@ -166,3 +166,23 @@ def test_end_tie_option_is_validated(tmp_path):
     p.write_text('name = "house"\nextends = "base"\n[game]\nend_tie = "draw"\n')
     with pytest.raises(rules.RulesetError, match="game.end_tie = 'draw' is not supported"):
         rules.load(p)
+
+
+def test_target_strict_needs_a_total_over_the_target(tmp_path):
+    """game.target_strict (new: FFB-B16 §10.4 ends the game when a team reaches the target, BGA's engine only when a
+    score is strictly greater, bga.md §7 option 100). Target 2000: hand 1 [2000, 100] reaches it exactly; hand 2
+    [90, 80] takes team 0 over: [2090, 180]. At or above (default): over at hand 1; strictly (bga-coinche): at
+    hand 2, and show says why hand 1 did not end it."""
+    hands = [([2000, 100], 0, False, 0, True, None), ([90, 80], 0, False, 0, True, None)]
+    house = tmp_path / "reach.toml"
+    house.write_text('name = "reach"\nextends = "pagat-coinche"\n')      # pagat-coinche: target 2000, not strict
+    g = _game(str(house), hands)
+    assert (g["ended_at_hand"], g["winner"], g["totals_at_end"]) == (1, 0, [2000, 100])
+    assert rules.load("bga-coinche")["game.target_strict"] is True
+    house.write_text('name = "reach"\nextends = "pagat-coinche"\n[game]\ntarget_strict = true\n')
+    g = _game(str(house), hands)
+    assert (g["ended_at_hand"], g["winner"], g["totals_at_end"]) == (2, 0, [2090, 180])
+    g = _game(str(house), hands[:1])
+    assert g["ended_at_hand"] is None and g["winner"] is None
+    assert unfinished_reason([2000, 100], 2000, None, rules.load(str(house))) == (
+        "not finished: 2000 reaches the target 2000 without going over it", "game.target_strict")

@@ -49,6 +49,9 @@ def test_house_rules_file(tmp_path):
     ('[game]\ntarget = 5\n', "missing parameter"),
     ('extends = "base"\n[game\n', "not valid TOML"),
     ('extends = "base"\n[cards]\nall_trump_scale = [0, 1]\n', "cards.all_trump_scale must be a list of 2 whole numbers > 0"),
+    # a misspelt key or section names the closest real one
+    ('extends = "base"\n[game]\ntarget_pts = 500\n', "unknown parameter game.target_pts (did you mean 'target'?)"),
+    ('extend = "base"\n[game]\ntarget = 500\n', "unknown section [extend] (did you mean 'extends'?)"),
 ])
 def test_validation_errors_name_file_and_key(tmp_path, body, message):
     f = tmp_path / "bad.toml"
@@ -57,6 +60,21 @@ def test_validation_errors_name_file_and_key(tmp_path, body, message):
         load(f)
     assert message in str(e.value)
     assert "bad.toml" in str(e.value) or "unknown ruleset" in str(e.value)
+
+
+@pytest.mark.parametrize("body,message", [
+    # these top-level keys used to escape as a TypeError / AttributeError traceback instead of a RulesetError
+    ('extends = ["belote-classic"]\n', "extends must be text (one shipped ruleset's name or a .toml file), got ['belote-classic']"),
+    ('extends = "belote-classic"\nsources = "mine"\n', "sources must be a table of 'section.key' = \"citation\", got 'mine'"),
+    ('extends = "belote-classic"\n[sources]\n"game.target" = 501\n', "sources.game.target must be text (a citation), got 501"),
+    ('name = 5\nextends = "belote-classic"\n', "name must be text, got 5"),
+])
+def test_house_file_top_level_keys_of_the_wrong_type(tmp_path, body, message):
+    f = tmp_path / "bad.toml"
+    f.write_text(body)
+    with pytest.raises(RulesetError) as e:
+        load(f)
+    assert str(e.value) == f"{f}: {message}"
 
 
 def test_extends_cycle(tmp_path):

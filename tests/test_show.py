@@ -201,3 +201,31 @@ def test_held_over_line_names_who_receives_the_litige(ruleset, to):
     b = explain(hand, rules.load(ruleset))
     (line,) = [ln for s in b["sections"] for ln in s["lines"] if ln["label"] == "held over"]
     assert (line["value"], b["score"]) == (f"81 to {to}", [0, 81])
+
+
+@pytest.mark.parametrize("ruleset, capot_line, score", [
+    # FFB-Co15 (declarations.on_capot = to_capot_team, rules.md R24): team 1's 120 change hands; 160 bid made with
+    # capot: 252 + 120 + 160 = 532 -> 530 (nearest ten, 5 up)
+    ("ffb-coinche-2015", "team 1's declarations go to team 0", [530, 0]),
+    # belote-classic (on_capot = lost, pagat via card-game-dsl): the capoted side's declarations score for nobody:
+    # 252 - 0
+    ("belote-classic", "team 1's declarations are lost", [252, 0]),
+    # pagat-coinche (on_capot = keep): no line; the defence keeps its 120, the takers 250 (unbid capot) + 160
+    ("pagat-coinche", None, [410, 120]),
+])
+def test_show_names_the_capot_rule_that_moves_the_declarations(ruleset, capot_line, score):
+    """DEAL_D (tests/deals.py): team 0 takes every trick, team 1 wins the declaration contest (carré of queens
+    100 + tierce 20). The breakdown said 'team 1 scores its declarations' and then 'declarations scored: 120 - 0'
+    (or 0 - 0) with no parameter behind the move; it must name declarations.on_capot."""
+    from deals import DEAL_D
+    from helpers import hands_table
+
+    bid = None if ruleset == "belote-classic" else 160
+    (hand,) = hands_table(native_game("d", [native_hand(DEAL_D, 1, taker=0, bid=bid)])).to_pylist()
+    b = explain(hand, rules.load(ruleset))
+    (sec,) = [s for s in b["sections"] if s["title"] == "Declarations and belote"]
+    lines = [(ln["label"], ln["value"], ln.get("param")) for ln in sec["lines"]]
+    assert ("contest", "team 1 scores its declarations") == lines[3][:2]
+    capot = [ln for ln in lines if ln[0] == "capot"]
+    assert capot == ([] if capot_line is None else [("capot", capot_line, "declarations.on_capot")])
+    assert b["score"] == score

@@ -34,8 +34,8 @@ Doubled awards (``[double]``, multiplier ``coinche`` or ``surcoinche``); the sid
     and ``fail_base`` when the contract failed. Belotes go to the winner when ``belote_to_winner``, else
     each side keeps its own. The losing side scores nothing else.
 
-Litige: the defence scores its own total now; the taker's total (x the multiplier) is held
-(``held_points``) for the game-level pass.
+Litige: the defence scores its own total now; the taker's total (cards + declarations + belote, x the
+multiplier; never the bid, FFB-Co15 §10.1.3: "81 ou 91") is held (``held_points``) for the game-level pass.
 
 Rounding (``[rounding] mode``) applies to each team's score and to the held points.
 """
@@ -364,8 +364,10 @@ def settle_one(i, C, D, B, t, bid, cb, coinche, capot_team, strain, mp, ap, rcod
         sT = dbl_fail_T if doubled else fail_T
         sO = dbl_fail_O if doubled else fail_O
     else:   # litige: the defence scores its own total now; the taker's total is held
+        # (cards + declarations + belote: FFB-Co15 §10.1.3 holds "les points du preneur (81 ou 91)", never the bid,
+        # which only a made contract adds; x the multiplier, as the hanging pot of BG-HIT)
         sO = made_O
-        h = round1(made_T * mult, rcode)
+        h = round1((cT + dT + bT) * mult, rcode)
     score[i, t] = round1(sT, rcode)
     score[i, o] = round1(sO, rcode)
     held[i] = h

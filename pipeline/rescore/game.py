@@ -11,8 +11,8 @@ Rules (ruleset ``[game]`` and ``[contract]``):
   "next_made_contract" (FFB-B16 §10.1.3) to the team that makes the next contract (a failed contract leaves
   them held); with "higher_hand_score" (Belot_Scorer) to the team scoring strictly more on the next hand that
   does not hang; consecutive litiges accumulate; passed-out hands carry the pot on;
-* the game ends after the first hand that leaves a total at or above ``game.target`` with the highest total
-  held by one team alone (both over: the higher wins). The highest total shared (rules.md R36): with
+* the game ends after the first hand that leaves a total at or above ``game.target`` (strictly above with
+  ``game.target_strict``, BGA) with the highest total held by one team alone (both over: the higher wins). The highest total shared (rules.md R36): with
   ``game.end_tie = "play_on"`` the game goes on; with "latest_deal_winner" (pagat coinche) the team that won
   that hand (made -> takers, failed -> defence) wins when it is one of the tied teams, else play goes on;
 * ``game.no_win_on_belote_alone`` (FFB-Co15 §10.3): the leading team cannot win at a hand where its contract
@@ -151,6 +151,10 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
     winner = np.zeros(G, dtype=np.int64)
     rows = np.arange(G)
     end_tie = rules["game.end_tie"]
+    strict = bool(rules["game.target_strict"])   # over the target (BGA) rather than at it (FFB)
+
+    def reached(points: np.ndarray) -> np.ndarray:
+        return points > target if strict else points >= target
     no_belote_win = bool(rules["game.no_win_on_belote_alone"])
     for h in range(H):
         v = M_valid[:, h]
@@ -163,18 +167,18 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
         pot = pot + np.where(v & M_lit[:, h], M_held[:, h], 0)
         lead, alone = _leader(totals)
         high = totals[rows, lead]
-        done = v & ~ended & (high >= target) & alone
+        done = v & ~ended & reached(high) & alone
         if no_belote_win:   # FFB-Co15 §10.3: failed or capot, a team cannot win on its belote points alone
             own = M_score[rows, h, lead]
             without = totals.copy()
             without[rows, lead] -= own
             lead2, alone2 = _leader(without)
-            still = (lead2 == lead) & alone2 & (without[rows, lead] >= target)
+            still = (lead2 == lead) & alone2 & reached(without[rows, lead])
             done &= ~(M_bonly[rows, h, lead] & (own > 0) & ~still)
         champ = lead
         if end_tie == "latest_deal_winner":   # pagat coinche: equal totals over the target -> this deal's winners
             dw = M_dwin[:, h]
-            tied_win = v & ~ended & (high >= target) & ~alone & (dw >= 0)
+            tied_win = v & ~ended & reached(high) & ~alone & (dw >= 0)
             tied_win &= totals[rows, np.maximum(dw, 0)] == high
             done |= tied_win
             champ = np.where(tied_win, dw, lead)

@@ -11,6 +11,7 @@ missing parameter, an unknown parent or a cycle in ``extends``.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import tomllib
 from dataclasses import dataclass, field
@@ -166,20 +167,44 @@ def _base() -> dict:
     return _read(resource_dir("rulesets") / "base.toml")
 
 
+def _did_you_mean(word: str, known) -> str:
+    """' (did you mean 'x'?)' for the closest of ``known`` to a misspelt ``word``, else ''."""
+    close = difflib.get_close_matches(word, list(known), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _check_meta(data: dict, path: Path) -> None:
+    """The top-level keys that are not parameters: ``name``, ``extends``, ``description`` are texts and
+    ``sources`` a table of texts; RulesetError naming the file and the key otherwise."""
+    for key in ("name", "extends", "description"):
+        if key in data and not isinstance(data[key], str):
+            what = " (one shipped ruleset's name or a .toml file)" if key == "extends" else ""
+            raise RulesetError(f"{path}: {key} must be text{what}, got {data[key]!r}")
+    src = data.get("sources", {})
+    if not isinstance(src, dict):
+        raise RulesetError(f"{path}: sources must be a table of 'section.key' = \"citation\", got {src!r}")
+    for k, v in src.items():
+        if not isinstance(v, str):
+            raise RulesetError(f"{path}: sources.{k} must be text (a citation), got {v!r}")
+
+
 def _resolve(path: Path, seen: tuple[Path, ...]) -> tuple[dict, dict, tuple[str, ...]]:
     if path.resolve() in seen:
         raise RulesetError(f"{path}: 'extends' forms a cycle: {' -> '.join(str(s) for s in seen + (path,))}")
     data = _read(path)
+    _check_meta(data, path)
     base = _base()
     for section, body in data.items():
         if section in _META_KEYS:
             continue
         if section not in base or section in _META_KEYS or not isinstance(body, dict):
-            raise RulesetError(f"{path}: unknown section [{section}]; sections are "
-                               f"{', '.join(s for s in base if s not in _META_KEYS)}")
+            sections = [s for s in base if s not in _META_KEYS]
+            raise RulesetError(f"{path}: unknown section [{section}]{_did_you_mean(section, sections + sorted(_META_KEYS))}; "
+                               f"sections are {', '.join(sections)}")
         for key, value in body.items():
             if key not in base[section]:
-                raise RulesetError(f"{path}: unknown parameter {section}.{key}")
+                raise RulesetError(f"{path}: unknown parameter {section}.{key}"
+                                   f"{_did_you_mean(key, base[section])}")
             _check_value(f"{section}.{key}", value, base[section][key], path)
     parent = data.get("extends")
     if parent is None:
