@@ -239,7 +239,7 @@ def test_litige_holds_the_takers_points_not_the_bid():
 
 
 @pytest.mark.parametrize("ruleset, decl, hand_score", [
-    # FFB-Co15 §8 (T): "une carte ne peut compter que pour une seule annonce à la fois": JH counts in the carré of
+    # FFB-Co15 §8 as summaries of the FFB rules quote it: "une carte ne peut compter que pour une seule annonce": JH counts in the carré of
     # jacks only, so no tierce: 200. Bid 100 made (92 + 200 >= 100, > 70): 92 + 200 + 100 = 392 -> 390 (§10.2);
     # defence 70. (The ruleset read JH into both: 220 and 412 -> 410.)
     ("ffb-coinche-2015", [200, 0], [390, 70]),
