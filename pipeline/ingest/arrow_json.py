@@ -14,18 +14,19 @@ Every piece is an Arrow ``string`` array with one element per row that **starts 
 (its ``lead``: ``,`` for a field after the first, ``[`` for the first field of a row): a row is then the
 concatenation of its pieces and a closing ``]`` (:func:`join`), and a list of integers is a slice of orjson's
 text as it stands (the ``,`` orjson writes between two rows is the lead of the second). :func:`sha32` hashes
-each row. The result is byte-identical to the row path's (tested in ``tests/test_fast_native.py``).
+each row (:mod:`pipeline.ingest.sha_keys`). The result is byte-identical to the row path's (tested in ``tests/test_fast_native.py``).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 
 import numpy as np
 import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from pipeline.ingest import sha_keys
 
 _NUMPY = orjson.OPT_SERIALIZE_NUMPY
 _CLOSE = 0x5D     # ']'
@@ -205,11 +206,11 @@ def join(pieces: list[pa.Array]) -> pa.StringArray:
     return pc.binary_join_element_wise(*pieces, "]", "")
 
 
-def sha32(texts: pa.Array) -> list[str]:
-    """First 32 hex digits of the sha256 of each row's UTF-8 text (as ``records.hand_key`` computes them)."""
+def sha32(texts: pa.Array) -> tuple[pa.StringArray, list[str]]:
+    """Keys of each row's UTF-8 text (as ``records.hand_key`` computes them): see
+    :func:`pipeline.ingest.sha_keys.sha32`."""
     texts = texts.cast(pa.large_string()) if texts.type != pa.large_string() else texts
     bufs = texts.buffers()
-    offs = np.frombuffer(bufs[1], np.int64)[texts.offset: texts.offset + len(texts) + 1].tolist()
-    mv = memoryview(bufs[2]) if bufs[2] is not None else memoryview(b"")
-    sha = hashlib.sha256
-    return [sha(mv[a:b]).hexdigest()[:32] for a, b in zip(offs, offs[1:])]
+    offs = np.frombuffer(bufs[1], np.int64)[texts.offset: texts.offset + len(texts) + 1]
+    data = np.frombuffer(bufs[2], np.uint8) if bufs[2] is not None else np.zeros(0, np.uint8)
+    return sha_keys.sha32(offs, data)

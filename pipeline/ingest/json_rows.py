@@ -23,8 +23,6 @@ field is copied before writing. The text is byte-identical to ``json.dumps`` (te
 
 from __future__ import annotations
 
-import hashlib
-import itertools
 import json
 from dataclasses import dataclass, field
 
@@ -160,13 +158,6 @@ def render(pieces: list[Piece], rows: int) -> tuple[np.ndarray, np.ndarray]:
         kernels.call(_WRITE[p.kind], *arr, data, cursor, 0x5B if k == 0 else 0x2C)
     data[cursor] = 0x5D                                             # ']'
     return offsets, data
-
-
-def sha32(offsets: np.ndarray, data: np.ndarray) -> list[str]:
-    """First 32 hex digits of the sha256 of each row's text (as ``records.hand_key`` computes them)."""
-    mv = memoryview(data)
-    sha = hashlib.sha256
-    return [sha(mv[a:b]).hexdigest()[:32] for a, b in itertools.pairwise(offsets.tolist())]
 
 
 # ----------------------------------------------------------------------------------------------- kernels

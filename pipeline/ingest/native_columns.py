@@ -38,7 +38,7 @@ import pyarrow.compute as pc
 
 from pipeline import native, schema
 from pipeline.cards import RANKS, CardError, parse_card, popcount32
-from pipeline.ingest import arrow_json as aj, json_rows as jr, kernels, native_plays
+from pipeline.ingest import arrow_json as aj, json_rows as jr, kernels, native_plays, sha_keys
 from pipeline.ingest.validate import COMPLETENESS, MAX_CARRIED_IN, STRAIN_NAMES, VARIANTS
 from pipeline.rescore.jit import njit
 
@@ -871,8 +871,8 @@ def convert(t: pa.Table, blk: Block) -> Batch:
         jr.strings(completeness, hs), jr.ints(hs, margin, margin_v), jr.ints(hs, carried, carried_v),
         jr.arrow_texts(players_text, hand_par_pos),
     ]
-    hand_keys = jr.sha32(*jr.render(pieces, len(hs))) if len(hs) else []
-    hand_cols["hand_key"] = pa.array(hand_keys, pa.string())
+    hand_key_col, hand_keys = sha_keys.sha32(*jr.render(pieces, len(hs))) if len(hs) else (pa.array([], pa.string()), [])
+    hand_cols["hand_key"] = hand_key_col
     hsch = schema.schema("hands")
     hands = pa.Table.from_arrays([hand_cols[f.name] for f in hsch], schema=hsch)
 
@@ -887,7 +887,7 @@ def convert(t: pa.Table, blk: Block) -> Batch:
         "[", gid_texts, aj.strings(col["variant"].take(tg), ","), aj.ints(n[gs], lead=","), ",", players_text,
         aj.ints(target[gs], target_v[gs], ","), rf_text, aj.ints(winner[gs], winner_v[gs], ","), "],",
         aj.lists_of(hand_offsets, hk_text, np.ones(len(gs), bool), lead=""), "]", "") if len(gs) else None
-    game_keys = aj.sha32(gkey_text) if len(gs) else []
+    game_key_col, game_keys = aj.sha32(gkey_text) if len(gs) else (pa.array([], pa.string()), [])
     game_cols = {
         "game_id": gid_sel, "source": source.take(tg), "source_format": source_format.take(tg),
         "source_file": source_file.take(tg), "ingest_file": pa.nulls(len(gs), pa.string()),
@@ -899,7 +899,7 @@ def convert(t: pa.Table, blk: Block) -> Batch:
         "recorded_final": _list_column(rf_off, rf_valid, rf, gs, pa.int32(), rf_v),
         "recorded_winner": pa.array(winner[gs], pa.int8(), mask=~winner_v[gs]),
         "played_at": played_at.take(tg),
-        "game_key": pa.array(game_keys, pa.string()),
+        "game_key": game_key_col,
     }
     gsch = schema.schema("games")
     games = pa.Table.from_arrays([game_cols[f.name] for f in gsch], schema=gsch)
