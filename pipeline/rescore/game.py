@@ -12,9 +12,10 @@ Rules (ruleset ``[game]`` and ``[contract]``):
   them held); with "higher_hand_score" (Belot_Scorer) to the team scoring strictly more on the next hand that
   does not hang; consecutive litiges accumulate; passed-out hands carry the pot on;
 * the game ends after the first hand that leaves a total at or above ``game.target`` (strictly above with
-  ``game.target_strict``, BGA) with the highest total held by one team alone (both over: the higher wins). The highest total shared (rules.md R36): with
-  ``game.end_tie = "play_on"`` the game goes on; with "latest_deal_winner" (pagat coinche) the team that won
-  that hand (made -> takers, failed -> defence) wins when it is one of the tied teams, else play goes on;
+  ``game.target_strict``, BGA) with the highest total held by one team alone (both over: the higher wins).
+  The highest total shared (rules.md R36): with ``game.end_tie = "play_on"`` the game goes on; with
+  "latest_deal_winner" (pagat coinche) the team that won that hand (made -> takers, failed -> defence) wins when
+  it is one of the tied teams, else play goes on;
 * ``game.no_win_on_belote_alone`` (FFB-Co15 §10.3): the leading team cannot win at a hand where its contract
   failed or it took no trick, unless it would also have won without what it scored on that hand (its belote);
 * with ``game.no_exit_on_capot`` a capot/valat hand never ends it (Bulgarian, BG-HIT).
