@@ -384,6 +384,12 @@ def game_target(lake, game_id: str) -> int | None:
     return next((r["target"] for r in rows if r["target"]), None)
 
 
+def _carried(carried: list[int]) -> str:
+    """Words for the litige points (game points per team) a summary hand's recorded totals add to its score."""
+    return " and ".join(f"{v} held by a litige to team {t}" for t, v in enumerate(carried) if v) + \
+        " (the source's running totals add them)"
+
+
 def game_summary(hands: list[dict[str, Any]], rules: Ruleset, target: int | None = None) -> dict[str, Any]:
     """Running totals of a game under ``rules``: per hand the score, litige points held or received, and the
     totals after it (the game pass of :mod:`pipeline.rescore.game`, hand by hand), then the result.
@@ -392,13 +398,16 @@ def game_summary(hands: list[dict[str, Any]], rules: Ruleset, target: int | None
     ``game.target`` when the ruleset sets ``game.target_from_record``, as in the rescore's game pass."""
     from pipeline.rescore import game_pass
     from pipeline.rescore.game import SUMMARY_SCORE
+    from pipeline.summary_points import summary_points
 
     game_id = hands[0]["game_id"]
     targets = {game_id: target} if target else None
     goal = int(target if target and rules["game.target_from_record"] else rules["game.target"])
     table = pa.Table.from_pylist(hands, schema=schema.schema("hands"))
     scores = score_batch(table, rules)
-    summary = [h.get("recorded_score") if h.get("completeness") == "summary" else None for h in hands]
+    # a summary hand counts its recorded score plus the litige points its source's totals add on it
+    points = summary_points(table) if any(h.get("completeness") == "summary" for h in hands) else {}
+    summary = [points.get(h.get("hand_key"), {}).get("points") for h in hands]
     scores = scores.append_column(SUMMARY_SCORE, pa.array(summary, pa.list_(pa.int32())))
     lines = []
     for k in range(1, len(hands) + 1):
@@ -411,7 +420,10 @@ def game_summary(hands: list[dict[str, Any]], rules: Ruleset, target: int | None
             # a summary hand nobody took (carg's misère, misdeal, foul play): its recorded score counts
             score = f"{rec} as recorded (passed out: a summary hand nobody took counts the score its source recorded)"
         elif score is None:    # not rescored: what the totals count instead, and why
-            score = (f"{s[SUMMARY_SCORE]} as recorded ({s['reason']})" if s[SUMMARY_SCORE] is not None
+            carried = points.get(hands[k - 1].get("hand_key"), {}).get("carried")
+            rec = (f"{hands[k - 1]['recorded_score']} as recorded + {_carried(carried)} = {rec}" if carried
+                   else f"{rec} as recorded")
+            score = (f"{rec} ({s['reason']})" if s[SUMMARY_SCORE] is not None
                      else f"counts 0 - 0: {s['status']} ({s['reason']})")
         lines.append(_line(f"hand {s['hand_no']}", f"{score}{held} -> totals {g['totals']}"
                            + (f" (pending {g['unresolved_held']})" if g["unresolved_held"] else ""),
