@@ -111,6 +111,8 @@ def ingest(
                                                     "game goes to rejects) or lenient (keep a damaged hand at the "
                                                     "completeness its data supports, reason in its errors).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the summary line.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List every file read with its reader (by "
+                                          "default only files with rejects, kept hands or no reader are named).")] = False,
     reread: Annotated[bool, typer.Option("--reread", help="Read files the lake's manifest says are unchanged.")] = False,
     prune: Annotated[bool, typer.Option("--prune", help="Remove the games, hands and rejects of files gone from a "
                                         "folder given again since they were imported (by default they stay, "
@@ -156,17 +158,34 @@ def ingest(
         _fail(str(e))
     task = progress.add_task("files", total=total)
 
+    # one line per file with --verbose; by default only for a file no reader recognises, and, before its first
+    # reject or kept hand, for a file that gives one (thousands of clean files print nothing)
+    current: dict = {"path": None, "reader": None, "shown": True}
+
+    def show_file(path: Path, reader: str | None) -> None:
+        progress.console.print(escape(str(path)) + ": " + (reader or "[yellow]not recognised (skipped; use --format to force a reader)[/]"))
+
     def on_file(path: Path, reader: str | None) -> None:
         progress.advance(task)
-        if not quiet:
-            progress.console.print(escape(str(path)) + ": " + (reader or "[yellow]not recognised (skipped; use --format to force a reader)[/]"))
+        shown = not quiet and (verbose or reader is None)
+        if shown:
+            show_file(path, reader)
+        current.update(path=path, reader=reader, shown=shown or quiet)
+
+    def name_file(source_file: str | None) -> None:
+        """The current file's line, once, before the first problem it gives (``source_file``: the problem's)."""
+        if not current["shown"] and source_file == str(current["path"]):
+            show_file(current["path"], current["reader"])
+            current["shown"] = True
 
     def on_reject(rej) -> None:
         if not quiet:
+            name_file(rej.where.source_file)
             progress.console.print(f"[red]rejected[/] {escape(rej.message())}")
 
     def on_repair(rep) -> None:
         if not quiet:
+            name_file(rep.source_file)
             progress.console.print(f"[yellow]kept[/] {escape(rep.message())}")
 
     def on_notice(text: str) -> None:
@@ -182,6 +201,9 @@ def ingest(
         _fail(f"--strict: {e}")
     except OSError as e:
         _fail(f"{e.filename or lake}: {e.strerror or e}")
+    if not quiet and (len(summary.by_format) > 1 or verbose):
+        for line in summary.format_lines():
+            out.print(line)
     out.print(str(summary))
     if sum(summary.rejected.values()) or summary.earlier_rejects or summary.unrecognised_named:
         raise typer.Exit(EXIT_REJECTED)

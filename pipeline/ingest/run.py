@@ -73,6 +73,26 @@ class IngestSummary:
     notices: int = 0           # things readers noticed that are not errors (an exact repeat of a line)
     cr_files: list[str] = field(default_factory=list)   # files whose lines end in CR alone, read with CR as line end
     workers_lost: list[str] = field(default_factory=list)   # files whose ingest worker died: read on in this process
+    # per reader that read files: {"files", "games", "hands", "duplicates", "rejected"} added while its files were
+    # read, before any drop; ``dropped``: its one-deal games of this run dropped since for a richer copy
+    by_format: dict[str, Counter] = field(default_factory=dict)
+    dropped: Counter = field(default_factory=Counter)
+
+    def _counts(self) -> tuple[int, int, int, int]:
+        """(games, hands, duplicates, rejected) added so far, drops put back (a dropped copy is 1 game of 1 hand)."""
+        k = sum(self.dropped.values())
+        return self.games + k, self.hands + k, self.duplicates, sum(self.rejected.values())
+
+    def format_lines(self) -> list[str]:
+        """One line per reader that read files, in name order: ``"  NAME: F files, G games, H hands, D
+        duplicates skipped, R rejected"`` (this run's counts; games and hands net of the one-deal copies dropped
+        for a richer copy, so the lines add up to the total line's games and hands)."""
+        out = []
+        for name, c in sorted(self.by_format.items()):
+            games, hands = c["games"] - self.dropped[name], c["hands"] - self.dropped[name]
+            out.append(f"  {name}: {_n(c['files'], 'file')}, {_n(games, 'game')}, {_n(hands, 'hand')}, "
+                       f"{c['duplicates']} duplicates skipped, {c['rejected']} rejected")
+        return out
 
     def __str__(self) -> str:
         rej = sum(self.rejected.values())
@@ -244,6 +264,7 @@ class _Writer:
             filter=pc.field("source_format").isin(sorted(DEAL_COPY_FORMATS))).column("source")).to_pylist())
         self._deals: dict[str, deal_copies.DealIndex] = {}
         self.added: set[str] = set()           # game ids added by this run (a replaced one is not counted)
+        self.file_formats: dict[str | None, str] = {}   # ingest_file -> the reader that read it in this run
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rebelote-lake-writer")
         self._pending: Future | None = None     # the background write of the last flush_later
 
@@ -404,6 +425,7 @@ class _Writer:
             self.added.discard(e.game_id)
             self.summary.games -= 1
             self.summary.hands -= 1
+            self.summary.dropped[self.file_formats.get(e.files[1])] += 1
 
     def _from_replaced_file(self, recorded: str, physical: str | None, recorded_now: str | None) -> bool:
         """Whether a lake row (its ``source_file`` and ``ingest_file``) came from the changed file
@@ -1066,11 +1088,15 @@ def _import_file(path: Path, key: str, forced, label: str, reread: bool, run: _R
         return True
     summary.formats[reader.NAME] += 1
     summary.bytes += path.stat().st_size
+    counted = summary.by_format.setdefault(reader.NAME, Counter())
+    counted["files"] += 1
+    before = summary._counts()
     stamp = _stamp(path, label) + [digest]
     same_bytes = prev is not None and prev[2:4] == stamp[2:] and sidecars_same
     # a file read before (it is in the manifest) and read again has changed, or --reread was given:
     # its new content replaces what it gave before
     writer.start_file(path, replacing=run.read_before(key), same_bytes=same_bytes)
+    writer.file_formats[writer.reading] = reader.NAME
     added_before = summary.games + summary.hands + sum(summary.rejected.values())
     hint = forced_hint(forced, path.name, head)
     cr_lines = _cr_lines(path, head_bytes)
@@ -1106,6 +1132,8 @@ def _import_file(path: Path, key: str, forced, label: str, reread: bool, run: _R
             # reads the lake, per file: it made re-reading a folder of small files 4x slower than importing it)
             writer.replacing = None
         summary.replaced += writer.replace_stale()
+    for k, was, now in zip(("games", "hands", "duplicates", "rejected"), before, summary._counts()):
+        counted[k] += now - was
     writer.start_file(None)
     return True
 
