@@ -542,6 +542,43 @@ def rejects(
     _emit(table, format, output, display)
 
 
+@app.command()
+def games(
+    lake: LakeOpt = DEFAULT_LAKE,
+    source: SourceOpt = None,
+    format: FormatOpt = None,
+    output: OutputOpt = None,
+) -> None:
+    """List the lake's games by game id: source, variant, hands, players (comma-separated, by seat), when
+    played, the recorded final totals and the file. The ids are what `rebelote show --game` takes."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from pipeline import lake as lakemod
+
+    _need_lake(lake)
+    cols = ["game_id", "source", "variant", "n_hands", "players", "played_at", "recorded_final", "source_file"]
+    table = (lakemod.read(lake, "games", columns=cols) if lakemod.has_table(lake, "games")
+             else _empty_games(cols))
+    if source:
+        table = table.filter(pc.is_in(table.column("source"), value_set=pa.array(source, pa.string())))
+    table = table.sort_by([("game_id", "ascending")])
+    # lists as text, so that every format (csv too) can carry them
+    for name, sep in (("players", ", "), ("recorded_final", " - ")):
+        text = [None if v is None else sep.join(map(str, v)) for v in table.column(name).to_pylist()]
+        table = table.set_column(table.column_names.index(name), name, pa.array(text, pa.string()))
+    if not table.num_rows and format in (None, "table") and output is None:
+        out.print("no games" + (" from these sources" if source else " in the lake"))
+        return
+    _emit(table, format, output, cols[:-1])     # the table leaves the file out (csv, json, parquet carry it)
+
+
+def _empty_games(cols: list[str]):
+    """An empty ``games`` table with ``cols``."""
+    from pipeline import schema
+    return schema.empty("games").select(cols)
+
+
 def _reason_notes(asked: list[str], present, by_file: bool) -> list[str]:
     """What to say when ``rejects --reason`` matched nothing: each code asked that Rebelote never gives (with
     the known codes spelt like it), then the codes the rejects hold (``present``: the ``reason_code`` column,

@@ -327,7 +327,8 @@ def render(breakdowns: list[dict[str, Any]], width: int = 80) -> str:
 
 def game_hands(lake, game: str, hand_no: int | None = None) -> list[dict[str, Any]]:
     """Hand rows of a game (by game id, or by the source's own game id), in order; one hand with ``hand_no``.
-    Raises LookupError naming what was not found."""
+    Raises LookupError naming what was not found and where to look: the closest game ids and `rebelote games`
+    for a game, the game's hand numbers for a hand."""
     import pyarrow.compute as pc
 
     from pipeline import lake as lakemod
@@ -338,13 +339,37 @@ def game_hands(lake, game: str, hand_no: int | None = None) -> list[dict[str, An
         if len(ids) > 1:
             raise LookupError(f"{game!r} names several games ({', '.join(ids)}); give the full game id")
     if not rows:
-        raise LookupError(f"no game {game!r} in the lake {lake}")
+        raise LookupError(_no_game(lake, game))
     rows.sort(key=lambda r: r["hand_no"])
     if hand_no is not None:
+        numbers, gid = [r["hand_no"] for r in rows], rows[0]["game_id"]
         rows = [r for r in rows if r["hand_no"] == hand_no]
         if not rows:
-            raise LookupError(f"game {game!r} has no hand {hand_no}")
+            have = (f"{numbers[0]}..{numbers[-1]}" if numbers == list(range(numbers[0], numbers[-1] + 1))
+                    else ", ".join(map(str, numbers)))
+            raise LookupError(f"game {gid!r} has no hand {hand_no}: its hands are {have}")
     return rows
+
+
+def _no_game(lake, game: str) -> str:
+    """Why ``game`` is not shown, and where to look: the closest game ids of the lake (difflib, on the game
+    ids and the sources' own ids) and the command that lists its games."""
+    import difflib
+
+    from pipeline import lake as lakemod
+    games = (lakemod.read(lake, "games", columns=["game_id", "source_game_id"]).to_pylist()
+             if lakemod.has_table(lake, "games") else [])
+    by_name: dict[str, str] = {}
+    for g in games:
+        by_name.setdefault(g["game_id"], g["game_id"])
+        by_name.setdefault(g["source_game_id"], g["game_id"])
+    # the names at least 0.6 alike (difflib's ratio, as get_close_matches), most alike first, then by name
+    alike = sorted((-difflib.SequenceMatcher(None, game, n).ratio(), by_name[n]) for n in by_name)
+    close = list(dict.fromkeys(gid for r, gid in alike if r <= -0.6))[:3]
+    listing = f"`rebelote games --lake {lake}` lists the {len(games)} game{'s' if len(games) != 1 else ''}"
+    if close:
+        return f"no game {game!r} in the lake {lake}; the closest game ids: {', '.join(close)} ({listing})"
+    return f"no game {game!r} in the lake {lake} ({listing})"
 
 
 def unfinished_reason(totals: list[int], target: int, last: dict[str, Any] | None,
