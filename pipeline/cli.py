@@ -42,6 +42,17 @@ def _fail(msg: str) -> None:
     raise typer.Exit(EXIT_ERROR)
 
 
+def _count(k: int, noun: str) -> str:
+    """``k`` and ``noun``, plural unless ``k`` is 1: "1 file", "2 files"."""
+    return f"{k:,} {noun}{'' if k == 1 else 's'}"
+
+
+def _compact_line(s) -> str:
+    """The one-line summary of a compaction (a :class:`pipeline.lake.CompactSummary`), in good grammar."""
+    return (f"compact: {_count(s.partitions, 'partition')} rewritten, {_count(s.files_before, 'file')} -> {s.files_after}, "
+            f"{_count(s.rows, 'row')}, {s.bytes_before / 1e6:,.1f} -> {s.bytes_after / 1e6:,.1f} MB, {s.seconds:.2f} s")
+
+
 def _need_lake(lake) -> None:
     """Exit with status 2 (EXIT_ERROR) and a message when the lake folder (or URL) does not exist: a report over no lake is
     an error, not an empty table."""
@@ -308,7 +319,7 @@ def compact(
             _fail(f"unknown table {t!r}; tables: {', '.join(schema.ALL_TABLES)}")
     _need_lake(lake)
     try:
-        out.print(str(lakemod.compact(lake, table or None)))
+        out.print(_compact_line(lakemod.compact(lake, table or None)))
     except ValueError as e:
         _fail(str(e))
     except OSError as e:
@@ -412,7 +423,7 @@ def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Op
                   f"(made_of 0/0). Report them under their own ruleset, or leave them out with --source or "
                   f"--variant")
     if missing:
-        err.print(f"[yellow]warning:[/] {missing} hands have no scores under {escape(used)} "
+        err.print(f"[yellow]warning:[/] {_count(missing, 'hand')} {'has' if missing == 1 else 'have'} no scores under {escape(used)} "
                   f"(imported after the last rescore?); the reports leave them out of the counts written at "
                   f"rescore time (per player, pair, contract, declaration) until you run "
                   f"`rebelote rescore --rules {escape(used)}`")
@@ -677,7 +688,7 @@ def _export_jsonl(output: Optional[Path], lake: Path, source: Optional[list[str]
                 games, hands = export_jsonl(lake, f, source, salt)
     except OSError as e:
         _fail(f"cannot write {output}: {e.strerror or e}")
-    err.print(f"export: {games} games, {hands} hands" + (" (pseudonymized)" if salt else "")
+    err.print(f"export: {_count(games, 'game')}, {_count(hands, 'hand')}" + (" (pseudonymized)" if salt else "")
               + (f" -> {output}" if output else ""))
     if games == 0:
         err.print("[yellow]warning:[/] nothing exported" + (f" (no game from source {', '.join(source)})" if source else ""))
@@ -803,7 +814,7 @@ def simulate(
         n_games, n_hands = simulate_to_file(_load_rules(rules), games, seed, output)
     except OSError as e:
         _fail(f"cannot write {output}: {e.strerror or e}")
-    out.print(f"simulate [{rules}]: {n_games} games, {n_hands} hands -> {output}")
+    out.print(f"simulate [{rules}]: {_count(n_games, 'game')}, {_count(n_hands, 'hand')} -> {output}")
 
 
 @app.command()
@@ -993,7 +1004,7 @@ def rules_show(name: Annotated[str, typer.Argument(help="Ruleset name or .toml p
     from pipeline.rules.citations import SOURCES_DOC, ruleset_keys
 
     r = _load_rules(name)
-    out.print(f"{r.name} ({' < '.join(r.chain)})\n{r.description}\n")
+    out.print(f"{r.name} ({' < '.join(r.chain)})" + (f"\n{r.description}" if r.description.strip() else "") + "\n")
     keys = sorted(ruleset_keys(r.description, r.sources.values()), key=str.casefold)
     if keys:
         out.print(f"Sources cited ({', '.join(keys)}): see {SOURCES_DOC} in the Rebelote repository.\n")

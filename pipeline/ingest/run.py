@@ -91,15 +91,15 @@ class IngestSummary:
         for name, c in sorted(self.by_format.items()):
             games, hands = c["games"] - self.dropped[name], c["hands"] - self.dropped[name]
             out.append(f"  {name}: {_n(c['files'], 'file')}, {_n(games, 'game')}, {_n(hands, 'hand')}, "
-                       f"{c['duplicates']} duplicates skipped, {c['rejected']} rejected")
+                       f"{_n(c['duplicates'], 'duplicate')} skipped, {c['rejected']} rejected")
         return out
 
     def __str__(self) -> str:
         rej = sum(self.rejected.values())
         by = ", ".join(f"{k} {v}" for k, v in sorted(self.rejected.items()))
         rate = self.hands / self.seconds if self.seconds > 0 else 0.0
-        s = (f"ingest: {self.files} files, {self.games} games, {self.hands} hands, {self.duplicates} duplicates skipped, "
-             f"{rej} rejected{f' ({by})' if by else ''}, {self.seconds:.2f} s, {rate:,.0f} hands/s")
+        s = (f"ingest: {_n(self.files, 'file')}, {_n(self.games, 'game')}, {_n(self.hands, 'hand')}, "
+             f"{_n(self.duplicates, 'duplicate')} skipped, {rej} rejected{f' ({by})' if by else ''}, {self.seconds:.2f} s, {rate:,.0f} hands/s")
         if self.unrecognised:
             s += f"; {len(self.unrecognised)} file{'s' if len(self.unrecognised) != 1 else ''} not recognised"
             if self.unrecognised_named:
@@ -109,9 +109,9 @@ class IngestSummary:
         if self.unchanged:
             s += f"; {self.unchanged} unchanged file{'s' if self.unchanged != 1 else ''} skipped"
         if self.replaced:
-            s += f"; {self.replaced} hands of changed files superseded (edited or removed)"
+            s += f"; {_n(self.replaced, 'hand')} of changed files superseded (edited or removed)"
         if self.same_game or self.replaced_by_richer:
-            s += (f"; {self.same_game + self.replaced_by_richer} games already imported from another file "
+            s += (f"; {_n(self.same_game + self.replaced_by_richer, 'game')} already imported from another file "
                   f"(same deals{f', {self.replaced_by_richer} replaced by a copy with more recorded results' if self.replaced_by_richer else ''})")
         if self.same_content:
             s += (f"; {_n(self.same_content, 'game')} already imported under another id (the same content: a renamed "
@@ -121,7 +121,7 @@ class IngestSummary:
             s += (f"; {k} single-deal cop{'y' if k == 1 else 'ies'} of deals already imported from "
                   f"another file ({self.same_deal} skipped, {self.deal_replaced} replaced by a richer copy)")
         if self.kept_leniently:
-            s += f"; {self.kept_leniently} damaged hands kept (lenient)"
+            s += f"; {_n(self.kept_leniently, 'damaged hand')} kept (lenient)"
         if self.rejects_cleared:
             s += f"; {_n(self.rejects_cleared, 'reject')} of changed files cleared (no longer raised)"
         if self.earlier_rejects:
