@@ -199,3 +199,9 @@ def popcount32(x: np.ndarray) -> np.ndarray:
     x = (x & np.uint32(0x33333333)) + ((x >> np.uint32(2)) & np.uint32(0x33333333))
     x = (x + (x >> np.uint32(4))) & np.uint32(0x0F0F0F0F)
     return ((x * np.uint32(0x01010101)) >> np.uint32(24)).astype(np.int32)
+
+
+def rank_index(name: str) -> int:
+    """Index in :data:`RANKS` (0..7) of a rank as the reports name it: "7" "8" "9" "10" "J" "Q" "K" "A" ("10" is
+    the card code's "T", which is accepted too). Raises ValueError for any other name."""
+    return RANKS.index("T" if name == "10" else name)

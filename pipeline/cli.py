@@ -42,6 +42,17 @@ def _fail(msg: str) -> None:
     raise typer.Exit(EXIT_ERROR)
 
 
+def _count(k: int, noun: str) -> str:
+    """``k`` and ``noun``, plural unless ``k`` is 1: "1 file", "2 files"."""
+    return f"{k:,} {noun}{'' if k == 1 else 's'}"
+
+
+def _compact_line(s) -> str:
+    """The one-line summary of a compaction (a :class:`pipeline.lake.CompactSummary`), in good grammar."""
+    return (f"compact: {_count(s.partitions, 'partition')} rewritten, {_count(s.files_before, 'file')} -> {s.files_after}, "
+            f"{_count(s.rows, 'row')}, {s.bytes_before / 1e6:,.1f} -> {s.bytes_after / 1e6:,.1f} MB, {s.seconds:.2f} s")
+
+
 def _need_lake(lake) -> None:
     """Exit with status 2 (EXIT_ERROR) and a message when the lake folder (or URL) does not exist: a report over no lake is
     an error, not an empty table."""
@@ -111,6 +122,8 @@ def ingest(
                                                     "game goes to rejects) or lenient (keep a damaged hand at the "
                                                     "completeness its data supports, reason in its errors).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the summary line.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List every file read with its reader (by "
+                                          "default only files with rejects, kept hands or no reader are named).")] = False,
     reread: Annotated[bool, typer.Option("--reread", help="Read files the lake's manifest says are unchanged.")] = False,
     prune: Annotated[bool, typer.Option("--prune", help="Remove the games, hands and rejects of files gone from a "
                                         "folder given again since they were imported (by default they stay, "
@@ -156,17 +169,34 @@ def ingest(
         _fail(str(e))
     task = progress.add_task("files", total=total)
 
+    # one line per file with --verbose; by default only for a file no reader recognises, and, before its first
+    # reject or kept hand, for a file that gives one (thousands of clean files print nothing)
+    current: dict = {"path": None, "reader": None, "shown": True}
+
+    def show_file(path: Path, reader: str | None) -> None:
+        progress.console.print(escape(str(path)) + ": " + (reader or "[yellow]not recognised (skipped; use --format to force a reader)[/]"))
+
     def on_file(path: Path, reader: str | None) -> None:
         progress.advance(task)
-        if not quiet:
-            progress.console.print(escape(str(path)) + ": " + (reader or "[yellow]not recognised (skipped; use --format to force a reader)[/]"))
+        shown = not quiet and (verbose or reader is None)
+        if shown:
+            show_file(path, reader)
+        current.update(path=path, reader=reader, shown=shown or quiet)
+
+    def name_file(source_file: str | None) -> None:
+        """The current file's line, once, before the first problem it gives (``source_file``: the problem's)."""
+        if not current["shown"] and source_file == str(current["path"]):
+            show_file(current["path"], current["reader"])
+            current["shown"] = True
 
     def on_reject(rej) -> None:
         if not quiet:
+            name_file(rej.where.source_file)
             progress.console.print(f"[red]rejected[/] {escape(rej.message())}")
 
     def on_repair(rep) -> None:
         if not quiet:
+            name_file(rep.source_file)
             progress.console.print(f"[yellow]kept[/] {escape(rep.message())}")
 
     def on_notice(text: str) -> None:
@@ -182,6 +212,9 @@ def ingest(
         _fail(f"--strict: {e}")
     except OSError as e:
         _fail(f"{e.filename or lake}: {e.strerror or e}")
+    if not quiet and (len(summary.by_format) > 1 or verbose):
+        for line in summary.format_lines():
+            out.print(line)
     out.print(str(summary))
     if sum(summary.rejected.values()) or summary.earlier_rejects or summary.unrecognised_named:
         raise typer.Exit(EXIT_REJECTED)
@@ -286,7 +319,7 @@ def compact(
             _fail(f"unknown table {t!r}; tables: {', '.join(schema.ALL_TABLES)}")
     _need_lake(lake)
     try:
-        out.print(str(lakemod.compact(lake, table or None)))
+        out.print(_compact_line(lakemod.compact(lake, table or None)))
     except ValueError as e:
         _fail(str(e))
     except OSError as e:
@@ -390,7 +423,7 @@ def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Op
                   f"(made_of 0/0). Report them under their own ruleset, or leave them out with --source or "
                   f"--variant")
     if missing:
-        err.print(f"[yellow]warning:[/] {missing} hands have no scores under {escape(used)} "
+        err.print(f"[yellow]warning:[/] {_count(missing, 'hand')} {'has' if missing == 1 else 'have'} no scores under {escape(used)} "
                   f"(imported after the last rescore?); the reports leave them out of the counts written at "
                   f"rescore time (per player, pair, contract, declaration) until you run "
                   f"`rebelote rescore --rules {escape(used)}`")
@@ -520,6 +553,43 @@ def rejects(
     _emit(table, format, output, display)
 
 
+@app.command()
+def games(
+    lake: LakeOpt = DEFAULT_LAKE,
+    source: SourceOpt = None,
+    format: FormatOpt = None,
+    output: OutputOpt = None,
+) -> None:
+    """List the lake's games by game id: source, variant, hands, players (comma-separated, by seat), when
+    played, the recorded final totals and the file. The ids are what `rebelote show --game` takes."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from pipeline import lake as lakemod
+
+    _need_lake(lake)
+    cols = ["game_id", "source", "variant", "n_hands", "players", "played_at", "recorded_final", "source_file"]
+    table = (lakemod.read(lake, "games", columns=cols) if lakemod.has_table(lake, "games")
+             else _empty_games(cols))
+    if source:
+        table = table.filter(pc.is_in(table.column("source"), value_set=pa.array(source, pa.string())))
+    table = table.sort_by([("game_id", "ascending")])
+    # lists as text, so that every format (csv too) can carry them
+    for name, sep in (("players", ", "), ("recorded_final", " - ")):
+        text = [None if v is None else sep.join(map(str, v)) for v in table.column(name).to_pylist()]
+        table = table.set_column(table.column_names.index(name), name, pa.array(text, pa.string()))
+    if not table.num_rows and format in (None, "table") and output is None:
+        out.print("no games" + (" from these sources" if source else " in the lake"))
+        return
+    _emit(table, format, output, cols[:-1])     # the table leaves the file out (csv, json, parquet carry it)
+
+
+def _empty_games(cols: list[str]):
+    """An empty ``games`` table with ``cols``."""
+    from pipeline import schema
+    return schema.empty("games").select(cols)
+
+
 def _reason_notes(asked: list[str], present, by_file: bool) -> list[str]:
     """What to say when ``rejects --reason`` matched nothing: each code asked that Rebelote never gives (with
     the known codes spelt like it), then the codes the rejects hold (``present``: the ``reason_code`` column,
@@ -618,7 +688,7 @@ def _export_jsonl(output: Optional[Path], lake: Path, source: Optional[list[str]
                 games, hands = export_jsonl(lake, f, source, salt)
     except OSError as e:
         _fail(f"cannot write {output}: {e.strerror or e}")
-    err.print(f"export: {games} games, {hands} hands" + (" (pseudonymized)" if salt else "")
+    err.print(f"export: {_count(games, 'game')}, {_count(hands, 'hand')}" + (" (pseudonymized)" if salt else "")
               + (f" -> {output}" if output else ""))
     if games == 0:
         err.print("[yellow]warning:[/] nothing exported" + (f" (no game from source {', '.join(source)})" if source else ""))
@@ -744,7 +814,7 @@ def simulate(
         n_games, n_hands = simulate_to_file(_load_rules(rules), games, seed, output)
     except OSError as e:
         _fail(f"cannot write {output}: {e.strerror or e}")
-    out.print(f"simulate [{rules}]: {n_games} games, {n_hands} hands -> {output}")
+    out.print(f"simulate [{rules}]: {_count(n_games, 'game')}, {_count(n_hands, 'hand')} -> {output}")
 
 
 @app.command()
@@ -934,7 +1004,7 @@ def rules_show(name: Annotated[str, typer.Argument(help="Ruleset name or .toml p
     from pipeline.rules.citations import SOURCES_DOC, ruleset_keys
 
     r = _load_rules(name)
-    out.print(f"{r.name} ({' < '.join(r.chain)})\n{r.description}\n")
+    out.print(f"{r.name} ({' < '.join(r.chain)})" + (f"\n{r.description}" if r.description.strip() else "") + "\n")
     keys = sorted(ruleset_keys(r.description, r.sources.values()), key=str.casefold)
     if keys:
         out.print(f"Sources cited ({', '.join(keys)}): see {SOURCES_DOC} in the Rebelote repository.\n")

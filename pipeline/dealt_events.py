@@ -23,10 +23,10 @@ The rows are the same under every ruleset; the table is partitioned by ruleset l
 
 from __future__ import annotations
 
-from pipeline.cards import RANKS
+from pipeline.cards import RANKS, rank_index
 
 #: Event of each bit of ``events``, bit 0 first (pipeline.fairness event names).
-EVENT_BITS = ("carre_J", "carre_9", "carre_A", "carre_T", "carre_K", "carre_Q", "run_3", "run_4", "run_5", "void",
+EVENT_BITS = ("carre_J", "carre_9", "carre_A", "carre_10", "carre_K", "carre_Q", "run_3", "run_4", "run_5", "void",
               "trump_J9")
 #: The carré bits of ``events``.
 CARRE_MASK = (1 << 6) - 1
@@ -54,7 +54,7 @@ def _events_sql(m: str, trump_byte: str) -> str:
     for bit, name in enumerate(EVENT_BITS):
         kind, _, arg = name.partition("_")
         if kind == "carre":
-            cond = f"(({every}) >> {RANKS.index(arg)}) & 1 = 1"
+            cond = f"(({every}) >> {rank_index(arg)}) & 1 = 1"
         elif kind == "run":              # L consecutive ranks in one suit: x & x>>1 & ... & x>>(L-1) != 0
             cond = " OR ".join("(" + " & ".join(f"({b} >> {k})" for k in range(int(arg))) + ") != 0" for b in byte)
         elif kind == "void":

@@ -22,7 +22,7 @@ T = C(N, H) equally likely hands.
 * Exactly k cards of one given suit (hypergeometric): C(R, k) C(N-R, H-k) / T.
 * Both of two given cards (the J and the 9 of one given suit): C(N-2, H-2) / T.
 
-Event names: ``carre_<rank>`` (rank letters J 9 A T K Q), ``carre_any``, ``run_3`` ``run_4`` ``run_5``
+Event names: ``carre_<rank>`` (ranks J 9 A 10 K Q, named as the declaration kinds name them), ``carre_any``, ``run_3`` ``run_4`` ``run_5``
 (a tierce, quarte, quinte or better in one suit), ``void``, ``trump_len_<k>`` (k = 0..8) and ``trump_J9``.
 In :func:`exact_probabilities` "trump" means any one suit fixed in advance; in :func:`fairness_report`
 it is the contract's trump suit.
@@ -40,10 +40,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipeline import arrow_rows
-from pipeline.cards import RANKS
+from pipeline.cards import rank_index
 
 #: Ranks whose carré is a belote declaration (rank letters of pipeline.cards), in scoring order.
-CARRE_RANKS = ("J", "9", "A", "T", "K", "Q")
+CARRE_RANKS = ("J", "9", "A", "10", "K", "Q")
 RUN_LENGTHS = (3, 4, 5)
 #: Largest number of trials for which the binomial test is computed from the exact distribution.
 EXACT_MAX_N = 100_000
@@ -116,12 +116,12 @@ def deck_probabilities(suits: int = 4, ranks: int = 8, hand: int = 8,
     """Exact event probabilities for one hand of ``hand`` cards drawn uniformly from a deck of
     ``suits`` x ``ranks`` cards (see the module docstring for the derivation).
 
-    ``carre_ranks`` maps an event suffix to a rank index (default: the belote carrés J 9 A T K Q of the
+    ``carre_ranks`` maps an event suffix to a rank index (default: the belote carrés J 9 A 10 K Q of the
     8-rank deck); ``carre_any`` is the union over those ranks. ``trump_J9`` is any two given cards of
     one suit (the probability does not depend on which). ``trump_len_k`` is given for k = 0..min(ranks, hand).
     """
     if carre_ranks is None:
-        carre_ranks = {name: RANKS.index(name) for name in CARRE_RANKS}
+        carre_ranks = {name: rank_index(name) for name in CARRE_RANKS}
     n = suits * ranks
     total = _comb(n, hand)
     out: dict[str, Fraction] = {}
@@ -145,7 +145,7 @@ def deck_probabilities(suits: int = 4, ranks: int = 8, hand: int = 8,
 def exact_probabilities() -> dict[str, Fraction]:
     """Exact probability of each event for one 8-card hand drawn uniformly from the 32-card deck.
 
-    Keys: ``carre_J`` ``carre_9`` ``carre_A`` ``carre_T`` ``carre_K`` ``carre_Q`` (the four cards of that
+    Keys: ``carre_J`` ``carre_9`` ``carre_A`` ``carre_10`` ``carre_K`` ``carre_Q`` (the four cards of that
     rank), ``carre_any`` (any of those six carrés; inclusion-exclusion), ``run_3`` ``run_4`` ``run_5``
     (3, 4, 5 or more consecutive ranks 7 8 9 10 J Q K A in one suit), ``void`` (no card of at least one
     suit), ``trump_len_0`` .. ``trump_len_8`` (exactly k cards of one given suit: hypergeometric
@@ -186,7 +186,7 @@ def hand_events(masks: np.ndarray, trump: np.ndarray | None = None, *, suits: in
     whatever the number of events (about 1 s per 10^7 hands).
     """
     if carre_ranks is None:
-        carre_ranks = {name: RANKS.index(name) for name in CARRE_RANKS}
+        carre_ranks = {name: rank_index(name) for name in CARRE_RANKS}
     m = np.asarray(masks, dtype=np.uint64)
     small = np.uint8 if ranks <= 8 else np.uint16
     full = np.uint64((1 << ranks) - 1)

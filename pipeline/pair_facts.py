@@ -15,6 +15,8 @@ in no result). A summary-level hand (points only: no cards to rescore) takes its
 
 from __future__ import annotations
 
+from pipeline.summary_points import summary_points_sql
+
 
 def live_hands_sql(hands: str = "hands", scores: str = "scores", rulesets: str | None = None) -> str:
     """SELECT producing ``pair_hands`` rows (schema column order) from relations ``hands`` and ``scores``, for
@@ -28,10 +30,12 @@ WITH pairs AS (
            list_sort([h.players[1], h.players[3]]) AS pair0,
            list_sort([h.players[2], h.players[4]]) AS pair1,
            sc.status, sc.contract_made, sc.litige, sc.hand_score,
-           coalesce(h.completeness = 'summary', false) AS summary, h.recorded_score, h.players
+           coalesce(h.completeness = 'summary', false) AS summary,
+           coalesce(sp.points, h.recorded_score) AS recorded_score, h.players
     FROM ({rs}) AS r
     CROSS JOIN (SELECT * FROM {hands} WHERE n_players = 4) AS h
     LEFT JOIN {scores} AS sc ON sc.hand_key = h.hand_key AND sc.ruleset = r.ruleset
+    LEFT JOIN ({summary_points_sql(hands)}) AS sp ON sp.hand_key = h.hand_key
 ),
 teams AS (
     SELECT *, pair0 IS NOT DISTINCT FROM pair1 AS same,

@@ -19,6 +19,8 @@ a score sheet: no cards, so no ruleset can rescore it) takes its points from the
 
 from __future__ import annotations
 
+from pipeline.summary_points import summary_points_sql
+
 _TEAM = "CASE WHEN n_players = 3 THEN {s} ELSE {s} % 2 END"
 
 
@@ -30,7 +32,7 @@ def live_hands_sql(hands: str = "hands", scores: str = "scores", rulesets: str |
     return f"""
 WITH named AS (
     SELECT r.ruleset, h.hand_key, h.game_id, h.source, h.n_players, h.taker, h.strain, h.auction,
-           h.completeness = 'summary' AS summary, h.recorded_score,
+           h.completeness = 'summary' AS summary, coalesce(sp.points, h.recorded_score) AS recorded_score,
            sc.status, sc.contract_made, sc.litige, sc.belote_team, sc.legal, sc.illegal_seat, sc.capot_team,
            sc.matches_recorded, sc.hand_score, sc.declarations,
            name AS player, h.players,
@@ -38,6 +40,7 @@ WITH named AS (
     FROM ({rs}) AS r
     CROSS JOIN (SELECT *, unnest(list_distinct(players)) AS name FROM {hands}) AS h
     LEFT JOIN {scores} AS sc ON sc.hand_key = h.hand_key AND sc.ruleset = r.ruleset
+    LEFT JOIN ({summary_points_sql(hands)}) AS sp ON sp.hand_key = h.hand_key
 ),
 teamed AS (
     SELECT *,

@@ -335,7 +335,8 @@ def render(breakdowns: list[dict[str, Any]], width: int = 80) -> str:
 
 def game_hands(lake, game: str, hand_no: int | None = None) -> list[dict[str, Any]]:
     """Hand rows of a game (by game id, or by the source's own game id), in order; one hand with ``hand_no``.
-    Raises LookupError naming what was not found."""
+    Raises LookupError naming what was not found and where to look: the closest game ids and `rebelote games`
+    for a game, the game's hand numbers for a hand."""
     import pyarrow.compute as pc
 
     from pipeline import lake as lakemod
@@ -346,13 +347,37 @@ def game_hands(lake, game: str, hand_no: int | None = None) -> list[dict[str, An
         if len(ids) > 1:
             raise LookupError(f"{game!r} names several games ({', '.join(ids)}); give the full game id")
     if not rows:
-        raise LookupError(f"no game {game!r} in the lake {lake}")
+        raise LookupError(_no_game(lake, game))
     rows.sort(key=lambda r: r["hand_no"])
     if hand_no is not None:
+        numbers, gid = [r["hand_no"] for r in rows], rows[0]["game_id"]
         rows = [r for r in rows if r["hand_no"] == hand_no]
         if not rows:
-            raise LookupError(f"game {game!r} has no hand {hand_no}")
+            have = (f"{numbers[0]}..{numbers[-1]}" if numbers == list(range(numbers[0], numbers[-1] + 1))
+                    else ", ".join(map(str, numbers)))
+            raise LookupError(f"game {gid!r} has no hand {hand_no}: its hands are {have}")
     return rows
+
+
+def _no_game(lake, game: str) -> str:
+    """Why ``game`` is not shown, and where to look: the closest game ids of the lake (difflib, on the game
+    ids and the sources' own ids) and the command that lists its games."""
+    import difflib
+
+    from pipeline import lake as lakemod
+    games = (lakemod.read(lake, "games", columns=["game_id", "source_game_id"]).to_pylist()
+             if lakemod.has_table(lake, "games") else [])
+    by_name: dict[str, str] = {}
+    for g in games:
+        by_name.setdefault(g["game_id"], g["game_id"])
+        by_name.setdefault(g["source_game_id"], g["game_id"])
+    # the names at least 0.6 alike (difflib's ratio, as get_close_matches), most alike first, then by name
+    alike = sorted((-difflib.SequenceMatcher(None, game, n).ratio(), by_name[n]) for n in by_name)
+    close = list(dict.fromkeys(gid for r, gid in alike if r <= -0.6))[:3]
+    listing = f"`rebelote games --lake {lake}` lists the {len(games)} game{'s' if len(games) != 1 else ''}"
+    if close:
+        return f"no game {game!r} in the lake {lake}; the closest game ids: {', '.join(close)} ({listing})"
+    return f"no game {game!r} in the lake {lake} ({listing})"
 
 
 def unfinished_reason(totals: list[int], target: int, last: dict[str, Any] | None,
@@ -394,6 +419,12 @@ def game_target(lake, game_id: str) -> int | None:
     return next((r["target"] for r in rows if r["target"]), None)
 
 
+def _carried(carried: list[int]) -> str:
+    """Words for the litige points (game points per team) a summary hand's recorded totals add to its score."""
+    return " and ".join(f"{v} held by a litige to team {t}" for t, v in enumerate(carried) if v) + \
+        " (the source's running totals add them)"
+
+
 def game_summary(hands: list[dict[str, Any]], rules: Ruleset, target: int | None = None) -> dict[str, Any]:
     """Running totals of a game under ``rules``: per hand the score, litige points held or received, and the
     totals after it (the game pass of :mod:`pipeline.rescore.game`, hand by hand), then the result.
@@ -402,13 +433,16 @@ def game_summary(hands: list[dict[str, Any]], rules: Ruleset, target: int | None
     ``game.target`` when the ruleset sets ``game.target_from_record``, as in the rescore's game pass."""
     from pipeline.rescore import game_pass
     from pipeline.rescore.game import SUMMARY_SCORE
+    from pipeline.summary_points import summary_points
 
     game_id = hands[0]["game_id"]
     targets = {game_id: target} if target else None
     goal = int(target if target and rules["game.target_from_record"] else rules["game.target"])
     table = pa.Table.from_pylist(hands, schema=schema.schema("hands"))
     scores = score_batch(table, rules)
-    summary = [h.get("recorded_score") if h.get("completeness") == "summary" else None for h in hands]
+    # a summary hand counts its recorded score plus the litige points its source's totals add on it
+    points = summary_points(table) if any(h.get("completeness") == "summary" for h in hands) else {}
+    summary = [points.get(h.get("hand_key"), {}).get("points") for h in hands]
     scores = scores.append_column(SUMMARY_SCORE, pa.array(summary, pa.list_(pa.int32())))
     lines = []
     for k in range(1, len(hands) + 1):
@@ -421,7 +455,10 @@ def game_summary(hands: list[dict[str, Any]], rules: Ruleset, target: int | None
             # a summary hand nobody took (carg's misère, misdeal, foul play): its recorded score counts
             score = f"{rec} as recorded (passed out: a summary hand nobody took counts the score its source recorded)"
         elif score is None:    # not rescored: what the totals count instead, and why
-            score = (f"{s[SUMMARY_SCORE]} as recorded ({s['reason']})" if s[SUMMARY_SCORE] is not None
+            carried = points.get(hands[k - 1].get("hand_key"), {}).get("carried")
+            rec = (f"{hands[k - 1]['recorded_score']} as recorded + {_carried(carried)} = {rec}" if carried
+                   else f"{rec} as recorded")
+            score = (f"{rec} ({s['reason']})" if s[SUMMARY_SCORE] is not None
                      else f"counts 0 - 0: {s['status']} ({s['reason']})")
         lines.append(_line(f"hand {s['hand_no']}", f"{score}{held} -> totals {g['totals']}"
                            + (f" (pending {g['unresolved_held']})" if g["unresolved_held"] else ""),

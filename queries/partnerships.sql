@@ -10,7 +10,8 @@
 -- are left out until the next rescore (`rebelote stats` warns).
 --
 -- Recorded values: a summary-level hand (hands.completeness = 'summary': points only, no cards) cannot be
--- rescored, so its points are its recorded score (hands.recorded_score), and a game with summary hands is
+-- rescored, so its points are its recorded score (hands.recorded_score, plus the litige points the source's
+-- running totals add on it: pipeline/summary_points.py), and a game with summary hands is
 -- won/finished as games.recorded_winner says. Summary hands have no made/failed result (not in made, decided).
 --
 -- Parameters:

@@ -11,8 +11,9 @@
 -- Recorded values: a summary-level hand (hands.completeness = 'summary': a score sheet or score keeper's
 -- round, points only, no cards) cannot be rescored under any ruleset, so the report uses what its source
 -- recorded: its points (points, points_per_hand, taker_points_per_hand, defender_points_per_hand) are
--- hands.recorded_score, and a game with summary hands is won/finished as games.recorded_winner says (null:
--- unfinished or unknown). Every other number is the rescoring's: summary hands have no made/failed result
+-- hands.recorded_score plus the points a litige held that the source's running totals add on the hand
+-- (pipeline/summary_points.py), and a game with summary hands is won/finished as games.recorded_winner says
+-- (null: unfinished or unknown). Every other number is the rescoring's: summary hands have no made/failed result
 -- (they are not in made, decided, made_of), and no declarations, capots or illegal plays.
 --
 -- Parameters:
@@ -32,6 +33,7 @@
 --   points           sum of the player's team hand_score (game points, before any litige carry-over)
 --                    over points_hands = the player's hands with a hand_score (status 'scored' or
 --                    'passed_out', the latter scoring 0); for a summary hand, its recorded score instead
+--                    (with the litige points its source's totals add on it)
 --   points_per_hand  points / points_hands, game points, rounded to 2 decimals (NULL when no such hand)
 --   team_belotes     scored hands where the player's TEAM held belote-rebelote (belote_team = team;
 --                    scores do not say which partner held it)

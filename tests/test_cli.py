@@ -29,7 +29,7 @@ def test_ingest_rescore_stats(tmp_path, records):
     lake = tmp_path / "lake"
     r = run("ingest", records, "--lake", lake)
     assert r.exit_code == 0, r.output
-    assert "1 files, 2 games, 4 hands, 0 duplicates skipped, 0 rejected" in r.stdout
+    assert "1 file, 2 games, 4 hands, 0 duplicates skipped, 0 rejected" in r.stdout
     r = run("ingest", records, "--lake", lake)
     assert "0 hands, 0 duplicates skipped" in r.stdout and "1 unchanged file skipped" in r.stdout
     r = run("ingest", records, "--lake", lake, "--reread")
@@ -132,7 +132,7 @@ def test_user_reported_edge_cases(tmp_path, records):
     more = write_jsonl(tmp_path / "more.jsonl", [native_game("g9", [native_hand(DEAL_A, 1, taker=0)])])
     run("ingest", more, "--lake", lake)
     r = run("stats", "players", "--lake", lake, "--format", "json")
-    assert "1 hands have no scores under belote-classic" in r.stderr
+    assert "1 hand has no scores under belote-classic" in r.stderr
     # a house file may not take a shipped ruleset's name
     f = tmp_path / "x.toml"
     f.write_text('name = "colver"\nextends = "belote-classic"\n')

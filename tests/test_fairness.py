@@ -103,7 +103,7 @@ def test_published_values():
     assert p["carre_J"] == Fraction(20475, 10518300) == Fraction(math.comb(28, 4), math.comb(32, 8))
     assert p["trump_len_3"] == Fraction(math.comb(8, 3) * math.comb(24, 5), math.comb(32, 8))
     assert p["trump_J9"] == Fraction(math.comb(30, 6), math.comb(32, 8))
-    assert all(p[f"carre_{r}"] == p["carre_J"] for r in "9ATKQ")
+    assert all(p[f"carre_{r}"] == p["carre_J"] for r in ("9", "A", "10", "K", "Q"))
     # inclusion-exclusion, written out: 6 single carrés minus 15 pairs (8 forced cards) = C(28,4)*6 - 15
     assert p["carre_any"] == Fraction(6 * math.comb(28, 4) - 15, math.comb(32, 8))
     # a void in a given suit is C(24,8)/C(32,8); the union by inclusion-exclusion over 1-3 suits
@@ -473,3 +473,19 @@ def test_fairness_from_stored_events_with_only_passed_out_hands(tmp_path: Path):
     rows = {row["event"]: row for row in csv.DictReader(io.StringIO(r.stdout))}
     assert (rows["carre_J"]["group"], rows["carre_J"]["hands"], rows["carre_J"]["observed"]) == ("test", "4", "0")
     assert (rows["trump_len_0"]["hands"], rows["trump_len_0"]["observed"]) == ("0", "0")
+
+
+def test_carre_of_tens_has_one_name_across_reports():
+    """New-user trial, issue 3: `stats fairness` said carre_T where `stats declaration-kinds` says carre_10. The
+    docs name the ranks 7 8 9 10 J Q K A (schemas/hands.toml) and the declaration kinds carre_7 .. carre_A with
+    carre_10 (docs/tables.md, declaration_items.kind), so every report says carre_10."""
+    import re
+    from pipeline import dealt_events, fairness, stats
+    kinds = set(re.findall(r"'(carre_\w+)'", stats.report_sql("declaration_kinds")))
+    assert kinds == {f"carre_{r}" for r in ("7", "8", "9", "10", "J", "Q", "K", "A")}
+    carres = [e for e in dealt_events.EVENT_BITS if e.startswith("carre_")]
+    assert carres == ["carre_J", "carre_9", "carre_A", "carre_10", "carre_K", "carre_Q"]
+    assert set(carres) <= kinds
+    # the exact probabilities use the same names: 7/3596 for each carré (docs/fairness.md's table)
+    p = fairness.exact_probabilities()
+    assert "carre_T" not in p and p["carre_10"] == p["carre_J"] == Fraction(7, 3596)

@@ -172,7 +172,7 @@ def test_contracts_and_dealt_hands(page, lake):
     # 61 deals with initial hands x 4 seats = 244 seat hands
     assert fair["void"]["hands"] == 244
     carres = figure_data(page, "carres")
-    assert carres[0]["x"] == ["J", "9", "A", "T", "K", "Q", "any"]
+    assert carres[0]["x"] == ["J", "9", "A", "10", "K", "Q", "any"]
     assert carres[0]["y"] == [fair[f"carre_{x}"]["observed"] for x in carres[0]["x"]]
     assert carres[1]["y"] == [fair[f"carre_{x}"]["expected"] for x in carres[0]["x"]]
     trump = figure_data(page, "trump")

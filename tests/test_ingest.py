@@ -125,7 +125,7 @@ def test_same_game_id_from_another_file(tmp_path):
     poorer[0]["target"] = 500                                      # g1: same deals, another game row, no result
     s = ingest_paths([write_jsonl(tmp_path / "c.jsonl", poorer)], lake)
     assert (s.games, s.hands, s.same_game, sum(s.rejected.values())) == (0, 0, 1, 0)
-    assert "1 games already imported from another file (same deals)" in str(s)
+    assert "1 game already imported from another file (same deals)" in str(s)
     richer = good_games()
     richer[1]["hands"][0]["recorded"] = {"score": [272, 0]}        # g2: same deals, plus the recorded score
     s = ingest_paths([write_jsonl(tmp_path / "d.jsonl", richer)], lake)

@@ -93,7 +93,7 @@ def test_cli_on_error_lenient(tmp_path):
     f.write_bytes(orjson.dumps(cut) + b"\n")
     r = CliRunner().invoke(app, ["ingest", str(f), "--lake", str(tmp_path / "lake"), "--on-error", "lenient"])
     assert r.exit_code == 0, r.output
-    assert "kept" in r.output and "1 damaged hands kept (lenient)" in r.output
+    assert "kept" in r.output and "1 damaged hand kept (lenient)" in r.output
     r = CliRunner().invoke(app, ["ingest", str(f), "--lake", str(tmp_path / "l2"), "--strict", "--on-error", "lenient"])
     assert r.exit_code == 2 and "contradicts" in r.output
 

@@ -42,7 +42,7 @@ def test_an_unrecognised_file_met_in_a_folder_stays_a_note(tmp_path):
     write_jsonl(folder / "games.jsonl", [native_game("g1", [native_hand(DEAL_A, 1, taker=0)])])
     r = run("ingest", folder, "--lake", tmp_path / "lake")
     assert r.exit_code == 0, r.output
-    assert "1 games, 1 hands" in r.stdout and "; 1 file not recognised" in r.stdout
+    assert "1 game, 1 hand" in r.stdout and "; 1 file not recognised" in r.stdout
     assert "named on the command line" not in r.stdout
     # another such file named beside the folder: 2 not recognised, 1 of them named, exit 1
     notes = tmp_path / "notes.txt"

@@ -441,7 +441,7 @@ def test_sheet_totals_that_do_not_add_up_are_rejected(tmp_path):
     r = rej["scoresheet:totals"]
     assert (r["source_line"], r["hand_no"], r["reason_code"]) == (3, 2, "totals_mismatch")
     assert r["source_file"] == str(d / "club_sheet_contradictions.csv")
-    assert r["reason"] == ("the running totals do not add up: total_b is 999 but hand 1's total_b 210 + score_b 160 = "
+    assert r["reason"] == ("the running totals do not add up: total_b is 999 but hand 1's total_b 210 + hand 2's score_b 160 = "
                            "370; if points held by a litige were added here, write litige in the made cell of the "
                            "hand that held them (the whole game is rejected)")
     # totals left empty on some rows: the next written totals are checked against the scores of all hands since
@@ -491,7 +491,7 @@ def test_sheet_litige_carry_over_passes_the_totals_check(tmp_path):
     # the same carry-over without the litige mark: rejected, with the hint
     _, rej = read_csv(head + rows.replace("litige", "no"))
     assert [(x.code, x.where.line) for x in rej] == [("totals_mismatch", 3)]
-    assert "total_b is 260 but hand 1's total_b 80 + score_b 100 = 180; if points held by a litige" in rej[0].reason
+    assert "total_b is 260 but hand 1's total_b 80 + hand 2's score_b 100 = 180; if points held by a litige" in rej[0].reason
     # both teams' totals growing beyond their scores is no carry-over (the pot goes to one team)
     _, rej = read_csv(head + rows.replace("60,100,60,260", "60,100,70,260"))
     assert [(x.code, x.where.line) for x in rej] == [("totals_mismatch", 3)]

@@ -31,7 +31,7 @@ def test_reject_reported_while_skipped_then_cleared_when_fixed(tmp_path):
     lake = tmp_path / "lake"
     path = write_jsonl(tmp_path / "games.jsonl", _games(broken=True))
     r = run("ingest", path, "--lake", lake, "-q")
-    assert r.exit_code == 1 and "1 games, 1 hands" in r.stdout and "1 rejected (card_played_twice 1)" in r.stdout
+    assert r.exit_code == 1 and "1 game, 1 hand" in r.stdout and "1 rejected (card_played_twice 1)" in r.stdout
     # unchanged file: skipped without reading, but its stored reject is still a problem of this import
     r = run("ingest", path, "--lake", lake, "-q")
     assert r.exit_code == 1, r.output
@@ -45,7 +45,7 @@ def test_reject_reported_while_skipped_then_cleared_when_fixed(tmp_path):
     write_jsonl(path, _games(broken=False))
     r = run("ingest", path, "--lake", lake, "-q")
     assert r.exit_code == 0, r.output
-    assert "1 games, 1 hands, 1 duplicates skipped, 0 rejected" in r.stdout
+    assert "1 game, 1 hand, 1 duplicate skipped, 0 rejected" in r.stdout
     assert "1 reject of changed files cleared" in r.stdout
     assert lakemod.read(lake, "rejects").num_rows == 0
     r = run("rejects", "--lake", lake)

@@ -91,7 +91,7 @@ def test_compact_command(tmp_path, sim_files):
     lake = small_lake(tmp_path / "lake", files[:2])
     r = runner.invoke(app, ["compact", "--lake", str(lake), "--table", "hands"])
     assert r.exit_code == 0, r.output
-    assert "compact: 1 partitions rewritten, 2 -> 1 files" in r.stdout
+    assert "compact: 1 partition rewritten, 2 files -> 1" in r.stdout
     assert len(lakemod.list_files(lake, "games")) == 2      # --table hands left games alone
     r = runner.invoke(app, ["compact", "--lake", str(lake), "--table", "nope"])
     assert r.exit_code == 2 and "unknown table 'nope'" in r.stderr

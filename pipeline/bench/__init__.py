@@ -93,6 +93,11 @@ def run_stage(stage: str, **args) -> dict:
     return orjson.loads(p.stdout.strip().splitlines()[-1])
 
 
+def _files(k: int) -> str:
+    """"1 file", "2 files"."""
+    return f"{k} file{'' if k == 1 else 's'}"
+
+
 def _bytes(lake: Path, table: str) -> int:
     return sum(f.size for f in lakemod.list_files(lake, table))
 
@@ -115,11 +120,11 @@ def _ingest_stages(rows: list[Row], n: int, games: list[dict], tmp: Path, log) -
     f.unlink()
     files_ingested = len(lakemod.list_files(lake, "hands"))
     rows.append(Row(n, "parquet size", "hands (as ingested)", ph["rows"], 0.0,
-                    _bytes(lake, "hands") / max(ph["rows"], 1), "bytes/hand", 0.0, f"{files_ingested} files"))
+                    _bytes(lake, "hands") / max(ph["rows"], 1), "bytes/hand", 0.0, _files(files_ingested)))
     r = run_stage("compact", lake=str(lake))
     ph = r["phases"]["compact"]
     rows.append(Row(n, "compact", "all tables", ph["rows"], ph["seconds"], ph["rows"] / ph["seconds"], "rows/s",
-                    ph["peak_rss_mb"], f"{ph['files_before']} -> {ph['files_after']} files"))
+                    ph["peak_rss_mb"], f"{_files(ph['files_before'])} -> {ph['files_after']}"))
     r = run_stage("export", lake=str(lake))
     ph = r["phases"]["export jsonl"]
     rows.append(Row(n, "export", "jsonl", ph["rows"], ph["seconds"], ph["rows"] / ph["seconds"], "hands/s",
@@ -201,7 +206,7 @@ def run(sizes: list[int], families: list[str] | None = None, ingest_max: int = 1
                                         {"query_seconds": ph["query_seconds"], "result_rows": ph["result_rows"]}))
                     for table in ("hands", "games", "scores", "game_scores"):
                         rows.append(Row(n, "parquet size", table, made, 0.0, _bytes(lake, table) / made, "bytes/hand",
-                                        0.0, f"{len(lakemod.list_files(lake, table))} files"))
+                                        0.0, _files(len(lakemod.list_files(lake, table)))))
                     log(f"N={n:,} {fam}: stats done")
                 if not keep:
                     shutil.rmtree(lake, ignore_errors=True)

@@ -73,13 +73,33 @@ class IngestSummary:
     notices: int = 0           # things readers noticed that are not errors (an exact repeat of a line)
     cr_files: list[str] = field(default_factory=list)   # files whose lines end in CR alone, read with CR as line end
     workers_lost: list[str] = field(default_factory=list)   # files whose ingest worker died: read on in this process
+    # per reader that read files: {"files", "games", "hands", "duplicates", "rejected"} added while its files were
+    # read, before any drop; ``dropped``: its one-deal games of this run dropped since for a richer copy
+    by_format: dict[str, Counter] = field(default_factory=dict)
+    dropped: Counter = field(default_factory=Counter)
+
+    def _counts(self) -> tuple[int, int, int, int]:
+        """(games, hands, duplicates, rejected) added so far, drops put back (a dropped copy is 1 game of 1 hand)."""
+        k = sum(self.dropped.values())
+        return self.games + k, self.hands + k, self.duplicates, sum(self.rejected.values())
+
+    def format_lines(self) -> list[str]:
+        """One line per reader that read files, in name order: ``"  NAME: F files, G games, H hands, D
+        duplicates skipped, R rejected"`` (this run's counts; games and hands net of the one-deal copies dropped
+        for a richer copy, so the lines add up to the total line's games and hands)."""
+        out = []
+        for name, c in sorted(self.by_format.items()):
+            games, hands = c["games"] - self.dropped[name], c["hands"] - self.dropped[name]
+            out.append(f"  {name}: {_n(c['files'], 'file')}, {_n(games, 'game')}, {_n(hands, 'hand')}, "
+                       f"{_n(c['duplicates'], 'duplicate')} skipped, {c['rejected']} rejected")
+        return out
 
     def __str__(self) -> str:
         rej = sum(self.rejected.values())
         by = ", ".join(f"{k} {v}" for k, v in sorted(self.rejected.items()))
         rate = self.hands / self.seconds if self.seconds > 0 else 0.0
-        s = (f"ingest: {self.files} files, {self.games} games, {self.hands} hands, {self.duplicates} duplicates skipped, "
-             f"{rej} rejected{f' ({by})' if by else ''}, {self.seconds:.2f} s, {rate:,.0f} hands/s")
+        s = (f"ingest: {_n(self.files, 'file')}, {_n(self.games, 'game')}, {_n(self.hands, 'hand')}, "
+             f"{_n(self.duplicates, 'duplicate')} skipped, {rej} rejected{f' ({by})' if by else ''}, {self.seconds:.2f} s, {rate:,.0f} hands/s")
         if self.unrecognised:
             s += f"; {len(self.unrecognised)} file{'s' if len(self.unrecognised) != 1 else ''} not recognised"
             if self.unrecognised_named:
@@ -89,9 +109,9 @@ class IngestSummary:
         if self.unchanged:
             s += f"; {self.unchanged} unchanged file{'s' if self.unchanged != 1 else ''} skipped"
         if self.replaced:
-            s += f"; {self.replaced} hands of changed files superseded (edited or removed)"
+            s += f"; {_n(self.replaced, 'hand')} of changed files superseded (edited or removed)"
         if self.same_game or self.replaced_by_richer:
-            s += (f"; {self.same_game + self.replaced_by_richer} games already imported from another file "
+            s += (f"; {_n(self.same_game + self.replaced_by_richer, 'game')} already imported from another file "
                   f"(same deals{f', {self.replaced_by_richer} replaced by a copy with more recorded results' if self.replaced_by_richer else ''})")
         if self.same_content:
             s += (f"; {_n(self.same_content, 'game')} already imported under another id (the same content: a renamed "
@@ -101,7 +121,7 @@ class IngestSummary:
             s += (f"; {k} single-deal cop{'y' if k == 1 else 'ies'} of deals already imported from "
                   f"another file ({self.same_deal} skipped, {self.deal_replaced} replaced by a richer copy)")
         if self.kept_leniently:
-            s += f"; {self.kept_leniently} damaged hands kept (lenient)"
+            s += f"; {_n(self.kept_leniently, 'damaged hand')} kept (lenient)"
         if self.rejects_cleared:
             s += f"; {_n(self.rejects_cleared, 'reject')} of changed files cleared (no longer raised)"
         if self.earlier_rejects:
@@ -244,6 +264,7 @@ class _Writer:
             filter=pc.field("source_format").isin(sorted(DEAL_COPY_FORMATS))).column("source")).to_pylist())
         self._deals: dict[str, deal_copies.DealIndex] = {}
         self.added: set[str] = set()           # game ids added by this run (a replaced one is not counted)
+        self.file_formats: dict[str | None, str] = {}   # ingest_file -> the reader that read it in this run
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rebelote-lake-writer")
         self._pending: Future | None = None     # the background write of the last flush_later
 
@@ -404,6 +425,7 @@ class _Writer:
             self.added.discard(e.game_id)
             self.summary.games -= 1
             self.summary.hands -= 1
+            self.summary.dropped[self.file_formats.get(e.files[1])] += 1
 
     def _from_replaced_file(self, recorded: str, physical: str | None, recorded_now: str | None) -> bool:
         """Whether a lake row (its ``source_file`` and ``ingest_file``) came from the changed file
@@ -1066,11 +1088,15 @@ def _import_file(path: Path, key: str, forced, label: str, reread: bool, run: _R
         return True
     summary.formats[reader.NAME] += 1
     summary.bytes += path.stat().st_size
+    counted = summary.by_format.setdefault(reader.NAME, Counter())
+    counted["files"] += 1
+    before = summary._counts()
     stamp = _stamp(path, label) + [digest]
     same_bytes = prev is not None and prev[2:4] == stamp[2:] and sidecars_same
     # a file read before (it is in the manifest) and read again has changed, or --reread was given:
     # its new content replaces what it gave before
     writer.start_file(path, replacing=run.read_before(key), same_bytes=same_bytes)
+    writer.file_formats[writer.reading] = reader.NAME
     added_before = summary.games + summary.hands + sum(summary.rejected.values())
     hint = forced_hint(forced, path.name, head)
     cr_lines = _cr_lines(path, head_bytes)
@@ -1106,6 +1132,8 @@ def _import_file(path: Path, key: str, forced, label: str, reread: bool, run: _R
             # reads the lake, per file: it made re-reading a folder of small files 4x slower than importing it)
             writer.replacing = None
         summary.replaced += writer.replace_stale()
+    for k, was, now in zip(("games", "hands", "duplicates", "rejected"), before, summary._counts()):
+        counted[k] += now - was
     writer.start_file(None)
     return True
 

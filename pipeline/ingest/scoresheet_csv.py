@@ -348,7 +348,7 @@ def _check_totals(rows: list[_Row], hands: list[dict[str, Any]], made: list[str 
                 col, sc = ("total_a", "score_a") if bad == 0 else ("total_b", "score_b")
                 base = (f"hand {last_hand}'s {col} {last[bad]}" if last_hand else "0 before hand 1")
                 hands_since = h["hand_no"] - last_hand
-                added = (f"{sc} {h['recorded_score'][bad]}" if hands_since == 1 else
+                added = (f"hand {h['hand_no']}'s {sc} {h['recorded_score'][bad]}" if hands_since == 1 else
                          f"the {sc} of hands {last_hand + 1}..{h['hand_no']} ({since[bad]})")
                 hint = ("" if held else "; if points held by a litige were added here, write litige in the made "
                         "cell of the hand that held them")

@@ -18,6 +18,7 @@ from pipeline import lake as lakemod
 from pipeline.duck import arrow_reader, duckdb_connection, table_source
 from pipeline.rescore.game import SUMMARY_SCORE, game_pass
 from pipeline.rules import Ruleset
+from pipeline.summary_points import summary_points_sql
 
 # what game_pass reads from each score row
 GAME_COLUMNS = ["game_id", "hand_no", "source", "status", "hand_score", "held_points", "litige", "taker_team",
@@ -68,17 +69,17 @@ def sorted_game_batches(lake, ruleset: str, batch_rows: int = 1 << 20) -> Iterat
 
 
 def _summary_scores(con, loc) -> tuple[str, str]:
-    """(select-list item, join clause) adding the recorded score of every summary-level hand to the score rows
-    (``s``) as :data:`~pipeline.rescore.game.SUMMARY_SCORE`; ('', '') when the lake has no such hand (the test
+    """(select-list item, join clause) adding the points of every summary-level hand (its recorded score plus
+    carried litige points, :mod:`pipeline.summary_points`) to the score rows (``s``) as :data:`~pipeline.rescore.game.SUMMARY_SCORE`; ('', '') when the lake has no such hand (the test
     reads only the ``completeness`` column, and Parquet statistics let DuckDB skip row groups without one)."""
     if not lakemod.has_table(loc, "hands"):
         return "", ""
     hands = table_source(con, loc, "hands")
     if con.execute(f"SELECT 1 FROM {hands} WHERE completeness = 'summary' LIMIT 1").fetchall() == []:
         return "", ""
-    return (f", sh.recorded_score AS {SUMMARY_SCORE}",
-            f" LEFT JOIN (SELECT hand_key, any_value(recorded_score) AS recorded_score FROM {hands} "
-            "WHERE completeness = 'summary' GROUP BY hand_key) sh ON sh.hand_key = s.hand_key")
+    # the recorded score plus the litige points the source's running totals add on the hand (a score sheet's)
+    return (f", sh.points AS {SUMMARY_SCORE}",
+            f" LEFT JOIN ({summary_points_sql(hands)}) sh ON sh.hand_key = s.hand_key")
 
 
 def game_results(lake, rules: Ruleset, on_game_batch=None, batch_rows: int = 1 << 20) -> Iterator[pa.Table]:

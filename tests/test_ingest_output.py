@@ -1,0 +1,70 @@
+"""`rebelote ingest FOLDER` prints a line per file only for files that need a look (new-user trial, issue 2: the
+real folder gave 3,281 lines), then one line per format read and the total; `--verbose` lists every file.
+
+The folder (built here): three native files of one game of one hand each, the third followed by a line cut
+short (rejected, invalid_json), a score sheet of one game of 2 hands, and data/README.md (no reader recognises
+it). So: 5 files; rebelote 3 files, 3 games, 3 hands, 1 rejected; scoresheet-csv 1 file, 1 game, 2 hands.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from conftest import write_jsonl
+from deals import DEAL_A, DEAL_K, native_game, native_hand
+from pipeline.cli import app
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+SHEET = ("game_id,hand_no,variant,player1,player2,player3,player4,dealer,taker,strain,made,score_a,score_b\n"
+         "g,1,belote,Ana,Ben,Cat,Dan,Ana,Ben,H,yes,60,102\n"
+         "g,2,,,,,,,Ana,S,yes,100,62\n")
+
+
+def _folder(tmp_path: Path) -> Path:
+    d = tmp_path / "in"
+    d.mkdir()
+    write_jsonl(d / "a.jsonl", [native_game("a", [native_hand(DEAL_A, 1, taker=0)])])
+    write_jsonl(d / "b.jsonl", [native_game("b", [native_hand(DEAL_K, 1, taker=0)])])
+    write_jsonl(d / "c.jsonl", [native_game("c", [native_hand(DEAL_A, 1, taker=0)])])
+    with open(d / "c.jsonl", "a", encoding="utf-8") as f:
+        f.write('{"format": "rebelote", "game_id": "cut')
+    (d / "d.csv").write_text(SHEET, encoding="utf-8")
+    shutil.copy(DATA / "README.md", d / "README.md")
+    return d
+
+
+def _run(*args):
+    return CliRunner().invoke(app, ["ingest", *map(str, args)])
+
+
+def test_default_output_names_only_files_that_need_a_look_then_one_line_per_format(tmp_path):
+    d = _folder(tmp_path)
+    r = _run(d, "--lake", tmp_path / "lake")
+    assert r.exit_code == 1, r.output       # a rejected game: exit status 1 (README's ingest section)
+    err = r.stderr.splitlines()
+    # the clean files are not listed; the file with a reject is, once, before its reject; README as before
+    assert [ln for ln in err if not ln.startswith("rejected ")] == [
+        f"{d / 'README.md'}: not recognised (skipped; use --format to force a reader)",
+        f"{d / 'c.jsonl'}: rebelote",
+    ]
+    assert len([ln for ln in err if ln.startswith("rejected ")]) == 1
+    out = r.stdout.splitlines()
+    # per format, in name order, counted from the folder above; then the total line
+    assert out[:2] == ["  rebelote: 3 files, 3 games, 3 hands, 0 duplicates skipped, 1 rejected",
+                       "  scoresheet-csv: 1 file, 1 game, 2 hands, 0 duplicates skipped, 0 rejected"]
+    assert out[2].startswith("ingest: 5 files, 4 games, 5 hands, 0 duplicates skipped, 1 rejected (invalid_json 1)")
+    assert len(out) == 3
+
+
+def test_verbose_lists_every_file_and_quiet_only_the_total(tmp_path):
+    d = _folder(tmp_path)
+    r = _run(d, "--lake", tmp_path / "lake", "--verbose")
+    files = [ln for ln in r.stderr.splitlines() if not ln.startswith("rejected ")]
+    assert files == [f"{d / n}: {f}" for n, f in [
+        ("README.md", "not recognised (skipped; use --format to force a reader)"), ("a.jsonl", "rebelote"),
+        ("b.jsonl", "rebelote"), ("c.jsonl", "rebelote"), ("d.csv", "scoresheet-csv")]]
+    r = _run(d, "--lake", tmp_path / "lake2", "--quiet")
+    assert r.stderr == "" and len(r.stdout.splitlines()) == 1 and r.stdout.startswith("ingest: 5 files")

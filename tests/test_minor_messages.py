@@ -1,0 +1,53 @@
+"""Small things a new user met (new-user trial, issue 5): `rules show` of a house file without a description, the
+score sheet's totals_mismatch message naming each value's hand, and `export`'s error prefix."""
+
+from __future__ import annotations
+
+from typer.testing import CliRunner
+
+from pipeline.cli import app
+from pipeline.ingest import scoresheet_csv
+
+
+def test_rules_show_prints_no_empty_description_line(tmp_path):
+    f = tmp_path / "my-club.toml"
+    f.write_text('name = "my-club"\nextends = "belote-classic"\n\n[game]\ntarget = 501\n', encoding="utf-8")
+    r = CliRunner().invoke(app, ["rules", "show", str(f)])
+    assert r.exit_code == 0, r.output
+    lines = r.stdout.splitlines()
+    # the chain from pipeline/rules/rulesets (belote-classic extends ffb-classic-announcements ...), then one
+    # blank line and the sources line: no empty description line in between
+    assert lines[0] == "my-club (my-club < belote-classic < ffb-classic-announcements < ffb-classic < base)"
+    assert lines[1] == "" and lines[2].startswith("Sources cited (")
+    # a ruleset with a description keeps it on the second line
+    r = CliRunner().invoke(app, ["rules", "show", "belote-classic"])
+    assert r.stdout.splitlines()[1] != "" and r.stdout.splitlines()[2] == ""
+
+
+def _reject(text: str):
+    lines, offset = [], 0
+    for i, line in enumerate(text.splitlines(keepends=True), start=1):
+        lines.append((i, offset, line))
+        offset += len(line.encode())
+    (rej,) = [r for r in scoresheet_csv.read(iter(lines), "sheet.csv") if hasattr(r, "reason")]
+    return rej
+
+
+def test_totals_mismatch_names_the_hand_of_each_value():
+    head = "game_id,hand_no,variant,team_a,team_b,dealer,taker,strain,made,score_a,score_b,total_a,total_b\n"
+    # hand 1 totals 90 - 0; hand 2 scores 0 - 0 but writes total_b 50: 0 (hand 1's total_b) + 0 (hand 2's score_b)
+    rej = _reject(head + "g,1,belote,R,B,A,A,S,yes,90,0,90,0\ng,2,,,,,B,H,,0,0,90,50\n")
+    assert rej.reason.startswith("the running totals do not add up: total_b is 50 but hand 1's total_b 0 + hand 2's "
+                                 "score_b 0 = 0")
+    # totals left empty on hand 2: hands 2..3's scores are named as such (unchanged wording)
+    rej = _reject(head + "g,1,belote,R,B,A,A,S,yes,90,0,90,0\ng,2,,,,,B,H,,0,0,,\ng,3,,,,,A,H,,0,0,90,50\n")
+    assert "total_b is 50 but hand 1's total_b 0 + the score_b of hands 2..3 (0) = 0" in rej.reason
+    # before hand 1, the base is 0
+    rej = _reject(head + "g,1,belote,R,B,A,A,S,yes,90,0,90,10\n")
+    assert "total_b is 10 but 0 before hand 1 + hand 1's score_b 0 = 0" in rej.reason
+
+
+def test_export_errors_start_with_lowercase_error(tmp_path):
+    r = CliRunner().invoke(app, ["export", "--format", "csv", "--lake", str(tmp_path)])
+    assert r.exit_code == 2
+    assert r.stderr.startswith("error: unknown export format 'csv'")
