@@ -18,7 +18,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from pipeline.catalog import ALL_TABLES, DEFAULT_LAKE, TABLES
+from pipeline.catalog import ALL_TABLES, DEFAULT_LAKE
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, context_settings={"help_option_names": ["-h", "--help"]},
                   help="Rebelote: import belote game records into a Parquet lake, rescore them under any ruleset, "

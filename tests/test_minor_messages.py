@@ -51,3 +51,14 @@ def test_export_errors_start_with_lowercase_error(tmp_path):
     r = CliRunner().invoke(app, ["export", "--format", "csv", "--lake", str(tmp_path)])
     assert r.exit_code == 2
     assert r.stderr.startswith("error: unknown export format 'csv'")
+
+
+def test_rescore_summary_counts_one_hand_and_one_game_in_the_singular():
+    from collections import Counter
+
+    from pipeline.rescore import RescoreSummary
+
+    one = RescoreSummary("belote-classic", hands=1, games=1, status=Counter(scored=1), seconds=1.0)
+    assert str(one).startswith("rescore [belote-classic]: 1 hand (1 scored), 1 game, 0 with an illegal play")
+    two = RescoreSummary("belote-classic", hands=2, games=2, status=Counter(scored=2), seconds=1.0)
+    assert str(two).startswith("rescore [belote-classic]: 2 hands (2 scored), 2 games, 0 with an")

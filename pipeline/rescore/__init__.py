@@ -90,7 +90,8 @@ class RescoreSummary:
             from pipeline.rescore.engine import SUMMARY_REASON
             if SUMMARY_REASON in self.unscorable:
                 why += " (summary hands keep their recorded scores, which the reports count)"
-        return (f"rescore [{self.ruleset}]: {self.hands} hands ({st}), {self.games} games, {self.illegal} with an "
+        return (f"rescore [{self.ruleset}]: {self.hands} hand{'' if self.hands == 1 else 's'} ({st}), "
+                f"{self.games} game{'' if self.games == 1 else 's'}, {self.illegal} with an "
                 f"illegal play{rec}, {self.seconds:.2f} s, {rate:,.0f} hands/s{why}")
 
 
