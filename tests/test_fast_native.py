@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import gzip
+import hashlib
 import io
 import json
 from collections import Counter
@@ -699,3 +700,30 @@ def test_block_pool_leaves_no_block_folder_when_its_workers_cannot_start(tmp_pat
     with pytest.raises(OSError, match="fork refused"):
         native_pool.BlockPool(2)
     assert len(made) == 1 and not Path(made[0]).exists()
+
+
+def test_big_native_file_is_hashed_for_the_manifest_after_the_workers_fork(tmp_path, monkeypatch):
+    # the manifest's content hash of a file the worker processes read is computed on a thread started once they
+    # are forked (a thread inside OpenSSL while they fork could leave them a held lock; waiting for the hash
+    # first left one core idle for 0.8 s of a 9 s import): same digest as hashlib's, started after the fork
+    f = _write(tmp_path, "big.jsonl", _base())
+    monkeypatch.setenv(native_pool.WORKERS_ENV, "2")
+    monkeypatch.setattr(native_pool, "POOL_MIN_BYTES", 0)
+    events: list[str] = []
+    real_init, real_hash = native_pool.BlockPool.__init__, run._hash_later
+
+    def init(self, n):
+        real_init(self, n)
+        events.append("forked")
+
+    def hash_later(path):
+        events.append("hash started")
+        return real_hash(path)
+    monkeypatch.setattr(native_pool.BlockPool, "__init__", init)
+    monkeypatch.setattr(run, "_hash_later", hash_later)
+    lake = tmp_path / "lake"
+    s = ingest_paths([f], lake)
+    assert s.games == len(_base()) and events == ["forked", "hash started"]
+    [entry] = run._load_manifest(lake).values()
+    assert entry[3] == hashlib.sha256(f.read_bytes()).hexdigest()
+    assert ingest_paths([f], lake).unchanged == 1           # the manifest recognises it: not read again

@@ -61,7 +61,8 @@ def enabled() -> bool:
 
 
 def read_into(fh, path: str, writer, take: Callable[[GameRecord | Reject], None],
-              block_bytes: int | None = None, size: int | None = None) -> None:
+              block_bytes: int | None = None, size: int | None = None,
+              forked: Callable[[], None] | None = None) -> None:
     """Read the native JSON Lines stream ``fh`` (binary, already decompressed) into ``writer``.
 
     Two ways, same lake: a file of at least :data:`pipeline.ingest.native_pool.POOL_MIN_BYTES` (``size``) on a
@@ -82,6 +83,8 @@ def read_into(fh, path: str, writer, take: Callable[[GameRecord | Reject], None]
         block_bytes: block size (default :data:`BLOCK_BYTES`); any size gives the same lake.
         size: bytes of the file as stored (decides between the two ways, and compiled or plain kernels;
             None: the in-process way, compiled).
+        forked: called once the worker processes are forked (at once when none are): a thread that might hold
+            a lock the workers need (OpenSSL's, hashing) may start then.
     Raises:
         whatever reading ``fh`` raises (OSError, EOFError, zlib.error), after importing every line read
         before it; StrictError from ``take``.
@@ -94,6 +97,8 @@ def read_into(fh, path: str, writer, take: Callable[[GameRecord | Reject], None]
         plain = None if isinstance(fh, gzip.GzipFile) else getattr(fh, "name", None)
         plain = plain if isinstance(plain, str) else None
         with native_pool.BlockPool(n) as pool:
+            if forked:
+                forked()
             for lines, converted in pool.converted(_blocks(fh, limit, counted=plain is not None), path, plain):
                 _block(lines, converted, path, writer, take)
         if pool.lost is not None:      # a worker died: the file was read on in this process, from that block
@@ -101,6 +106,8 @@ def read_into(fh, path: str, writer, take: Callable[[GameRecord | Reject], None]
         return
     # a small file: the kernels' plain Python functions (no compiling or loading of machine code; kernels.py),
     # in this thread and in the prefetch thread
+    if forked:
+        forked()
     plain = not kernels.use_compiled(size)
     with kernels.plain_python(plain):
         prefetch = _Prefetch(_plain_python(_prepared(fh, path, limit), plain))

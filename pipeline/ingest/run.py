@@ -1041,7 +1041,9 @@ def _import_file(path: Path, key: str, forced, label: str, reread: bool, run: _R
         return False
     fast_native.prepare_for(path)      # a big native file: its compiled kernels load meanwhile
     # a file never read before needs its hash only for the manifest, once read: hashed on a thread meanwhile
-    digest: str | Future = _hash_later(path) if prev is None else _content_hash(path)
+    # (a big native file's once its worker processes are forked, see below)
+    forking = prev is None and fast_native.forks_for(path)
+    digest: str | Future | None = (None if forking else _hash_later(path)) if prev is None else _content_hash(path)
     if not reread and prev is not None and prev[2:4] == [stamp[2], digest] and sidecars_same:
         manifest[key] = stamp + [digest] + prev[4:]      # touched, same bytes: nothing to read
         summary.unchanged += 1
@@ -1091,6 +1093,8 @@ def _import_file(path: Path, key: str, forced, label: str, reread: bool, run: _R
     counted = summary.by_format.setdefault(reader.NAME, Counter())
     counted["files"] += 1
     before = summary._counts()
+    if digest is None and not (reader is native_jsonl and fast_native.enabled()):
+        digest = _hash_later(path)         # no worker processes to wait for: hashed while it is read
     stamp = _stamp(path, label) + [digest]
     same_bytes = prev is not None and prev[2:4] == stamp[2:] and sidecars_same
     # a file read before (it is in the manifest) and read again has changed, or --reread was given:
@@ -1105,9 +1109,15 @@ def _import_file(path: Path, key: str, forced, label: str, reread: bool, run: _R
         run.notice(f"{path}: lines end in CR alone (old Mac line ends): read with each CR as a line end")
     if isinstance(stamp[3], Future) and reader is native_jsonl and fast_native.forks_for(path):
         stamp[3] = stamp[3].result()       # no thread may be inside OpenSSL when the workers fork
+
+    def forked() -> None:
+        """The hash thread starts once the worker processes exist: a thread inside OpenSSL while they fork could
+        leave a lock held in them (waiting for the hash first cost 0.8 s of a 9 s import, one core idle)."""
+        if stamp[3] is None:
+            stamp[3] = _hash_later(path)
     try:
         _read_file(path, reader, writer, strict, on_reject, run.notice, hint,
-                   claimed=forced is None or bool(forced.sniff(path.name, head)), cr_lines=cr_lines)
+                   claimed=forced is None or bool(forced.sniff(path.name, head)), cr_lines=cr_lines, forked=forked)
     except StrictError:
         raise
     except (OSError, EOFError, zlib.error) as e:
@@ -1117,6 +1127,7 @@ def _import_file(path: Path, key: str, forced, label: str, reread: bool, run: _R
         _file_reject(path, reader.NAME, "reader_error", f"the {reader.NAME} reader failed on this file: "
                      f"{type(e).__name__}: {e}{hint}", writer, strict, on_reject)
     else:
+        forked()                           # (a reader that forked nothing)
         if isinstance(stamp[3], Future):
             stamp[3] = stamp[3].result()
         manifest[key] = stamp + _sidecar_record(path, reader)
@@ -1281,13 +1292,14 @@ def _cr_lines(path: Path, head: bytes) -> bool:
 
 def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject,
                on_notice: Callable[[str], None] | None = None, hint: str = "", claimed: bool = True,
-               cr_lines: bool = False) -> None:
+               cr_lines: bool = False, forked: Callable[[], None] | None = None) -> None:
     """Feed one file through its reader; every reject goes to the writer (or stops the run under strict), every
     notice to ``on_notice``; what the file holds goes to its holdings (:meth:`_Writer.hold`). ``hint`` ends the
     reason of every reject (:func:`forced_hint`); ``claimed``: the reader's own detection recognises the file
     (False when --format forced it on a file it would not claim: a file that then gives nothing is rejected as
     ``no_records`` even from a reader whose side files give nothing by design); ``cr_lines``: the file's lines end
-    in CR alone (:mod:`pipeline.ingest.line_ends`), each read as a line end."""
+    in CR alone (:mod:`pipeline.ingest.line_ends`), each read as a line end; ``forked``: called once the
+    columnar native reader's worker processes are forked (:func:`pipeline.ingest.fast_native.read_into`)."""
     def reject(rej: Reject) -> None:
         if hint and not rej.reason.endswith(hint):
             rej.reason += hint
@@ -1335,7 +1347,7 @@ def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject,
     with _open(path) as stored, (line_ends.as_lf(stored) if cr_lines else contextlib.nullcontext(stored)) as fh:
         if reader is native_jsonl and fast_native.enabled():
             # columnar reading of whole blocks; lines it cannot vouch for come back through `take`
-            fast_native.read_into(fh, str(path), writer, take, size=path.stat().st_size)
+            fast_native.read_into(fh, str(path), writer, take, size=path.stat().st_size, forked=forked)
         else:
             for rec in reader.read(_lines(fh, reader is native_jsonl), str(path)):
                 take(rec)
