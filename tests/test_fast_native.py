@@ -14,6 +14,7 @@ import gzip
 import hashlib
 import io
 import json
+from concurrent.futures import Future
 from collections import Counter
 from pathlib import Path
 
@@ -373,7 +374,7 @@ CORRUPTIONS = {
     "belote_seat_minus_one": _edit(0, _set(H + ["belote_seat"], -1)),
     "belote_seat_bad": _edit(0, _set(H + ["belote_seat"], -2)),
     "carried_in_given": _edit(0, _set(H + ["carried_in"], 20)),
-    "carried_in_huge": _edit(0, _set(H + ["carried_in"], 2**35)),
+    "carried_in_over_int32": _edit(0, _set(H + ["carried_in"], 2**35)),
     "recorded_null_items": _edit(0, _set(H + ["recorded"], {"score": [None, 5], "card_points": [1, 2, 3],
                                                             "totals": [], "margin": -7})),
     "recorded_score_three": _edit(0, _set(H + ["recorded", "score"], [1, 2, 3])),
@@ -448,7 +449,7 @@ CORRUPTIONS = {
     "played_at_number": _edit(0, _set(["played_at"], 20260301)),
     "played_at_empty": _edit(0, _set(["played_at"], "")),
     "played_at_year_one_east_of_utc": _edit(0, _set(["played_at"], "0001-01-01T00:30:00+01:00")),
-    "carried_in_huge": _edit(0, _set(H + ["carried_in"], 2**31 - 1)),
+    "carried_in_int32_max": _edit(0, _set(H + ["carried_in"], 2**31 - 1)),
     "carried_in_negative": _edit(0, _set(H + ["carried_in"], -500)),
     "carried_in_at_the_bound": _edit(0, _set(H + ["carried_in"], 100_000)),
     "source_game_id_empty": _edit(0, _set(["source_game_id"], "")),
@@ -727,3 +728,31 @@ def test_big_native_file_is_hashed_for_the_manifest_after_the_workers_fork(tmp_p
     [entry] = run._load_manifest(lake).values()
     assert entry[3] == hashlib.sha256(f.read_bytes()).hexdigest()
     assert ingest_paths([f], lake).unchanged == 1           # the manifest recognises it: not read again
+
+
+def test_a_failed_read_leaves_no_hash_thread_running(tmp_path, monkeypatch):
+    # the file's hash thread starts once the workers are forked; when the read then fails (a reader_error reject),
+    # the import of that file still waits for the hash, so no thread is inside OpenSSL when the next file forks
+    import threading
+    import time
+    f = _write(tmp_path, "big.jsonl", _base())
+    monkeypatch.setenv(native_pool.WORKERS_ENV, "2")
+    monkeypatch.setattr(native_pool, "POOL_MIN_BYTES", 0)
+    started: list = []
+
+    def slow_hash(path):
+        fut = Future()
+        t = threading.Thread(target=lambda: (time.sleep(1.0), fut.set_result("x" * 64)))
+        t.start()
+        started.append((fut, t))
+        return fut
+
+    def failing_read(fh, path, writer, take, block_bytes=None, size=None, forked=None):
+        forked()
+        raise RuntimeError("a reader bug")
+    monkeypatch.setattr(run, "_hash_later", slow_hash)
+    monkeypatch.setattr(fast_native, "read_into", failing_read)
+    s = ingest_paths([f], tmp_path / "lake")
+    assert s.rejected == {"reader_error": 1}
+    [(fut, _)] = started
+    assert fut.done()

@@ -15,7 +15,7 @@ import sys
 import time
 import zlib
 from collections import Counter
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait as futures_wait
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -1107,8 +1107,6 @@ def _import_file(path: Path, key: str, forced, label: str, reread: bool, run: _R
     if cr_lines:
         summary.cr_files.append(str(path))
         run.notice(f"{path}: lines end in CR alone (old Mac line ends): read with each CR as a line end")
-    if isinstance(stamp[3], Future) and reader is native_jsonl and fast_native.forks_for(path):
-        stamp[3] = stamp[3].result()       # no thread may be inside OpenSSL when the workers fork
 
     def forked() -> None:
         """The hash thread starts once the worker processes exist: a thread inside OpenSSL while they fork could
@@ -1143,6 +1141,8 @@ def _import_file(path: Path, key: str, forced, label: str, reread: bool, run: _R
             # reads the lake, per file: it made re-reading a folder of small files 4x slower than importing it)
             writer.replacing = None
         summary.replaced += writer.replace_stale()
+    if isinstance(stamp[3], Future):
+        futures_wait([stamp[3]])           # a failed read leaves no hash thread running into the next file's fork
     for k, was, now in zip(("games", "hands", "duplicates", "rejected"), before, summary._counts()):
         counted[k] += now - was
     writer.start_file(None)
