@@ -47,12 +47,6 @@ def _count(k: int, noun: str) -> str:
     return f"{k:,} {noun}{'' if k == 1 else 's'}"
 
 
-def _compact_line(s) -> str:
-    """The one-line summary of a compaction (a :class:`pipeline.lake.CompactSummary`), in good grammar."""
-    return (f"compact: {_count(s.partitions, 'partition')} rewritten, {_count(s.files_before, 'file')} -> {s.files_after}, "
-            f"{_count(s.rows, 'row')}, {s.bytes_before / 1e6:,.1f} -> {s.bytes_after / 1e6:,.1f} MB, {s.seconds:.2f} s")
-
-
 def _need_lake(lake) -> None:
     """Exit with status 2 (EXIT_ERROR) and a message when the lake folder (or URL) does not exist: a report over no lake is
     an error, not an empty table."""
@@ -319,7 +313,7 @@ def compact(
             _fail(f"unknown table {t!r}; tables: {', '.join(schema.ALL_TABLES)}")
     _need_lake(lake)
     try:
-        out.print(_compact_line(lakemod.compact(lake, table or None)))
+        out.print(str(lakemod.compact(lake, table or None)))
     except ValueError as e:
         _fail(str(e))
     except OSError as e:

@@ -507,9 +507,11 @@ class CompactSummary:
     seconds: float = 0.0
 
     def __str__(self) -> str:
-        return (f"compact: {self.partitions} partitions rewritten, {self.files_before} -> {self.files_after} files, "
-                f"{self.rows:,} rows, {self.bytes_before / 1e6:,.1f} -> {self.bytes_after / 1e6:,.1f} MB, "
-                f"{self.seconds:.2f} s")
+        def n(k: int, noun: str) -> str:
+            return f"{k:,} {noun}{'' if k == 1 else 's'}"
+        return (f"compact: {n(self.partitions, 'partition')} rewritten, {n(self.files_before, 'file')} -> "
+                f"{self.files_after}, {n(self.rows, 'row')}, {self.bytes_before / 1e6:,.1f} -> "
+                f"{self.bytes_after / 1e6:,.1f} MB, {self.seconds:.2f} s")
 
 
 def compact(lake: str | Path | Location, tables: Iterable[str] | None = None, row_group: int = ROW_GROUP,
