@@ -460,6 +460,8 @@ CORRUPTIONS = {
     "plays_repeated_null_after_the_list": _replace(3, b'"recorded":', b'"plays":null,"recorded":'),
     "plays_repeated_spaced_null_after_the_list": _replace(3, b'"recorded":', b'"plays": null,"recorded":'),
     "hands_repeated_null_after_the_list": _replace(3, b'"auction":', b'"hands":null,"auction":'),
+    "plays_repeated_null_with_tabs_and_spaces": _replace(3, b'"recorded":', b'"plays"\t :  \tnull,"recorded":'),
+    "hands_repeated_null_with_a_cr": _replace(3, b'"auction":', b'"hands":\rnull,"auction":'),
     "plays_repeated_null_before_the_list": _replace(3, b'"plays":[[', b'"plays":null,"plays":[['),
     "plays_null_at_game_level": _replace(1, b'"version":1', b'"version":1,"plays":null'),
     "hands_null_in_contract": _replace(3, b'"contract":{', b'"contract":{"hands":null,'),

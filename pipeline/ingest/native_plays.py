@@ -246,8 +246,8 @@ def _compact_hands(a, opens, card_ok, key0, key1):
 
 
 def mark_null_lists(buf: bytearray) -> None:
-    """Rewrite, in place, every ``"plays":null`` and ``"hands":null`` (or ``": null"``) of ``buf`` as
-    ``"play\\x7f":null`` and ``"hand\\x7f":null`` (same length): the keys :func:`compact` and
+    """Rewrite, in place, every ``"plays":null`` and ``"hands":null`` (any JSON whitespace around the colon) of
+    ``buf`` as ``"play\\x7f":null`` and ``"hand\\x7f":null`` (same length): the keys :func:`compact` and
     :func:`compact_hands` give a list read as a text.
 
     Why: a key written twice in one object is read by the row path (``json.loads``) with its last value. A hand
@@ -287,7 +287,7 @@ def _mark_null_lists(a, plays_step, hands_step):
             if o < 0:
                 continue
             p = i - o - 1                        # the key's opening quote
-            if p < 1 or p + 12 > n or a[p] != 0x22 or a[p - 1] == 0x5C or a[p + 6] != 0x22 or a[p + 7] != 0x3A:
+            if p < 1 or p + 7 > n or a[p] != 0x22 or a[p - 1] == 0x5C or a[p + 6] != 0x22:
                 continue
             same = True
             for k in range(5):
@@ -296,7 +296,14 @@ def _mark_null_lists(a, plays_step, hands_step):
                     break
             if not same:
                 continue
-            v = p + 8 + (1 if a[p + 8] == 0x20 else 0)
+            v = p + 7                            # JSON whitespace, the colon, whitespace, then null
+            while v < n and (a[v] == 0x20 or a[v] == 0x09 or a[v] == 0x0D or a[v] == 0x0A):
+                v += 1
+            if v >= n or a[v] != 0x3A:
+                continue
+            v += 1
+            while v < n and (a[v] == 0x20 or a[v] == 0x09 or a[v] == 0x0D or a[v] == 0x0A):
+                v += 1
             if (v + 4 <= n and a[v] == 0x6E and a[v + 1] == 0x75 and a[v + 2] == 0x6C and a[v + 3] == 0x6C):
                 a[p + 5] = 0x7F                  # "plays" -> "play\x7f", "hands" -> "hand\x7f"
 
