@@ -315,6 +315,7 @@ CORRUPTIONS = {
     "format_wrong": _edit(0, _set(["format"], "other")),
     "version_two": _edit(0, _set(["version"], 2)),
     "version_true": _edit(0, _set(["version"], True)),
+    "version_missing": _edit(0, _drop(["version"])),
     "players_missing": _edit(0, _drop(["players"])),
     "hands_missing": _edit(0, _drop(["hands"])),
     "hands_empty": _edit(0, _set(["hands"], [])),
@@ -483,6 +484,8 @@ def test_damage_is_rejected_with_its_reason(tmp_path, monkeypatch):
                        # the last "plays"/"hands" key wins (json.loads), a null: the hand has a contract and
                        # no plays or no dealt cards (validate.py's truncated_play)
                        ("plays_repeated_null_after_the_list", "truncated_play"),
+                       # a game without "version" said "unsupported native format version None"
+                       ("version_missing", "missing_field"),
                        ("hands_repeated_null_after_the_list", "truncated_play")]:
         f = _write(tmp_path, f"{name}.jsonl", CORRUPTIONS[name](_base()))
         cols, _ = same_lake(tmp_path, monkeypatch, [f])
@@ -771,3 +774,11 @@ def test_a_failed_read_leaves_no_hash_thread_running(tmp_path, monkeypatch):
     assert s.rejected == {"reader_error": 1}
     [(fut, _)] = started
     assert fut.done()
+
+
+def test_a_game_without_version_names_the_missing_field(tmp_path, monkeypatch):
+    # native.py checked the version's value first: a game without one read "unsupported native format version None"
+    f = _write(tmp_path, "noversion.jsonl", CORRUPTIONS["version_missing"](_base()))
+    cols, _ = same_lake(tmp_path, monkeypatch, [f])
+    assert cols["messages"] == [f"{f}:1, game {json.loads(_base()[0]).get('game_id', 'simulate:1')}: missing field "
+                                "'version' (the native format's version, 1) [missing_field]"]
