@@ -91,6 +91,33 @@ def test_summary_hand_without_contract_counts_its_recorded_score_in_game_scores(
             "game)   [auction.style]") in [ln.strip() for ln in r.output.splitlines()]
 
 
+def _three_player_sheet(tmp_path):
+    """A 3-player summary game (one recorded score per player): hands [80, 0, 0] and [0, 50, 100]."""
+    def summary(no, dealer, taker, score):
+        return {"hand_no": no, "dealer": dealer, "completeness": "summary", "hands": None, "auction": [],
+                "contract": {"taker": taker, "strain": "H", "bid": None, "capot_bid": False, "coinche": 0},
+                "plays": None, "recorded": {"score": score}}
+    game = {"format": "rebelote", "version": 1, "source": "test", "source_game_id": "three", "variant": "belote-3p",
+            "n_players": 3, "players": ["A", "B", "C"], "hands": [summary(1, 2, 0, [80, 0, 0]),
+                                                                 summary(2, 0, 2, [0, 50, 100])]}
+    ingest_paths([write_jsonl(tmp_path / "three.jsonl", [game])], tmp_path / "lake")
+    return tmp_path / "lake"
+
+
+def test_players_note_leaves_out_summary_hands_unscorable_for_another_reason(tmp_path):
+    # Under belote-classic the 3-player sheet's hands are unscorable as "for 4 players", not as summary hands, and
+    # the note said they "add no points" while the players report counts their recorded scores: A 80, B 50,
+    # C 100 (the two hands' scores by seat). Summary hands are left out of the note whatever the reason.
+    lake = _three_player_sheet(tmp_path)
+    rescore_lake(lake, rules.load("belote-classic"))
+    r = CliRunner().invoke(app, ["stats", "players", "--rules", "belote-classic", "--format", "csv",
+                                 "--lake", str(lake)])
+    assert r.exit_code == 0, r.output
+    assert "unscorable" not in r.output
+    rows = {ln.split(",")[1].strip('"'): ln.split(",")[11] for ln in r.output.splitlines()[1:] if ln.count(",") > 10}
+    assert rows == {"A": "80", "B": "50", "C": "100"}
+
+
 def test_show_of_a_three_player_summary_game_under_a_two_team_ruleset_counts_0_0(tmp_path):
     # A 3-player score sheet's hands (one recorded score per player) shown under belote-classic (2 teams): the game
     # pass cannot count a 3-value score for 2 teams and counts 0 - 0 (game_scores totals [0, 0]); show printed
