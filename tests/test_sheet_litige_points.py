@@ -59,3 +59,35 @@ def test_show_totals_agree_with_the_sheet_and_name_the_carried_points(tmp_path):
                         "(recorded [262, 62])   [game.litige_to]")
     # the running totals agree with the sheet's own (printed as "recorded") on every hand
     assert lines[2].endswith("-> totals [302, 184] (recorded [302, 184])   [game.litige_to]")
+
+
+def _native_summary_game(tmp_path, numbers):
+    """A native game of two summary hands numbered ``numbers``: a litige (team 0 took, its 80 held: 0 - 80,
+    totals 0 - 80), then team 1 makes 162 and its totals add the 80 held: 0 - 322 (80 + 162 + 80)."""
+    import json
+
+    def summary(no, taker, score, totals):
+        return {"hand_no": no, "dealer": 3, "completeness": "summary", "hands": None, "auction": [],
+                "contract": {"taker": taker, "strain": "H", "bid": None, "capot_bid": False, "coinche": 0},
+                "plays": None, "recorded": {"score": score, "totals": totals}}
+    game = {"format": "rebelote", "version": 1, "source": "t", "source_game_id": "g", "variant": "belote",
+            "n_players": 4, "players": ["A", "B", "C", "D"],
+            "hands": [summary(numbers[0], 0, [0, 80], [0, 80]), summary(numbers[1], 1, [0, 162], [0, 322])]}
+    tmp_path.mkdir()
+    f = tmp_path / "g.jsonl"
+    f.write_text(json.dumps(game) + "\n")
+    assert ingest_paths([f], tmp_path / "lake").hands == 2
+    return tmp_path / "lake"
+
+
+def test_litige_carry_of_summary_hands_not_numbered_from_one(tmp_path):
+    # a record that starts at hand 2, or skips a number (a hand not kept), is summary-level throughout: the totals'
+    # 80 held still count on the hand that adds them (0 + 80 + 162 + 80 = 322, the record's own last totals).
+    # summary_points tested "every earlier hand is summary" as row_number = hand_no: the carry was lost (242).
+    for numbers in ((2, 3), (1, 3)):
+        lake = _native_summary_game(tmp_path / f"n{numbers[0]}{numbers[1]}", numbers)
+        rescore_lake(lake, rules.load("belote-classic"))
+        (g,) = lakemod.read(lake, "game_scores").to_pylist()
+        assert g["totals"] == [0, 322], numbers
+        rows = stats.run_report(lake, "players", "belote-classic").to_pylist()
+        assert {r["player"]: r["points"] for r in rows} == {"A": 0, "C": 0, "B": 322, "D": 322}, numbers
