@@ -12,7 +12,10 @@ so the carried points are read here from ``recorded_totals``, the way a club org
     points of hand n = recorded_totals(n) - recorded_totals(the last earlier hand that has them; 0-0 before
                        hand 1) - the recorded scores of the hands in between
 
-(hands without totals count their recorded score; the difference lands on the next hand with totals). This is
+(hands without totals count their recorded score; the difference lands on the next hand with totals). Only a
+difference a litige can make is carried: points added to one team, none to the other (held points go to the
+winners of a later hand); any other (a penalty taken off, a record resumed with totals already running) is no
+carry, and the hand counts its recorded score. This is
 done only for a hand whose every earlier hand in its game is summary-level too (by hand number: a record may
 start past hand 1 or skip numbers), with two teams (a 2-value
 ``recorded_score`` and ``recorded_totals``): before a rescored hand, the totals also hold what the rescoring
@@ -40,7 +43,8 @@ SELECT hand_key, carried,
        CASE WHEN carried IS NULL THEN rs ELSE [rs[1] + carried[1], rs[2] + carried[2]] END::INTEGER[] AS points
 FROM (
     SELECT hand_key, rs,
-           CASE WHEN gap1 IS NOT NULL AND len(rs) = 2 AND (gap1 - prev1 <> 0 OR gap2 - prev2 <> 0)
+           CASE WHEN gap1 IS NOT NULL AND len(rs) = 2
+                     AND ((gap1 - prev1 > 0 AND gap2 = prev2) OR (gap2 - prev2 > 0 AND gap1 = prev1))
                 THEN [gap1 - prev1, gap2 - prev2] END::INTEGER[] AS carried
     FROM (
         SELECT *,

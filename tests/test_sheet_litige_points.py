@@ -91,3 +91,31 @@ def test_litige_carry_of_summary_hands_not_numbered_from_one(tmp_path):
         assert g["totals"] == [0, 322], numbers
         rows = stats.run_report(lake, "players", "belote-classic").to_pylist()
         assert {r["player"]: r["points"] for r in rows} == {"A": 0, "C": 0, "B": 322, "D": 322}, numbers
+
+
+def test_totals_that_are_no_litige_carry_are_not_read_as_one(tmp_path):
+    # A native summary record whose totals differ from the running sum in a way no litige gives (held points go to
+    # one team, the winners of a later hand, and are positive): a 20-point penalty on team 0 at hand 2 (totals
+    # 180 - 124 after [100, 62] twice), and a game resumed with totals already 500 - 562 at hand 1. show said
+    # "+ -20 held by a litige to team 0" and "400 held by a litige to team 0 and 500 held by a litige to team 1".
+    # Only a litige carry is read from the totals: these hands count their recorded scores, 200 - 124 each game.
+    import json
+
+    def summary(no, score, totals):
+        return {"hand_no": no, "dealer": 3, "completeness": "summary", "hands": None, "auction": [],
+                "contract": {"taker": no % 2, "strain": "H", "bid": None, "capot_bid": False, "coinche": 0},
+                "plays": None, "recorded": {"score": score, "totals": totals}}
+    games = [{"format": "rebelote", "version": 1, "source": "t", "source_game_id": gid, "variant": "belote",
+              "n_players": 4, "players": ["A", "B", "C", "D"], "hands": hands}
+             for gid, hands in (("penalty", [summary(1, [100, 62], [100, 62]), summary(2, [100, 62], [180, 124])]),
+                                ("resumed", [summary(1, [100, 62], [500, 562]), summary(2, [100, 62], [600, 624])]))]
+    f = tmp_path / "g.jsonl"
+    f.write_text("".join(json.dumps(g) + "\n" for g in games))
+    lake = tmp_path / "lake"
+    assert ingest_paths([f], lake).hands == 4
+    rescore_lake(lake, rules.load("belote-classic"))
+    assert {g["game_id"]: g["totals"] for g in lakemod.read(lake, "game_scores").to_pylist()} == \
+        {"t:penalty": [200, 124], "t:resumed": [200, 124]}
+    for gid in ("t:penalty", "t:resumed"):
+        r = CliRunner().invoke(app, ["show", "--game", gid, "--rules", "belote-classic", "--lake", str(lake)])
+        assert r.exit_code == 0 and "held by a litige" not in r.output, r.output
