@@ -55,6 +55,8 @@ def game_to_rows(obj: dict[str, Any], source_format: str, source_file: str, line
         raise RecordError("bad_record", "a native record must be a JSON object (one game per line)")
     if obj.get("format") != FORMAT_NAME:
         raise RecordError("bad_record", f"'format' must be {FORMAT_NAME!r}, got {obj.get('format')!r}")
+    if "version" not in obj:
+        raise RecordError("missing_field", f"missing field 'version' (the native format's version, {FORMAT_VERSION})")
     if obj.get("version") != FORMAT_VERSION:
         raise RecordError("bad_record", f"unsupported native format version {obj.get('version')!r}")
     for k in ("source", "source_game_id", "variant", "n_players", "players", "hands"):

@@ -458,8 +458,12 @@ def game_summary(hands: list[dict[str, Any]], rules: Ruleset, target: int | None
             carried = points.get(hands[k - 1].get("hand_key"), {}).get("carried")
             rec = (f"{hands[k - 1]['recorded_score']} as recorded + {_carried(carried)} = {rec}" if carried
                    else f"{rec} as recorded")
-            score = (f"{rec} ({s['reason']})" if s[SUMMARY_SCORE] is not None
-                     else f"counts 0 - 0: {s['status']} ({s['reason']})")
+            counted = s[SUMMARY_SCORE] is not None and len(s[SUMMARY_SCORE]) == rules.n_teams
+            if s[SUMMARY_SCORE] is not None and not counted:   # the game pass counts it 0 - 0 (one value a team)
+                score = (f"counts 0 - 0: {s['status']} ({s['reason']}; its recorded score {s[SUMMARY_SCORE]} has "
+                         f"{len(s[SUMMARY_SCORE])} values, the ruleset {rules.n_teams} teams)")
+            else:
+                score = f"{rec} ({s['reason']})" if counted else f"counts 0 - 0: {s['status']} ({s['reason']})"
         lines.append(_line(f"hand {s['hand_no']}", f"{score}{held} -> totals {g['totals']}"
                            + (f" (pending {g['unresolved_held']})" if g["unresolved_held"] else ""),
                            "game.litige_to", hands[k - 1].get("recorded_totals")))

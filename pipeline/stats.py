@@ -626,7 +626,8 @@ def unscorable_by_source(lake: Path | str, ruleset: str, filters: Filters | None
     A hand is unscorable when the ruleset cannot score it (``scores.status = 'unscorable'``), such as a classic
     take under a ruleset that needs a bid value. The reports count such a hand in ``hands`` and ``taken`` but
     give it no points and no contract result, so a source played under other rules shows players with
-    ``made_of`` 0/0. Summary hands (score sheets, carg) are not counted: the reports use their recorded scores.
+    ``made_of`` 0/0. Summary hands (score sheets, carg) are not counted, whatever the reason they are unscorable:
+    the reports use their recorded scores.
 
     Returns:
         ``[(source, hands, reason), ...]``, most hands first: ``hands`` an int count of hands, ``reason`` the
@@ -636,8 +637,11 @@ def unscorable_by_source(lake: Path | str, ruleset: str, filters: Filters | None
 
     con = connect(lake, filters)
     try:
+        # summary hands by their completeness too: a 3-player sheet under a 4-player ruleset is unscorable for
+        # its player count, yet the reports count its recorded scores
         rows = con.execute("SELECT source, count(*) AS n, mode(reason) FROM scores WHERE ruleset = $r "
                            "AND status = 'unscorable' AND reason IS DISTINCT FROM $summary "
+                           "AND hand_key NOT IN (SELECT hand_key FROM hands WHERE completeness = 'summary') "
                            "GROUP BY source ORDER BY n DESC, source",
                            {"r": ruleset, "summary": SUMMARY_REASON}).fetchall()
     finally:

@@ -12,8 +12,12 @@ so the carried points are read here from ``recorded_totals``, the way a club org
     points of hand n = recorded_totals(n) - recorded_totals(the last earlier hand that has them; 0-0 before
                        hand 1) - the recorded scores of the hands in between
 
-(hands without totals count their recorded score; the difference lands on the next hand with totals). This is
-done only for a hand whose every earlier hand in its game is summary-level too, with two teams (a 2-value
+(hands without totals count their recorded score; the difference lands on the next hand with totals). Only a
+difference a litige can make is carried: points added to one team, none to the other (held points go to the
+winners of a later hand); any other (a penalty taken off, a record resumed with totals already running) is no
+carry, and the hand counts its recorded score. This is
+done only for a hand whose every earlier hand in its game is summary-level too (by hand number: a record may
+start past hand 1 or skip numbers), with two teams (a 2-value
 ``recorded_score`` and ``recorded_totals``): before a rescored hand, the totals also hold what the rescoring
 scores, and the game pass carries the litiges of rescored hands itself. For a carg game or a sheet without a
 litige the totals are the running sum of the scores, so the points are the recorded scores.
@@ -39,7 +43,8 @@ SELECT hand_key, carried,
        CASE WHEN carried IS NULL THEN rs ELSE [rs[1] + carried[1], rs[2] + carried[2]] END::INTEGER[] AS points
 FROM (
     SELECT hand_key, rs,
-           CASE WHEN gap1 IS NOT NULL AND len(rs) = 2 AND (gap1 - prev1 <> 0 OR gap2 - prev2 <> 0)
+           CASE WHEN gap1 IS NOT NULL AND len(rs) = 2
+                     AND ((gap1 - prev1 > 0 AND gap2 = prev2) OR (gap2 - prev2 > 0 AND gap1 = prev1))
                 THEN [gap1 - prev1, gap2 - prev2] END::INTEGER[] AS carried
     FROM (
         SELECT *,
@@ -51,12 +56,18 @@ FROM (
                    CASE WHEN all_summary AND len(rt) = 2 AND len(rs) = 2 THEN rt[2] - run2 END AS gap2
             FROM (
                 SELECT *,
-                       row_number() OVER upto = hand_no AS all_summary,
+                       first_rescored IS NULL OR hand_no < first_rescored AS all_summary,
                        sum(CASE WHEN len(rs) = 2 THEN rs[1] ELSE 0 END) OVER upto AS run1,
                        sum(CASE WHEN len(rs) = 2 THEN rs[2] ELSE 0 END) OVER upto AS run2
                 FROM (SELECT hand_key, any_value(game_id) AS game_id, any_value(hand_no) AS hand_no,
                              any_value(recorded_score) AS rs, any_value(recorded_totals) AS rt
                       FROM {hands} WHERE completeness = 'summary' GROUP BY hand_key)
+                -- the first hand of each such game that is not summary-level (hand numbers may start past 1 or
+                -- skip some: counting the summary hands before a hand would not tell)
+                LEFT JOIN (SELECT game_id, min(hand_no) AS first_rescored FROM {hands}
+                           WHERE completeness IS DISTINCT FROM 'summary'
+                             AND game_id IN (SELECT game_id FROM {hands} WHERE completeness = 'summary')
+                           GROUP BY game_id) USING (game_id)
                 WINDOW upto AS (PARTITION BY game_id ORDER BY hand_no ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
             )
         )

@@ -315,6 +315,7 @@ CORRUPTIONS = {
     "format_wrong": _edit(0, _set(["format"], "other")),
     "version_two": _edit(0, _set(["version"], 2)),
     "version_true": _edit(0, _set(["version"], True)),
+    "version_missing": _edit(0, _drop(["version"])),
     "players_missing": _edit(0, _drop(["players"])),
     "hands_missing": _edit(0, _drop(["hands"])),
     "hands_empty": _edit(0, _set(["hands"], [])),
@@ -454,6 +455,17 @@ CORRUPTIONS = {
     "carried_in_at_the_bound": _edit(0, _set(H + ["carried_in"], 100_000)),
     "source_game_id_empty": _edit(0, _set(["source_game_id"], "")),
     "played_at_twice": _replace(1, b'"version":1', b'"version":1,"played_at":"2026-01-01","played_at":"2026-01-02"'),
+    # a key repeated with null after a canonical list: the row path (json, last key wins) reads no plays or no
+    # dealt hands; the list was read as a text under another key, so the columnar path kept it (line 3, hand 1 of
+    # hw1: its keys are in native_hand's order, so the first "recorded" and "auction" follow its plays and hands)
+    "plays_repeated_null_after_the_list": _replace(3, b'"recorded":', b'"plays":null,"recorded":'),
+    "plays_repeated_spaced_null_after_the_list": _replace(3, b'"recorded":', b'"plays": null,"recorded":'),
+    "hands_repeated_null_after_the_list": _replace(3, b'"auction":', b'"hands":null,"auction":'),
+    "plays_repeated_null_with_tabs_and_spaces": _replace(3, b'"recorded":', b'"plays"\t :  \tnull,"recorded":'),
+    "hands_repeated_null_with_a_cr": _replace(3, b'"auction":', b'"hands":\rnull,"auction":'),
+    "plays_repeated_null_before_the_list": _replace(3, b'"plays":[[', b'"plays":null,"plays":[['),
+    "plays_null_at_game_level": _replace(1, b'"version":1', b'"version":1,"plays":null'),
+    "hands_null_in_contract": _replace(3, b'"contract":{', b'"contract":{"hands":null,'),
 }
 
 
@@ -468,7 +480,13 @@ def test_damage_is_rejected_with_its_reason(tmp_path, monkeypatch):
     # spot checks that the comparison above compares real rejects (codes from validate.py / native.py)
     for name, code in [("unknown_card", "unknown_card"), ("card_played_twice", "card_played_twice"),
                        ("seven_card_hand", "wrong_hand_size"), ("invalid_json_line", "invalid_json"),
-                       ("hand_no_null", "bad_field"), ("same_id_other_content", "duplicate_game_id")]:
+                       ("hand_no_null", "bad_field"), ("same_id_other_content", "duplicate_game_id"),
+                       # the last "plays"/"hands" key wins (json.loads), a null: the hand has a contract and
+                       # no plays or no dealt cards (validate.py's truncated_play)
+                       ("plays_repeated_null_after_the_list", "truncated_play"),
+                       # a game without "version" said "unsupported native format version None"
+                       ("version_missing", "missing_field"),
+                       ("hands_repeated_null_after_the_list", "truncated_play")]:
         f = _write(tmp_path, f"{name}.jsonl", CORRUPTIONS[name](_base()))
         cols, _ = same_lake(tmp_path, monkeypatch, [f])
         assert [r["reason_code"] for r in cols["rejects"]] == [code], name
@@ -756,3 +774,11 @@ def test_a_failed_read_leaves_no_hash_thread_running(tmp_path, monkeypatch):
     assert s.rejected == {"reader_error": 1}
     [(fut, _)] = started
     assert fut.done()
+
+
+def test_a_game_without_version_names_the_missing_field(tmp_path, monkeypatch):
+    # native.py checked the version's value first: a game without one read "unsupported native format version None"
+    f = _write(tmp_path, "noversion.jsonl", CORRUPTIONS["version_missing"](_base()))
+    cols, _ = same_lake(tmp_path, monkeypatch, [f])
+    assert cols["messages"] == [f"{f}:1, game {json.loads(_base()[0]).get('game_id', 'simulate:1')}: missing field "
+                                "'version' (the native format's version, 1) [missing_field]"]

@@ -89,3 +89,55 @@ def test_summary_hand_without_contract_counts_its_recorded_score_in_game_scores(
     assert r.exit_code == 0, r.output
     assert ("passed out: no contract: counts 0 - 160 as recorded (a summary hand: its recorded score counts in the "
             "game)   [auction.style]") in [ln.strip() for ln in r.output.splitlines()]
+
+
+def _three_player_sheet(tmp_path):
+    """A 3-player summary game (one recorded score per player): hands [80, 0, 0] and [0, 50, 100]."""
+    def summary(no, dealer, taker, score):
+        return {"hand_no": no, "dealer": dealer, "completeness": "summary", "hands": None, "auction": [],
+                "contract": {"taker": taker, "strain": "H", "bid": None, "capot_bid": False, "coinche": 0},
+                "plays": None, "recorded": {"score": score}}
+    game = {"format": "rebelote", "version": 1, "source": "test", "source_game_id": "three", "variant": "belote-3p",
+            "n_players": 3, "players": ["A", "B", "C"], "hands": [summary(1, 2, 0, [80, 0, 0]),
+                                                                 summary(2, 0, 2, [0, 50, 100])]}
+    ingest_paths([write_jsonl(tmp_path / "three.jsonl", [game])], tmp_path / "lake")
+    return tmp_path / "lake"
+
+
+def test_players_note_leaves_out_summary_hands_unscorable_for_another_reason(tmp_path):
+    # Under belote-classic the 3-player sheet's hands are unscorable as "for 4 players", not as summary hands, and
+    # the note said they "add no points" while the players report counts their recorded scores: A 80, B 50,
+    # C 100 (the two hands' scores by seat). Summary hands are left out of the note whatever the reason.
+    lake = _three_player_sheet(tmp_path)
+    rescore_lake(lake, rules.load("belote-classic"))
+    r = CliRunner().invoke(app, ["stats", "players", "--rules", "belote-classic", "--format", "csv",
+                                 "--lake", str(lake)])
+    assert r.exit_code == 0, r.output
+    assert "unscorable" not in r.output
+    rows = {ln.split(",")[1].strip('"'): ln.split(",")[11] for ln in r.output.splitlines()[1:] if ln.count(",") > 10}
+    assert rows == {"A": "80", "B": "50", "C": "100"}
+
+
+def test_show_of_a_three_player_summary_game_under_a_two_team_ruleset_counts_0_0(tmp_path):
+    # A 3-player score sheet's hands (one recorded score per player) shown under belote-classic (2 teams): the game
+    # pass cannot count a 3-value score for 2 teams and counts 0 - 0 (game_scores totals [0, 0]); show printed
+    # "[80, 0, 0] as recorded ... -> totals [0, 0]", a score it said counted but did not add.
+    def summary(no, dealer, taker, score):
+        return {"hand_no": no, "dealer": dealer, "completeness": "summary", "hands": None, "auction": [],
+                "contract": {"taker": taker, "strain": "H", "bid": None, "capot_bid": False, "coinche": 0},
+                "plays": None, "recorded": {"score": score}}
+    game = {"format": "rebelote", "version": 1, "source": "test", "source_game_id": "three", "variant": "belote-3p",
+            "n_players": 3, "players": ["A", "B", "C"], "hands": [summary(1, 2, 0, [80, 0, 0]),
+                                                                 summary(2, 0, 2, [0, 50, 100])]}
+    f = write_jsonl(tmp_path / "three.jsonl", [game])
+    ingest_paths([f], tmp_path / "lake")
+    r = CliRunner().invoke(app, ["show", "--game", "test:three", "--rules", "belote-classic",
+                                 "--lake", str(tmp_path / "lake")])
+    assert r.exit_code == 0, r.output
+    lines = [ln.strip() for ln in r.output.splitlines() if re.match(r"\s*hand \d+:", ln)]
+    assert lines == [
+        "hand 1: counts 0 - 0: unscorable (ruleset belote-classic is for 4 players; its recorded score [80, 0, 0] "
+        "has 3 values, the ruleset 2 teams) -> totals [0, 0]   [game.litige_to]",
+        "hand 2: counts 0 - 0: unscorable (ruleset belote-classic is for 4 players; its recorded score [0, 50, 100] "
+        "has 3 values, the ruleset 2 teams) -> totals [0, 0]   [game.litige_to]",
+    ]

@@ -68,6 +68,13 @@ def test_validation_errors_name_file_and_key(tmp_path, body, message):
     ('extends = "belote-classic"\nsources = "mine"\n', "sources must be a table of 'section.key' = \"citation\", got 'mine'"),
     ('extends = "belote-classic"\n[sources]\n"game.target" = 501\n', "sources.game.target must be text (a citation), got 501"),
     ('name = 5\nextends = "belote-classic"\n', "name must be text, got 5"),
+    # a section's name given a value instead of a table said "unknown section [game] (did you mean 'game'?)"
+    ('extends = "belote-classic"\ngame = 5\n', "game must be a section: write [game] and its parameters below it, "
+                                                "got game = 5"),
+    # a citation of a misspelt parameter was kept silently (it cites nothing: the parameter's own citation
+    # stays the parent's); it names the closest real parameter as a misspelt parameter does
+    ('extends = "belote-classic"\n[sources]\n"game.targte" = "club rules"\n',
+     "sources.game.targte cites an unknown parameter (did you mean 'game.target'?)"),
 ])
 def test_house_file_top_level_keys_of_the_wrong_type(tmp_path, body, message):
     f = tmp_path / "bad.toml"
@@ -75,6 +82,15 @@ def test_house_file_top_level_keys_of_the_wrong_type(tmp_path, body, message):
     with pytest.raises(RulesetError) as e:
         load(f)
     assert str(e.value) == f"{f}: {message}"
+
+
+def test_house_file_not_utf8_is_a_ruleset_error(tmp_path):
+    # a file saved as UTF-16 (a BOM ff fe, then two bytes a character) escaped as a UnicodeDecodeError traceback
+    f = tmp_path / "utf16.toml"
+    f.write_bytes('extends = "belote-classic"\n'.encode("utf-16"))
+    with pytest.raises(RulesetError) as e:
+        load(f)
+    assert str(e.value) == f"{f}: not UTF-8 text (byte 0xff at position 0); save the file as UTF-8"
 
 
 def test_extends_cycle(tmp_path):

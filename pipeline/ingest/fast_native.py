@@ -511,6 +511,7 @@ def _parsed(cand: np.ndarray, text_starts: tuple[bytearray, np.ndarray], lineno:
     texts_first, dealt_first = _firsts(texts), _firsts(dealt)
     marks = ncol.mark_pairs(buf, opens)               # the other [seat, x] pairs; sorted positions
     lin = ncol.mark_null_source_lines(buf)
+    native_plays.mark_null_lists(buf)                 # a null plays/hands key: under the text's key (see there)
     m = len(cand)
     pairs = np.diff(np.searchsorted(marks, starts))
     lin = np.bincount(np.searchsorted(starts, lin, side="right") - 1, minlength=m)

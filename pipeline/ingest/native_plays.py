@@ -245,6 +245,69 @@ def _compact_hands(a, opens, card_ok, key0, key1):
     return out[:k], ends[:k], keep
 
 
+def mark_null_lists(buf: bytearray) -> None:
+    """Rewrite, in place, every ``"plays":null`` and ``"hands":null`` (any JSON whitespace around the colon) of
+    ``buf`` as ``"play\\x7f":null`` and ``"hand\\x7f":null`` (same length): the keys :func:`compact` and
+    :func:`compact_hands` give a list read as a text.
+
+    Why: a key written twice in one object is read by the row path (``json.loads``) with its last value. A hand
+    whose ``plays`` (or ``hands``) is a canonical list, rewritten as a ``play\\x7f`` text, and then ``null``
+    under its own name again, held two different keys for pyarrow: the converter read the text where the row
+    path reads null (and rejects the hand). Under the text's key, the null makes pyarrow refuse the line ("specified
+    twice") and the row path reads it; a null alone reads as null as before, and a key the schema does not hold
+    where it stands (game level, contract) was refused already.
+
+    Args:
+        buf: newline-separated JSON lines holding no ``\\x7f`` byte (the caller checks).
+    """
+    kernels.call(_mark_null_lists, np.frombuffer(buf, np.uint8), _NULL_STEP[0], _NULL_STEP[1])
+
+
+def _null_step() -> tuple[np.ndarray, np.ndarray]:
+    """Per word, ``plays`` then ``hands``: byte -> its index in the word, -1 if absent (int64 [256]). Each word has
+    5 distinct letters, so one of them lies at every position divisible by 5 that the word covers."""
+    steps = (np.full(256, -1, np.int64), np.full(256, -1, np.int64))
+    for step, word in zip(steps, (b"plays", b"hands")):
+        for i, c in enumerate(word):
+            step[c] = i
+    return steps
+
+
+_NULL_STEP = _null_step()
+
+
+@njit(cache=True, nogil=True)
+def _mark_null_lists(a, plays_step, hands_step):
+    """Kernel of :func:`mark_null_lists`: looks only at every fifth byte (see :func:`_null_step`)."""
+    n = len(a)
+    for i in range(0, n, 5):
+        for w in range(2):
+            step = plays_step if w == 0 else hands_step
+            o = step[a[i]]
+            if o < 0:
+                continue
+            p = i - o - 1                        # the key's opening quote
+            if p < 1 or p + 7 > n or a[p] != 0x22 or a[p - 1] == 0x5C or a[p + 6] != 0x22:
+                continue
+            same = True
+            for k in range(5):
+                if step[a[p + 1 + k]] != k:
+                    same = False
+                    break
+            if not same:
+                continue
+            v = p + 7                            # JSON whitespace, the colon, whitespace, then null
+            while v < n and (a[v] == 0x20 or a[v] == 0x09 or a[v] == 0x0D or a[v] == 0x0A):
+                v += 1
+            if v >= n or a[v] != 0x3A:
+                continue
+            v += 1
+            while v < n and (a[v] == 0x20 or a[v] == 0x09 or a[v] == 0x0D or a[v] == 0x0A):
+                v += 1
+            if (v + 4 <= n and a[v] == 0x6E and a[v + 1] == 0x75 and a[v + 2] == 0x6C and a[v + 3] == 0x6C):
+                a[p + 5] = 0x7F                  # "plays" -> "play\x7f", "hands" -> "hand\x7f"
+
+
 @dataclass
 class DecodedHands:
     """The seats' cards of the ``hand\\x7f`` texts of some hands, in hand order."""

@@ -107,6 +107,9 @@ def _read(path: Path) -> dict:
             return tomllib.load(f)
     except tomllib.TOMLDecodeError as e:
         raise RulesetError(f"{path}: not valid TOML: {e}") from None
+    except UnicodeDecodeError as e:
+        raise RulesetError(f"{path}: not UTF-8 text (byte 0x{e.object[e.start]:02x} at position {e.start}); "
+                           "save the file as UTF-8") from None
     except OSError as e:
         raise RulesetError(f"{path}: cannot read: {e}") from None
 
@@ -175,7 +178,8 @@ def _did_you_mean(word: str, known) -> str:
 
 def _check_meta(data: dict, path: Path) -> None:
     """The top-level keys that are not parameters: ``name``, ``extends``, ``description`` are texts and
-    ``sources`` a table of texts; RulesetError naming the file and the key otherwise."""
+    ``sources`` a table of texts whose keys are real parameters ('section.key'); RulesetError naming the file
+    and the key otherwise (a misspelt key with the closest real parameter)."""
     for key in ("name", "extends", "description"):
         if key in data and not isinstance(data[key], str):
             what = " (one shipped ruleset's name or a .toml file)" if key == "extends" else ""
@@ -183,9 +187,13 @@ def _check_meta(data: dict, path: Path) -> None:
     src = data.get("sources", {})
     if not isinstance(src, dict):
         raise RulesetError(f"{path}: sources must be a table of 'section.key' = \"citation\", got {src!r}")
+    base = _base()
+    known = [f"{s}.{k}" for s, body in base.items() if s not in _META_KEYS and isinstance(body, dict) for k in body]
     for k, v in src.items():
         if not isinstance(v, str):
             raise RulesetError(f"{path}: sources.{k} must be text (a citation), got {v!r}")
+        if k not in known:
+            raise RulesetError(f"{path}: sources.{k} cites an unknown parameter{_did_you_mean(k, known)}")
 
 
 def _resolve(path: Path, seen: tuple[Path, ...]) -> tuple[dict, dict, tuple[str, ...]]:
@@ -197,6 +205,9 @@ def _resolve(path: Path, seen: tuple[Path, ...]) -> tuple[dict, dict, tuple[str,
     for section, body in data.items():
         if section in _META_KEYS:
             continue
+        if section in base and isinstance(base[section], dict) and not isinstance(body, dict):
+            raise RulesetError(f"{path}: {section} must be a section: write [{section}] and its parameters below it, "
+                               f"got {section} = {body!r}")
         if section not in base or section in _META_KEYS or not isinstance(body, dict):
             sections = [s for s in base if s not in _META_KEYS]
             raise RulesetError(f"{path}: unknown section [{section}]{_did_you_mean(section, sections + sorted(_META_KEYS))}; "
