@@ -287,7 +287,12 @@ def _mark_null_lists(a, plays_step, hands_step):
             if o < 0:
                 continue
             p = i - o - 1                        # the key's opening quote
-            if p < 1 or p + 7 > n or a[p] != 0x22 or a[p - 1] == 0x5C or a[p + 6] != 0x22:
+            if p < 1 or p + 7 > n or a[p] != 0x22 or a[p + 6] != 0x22:
+                continue
+            b = p - 1                            # an odd run of backslashes before it: an escaped quote
+            while b >= 0 and a[b] == 0x5C:
+                b -= 1
+            if (p - 1 - b) % 2 == 1:
                 continue
             same = True
             for k in range(5):
