@@ -550,7 +550,8 @@ def rejects(
 @app.command()
 def games(
     lake: LakeOpt = DEFAULT_LAKE,
-    source: SourceOpt = None,
+    source: Annotated[Optional[list[str]], typer.Option("--source", help="Only games from this source "
+                                                        "(repeatable).")] = None,
     format: FormatOpt = None,
     output: OutputOpt = None,
 ) -> None:
