@@ -120,11 +120,30 @@ def mutate(data: bytes, ops) -> bytes:
     return data
 
 
-@pytest.mark.parametrize("reader", ["rebelote", "colver", "colver-cfn", "openspiel-jsonl", "openspiel-state",
-                                    "bridgebelot2001", "bga", "scoresheet-csv", "carg-json"])
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+READERS = ["rebelote", "colver", "colver-cfn", "openspiel-jsonl", "openspiel-state", "bridgebelot2001", "bga",
+           "scoresheet-csv", "carg-json"]
+MULTI_FILE_READERS = ["colver-games", "coinche-cli"]
+_FUZZ = dict(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+# the default run tries 15 (20) mutations per reader; `pytest -m slow` 10 times as many
+
+
+@pytest.mark.parametrize("reader", READERS)
+@settings(max_examples=15, **_FUZZ)
 @given(ops=st.lists(mutation, min_size=1, max_size=4))
 def test_mutated_records_never_crash_and_are_accounted_for(tmp_path_factory, reader, ops):
+    _mutated_records(tmp_path_factory, reader, ops)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("reader", READERS)
+@settings(max_examples=150, **_FUZZ)
+@given(ops=st.lists(mutation, min_size=1, max_size=4))
+def test_many_mutated_records_never_crash_and_are_accounted_for(tmp_path_factory, reader, ops):
+    _mutated_records(tmp_path_factory, reader, ops)
+
+
+def _mutated_records(tmp_path_factory, reader: str, ops) -> None:
+    """One mutated sample of ``reader`` ingested (skip and lenient): no crash, every input accounted for."""
     tmp = tmp_path_factory.mktemp("fuzz")
     samples = _samples(tmp)
     if reader not in samples:
@@ -147,10 +166,22 @@ def test_mutated_records_never_crash_and_are_accounted_for(tmp_path_factory, rea
         assert all(h["completeness"] in ("full_play", "summary") for h in kept)
 
 
-@pytest.mark.parametrize("reader", ["colver-games", "coinche-cli"])
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@pytest.mark.parametrize("reader", MULTI_FILE_READERS)
+@settings(max_examples=20, **_FUZZ)
 @given(ops=st.lists(mutation, min_size=1, max_size=4))
 def test_mutated_file_beside_intact_ones_never_crashes_and_is_accounted_for(tmp_path_factory, reader, ops):
+    _mutated_beside(tmp_path_factory, reader, ops)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("reader", MULTI_FILE_READERS)
+@settings(max_examples=200, **_FUZZ)
+@given(ops=st.lists(mutation, min_size=1, max_size=4))
+def test_many_mutated_files_beside_intact_ones_never_crash_and_are_accounted_for(tmp_path_factory, reader, ops):
+    _mutated_beside(tmp_path_factory, reader, ops)
+
+
+def _mutated_beside(tmp_path_factory, reader: str, ops) -> None:
     """The readers whose unit is more than one file: colver's games.jsonl (compared with deals.jsonl beside it,
     it gives no rows of its own) and a coinche-cli game folder (its entry stream mutated, the other seats' streams
     and server.log intact). The folder's records still end up as hands or rejects."""
