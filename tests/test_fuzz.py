@@ -127,19 +127,15 @@ _FUZZ = dict(deadline=None, suppress_health_check=[HealthCheck.function_scoped_f
 # the default run tries 15 (20) mutations per reader; `pytest -m slow` 10 times as many
 
 
+@pytest.mark.parametrize("examples", [15, pytest.param(150, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("reader", READERS)
-@settings(max_examples=15, **_FUZZ)
-@given(ops=st.lists(mutation, min_size=1, max_size=4))
-def test_mutated_records_never_crash_and_are_accounted_for(tmp_path_factory, reader, ops):
-    _mutated_records(tmp_path_factory, reader, ops)
+def test_mutated_records_never_crash_and_are_accounted_for(tmp_path_factory, reader, examples):
+    _fuzz(examples, lambda ops: _mutated_records(tmp_path_factory, reader, ops))
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("reader", READERS)
-@settings(max_examples=150, **_FUZZ)
-@given(ops=st.lists(mutation, min_size=1, max_size=4))
-def test_many_mutated_records_never_crash_and_are_accounted_for(tmp_path_factory, reader, ops):
-    _mutated_records(tmp_path_factory, reader, ops)
+def _fuzz(examples: int, check) -> None:
+    """``check(ops)`` on ``examples`` random lists of 1-4 mutations (hypothesis, shrinking a failure)."""
+    settings(max_examples=examples, **_FUZZ)(given(ops=st.lists(mutation, min_size=1, max_size=4))(check))()
 
 
 def _mutated_records(tmp_path_factory, reader: str, ops) -> None:
@@ -166,19 +162,10 @@ def _mutated_records(tmp_path_factory, reader: str, ops) -> None:
         assert all(h["completeness"] in ("full_play", "summary") for h in kept)
 
 
+@pytest.mark.parametrize("examples", [20, pytest.param(200, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("reader", MULTI_FILE_READERS)
-@settings(max_examples=20, **_FUZZ)
-@given(ops=st.lists(mutation, min_size=1, max_size=4))
-def test_mutated_file_beside_intact_ones_never_crashes_and_is_accounted_for(tmp_path_factory, reader, ops):
-    _mutated_beside(tmp_path_factory, reader, ops)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("reader", MULTI_FILE_READERS)
-@settings(max_examples=200, **_FUZZ)
-@given(ops=st.lists(mutation, min_size=1, max_size=4))
-def test_many_mutated_files_beside_intact_ones_never_crash_and_are_accounted_for(tmp_path_factory, reader, ops):
-    _mutated_beside(tmp_path_factory, reader, ops)
+def test_mutated_file_beside_intact_ones_never_crashes_and_is_accounted_for(tmp_path_factory, reader, examples):
+    _fuzz(examples, lambda ops: _mutated_beside(tmp_path_factory, reader, ops))
 
 
 def _mutated_beside(tmp_path_factory, reader: str, ops) -> None:
