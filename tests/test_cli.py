@@ -290,19 +290,15 @@ def test_a_missing_lake_is_an_error_for_every_command_that_reads_one(tmp_path, c
     assert f"lake folder not found: {missing}" in " ".join(r.stderr.split())
 
 
-def test_rescore_says_when_the_first_hand_is_slow_to_score_the_engine_compiling(tmp_path, records, monkeypatch):
-    """A first score_batch slower than COMPILE_NOTE_AFTER (numba compiling the engine after an install) gets a
-    note on stderr instead of a silent wait; a fast one (the cached engine) none."""
+def _slow_first_score_batch(monkeypatch) -> list[int]:
+    """Make the first score_batch call take 0.5 s, over a COMPILE_NOTE_AFTER of 0.1 s (as numba compiling the
+    engine would); returns the list of each call's row count."""
     import time
 
     import pipeline.cli as cli
     import pipeline.rescore as rescore_pkg
-    lake = tmp_path / "lake"
-    assert run("ingest", records, "--lake", lake).exit_code == 0
-    r = run("rescore", "--rules", "belote-classic", "--lake", lake)
-    assert r.exit_code == 0 and "compiling the rules engine" not in r.stderr
     real = rescore_pkg.score_batch
-    calls = []
+    calls: list[int] = []
 
     def slow_first(batch, rules):
         if not calls:
@@ -312,6 +308,17 @@ def test_rescore_says_when_the_first_hand_is_slow_to_score_the_engine_compiling(
 
     monkeypatch.setattr(cli, "COMPILE_NOTE_AFTER", 0.1)
     monkeypatch.setattr(rescore_pkg, "score_batch", slow_first)
+    return calls
+
+
+def test_rescore_says_when_the_first_hand_is_slow_to_score_the_engine_compiling(tmp_path, records, monkeypatch):
+    """A first score_batch slower than COMPILE_NOTE_AFTER (numba compiling the engine after an install) gets a
+    note on stderr instead of a silent wait; a fast one (the cached engine) none."""
+    lake = tmp_path / "lake"
+    assert run("ingest", records, "--lake", lake).exit_code == 0
+    r = run("rescore", "--rules", "belote-classic", "--lake", lake)
+    assert r.exit_code == 0 and "compiling the rules engine" not in r.stderr
+    calls = _slow_first_score_batch(monkeypatch)
     r = run("rescore", "--rules", "belote-classic", "--lake", lake)
     assert r.exit_code == 0 and calls[0] == 1
     assert "note: compiling the rules engine for this machine" in " ".join(r.stderr.split())
@@ -321,21 +328,7 @@ def test_demo_says_when_the_rules_engine_is_compiling(tmp_path, monkeypatch):
     """`rebelote demo` is the README's first command after `pip install .`: its first rescore compiles the rules
     engine (10.5 s in a fresh venv, measured), which `rescore` announces but the demo used to wait out in silence.
     A first score_batch slower than COMPILE_NOTE_AFTER must give the same note there."""
-    import time
-
-    import pipeline.cli as cli
-    import pipeline.rescore as rescore_pkg
-    real = rescore_pkg.score_batch
-    calls = []
-
-    def slow_first(batch, rules):
-        if not calls:
-            time.sleep(0.5)
-        calls.append(batch.num_rows)
-        return real(batch, rules)
-
-    monkeypatch.setattr(cli, "COMPILE_NOTE_AFTER", 0.1)
-    monkeypatch.setattr(rescore_pkg, "score_batch", slow_first)
+    calls = _slow_first_score_batch(monkeypatch)
     r = run("demo", "--lake", tmp_path / "lake")
     assert r.exit_code == 0, r.output
     assert "note: compiling the rules engine for this machine" in " ".join(r.stderr.split())

@@ -122,17 +122,8 @@ def test_show_of_a_three_player_summary_game_under_a_two_team_ruleset_counts_0_0
     # A 3-player score sheet's hands (one recorded score per player) shown under belote-classic (2 teams): the game
     # pass cannot count a 3-value score for 2 teams and counts 0 - 0 (game_scores totals [0, 0]); show printed
     # "[80, 0, 0] as recorded ... -> totals [0, 0]", a score it said counted but did not add.
-    def summary(no, dealer, taker, score):
-        return {"hand_no": no, "dealer": dealer, "completeness": "summary", "hands": None, "auction": [],
-                "contract": {"taker": taker, "strain": "H", "bid": None, "capot_bid": False, "coinche": 0},
-                "plays": None, "recorded": {"score": score}}
-    game = {"format": "rebelote", "version": 1, "source": "test", "source_game_id": "three", "variant": "belote-3p",
-            "n_players": 3, "players": ["A", "B", "C"], "hands": [summary(1, 2, 0, [80, 0, 0]),
-                                                                 summary(2, 0, 2, [0, 50, 100])]}
-    f = write_jsonl(tmp_path / "three.jsonl", [game])
-    ingest_paths([f], tmp_path / "lake")
-    r = CliRunner().invoke(app, ["show", "--game", "test:three", "--rules", "belote-classic",
-                                 "--lake", str(tmp_path / "lake")])
+    lake = _three_player_sheet(tmp_path)
+    r = CliRunner().invoke(app, ["show", "--game", "test:three", "--rules", "belote-classic", "--lake", str(lake)])
     assert r.exit_code == 0, r.output
     lines = [ln.strip() for ln in r.output.splitlines() if re.match(r"\s*hand \d+:", ln)]
     assert lines == [
