@@ -23,6 +23,7 @@ compares them on clean and damaged files). :func:`measure` times an ingest (``be
 from __future__ import annotations
 
 import gzip
+import itertools
 import os
 import queue
 import re
@@ -584,6 +585,22 @@ def _add_run(run: list, writer, lines: _Lines, path: str, take) -> None:
     _add_games(batch, a, end, writer)
 
 
+def _new_keys(keys: set, items: list, groups) -> np.ndarray:
+    """Per item of ``items``, whether it is new to ``keys``; the new ones are added. ``groups``: offsets into
+    ``items``; each group is looked up whole before its new items are added (as ``run._Writer.add_game`` does
+    for a game's hands), so a key repeated inside a group counts as new in each place. Usually nothing is known
+    yet: one set test then instead of a lookup per item."""
+    if keys.isdisjoint(items) and len(set(items)) == len(items):
+        keys.update(items)
+        return np.ones(len(items), bool)
+    new = np.zeros(len(items), bool)
+    for s, e in itertools.pairwise(groups):
+        fresh = [k not in keys for k in items[s:e]]
+        new[s:e] = fresh
+        keys.update(k for k, f in zip(items[s:e], fresh) if f)
+    return new
+
+
 def _add_games(batch: ncol.Batch, a: int, b: int, writer) -> None:
     """Buffer accepted games a..b: hands already in the lake (or earlier in the run) are duplicates, a game
     whose key is known is not added again, and the buffer is flushed after the game that reaches the
@@ -593,30 +610,10 @@ def _add_games(batch: ncol.Batch, a: int, b: int, writer) -> None:
     from pipeline.ingest.run import FLUSH_HANDS
     ho = batch.hand_offsets
     h0, h1 = int(ho[a]), int(ho[b])
-    keys = writer.keys["hands"]
-    hk = batch.hand_keys[h0:h1]
-    if keys.isdisjoint(hk) and len(set(hk)) == len(hk):
-        new = np.ones(h1 - h0, bool)
-        keys.update(hk)
-    else:
-        new = np.zeros(h1 - h0, bool)
-        for g in range(a, b):
-            s, e = int(ho[g]) - h0, int(ho[g + 1]) - h0
-            fresh = [k not in keys for k in hk[s:e]]       # the whole game is looked up before adding
-            new[s:e] = fresh
-            keys.update(k for k, f in zip(hk[s:e], fresh) if f)
+    # a game's hands are looked up together before any is added; games one at a time
+    new = _new_keys(writer.keys["hands"], batch.hand_keys[h0:h1], (ho[a:b + 1] - h0).tolist())
     new_per_game = np.add.reduceat(new, ho[a:b] - h0) if h1 > h0 else np.zeros(b - a, np.int64)
-    gkeys = writer.keys["games"]
-    gk = batch.game_keys[a:b]
-    if gkeys.isdisjoint(gk) and len(set(gk)) == len(gk):
-        game_new = np.ones(b - a, bool)
-        gkeys.update(gk)
-    else:
-        game_new = np.zeros(b - a, bool)
-        for g in range(a, b):
-            if batch.game_keys[g] not in gkeys:
-                gkeys.add(batch.game_keys[g])
-                game_new[g - a] = True
+    game_new = _new_keys(writer.keys["games"], batch.game_keys[a:b], range(b - a + 1))
     s = writer.summary
     s.duplicates += int((h1 - h0) - new.sum())
     s.hands += int(new.sum())
