@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from pipeline.catalog import ALL_TABLES, DEFAULT_LAKE
+from pipeline.words import count
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, context_settings={"help_option_names": ["-h", "--help"]},
                   help="Rebelote: import belote game records into a Parquet lake, rescore them under any ruleset, "
@@ -40,11 +41,6 @@ EXIT_ERROR = 2
 def _fail(msg: str) -> None:
     err.print(f"[bold red]error:[/] {escape(msg)}")
     raise typer.Exit(EXIT_ERROR)
-
-
-def _count(k: int, noun: str) -> str:
-    """``k`` and ``noun``, plural unless ``k`` is 1: "1 file", "2 files"."""
-    return f"{k:,} {noun}{'' if k == 1 else 's'}"
 
 
 def _need_lake(lake) -> None:
@@ -417,7 +413,7 @@ def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Op
                   f"(made_of 0/0). Report them under their own ruleset, or leave them out with --source or "
                   f"--variant")
     if missing:
-        err.print(f"[yellow]warning:[/] {_count(missing, 'hand')} {'has' if missing == 1 else 'have'} no scores under {escape(used)} "
+        err.print(f"[yellow]warning:[/] {count(missing, 'hand', grouped=True)} {'has' if missing == 1 else 'have'} no scores under {escape(used)} "
                   f"(imported after the last rescore?); the reports leave them out of the counts written at "
                   f"rescore time (per player, pair, contract, declaration) until you run "
                   f"`rebelote rescore --rules {escape(used)}`")
@@ -683,7 +679,7 @@ def _export_jsonl(output: Optional[Path], lake: Path, source: Optional[list[str]
                 games, hands = export_jsonl(lake, f, source, salt)
     except OSError as e:
         _fail(f"cannot write {output}: {e.strerror or e}")
-    err.print(f"export: {_count(games, 'game')}, {_count(hands, 'hand')}" + (" (pseudonymized)" if salt else "")
+    err.print(f"export: {count(games, 'game', grouped=True)}, {count(hands, 'hand', grouped=True)}" + (" (pseudonymized)" if salt else "")
               + (f" -> {output}" if output else ""))
     if games == 0:
         err.print("[yellow]warning:[/] nothing exported" + (f" (no game from source {', '.join(source)})" if source else ""))
@@ -809,7 +805,7 @@ def simulate(
         n_games, n_hands = simulate_to_file(_load_rules(rules), games, seed, output)
     except OSError as e:
         _fail(f"cannot write {output}: {e.strerror or e}")
-    out.print(f"simulate [{rules}]: {_count(n_games, 'game')}, {_count(n_hands, 'hand')} -> {output}")
+    out.print(f"simulate [{rules}]: {count(n_games, 'game', grouped=True)}, {count(n_hands, 'hand', grouped=True)} -> {output}")
 
 
 @app.command()

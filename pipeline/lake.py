@@ -507,10 +507,10 @@ class CompactSummary:
     seconds: float = 0.0
 
     def __str__(self) -> str:
-        def n(k: int, noun: str) -> str:
-            return f"{k:,} {noun}{'' if k == 1 else 's'}"
-        return (f"compact: {n(self.partitions, 'partition')} rewritten, {n(self.files_before, 'file')} -> "
-                f"{self.files_after}, {n(self.rows, 'row')}, {self.bytes_before / 1e6:,.1f} -> "
+        from pipeline.words import count
+        return (f"compact: {count(self.partitions, 'partition', True)} rewritten, "
+                f"{count(self.files_before, 'file', True)} -> {self.files_after}, {count(self.rows, 'row', True)}, "
+                f"{self.bytes_before / 1e6:,.1f} -> "
                 f"{self.bytes_after / 1e6:,.1f} MB, {self.seconds:.2f} s")
 
 

@@ -28,6 +28,7 @@ from pipeline.rescore import declarations as decl
 from pipeline.rescore import play, score_batch
 from pipeline.rescore.tables import PLAIN_ORDER, TRUMP_ORDER, build
 from pipeline.rules import Ruleset, n_teams
+from pipeline.words import count
 
 #: who receives held litige points, per ``game.litige_to`` (:mod:`pipeline.rescore.game`)
 _LITIGE_TO = {"next_hand_winner": "the winner of the next hand",
@@ -374,7 +375,7 @@ def _no_game(lake, game: str) -> str:
     # the names at least 0.6 alike (difflib's ratio, as get_close_matches), most alike first, then by name
     alike = sorted((-difflib.SequenceMatcher(None, game, n).ratio(), by_name[n]) for n in by_name)
     close = list(dict.fromkeys(gid for r, gid in alike if r <= -0.6))[:3]
-    listing = f"`rebelote games --lake {lake}` lists the {len(games)} game{'s' if len(games) != 1 else ''}"
+    listing = f"`rebelote games --lake {lake}` lists the {count(len(games), 'game')}"
     if close:
         return f"no game {game!r} in the lake {lake}; the closest game ids: {', '.join(close)} ({listing})"
     return f"no game {game!r} in the lake {lake} ({listing})"

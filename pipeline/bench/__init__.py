@@ -34,6 +34,7 @@ from pathlib import Path
 import orjson
 
 from pipeline import lake as lakemod
+from pipeline.words import count
 
 SHARED = Path(os.environ.get("REBELOTE_SHARED", Path(__file__).resolve().parents[3] / "shared"))
 REAL_INPUTS = [   # (format, path under ../shared)
@@ -93,11 +94,6 @@ def run_stage(stage: str, **args) -> dict:
     return orjson.loads(p.stdout.strip().splitlines()[-1])
 
 
-def _files(k: int) -> str:
-    """"1 file", "2 files"."""
-    return f"{k} file{'' if k == 1 else 's'}"
-
-
 def _bytes(lake: Path, table: str) -> int:
     return sum(f.size for f in lakemod.list_files(lake, table))
 
@@ -121,11 +117,11 @@ def _ingest_stages(rows: list[Row], n: int, games: list[dict], tmp: Path, log) -
     f.unlink()
     files_ingested = len(lakemod.list_files(lake, "hands"))
     rows.append(Row(n, "parquet size", "hands (as ingested)", ph["rows"], 0.0,
-                    _bytes(lake, "hands") / max(ph["rows"], 1), "bytes/hand", 0.0, _files(files_ingested)))
+                    _bytes(lake, "hands") / max(ph["rows"], 1), "bytes/hand", 0.0, count(files_ingested, 'file')))
     r = run_stage("compact", lake=str(lake))
     ph = r["phases"]["compact"]
     rows.append(Row(n, "compact", "all tables", ph["rows"], ph["seconds"], ph["rows"] / ph["seconds"], "rows/s",
-                    ph["peak_rss_mb"], f"{_files(ph['files_before'])} -> {ph['files_after']}"))
+                    ph["peak_rss_mb"], f"{count(ph['files_before'], 'file')} -> {ph['files_after']}"))
     r = run_stage("export", lake=str(lake))
     ph = r["phases"]["export jsonl"]
     rows.append(Row(n, "export", "jsonl", ph["rows"], ph["seconds"], ph["rows"] / ph["seconds"], "hands/s",
@@ -207,7 +203,7 @@ def run(sizes: list[int], families: list[str] | None = None, ingest_max: int = 1
                                         {"query_seconds": ph["query_seconds"], "result_rows": ph["result_rows"]}))
                     for table in ("hands", "games", "scores", "game_scores"):
                         rows.append(Row(n, "parquet size", table, made, 0.0, _bytes(lake, table) / made, "bytes/hand",
-                                        0.0, _files(len(lakemod.list_files(lake, table)))))
+                                        0.0, count(len(lakemod.list_files(lake, table)), 'file')))
                     log(f"N={n:,} {fam}: stats done")
                 if not keep:
                     shutil.rmtree(lake, ignore_errors=True)

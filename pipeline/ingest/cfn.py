@@ -27,6 +27,7 @@ import numpy as np
 from pipeline.cards import RANKS, SUITS, card_str, make_card
 from pipeline.ingest.records import RecordError
 from pipeline.rescore.tables import strength
+from pipeline.words import count
 
 SEAT_LETTERS = "NESW"
 TEAMS = {"NS": 0, "EW": 1}
@@ -124,7 +125,7 @@ def parse(text: str) -> Position:
     parts = text.split(" ")
     if len(parts) != 3:
         raise RecordError("bad_cfn", f"a CFN line is HANDS TRICKS CONTRACT separated by single spaces; got "
-                          f"{len(parts)} part{'s' if len(parts) != 1 else ''}")
+                          f"{count(len(parts), 'part')}")
     hands_text, tricks_text, contract = parts
     if len(hands_text) < 2 or hands_text[1] != ":" or hands_text[0] not in SEAT_LETTERS:
         raise RecordError("bad_dealer", f"HANDS {hands_text[:12]!r} must start with the dealer's letter N, E, S or W "

@@ -28,6 +28,7 @@ from pipeline import ingest, lake as lakemod, schema
 from pipeline.ingest import deal_copies, fast_native, game_copies, holdings, line_ends, native_jsonl, takeover
 from pipeline.ingest import lenient as leniency
 from pipeline.ingest.records import GameRecord, Line, Notice, Provenance, Reject
+from pipeline.words import count
 
 HEAD_BYTES = 65536
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
@@ -90,68 +91,64 @@ class IngestSummary:
         out = []
         for name, c in sorted(self.by_format.items()):
             games, hands = c["games"] - self.dropped[name], c["hands"] - self.dropped[name]
-            out.append(f"  {name}: {_n(c['files'], 'file')}, {_n(games, 'game')}, {_n(hands, 'hand')}, "
-                       f"{_n(c['duplicates'], 'duplicate')} skipped, {c['rejected']} rejected")
+            out.append(f"  {name}: {count(c['files'], 'file')}, {count(games, 'game')}, {count(hands, 'hand')}, "
+                       f"{count(c['duplicates'], 'duplicate')} skipped, {c['rejected']} rejected")
         return out
 
     def __str__(self) -> str:
         rej = sum(self.rejected.values())
         by = ", ".join(f"{k} {v}" for k, v in sorted(self.rejected.items()))
         rate = self.hands / self.seconds if self.seconds > 0 else 0.0
-        s = (f"ingest: {_n(self.files, 'file')}, {_n(self.games, 'game')}, {_n(self.hands, 'hand')}, "
-             f"{_n(self.duplicates, 'duplicate')} skipped, {rej} rejected{f' ({by})' if by else ''}, {self.seconds:.2f} s, {rate:,.0f} hands/s")
+        s = (f"ingest: {count(self.files, 'file')}, {count(self.games, 'game')}, {count(self.hands, 'hand')}, "
+             f"{count(self.duplicates, 'duplicate')} skipped, {rej} rejected{f' ({by})' if by else ''}, {self.seconds:.2f} s, {rate:,.0f} hands/s")
         if self.unrecognised:
-            s += f"; {len(self.unrecognised)} file{'s' if len(self.unrecognised) != 1 else ''} not recognised"
+            s += f"; {count(len(self.unrecognised), 'file')} not recognised"
             if self.unrecognised_named:
                 k = len(self.unrecognised_named)
                 s += (f" ({'all' if k == len(self.unrecognised) else k} named on the command line: exit status 1; "
                       "--format forces a reader)")
         if self.unchanged:
-            s += f"; {self.unchanged} unchanged file{'s' if self.unchanged != 1 else ''} skipped"
+            s += f"; {count(self.unchanged, 'unchanged file')} skipped"
         if self.replaced:
-            s += f"; {_n(self.replaced, 'hand')} of changed files superseded (edited or removed)"
+            s += f"; {count(self.replaced, 'hand')} of changed files superseded (edited or removed)"
         if self.same_game or self.replaced_by_richer:
-            s += (f"; {_n(self.same_game + self.replaced_by_richer, 'game')} already imported from another file "
+            s += (f"; {count(self.same_game + self.replaced_by_richer, 'game')} already imported from another file "
                   f"(same deals{f', {self.replaced_by_richer} replaced by a copy with more recorded results' if self.replaced_by_richer else ''})")
         if self.same_content:
-            s += (f"; {_n(self.same_content, 'game')} already imported under another id (the same content: a renamed "
+            s += (f"; {count(self.same_content, 'game')} already imported under another id (the same content: a renamed "
                   "or copied game folder)")
         if self.same_deal or self.deal_replaced:
             k = self.same_deal + self.deal_replaced
             s += (f"; {k} single-deal cop{'y' if k == 1 else 'ies'} of deals already imported from "
                   f"another file ({self.same_deal} skipped, {self.deal_replaced} replaced by a richer copy)")
         if self.kept_leniently:
-            s += f"; {_n(self.kept_leniently, 'damaged hand')} kept (lenient)"
+            s += f"; {count(self.kept_leniently, 'damaged hand')} kept (lenient)"
         if self.rejects_cleared:
-            s += f"; {_n(self.rejects_cleared, 'reject')} of changed files cleared (no longer raised)"
+            s += f"; {count(self.rejects_cleared, 'reject')} of changed files cleared (no longer raised)"
         if self.earlier_rejects:
-            s += (f"; {_n(self.earlier_rejects, 'reject')} from earlier runs remain in the unchanged files skipped "
+            s += (f"; {count(self.earlier_rejects, 'reject')} from earlier runs remain in the unchanged files skipped "
                   "(`rebelote rejects` lists them)")
         if self.gone:
-            s += (f"; {_n(len(self.gone), 'file')} gone from {'its folder' if len(self.gone) == 1 else 'their folders'}"
+            s += (f"; {count(len(self.gone), 'file')} gone from {'its folder' if len(self.gone) == 1 else 'their folders'}"
                   + (" since imported (rows kept; --prune removes them)" if self.gone_kept else
-                     f" since imported ({_n(self.gone_hands, 'hand')}, {_n(self.gone_rejects, 'reject')} removed)"))
+                     f" since imported ({count(self.gone_hands, 'hand')}, {count(self.gone_rejects, 'reject')} removed)"))
         if self.reread:
-            s += (f"; {_n(len(self.reread), 'file')} read again to take over hands their file no longer holds "
+            s += (f"; {count(len(self.reread), 'file')} read again to take over hands their file no longer holds "
                   f"({self.taken_over} taken over)")
         if self.rechecked:
-            s += (f"; {_n(len(self.rechecked), 'file')} read again: a whole game disagrees with "
+            s += (f"; {count(len(self.rechecked), 'file')} read again: a whole game disagrees with "
                   f"{'its' if len(self.rechecked) == 1 else 'their'} single-deal copies")
         if self.holders_missing:
-            s += f"; {_n(self.holders_missing, 'file')} holding removed hands no longer on disk (not read)"
+            s += f"; {count(self.holders_missing, 'file')} holding removed hands no longer on disk (not read)"
         if self.notices:
-            s += f"; {_n(self.notices, 'notice')}"
+            s += f"; {count(self.notices, 'notice')}"
         if self.workers_lost:
-            s += (f"; an ingest worker process died reading {_n(len(self.workers_lost), 'file')}, read on in this "
+            s += (f"; an ingest worker process died reading {count(len(self.workers_lost), 'file')}, read on in this "
                   f"process instead: {', '.join(self.workers_lost)}")
         if self.cr_files:
-            s += (f"; {_n(len(self.cr_files), 'file')} with old Mac line ends (CR alone) read with CR as the line "
+            s += (f"; {count(len(self.cr_files), 'file')} with old Mac line ends (CR alone) read with CR as the line "
                   "end")
         return s
-
-
-def _n(k: int, noun: str) -> str:
-    return f"{k} {noun}{'' if k == 1 else 's'}"
 
 
 class NotRegularFileError(OSError):
@@ -336,7 +333,7 @@ class _Writer:
             where = seen[2] or seen[1]
             return Notice(rec.where, f"the same game as {e.game_id}, already imported from {where} (same deals, "
                           f"auctions, plays, players and results; a renamed or copied game folder?): not imported "
-                          f"twice ({_n(len(rec.hands), 'hand')} skipped as duplicates)", gid)
+                          f"twice ({count(len(rec.hands), 'hand')} skipped as duplicates)", gid)
         return None
 
     def _stored_content(self, source: str, digest: tuple) -> list:
@@ -1179,8 +1176,8 @@ def _drop_gone(paths, walked: set[str], run: _Run, prune: bool = False) -> None:
         summary.gone_hands += hands
         summary.gone_rejects += gone_rejects
         run.manifest.pop(f, None)
-        run.notice(f"{f}: gone from its folder since it was imported: its {_n(hands, 'hand')} and "
-                   f"{_n(gone_rejects, 'reject')} leave the lake")
+        run.notice(f"{f}: gone from its folder since it was imported: its {count(hands, 'hand')} and "
+                   f"{count(gone_rejects, 'reject')} leave the lake")
 
 
 def _take_over(run: _Run) -> None:
@@ -1210,7 +1207,7 @@ def _take_over(run: _Run) -> None:
             label = prev[2] if prev else "auto"
             forced = ingest.get(label) if label != "auto" and label in ingest.names() else None
             hands_before = summary.hands
-            run.notice(f"{f}: read again, to take over {_n(n, 'hand')} that the file which brought "
+            run.notice(f"{f}: read again, to take over {count(n, 'hand')} that the file which brought "
                        f"{'it' if n == 1 else 'them'} no longer holds" if n else
                        f"{f}: read again: a whole game read from another file disagrees with one of its single-deal "
                        "copies")

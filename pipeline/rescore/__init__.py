@@ -18,6 +18,7 @@ import pyarrow.compute as pc
 
 from pipeline import lake as lakemod
 from pipeline.rules import Ruleset
+from pipeline.words import count
 
 # score_batch, game_pass and game_results are imported on first use (__getattr__ below, and inside the
 # functions): importing a submodule such as pipeline.rescore.jit or pipeline.rescore.tables (the ingest's
@@ -90,8 +91,8 @@ class RescoreSummary:
             from pipeline.rescore.engine import SUMMARY_REASON
             if SUMMARY_REASON in self.unscorable:
                 why += " (summary hands keep their recorded scores, which the reports count)"
-        return (f"rescore [{self.ruleset}]: {self.hands} hand{'' if self.hands == 1 else 's'} ({st}), "
-                f"{self.games} game{'' if self.games == 1 else 's'}, {self.illegal} with an "
+        return (f"rescore [{self.ruleset}]: {count(self.hands, 'hand')} ({st}), "
+                f"{count(self.games, 'game')}, {self.illegal} with an "
                 f"illegal play{rec}, {self.seconds:.2f} s, {rate:,.0f} hands/s{why}")
 
 
