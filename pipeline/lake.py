@@ -252,12 +252,13 @@ def iter_batches(lake: str | Path | Location, table: str, batch_size: int = 262_
                 yield pa.RecordBatch.from_arrays(cols, schema=want)
 
 
-def existing_keys(lake: str | Path | Location, table: str) -> set[str]:
-    """Every key of an append-only table already in the lake (held in memory: about 100 bytes per row)."""
-    key = KEYS[table]
-    keys: set[str] = set()
-    for b in iter_batches(lake, table, columns=[key]):
-        keys.update(b.column(0).to_pylist())
+def existing_keys(lake: str | Path | Location, table: str) -> "KeySet":
+    """Every key of an append-only table already in the lake, as a
+    :class:`pipeline.ingest.key_index.KeySet` (16 bytes per row), read batch by batch."""
+    from pipeline.ingest.key_index import KeySet
+    keys = KeySet()
+    for b in iter_batches(lake, table, columns=[KEYS[table]]):
+        keys.extend(b.column(0))
     return keys
 
 

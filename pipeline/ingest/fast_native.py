@@ -23,7 +23,6 @@ compares them on clean and damaged files). :func:`measure` times an ingest (``be
 from __future__ import annotations
 
 import gzip
-import itertools
 import os
 import queue
 import re
@@ -567,7 +566,7 @@ def _add_run(run: list, writer, lines: _Lines, path: str, take) -> None:
                           batch.hand_keys[int(batch.hand_offsets[first]):int(batch.hand_offsets[end])],
                           batch.game_ids[first:end], batch.source_files[first:end])
     gids = batch.game_ids[first:end]
-    if writer.game_ids.keys().isdisjoint(gids) and len(set(gids)) == len(gids):
+    if len(set(gids)) == len(gids) and writer.game_ids.isdisjoint(gids):
         # the usual case, every game new to the lake and to the run: remembered at once, as the loop below would
         writer.remember_all(gids, batch.game_keys[first:end], batch.source_files[first:end])
         _add_games(batch, first, end, writer)
@@ -585,22 +584,6 @@ def _add_run(run: list, writer, lines: _Lines, path: str, take) -> None:
     _add_games(batch, a, end, writer)
 
 
-def _new_keys(keys: set, items: list, groups) -> np.ndarray:
-    """Per item of ``items``, whether it is new to ``keys``; the new ones are added. ``groups``: offsets into
-    ``items``; each group is looked up whole before its new items are added (as ``run._Writer.add_game`` does
-    for a game's hands), so a key repeated inside a group counts as new in each place. Usually nothing is known
-    yet: one set test then instead of a lookup per item."""
-    if keys.isdisjoint(items) and len(set(items)) == len(items):
-        keys.update(items)
-        return np.ones(len(items), bool)
-    new = np.zeros(len(items), bool)
-    for s, e in itertools.pairwise(groups):
-        fresh = [k not in keys for k in items[s:e]]
-        new[s:e] = fresh
-        keys.update(k for k, f in zip(items[s:e], fresh) if f)
-    return new
-
-
 def _add_games(batch: ncol.Batch, a: int, b: int, writer) -> None:
     """Buffer accepted games a..b: hands already in the lake (or earlier in the run) are duplicates, a game
     whose key is known is not added again, and the buffer is flushed after the game that reaches the
@@ -611,9 +594,9 @@ def _add_games(batch: ncol.Batch, a: int, b: int, writer) -> None:
     ho = batch.hand_offsets
     h0, h1 = int(ho[a]), int(ho[b])
     # a game's hands are looked up together before any is added; games one at a time
-    new = _new_keys(writer.keys["hands"], batch.hand_keys[h0:h1], (ho[a:b + 1] - h0).tolist())
+    new = writer.keys["hands"].add_new(batch.hands.column("hand_key").slice(h0, h1 - h0), ho[a:b + 1] - h0)
     new_per_game = np.add.reduceat(new, ho[a:b] - h0) if h1 > h0 else np.zeros(b - a, np.int64)
-    game_new = _new_keys(writer.keys["games"], batch.game_keys[a:b], range(b - a + 1))
+    game_new = writer.keys["games"].add_new(batch.games.column("game_key").slice(a, b - a))
     s = writer.summary
     s.duplicates += int((h1 - h0) - new.sum())
     s.hands += int(new.sum())

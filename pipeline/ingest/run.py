@@ -25,7 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipeline import ingest, lake as lakemod, schema
-from pipeline.ingest import deal_copies, fast_native, game_copies, holdings, line_ends, native_jsonl, takeover
+from pipeline.ingest import deal_copies, fast_native, game_copies, holdings, key_index, line_ends, native_jsonl, takeover
 from pipeline.ingest import lenient as leniency
 from pipeline.ingest.records import GameRecord, Line, Notice, Provenance, Reject
 from pipeline.words import count
@@ -231,14 +231,13 @@ class _Writer:
         self.buf: dict[str, list[dict | pa.Table]] = {"hands": [], "games": [], "rejects": [], "holdings": []}
         self.buffered_hands = 0
         # game id -> (game key, source_file as recorded, ingest_file: the physical file read, None before the
-        # column existed); file names are interned, one string per file
+        # column existed), 40 bytes a game (pipeline.ingest.key_index)
         games = lakemod.read(self.lake, "games", columns=["game_id", "game_key", "source_file", "ingest_file"])
-        self.game_ids = {gid: (key, _intern(sf), _intern(pf)) for gid, key, sf, pf in zip(
-            *(games.column(c).to_pylist() for c in ("game_id", "game_key", "source_file", "ingest_file")))}
+        self.game_ids = key_index.GameIndex.from_arrow(*games.columns)
         del games
         self.reading: str | None = None        # physical_name() of the file being read (the rows' ingest_file)
         self.replacing: Path | None = None     # a file read before, now changed: its games may replace theirs
-        self.file_keys: dict[str, set[str]] = {"hands": set(), "games": set()}
+        self.file_keys = {"hands": key_index.KeySet(), "games": key_index.KeySet()}
         self.file_rejects: set[str] = set()    # reject keys the file being read raised (new or already stored)
         self.file_games: dict[str, str] = {}   # game id -> recorded source_file, of the games the file gives now
         self._names: dict[str, bool] = {}      # recorded source_file -> names the file being replaced
@@ -260,7 +259,7 @@ class _Writer:
             self.lake, "games", columns=["source"],
             filter=pc.field("source_format").isin(sorted(DEAL_COPY_FORMATS))).column("source")).to_pylist())
         self._deals: dict[str, deal_copies.DealIndex] = {}
-        self.added: set[str] = set()           # game ids added by this run (a replaced one is not counted)
+        self.added = key_index.KeySet(hex_keys=False)   # game ids added by this run (a replaced one is not counted)
         self.file_formats: dict[str | None, str] = {}   # ingest_file -> the reader that read it in this run
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rebelote-lake-writer")
         self._pending: Future | None = None     # the background write of the last flush_later
@@ -607,9 +606,7 @@ class _Writer:
 
     def remember_all(self, gids, game_keys, source_files) -> None:
         """:meth:`remember` for games none of which the lake has and whose ids are all different."""
-        reading = self.reading
-        names = {f: _intern(f) for f in set(source_files)}     # a few distinct recorded names per run
-        self.game_ids.update(zip(gids, [(k, names[f], reading) for k, f in zip(game_keys, source_files)]))
+        self.game_ids.update_new(gids, game_keys, source_files, self.reading)
 
     def add_reject(self, rej: Reject) -> None:
         row = rej.row()
@@ -645,7 +642,7 @@ class _Writer:
                 self._replace_holdings()
             elif replacing and self._has_holdings(self.reading):
                 self.held_back = holdings.Rows()
-        self.file_keys = {"hands": set(), "games": set()}
+        self.file_keys = {"hands": key_index.KeySet(), "games": key_index.KeySet()}
         self.file_rejects = set()
         self.file_games = {}
         self._names = {}

@@ -1,0 +1,512 @@
+"""The ingest's memory of what the lake holds: keys as 16-byte digests in sorted NumPy arrays.
+
+``ingest`` deduplicates every hand, game and reject against the lake and against what the run read before
+(:class:`pipeline.ingest.run._Writer`). It used to hold those keys in Python sets and the game ids in a dict:
+about 171 bytes per hand (a 32-character ``str`` is 81 bytes before its set slot; a game's id, key and tuple
+~450 bytes), 2 GB at 10^7 hands. Here a key costs 16 bytes and a game's entry 40:
+
+* :class:`KeySet`, a set of strings. A key of 32 lowercase hex digits (every ``hand_key``, ``game_key`` and
+  ``reject_key``: the first 128 bits of a SHA-256) is stored as those 128 bits; any other string (a game id)
+  as its 128-bit BLAKE2b digest. Two different strings share a digest with probability ~n²/2^129 (10^-20 at
+  10^9 keys): the same odds the keys themselves already take.
+* :class:`GameIndex`, game id -> (game key, recorded source file, file read), the game key as 128 bits and the
+  two file names as indexes into the run's list of names (a few per file).
+
+Both keep their entries in a few sorted runs ("levels", as a log-structured merge tree does): a batch of new
+keys becomes a sorted run, and a run is merged into the one before it once that one is no more than twice its
+size, so there are O(log n) runs and each key is merged O(log n) times (the merge is NumPy's stable sort of
+two sorted runs: a linear merge). A lookup is one ``searchsorted`` per run. The runs are ordered by the first
+64 bits only; the rare keys sharing them (expected 0.03 pairs at 10^9 keys) are told apart by a scan of their
+equal range. Single additions (the row-path readers, one game at a time) go to a small Python set or dict
+first, folded into a run every :data:`FOLD` entries.
+
+Memory (measured by ``tests/test_key_index.py`` with tracemalloc): 16 bytes per key once folded, the filter
+(1-2 bytes per key, below), and the temporaries of a merge (at most twice the largest run being merged).
+
+Most keys an ingest looks up are new, and proving a key absent from every run costs one binary search per
+run. A filter (one bit per slot, the slot being the key's top bits; 8-16 bits per key) answers most of those
+lookups at once: a new key reaches the searches with probability 6-12%, the share of bits set.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+FOLD = 4096
+"""Entries added one at a time that are held in a Python set (or dict) before they become a sorted run."""
+
+_NIBBLE = np.full(256, 255, np.uint8)
+for _i, _c in enumerate(b"0123456789abcdef"):
+    _NIBBLE[_c] = _i
+_EMPTY = np.empty(0, np.uint64)
+
+
+def _text_digest(key: str) -> tuple[int, int]:
+    d = hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    return int.from_bytes(d[:8], "big"), int.from_bytes(d[8:], "big")
+
+
+_HEX32 = re.compile(r"[0-9a-f]{32}")
+
+
+def _is_hex32(key: str) -> bool:
+    return _HEX32.fullmatch(key) is not None
+
+
+def digest_one(key: str, hex_keys: bool = True) -> tuple[int, int]:
+    """The 128-bit digest of ``key`` as (high, low) 64-bit halves: its own bits when ``hex_keys`` and it is 32
+    lowercase hex digits, else its BLAKE2b-128 digest."""
+    if hex_keys and _is_hex32(key):
+        return int(key[:16], 16), int(key[16:], 16)
+    return _text_digest(key)
+
+
+def _texts(keys: Any) -> tuple[list[str] | None, np.ndarray | None, int]:
+    """(the keys as Python strings or None, their UTF-8 bytes as one uint8 array when every key is 32 bytes
+    long, count). Accepts a list of str, a pyarrow string array or chunked array (no nulls)."""
+    if isinstance(keys, pa.ChunkedArray):
+        keys = keys.combine_chunks() if keys.num_chunks != 1 else keys.chunk(0)
+    if isinstance(keys, pa.Array):
+        n = len(keys)
+        if keys.null_count:
+            raise ValueError("a key is null")
+        if keys.type == pa.large_string():
+            keys = keys.cast(pa.string())
+        offsets = np.frombuffer(keys.buffers()[1], np.int32, n + 1, keys.offset * 4)
+        data = keys.buffers()[2]
+        if n and offsets[-1] - offsets[0] == 32 * n and (np.diff(offsets) == 32).all():
+            return None, np.frombuffer(data, np.uint8, 32 * n, int(offsets[0])), n
+        return keys.to_pylist(), None, n
+    keys = keys if isinstance(keys, list) else list(keys)
+    n = len(keys)
+    if n and all(len(k) == 32 for k in keys):
+        raw = "".join(keys).encode("utf-8", "surrogatepass")
+        if len(raw) == 32 * n:
+            return keys, np.frombuffer(raw, np.uint8), n
+    return keys, None, n
+
+
+def digests(keys: Any, hex_keys: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    hi, lo, _ = _digests(keys, hex_keys)
+    return hi, lo
+
+
+def _digests(keys: Any, hex_keys: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Digests of many keys (see :func:`digest_one`), vectorised for keys of 32 hex digits.
+
+    Args:
+        keys: list of str, or a pyarrow string (or chunked) array without nulls; length n.
+        hex_keys: read keys of 32 lowercase hex digits as their bits (False: hash every key, as for game ids).
+    Returns:
+        (high, low): two uint64 [n] arrays (``_digests``: and bool [n], the keys that were hashed).
+    """
+    strings, raw, n = _texts(keys)
+    hi = np.empty(n, np.uint64)
+    lo = np.empty(n, np.uint64)
+    if not n:
+        return hi, lo, np.zeros(0, bool)
+    odd = np.ones(n, bool)
+    if hex_keys and raw is None:
+        # keys of other lengths among them: one at a time, each read as digest_one reads it (a key's digest
+        # must not depend on the batch it comes in)
+        for i, k in enumerate(strings):
+            odd[i] = not _is_hex32(k)
+            hi[i], lo[i] = digest_one(k)
+        return hi, lo, odd
+    if hex_keys:
+        nib = _NIBBLE[raw].reshape(n, 32)
+        odd = (nib == 255).any(axis=1)
+        b = ((nib[:, 0::2] << 4) | nib[:, 1::2]).astype(np.uint8)
+        halves = np.ascontiguousarray(b).view(">u8")
+        hi[:] = halves[:, 0]
+        lo[:] = halves[:, 1]
+    if odd.any():
+        if strings is None:
+            strings = [bytes(raw[32 * i:32 * i + 32]).decode("utf-8", "surrogatepass") for i in range(n)]
+        for i in np.flatnonzero(odd).tolist():
+            hi[i], lo[i] = _text_digest(strings[i])
+    return hi, lo, odd
+
+
+BITS_PER_KEY = 8
+"""The sorted runs' filter keeps at least this many bits per key (at most twice as many)."""
+MAX_FILTER_BITS = 1 << 30
+"""The filter's size is capped at 128 MB (past ~10^8 keys it lets more lookups through to the runs)."""
+
+
+class _Runs:
+    """Sorted runs of (hi, lo) digests, each with the same payload columns; a digest is in at most one run.
+
+    A filter of one bit per slot, slot = the top bits of ``hi``, says which digests may be present: most new
+    keys are told apart without a search (a new key passes the filter with probability below 1/8, the share of
+    bits set)."""
+
+    def __init__(self):
+        self.runs: list[dict[str, np.ndarray]] = []
+        self.count = 0
+        self._bits: np.ndarray | None = None   # uint8, the filter
+        self._shift = np.uint64(64)
+
+    def __len__(self) -> int:
+        return self.count
+
+    def nbytes(self) -> int:
+        """Bytes of the runs (the filter, 1-2 bytes per key, is not counted)."""
+        return sum(a.nbytes for r in self.runs for a in r.values())
+
+    def add(self, cols: dict[str, np.ndarray]) -> None:
+        """Add entries none of which is present (``cols``: "hi", "lo" and every payload column, same length)."""
+        if not len(cols["hi"]):
+            return
+        order = np.argsort(cols["hi"], kind="stable")
+        self.runs.append({k: np.asarray(v)[order] for k, v in cols.items()})
+        self.count += len(order)
+        while len(self.runs) > 1 and len(self.runs[-2]["hi"]) <= 2 * len(self.runs[-1]["hi"]):
+            b, a = self.runs.pop(), self.runs.pop()
+            merged = {k: np.concatenate([a[k], b[k]]) for k in a}
+            del a, b
+            order = np.argsort(merged["hi"], kind="stable")     # two sorted runs: a linear merge
+            self.runs.append({k: v[order] for k, v in merged.items()})
+        if self._bits is None or (self.count * BITS_PER_KEY > 8 * len(self._bits)
+                                  and 8 * len(self._bits) < MAX_FILTER_BITS):
+            nbits = 1 << max(16, min(int(self.count * BITS_PER_KEY - 1).bit_length(),
+                                     MAX_FILTER_BITS.bit_length() - 1))
+            self._bits = np.zeros(nbits // 8, np.uint8)
+            self._shift = np.uint64(64 - (nbits.bit_length() - 1))
+            for r in self.runs:
+                self._mark(r["hi"])
+        else:
+            self._mark(cols["hi"])
+
+    def _mark(self, hi: np.ndarray) -> None:
+        slot = hi >> self._shift
+        np.bitwise_or.at(self._bits, (slot >> np.uint64(3)).astype(np.intp),
+                         np.left_shift(1, slot & np.uint64(7)).astype(np.uint8))
+
+    def _may_hold(self, hi: np.ndarray) -> np.ndarray:
+        slot = hi >> self._shift
+        return ((self._bits[(slot >> np.uint64(3)).astype(np.intp)] >> (slot & np.uint64(7)).astype(np.uint8)) & 1
+                ).astype(bool)
+
+    def find(self, hi: np.ndarray, lo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(run index or -1, position in that run) of each digest (uint64 [n] each)."""
+        n = len(hi)
+        run = np.full(n, -1, np.int64)
+        pos = np.zeros(n, np.int64)
+        if not self.runs or not n:
+            return run, pos
+        ask = np.flatnonzero(self._may_hold(hi))
+        if len(ask) < n:
+            r, p = self.find_all(hi[ask], lo[ask])
+            run[ask], pos[ask] = r, p
+            return run, pos
+        return self.find_all(hi, lo)
+
+    def find_all(self, hi: np.ndarray, lo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`find` without the filter."""
+        n = len(hi)
+        run = np.full(n, -1, np.int64)
+        pos = np.zeros(n, np.int64)
+        if not n:
+            return run, pos
+        order = np.argsort(hi)              # sorted queries: each search starts where the last ended
+        hi, lo = hi[order], lo[order]
+        for r, cols in enumerate(self.runs):
+            H, L = cols["hi"], cols["lo"]
+            left = np.searchsorted(H, hi, "left")
+            at = np.minimum(left, len(H) - 1)
+            same_hi = (left < len(H)) & (H[at] == hi)
+            hit = same_hi & (L[at] == lo)
+            run[order[hit]] = r
+            pos[order[hit]] = left[hit]
+            for i in np.flatnonzero(same_hi & ~hit).tolist():   # first 64 bits shared with another key: scan
+                j = int(left[i])
+                while j < len(H) and H[j] == hi[i]:
+                    if L[j] == lo[i]:
+                        run[order[i]], pos[order[i]] = r, j
+                        break
+                    j += 1
+        return run, pos
+
+    def remove(self, run: np.ndarray, pos: np.ndarray) -> None:
+        """Remove the entries at (run, pos) (as :meth:`find` gives them; -1 runs are ignored)."""
+        for r in np.unique(run[run >= 0]).tolist():
+            keep = np.ones(len(self.runs[r]["hi"]), bool)
+            keep[pos[run == r]] = False
+            self.count -= int((~keep).sum())
+            self.runs[r] = {k: v[keep] for k, v in self.runs[r].items()}
+        self.runs = [c for c in self.runs if len(c["hi"])]
+
+
+class KeySet:
+    """A set of strings held as 128-bit digests (see the module doc): ``in``, ``add``, ``update``, ``discard``,
+    ``-=`` as a ``set[str]`` has them, and :meth:`add_new` / :meth:`contains_many` for whole batches.
+
+    Args:
+        keys: the initial keys (list of str or pyarrow string arrays, see :func:`digests`).
+        hex_keys: False to hash every key (for strings that are not SHA-256 prefixes, such as game ids).
+    """
+
+    def __init__(self, keys: Any = (), hex_keys: bool = True):
+        self.hex_keys = hex_keys
+        self._runs = _Runs()
+        self._recent: set[str] = set()
+        if len(keys):
+            self.extend(keys)
+
+    def extend(self, keys: Any) -> None:
+        """Add many keys (duplicates and keys already present are allowed)."""
+        hi, lo = digests(keys, self.hex_keys)
+        self._add_digests(hi, lo, self._unique(hi, lo) & ~self._known(hi, lo) & ~self._in_recent(keys, len(hi)))
+
+    def __len__(self) -> int:
+        return len(self._runs) + len(self._recent)
+
+    def nbytes(self) -> int:
+        """Bytes held by the sorted runs (the recent set's strings are not counted)."""
+        return self._runs.nbytes()
+
+    def __contains__(self, key: str) -> bool:
+        if key in self._recent:
+            return True
+        if not self._runs.runs:
+            return False
+        hi, lo = digest_one(key, self.hex_keys)
+        return bool(self._runs.find(np.array([hi], np.uint64), np.array([lo], np.uint64))[0][0] >= 0)
+
+    def add(self, key: str) -> None:
+        if key not in self:
+            self._recent.add(key)
+            if len(self._recent) >= FOLD:
+                self._fold()
+
+    def update(self, keys: Iterable[str]) -> None:
+        keys = list(keys)
+        if len(keys) > 64:
+            self.extend(keys)
+        else:
+            for k in keys:
+                self.add(k)
+
+    def discard(self, key: str) -> None:
+        self.difference_update([key])
+
+    def difference_update(self, keys: Iterable[str]) -> None:
+        keys = list(keys)
+        if not keys:
+            return
+        self._recent.difference_update(keys)
+        if self._runs.runs:
+            self._runs.remove(*self._runs.find(*digests(keys, self.hex_keys)))
+
+    def __isub__(self, keys: Iterable[str]) -> "KeySet":
+        self.difference_update(keys)
+        return self
+
+    def contains_many(self, keys: Any) -> np.ndarray:
+        """bool [n]: whether each key is in the set."""
+        hi, lo = digests(keys, self.hex_keys)
+        return self._known(hi, lo) | self._in_recent(keys, len(hi))
+
+    def isdisjoint(self, keys: Any) -> bool:
+        return not self.contains_many(keys).any()
+
+    def add_new(self, keys: Any, groups: Sequence[int] | None = None) -> np.ndarray:
+        """Per key, whether it is new; the new ones are added. ``groups``: offsets into ``keys`` (None: one
+        group per key). Each group is looked up whole before its new keys are added, as
+        ``run._Writer.add_game`` does for a game's hands: a key repeated inside one group is new in each
+        place, a key repeated in a later group is not.
+
+        Returns:
+            bool [n].
+        """
+        hi, lo = digests(keys, self.hex_keys)
+        n = len(hi)
+        new = ~(self._known(hi, lo) | self._in_recent(keys, n))
+        unique = self._unique(hi, lo)
+        if not unique.all():
+            # a key repeated in the batch: new only in the first group that has it (digests are unique per key)
+            group = np.arange(n) if groups is None else np.repeat(np.arange(len(groups) - 1), np.diff(groups))
+            first_group: dict[tuple[int, int], int] = {}
+            for i in np.flatnonzero(~unique).tolist():
+                d = (int(hi[i]), int(lo[i]))
+                if d not in first_group:
+                    j = int(np.flatnonzero((hi == hi[i]) & (lo == lo[i]))[0])
+                    first_group[d] = int(group[j])
+                if group[i] != first_group[d]:
+                    new[i] = False
+        self._add_digests(hi, lo, new & unique)
+        return new
+
+    # -- internals
+
+    @staticmethod
+    def _unique(hi: np.ndarray, lo: np.ndarray) -> np.ndarray:
+        """bool [n]: the first occurrence of each digest. One sort by the first 64 bits; only the keys that share
+        them (repeated keys, or a 2^-64 coincidence) are compared in full."""
+        out = np.ones(len(hi), bool)
+        if len(hi) < 2:
+            return out
+        order = np.argsort(hi, kind="stable")
+        sh = hi[order]
+        tie = np.flatnonzero(sh[1:] == sh[:-1])
+        if len(tie):
+            seen: set[tuple[int, int]] = set()
+            for i in sorted(set(order[tie].tolist()) | set(order[tie + 1].tolist())):
+                d = (int(hi[i]), int(lo[i]))
+                out[i] = d not in seen
+                seen.add(d)
+        return out
+
+    def _known(self, hi: np.ndarray, lo: np.ndarray) -> np.ndarray:
+        return self._runs.find(hi, lo)[0] >= 0
+
+    def _in_recent(self, keys: Any, n: int) -> np.ndarray:
+        if not self._recent:
+            return np.zeros(n, bool)
+        if isinstance(keys, (pa.Array, pa.ChunkedArray)):
+            keys = keys.to_pylist()
+        recent = self._recent
+        return np.fromiter((k in recent for k in keys), bool, n)
+
+    def _add_digests(self, hi: np.ndarray, lo: np.ndarray, which: np.ndarray) -> None:
+        """Add the digests where ``which``: unique, and absent from the runs and the recent set."""
+        self._runs.add({"hi": hi[which], "lo": lo[which]})
+
+    def _fold(self) -> None:
+        keys = list(self._recent)
+        self._recent = set()
+        hi, lo = digests(keys, self.hex_keys)
+        self._runs.add({"hi": hi, "lo": lo})
+
+
+class GameIndex:
+    """Game id -> (game key, recorded source file, file read) for every game the lake holds or the run added,
+    as a ``dict`` has them (``get``, ``in``, ``[]=``, ``pop``, ``del``) plus :meth:`isdisjoint` and
+    :meth:`update_new` for batches. 40 bytes a game once folded: the game id's BLAKE2b-128 digest, the game
+    key's 128 bits, the two file names as int32 indexes into a list of names. A game key that is not 32 hex
+    digits, or is null, stays in a small dict (none such is written today; older lakes may hold one).
+    A game id is in one place only: the sorted runs, the recent dict, or that small dict."""
+
+    def __init__(self):
+        self._runs = _Runs()
+        self._recent: dict[str, tuple] = {}    # entries set one at a time, folded every FOLD
+        self._odd: dict[str, tuple] = {}       # entries whose game key is not 32 hex digits
+        self._names: list[str | None] = [None]
+        self._name_ix: dict[str | None, int] = {None: 0}
+
+    @classmethod
+    def from_arrow(cls, game_ids: Any, game_keys: Any, source_files: Any, ingest_files: Any) -> "GameIndex":
+        """From the lake's ``games`` columns (pyarrow arrays or lists of the same length; game ids unique)."""
+        index = cls()
+        cols = [c.to_pylist() if hasattr(c, "to_pylist") else list(c)
+                for c in (game_ids, game_keys, source_files, ingest_files)]
+        index.update_new(*cols)
+        return index
+
+    def __len__(self) -> int:
+        return len(self._runs) + len(self._recent) + len(self._odd)
+
+    def nbytes(self) -> int:
+        """Bytes held by the sorted runs (the dicts' entries are not counted)."""
+        return self._runs.nbytes()
+
+    def _name(self, name: str | None) -> int:
+        i = self._name_ix.get(name)
+        if i is None:
+            i = self._name_ix[name] = len(self._names)
+            self._names.append(name)
+        return i
+
+    def _locate(self, gid: str) -> tuple[int, int]:
+        if not self._runs.runs:
+            return -1, 0
+        hi, lo = _text_digest(gid)
+        run, pos = self._runs.find(np.array([hi], np.uint64), np.array([lo], np.uint64))
+        return int(run[0]), int(pos[0])
+
+    def get(self, gid: str, default: Any = None) -> Any:
+        value = self._recent.get(gid) or self._odd.get(gid)
+        if value is not None:
+            return value
+        r, p = self._locate(gid)
+        if r < 0:
+            return default
+        c = self._runs.runs[r]
+        return (f"{int(c['khi'][p]):016x}{int(c['klo'][p]):016x}", self._names[int(c["sf"][p])],
+                self._names[int(c["pf"][p])])
+
+    def __contains__(self, gid: str) -> bool:
+        return gid in self._recent or gid in self._odd or self._locate(gid)[0] >= 0
+
+    def __setitem__(self, gid: str, value: tuple) -> None:
+        self.pop(gid)
+        if value[0] is not None and _is_hex32(value[0]):
+            self._recent[gid] = value
+            if len(self._recent) >= FOLD:
+                self._fold()
+        else:
+            self._odd[gid] = value
+
+    def pop(self, gid: str, default: Any = None) -> Any:
+        for d in (self._recent, self._odd):
+            if gid in d:
+                return d.pop(gid)
+        r, p = self._locate(gid)
+        if r < 0:
+            return default
+        value = self.get(gid)
+        self._runs.remove(np.array([r]), np.array([p]))
+        return value
+
+    def __delitem__(self, gid: str) -> None:
+        if gid not in self:
+            raise KeyError(gid)
+        self.pop(gid)
+
+    def isdisjoint(self, gids: Any) -> bool:
+        """Whether none of ``gids`` (list of str) is a key."""
+        gids = list(gids)
+        if any(g in self._recent or g in self._odd for g in gids):
+            return False
+        if not self._runs.runs or not gids:
+            return True
+        hi, lo = digests(gids, hex_keys=False)
+        return not (self._runs.find(hi, lo)[0] >= 0).any()
+
+    def update_new(self, gids: list[str], game_keys: list[str | None], source_files: list[str | None],
+                   ingest_files: str | None | list[str | None]) -> None:
+        """Add games none of which is a key yet, their ids all different (``ingest_files``: one name for
+        all, or one per game)."""
+        n = len(gids)
+        if not n:
+            return
+        if not isinstance(ingest_files, list):
+            ingest_files = [ingest_files] * n
+        khi, klo, odd = _digests([k if k is not None else "" for k in game_keys] if None in game_keys
+                                 else game_keys)
+        if odd.any():
+            for i in np.flatnonzero(odd).tolist():
+                self._odd[gids[i]] = (game_keys[i], source_files[i], ingest_files[i])
+            take = np.flatnonzero(~odd).tolist()
+            gids, source_files, ingest_files = ([x[i] for i in take] for x in (gids, source_files, ingest_files))
+            khi, klo = khi[~odd], klo[~odd]
+        if not gids:
+            return
+        hi, lo = digests(gids, hex_keys=False)
+        names = {f: self._name(f) for f in set(source_files) | set(ingest_files)}
+        sf = np.fromiter((names[f] for f in source_files), np.int32, len(gids))
+        pf = np.fromiter((names[f] for f in ingest_files), np.int32, len(gids))
+        self._runs.add({"hi": hi, "lo": lo, "khi": khi, "klo": klo, "sf": sf, "pf": pf})
+
+    def _fold(self) -> None:
+        recent, self._recent = self._recent, {}
+        gids = list(recent)
+        self.update_new(gids, [recent[g][0] for g in gids], [recent[g][1] for g in gids],
+                        [recent[g][2] for g in gids])
