@@ -333,7 +333,8 @@ def fairness_report(lake: Path, by: str = "source", exact_max_n: int = EXACT_MAX
     from pipeline.dealt_events import fresh_ruleset
     if filters is None and fresh_ruleset(lake) is None:
         from pipeline import lake as lakemod
-        return fairness_table(lakemod.read(lake, "hands", columns=list(HANDS_COLUMNS)), by, exact_max_n)
+        batches = lakemod.iter_batches(lake, "hands", columns=list(HANDS_COLUMNS))
+        return _report_rows(*_streamed_counts(batches, by), exact_max_n)
     con = stats.connect(lake, filters)
     try:
         return fairness_on(con, by, filters, exact_max_n)
@@ -351,7 +352,9 @@ def fairness_on(con, by: str = "source", filters=None, exact_max_n: int = EXACT_
         raise ValueError(f"by must be 'source', 'player' or 'all', not {by!r}")
     counts = _stored_counts(con, by)
     if counts is None:
-        counts = _deal_counts(con.sql(f"SELECT {', '.join(HANDS_COLUMNS)} FROM hands").to_arrow_table(), by)
+        from pipeline.duck import arrow_reader
+        counts = _streamed_counts(arrow_reader(con, f"SELECT {', '.join(HANDS_COLUMNS)} FROM hands", None,
+                                               BATCH_ROWS), by)
     keep = stats.filter_player_names(con, filters) if filters is not None and by == "player" else None
     min_hands = filters.min_hands if filters is not None else None
     # the groups kept, chosen before the rows are made (filtering the table would import pandas: arrow_rows)
@@ -398,6 +401,39 @@ def fairness_table(hands: pa.Table, by: str = "source", exact_max_n: int = EXACT
     if by not in ("source", "player", "all"):
         raise ValueError(f"by must be 'source', 'player' or 'all', not {by!r}")
     return _report_rows(*_deal_counts(hands, by), exact_max_n)
+
+
+BATCH_ROWS = 262_144
+"""Hands counted at a time when the deals are read from the lake (memory: one batch, not the lake)."""
+
+
+def _streamed_counts(batches, by: str) -> tuple[list[str], np.ndarray, np.ndarray, dict]:
+    """:func:`_deal_counts` of a stream of record batches (an iterator or a ``pyarrow.RecordBatchReader``),
+    summed group by group: the counts are sums over seat hands, so the batches' sizes do not change them."""
+    total = None
+    for b in batches:
+        part = _deal_counts(pa.Table.from_batches([b]), by)
+        total = part if total is None else _add_counts(total, part)
+    if total is None:
+        from pipeline import schema
+        total = _deal_counts(schema.empty("hands").select(list(HANDS_COLUMNS)), by)
+    return total
+
+
+def _add_counts(a: tuple, b: tuple) -> tuple[list[str], np.ndarray, np.ndarray, dict]:
+    """The counts of :func:`_deal_counts` for two sets of hands together (groups matched by name)."""
+    names = sorted(set(a[0]) | set(b[0]))
+    at = {n: i for i, n in enumerate(names)}
+
+    def spread(part_names: list[str], values: np.ndarray) -> np.ndarray:
+        out = np.zeros(len(names), np.int64)
+        out[[at[n] for n in part_names]] = values
+        return out
+
+    def both(i: int) -> np.ndarray:
+        return spread(a[0], a[i]) + spread(b[0], b[i])
+    observed = {e: spread(a[0], a[3][e]) + spread(b[0], b[3][e]) for e in a[3]}
+    return names, both(1), both(2), observed
 
 
 def _deal_counts(hands: pa.Table, by: str) -> tuple[list[str], np.ndarray, np.ndarray, dict]:

@@ -489,3 +489,18 @@ def test_carre_of_tens_has_one_name_across_reports():
     # the exact probabilities use the same names: 7/3596 for each carré (docs/fairness.md's table)
     p = fairness.exact_probabilities()
     assert "carre_T" not in p and p["carre_10"] == p["carre_J"] == Fraction(7, 3596)
+
+
+@pytest.mark.parametrize("by", ["source", "player", "all"])
+@pytest.mark.parametrize("seed", range(3))
+def test_batch_splits_do_not_change_the_counts(by, seed):
+    """The report is counted batch by batch (memory: one batch, not the lake); random splits of the same hands,
+    the odd ones included, give the counts of the whole table at once (polars-style parametric test)."""
+    from pipeline.fairness import _deal_counts, _report_rows, _streamed_counts
+    hands = _odd_hands(300, seed=seed)
+    rng = np.random.default_rng(seed)
+    cuts = np.sort(rng.choice(np.arange(1, hands.num_rows), rng.integers(1, 12), replace=False)).tolist()
+    batches = [b for s, e in zip([0, *cuts], [*cuts, hands.num_rows]) for b in hands.slice(s, e - s).to_batches()]
+    whole = _report_rows(*_deal_counts(hands, by)).to_pylist()
+    assert whole and _report_rows(*_streamed_counts(batches, by)).to_pylist() == whole
+    assert _report_rows(*_streamed_counts(iter([]), by)).num_rows == 0

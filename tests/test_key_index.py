@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import hashlib
 import random
+import tempfile
 import tracemalloc
 
 import numpy as np
 import pyarrow as pa
 import pytest
 
-from pipeline.ingest import key_index
+from pipeline.ingest import key_index, sorted_runs
 from pipeline.ingest.key_index import GameIndex, KeySet, digests
 
 
@@ -46,8 +47,20 @@ def test_digest_of_a_hex_key_is_its_bits():
     assert int(b2[0][50]) == int.from_bytes(hashlib.blake2b(keys[50].encode(), digest_size=16).digest()[:8], "big")
 
 
+@pytest.fixture(params=["in memory", "spilled"])
+def spill(request, monkeypatch):
+    """Runs kept in memory, or spilled to memory-mapped files from 16 entries on and merged 8 at a time (the
+    same code that spills half a million keys)."""
+    if request.param == "spilled":
+        monkeypatch.setattr(sorted_runs, "SPILL_ROWS", 16)
+        monkeypatch.setattr(sorted_runs, "CHUNK", 8)
+        monkeypatch.setattr(sorted_runs, "FENCE", 4)
+        monkeypatch.setattr(sorted_runs, "FENCED_QUERIES", 3)
+    return request.param
+
+
 @pytest.mark.parametrize("seed", range(6))
-def test_key_set_behaves_as_a_set(seed, monkeypatch):
+def test_key_set_behaves_as_a_set(seed, monkeypatch, spill):
     """Random adds, batch adds, removals and lookups give what a set[str] gives (small FOLD: folds and merges
     of runs happen often)."""
     monkeypatch.setattr(key_index, "FOLD", 7)
@@ -94,7 +107,7 @@ def test_add_new_one_group_per_key_by_default():
     assert ks.add_new([_key(2), _key(4)]).tolist() == [False, True]
 
 
-def test_keys_sharing_their_first_64_bits_stay_apart():
+def test_keys_sharing_their_first_64_bits_stay_apart(spill):
     """Two keys equal in their first 16 hex digits (sorted runs are ordered by those 64 bits only) are told
     apart by the rest, whichever run holds them."""
     a, b, c = "0" * 16 + "1" * 16, "0" * 16 + "2" * 16, "0" * 16 + "3" * 16
@@ -108,7 +121,7 @@ def test_keys_sharing_their_first_64_bits_stay_apart():
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_game_index_behaves_as_a_dict(seed, monkeypatch):
+def test_game_index_behaves_as_a_dict(seed, monkeypatch, spill):
     monkeypatch.setattr(key_index, "FOLD", 5)
     rng = random.Random(seed)
     gids = [f"src:game-{i}" for i in range(120)]
@@ -170,3 +183,66 @@ def test_memory_per_key():
     tracemalloc.stop()
     assert ks.nbytes() == 16 * 200_000 and gi.nbytes() == 40 * 20_000
     assert held < 16 * 200_000 + 40 * 20_000 + (2**21 + 2**18) // 8 + 65_536
+
+
+def test_spilled_runs_are_unlinked_files_merged_in_chunks(monkeypatch, tmp_path):
+    """Past SPILL_ROWS entries the runs live in unlinked memory-mapped files (nothing left in the temporary
+    folder), merges go chunk by chunk, and the entries stay sorted and whole."""
+    monkeypatch.setattr(sorted_runs, "SPILL_ROWS", 1000)
+    monkeypatch.setattr(sorted_runs, "CHUNK", 97)
+    monkeypatch.setattr(sorted_runs, "FENCE", 7)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    keys = [_key(i) for i in range(5000)]
+    ks = KeySet()
+    for s in range(0, 5000, 300):
+        assert ks.add_new(keys[s:s + 300]).all()
+    runs = ks._runs.runs
+    assert any(isinstance(r["hi"], np.memmap) for r in runs)
+    assert ks._runs.spilled_bytes() + ks.nbytes() == 16 * 5000
+    assert list(tmp_path.iterdir()) == []
+    for r in runs:
+        assert (np.diff(np.asarray(r["hi"]).astype(np.float64)) >= 0).all()
+    hi, _ = digests(keys)
+    assert sorted(np.concatenate([np.asarray(r["hi"]) for r in runs]).tolist()) == sorted(hi.tolist())
+    assert ks.contains_many(keys).all() and not ks.contains_many([_key(-1), _key(10**6)]).any()
+    ks -= keys[:2500:2]
+    assert ks.contains_many(keys).tolist() == [i >= 2500 or i % 2 == 1 for i in range(5000)]
+    assert len(ks) == 5000 - 1250
+
+
+@pytest.mark.parametrize("mode", ["columnar", "rows"])
+def test_an_ingest_with_spilled_runs_gives_the_same_lake(tmp_path, monkeypatch, mode):
+    """The whole ingest (both readers), its runs spilled from 16 entries on, FOLD 5: the same tables, summaries
+    and messages as with the index in memory, over a sequence that uses every operation of the index: a first
+    import, a second file with the same games (duplicates), the first file changed (a game dropped, one
+    edited: rows replaced and keys removed), then new games."""
+    from test_fast_native import _base, _ingest, _simulated, _write
+
+    base = _base()
+    edited = base[1].replace(b'"dealer":', b'"played_at":"2020-01-01T00:00:00Z","dealer":', 1)
+    steps = [[("a.jsonl", base)], [("b.jsonl", base[::-1])], [("a.jsonl", [base[0], edited, *base[2:5]])],
+             [("c.jsonl", _simulated("belote-classic", 4, seed=11))]]
+
+    def run_all(tag: str) -> list:
+        lake, out = tmp_path / f"lake-{tag}", []
+        (tmp_path / "in").mkdir(exist_ok=True)
+        for step in steps:     # the same input paths for both lakes: rows record the file they were read from
+            files = [_write(tmp_path / "in", name, lines) for name, lines in step]
+            result, _ = _ingest(files, lake, mode, monkeypatch, block=3000, flush=7)
+            del result["files"]                  # Parquet file names are random
+            out.append(result)
+        for name in ("a.jsonl", "b.jsonl", "c.jsonl"):
+            (tmp_path / "in" / name).unlink(missing_ok=True)
+        return out
+
+    in_memory = run_all("memory")
+    monkeypatch.setattr(sorted_runs, "SPILL_ROWS", 16)
+    monkeypatch.setattr(sorted_runs, "CHUNK", 8)
+    monkeypatch.setattr(sorted_runs, "FENCE", 4)
+    monkeypatch.setattr(key_index, "FOLD", 5)
+    spilled = run_all("spilled")
+    assert spilled == in_memory
+    # the changed file: its edited hand replaces the old one (1 game, 1 hand imported; 34 hands in the lake)
+    assert in_memory[2]["summary"][1:3] == (1, 1) and len(in_memory[2]["hands"]) == 34
+    assert in_memory[1]["summary"][3] == in_memory[0]["summary"][2]     # the second file: all duplicates
+    assert in_memory[-1]["summary"][1] == 4                              # the new games were imported

@@ -12,20 +12,16 @@ about 171 bytes per hand (a 32-character ``str`` is 81 bytes before its set slot
 * :class:`GameIndex`, game id -> (game key, recorded source file, file read), the game key as 128 bits and the
   two file names as indexes into the run's list of names (a few per file).
 
-Both keep their entries in a few sorted runs ("levels", as a log-structured merge tree does): a batch of new
-keys becomes a sorted run, and a run is merged into the one before it once that one is no more than twice its
-size, so there are O(log n) runs and each key is merged O(log n) times (the merge is NumPy's stable sort of
-two sorted runs: a linear merge). A lookup is one ``searchsorted`` per run. The runs are ordered by the first
-64 bits only; the rare keys sharing them (expected 0.03 pairs at 10^9 keys) are told apart by a scan of their
-equal range. Single additions (the row-path readers, one game at a time) go to a small Python set or dict
-first, folded into a run every :data:`FOLD` entries.
+Both keep their entries in sorted runs (:mod:`pipeline.ingest.sorted_runs`: a log-structured merge of runs,
+a bit filter that answers most lookups of new keys, runs past half a million entries spilled to unlinked
+memory-mapped files). The runs are ordered by the first 64 bits only; the rare keys sharing them (expected
+0.03 pairs at 10^9 keys) are told apart by a scan of their equal range. Single additions (the row-path
+readers, one game at a time) go to a small Python set or dict first, folded into a run every :data:`FOLD`
+entries.
 
-Memory (measured by ``tests/test_key_index.py`` with tracemalloc): 16 bytes per key once folded, the filter
-(1-2 bytes per key, below), and the temporaries of a merge (at most twice the largest run being merged).
-
-Most keys an ingest looks up are new, and proving a key absent from every run costs one binary search per
-run. A filter (one bit per slot, the slot being the key's top bits; 8-16 bits per key) answers most of those
-lookups at once: a new key reaches the searches with probability 6-12%, the share of bits set.
+Memory (measured by ``tests/test_key_index.py`` with tracemalloc): 16 bytes per key once folded, plus the
+filter (1-2 bytes per key), until the runs spill; from then on a bounded amount (see
+:mod:`pipeline.ingest.sorted_runs`).
 """
 
 from __future__ import annotations
@@ -37,6 +33,8 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+
+from pipeline.ingest.sorted_runs import Runs as _Runs
 
 FOLD = 4096
 """Entries added one at a time that are held in a Python set (or dict) before they become a sorted run."""
@@ -113,13 +111,14 @@ def _digests(keys: Any, hex_keys: bool = True) -> tuple[np.ndarray, np.ndarray, 
         return hi, lo, np.zeros(0, bool)
     odd = np.ones(n, bool)
     if hex_keys and raw is None:
-        # keys of other lengths among them: one at a time, each read as digest_one reads it (a key's digest
-        # must not depend on the batch it comes in)
-        for i, k in enumerate(strings):
-            odd[i] = not _is_hex32(k)
-            hi[i], lo[i] = digest_one(k)
-        return hi, lo, odd
-    if hex_keys:
+        # keys of other lengths among them: each read as digest_one reads it (a key's digest must not depend
+        # on the batch it comes in)
+        odd = np.fromiter((not _is_hex32(k) for k in strings), bool, n)
+        hex_rows = np.flatnonzero(~odd)
+        if len(hex_rows):
+            h, l, _ = _digests([strings[i] for i in hex_rows.tolist()], True)
+            hi[hex_rows], lo[hex_rows] = h, l
+    elif hex_keys:
         nib = _NIBBLE[raw].reshape(n, 32)
         odd = (nib == 255).any(axis=1)
         b = ((nib[:, 0::2] << 4) | nib[:, 1::2]).astype(np.uint8)
@@ -129,119 +128,12 @@ def _digests(keys: Any, hex_keys: bool = True) -> tuple[np.ndarray, np.ndarray, 
     if odd.any():
         if strings is None:
             strings = [bytes(raw[32 * i:32 * i + 32]).decode("utf-8", "surrogatepass") for i in range(n)]
-        for i in np.flatnonzero(odd).tolist():
-            hi[i], lo[i] = _text_digest(strings[i])
+        rows = np.flatnonzero(odd)
+        blake = hashlib.blake2b
+        d = np.frombuffer(b"".join([blake(strings[i].encode("utf-8", "surrogatepass"), digest_size=16).digest()
+                                    for i in rows.tolist()]), ">u8").reshape(-1, 2)
+        hi[rows], lo[rows] = d[:, 0], d[:, 1]
     return hi, lo, odd
-
-
-BITS_PER_KEY = 8
-"""The sorted runs' filter keeps at least this many bits per key (at most twice as many)."""
-MAX_FILTER_BITS = 1 << 30
-"""The filter's size is capped at 128 MB (past ~10^8 keys it lets more lookups through to the runs)."""
-
-
-class _Runs:
-    """Sorted runs of (hi, lo) digests, each with the same payload columns; a digest is in at most one run.
-
-    A filter of one bit per slot, slot = the top bits of ``hi``, says which digests may be present: most new
-    keys are told apart without a search (a new key passes the filter with probability below 1/8, the share of
-    bits set)."""
-
-    def __init__(self):
-        self.runs: list[dict[str, np.ndarray]] = []
-        self.count = 0
-        self._bits: np.ndarray | None = None   # uint8, the filter
-        self._shift = np.uint64(64)
-
-    def __len__(self) -> int:
-        return self.count
-
-    def nbytes(self) -> int:
-        """Bytes of the runs (the filter, 1-2 bytes per key, is not counted)."""
-        return sum(a.nbytes for r in self.runs for a in r.values())
-
-    def add(self, cols: dict[str, np.ndarray]) -> None:
-        """Add entries none of which is present (``cols``: "hi", "lo" and every payload column, same length)."""
-        if not len(cols["hi"]):
-            return
-        order = np.argsort(cols["hi"], kind="stable")
-        self.runs.append({k: np.asarray(v)[order] for k, v in cols.items()})
-        self.count += len(order)
-        while len(self.runs) > 1 and len(self.runs[-2]["hi"]) <= 2 * len(self.runs[-1]["hi"]):
-            b, a = self.runs.pop(), self.runs.pop()
-            merged = {k: np.concatenate([a[k], b[k]]) for k in a}
-            del a, b
-            order = np.argsort(merged["hi"], kind="stable")     # two sorted runs: a linear merge
-            self.runs.append({k: v[order] for k, v in merged.items()})
-        if self._bits is None or (self.count * BITS_PER_KEY > 8 * len(self._bits)
-                                  and 8 * len(self._bits) < MAX_FILTER_BITS):
-            nbits = 1 << max(16, min(int(self.count * BITS_PER_KEY - 1).bit_length(),
-                                     MAX_FILTER_BITS.bit_length() - 1))
-            self._bits = np.zeros(nbits // 8, np.uint8)
-            self._shift = np.uint64(64 - (nbits.bit_length() - 1))
-            for r in self.runs:
-                self._mark(r["hi"])
-        else:
-            self._mark(cols["hi"])
-
-    def _mark(self, hi: np.ndarray) -> None:
-        slot = hi >> self._shift
-        np.bitwise_or.at(self._bits, (slot >> np.uint64(3)).astype(np.intp),
-                         np.left_shift(1, slot & np.uint64(7)).astype(np.uint8))
-
-    def _may_hold(self, hi: np.ndarray) -> np.ndarray:
-        slot = hi >> self._shift
-        return ((self._bits[(slot >> np.uint64(3)).astype(np.intp)] >> (slot & np.uint64(7)).astype(np.uint8)) & 1
-                ).astype(bool)
-
-    def find(self, hi: np.ndarray, lo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(run index or -1, position in that run) of each digest (uint64 [n] each)."""
-        n = len(hi)
-        run = np.full(n, -1, np.int64)
-        pos = np.zeros(n, np.int64)
-        if not self.runs or not n:
-            return run, pos
-        ask = np.flatnonzero(self._may_hold(hi))
-        if len(ask) < n:
-            r, p = self.find_all(hi[ask], lo[ask])
-            run[ask], pos[ask] = r, p
-            return run, pos
-        return self.find_all(hi, lo)
-
-    def find_all(self, hi: np.ndarray, lo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`find` without the filter."""
-        n = len(hi)
-        run = np.full(n, -1, np.int64)
-        pos = np.zeros(n, np.int64)
-        if not n:
-            return run, pos
-        order = np.argsort(hi)              # sorted queries: each search starts where the last ended
-        hi, lo = hi[order], lo[order]
-        for r, cols in enumerate(self.runs):
-            H, L = cols["hi"], cols["lo"]
-            left = np.searchsorted(H, hi, "left")
-            at = np.minimum(left, len(H) - 1)
-            same_hi = (left < len(H)) & (H[at] == hi)
-            hit = same_hi & (L[at] == lo)
-            run[order[hit]] = r
-            pos[order[hit]] = left[hit]
-            for i in np.flatnonzero(same_hi & ~hit).tolist():   # first 64 bits shared with another key: scan
-                j = int(left[i])
-                while j < len(H) and H[j] == hi[i]:
-                    if L[j] == lo[i]:
-                        run[order[i]], pos[order[i]] = r, j
-                        break
-                    j += 1
-        return run, pos
-
-    def remove(self, run: np.ndarray, pos: np.ndarray) -> None:
-        """Remove the entries at (run, pos) (as :meth:`find` gives them; -1 runs are ignored)."""
-        for r in np.unique(run[run >= 0]).tolist():
-            keep = np.ones(len(self.runs[r]["hi"]), bool)
-            keep[pos[run == r]] = False
-            self.count -= int((~keep).sum())
-            self.runs[r] = {k: v[keep] for k, v in self.runs[r].items()}
-        self.runs = [c for c in self.runs if len(c["hi"])]
 
 
 class KeySet:

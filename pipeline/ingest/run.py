@@ -232,9 +232,10 @@ class _Writer:
         self.buffered_hands = 0
         # game id -> (game key, source_file as recorded, ingest_file: the physical file read, None before the
         # column existed), 40 bytes a game (pipeline.ingest.key_index)
-        games = lakemod.read(self.lake, "games", columns=["game_id", "game_key", "source_file", "ingest_file"])
-        self.game_ids = key_index.GameIndex.from_arrow(*games.columns)
-        del games
+        self.game_ids = key_index.GameIndex()
+        for b in lakemod.iter_batches(self.lake, "games", batch_size=65_536,
+                                      columns=["game_id", "game_key", "source_file", "ingest_file"]):
+            self.game_ids.update_new(*(c.to_pylist() for c in b.columns))
         self.reading: str | None = None        # physical_name() of the file being read (the rows' ingest_file)
         self.replacing: Path | None = None     # a file read before, now changed: its games may replace theirs
         self.file_keys = {"hands": key_index.KeySet(), "games": key_index.KeySet()}
