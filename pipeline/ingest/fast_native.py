@@ -571,17 +571,32 @@ def _add_run(run: list, writer, lines: _Lines, path: str, take) -> None:
         writer.remember_all(gids, batch.game_keys[first:end], batch.source_files[first:end])
         _add_games(batch, first, end, writer)
         return
+    # some game id is known (a file read again) or repeated: looked up together, then game by game
+    seen_all = writer.game_ids.get_many(gids)
+    pending: dict[str, tuple] = {}     # games remembered since the last lookup (as writer.remember would)
     a = first
     for k in range(first, end):
         gid, gkey = batch.game_ids[k], batch.game_keys[k]
-        seen = writer.game_ids.get(gid)
+        seen = pending.get(gid) or seen_all[k - first]
         if seen is not None and seen[0] != gkey:
             _add_games(batch, a, k, writer)
+            _remember(writer, pending)
             lines.row_path(line0 + (k - first), path, take)
+            seen_all[k + 1 - first:] = writer.game_ids.get_many(gids[k + 1 - first:])   # as the row path left them
             a = k + 1
             continue
-        writer.remember(gid, gkey, batch.source_files[k])
+        if seen is None:
+            pending[gid] = (gkey, batch.source_files[k], writer.reading)
+    _remember(writer, pending)
     _add_games(batch, a, end, writer)
+
+
+def _remember(writer, pending: dict[str, tuple]) -> None:
+    """``writer.remember`` for games none of which the writer knows, ids all different; empties ``pending``."""
+    if pending:
+        gids = list(pending)
+        writer.remember_all(gids, [pending[g][0] for g in gids], [pending[g][1] for g in gids])
+        pending.clear()
 
 
 def _add_games(batch: ncol.Batch, a: int, b: int, writer) -> None:

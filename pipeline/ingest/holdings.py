@@ -91,6 +91,13 @@ class Rows:
             self.tables.append(other.table())
             self.rows += len(other)
 
+    def take_first(self, n: int) -> pa.Table:
+        """Remove the first ``n`` rows (in order of arrival) and return them as a table; the rest stay."""
+        t = self.table()
+        self.tables = [t.slice(n)] if t.num_rows > n else []
+        self.rows = t.num_rows - min(n, t.num_rows)
+        return t.slice(0, n)
+
     def table(self) -> pa.Table:
         """Everything collected, with the table's schema, in order of arrival."""
         self._close_lists()

@@ -334,6 +334,24 @@ class GameIndex:
         return (f"{int(c['khi'][p]):016x}{int(c['klo'][p]):016x}", self._names[int(c["sf"][p])],
                 self._names[int(c["pf"][p])])
 
+    def get_many(self, gids: list[str]) -> list[tuple | None]:
+        """:meth:`get` of each of ``gids``, looked up together (None where absent)."""
+        out: list[tuple | None] = [self._recent.get(g) or self._odd.get(g) for g in gids]
+        if not self._runs.runs:
+            return out
+        ask = [i for i, v in enumerate(out) if v is None]
+        if not ask:
+            return out
+        hi, lo = digests([gids[i] for i in ask], hex_keys=False)
+        run, pos = self._runs.find(hi, lo)
+        names = self._names
+        for i, r, p in zip(ask, run.tolist(), pos.tolist()):
+            if r >= 0:
+                c = self._runs.runs[r]
+                out[i] = (f"{int(c['khi'][p]):016x}{int(c['klo'][p]):016x}", names[int(c["sf"][p])],
+                          names[int(c["pf"][p])])
+        return out
+
     def __contains__(self, gid: str) -> bool:
         return gid in self._recent or gid in self._odd or self._locate(gid)[0] >= 0
 
@@ -371,6 +389,30 @@ class GameIndex:
             return True
         hi, lo = digests(gids, hex_keys=False)
         return not (self._runs.find(hi, lo)[0] >= 0).any()
+
+    def contains_many(self, gids: list[str]) -> np.ndarray:
+        """bool [n]: whether each of ``gids`` is a key."""
+        out = np.fromiter((g in self._recent or g in self._odd for g in gids), bool, len(gids))
+        if self._runs.runs and not out.all():
+            ask = np.flatnonzero(~out)
+            hi, lo = digests([gids[i] for i in ask.tolist()], hex_keys=False)
+            out[ask] = self._runs.find(hi, lo)[0] >= 0
+        return out
+
+    def update(self, gids: list[str], game_keys: list[str | None], source_files: list[str | None],
+               ingest_file: str | None) -> None:
+        """Set each of ``gids`` (a later repeat of an id wins, as ``dict.update`` does)."""
+        last = {g: i for i, g in enumerate(gids)}
+        if len(last) < len(gids):
+            keep = sorted(last.values())
+            gids, game_keys, source_files = ([x[i] for i in keep] for x in (gids, game_keys, source_files))
+        known = self.contains_many(gids)
+        for i in np.flatnonzero(known).tolist():
+            self[gids[i]] = (game_keys[i], source_files[i], ingest_file)
+        if known.any():
+            new = np.flatnonzero(~known).tolist()
+            gids, game_keys, source_files = ([x[i] for i in new] for x in (gids, game_keys, source_files))
+        self.update_new(gids, game_keys, source_files, ingest_file)
 
     def update_new(self, gids: list[str], game_keys: list[str | None], source_files: list[str | None],
                    ingest_files: str | None | list[str | None]) -> None:

@@ -240,7 +240,8 @@ class _Writer:
         self.replacing: Path | None = None     # a file read before, now changed: its games may replace theirs
         self.file_keys = {"hands": key_index.KeySet(), "games": key_index.KeySet()}
         self.file_rejects: set[str] = set()    # reject keys the file being read raised (new or already stored)
-        self.file_games: dict[str, str] = {}   # game id -> recorded source_file, of the games the file gives now
+        # game id -> (game key, recorded source_file, file read) of the games the file being replaced gives now
+        self.file_games = key_index.GameIndex()
         self._names: dict[str, bool] = {}      # recorded source_file -> names the file being replaced
         self.copies = game_copies.LakeCopies(self.lake)   # stored copies of games whose id another file gives
         self.unflushed: set[str] = set()       # game ids buffered since the last flush (not in the lake yet)
@@ -485,7 +486,7 @@ class _Writer:
             self.game_ids[rec.game["game_id"]] = (rec.game["game_key"], _intern(rec.game["source_file"]), self.reading)
             self.file_keys["games"].add(rec.game["game_key"])
             self.file_keys["hands"].update(h["hand_key"] for h in rec.hands)
-            self.file_games[rec.game["game_id"]] = rec.game["source_file"]
+            self.file_games[rec.game["game_id"]] = (rec.game["game_key"], rec.game["source_file"], self.reading)
         self.remember(rec.game["game_id"], rec.game["game_key"], rec.game["source_file"])
         rec.game["ingest_file"] = self.reading
         new = [h for h in rec.hands if h["hand_key"] not in self.keys["hands"]]
@@ -525,9 +526,18 @@ class _Writer:
 
     def _held_back_overflow(self) -> None:
         """A file read again with the same bytes holds its rows back (they are dropped if nothing changed);
-        past FLUSH_HANDS rows, its stored holdings are replaced now instead, so memory stays bounded."""
+        past FLUSH_HANDS rows, its stored holdings are replaced now instead, so memory stays bounded.
+
+        Holdings rows otherwise wait for the next flush, which new hands trigger: a long run of duplicates
+        (a file read again, a copy of an imported one) would keep them all, 10^7 rows for a 10^7-hand file,
+        and with the columnar reader the worker's tables they point into. Every 2 x FLUSH_HANDS rows they are
+        written; the cut depends on the rows alone, so both readers write the same files."""
         if self.held_back is not None and len(self.held_back) >= FLUSH_HANDS:
             self._replace_holdings()
+        while len(self.held) >= 2 * FLUSH_HANDS:
+            rows = self.held.take_first(2 * FLUSH_HANDS)
+            self.wait()
+            self._pending = self._pool.submit(_write_buffers, self.lake, {"holdings": [rows]})
 
     def _replace_holdings(self) -> None:
         """Delete the stored holdings of the file being read; its new ones (any held back) are written from now on."""
@@ -625,7 +635,7 @@ class _Writer:
         if self.replacing is not None:
             self.file_keys["games"].update(game_keys)
             self.file_keys["hands"].update(hand_keys)
-            self.file_games.update(zip(game_ids, source_files))
+            self.file_games.update(list(game_ids), list(game_keys), list(source_files), self.reading)
 
     def start_file(self, path: Path | None, replacing: bool = False, same_bytes: bool = False) -> None:
         """Begin reading ``path`` (None: between files); ``replacing`` when the manifest says it was read
@@ -645,7 +655,7 @@ class _Writer:
                 self.held_back = holdings.Rows()
         self.file_keys = {"hands": key_index.KeySet(), "games": key_index.KeySet()}
         self.file_rejects = set()
-        self.file_games = {}
+        self.file_games = key_index.GameIndex()
         self._names = {}
 
     def replace_stale(self) -> int:
@@ -662,16 +672,31 @@ class _Writer:
         mine = (pc.field("ingest_file") == self.reading) | pc.field("ingest_file").is_null()
 
         def old_rows(table: str, key: str) -> dict[str, str]:
-            rows = lakemod.read(self.lake, table, columns=[key, "game_id", "source_file", "ingest_file"], filter=mine)
-            # of the rows without ingest_file, only those naming the file or of a game it gives can be its own
-            names = [n for n in pc.unique(rows.column("source_file")).to_pylist()
-                     if self._from_replaced_file(n, None, None)]
-            rows = rows.filter(pc.or_(
-                pc.is_valid(rows.column("ingest_file")),
-                pc.or_(pc.is_in(rows.column("source_file"), value_set=pa.array(names, pa.string())),
-                       pc.is_in(rows.column("game_id"), value_set=pa.array(list(self.file_games), pa.string())))))
-            return {r[key]: r["game_id"] for r in rows.to_pylist() if r[key] not in self.file_keys[table]
-                    and self._from_replaced_file(r["source_file"], r["ingest_file"], self.file_games.get(r["game_id"]))}
+            """key -> game id of the rows the file gave before and no longer gives, read batch by batch (memory:
+            a batch, and the stale rows)."""
+            out: dict[str, str] = {}
+            names: dict[str | None, bool] = {}
+            for b in lakemod.iter_batches(self.lake, table, columns=[key, "game_id", "source_file", "ingest_file"],
+                                          filter=mine):
+                keys, gids, sfs = (b.column(c) for c in (key, "game_id", "source_file"))
+                stale = ~self.file_keys[table].contains_many(keys)
+                if not stale.any():
+                    continue
+                # of the rows without ingest_file, only those naming the file or of a game it gives can be its own
+                for n in pc.unique(sfs).to_pylist():
+                    if n not in names:
+                        names[n] = self._from_replaced_file(n, None, None)
+                named = pa.array([n for n, mine_ in names.items() if mine_], pa.string())
+                gid_list = gids.to_pylist()
+                maybe = (pc.is_valid(b.column("ingest_file")).to_numpy(zero_copy_only=False)
+                         | pc.is_in(sfs, value_set=named).to_numpy(zero_copy_only=False)
+                         | self.file_games.contains_many(gid_list))
+                rows = b.filter(pa.array(stale & maybe)).to_pylist()
+                for r in rows:
+                    now = self.file_games.get(r["game_id"])
+                    if self._from_replaced_file(r["source_file"], r["ingest_file"], now and now[1]):
+                        out[r[key]] = r["game_id"]
+            return out
         old_games = old_rows("games", "game_key")
         old_hands = old_rows("hands", "hand_key")
         self._note_orphans(set(old_hands))

@@ -190,19 +190,30 @@ class Runs:
             return run, pos
         order = np.argsort(hi)              # sorted queries: each search starts where the last ended
         hi, lo = hi[order], lo[order]
-        for r, cols in enumerate(self.runs):
+        # the largest run first (it holds most keys); a key is in one run, so a found query is not searched
+        # again (a lake read again finds every key: each is searched ~2 times instead of once per run)
+        for r in sorted(range(len(self.runs)), key=lambda r: -len(self.runs[r]["hi"])):
+            cols = self.runs[r]
+            if not len(hi):
+                break
             if _spilled(cols):
-                for s in range(0, n, FENCED_QUERIES):
-                    left, hit, same_hi = _search_fenced(cols, hi[s:s + FENCED_QUERIES], lo[s:s + FENCED_QUERIES])
-                    self._note(r, cols, hi[s:], lo[s:], order[s:], left, hit, same_hi, run, pos)
+                found = np.zeros(len(hi), bool)
+                for s in range(0, len(hi), FENCED_QUERIES):
+                    e = min(s + FENCED_QUERIES, len(hi))
+                    left, hit, same_hi = _search_fenced(cols, hi[s:e], lo[s:e])
+                    self._note(r, cols, hi[s:e], lo[s:e], order[s:e], left, hit, same_hi, run, pos)
+                    found[s:e] = run[order[s:e]] >= 0
                     _release_run(cols)
-                continue
-            H, L = cols["hi"], cols["lo"]
-            left = np.searchsorted(H, hi, "left")
-            at = np.minimum(left, len(H) - 1)
-            same_hi = (left < len(H)) & (H[at] == hi)
-            hit = same_hi & (L[at] == lo)
-            self._note(r, cols, hi, lo, order, left, hit, same_hi, run, pos)
+            else:
+                H, L = cols["hi"], cols["lo"]
+                left = np.searchsorted(H, hi, "left")
+                at = np.minimum(left, len(H) - 1)
+                same_hi = (left < len(H)) & (H[at] == hi)
+                hit = same_hi & (L[at] == lo)
+                self._note(r, cols, hi, lo, order, left, hit, same_hi, run, pos)
+                found = run[order] >= 0
+            if found.any():
+                hi, lo, order = hi[~found], lo[~found], order[~found]
         # one key at a time (the row path): released every CHUNK lookups instead of a system call each
         self._lookups += n
         if (n > 1 or self._lookups >= CHUNK) and any(_spilled(c) for c in self.runs):
@@ -255,27 +266,33 @@ class Runs:
 FENCE = 512
 """A spilled run keeps every FENCE-th ``hi`` in memory (1/64 of the run's ``hi`` column): a lookup then reads
 one 4 KB page of the file instead of a binary search's path through it."""
-FENCED_QUERIES = 64
+FENCED_QUERIES = 256
 """Lookups in a spilled run go this many at a time, their pages released after each group (the kernel maps up
-to 16 cached pages around each page read: 64 lookups make at most ~12 MB resident)."""
+to 16 cached pages around each page read: 256 lookups make at most ~32 MB resident)."""
 
 
 def _search_fenced(cols: dict[str, np.ndarray], hi: np.ndarray, lo: np.ndarray
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(first position with ``hi`` >= each query, hit, same first 64 bits) in a spilled run, for sorted
-    queries: the fence names the block of FENCE entries where the query would start; that block and the entry
-    after it are read (a key equal to the next block's first ``hi`` starts there)."""
-    H, L, fence = cols["hi"], cols["lo"], cols["fence"]
+    queries: the fence names the block of FENCE entries where the query would start; the search reads that
+    block and the entry after it (a key equal to the next block's first ``hi`` starts there)."""
+    # plain ndarray views of the maps: indexing a np.memmap costs a Python call per index operation
+    H, L, fence = np.asarray(cols["hi"]), np.asarray(cols["lo"]), cols["fence"]
     n = len(H)
     block = np.maximum(np.searchsorted(fence, hi, "left") - 1, 0)
-    idx = block[:, None] * FENCE + np.arange(FENCE + 1)
-    window = np.asarray(H[np.minimum(idx, n - 1).ravel()]).reshape(idx.shape)
-    left = block * FENCE + ((window < hi[:, None]) & (idx < n)).sum(axis=1)
+    # bisection inside [block start, block end + 1), all queries at once: ~10 reads each, one or two pages
+    left = block * FENCE
+    right = np.minimum(left + FENCE + 1, n)
+    for _ in range((FENCE + 1).bit_length()):
+        mid = (left + right) // 2
+        below = (left < right) & (H[np.minimum(mid, n - 1)] < hi)
+        right = np.where(below, right, np.minimum(mid, right))
+        left = np.where(below, mid + 1, left)
     at = np.minimum(left, n - 1)
-    same_hi = (left < n) & (np.asarray(H[at]) == hi)
+    same_hi = (left < n) & (H[at] == hi)
     hit = same_hi.copy()
     if same_hi.any():
-        hit[same_hi] = np.asarray(L[at[same_hi]]) == lo[same_hi]
+        hit[same_hi] = L[at[same_hi]] == lo[same_hi]
     return left, hit, same_hi
 
 
