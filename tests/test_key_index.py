@@ -246,3 +246,15 @@ def test_an_ingest_with_spilled_runs_gives_the_same_lake(tmp_path, monkeypatch, 
     assert in_memory[2]["summary"][1:3] == (1, 1) and len(in_memory[2]["hands"]) == 34
     assert in_memory[1]["summary"][3] == in_memory[0]["summary"][2]     # the second file: all duplicates
     assert in_memory[-1]["summary"][1] == 4                              # the new games were imported
+
+
+def test_spill_rows_from_the_environment(monkeypatch):
+    """$REBELOTE_KEY_SPILL_ROWS sets the spill size; a value that is not a number is named in a warning and
+    the default (2^19) is used."""
+    monkeypatch.setenv(sorted_runs.SPILL_ENV, "1000")
+    assert sorted_runs._spill_rows() == 1000
+    monkeypatch.setenv(sorted_runs.SPILL_ENV, "lots")
+    with pytest.warns(UserWarning, match="REBELOTE_KEY_SPILL_ROWS='lots'"):
+        assert sorted_runs._spill_rows() == 1 << 19
+    monkeypatch.delenv(sorted_runs.SPILL_ENV)
+    assert sorted_runs._spill_rows() == 1 << 19

@@ -29,6 +29,7 @@ import contextlib
 import mmap
 import os
 import tempfile
+import warnings
 
 import numpy as np
 
@@ -36,8 +37,25 @@ BITS_PER_KEY = 8
 """The filter keeps at least this many bits per key (at most twice as many), up to its cap."""
 MAX_FILTER_BITS = 1 << 28
 """The filter's cap: 2^28 bits, 32 MB."""
-SPILL_ROWS = 1 << 19
-"""Runs of this many entries or more live in memory-mapped files (a hand key set: 8 MB of entries)."""
+SPILL_ENV = "REBELOTE_KEY_SPILL_ROWS"
+"""Environment variable: runs of at least this many entries are spilled (default 524,288; lower it to trade
+speed for memory)."""
+
+
+def _spill_rows() -> int:
+    env = os.environ.get(SPILL_ENV, "").strip()
+    if not env:
+        return 1 << 19
+    try:
+        return max(1, int(env))
+    except ValueError:     # read at import: a warning, not a traceback before the command starts
+        warnings.warn(f"{SPILL_ENV}={env!r}: expected a whole number of entries; using 524288", stacklevel=2)
+        return 1 << 19
+
+
+SPILL_ROWS = _spill_rows()
+"""Runs of this many entries or more live in memory-mapped files (default 2^19: a hand key set holds at most
+2 x 8 MB of entries in memory); ``$REBELOTE_KEY_SPILL_ROWS`` sets it."""
 CHUNK = 1 << 18
 """Entries merged, filtered or marked at a time when a run is spilled."""
 
