@@ -7,6 +7,7 @@ The expected values come from the models they replace: ``set[str]`` for :class:`
 from __future__ import annotations
 
 import hashlib
+import itertools
 import random
 import tempfile
 import tracemalloc
@@ -26,7 +27,7 @@ def _key(i: int) -> str:
 def _reference_new(keys: set, items: list, groups) -> list[bool]:
     """The row path's rule, one group (game) at a time: looked up whole, then its new keys added."""
     out = []
-    for s, e in zip(groups[:-1], groups[1:]):
+    for s, e in itertools.pairwise(groups):
         fresh = [k not in keys for k in items[s:e]]
         out += fresh
         keys.update(k for k, f in zip(items[s:e], fresh) if f)
@@ -35,7 +36,7 @@ def _reference_new(keys: set, items: list, groups) -> list[bool]:
 
 def test_digest_of_a_hex_key_is_its_bits():
     """A key of 32 hex digits is stored as its own 128 bits; any other string as its BLAKE2b-128 digest."""
-    hi, lo = digests(["0123456789abcdef" "fedcba9876543210", "game:1"])
+    hi, lo = digests(["0123456789abcdeffedcba9876543210", "game:1"])
     assert (int(hi[0]), int(lo[0])) == (0x0123456789ABCDEF, 0xFEDCBA9876543210)
     b = hashlib.blake2b(b"game:1", digest_size=16).digest()
     assert (int(hi[1]), int(lo[1])) == (int.from_bytes(b[:8], "big"), int.from_bytes(b[8:], "big"))

@@ -42,7 +42,6 @@ FOLD = 4096
 _NIBBLE = np.full(256, 255, np.uint8)
 for _i, _c in enumerate(b"0123456789abcdef"):
     _NIBBLE[_c] = _i
-_EMPTY = np.empty(0, np.uint64)
 
 
 def _text_digest(key: str) -> tuple[int, int]:
@@ -197,7 +196,7 @@ class KeySet:
         if self._runs.runs:
             self._runs.remove(*self._runs.find(*digests(keys, self.hex_keys)))
 
-    def __isub__(self, keys: Iterable[str]) -> "KeySet":
+    def __isub__(self, keys: Iterable[str]) -> KeySet:
         self.difference_update(keys)
         return self
 
@@ -294,7 +293,7 @@ class GameIndex:
         self._name_ix: dict[str | None, int] = {None: 0}
 
     @classmethod
-    def from_arrow(cls, game_ids: Any, game_keys: Any, source_files: Any, ingest_files: Any) -> "GameIndex":
+    def from_arrow(cls, game_ids: Any, game_keys: Any, source_files: Any, ingest_files: Any) -> GameIndex:
         """From the lake's ``games`` columns (pyarrow arrays or lists of the same length; game ids unique)."""
         index = cls()
         cols = [c.to_pylist() if hasattr(c, "to_pylist") else list(c)
