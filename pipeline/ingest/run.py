@@ -712,9 +712,10 @@ class _Writer:
         self.summary.rejects_cleared += len(fixed)
         self.keys["games"] -= set(old_games)
         self.keys["hands"] -= set(old_hands)
-        for gid in set(old_games.values()):      # games gone from the file (an edited one was re-keyed above)
-            if self.game_ids.get(gid, ("", ""))[0] in old_games:
-                del self.game_ids[gid]
+        # games gone from the file (an edited one was re-keyed above), removed together
+        gone = sorted(set(old_games.values()))
+        self.game_ids.discard_many([g for g, v in zip(gone, self.game_ids.get_many(gone))
+                                    if v is not None and v[0] in old_games])
         touched = set(old_games.values()) | set(old_hands.values())
         self.copies.forget(touched)
         for index in self._deals.values():
