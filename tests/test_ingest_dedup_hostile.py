@@ -7,11 +7,14 @@ dict's does not (the row-path readers set every game of a changed file read agai
 from __future__ import annotations
 
 import hashlib
+import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from pipeline.ingest import sorted_runs
+from pipeline import lake as lakemod
+from pipeline.ingest import fast_native, run, sorted_runs
 from pipeline.ingest.key_index import GameIndex, KeySet
 
 
@@ -81,3 +84,31 @@ def test_single_lookups_match_batch_lookups(spill):
     single = np.array([k in ks for k in ask])
     assert (batch == single).all()
     assert int(single.sum()) == 100    # held[::3] is 100 keys; the 100 others and the twin are absent
+
+
+SAMPLE = Path(__file__).resolve().parents[1] / "data" / "simulated-belote-classic.jsonl"   # 20 games, 180 hands
+
+
+@pytest.mark.parametrize("path", ["columnar", "rows"])
+def test_a_strict_stop_leaves_no_holdings_written_ahead(tmp_path, monkeypatch, path):
+    """Holdings of a long run of duplicates are written every 2 x FLUSH_HANDS rows, ahead of a flush. A
+    ``--strict`` stop drops what was read since the last flush (ingest_paths: 'rows read before it are not
+    written'), so those go too: the code before session 7 (09f541b) left 180 holdings rows, a's alone, and
+    the first version 340 (b.jsonl, never imported, holding 160 hands, listed by a later --prune as 'holding
+    removed hands no longer on disk')."""
+    monkeypatch.setattr(run, "FLUSH_HANDS", 40)           # holdings written ahead every 80 rows
+    monkeypatch.setenv(fast_native.ENV, path)
+    lake = tmp_path / "lake"
+    a = tmp_path / "a.jsonl"
+    b = tmp_path / "b.jsonl"
+    shutil.copy(SAMPLE, a)
+    b.write_bytes(SAMPLE.read_bytes() + b'{"format":"rebelote","version":1,"game_id":"zz"}\n')
+    assert run.ingest_paths([a], lake).hands == 180
+    with pytest.raises(run.StrictError):
+        run.ingest_paths([b], lake, strict=True)           # 180 duplicates, then a game without its fields
+    held = lakemod.read(lake, "holdings", columns=["ingest_file"]).column("ingest_file").to_pylist()
+    assert (len(held), held.count(str(b))) == (180, 0)
+    # imported without --strict: b's 180 holdings are written (the rejected game adds none)
+    run.ingest_paths([b], lake)
+    held = lakemod.read(lake, "holdings", columns=["ingest_file"]).column("ingest_file").to_pylist()
+    assert (len(held), held.count(str(b))) == (360, 180)
