@@ -168,8 +168,7 @@ class KeySet:
             return True
         if not self._runs.runs:
             return False
-        hi, lo = digest_one(key, self.hex_keys)
-        return bool(self._runs.find(np.array([hi], np.uint64), np.array([lo], np.uint64))[0][0] >= 0)
+        return self._runs.find_one(*digest_one(key, self.hex_keys))[0] >= 0
 
     def add(self, key: str) -> None:
         if key not in self:
@@ -318,9 +317,7 @@ class GameIndex:
     def _locate(self, gid: str) -> tuple[int, int]:
         if not self._runs.runs:
             return -1, 0
-        hi, lo = _text_digest(gid)
-        run, pos = self._runs.find(np.array([hi], np.uint64), np.array([lo], np.uint64))
-        return int(run[0]), int(pos[0])
+        return self._runs.find_one(*_text_digest(gid))
 
     def get(self, gid: str, default: Any = None) -> Any:
         value = self._recent.get(gid) or self._odd.get(gid)
@@ -355,6 +352,12 @@ class GameIndex:
         return gid in self._recent or gid in self._odd or self._locate(gid)[0] >= 0
 
     def __setitem__(self, gid: str, value: tuple) -> None:
+        if value[0] is not None and _is_hex32(value[0]) and gid not in self._recent and gid not in self._odd:
+            r, p = self._locate(gid)
+            if r >= 0:     # held in a run: changed in place (removing it would rewrite the run, O(games))
+                self._runs.set_payload(r, p, {"khi": int(value[0][:16], 16), "klo": int(value[0][16:], 16),
+                                              "sf": self._name(value[1]), "pf": self._name(value[2])})
+                return
         self.pop(gid)
         if value[0] is not None and _is_hex32(value[0]):
             self._recent[gid] = value
@@ -373,6 +376,13 @@ class GameIndex:
         value = self.get(gid)
         self._runs.remove(np.array([r]), np.array([p]))
         return value
+
+    def discard_many(self, gids: Iterable[str]) -> None:
+        """Remove each of ``gids`` that is a key (the others are ignored), the runs' entries in one pass (a
+        ``del`` per game rewrites a run per game)."""
+        gids = [g for g in gids if self._recent.pop(g, None) is None and self._odd.pop(g, None) is None]
+        if gids and self._runs.runs:
+            self._runs.remove(*self._runs.find(*digests(gids, hex_keys=False)))
 
     def __delitem__(self, gid: str) -> None:
         if gid not in self:

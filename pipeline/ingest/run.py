@@ -249,6 +249,7 @@ class _Writer:
         # held back (not None) while they may equal its stored ones
         self.held = holdings.Rows()
         self.held_back: holdings.Rows | None = None
+        self._early: dict[str | None, key_index.KeySet] = {}   # file -> hand keys of holdings written ahead of a flush
         self._holding_files: set[str] | None = None   # files with stored holdings (read when first needed)
         self.seq = 0                           # reads so far in this run; last_read: file -> seq of its last read
         self.last_read: dict[str, int] = {}
@@ -536,8 +537,25 @@ class _Writer:
             self._replace_holdings()
         while len(self.held) >= 2 * FLUSH_HANDS:
             rows = self.held.take_first(2 * FLUSH_HANDS)
+            files = rows.column("ingest_file")
+            for f in pc.unique(files).to_pylist():      # remembered until the next flush (drop_early_holdings)
+                mine = rows.column("hand_key").filter(pc.equal(files, f) if f is not None else pc.is_null(files))
+                self._early.setdefault(f, key_index.KeySet()).extend(mine)
             self.wait()
             self._pending = self._pool.submit(_write_buffers, self.lake, {"holdings": [rows]})
+
+    def drop_early_holdings(self) -> int:
+        """After a run stopped (``--strict``, an error, Ctrl-C): delete the holdings rows written ahead of a
+        flush (:meth:`_held_back_overflow`) since the last one. A stop drops what was read since the last flush,
+        as it did before holdings were written early: a file never imported must not be left holding hands
+        (``--prune`` would never clear them; the summary named it as 'holding removed hands no longer on
+        disk'). Returns rows removed."""
+        early, self._early = self._early, {}
+        n = 0
+        for f, keys in early.items():
+            n += lakemod.delete_rows(self.lake, holdings.TABLE, "ingest_file", {f},
+                                     where=lambda t, keys=keys: pa.array(keys.contains_many(t.column("hand_key"))))
+        return n
 
     def _replace_holdings(self) -> None:
         """Delete the stored holdings of the file being read; its new ones (any held back) are written from now on."""
@@ -712,9 +730,10 @@ class _Writer:
         self.summary.rejects_cleared += len(fixed)
         self.keys["games"] -= set(old_games)
         self.keys["hands"] -= set(old_hands)
-        for gid in set(old_games.values()):      # games gone from the file (an edited one was re-keyed above)
-            if self.game_ids.get(gid, ("", ""))[0] in old_games:
-                del self.game_ids[gid]
+        # games gone from the file (an edited one was re-keyed above), removed together
+        gone = sorted(set(old_games.values()))
+        self.game_ids.discard_many([g for g, v in zip(gone, self.game_ids.get_many(gone))
+                                    if v is not None and v[0] in old_games])
         touched = set(old_games.values()) | set(old_hands.values())
         self.copies.forget(touched)
         for index in self._deals.values():
@@ -761,6 +780,7 @@ class _Writer:
         if len(self.held):
             self.buf["holdings"].append(self.held.table())
             self.held = holdings.Rows()
+        self._early = {}       # the rest of what they were written ahead of is written now
         buf = {t: rows for t, rows in self.buf.items() if rows}
         self.buf = {t: [] for t in self.buf}
         self.buffered_hands = 0
@@ -978,6 +998,8 @@ def _ingest(paths, lake, fmt, strict, on_reject, on_file, reread=False, on_notic
     except BaseException:
         with contextlib.suppress(Exception):   # the run's own error is the one to report
             writer.close()
+        with contextlib.suppress(Exception):
+            writer.drop_early_holdings()
         raise
     writer.close()
     summary.seconds = time.perf_counter() - t0
