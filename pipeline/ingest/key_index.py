@@ -90,19 +90,22 @@ def _texts(keys: Any) -> tuple[list[str] | None, np.ndarray | None, int]:
 
 
 def digests(keys: Any, hex_keys: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    hi, lo, _ = _digests(keys, hex_keys)
-    return hi, lo
-
-
-def _digests(keys: Any, hex_keys: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Digests of many keys (see :func:`digest_one`), vectorised for keys of 32 hex digits.
 
     Args:
         keys: list of str, or a pyarrow string (or chunked) array without nulls; length n.
         hex_keys: read keys of 32 lowercase hex digits as their bits (False: hash every key, as for game ids).
     Returns:
-        (high, low): two uint64 [n] arrays (``_digests``: and bool [n], the keys that were hashed).
+        (high, low): two uint64 [n] arrays.
+    Raises:
+        ValueError: a key of an Arrow array is null.
     """
+    hi, lo, _ = _digests(keys, hex_keys)
+    return hi, lo
+
+
+def _digests(keys: Any, hex_keys: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`digests`, and bool [n]: the keys that were hashed (not read as hex digits)."""
     strings, raw, n = _texts(keys)
     hi = np.empty(n, np.uint64)
     lo = np.empty(n, np.uint64)
@@ -153,8 +156,7 @@ class KeySet:
 
     def extend(self, keys: Any) -> None:
         """Add many keys (duplicates and keys already present are allowed)."""
-        hi, lo = digests(keys, self.hex_keys)
-        self._add_digests(hi, lo, self._unique(hi, lo) & ~self._known(hi, lo) & ~self._in_recent(keys, len(hi)))
+        self.add_new(keys)
 
     def __len__(self) -> int:
         return len(self._runs) + len(self._recent)
@@ -201,8 +203,8 @@ class KeySet:
 
     def contains_many(self, keys: Any) -> np.ndarray:
         """bool [n]: whether each key is in the set."""
-        hi, lo = digests(keys, self.hex_keys)
-        return self._known(hi, lo) | self._in_recent(keys, len(hi))
+        self._fold()
+        return self._known(*digests(keys, self.hex_keys))
 
     def isdisjoint(self, keys: Any) -> bool:
         return not self.contains_many(keys).any()
@@ -216,9 +218,10 @@ class KeySet:
         Returns:
             bool [n].
         """
+        self._fold()             # keys added one at a time join the runs: one lookup path for the batch
         hi, lo = digests(keys, self.hex_keys)
         n = len(hi)
-        new = ~(self._known(hi, lo) | self._in_recent(keys, n))
+        new = ~self._known(hi, lo)
         unique = self._unique(hi, lo)
         if not unique.all():
             # a key repeated in the batch: new only in the first group that has it (digests are unique per key)
@@ -257,23 +260,16 @@ class KeySet:
     def _known(self, hi: np.ndarray, lo: np.ndarray) -> np.ndarray:
         return self._runs.find(hi, lo)[0] >= 0
 
-    def _in_recent(self, keys: Any, n: int) -> np.ndarray:
-        if not self._recent:
-            return np.zeros(n, bool)
-        if isinstance(keys, (pa.Array, pa.ChunkedArray)):
-            keys = keys.to_pylist()
-        recent = self._recent
-        return np.fromiter((k in recent for k in keys), bool, n)
-
     def _add_digests(self, hi: np.ndarray, lo: np.ndarray, which: np.ndarray) -> None:
-        """Add the digests where ``which``: unique, and absent from the runs and the recent set."""
+        """Add the digests where ``which``: unique, and absent from the runs (the recent set is folded)."""
         self._runs.add({"hi": hi[which], "lo": lo[which]})
 
     def _fold(self) -> None:
-        keys = list(self._recent)
-        self._recent = set()
-        hi, lo = digests(keys, self.hex_keys)
-        self._runs.add({"hi": hi, "lo": lo})
+        """The keys added one at a time (none of them in the runs) become a run."""
+        if self._recent:
+            keys = list(self._recent)
+            self._recent = set()
+            self._runs.add(dict(zip(("hi", "lo"), digests(keys, self.hex_keys))))
 
 
 class GameIndex:
@@ -324,8 +320,10 @@ class GameIndex:
         if value is not None:
             return value
         r, p = self._locate(gid)
-        if r < 0:
-            return default
+        return default if r < 0 else self._entry(r, p)
+
+    def _entry(self, r: int, p: int) -> tuple:
+        """The (game key, source_file, ingest_file) of the entry at run ``r``, position ``p``."""
         c = self._runs.runs[r]
         return (f"{int(c['khi'][p]):016x}{int(c['klo'][p]):016x}", self._names[int(c["sf"][p])],
                 self._names[int(c["pf"][p])])
@@ -340,26 +338,25 @@ class GameIndex:
             return out
         hi, lo = digests([gids[i] for i in ask], hex_keys=False)
         run, pos = self._runs.find(hi, lo)
-        names = self._names
         for i, r, p in zip(ask, run.tolist(), pos.tolist()):
             if r >= 0:
-                c = self._runs.runs[r]
-                out[i] = (f"{int(c['khi'][p]):016x}{int(c['klo'][p]):016x}", names[int(c["sf"][p])],
-                          names[int(c["pf"][p])])
+                out[i] = self._entry(r, p)
         return out
 
     def __contains__(self, gid: str) -> bool:
         return gid in self._recent or gid in self._odd or self._locate(gid)[0] >= 0
 
     def __setitem__(self, gid: str, value: tuple) -> None:
-        if value[0] is not None and _is_hex32(value[0]) and gid not in self._recent and gid not in self._odd:
+        foldable = value[0] is not None and _is_hex32(value[0])
+        if foldable and gid not in self._recent and gid not in self._odd:
             r, p = self._locate(gid)
             if r >= 0:     # held in a run: changed in place (removing it would rewrite the run, O(games))
-                self._runs.set_payload(r, p, {"khi": int(value[0][:16], 16), "klo": int(value[0][16:], 16),
-                                              "sf": self._name(value[1]), "pf": self._name(value[2])})
+                khi, klo = digest_one(value[0])
+                self._runs.set_payload(r, p, {"khi": khi, "klo": klo, "sf": self._name(value[1]),
+                                              "pf": self._name(value[2])})
                 return
         self.pop(gid)
-        if value[0] is not None and _is_hex32(value[0]):
+        if foldable:
             self._recent[gid] = value
             if len(self._recent) >= FOLD:
                 self._fold()
@@ -373,7 +370,7 @@ class GameIndex:
         r, p = self._locate(gid)
         if r < 0:
             return default
-        value = self.get(gid)
+        value = self._entry(r, p)
         self._runs.remove(np.array([r]), np.array([p]))
         return value
 
