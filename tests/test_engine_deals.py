@@ -217,8 +217,13 @@ def test_discard_while_holding_the_trump_led_breaks_follow_suit():
         assert (r["legal"], r["illegal_trick"], r["illegal_seat"], r["illegal_rule"]) == (False, 1, 2, rule), strain
 
 
-def test_litige_holds_the_takers_points_not_the_bid():
-    # DEAL_L (81-81) bid 80 hearts by seat 0 under ffb-coinche-2015: 81 >= 80 but not more than the defence's 81:
+def test_litige_holds_the_takers_points_not_the_bid(tmp_path):
+    # ffb-coinche-2015 with its tournament option, the litige (contract.tie = "litige", FFB-Co15 §10.1.3; the
+    # default fails an equal total, test_rules_examples B15-Co15).
+    house = tmp_path / "litige.toml"
+    house.write_text('name = "co15-litige"\nextends = "ffb-coinche-2015"\n[contract]\ntie = "litige"\n')
+    rs = str(house)
+    # DEAL_L (81-81) bid 80 hearts by seat 0: 81 >= 80 but not more than the defence's 81:
     # a litige (FFB-Co15 §10.1.3). "les points du preneur sont remis en jeu (81 ou 91)": the takers' 81 are held,
     # not 81 + the bid 80 = 161 (the engine held 160). Defence 81 now; both rounded to the nearest ten, 5 up
     # (FFB-Co15 §10.2): [0, 80], 80 held.
@@ -227,13 +232,13 @@ def test_litige_holds_the_takers_points_not_the_bid():
     # team 0 = 0 + 170 + 80 = 250; team 1 = 80 + 90 = 170.
     hands = [native_hand(DEAL_L, 1, taker=0, bid=80), native_hand(DEAL_A, 2, taker=0, bid=80)]
     game = native_game("g1", hands, variant="coinche", ruleset_hint=None)
-    r1, r2 = score("ffb-coinche-2015", game)
+    r1, r2 = score(rs, game)
     assert (r1["litige"], r1["hand_score"], r1["held_points"]) == (True, [0, 80], 80)
     assert (r2["contract_made"], r2["hand_score"]) == (True, [170, 90])
-    (g,) = game_results("ffb-coinche-2015", game)
+    (g,) = game_results(rs, game)
     assert (g["totals"], g["unresolved_held"]) == ([250, 170], 0)
     # surcoinched (x4): the held points are the takers' 81 x 4 = 324 -> 320 (was (81 + 80) x 4 = 644 -> 640)
-    (r,) = score("ffb-coinche-2015", native_game("g2", [native_hand(DEAL_L, 1, taker=0, bid=80, coinche=2)],
+    (r,) = score(rs, native_game("g2", [native_hand(DEAL_L, 1, taker=0, bid=80, coinche=2)],
                                                 variant="coinche", ruleset_hint=None))
     assert (r["hand_score"], r["held_points"]) == ([0, 80], 320)
 

@@ -1,5 +1,5 @@
 """NikolayIT/BelotGameEngine's test cases (../shared/oracles/cases/nikolayit_belotgameengine.json, 200 cases)
-under the `bulgarian` ruleset. Seats S E N W are our seats 0 1 2 3 (S+N and E+W partners)."""
+under the `nikolayit` ruleset (`bulgarian` with the engine's valat exception). Seats S E N W are our seats 0 1 2 3 (S+N and E+W partners)."""
 
 import functools
 
@@ -17,7 +17,7 @@ from pipeline.rescore.play import PlayRules, legal_cards
 from pipeline.rescore.tables import strength
 
 FILE = "oracles/cases/nikolayit_belotgameengine.json"
-R = functools.partial(rules.load, "bulgarian")
+R = functools.partial(rules.load, "nikolayit")
 SEAT = {"S": 0, "E": 1, "N": 2, "W": 3}
 STRAIN = {"Clubs": 0, "Diamonds": 1, "Hearts": 2, "Spades": 3, "NoTrumps": 4, "AllTrumps": 5}
 STRAIN_TXT = {"Clubs": "C", "Diamonds": "D", "Hearts": "H", "Spades": "S", "NoTrumps": "NT", "AllTrumps": "AT"}

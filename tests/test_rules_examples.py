@@ -44,9 +44,10 @@ def score(ruleset, cards, decl=(0, 0), belote=(0, 0), taker=0, bid=0, capot_bid=
     ("B13", "ffb-coinche-2015", dict(cards=(100, 62), bid=120), ([0, 280], False, 0)),
     # B14: bid 100 coinché, made, takers' tierce 20, no belote: (160 + 20 + 100) x 2 = 560, defence 0
     ("B14", "ffb-coinche-2015", dict(cards=(120, 42), decl=(20, 0), bid=100, coinche=1), ([560, 0], True, 0)),
-    # B15: bid 80, 81-81: not made under Co15 (must beat the defence: litige); made under Ct16 (>= bid). Co15
-    # §10.1.3 (T) holds the takers' points, "81 ou 91", not the bid: 81 -> 80 held (was 81 + 80 -> 160)
-    ("B15-Co15", "ffb-coinche-2015", dict(cards=(81, 81), bid=80), ([0, 80], None, 80)),
+    # B15: bid 80, 81-81: not made under Co15 (must beat the defence; FFB-Co15 §10.1.2: the defence having at
+    # least as much, the contract fails: 160 + 80 = 240, the litige being a tournament option); made under Ct16
+    # (>= bid). With the litige option (contract.tie = "litige") §10.1.3 holds the takers' 81 -> 80.
+    ("B15-Co15", "ffb-coinche-2015", dict(cards=(81, 81), bid=80), ([0, 240], False, 0)),
     ("B15-Ct16", "ffb-contree-2016", dict(cards=(81, 81), bid=80), ([160, 80], True, 0)),
     # B8: made contract of x contré: 320 + x*2 (+ belote), defence 0; surcontré 640 + x*4
     ("B8", "ffb-contree-2016", dict(cards=(100, 62), bid=90, coinche=1), ([500, 0], True, 0)),

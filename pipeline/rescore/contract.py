@@ -68,11 +68,11 @@ class ContractResult:
 
 
 # integer codes of the string parameters, as the compiled kernels take them
-ROUND_MODES = ("none", "nearest10_5up", "nearest10_6up")
+ROUND_MODES = ("none", "nearest10_5up", "nearest10_6up", "tens_5up", "tens_6up")
 _VS = {"none": 0, "gt": 1, "ge": 2}
 _TIE = {"litige": 0, "made": 1, "failed": 2}
 _FAIL_DECL = {"to_defence": 0, "keep": 1, "lost": 2}
-_SCOPE = {"bid": 0, "whole": 1, "own": 2, "flat": 3}
+_SCOPE = {"bid": 0, "whole": 1, "own": 2, "flat": 3, "all_to_more": 4}
 FAILED, MADE, LITIGE = 0, 1, 2     # the outcome codes of :func:`outcome`
 
 
@@ -86,11 +86,17 @@ def _round_code(mode: str) -> int:
 @njit(cache=True, nogil=True)
 def round1(x, code):
     """One value in game points, ``code`` from :data:`ROUND_MODES`: 0 "none"; 1 "nearest10_5up" (85 -> 90,
-    FFB-Co15 §10.2); 2 "nearest10_6up" (85 -> 80, 86 -> 90, FFB-LOCAL). Integer floor division."""
+    FFB-Co15 §10.2); 2 "nearest10_6up" (85 -> 80, 86 -> 90, FFB-LOCAL); 3 "tens_5up" (points divided by 10
+    and rounded to the nearest, a half up: 85 -> 9, seed 002); 4 "tens_6up" (a half down: 85 -> 8, 86 -> 9).
+    Integer floor division."""
     if code == 1:
         return (x + 5) // 10 * 10
     if code == 2:
         return (x + 4) // 10 * 10
+    if code == 3:
+        return (x + 5) // 10
+    if code == 4:
+        return (x + 4) // 10
     return x
 
 
@@ -102,7 +108,7 @@ def _round_array(x, code, out):
 
 def round_points(x: np.ndarray, mode: str) -> np.ndarray:
     """Round game points (int64 array of any shape): "none"; "nearest10_5up" (85 -> 90, FFB-Co15 §10.2);
-    "nearest10_6up" (85 -> 80, 86 -> 90, FFB-LOCAL). Raises ValueError for another mode. The rule itself is
+    "nearest10_6up" (85 -> 80, 86 -> 90, FFB-LOCAL); "tens_5up" / "tens_6up" (divided by 10: 85 -> 9 / 8). Raises ValueError for another mode. The rule itself is
     :func:`round1`, which the compiled settlements use."""
     x = np.ascontiguousarray(x, dtype=np.int64)
     out = np.empty_like(x)
@@ -231,17 +237,18 @@ def _bulgarian(i, t, P, res, mult, doubled, strain, modern, score, held):
 
 
 def _made_params(R: Ruleset) -> np.ndarray:
-    """The made test's parameters as int64 (8,) for the kernels: made_counts_declarations,
+    """The made test's parameters as int64 (9,) for the kernels: made_counts_declarations,
     made_counts_belote, made_test_rounded, made_vs_bid is "ge", made_min_points, made_vs_defence code,
-    tie code, capot_bid_value."""
+    tie code, capot_bid_value, made_min_card_points."""
     return np.array([bool(R["contract.made_counts_declarations"]), bool(R["contract.made_counts_belote"]),
                      bool(R["contract.made_test_rounded"]), R["contract.made_vs_bid"] == "ge",
                      int(R["contract.made_min_points"]), _VS[R["contract.made_vs_defence"]],
-                     _TIE[R["contract.tie"]], int(R["contract.capot_bid_value"])], dtype=np.int64)
+                     _TIE[R["contract.tie"]], int(R["contract.capot_bid_value"]),
+                     int(R["contract.made_min_card_points"])], dtype=np.int64)
 
 
 def _award_params(R: Ruleset) -> np.ndarray:
-    """The undoubled and doubled awards' parameters as int64 (21,) for :func:`_settle_kernel`, in its order."""
+    """The undoubled and doubled awards' parameters as int64 (24,) for :func:`_settle_kernel`, in its order."""
     return np.array([
         int(R["contract.unbid_capot_flat"]), bool(R["contract.made_adds_bid"]), int(R["contract.capot_bid_made_flat"]),
         int(R["contract.fail_base"]), int(R["contract.fail_base_defence_capot"]), bool(R["contract.fail_adds_bid"]),
@@ -250,7 +257,8 @@ def _award_params(R: Ruleset) -> np.ndarray:
         bool(R["double.belote_to_winner"]), _SCOPE[R["double.scope"]], int(R["double.base"]),
         int(R["double.base_capot"]), bool(R["double.belote_multiplied"]), int(R["double.flat_coinche"]),
         int(R["double.flat_surcoinche"]), bool(R["double.bid_multiplied"]), bool(R["double.valat_cancels"]),
-        bool(R["contract.fail_takes_played"])],
+        bool(R["contract.fail_takes_played"]), bool(R["contract.capot_bid_counts_flat"]),
+        int(R["contract.fail_base_capot_bid"]), R["contract.made_scores"] == "bid"],
         dtype=np.int64)
 
 
@@ -264,8 +272,8 @@ def settle_one(i, C, D, B, t, bid, cb, coinche, capot_team, strain, mp, ap, rcod
     i of made/litige/decided (bool), P (the totals compared, card points: int32 (., 2) from :func:`settle`,
     int16 in :func:`pipeline.rescore.hand_pass.contract_pass`), score (int32 (., 2), game points) and held
     (int32, game points); decided is only written where a team has declaration points."""
-    m_decl, m_bel, m_round, vs_bid, min_pts, vs, tie_rule, capot_value = \
-        mp[0], mp[1], mp[2], mp[3], mp[4], mp[5], mp[6], mp[7]
+    m_decl, m_bel, m_round, vs_bid, min_pts, vs, tie_rule, capot_value, min_cards = \
+        mp[0], mp[1], mp[2], mp[3], mp[4], mp[5], mp[6], mp[7], mp[8]
     o = 1 - t
     V = capot_value if cb else bid
     taker_capot = capot_team == t
@@ -280,14 +288,16 @@ def settle_one(i, C, D, B, t, bid, cb, coinche, capot_team, strain, mp, ap, rcod
         pO += D[i, o]
     P[i, t] = pT
     P[i, o] = pO
-    ok = taker_capot if cb else True
+    # contract.made_min_card_points: the taker's card points alone must reach it (seed 004: "al menos 82 puntos de
+    # cartas"), whatever the declarations and belote add to the total tested against the bid
+    ok = taker_capot if cb else C[i, t] >= min_cards
     if vs_bid and not cb:
         ok = ok and pT >= max(V, min_pts)
     res = outcome(ok, pT, pO, cb, vs, tie_rule)
     made[i] = res == MADE
     litige[i] = res == LITIGE
     if D[i, 0] != 0 or D[i, 1] != 0:   # the same test without the declarations (belote kept)
-        ok0 = taker_capot if cb else True
+        ok0 = taker_capot if cb else C[i, t] >= min_cards
         if vs_bid and not cb:
             ok0 = ok0 and base_T >= max(V, min_pts)
         decided[i] = outcome(ok0, base_T, base_O, cb, vs, tie_rule) != res
@@ -301,15 +311,22 @@ def settle_one(i, C, D, B, t, bid, cb, coinche, capot_team, strain, mp, ap, rcod
             mult = 1
         _bulgarian(i, t, P, res, mult, doubled, strain, bg == 2, score, held)
         return
-    # undoubled, made
-    card_T = ap[0] if ap[0] != 0 and taker_capot and not cb else cT
+    # undoubled, made; contract.capot_bid_counts_flat: a capot bid's cards also count unbid_capot_flat (seed 004:
+    # "a team that takes every trick counts 250 for its cards", bid or not)
+    card_T = ap[0] if ap[0] != 0 and taker_capot and (ap[21] or not cb) else cT
     made_T = card_T + dT + bT + (V if ap[1] else 0)
     if ap[2] != 0 and cb:
         made_T = ap[2] + bT
     made_O = cO + dO + bO
+    if ap[23]:   # contract.made_scores = "bid" ("points annoncés"): the bid alone, each side keeping its belote
+        made_T = V + bT
+        made_O = bO
     # undoubled, failed
-    # contract.fail_takes_played: what was played (2 players: 18 of the 32 cards), else the deck's 162/252
+    # contract.fail_takes_played: what was played (2 players: 18 of the 32 cards), else the deck's 162/252;
+    # contract.fail_base_capot_bid: the base of a failed capot bid (seed 004: 250, "500 made or failed")
     fail_base = cT + cO if ap[20] else (ap[4] if capot_team == o else ap[3])
+    if cb and ap[22] != 0 and not ap[20]:
+        fail_base = ap[22]
     fd, to_def = ap[6], ap[7]
     fail_O = fail_base + (V if ap[5] else 0) + dO + (dT if fd == 0 else 0) + bO + (bT if to_def else 0)
     if ap[8] != 0 and cb:
@@ -342,19 +359,26 @@ def settle_one(i, C, D, B, t, bid, cb, coinche, capot_team, strain, mp, ap, rcod
         else:
             dbl_made_T = (round1(cT + dT, rcode) + V) * mult + bT
         dbl_fail_O = (fail_base + V + decl_all) * mult + win_O
-    else:               # flat
+    elif scope == 3:    # flat
         flat = ap[17] if coinche == 2 else ap[16]
         bid_part = V * mult if ap[18] else 0
         dbl_made_T = flat + bid_part + win_T
         dbl_fail_O = flat + bid_part + win_O
+    else:               # all_to_more: both sides committed, the side with more points takes the whole deal,
+        # belotes included, x mult (seed 002: "la puntuación final de la ronda sea el doble")
+        dbl_made_T = (cT + cO + decl_all + bT + bO) * mult
+        dbl_fail_O = dbl_made_T
     if ap[2] != 0 and cb:   # a capot bid's flat award is multiplied (FFB-Ct16 p.7: 500/1000/2000)
         dbl_made_T = ap[2] * mult + win_T
     if ap[8] != 0 and cb:
         dbl_fail_O = ap[8] * mult + win_O
-    dbl_made_O = 0 if all_b else bO
+    dbl_made_O = 0 if (all_b or scope == 4) else bO
     if scope == 2 and not (cb or taker_capot):
         dbl_made_O = round1(cO + dO, rcode) + bO
-    dbl_fail_T = 0 if (all_b or to_def) else bT
+    dbl_fail_T = 0 if (all_b or to_def or scope == 4) else bT
+    if scope == 4 and P[i, t] == P[i, o]:   # equal totals: neither side has fewer, each keeps its own x mult
+        dbl_made_T = (cT + dT + bT) * mult
+        dbl_made_O = (cO + dO + bO) * mult
     sT = sO = 0
     h = 0
     if res == MADE:
@@ -366,7 +390,7 @@ def settle_one(i, C, D, B, t, bid, cb, coinche, capot_team, strain, mp, ap, rcod
     else:   # litige: the defence scores its own total now; the taker's total is held
         # (cards + declarations + belote: FFB-Co15 §10.1.3 holds "les points du preneur (81 ou 91)", never the bid,
         # which only a made contract adds; x the multiplier, as the hanging pot of BG-HIT)
-        sO = made_O
+        sO = cO + dO + bO
         h = round1((cT + dT + bT) * mult, rcode)
     score[i, t] = round1(sT, rcode)
     score[i, o] = round1(sO, rcode)

@@ -11,7 +11,9 @@ Where they come from (``declarations.count``):
 Contest between teams (rules.md R23), ``declarations.contest``:
     "unified": only the team holding the single best declaration scores, all of its declarations;
     "separate" (Bulgarian, BG-HIT/BG-NIK): sequences and carrés are two contests, each won separately;
-    "sequences_only" (HackBulgaria exercise): sequences contested, every carré scores for its holder.
+    "sequences_only" (HackBulgaria exercise): sequences contested, every carré scores for its holder;
+    "all" (seed 002 read literally: declarations "se suman a la puntuación final", no comparison named): no
+    contest, every team scores all its declarations.
     An exact tie of the best keys (``declarations.tie``) scores for nobody ("none", FFB-Co15 §8.3), or for the
     team whose tied best declaration belongs to the seat that announces first ("first_announcer", PAGAT-B,
     ACANOMAS): declarations are announced in playing order during the first trick, from the eldest hand on the
@@ -165,6 +167,10 @@ class Entries:
         order = np.argsort(key, kind="stable")
         return Entries(**{f: a[order] for f, a in cols.items()})
 
+    def take(self, idx: np.ndarray) -> "Entries":
+        """The items at positions ``idx`` (int array), in that order."""
+        return Entries(**{f: getattr(self, f)[idx] for f in Entries.__dataclass_fields__})
+
     @staticmethod
     def empty() -> "Entries":
         return Entries(*(np.zeros(0, dtype=t) for t in (np.int64, np.int8, np.int8, np.int8, np.int8, np.int8,
@@ -179,7 +185,7 @@ def _active(strain: np.ndarray, rules: Ruleset) -> np.ndarray:
     return on
 
 
-CONTESTS = ("unified", "separate", "sequences_only")
+CONTESTS = ("unified", "separate", "sequences_only", "all")
 #: ``declarations.tie`` values, in the order the kernels number them
 TIES = ("none", "first_announcer")
 
@@ -240,6 +246,13 @@ def _settle_row(src, dst, sp, sk, cp, ck, active, contest, K, team, seq_wins, ca
             sk[src, p] = 0
             cp[src, p] = 0
             ck[src, p] = 0
+    if contest == 3:              # all: no contest, every team scores its own
+        for p in range(P):
+            team[dst, mod(p, K)] += sp[src, p] + cp[src, p]
+        for t in range(K):
+            seq_wins[dst, t] = active
+            carre_wins[dst, t] = active
+        return
     if contest == 0:              # unified: one contest over every declaration
         for p in range(P):
             pts[0, p] = sp[src, p] + cp[src, p]
@@ -380,8 +393,8 @@ def held_one(hands, h0, P, strain, active, carre_points, carre_key, seq_points, 
                     first)
     else:      # nothing that scores is held: what the contest would give, without running it
         for t in range(K):
-            seq_wins[dst, t] = False
-            carre_wins[dst, t] = contest == 2 and active   # sequences_only: carrés are not contested
+            seq_wins[dst, t] = contest == 3 and active     # all: nothing is contested
+            carre_wins[dst, t] = (contest == 2 or contest == 3) and active   # sequences_only: carrés are not contested
     return c if active else 0
 
 
@@ -795,7 +808,8 @@ def resolve_list(entries: list[tuple[int, str, int, int | None, int]], strain: i
     winners = contest_outcomes(entries, strain, rules, n_players, dealer)
     flags = []
     for (seat, *_), group in zip(entries, groups):
-        if group is None or (group == "carre" and rules["declarations.contest"] == "sequences_only"):
+        if group is None or rules["declarations.contest"] == "all" or (
+                group == "carre" and rules["declarations.contest"] == "sequences_only"):
             flags.append(True)
         else:
             flags.append(winners[group][0] == seat % K)

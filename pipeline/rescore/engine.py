@@ -180,9 +180,10 @@ def _announced(hands: pa.Table, prep: _Prepared, inputs: hp.Inputs) -> tuple[tup
     Raises the settlement's ValueError when the ruleset's rounding mode has no code and a hand is scored."""
     R, rp = prep.rules, prep.params
     n, K = hands.num_rows, int(rp[hp.P_TEAMS])
-    count = int(rp[hp.P_COUNT])
+    count, bel_count = int(rp[hp.P_COUNT]), int(rp[hp.P_BELOTE_COUNT]) if rp[hp.P_BELOTE_ON] else hp.COUNT_HELD
     announced = hands.column("announced")
-    need_ann = count == hp.COUNT_ANNOUNCED or (count == hp.COUNT_ELSE_HELD and announced.null_count < n)
+    need_ann = any(c == hp.COUNT_ANNOUNCED or (c == hp.COUNT_ELSE_HELD and announced.null_count < n)
+                   for c in (count, bel_count))
     ann = (np.zeros((1, K), np.int64), np.zeros((1, K), np.int64))
     if not need_ann and rp[hp.P_RCODE] >= 0:
         return ann, None
@@ -190,15 +191,20 @@ def _announced(hands: pa.Table, prep: _Prepared, inputs: hp.Inputs) -> tuple[tup
     ok = first.flags[hp.F_OK].view(bool)
     if rp[hp.P_RCODE] < 0 and ok.any():
         contract._round_code(R["rounding.mode"])      # raises the settlement's ValueError
-    ai = np.nonzero(ok & first.flags[hp.F_FROM_ANN].view(bool))[0]
+    from_ann, bel_ann = first.flags[hp.F_FROM_ANN].view(bool), first.flags[hp.F_BELOTE_ANN].view(bool)
+    ai = np.nonzero(ok & (from_ann | bel_ann))[0]
     if not (need_ann and len(ai)):
         return ann, None
     dec = declarations.from_announced(hands.column("announced").take(pa.array(ai)), first.small[hp.S_STRAIN][ai],
                                       R, int(rp[hp.P_PLAYERS]), inputs.dealer[ai])
     ann = (np.zeros((n, K), np.int64), np.zeros((n, K), np.int64))
     ann[0][ai], ann[1][ai] = dec.team_points, dec.belote
-    dec.entries.row = ai[dec.entries.row]
-    return ann, dec.entries
+    # each row lists the record's items only for what it takes from the record (declarations.count, belote.count)
+    e = dec.entries
+    e.row = ai[e.row]
+    is_bel = e.kind == declarations.KINDS.index("belote")
+    keep = np.where(is_bel, bel_ann[e.row], from_ann[e.row])
+    return ann, e.take(np.nonzero(keep)[0]) if not keep.all() else e
 
 
 def _table(hands: pa.Table, prep: _Prepared, out: hp.Outputs, e: declarations.Entries, offsets: np.ndarray) -> pa.Table:

@@ -49,7 +49,7 @@ from pipeline.rules import Ruleset
  P_CAPOT_LAST_TRICK, P_CAPOT_SPLIT, P_CAPOT_BONUS, P_NT_A, P_NT_B, P_AT_A, P_AT_B, P_DECL_NT, P_DECL_AT, P_CONTEST,
  P_TRUMP_BONUS, P_CARRE_IN_SEQ, P_BELOTE_AT, P_BELOTE_LED, P_BELOTE_VALUE, P_ON_CAPOT, P_RCODE, P_BG,
  P_SOLO_COMBINED, P_FAIL_DECL, P_TO_DEFENCE, P_SOLO_SHARE, P_PENALTY, P_FLAGS, P_STRAIN_MASK, P_PRISE,
- P_TIE) = range(36)
+ P_TIE, P_BELOTE_COUNT) = range(37)
 COUNT_HELD, COUNT_ANNOUNCED, COUNT_ELSE_HELD = 0, 1, 2
 _COUNT = {"held": COUNT_HELD, "announced": COUNT_ANNOUNCED, "announced_else_held": COUNT_ELSE_HELD}
 _ON_CAPOT = {"keep": 0, "to_capot_team": 1, "lost": 2}
@@ -65,8 +65,8 @@ COMP_FULL, COMP_TT, COMP_SUMMARY, COMP_DEAL, COMP_OTHER = range(5)
 # rows of the flags output (uint8 (N_FLAGS, n), 0/1): validity of output columns, boolean values, and what the
 # first pass tells the others (F_FULL: a full play record; F_HANDS: the initial hands are all there)
 (F_REASON, F_PLAYED, F_LEGAL, F_ILLEGAL, F_HAS_TAKER, F_OK, F_CAPOT, F_FROM_ANN, F_DECIDED_V, F_DECIDED, F_BELOTE,
- F_MADE_V, F_MADE, F_LITIGE, F_SCORE_V, F_MATCH_V, F_MATCH, F_FULL, F_HANDS) = range(19)
-N_FLAGS = 19
+ F_MADE_V, F_MADE, F_LITIGE, F_SCORE_V, F_MATCH_V, F_MATCH, F_FULL, F_HANDS, F_BELOTE_ANN) = range(20)
+N_FLAGS = 20
 
 # rows of the int8 output (int8 (N_SMALL, n))
 (S_REASON, S_STATUS, S_ILL_TRICK, S_ILL_SEAT, S_ILL_CARD, S_ILL_RULE, S_TAKER_TEAM, S_LAST_TEAM, S_CAPOT_TEAM,
@@ -112,7 +112,7 @@ def params(R: Ruleset, flags: int) -> np.ndarray:
          # the strains the ruleset plays (bit STRAINS.index(s)) and whether its auction is a prise (no coinche,
          # no capot bid): a contract outside them has no score under it (auction.strains / auction.style)
          sum(1 << STRAINS.index(s) for s in R["auction.strains"]), R["auction.style"] == "prise",
-         TIES.index(R["declarations.tie"])]
+         TIES.index(R["declarations.tie"]), _COUNT[R["belote.count"]]]
     return np.array(v, dtype=np.int64)
 
 
@@ -375,8 +375,12 @@ def cards_pass(n, rp, n_pl, taker, taker_bits, taker_off, tteam, tteam_bits, tte
         tt_len = tt_o[i + 1] - tt_o[i] if _bit(tt_bits, tt_off, i) else 0
         st = _text_code(strain_o, strain_d, i, strain_texts_o, strain_texts_d) \
             if _bit(strain_bits, strain_off, i) else -1
-        from_ann = count_mode == COUNT_ANNOUNCED or (count_mode == COUNT_ELSE_HELD and _bit(ann_bits, ann_off, i))
-        needs_hands = not from_ann and (decl_on or belote_on)
+        has_ann = _bit(ann_bits, ann_off, i)
+        from_ann = count_mode == COUNT_ANNOUNCED or (count_mode == COUNT_ELSE_HELD and has_ann)
+        # belote.count: the belote from the record's announcements (said, or lost), or held in the initial hands
+        bel_ann = belote_on and (rp[P_BELOTE_COUNT] == COUNT_ANNOUNCED
+                                 or (rp[P_BELOTE_COUNT] == COUNT_ELSE_HELD and has_ann))
+        needs_hands = (not from_ann and decl_on) or (not bel_ann and belote_on)
         cb = _bit(cbid_bits, cbid_off, i)
         reason = 0
         if n_pl[i] != P:
@@ -416,6 +420,7 @@ def cards_pass(n, rp, n_pl, taker, taker_bits, taker_off, tteam, tteam_bits, tte
         flags[F_HAS_TAKER, i] = has_taker
         flags[F_OK, i] = ok
         flags[F_FROM_ANN, i] = from_ann
+        flags[F_BELOTE_ANN, i] = bel_ann
         flags[F_SCORE_V, i] = ok or passed
         flags[F_FULL, i] = is_full
         flags[F_HANDS, i] = hands_ok
@@ -521,29 +526,36 @@ def declarations_pass(n, rp, hands_o, hands_v, plays_o, plays_v, dealer, carre_p
                 D[i, t] = 0
                 B[i, t] = 0
             lost = 0
-            if flags[F_FROM_ANN, i]:
+            from_ann = flags[F_FROM_ANN, i] != 0
+            bel_held = belote_on and flags[F_BELOTE_ANN, i] == 0
+            if from_ann:
                 for t in range(K):
                     D[i, t] = ann_team[i, t]
+            if flags[F_BELOTE_ANN, i]:
+                for t in range(K):
                     B[i, t] = ann_belote[i, t]
-            elif flags[F_HANDS, i]:
+            if flags[F_HANDS, i] and not (from_ann and not bel_held):
                 h0 = hands_o[i]
-                active = decl_on and (st != NO_TRUMP or rp[P_DECL_NT] != 0) and (st != ALL_TRUMP or rp[P_DECL_AT] != 0)
-                for t in range(K):
-                    team1[0, t] = 0
-                n_items = held_one(hands_v, h0, P, st, active, carre_points, carre_key, seq_points,
-                                   seq_key, slot_points, rp[P_TRUMP_BONUS], in_seq, rp[P_CONTEST], K,
-                                   sp, sk, cp, ck, 0, team1, seq_w, carre_w, 0, pts, key,
-                                   tk, th, rp[P_TIE], mod(np.int64(dealer[i]) + 1, P))
-                for t in range(K):
-                    D[i, t] = team1[0, t]
-                if belote_on:
+                active = decl_on and not from_ann and (st != NO_TRUMP or rp[P_DECL_NT] != 0) and (
+                    st != ALL_TRUMP or rp[P_DECL_AT] != 0)
+                n_items = 0
+                if not from_ann:
+                    for t in range(K):
+                        team1[0, t] = 0
+                    n_items = held_one(hands_v, h0, P, st, active, carre_points, carre_key, seq_points,
+                                       seq_key, slot_points, rp[P_TRUMP_BONUS], in_seq, rp[P_CONTEST], K,
+                                       sp, sk, cp, ck, 0, team1, seq_w, carre_w, 0, pts, key,
+                                       tk, th, rp[P_TIE], mod(np.int64(dealer[i]) + 1, P))
+                    for t in range(K):
+                        D[i, t] = team1[0, t]
+                if bel_held:
                     for p in range(P):
                         suits = belote_suits(np.int64(hands_v[h0 + p]), st, at_counts)
                         for suit in range(4):
                             if suits >> suit & 1:
                                 B[i, mod(p, K)] += value
                                 n_items += 1
-                if rp[P_BELOTE_LED] and flags[F_FULL, i] and st == ALL_TRUMP:
+                if bel_held and rp[P_BELOTE_LED] and flags[F_FULL, i] and st == ALL_TRUMP:
                     lost = belote_not_led(hands_v, h0, P, plays_v, plays_o[i], P * T, value, K, B, i)
                 if n_items > 0:
                     if o + ITEMS_PER_SEAT * P <= cap:
@@ -553,7 +565,7 @@ def declarations_pass(n, rp, hands_o, hands_v, plays_o, plays_v, dealer, carre_p
                                 o = seat_items(h, st, carre_points, slot_length, slot_top, slot_points,
                                                in_seq, seq_w[0, mod(p, K)], carre_w[0, mod(p, K)], i, p, o,
                                                e_row, e_seat, e_kind, e_rank, e_suit, e_length, e_points, e_scored)
-                            if belote_on:
+                            if bel_held:
                                 o = belote_items(belote_suits(h, st, at_counts), lost, value, i, p, o,
                                                  e_row, e_seat, e_kind, e_rank, e_suit, e_length, e_points, e_scored)
                     else:                  # no room: count them, the caller runs again with room enough

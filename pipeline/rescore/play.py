@@ -38,6 +38,7 @@ class PlayRules:
     partner_exemption: bool
     all_trump_must_head: bool
     partner_exemption_must_raise: bool
+    partner_exemption_on_trump_lead: bool
 
     @classmethod
     def of(cls, rules: Ruleset) -> "PlayRules":
@@ -46,9 +47,9 @@ class PlayRules:
 
 # PlayRules as the kernels take them: one uint8 per obligation, in this order
 _FLAGS = ("overtrump_on_trump_lead", "must_trump", "must_overtrump", "must_undertrump", "partner_exemption",
-          "all_trump_must_head", "partner_exemption_must_raise")
+          "all_trump_must_head", "partner_exemption_must_raise", "partner_exemption_on_trump_lead")
 (F_OVERTRUMP_ON_TRUMP_LEAD, F_MUST_TRUMP, F_MUST_OVERTRUMP, F_MUST_UNDERTRUMP, F_PARTNER_EXEMPTION,
- F_ALL_TRUMP_MUST_HEAD, F_PARTNER_EXEMPTION_MUST_RAISE) = range(7)
+ F_ALL_TRUMP_MUST_HEAD, F_PARTNER_EXEMPTION_MUST_RAISE, F_PARTNER_EXEMPTION_ON_TRUMP_LEAD) = range(8)
 _ABOVE_TRUMP = ABOVE_TRUMP.astype(np.int64)
 _STRENGTH = STRENGTH.astype(np.int64)
 
@@ -75,6 +76,8 @@ def legal_one(hand, first, led_suit, strain, win_card, partner_winning, fl, abov
     is_suit = strain < 4
     win_idx = min(max(win_card, 0), 31)
     if follow != 0:
+        if partner_winning and fl >> F_PARTNER_EXEMPTION_ON_TRUMP_LEAD & 1:
+            return follow, FOLLOW_SUIT     # trump led, partner winning: any card of the suit (seed 002)
         if is_suit and led == strain:      # trump led and held: overtrump if able
             higher_trumps = follow & above_trump[win_idx if win_idx // 8 == strain else 32]
             if fl >> F_OVERTRUMP_ON_TRUMP_LEAD & 1 and higher_trumps != 0:
