@@ -1,0 +1,196 @@
+"""coinche-1000: the coinche of seed 004 (../shared/seeds/004_d127db038aaa4e12.txt), scored as its text says.
+
+Totals are team totals (card points with the last trick, declarations after the contest, belote); every
+expected number is worked out by hand from the text in the comment above it, and each test checks the same
+position with the parameter changed (a house file) so that it fails if the rule's code is removed.
+"""
+
+from __future__ import annotations
+
+import pytest
+import numpy as np
+from helpers import score
+from seedkit import game, hand, house, settle1
+
+from pipeline import rules
+from pipeline.cards import mask_of, parse_card, parse_strain
+from pipeline.rescore import declarations
+
+pytestmark = pytest.mark.rules
+C = "coinche-1000"
+
+
+@pytest.mark.covers("coinche-1000:contract.made_min_card_points", "contract.made_min_card_points",
+                    "coinche-1000:contract.made_counts_declarations", "coinche-1000:contract.made_vs_bid",
+                    "coinche-1000:contract.fail_declarations", "coinche-1000:contract.fail_adds_bid",
+                    "coinche-1000:contract.fail_base")
+def test_made_needs_82_card_points(tmp_path):
+    # "cumplen su contrato cuando hacen al menos 82 puntos de cartas y sus puntos de cartas, declaraciones y belote
+    # llegan a la puja": bid 80, cards 80 + a tierce 20 = 100 >= 80 but 80 card points < 82: failed. "los
+    # defensores se anotan 160, la puja, todas las declaraciones": 160 + 80 + 20 = 260.
+    assert settle1(C, (80, 82), decl=(20, 0), bid=80) == ([0, 260], False, 0)
+    # without the card-point minimum: made, 80 + 20 + 80 = 180; defence 82 -> 80.
+    no_min = house(tmp_path, C, "[contract]\nmade_min_card_points = 0")
+    assert settle1(no_min, (80, 82), decl=(20, 0), bid=80) == ([180, 80], True, 0)
+    # 82 card points, a belote: 82 + 20 = 102 >= 100: made, 102 + 100 = 202 -> 200; defence 80.
+    assert settle1(C, (82, 80), belote=(20, 0), bid=100) == ([200, 80], True, 0)
+
+
+@pytest.mark.covers("coinche-1000:contract.made_adds_bid", "coinche-1000:rounding.mode",
+                    "coinche-1000:contract.made_vs_defence", "coinche-1000:contract.tie")
+def test_made_points_plus_bid_rounded(tmp_path):
+    # "se anotan sus puntos más la puja y los defensores se anotan los suyos, cada uno redondeado a la decena más
+    # cercana": bid 110, 113 -> 113 + 110 = 223 -> 220; defence 49 -> 50. 115 + 110 = 225 -> 230 (a 5 up);
+    # defence 47 -> 50. With 5 down (nearest10_6up): 220, 50.
+    assert settle1(C, (113, 49), bid=110) == ([220, 50], True, 0)
+    assert settle1(C, (115, 47), bid=110) == ([230, 50], True, 0)
+    down = house(tmp_path, C, "[rounding]\nmode = \"nearest10_6up\"")
+    assert settle1(down, (115, 47), bid=110) == ([220, 50], True, 0)
+    # no comparison with the defence: 90 on a bid of 90 against 72 + a carré 100 = 172: made, 180; defence 170.
+    assert settle1(C, (90, 72), decl=(0, 100), bid=90) == ([180, 170], True, 0)
+
+
+@pytest.mark.covers("coinche-1000:contract.capot_bid_counts_flat", "contract.capot_bid_counts_flat",
+                    "coinche-1000:contract.unbid_capot_flat", "coinche-1000:contract.capot_bid_value",
+                    "coinche-1000:cards.capot_last_trick", "coinche-1000:declarations.on_capot")
+def test_capot_counts_250_for_the_cards(tmp_path):
+    # "Un equipo que gana todas las bazas cuenta en cambio 250 por sus cartas": an unbid capot on a bid of 80:
+    # 250 + 80 = 330. A capot bid made ("vale 500"): 250 + 250 + its quarte 50 + belote 20 = 570.
+    assert settle1(C, (252, 0), capot=0, bid=80) == ([330, 0], True, 0)
+    assert settle1(C, (252, 0), capot=0, capot_bid=True, decl=(50, 0), belote=(20, 0)) == ([570, 0], True, 0)
+    # Without the flat on a capot bid its cards count 252: 252 + 250 + 50 + 20 = 572 (no rounding to see it).
+    exact = house(tmp_path, C, "[rounding]\nmode = \"none\"")
+    assert settle1(exact, (252, 0), capot=0, capot_bid=True, decl=(50, 0), belote=(20, 0)) == ([570, 0], True, 0)
+    no_flat = house(tmp_path, C, "[rounding]\nmode = \"none\"\n[contract]\ncapot_bid_counts_flat = false")
+    assert settle1(no_flat, (252, 0), capot=0, capot_bid=True, decl=(50, 0), belote=(20, 0)) == ([572, 0], True, 0)
+
+
+@pytest.mark.covers("coinche-1000:contract.fail_base_capot_bid", "contract.fail_base_capot_bid",
+                    "coinche-1000:contract.fail_base_defence_capot", "coinche-1000:belote.on_failure")
+def test_failed_capot_bid_is_worth_500(tmp_path):
+    # "una puja de capot vale 500 tanto si se cumple como si no": takers 150 of 162 with a belote: failed; the
+    # defence 250 + 250 + its tierce 20 + its belote 20 = 540; the takers keep their belote ("solo conservan su
+    # belote"): 20. With the 160 base: 160 + 250 + 40 = 450.
+    assert settle1(C, (150, 12), capot_bid=True, decl=(0, 20), belote=(20, 20)) == ([20, 540], False, 0)
+    base160 = house(tmp_path, C, "[contract]\nfail_base_capot_bid = 0")
+    assert settle1(base160, (150, 12), capot_bid=True, decl=(0, 20), belote=(20, 20)) == ([20, 450], False, 0)
+    # a defence that takes every trick of a bid of 80 counts 250 for its cards: 250 + 80 = 330; with the
+    # fail_base_defence_capot of 160: 240.
+    assert settle1(C, (0, 252), capot=1, bid=80) == ([0, 330], False, 0)
+    d160 = house(tmp_path, C, "[contract]\nfail_base_defence_capot = 160")
+    assert settle1(d160, (0, 252), capot=1, bid=80) == ([0, 240], False, 0)
+
+
+@pytest.mark.covers("coinche-1000:double.scope", "coinche-1000:double.base", "coinche-1000:double.base_capot",
+                    "coinche-1000:double.coinche", "coinche-1000:double.surcoinche",
+                    "coinche-1000:double.belote_to_winner", "coinche-1000:double.belote_multiplied")
+def test_coinche_winner_scores_160_plus_bid_plus_declarations_times_two(tmp_path):
+    # "el equipo que gana la mano se anota 160, o 250 tras un capot o una puja de capot, más la puja y todas las
+    # declaraciones contadas, por dos, o por cuatro tras un surcoinche, y cada equipo conserva su belote": bid 100
+    # made, the takers' tierce 20, the defence's belote: (160 + 100 + 20) x 2 = 560, defence 20; x 4 = 1120.
+    assert settle1(C, (120, 42), decl=(20, 0), belote=(0, 20), bid=100, coinche=1) == ([560, 20], True, 0)
+    assert settle1(C, (120, 42), decl=(20, 0), belote=(0, 20), bid=100, coinche=2) == ([1120, 20], True, 0)
+    # failed under coinche: the defence (160 + 100 + 20) x 2 = 560, the takers keep nothing but a belote (none)
+    assert settle1(C, (70, 92), decl=(20, 0), bid=100, coinche=1) == ([0, 560], False, 0)
+    # a capot bid made and coinched: (250 + 250) x 2 = 1000; a defence capot on a bid of 80: (250 + 80) x 2 = 660
+    assert settle1(C, (252, 0), capot=0, capot_bid=True, coinche=1) == ([1000, 0], True, 0)
+    assert settle1(C, (0, 252), capot=1, bid=80, coinche=1) == ([0, 660], False, 0)
+    # the belote inside the product would give (160 + 100 + 20 + 20) x 2 = 600 to ... the takers' own belote:
+    inside = house(tmp_path, C, "[double]\nbelote_multiplied = true")
+    assert settle1(inside, (120, 42), decl=(20, 0), belote=(20, 0), bid=100, coinche=1) == ([600, 0], True, 0)
+    assert settle1(C, (120, 42), decl=(20, 0), belote=(20, 0), bid=100, coinche=1) == ([580, 0], True, 0)
+
+
+# Declarations of seed 004 on full hands (dealer 3, seat 0 leads). Seat 0 holds every heart (trump) and takes the
+# 8 heart tricks' worth of leads... each hand below is described where it is used.
+FOUR_NINES = ["9H 9C 9D 9S AH AC AD AS", "7H 8H 7C 8C 7D 8D 7S 8S", "TH JH TC JC TD JD TS JS",
+              "QH KH QC KC QD KD QS KS"]
+# No-trump, seat 0 leads its aces then its nines: each ace trick A 7 T Q -> seat 2's ten loses to the ace;
+# the nine tricks 9 8 J K -> the king wins (seat 3), then seat 3 leads ... the plays are given trick by trick.
+NT_TRICKS = ["AH 7H TH QH", "AC 7C TC QC", "AD 7D TD QD", "AS 7S TS QS",
+             "9H 8H JH KH", "KC 9C 8C JC", "KD 9D 8D JD", "KS 9S 8S JS"]
+
+
+@pytest.mark.covers("coinche-1000:declarations.count", "coinche-1000:declarations.carre_no_trump",
+                    "coinche-1000:declarations.in_no_trump", "coinche-1000:cards.no_trump",
+                    "coinche-1000:auction.strains", "coinche-1000:auction.style", "coinche-1000:declarations.enabled")
+def test_no_trump_carres_and_announcements(tmp_path):
+    # No-trump A19 10:10 K4 Q3 J2. Tricks 1-4 (seat 0's aces): 19 + 0 + 10 + 3 = 32 each -> team 0 128.
+    # Trick 5: 9H 8H JH KH -> KH wins (seat 3): 0 + 0 + 2 + 4 = 6; seat 3 leads KC 9C 8C JC (the king is the best
+    # club left: 4 + 0 + 0 + 2 = 6), KD ... 6, KS ... 6 + last trick 10 -> team 1 34. 128 + 34 = 162.
+    # Seat 0 holds four nines and four aces: in no-trump "cuatro ases valen 200 ... y no hay cuatro iguales de
+    # nueves". Declarations count only when announced ("una declaración que no cantas no puntúa").
+    ann = [{"seat": 0, "kind": "carre", "rank": "A"}, {"seat": 0, "kind": "carre", "rank": "9"}]
+    bid = dict(taker=0, strain="NT", dealer=3, bid=100)
+    r = score(C, game([hand(FOUR_NINES, NT_TRICKS, announced=ann, **bid)]))[0]
+    # 128 + 200 = 328 >= 100: made, 328 + 100 = 428 -> 430; defence 34 -> 30.
+    assert (r["legal"], r["card_points"], r["declaration_points"], r["hand_score"]) == (True, [128, 34], [200, 0], [430, 30])
+    # nothing announced: 128 + 100 = 228 -> 230
+    r = score(C, game([hand(FOUR_NINES, NT_TRICKS, announced=[], **bid)]))[0]
+    assert (r["declaration_points"], r["hand_score"]) == ([0, 0], [230, 30])
+    # the base no-trump carré table (nines 100): 128 + 300 + 100 = 528 -> 530
+    nines = house(tmp_path, C, '[declarations]\ncarre_no_trump = { "9" = 100 }')
+    r = score(nines, game([hand(FOUR_NINES, NT_TRICKS, announced=ann, **bid)]))[0]
+    assert r["declaration_points"] == [300, 0]
+
+
+def held_points(ruleset, seats: list[str], strain: str, dealer: int = 3) -> list[int]:
+    """Declaration points each team scores from the cards held (seats: 8 cards each), after the contest."""
+    R = rules.load(ruleset)
+    hands = np.array([[mask_of(parse_card(c) for c in h.split()) for h in seats]], dtype=np.uint32)
+    dec = declarations.detect(hands, np.array([parse_strain(strain)], dtype=np.int8), R, declarations.build_tables(R),
+                              dealer=np.array([dealer]))
+    return dec.team_points[0].tolist()
+
+
+# seat 0: the four jacks and 9H TH (a run 9-10-J of hearts through JH); nobody else holds a declaration.
+JACKS = ["JH 9H TH JC JD JS AC AD", "7H 8H 7C 8C QD KD 7S 8S", "QH KH QC KC 7D 8D QS KS",
+         "AH 9C TC 9D TD 9S TS AS"]
+
+
+@pytest.mark.covers("coinche-1000:declarations.carre_cards_in_sequences", "coinche-1000:declarations.carre",
+                    "coinche-1000:declarations.in_all_trump", "coinche-1000:declarations.contest")
+def test_a_card_counts_in_one_declaration_only(tmp_path):
+    # "Una carta cuenta en una sola declaración": JH is in the carré of jacks (200), so 9H TH are no tierce: 200.
+    # The others hold three of a rank at most and runs of two. Reading JH into both: 200 + 20 = 220. In all-trump
+    # ("cuentan en todos los contratos") the same 200; the suit-contract carré of jacks is 200 there too.
+    assert held_points(C, JACKS, "H") == [200, 0]
+    assert held_points(C, JACKS, "AT") == [200, 0]
+    both = house(tmp_path, C, "[declarations]\ncarre_cards_in_sequences = true")
+    assert held_points(both, JACKS, "H") == [220, 0]
+    off = house(tmp_path, C, "[declarations]\nin_all_trump = false")
+    assert held_points(off, JACKS, "AT") == [0, 0]
+
+
+# seat 0 a run of six hearts 7-Q, seat 1 a run of five spades 9-K; clubs trump; no other declaration.
+RUNS = ["7H 8H 9H TH JH QH 7C 8C", "9S TS JS QS KS 7D 8D AC", "KH AH AS 7S JD 9C QC AD",
+        "8S TC JC KC TD 9D QD KD"]
+
+
+@pytest.mark.covers("coinche-1000:declarations.long_runs", "coinche-1000:declarations.quinte")
+def test_a_run_of_six_is_one_quinte(tmp_path):
+    # "una escalera de seis o más cartas es una sola quinta": 7-Q of hearts is a quinte (100) ranked as one, so
+    # the contest goes to the higher top card: seat 1's K beats seat 0's Q: team 1 100. Ranking by length
+    # (long_runs = "by_length"): the six beats the five: team 0 100.
+    assert held_points(C, RUNS, "C") == [0, 100]
+    longer = house(tmp_path, C, '[declarations]\nlong_runs = "by_length"')
+    assert held_points(longer, RUNS, "C") == [100, 0]
+
+
+# seat 0 a tierce 9-10-J of hearts, seat 1 a tierce 9-10-J of diamonds; nothing else.
+TIERCES = ["9H TH JH 7C 9C JC 7S 9S", "9D TD JD 8C TC QC 8S TS", "7H QH 7D QD KC AC JS KS",
+           "8H KH AH 8D KD AD QS AS"]
+
+
+@pytest.mark.covers("coinche-1000:declarations.tie", "coinche-1000:declarations.trump_breaks_ties",
+                    "coinche-1000:declarations.tierce")
+def test_equal_best_declarations_score_for_nobody(tmp_path):
+    # Clubs trump: two tierces of equal length and top card, neither in trump: "Si las dos mejores siguen iguales,
+    # no cuenta ninguna declaración": [0, 0]. To the first announcer (seat 0, dealer 3): [20, 0]. Hearts trump:
+    # "en un contrato de palo, una escalera de triunfo": seat 0's wins: [20, 0]; without that rule: [0, 0].
+    assert held_points(C, TIERCES, "C") == [0, 0]
+    first = house(tmp_path, C, '[declarations]\ntie = "first_announcer"')
+    assert held_points(first, TIERCES, "C") == [20, 0]
+    assert held_points(C, TIERCES, "H") == [20, 0]
+    no_trump_rank = house(tmp_path, C, "[declarations]\ntrump_breaks_ties = false")
+    assert held_points(no_trump_rank, TIERCES, "H") == [0, 0]
