@@ -170,13 +170,14 @@ def test_announced_only_ruleset_shows_no_contest_of_held_declarations(tmp_path):
     (the engine settles the recorded list, which is empty: pipeline/rescore/hand_pass.py, F_FROM_ANN). The
     breakdown lists what is held but must not settle a contest over it. The hand (tests/test_hand_pass.py's
     _game): each seat holds one whole suit, so a run of 8 (quinte, 100) each; seat 0 takes in clubs. By hand:
-    nothing announced -> declarations 0 - 0, belote 0 - 0 (a belote counts only as announced too)."""
+    nothing announced -> declarations 0 - 0, belote 0 - 0 with ``belote.count = "announced"`` too; with
+    ``belote.count = "held"`` (belote-classic's) the belote counts as held: seat 0 holds every club, KC QC, 20."""
     from helpers import hands_table
     from test_hand_pass import _game
 
     house = tmp_path / "announced-only.toml"
     house.write_text('name = "announced-only"\nextends = "belote-classic"\ndescription = "t"\n\n'
-                     '[declarations]\ncount = "announced"\n')
+                     '[declarations]\ncount = "announced"\n[belote]\ncount = "announced"\n')
     (hand,) = hands_table(_game(1)).to_pylist()
     assert hand["announced"] is None
     b = explain(hand, rules.load(str(house)))
@@ -185,6 +186,11 @@ def test_announced_only_ruleset_shows_no_contest_of_held_declarations(tmp_path):
         ("held by P0", "quinte to AC (100)"), ("held by P1", "quinte to AD (100)"),
         ("held by P2", "quinte to AH (100)"), ("held by P3", "quinte to AS (100)"),
         ("declarations scored", "0 - 0"), ("belote-rebelote", "0 - 0")]
+    held = tmp_path / "announced-declarations.toml"
+    held.write_text('name = "announced-declarations"\nextends = "belote-classic"\n[declarations]\ncount = "announced"\n')
+    b = explain(hand, rules.load(str(held)))
+    (sec,) = [s for s in b["sections"] if s["title"] == "Declarations and belote"]
+    assert (sec["lines"][-2]["value"], sec["lines"][-1]["value"]) == ("0 - 0", "20 - 0")
 
 
 @pytest.mark.parametrize("ruleset, to", [
