@@ -384,3 +384,52 @@ def test_bulgarian_plain_more_than_151_wins(tmp_path):
     R2 = rules.load(exact)
     (gr2,) = game_pass(score_batch(hands_table(g), R2), R2).to_pylist()
     assert gr2["ended_at_hand"] == 8          # 154 is not more than 154; 176 at hand 8 is
+
+
+# -------------------------------------------------------------------------------- more worked examples per ruleset
+
+@pytest.mark.covers("mundijuegos-classic-no-announcements:declarations.enabled")
+def test_no_announcements_failed_taker_scores_nothing():
+    # "sin anuncios": taker 60 + its tierce 20 no longer counts: 60 < 102 -> failed; the taker keeps its extras,
+    # none here; the defence 162: [0, 162]. With announcements (mundijuegos-classic) the tierce stays: [20, 162]
+    # (its 80 still < 102).
+    from helpers import hands_table  # noqa: F401  (settle works on totals: the contest has already run)
+    assert settle1("mundijuegos-classic-no-announcements", (60, 102)) == ([0, 162], False, 0)
+    assert settle1("mundijuegos-classic", (60, 102), decl=(20, 0)) == ([20, 162], False, 0)
+
+
+# 3 players, spades trump and out of play (nobody can trump). Tricks from their leader (dealer 2, seat 0 leads):
+# AH QH 7H -> P0 11+3+0 = 14; TH JH 8H -> P0 12; KH 9H JD -> P0 4+0+2 = 6; 7C AC QC -> P1 14; TC JC 8C -> P1 12;
+# KC QD 9C -> P1 4+3+0 = 7; 9D AD 7D -> P2 11; KD 8D TD -> P1 4+0+10 = 14 + last trick 10. P0 32, P1 57, P2 11.
+# Declarations: P0 tierce 7-8-9 of clubs (20), P2 quarte J-Q-K-A of diamonds (50): the quarte wins, P2 50.
+THREE_P = ["AH TH KH 7C 8C 9C 7D 8D", "QH JH 9H AC TC KC 9D TD", "7H 8H QC JC AD KD QD JD"]
+THREE_P_TRICKS = ["AH QH 7H", "TH JH 8H", "KH 9H JD", "7C AC QC", "TC JC 8C", "KC QD 9C", "9D AD 7D", "KD 8D TD"]
+
+
+@pytest.mark.covers("mundijuegos-3p:contract.solo_fail", "mundijuegos-3p:contract.solo_made")
+def test_mundijuegos_3p_failed_taker_points_are_shared(tmp_path):
+    # Taker P0: 32 is not more than each opponent (P1 57, P2 11 + 50 = 61): failed. It keeps its extras (none
+    # after the contest) and its 32 card points pass to the two others, 16 each: [0, 57 + 16, 61 + 16] =
+    # [0, 73, 77]. Each keeping only his own (solo_fail = "own"): [0, 57, 61]. P2 taking: 61 > 57 and > 32:
+    # made, each his own: [32, 57, 61].
+    g = game([hand(THREE_P, THREE_P_TRICKS, taker=0, strain="S", dealer=2)], n_players=3)
+    r = scored("mundijuegos-3p", g)
+    assert (r["legal"], r["card_points"], r["declaration_points"], r["hand_score"]) == \
+        (True, [32, 57, 11], [0, 0, 50], [0, 73, 77])
+    own = house(tmp_path, "mundijuegos-3p", '[contract]\nsolo_fail = "own"')
+    assert scored(own, g)["hand_score"] == [0, 57, 61]
+    g2 = game([hand(THREE_P, THREE_P_TRICKS, taker=2, strain="S", dealer=2)], n_players=3)
+    assert scored("mundijuegos-3p", g2)["hand_score"] == [32, 57, 61]
+
+
+@pytest.mark.covers("fournier-4p:play.partner_exemption")
+def test_fournier_4p_capot_scores_100_not_the_last_trick():
+    # DEAL_K (tests/deals.py): seat 0 takes every trick, 152 card points; "Hacer Capote 100 puntos" in place of
+    # the last trick's 10: 252. Belote QH KH with seat 2, no announcements recorded: held, 20: [272, 0]. The record
+    # saying nothing was announced: the belote is lost, [252, 0].
+    from deals import DEAL_K, native_game, native_hand
+    r = scored("fournier-4p", native_game("k", [native_hand(DEAL_K, 1, taker=0)], ruleset_hint=None))
+    assert (r["card_points"], r["hand_score"]) == ([252, 0], [272, 0])
+    h = native_hand(DEAL_K, 1, taker=0)
+    h["announced"] = []
+    assert scored("fournier-4p", native_game("k", [h], ruleset_hint=None))["hand_score"] == [252, 0]
