@@ -803,6 +803,8 @@ def simulate(
 
     try:
         n_games, n_hands = simulate_to_file(_load_rules(rules), games, seed, output)
+    except ValueError as e:      # a deal shape or auction the simulator cannot play (pipeline.simulate.shape_error)
+        _fail(str(e))
     except OSError as e:
         _fail(f"cannot write {output}: {e.strerror or e}")
     out.print(f"simulate [{rules}]: {count(n_games, 'game', grouped=True)}, {count(n_hands, 'hand', grouped=True)} -> {output}")

@@ -7,9 +7,10 @@ every random draw comes from one ``numpy.random.default_rng(seed)`` in a fixed o
 arguments give byte-identical files.
 
 Table and deal
-    ``deal.n_players`` seats in playing order, teams ``seat % 2``: 4 seats with 8 tricks, 2 seats (each its
-    own team) with 9 tricks and a prise auction, or 3 seats (each for himself) with a prise auction and 9
-    tricks of a 32-card pack or 8 of a 24-card pack; other shapes raise ValueError. The first dealer is drawn,
+    ``deal.n_players`` seats in playing order, teams ``seat % 2``: 4 seats with 8 tricks of 32 cards, or 2
+    seats (each its own team) or 3 (each for himself) with a prise auction and 8, 9 or 10 tricks of a 32- or
+    24-card pack: every shape the ruleset loader accepts, but 2 seats with a bid or strain auction, which
+    raises ValueError at once, with a sentence (:func:`shape_error`). The first dealer is drawn,
     then with 4 and 3 seats the deal moves one seat on each hand (2 seats: see below); seat ``dealer + 1``
     speaks first and leads the first trick.
 
@@ -33,6 +34,10 @@ Table and deal
       Three passes after any call end the auction; four passes at the start pass the hand out (recorded
       with no ``initial_hands``: the deal was never completed). The contract has no bid value; its
       ``coinche`` is the double level standing at the end (0, 1, 2).
+    * 2 and 3 players with 8 tricks (variants ``"belote-2p"`` / ``"belote-3p"``; seed 000 / 003 with 32
+      cards, 16 / 8 of them out of play; EXOTY, FUNBELOTE with 24): the 4-player prise deal over 2 or 3 seats:
+      3 + 2 cards each, the next card turned, the prise auction, the taker gets the turned card and 2 more,
+      the others 3 (:func:`_deal_prise_small`). No exchange of the trump 7.
     * 2 players (``deal.n_players = 2``, ``deal.tricks = 9``, variant ``"belote-2p"``; seed 001, rules.md R3):
       3 + 3 cards each from ``dealer + 1``, the 13th card turned. Round 1: each may ``take`` the turned suit;
       round 2: each may name another suit; both rounds passed: passed out (no ``initial_hands``, no plays).
@@ -42,6 +47,9 @@ Table and deal
       one time in two); ``initial_hands`` are the 9-card hands after any exchange. The player who scored
       more in a hand deals the next one; after a passed-out hand (or equal scores) the other player deals.
 
+      With ``deal.tricks = 10`` (2 or 3 players; rules.md R3's Bulgarian 2-player deal, 6 then 4) the same
+      with 4 more cards each after the auction.
+
     * 3 players (``deal.n_players = 3``, variant ``"belote-3p"``; rules.md R3): with ``deal.tricks = 9``
       (ADPOKER3) 3 + 3 cards each, the 19th card turned, the prise auction over 3 seats, then 3 more each (9):
       the turned card goes to nobody and, as with 2 players, the holder of the trump 7 may exchange it for the
@@ -49,6 +57,14 @@ Table and deal
       FUNBELOTE; 9 to ace) 3 + 2 cards each, the 16th card turned, the taker gets it and 2 more, the others 3.
       Passed out: no ``initial_hands``, no plays. No seat has a partner: a bot always plays against the one
       winning the trick.
+
+    Announcements: under a ruleset that counts declarations or belote only when the record shows them
+    announced (``declarations.count`` / ``belote.count`` = ``"announced"``: coinche-1000), every player
+    announces what he holds: each hand is first scored counting what is held, and every item held (each
+    declaration, won or lost in the contest, and each belote) is written as the hand's ``announced`` list
+    (``{seat, kind, rank, suit, length}``, the native format's); the recorded scores are then those of the
+    ruleset itself, reading that list. Other rulesets' records carry no ``announced`` (``"announced_else_held"``
+    then reads them as held).
 
     A game runs hands until the game ends under the ruleset (:func:`pipeline.rescore.game.game_pass`
     is run on the game's accumulated scores after every hand: a total at or above ``game.target``
@@ -109,6 +125,7 @@ are the simulator's own scoring under the ruleset.
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -119,7 +136,7 @@ import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline import native, rules as rules_mod
+from pipeline import native, rules as rules_mod, schema
 from pipeline.cards import ALL_TRUMP, STRAINS, SUIT_MASKS, popcount32
 from pipeline.ingest.records import finish_game, new_hand
 from pipeline.rescore.engine import score_batch
@@ -601,72 +618,36 @@ def _deal_positions(dealer: np.ndarray, packets: list[int], n_seats: int = 4) ->
     return out
 
 
-def _deal_prise_2p(rng: np.random.Generator, deck: np.ndarray, dealer: np.ndarray, heur: np.ndarray,
-                   points: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Two-player prise deal and auction for n deals (seed 001, rules.md R3).
+def _deal_prise_small(rng: np.random.Generator, deck: np.ndarray, dealer: np.ndarray, heur: np.ndarray,
+                      points: np.ndarray, n_seats: int, tricks: int) -> tuple[np.ndarray, ...]:
+    """Two- or three-player prise deal and auction for n deals; ``deck`` (n, 32 or 24) is the shuffled pack.
 
-    3 + 3 cards each from dealer + 1 (deck[0:12]), deck[12] turned; the auction (:func:`_auction_prise`, 2
-    seats); after a contract 3 more each at once from dealer + 1 (deck[13:19]): 9 cards each, the turned card
-    to nobody. With the turned suit trump, the holder of its 7 (when dealt) may exchange the 7 for the turned
-    card: a heuristic bot does when the turned card raises its hand's value in that suit (:func:`_evaluate`)
-    or its card points, a random bot with probability 1/2 (one rng draw per deal, always made). deck[31], the
-    bottom card, is shown to both players (out of play, like the 13 other undealt cards).
+    * 8 tricks (the turned card to the taker, as with four: seed 000 / 003 with 32 cards, EXOTY and FUNBELOTE
+      with 24): 3 + 2 cards each from dealer + 1 (deck[0:5 * n_seats]), the next card turned; the auction
+      (:func:`_auction_prise`, the heuristic counting the turned card in); the taker gets the turned card and 2
+      more, the others 3, from dealer + 1: 8 each. The cards of the pack nobody got (32 cards: 16 with 2 seats,
+      8 with 3; none with 3 seats of a 24-card pack) are out of play, and the bots play as if they knew them
+      (``known``: a simplification of the heuristic, which never changes what is legal).
+    * 9 or 10 tricks (the turned card to nobody: seed 001, rules.md R3, ADPOKER3, EXOTY; 10 cards each: the
+      Bulgarian 2-player deal of rules.md R3, and the 3-player 10-card shape): 3 + 3 cards each from dealer + 1
+      (deck[0:6 * n_seats]), the next card turned; the auction (nobody gets the turned card); after a contract
+      ``tricks - 6`` more each at once from dealer + 1: 9 (10) cards each. With the turned suit trump, the
+      holder of its 7 (when dealt) may exchange the 7 for the turned card: a heuristic bot does when the turned
+      card raises its hand's value in that suit (:func:`_evaluate`) or its card points (i.e. unless an 8 is
+      turned), a random bot with probability 1/2 (one rng draw per deal, always made). ``known``: the turned
+      card or the 7 given for it; with 2 seats also the bottom card of the pack (deck[-1]), shown to both.
 
-    Returns full hands (n, 2) after any exchange, turned card, calls, taker, strain, has_init (a contract was
-    made: the deal completed) and the out-of-play cards both players know of (the turned card, or the 7 given
-    for it, and the bottom card)."""
+    Returns full hands (n, n_seats) after any exchange, turned card, calls, taker, strain, has_init (a contract
+    was made: the deal completed) and ``known``, the out-of-play cards the bots count as gone (uint32 (n,))."""
     n = len(dealer)
     rows = np.arange(n)
-    six = np.zeros((n, 2), dtype=np.uint32)
-    for seat, a, b in _deal_positions(dealer, [3, 3], 2):
-        six[rows, seat] |= _masks(deck[:, a:b])
-    turned = deck[:, 12].astype(np.int64)
-    calls, taker, strain = _auction_prise(rng, six, turned, dealer, heur, n_seats=2)
-    took = taker >= 0
-    full = six.copy()
-    for seat, a, b in _deal_positions(dealer, [3], 2):
-        full[rows, seat] |= np.where(took, _masks(deck[:, 13 + a:13 + b]), np.uint32(0))
-    # the trump 7 exchange
-    tsuit = turned // 8
-    seven = 8 * tsuit                                                       # rank 0: the 7
-    has7 = (full & BIT[seven][:, None]) != 0                                # (n, 2)
-    holder = np.argmax(has7, axis=1)
-    u = rng.random(n)
-    hand = full[rows, holder]
-    swapped = (hand & ~BIT[seven]) | BIT[turned]
-    v_before = _evaluate(hand)[0][rows, tsuit]
-    v_after = _evaluate(swapped)[0][rows, tsuit]
-    gain = (v_after - v_before) * 64 + points[tsuit, turned] - points[tsuit, seven]
-    swap = took & (strain == tsuit) & has7.any(axis=1) & np.where(heur[rows, holder], gain > 0, u < 0.5)
-    full[rows[swap], holder[swap]] = swapped[swap]
-    known = np.where(swap, BIT[seven], BIT[turned]) | BIT[deck[:, 31].astype(np.int64)]
-    return full, turned, calls, taker, strain, took, known.astype(np.uint32)
-
-
-def _deal_prise_3p(rng: np.random.Generator, deck: np.ndarray, dealer: np.ndarray, heur: np.ndarray,
-                   points: np.ndarray, tricks: int) -> tuple[np.ndarray, ...]:
-    """Three-player prise deal and auction for n deals (rules.md R3); ``deck`` (n, 32 or 24) is the shuffled pack.
-
-    * 9 tricks, 32 cards (ADPOKER3): 3 + 3 cards each from dealer + 1 (deck[0:18]), deck[18] turned; the auction
-      (:func:`_auction_prise`, 3 seats, nobody gets the turned card); after a contract 3 more each from
-      dealer + 1 (deck[19:28]): 9 cards each, the turned card and deck[28:32] out of play. As in the 2-player
-      game, with the turned suit trump the holder of its 7 may exchange it for the turned card (heuristic bot:
-      when that raises its value in the suit or its card points; random bot: one time in two; one rng draw per
-      deal, always made).
-    * 8 tricks, 24 cards (EXOTY, FUNBELOTE): 3 + 2 cards each (deck[0:15]), deck[15] turned; the taker gets the
-      turned card and 2 more, the others 3 (deck[16:24]), as in the 4-player deal.
-
-    Returns full hands (n, 3), turned card, calls, taker, strain, has_init (a contract was made) and the
-    out-of-play cards every player knows of (the turned card or the 7 given for it; none with 24 cards)."""
-    n = len(dealer)
-    rows = np.arange(n)
-    first = np.zeros((n, 3), dtype=np.uint32)
-    packets = [3, 3] if tricks == 9 else [3, 2]
-    for seat, a, b in _deal_positions(dealer, packets, 3):
+    first = np.zeros((n, n_seats), dtype=np.uint32)
+    packets = [3, 2] if tricks == 8 else [3, 3]
+    for seat, a, b in _deal_positions(dealer, packets, n_seats):
         first[rows, seat] |= _masks(deck[:, a:b])
-    pos = 3 * sum(packets)
+    pos = n_seats * sum(packets)
     turned = deck[:, pos].astype(np.int64)
-    calls, taker, strain = _auction_prise(rng, first, turned, dealer, heur, n_seats=3,
+    calls, taker, strain = _auction_prise(rng, first, turned, dealer, heur, n_seats=n_seats,
                                           taker_gets_turned=tricks == 8)
     took = taker >= 0
     full = first.copy()
@@ -674,20 +655,22 @@ def _deal_prise_3p(rng: np.random.Generator, deck: np.ndarray, dealer: np.ndarra
         full[rows[took], taker[took]] |= BIT[turned[took]]
         rest = deck[:, pos + 1:].astype(np.int64)
         ptr = np.zeros(n, dtype=np.int64)
-        for k in range(3):
-            seat = (dealer + 1 + k) % 3
+        for k in range(n_seats):
+            seat = (dealer + 1 + k) % n_seats
             size = np.where(seat == taker, 2, 3)
             for i in range(3):
                 card = rest[rows, np.clip(ptr + i, 0, rest.shape[1] - 1)]
                 full[rows, seat] |= np.where(took & (i < size), BIT[card], np.uint32(0))
             ptr += size
-        return full, turned, calls, taker, strain, took, np.zeros(n, dtype=np.uint32)
-    for seat, a, b in _deal_positions(dealer, [3], 3):
+        pack = _masks(deck[:1])[0]
+        known = np.where(took, pack & ~np.bitwise_or.reduce(full, axis=1), np.uint32(0))
+        return full, turned, calls, taker, strain, took, known.astype(np.uint32)
+    for seat, a, b in _deal_positions(dealer, [tricks - 6], n_seats):
         full[rows, seat] |= np.where(took, _masks(deck[:, pos + 1 + a:pos + 1 + b]), np.uint32(0))
-    # the trump 7 exchange, as in the 2-player game
+    # the trump 7 exchange
     tsuit = turned // 8
-    seven = 8 * tsuit
-    has7 = (full & BIT[seven][:, None]) != 0                                # (n, 3)
+    seven = 8 * tsuit                                                       # rank 0: the 7
+    has7 = (full & BIT[seven][:, None]) != 0                                # (n, n_seats)
     holder = np.argmax(has7, axis=1)
     u = rng.random(n)
     hand = full[rows, holder]
@@ -697,6 +680,8 @@ def _deal_prise_3p(rng: np.random.Generator, deck: np.ndarray, dealer: np.ndarra
     swap = took & (strain == tsuit) & has7.any(axis=1) & np.where(heur[rows, holder], gain > 0, u < 0.5)
     full[rows[swap], holder[swap]] = swapped[swap]
     known = np.where(swap, BIT[seven], BIT[turned])
+    if n_seats == 2:
+        known = known | BIT[deck[:, -1].astype(np.int64)]
     return full, turned, calls, taker, strain, took, known.astype(np.uint32)
 
 
@@ -740,12 +725,9 @@ def _simulate_chunk(rng: np.random.Generator, rules: Ruleset, first: int, count:
         coin = np.zeros(n, dtype=np.int64)
         full = np.zeros((n, NP), dtype=np.uint32)
         known = None
-        if NP == 2:
-            full, turned, calls, taker, strain, has_init, known = _deal_prise_2p(rng, deck, dealer, heur,
-                                                                                 prep["points"])
-        elif NP == 3:
-            full, turned, calls, taker, strain, has_init, known = _deal_prise_3p(rng, deck, dealer, heur,
-                                                                                 prep["points"], NT)
+        if NP in (2, 3):
+            full, turned, calls, taker, strain, has_init, known = _deal_prise_small(rng, deck, dealer, heur,
+                                                                                    prep["points"], NP, NT)
         elif style == "prise":
             five = np.zeros((n, 4), dtype=np.uint32)
             for seat, a, b in _deal_positions(dealer, [3, 2]):
@@ -794,6 +776,10 @@ def _simulate_chunk(rng: np.random.Generator, rules: Ruleset, first: int, count:
         round_gids = [gids[i] for i in A.tolist()]
         table = _score_table(round_gids, hand_no, dealer, full, has_init, taker, strain, bid, capot, coin,
                              plays, seats, NP)
+        announced = None
+        if prep["held"] is not None:   # the players announce what they hold
+            announced = _announced_column(score_batch(table, prep["held"]).column("declarations"))
+            table = table.append_column("announced", announced)
         sc = score_batch(table, rules)
         status = sc.column("status").to_pylist()
         legal = sc.column("legal").to_pylist()
@@ -815,6 +801,7 @@ def _simulate_chunk(rng: np.random.Generator, rules: Ruleset, first: int, count:
         L_plays, L_seats = plays.tolist(), seats.tolist()
         L_calls = calls.tolist()
         L_turned = None if turned is None else turned.tolist()
+        L_ann = [None] * n if announced is None else announced.to_pylist()
         finished = []
         for r, gi in enumerate(A.tolist()):
             d = L_dealer[r]
@@ -833,6 +820,7 @@ def _simulate_chunk(rng: np.random.Generator, rules: Ruleset, first: int, count:
                 coinche=L_coin[r] if tk >= 0 else 0,
                 plays=L_plays[r] if tk >= 0 else None,
                 play_seats=L_seats[r] if tk >= 0 else None,
+                announced=L_ann[r],
                 recorded_score=hs[r], recorded_card_points=cps[r], recorded_totals=gp_totals[gpi],
             )
             rows_of[gi].append(row)
@@ -855,32 +843,86 @@ def _simulate_chunk(rng: np.random.Generator, rules: Ruleset, first: int, count:
     return results  # type: ignore[return-value]
 
 
+def shape_error(rules: Ruleset) -> str | None:
+    """Why ``rules`` cannot be simulated (a sentence naming the ruleset and what it sets), or None when it can.
+
+    Every deal shape the ruleset loader accepts is simulated: 4 players with 8 tricks of 32 cards, any auction
+    style; 2 or 3 players with a prise auction and 8 tricks (the turned card to the taker), or 9 or 10 (the
+    turned card to nobody), of a 32- or 24-card pack. Refused: 2 players with a bid or strain auction (no
+    source describes one; the loader refuses it with 3 players), an auction whose strains leave the bots no
+    contract (a prise ruleset must allow the four suits)."""
+    style = rules["auction.style"]
+    if style not in VARIANTS:  # pragma: no cover - the ruleset loader already refuses others
+        return f"ruleset {rules.name}: auction style {style!r} cannot be simulated"
+    strains = np.isin(np.array(STRAINS), list(rules["auction.strains"]))
+    if (not strains[:4].all()) if style == "prise" else (not strains.any()):
+        return (f"ruleset {rules.name}: auction style {style!r} with strains {rules['auction.strains']} cannot be "
+                "simulated (a prise auction needs the four suits: the turned card may be of any suit)")
+    n_players, tricks, deck = int(rules["deal.n_players"]), int(rules["deal.tricks"]), int(rules["deal.deck"])
+    if n_players == 4:
+        ok = (tricks, deck) == (8, 32)
+    else:
+        ok = style == "prise" and tricks in (8, 9, 10) and deck in (24, 32) and \
+            n_players * tricks + (tricks != 8) <= deck      # 9 / 10 tricks: the turned card is dealt to nobody
+    if not ok:
+        return (f"ruleset {rules.name}: {n_players} players, {tricks} tricks, a {deck}-card pack, auction style "
+                f"{style!r} cannot be simulated (4 players: 8 tricks of 32 cards; 2 or 3 players: a prise auction, "
+                "8 tricks, or 9 or 10 with the turned card left over)")
+    return None
+
+
+def _announcing(rules: Ruleset) -> Ruleset | None:
+    """When ``rules`` counts declarations or belote only as the record shows them announced
+    (``declarations.count`` / ``belote.count`` = ``"announced"``), the same ruleset counting what is held: the
+    simulator scores each hand under it first and writes every item held (each declaration, won or lost, and
+    each belote) as the hand's ``announced`` list, so that the players announce what they hold. None otherwise
+    (``"announced_else_held"`` reads a record without announcements as held, which is what was dealt)."""
+    if not any(rules[f"{k}.count"] == "announced" and rules[f"{k}.enabled"] for k in ("declarations", "belote")):
+        return None
+    params = {sec: dict(body) for sec, body in rules.params.items()}
+    params["declarations"]["count"] = "held"
+    params["belote"]["count"] = "held"
+    return dataclasses.replace(rules, params=params)
+
+
+_ANNOUNCED_TYPE = schema.schema("hands").field("announced").type
+
+
+def _announced_column(declarations: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """``hands.announced`` from the ``scores.declarations`` items of the same hands (their seat, kind, rank,
+    suit, length; a rank or suit of -1, as a carré's suit or a belote's rank, becomes null). A hand with no
+    items gets an empty list, a hand not scored null."""
+    if isinstance(declarations, pa.ChunkedArray):
+        declarations = declarations.combine_chunks()
+    flat = declarations.flatten()
+    def opt(name):
+        v = flat.field(name)
+        return pc.if_else(pc.less(v, 0), pa.scalar(None, v.type), v)
+    items = pa.StructArray.from_arrays([flat.field("seat"), flat.field("kind"), opt("rank"), opt("suit"),
+                                        flat.field("length")], fields=list(_ANNOUNCED_TYPE.value_type))
+    offsets = pc.subtract(declarations.offsets, declarations.offsets[0])
+    return pa.ListArray.from_arrays(offsets, items, type=_ANNOUNCED_TYPE, mask=declarations.is_null())
+
+
 def simulate(rules: Ruleset | str, games: int, seed: int) -> Iterator[dict]:
     """Yield ``games`` native game objects (``pipeline.native.game_to_json``) simulated under ``rules``.
 
     Games come in order (``source_game_id`` ``f"{rules.name}-{seed}-{i:06d}"``, i = 0..games-1); the output depends
-    only on the arguments. ``rules`` may be a :class:`Ruleset` or a ruleset name/path.
+    only on the arguments. ``rules`` may be a :class:`Ruleset` or a ruleset name/path. Raises ValueError at
+    once (before the first game) for a negative ``games`` or a ruleset :func:`shape_error` refuses.
     """
     if isinstance(rules, (str, Path)):
         rules = rules_mod.load(rules)
     if int(games) < 0:
         raise ValueError(f"games must be >= 0, got {games}")
+    why = shape_error(rules)
+    if why:
+        raise ValueError(why)
     style = rules["auction.style"]
-    if style not in VARIANTS:  # pragma: no cover - the ruleset loader already refuses others
-        raise ValueError(f"auction style {style!r} cannot be simulated")
     strains = np.isin(np.array(STRAINS), list(rules["auction.strains"]))
     if style == "prise":
         strains[4:] = False
-    unplayable = not strains[:4].all() if style == "prise" else not strains.any()
-    if unplayable:
-        raise ValueError(f"ruleset {rules.name}: auction style {style!r} with strains {rules['auction.strains']} "
-                         "cannot be simulated")
     n_players, tricks, deck = int(rules["deal.n_players"]), int(rules["deal.tricks"]), int(rules["deal.deck"])
-    if (n_players, tricks, deck) not in ((4, 8, 32), (2, 9, 32), (3, 9, 32), (3, 8, 24)) \
-            or (n_players != 4 and style != "prise"):
-        raise ValueError(f"ruleset {rules.name}: {n_players} players, {tricks} tricks, a {deck}-card pack, auction "
-                         f"style {style!r} cannot be simulated (4 players with 8 tricks, 2 players with 9 tricks, "
-                         "3 players with 9 tricks of a 32-card pack or 8 of a 24-card pack; 2 and 3 with a prise)")
     prep = {
         "style": style,
         "n_players": n_players,
@@ -891,10 +933,15 @@ def simulate(rules: Ruleset | str, games: int, seed: int) -> Iterator[dict]:
         "points": build(rules).points,
         "play_rules": PlayRules.of(rules),
         "target": int(rules["game.target"]),
+        "held": _announcing(rules),
     }
+    return _games(rules, int(games), seed, prep)
+
+
+def _games(rules: Ruleset, games: int, seed: int, prep: dict[str, Any]) -> Iterator[dict]:
     rng = np.random.default_rng(seed)
-    for first in range(0, int(games), CHUNK):
-        count = min(CHUNK, int(games) - first)
+    for first in range(0, games, CHUNK):
+        count = min(CHUNK, games - first)
         yield from _simulate_chunk(rng, rules, first, count, seed, prep)
 
 
@@ -920,9 +967,10 @@ def write_jsonl(objs: Iterable[dict], path: str | Path) -> int:
 def simulate_to_file(rules: Ruleset | str, games: int, seed: int, path: str | Path) -> tuple[int, int]:
     """Simulate and write to ``path`` as native JSON Lines. Returns (games, hands) written."""
     counts = [0, 0]
+    objs = simulate(rules, games, seed)     # raises before the file is opened
 
     def counted() -> Iterator[dict]:
-        for obj in simulate(rules, games, seed):
+        for obj in objs:
             counts[0] += 1
             counts[1] += len(obj["hands"])
             yield obj

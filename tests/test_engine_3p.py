@@ -255,13 +255,12 @@ def test_validation_rejects_wrong_three_player_deals():
     with pytest.raises(RecordError, match="3-player hands of 7 cards") as e:
         check_hand(row)
     assert e.value.code == "wrong_hand_size"
-    # 8 cards each is the 24-card pack (9 to ace): a 7 dealt cannot be
+    # 8 cards each comes from the 24-card pack (9 to ace) or from 32 with 8 out of play (seed 000,
+    # mundijuegos-3p): a 7 dealt is a valid record; which pack is the ruleset's (test_a_7_under_a_24_card_ruleset)
     eight = [["JH", "9H", "AH", "TH", "AC", "TC", "KC", "AD"], ["KH", "QH", "QC", "JC", "9C", "KD", "QD", "AS"],
              ["7H", "TD", "KS", "QS", "9S", "JS", "JD", "9D"]]
     (row,) = _rows(game({"hand_no": 1, "dealer": 2, "hands": eight, "contract": None}))
-    with pytest.raises(RecordError, match="24-card pack .* 7H is dealt") as e:
-        check_hand(row)
-    assert e.value.code == "card_not_in_pack"
+    check_hand(row)
     # a seat with a card fewer than the others
     uneven = [DEAL2[0], DEAL2[1][:8], DEAL2[2]]
     (row,) = _rows(game({"hand_no": 1, "dealer": 2, "hands": uneven, "contract": None}))
@@ -360,6 +359,22 @@ def test_simulated_24_card_deal(tmp_path):
         takers = set(s["trick_winners"])
         assert sum(s["card_points"]) == 152 + (100 if len(takers) == 1 else 2 * 50 if len(takers) == 2 else 10)
     assert scored >= 10
+
+
+def test_a_7_under_a_24_card_ruleset(tmp_path):
+    """mundijuegos-3p deals 8 cards each from 32 (8 out of play); the same hands under a ruleset of the
+    24-card pack (9 to ace) deal cards that pack has not: unscorable, and the reason says why."""
+    r32 = rules.load("mundijuegos-3p")
+    rows, sc = _simulated(r32, 2, 4)
+    f = _house(tmp_path, "[deal]\ntricks = 8\ndeck = 24\n", "house-3p-24")
+    low = [i for i, h in enumerate(rows) if h["taker"] is not None
+           and any(m & 0x03030303 for m in h["initial_hands"])]
+    assert low
+    table = pa.Table.from_pylist([rows[i] for i in low], schema=schema.schema("hands"))
+    out = score_batch(table, rules.load(f)).to_pylist()
+    assert {x["status"] for x in out} == {"unscorable"}
+    assert all("a 7 or an 8 is dealt, but ruleset house-3p-24 plays a 24-card pack" == x["reason"] for x in out)
+    assert all(x["status"] == "scored" for i, x in enumerate(sc.to_pylist()) if i in low)
 
 
 def test_show_cli_on_a_simulated_three_player_game(tmp_path):

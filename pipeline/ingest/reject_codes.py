@@ -53,7 +53,6 @@ CODES: dict[str, str] = {
     "wrong_card_count": "a CFN line does not hold 32 cards (8 per seat)",
     "card_dealt_twice": "a card is dealt to two hands, or twice to one",
     "card_twice": "a card appears twice in a CFN line",
-    "card_not_in_pack": "a card outside the pack the game plays with (3 players: 9 to ace)",
     "bad_hand": "a CFN hand is not four suit groups, or HANDS is not four hands",
     "hand_mismatch": "two files of a coinche-cli folder give one seat different hands",
     "deal_mismatch": "a BGA private newHand differs from the cards that seat played",

@@ -19,9 +19,9 @@ COMPLETENESS = ("full_play", "tricks_taken", "summary", "deal")
 VARIANTS = ("belote", "coinche", "bulgarian", "belote-2p", "belote-3p")
 STRAIN_NAMES = ("C", "D", "H", "S", "NT", "AT")
 THREE_PLAYER_SIZES = (8, 9, 10)
-"""Cards each seat plays in the 3-player deals (rules.md R3): 24-card pack, ADPOKER3's 9, HOPPARE's 10."""
-LOW_CARDS = 0x03030303
-"""The 7s and 8s (rank indexes 0 and 1 of every suit): out of the 24-card pack."""
+"""Cards each seat plays in the 3-player deals (rules.md R3): 8 (the 24-card pack of EXOTY / FUNBELOTE, or 32
+cards with 8 out of play, seed 000), ADPOKER3's 9, HOPPARE's 10. Which pack a game plays is the ruleset's
+(``deal.deck``): the engine marks a hand dealing a 7 or an 8 under a 24-card ruleset unscorable."""
 
 
 def _seat_ok(v: Any, n: int, allow_none: bool = True, allow_minus_one: bool = False) -> bool:
@@ -56,7 +56,7 @@ def _check_hand(row: dict[str, Any], cards_per_seat: int | None = None) -> None:
 
     ``cards_per_seat`` defaults to 8 with 4 players; with 2 or 3 players the deal shapes vary by variant
     (rules.md R3), so every seat must simply hold the same number of cards: with 3 players 9 (32-card pack, 5
-    cards out of play), 10 (the taker's 2-card talon) or 8 (the 24-card pack, 9 to ace: no 7 or 8 dealt)."""
+    cards out of play), 10 (the taker's 2-card talon) or 8 (from the 24-card pack, 9 to ace, or from 32 with 8 out of play)."""
     n = row["n_players"]
     if cards_per_seat is None and n == 4:
         cards_per_seat = 8
@@ -144,10 +144,6 @@ def _check_hand(row: dict[str, Any], cards_per_seat: int | None = None) -> None:
                 c = (dup & -dup).bit_length() - 1
                 raise RecordError("card_dealt_twice", f"card {card_str(c)} is dealt to two seats", hn)
             seen |= mask
-        if n == 3 and cards_per_seat == 8 and seen & LOW_CARDS:
-            c = ((seen & LOW_CARDS) & -(seen & LOW_CARDS)).bit_length() - 1
-            raise RecordError("card_not_in_pack", f"3 players with 8 cards each play the 24-card pack (9 to ace), "
-                              f"but {card_str(c)} is dealt", hn)
     plays, seats = row.get("plays"), row.get("play_seats")
     if plays is not None:
         if seats is None or len(seats) != len(plays):
