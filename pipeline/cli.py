@@ -84,11 +84,13 @@ def _report_rules(arg: str, lake) -> str:
     from pipeline import scored_with
     from pipeline.rules import RulesetError, load
 
+    from pipeline import names
+
     is_file = arg.endswith(".toml") or "/" in arg
     try:
         rules = load(arg)
     except RulesetError as e:
-        if is_file:
+        if is_file or not names.is_plain(arg):
             _fail(str(e))
         return arg          # a house ruleset known only by the lake's record of it
     changes = scored_with.changed_parameters(lake, rules)
@@ -316,8 +318,24 @@ def compact(
         _fail(f"{e.filename or lake}: {e.strerror or e}")
 
 
-def _emit(table, fmt: str, output: Optional[Path], display: Optional[list[str]] = None) -> None:
+def _outside_lake(output: Optional[Path], lake) -> None:
+    """Exit with status 2 when the file ``output`` would be written inside the local lake folder ``lake``: there it
+    could replace one of the lake's own files (``-o LAKE/hands/source=x/part-....parquet``) or be read as one."""
+    import os
+
+    from pipeline import lake as lakemod
+    if output is None or lakemod.is_url(lake):
+        return
+    root = os.path.realpath(lake)
+    if os.path.commonpath([root, os.path.realpath(output)]) == root:
+        _fail(f"{output} is inside the lake folder {lake}: a file written there could replace the lake's own "
+              "files; write it outside the lake")
+
+
+def _emit(table, fmt: str, output: Optional[Path], display: Optional[list[str]] = None, lake=None) -> None:
     from pipeline import output as outmod
+    if lake is not None:
+        _outside_lake(output, lake)
     if fmt is None:
         ext = output.suffix.lower().lstrip(".") if output else ""
         if ext and ext not in ("csv", "json", "parquet", "txt"):
@@ -424,7 +442,7 @@ def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Op
         cmd = arrow_rows.array([None if c is None else c + suffix for c in table.column("command").to_pylist()],
                                table.schema.field("command").type)
         table = table.set_column(table.column_names.index("command"), "command", cmd)
-    _emit(table, fmt, output, stats.display_columns(report))
+    _emit(table, fmt, output, stats.display_columns(report), lake=lake)
 
 
 FormatOpt = Annotated[Optional[str], typer.Option("--format", help="table, csv, json or parquet (default: from the "
@@ -497,7 +515,7 @@ def stats_fairness(
                                                               or until or min_hands) else None)
     except ValueError as e:      # StatsError is a ValueError too
         _fail(str(e))
-    _emit(table, format, output)
+    _emit(table, format, output, lake=lake)
     if table.num_rows:
         err.print(f"note: {TRUMP_CAVEAT} Seats of one deal are not independent. See docs/fairness.md, Caveats.")
 
@@ -540,7 +558,7 @@ def rejects(
     for n in notes:
         err.print(escape(n))
     display = ["source_file", "source_line", "game_id", "hand_no", "reason_code", "reason"] + (["raw"] if raw else [])
-    _emit(table, format, output, display)
+    _emit(table, format, output, display, lake=lake)
 
 
 @app.command()
@@ -572,7 +590,7 @@ def games(
     if not table.num_rows and format in (None, "table") and output is None:
         out.print("no games" + (" from these sources" if source else " in the lake"))
         return
-    _emit(table, format, output, cols[:-1])     # the table leaves the file out (csv, json, parquet carry it)
+    _emit(table, format, output, cols[:-1], lake=lake)     # the table leaves the file out (csv, json, parquet carry it)
 
 
 def _empty_games(cols: list[str]):
@@ -639,7 +657,7 @@ def compare(
             con.close()
     except stats.StatsError as e:
         _fail(str(e))
-    _emit(table, format, output, stats.display_columns("compare"))
+    _emit(table, format, output, stats.display_columns("compare"), lake=lake)
     _warn_undated(lake, filters)
     for gid, hn, sa, sb in rows:
         lake_arg = "" if str(lake) == str(DEFAULT_LAKE) else f" --lake {shlex.quote(str(lake))}"
@@ -670,6 +688,7 @@ def _export_jsonl(output: Optional[Path], lake: Path, source: Optional[list[str]
 
     if not _has_hands(lake):
         _fail(f"no hands in lake {lake}")
+    _outside_lake(output, lake)
     try:
         if output is None:
             games, hands = export_jsonl(lake, sys.stdout.buffer, source, salt)
@@ -746,6 +765,7 @@ def export_duckdb_cmd(
 
     filters = _filters(source, variant, player, min_hands, _salt(pseudonymize))
     names = [_report_rules(r, lake) for r in rules or []]
+    _outside_lake(file, lake)
     try:
         summary = dashboard.export_duckdb(lake, file, names, filters, materialize)
     except stats.StatsError as e:
@@ -782,6 +802,7 @@ def report(
     filters = _filters(source, variant, player, min_hands, _salt(pseudonymize))
     if rules is not None:
         rules = _report_rules(rules, lake)
+    _outside_lake(html, lake)
     try:
         summary = html_report.write_html_report(lake, html, rules, filters)
     except stats.StatsError as e:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import gzip
 import os
-import re
 import sys
 import time
 import zlib
@@ -24,14 +23,13 @@ import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline import ingest, lake as lakemod, schema
+from pipeline import ingest, lake as lakemod, names, schema
 from pipeline.ingest import deal_copies, fast_native, game_copies, holdings, key_index, line_ends, native_jsonl, takeover
 from pipeline.ingest import lenient as leniency
 from pipeline.ingest.records import GameRecord, Line, Notice, Provenance, Reject
 from pipeline.words import count
 
 HEAD_BYTES = 65536
-_SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 FLUSH_HANDS = 50_000
 
 
@@ -450,9 +448,9 @@ class _Writer:
         def rej(code: str, reason: str, hand_no=None) -> Reject:
             return Reject(rec.where, code, reason, "", gid, hand_no)
         source = rec.game.get("source")
-        if not isinstance(source, str) or not _SAFE_NAME.match(source):
-            return rej("bad_source", f"source {source!r} is not a plain name (letters, digits, '.', '_', '-'; "
-                                     "it names a lake folder)")
+        if not names.is_plain(source):
+            return rej("bad_source", f"source {source!r} is not a plain name ({names.RULE}; it names a lake "
+                                     "folder)")
         if not rec.hands:
             return rej("no_hands", "the game has no hands")
         err = schema.check_row("games", rec.game)
