@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from pipeline.catalog import ALL_TABLES, DEFAULT_LAKE
+from pipeline import limits as _limits     # the reading limits' defaults (imports nothing heavy)
 from pipeline.words import count
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, context_settings={"help_option_names": ["-h", "--help"]},
@@ -34,6 +35,7 @@ out = Console(highlight=False, markup=False, soft_wrap=True, emoji=False)
 
 LakeOpt = Annotated[str, typer.Option("--lake", help="Lake folder or URL (file:///abs/path, s3://bucket/prefix; "
                                        "default: $REBELOTE_LAKE or ./rebelote-lake).")]
+_LIMITS = _limits.DEFAULT
 EXIT_REJECTED = 1
 EXIT_ERROR = 2
 
@@ -120,6 +122,14 @@ def ingest(
     prune: Annotated[bool, typer.Option("--prune", help="Remove the games, hands and rejects of files gone from a "
                                         "folder given again since they were imported (by default they stay, "
                                         "named by a note).")] = False,
+    max_bytes: Annotated[int, typer.Option("--max-bytes", min=1, help="Most bytes one file may give, decompressed "
+                                           "(default 64 GiB; reject file_too_large; docs/limits.md).")] = _LIMITS.max_bytes,
+    max_ratio: Annotated[int, typer.Option("--max-ratio", min=1, help="Most times its stored size a gzip file may "
+                                           "decompress to (default 200; reject file_too_large).")] = _LIMITS.max_ratio,
+    max_line_bytes: Annotated[int, typer.Option("--max-line-bytes", min=1, help="Longest line, in bytes (default "
+                                                "64 MiB; reject line_too_long).")] = _LIMITS.max_line_bytes,
+    max_depth: Annotated[int, typer.Option("--max-depth", min=1, help="Deepest JSON nesting of a record (default "
+                                           "64; reject too_deep).")] = _LIMITS.max_depth,
 ) -> None:
     """Import game records into the lake. Re-importing the same records adds nothing.
 
@@ -150,6 +160,7 @@ def ingest(
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from pipeline.limits import Limits
     from pipeline.ingest.run import walk
 
     # a progress bar over files, on a terminal only (never in pipes, logs or CI)
@@ -199,7 +210,8 @@ def ingest(
         with progress:
             summary = ingest_paths(paths, lake, fmt=format, strict=strict, on_reject=on_reject, on_file=on_file,
                                    reread=reread, lenient=on_error == "lenient", on_repair=on_repair,
-                                   on_notice=on_notice, prune=prune)
+                                   on_notice=on_notice, prune=prune,
+                                   bounds=Limits(max_bytes, max_ratio, max_line_bytes, max_depth))
     except StrictError as e:
         _fail(f"--strict: {e}")
     except OSError as e:

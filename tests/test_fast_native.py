@@ -765,7 +765,7 @@ def test_a_failed_read_leaves_no_hash_thread_running(tmp_path, monkeypatch):
         started.append((fut, t))
         return fut
 
-    def failing_read(fh, path, writer, take, block_bytes=None, size=None, forked=None):
+    def failing_read(fh, path, writer, take, block_bytes=None, size=None, forked=None, bounds=None):
         forked()
         raise RuntimeError("a reader bug")
     monkeypatch.setattr(run, "_hash_later", slow_hash)
