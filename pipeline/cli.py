@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from pipeline.catalog import ALL_TABLES, DEFAULT_LAKE
+from pipeline import limits as _limits     # the reading limits' defaults (imports nothing heavy)
 from pipeline.words import count
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, context_settings={"help_option_names": ["-h", "--help"]},
@@ -34,6 +35,7 @@ out = Console(highlight=False, markup=False, soft_wrap=True, emoji=False)
 
 LakeOpt = Annotated[str, typer.Option("--lake", help="Lake folder or URL (file:///abs/path, s3://bucket/prefix; "
                                        "default: $REBELOTE_LAKE or ./rebelote-lake).")]
+_LIMITS = _limits.DEFAULT
 EXIT_REJECTED = 1
 EXIT_ERROR = 2
 
@@ -84,11 +86,13 @@ def _report_rules(arg: str, lake) -> str:
     from pipeline import scored_with
     from pipeline.rules import RulesetError, load
 
+    from pipeline import names
+
     is_file = arg.endswith(".toml") or "/" in arg
     try:
         rules = load(arg)
     except RulesetError as e:
-        if is_file:
+        if is_file or not names.is_plain(arg):
             _fail(str(e))
         return arg          # a house ruleset known only by the lake's record of it
     changes = scored_with.changed_parameters(lake, rules)
@@ -118,6 +122,14 @@ def ingest(
     prune: Annotated[bool, typer.Option("--prune", help="Remove the games, hands and rejects of files gone from a "
                                         "folder given again since they were imported (by default they stay, "
                                         "named by a note).")] = False,
+    max_bytes: Annotated[int, typer.Option("--max-bytes", min=1, help="Most bytes one file may give, decompressed "
+                                           "(default 64 GiB; reject file_too_large; docs/limits.md).")] = _LIMITS.max_bytes,
+    max_ratio: Annotated[int, typer.Option("--max-ratio", min=1, help="Most times its stored size a gzip file may "
+                                           "decompress to (default 200; reject file_too_large).")] = _LIMITS.max_ratio,
+    max_line_bytes: Annotated[int, typer.Option("--max-line-bytes", min=1, help="Longest line, in bytes (default "
+                                                "64 MiB; reject line_too_long).")] = _LIMITS.max_line_bytes,
+    max_depth: Annotated[int, typer.Option("--max-depth", min=1, help="Deepest JSON nesting of a record (default "
+                                           "64; reject too_deep).")] = _LIMITS.max_depth,
 ) -> None:
     """Import game records into the lake. Re-importing the same records adds nothing.
 
@@ -148,6 +160,7 @@ def ingest(
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from pipeline.limits import Limits
     from pipeline.ingest.run import walk
 
     # a progress bar over files, on a terminal only (never in pipes, logs or CI)
@@ -197,7 +210,8 @@ def ingest(
         with progress:
             summary = ingest_paths(paths, lake, fmt=format, strict=strict, on_reject=on_reject, on_file=on_file,
                                    reread=reread, lenient=on_error == "lenient", on_repair=on_repair,
-                                   on_notice=on_notice, prune=prune)
+                                   on_notice=on_notice, prune=prune,
+                                   bounds=Limits(max_bytes, max_ratio, max_line_bytes, max_depth))
     except StrictError as e:
         _fail(f"--strict: {e}")
     except OSError as e:
@@ -316,8 +330,24 @@ def compact(
         _fail(f"{e.filename or lake}: {e.strerror or e}")
 
 
-def _emit(table, fmt: str, output: Optional[Path], display: Optional[list[str]] = None) -> None:
+def _outside_lake(output: Optional[Path], lake) -> None:
+    """Exit with status 2 when the file ``output`` would be written inside the local lake folder ``lake``: there it
+    could replace one of the lake's own files (``-o LAKE/hands/source=x/part-....parquet``) or be read as one."""
+    import os
+
+    from pipeline import lake as lakemod
+    if output is None or lakemod.is_url(lake):
+        return
+    root = os.path.realpath(lake)
+    if os.path.commonpath([root, os.path.realpath(output)]) == root:
+        _fail(f"{output} is inside the lake folder {lake}: a file written there could replace the lake's own "
+              "files; write it outside the lake")
+
+
+def _emit(table, fmt: str, output: Optional[Path], display: Optional[list[str]] = None, lake=None) -> None:
     from pipeline import output as outmod
+    if lake is not None:
+        _outside_lake(output, lake)
     if fmt is None:
         ext = output.suffix.lower().lstrip(".") if output else ""
         if ext and ext not in ("csv", "json", "parquet", "txt"):
@@ -424,7 +454,7 @@ def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Op
         cmd = arrow_rows.array([None if c is None else c + suffix for c in table.column("command").to_pylist()],
                                table.schema.field("command").type)
         table = table.set_column(table.column_names.index("command"), "command", cmd)
-    _emit(table, fmt, output, stats.display_columns(report))
+    _emit(table, fmt, output, stats.display_columns(report), lake=lake)
 
 
 FormatOpt = Annotated[Optional[str], typer.Option("--format", help="table, csv, json or parquet (default: from the "
@@ -497,7 +527,7 @@ def stats_fairness(
                                                               or until or min_hands) else None)
     except ValueError as e:      # StatsError is a ValueError too
         _fail(str(e))
-    _emit(table, format, output)
+    _emit(table, format, output, lake=lake)
     if table.num_rows:
         err.print(f"note: {TRUMP_CAVEAT} Seats of one deal are not independent. See docs/fairness.md, Caveats.")
 
@@ -540,7 +570,7 @@ def rejects(
     for n in notes:
         err.print(escape(n))
     display = ["source_file", "source_line", "game_id", "hand_no", "reason_code", "reason"] + (["raw"] if raw else [])
-    _emit(table, format, output, display)
+    _emit(table, format, output, display, lake=lake)
 
 
 @app.command()
@@ -572,7 +602,7 @@ def games(
     if not table.num_rows and format in (None, "table") and output is None:
         out.print("no games" + (" from these sources" if source else " in the lake"))
         return
-    _emit(table, format, output, cols[:-1])     # the table leaves the file out (csv, json, parquet carry it)
+    _emit(table, format, output, cols[:-1], lake=lake)     # the table leaves the file out (csv, json, parquet carry it)
 
 
 def _empty_games(cols: list[str]):
@@ -639,7 +669,7 @@ def compare(
             con.close()
     except stats.StatsError as e:
         _fail(str(e))
-    _emit(table, format, output, stats.display_columns("compare"))
+    _emit(table, format, output, stats.display_columns("compare"), lake=lake)
     _warn_undated(lake, filters)
     for gid, hn, sa, sb in rows:
         lake_arg = "" if str(lake) == str(DEFAULT_LAKE) else f" --lake {shlex.quote(str(lake))}"
@@ -670,6 +700,7 @@ def _export_jsonl(output: Optional[Path], lake: Path, source: Optional[list[str]
 
     if not _has_hands(lake):
         _fail(f"no hands in lake {lake}")
+    _outside_lake(output, lake)
     try:
         if output is None:
             games, hands = export_jsonl(lake, sys.stdout.buffer, source, salt)
@@ -746,6 +777,7 @@ def export_duckdb_cmd(
 
     filters = _filters(source, variant, player, min_hands, _salt(pseudonymize))
     names = [_report_rules(r, lake) for r in rules or []]
+    _outside_lake(file, lake)
     try:
         summary = dashboard.export_duckdb(lake, file, names, filters, materialize)
     except stats.StatsError as e:
@@ -782,6 +814,7 @@ def report(
     filters = _filters(source, variant, player, min_hands, _salt(pseudonymize))
     if rules is not None:
         rules = _report_rules(rules, lake)
+    _outside_lake(html, lake)
     try:
         summary = html_report.write_html_report(lake, html, rules, filters)
     except stats.StatsError as e:

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 import pyarrow.fs as pafs
 
-from pipeline import schema
+from pipeline import names, schema
 from pipeline.catalog import DEFAULT_LAKE  # noqa: F401  (re-exported: lake.DEFAULT_LAKE)
 
 if TYPE_CHECKING:
@@ -76,7 +76,10 @@ class Location:
     local: bool
 
     def path(self, *parts: str) -> str:
-        """The path of ``parts`` under the lake root, in ``fs``."""
+        """The path of ``parts`` under the lake root, in ``fs``. Raises :class:`pipeline.names.BadName` for a part
+        that would leave the root (``..``, absolute, NUL): no lake command may touch a path outside the lake."""
+        for part in parts:
+            names.check_part(part)
         return posixpath.join(self.root, *parts) if parts else self.root
 
     def __str__(self) -> str:
@@ -348,7 +351,7 @@ def append(lake: str | Path | Location, table: str, rows: pa.Table) -> int:
             digest = _keys_digest(*(data.column(c) for c in NAME_COLUMNS[table]))
         else:
             digest = "0"
-        d = loc.path(table, *(f"{p}={v}" for p, v in zip(parts, values)))
+        d = loc.path(table, *(_partition(table, p, v) for p, v in zip(parts, values)))
         _write(loc, data, posixpath.join(d, f"part-{digest}.parquet"))
     return rows.num_rows
 
@@ -415,6 +418,12 @@ class RollingWriter:
         return self.paths
 
 
+def _partition(table: str, column: str, value: object) -> str:
+    """The folder ``column=value`` of a partition; BadName (:func:`pipeline.names.check`) for a value that is no
+    plain name (``ruleset=../../victim`` would be a folder outside the lake)."""
+    return f"{column}={names.check(f'{table}.{column}', value)}"
+
+
 def _staging(loc: Location, table: str, part: str | None) -> str:
     """A fresh staging folder for a partition (under LAKE/_staging, which no table scan sees)."""
     return loc.path(STAGING, table, (part or "_root") + "-" + uuid.uuid4().hex[:12])
@@ -461,7 +470,7 @@ def replace_partition(lake: str | Path | Location, table: str, value: str, batch
     (streamed: written as they come, in few large files). Returns rows written."""
     loc = locate(lake)
     part = schema.partition_columns(table)[0]
-    name = f"{part}={value}"
+    name = _partition(table, part, value)
     staging = _staging(loc, table, name)
     sch = schema.schema(table)
     out_schema = sch.remove(sch.get_field_index(part))
@@ -488,7 +497,7 @@ def drop_partition(lake: str | Path | Location, table: str, value: str) -> bool:
     """Remove partition ``<col>=value`` of a partitioned table, if it exists (readers then see no such partition,
     not an empty one). Returns whether there was one. Raises OSError on a delete failure."""
     loc = locate(lake)
-    path = loc.path(table, f"{schema.partition_columns(table)[0]}={value}")
+    path = loc.path(table, _partition(table, schema.partition_columns(table)[0], value))
     if loc.fs.get_file_info(path).type == pafs.FileType.NotFound:
         return False
     loc.fs.delete_dir(path)

@@ -17,6 +17,12 @@ This module is the one place that computes them. :func:`register` makes them ava
 relation's name columns through them; :func:`pipeline.stats.connect` applies it to the ``players`` lists of
 ``hands`` and ``games`` (``seats.player`` / ``seats.partner`` derive from them) and to the name columns of the
 derived tables, so every report, export and dashboard built on those views inherits the pseudonyms.
+
+Keys too: ``hand_key``, ``game_key`` and ``reject_key`` are plain SHA-256 digests of content that holds the
+names (a game key hashes the players list), so anyone could test guessed names against them. In pseudonymized
+views each is replaced by HMAC-SHA256(key = salt, message = the stored key), first 32 hex digits
+(:func:`keyed`, :func:`rekeyed_sql`): the same in every table, so joins on keys still hold, and only someone
+with the salt can link a key to content.
 """
 
 from __future__ import annotations
@@ -40,6 +46,45 @@ MAP_TABLE = "_pseudonyms"
 MAX_SEATS = 4
 #: What replaces ``rejects.raw`` (the raw record text, which holds the names) in a pseudonymized view.
 RAW_REMOVED = "(raw record removed: pseudonymized export)"
+#: Columns holding a content digest (of content that includes names): re-keyed with the salt (:func:`rekeyed_sql`).
+KEY_COLUMNS = ("hand_key", "game_key", "reject_key")
+KEY_HEX_DIGITS = 32
+_BLOCK = 64          # SHA-256's block size: HMAC pads its key to it
+
+
+def keyed(salt: str, key: str) -> str:
+    """A stored key under ``salt``: HMAC-SHA256(salt, key), first 32 hex digits (what :func:`rekeyed_sql`
+    computes in SQL). Raises ValueError for an empty salt."""
+    if not salt:
+        raise ValueError("the pseudonymization salt must not be empty")
+    return hmac.new(salt.encode("utf-8"), key.encode("utf-8"), hashlib.sha256).hexdigest()[:KEY_HEX_DIGITS]
+
+
+def _pads(salt: str) -> tuple[str, str]:
+    """HMAC's inner and outer padded keys of ``salt`` (RFC 2104), as hex."""
+    k = salt.encode("utf-8")
+    if len(k) > _BLOCK:
+        k = hashlib.sha256(k).digest()
+    k = k.ljust(_BLOCK, b"\0")
+    return bytes(b ^ 0x36 for b in k).hex(), bytes(b ^ 0x5C for b in k).hex()
+
+
+def keyed_sql(salt: str, expr: str) -> str:
+    """SQL of :func:`keyed` for the VARCHAR expression ``expr`` (NULL stays NULL): HMAC written with DuckDB's
+    ``sha256`` of the padded keys, so the whole column is hashed in parallel inside DuckDB, no Python call per row."""
+    if not salt:
+        raise ValueError("the pseudonymization salt must not be empty")
+    inner, outer = _pads(salt)
+    return (f"substr(sha256(unhex('{outer}' || sha256(unhex('{inner}' || hex({expr}))))), 1, {KEY_HEX_DIGITS})")
+
+
+def rekeyed_sql(relation: str, columns: Sequence[str], salt: str) -> str:
+    """SELECT of every column of ``relation`` with the key columns ``columns`` (of :data:`KEY_COLUMNS`) re-keyed
+    under ``salt`` (:func:`keyed_sql`)."""
+    if not columns:
+        return f"SELECT * FROM ({relation})"
+    replaced = ", ".join(f"{keyed_sql(salt, c)} AS {c}" for c in columns)
+    return f"SELECT * REPLACE ({replaced}) FROM ({relation})"
 
 
 def pseudonym(salt: str, source: str, name: str) -> str:

@@ -226,6 +226,13 @@ def filter_player_names(con: duckdb.DuckDBPyConnection, filters: Filters) -> tup
     return Pseudonymizer(filters.pseudonymize).expand(sources, filters.players)
 
 
+def _key_columns(table: str) -> list[str]:
+    """The content-key columns of ``table`` (:data:`pipeline.pseudonymize.KEY_COLUMNS`)."""
+    from pipeline.pseudonymize import KEY_COLUMNS
+    names = schema.schema(table).names
+    return [c for c in KEY_COLUMNS if c in names]
+
+
 def create_views(con: duckdb.DuckDBPyConnection, lake: Path | str, filters: Filters | None = None,
                  internal: bool = True) -> None:
     """Create the views :data:`VIEWS` on ``con`` over ``lake`` (see :func:`connect`).
@@ -258,6 +265,9 @@ def create_views(con: duckdb.DuckDBPyConnection, lake: Path | str, filters: Filt
         base["hands"] = pseudo.pseudonymized_sql(raw["hands"], lists=("players",))
         base["games"] = pseudo.pseudonymized_sql(raw["games"], seat_lists=("players",))
         base["rejects"] = f"SELECT * REPLACE ({_sql_str(pseudo.RAW_REMOVED)} AS raw) FROM ({base['rejects']})"
+        # every table's content keys re-keyed alike (joins on them hold): a plain digest of a players list is a
+        # test for guessed names
+        base = {t: pseudo.rekeyed_sql(sql, _key_columns(t), salt) for t, sql in base.items()}
     if internal:
         for t in schema.TABLES:
             _create_table_view(con, lake, t, f"_all_{t}", base[t])
@@ -273,6 +283,7 @@ def create_views(con: duckdb.DuckDBPyConnection, lake: Path | str, filters: Filt
     where = filters.hands_where(stored_names, games_src)
     if where and salt:
         hands = pseudo.pseudonymized_sql(f"SELECT * FROM ({raw['hands']}) WHERE {where}", lists=("players",))
+        hands = pseudo.rekeyed_sql(hands, _key_columns("hands"), salt)
         con.execute(f"CREATE VIEW hands AS {hands}")
     elif where:
         con.execute(f"CREATE VIEW hands AS SELECT * FROM {src['hands']} WHERE {where}")

@@ -481,12 +481,11 @@ def test_damage_is_rejected_with_its_reason(tmp_path, monkeypatch):
     for name, code in [("unknown_card", "unknown_card"), ("card_played_twice", "card_played_twice"),
                        ("seven_card_hand", "wrong_hand_size"), ("invalid_json_line", "invalid_json"),
                        ("hand_no_null", "bad_field"), ("same_id_other_content", "duplicate_game_id"),
-                       # the last "plays"/"hands" key wins (json.loads), a null: the hand has a contract and
-                       # no plays or no dealt cards (validate.py's truncated_play)
-                       ("plays_repeated_null_after_the_list", "truncated_play"),
+                       # "plays"/"hands" written twice: ambiguous, rejected naming the key (issue 18), by both paths
+                       ("plays_repeated_null_after_the_list", "duplicate_key"),
                        # a game without "version" said "unsupported native format version None"
                        ("version_missing", "missing_field"),
-                       ("hands_repeated_null_after_the_list", "truncated_play")]:
+                       ("hands_repeated_null_after_the_list", "duplicate_key")]:
         f = _write(tmp_path, f"{name}.jsonl", CORRUPTIONS[name](_base()))
         cols, _ = same_lake(tmp_path, monkeypatch, [f])
         assert [r["reason_code"] for r in cols["rejects"]] == [code], name
@@ -765,7 +764,7 @@ def test_a_failed_read_leaves_no_hash_thread_running(tmp_path, monkeypatch):
         started.append((fut, t))
         return fut
 
-    def failing_read(fh, path, writer, take, block_bytes=None, size=None, forked=None):
+    def failing_read(fh, path, writer, take, block_bytes=None, size=None, forked=None, bounds=None):
         forked()
         raise RuntimeError("a reader bug")
     monkeypatch.setattr(run, "_hash_later", slow_hash)

@@ -97,7 +97,8 @@ def _codes_written_in(source: Path) -> set[str]:
     score sheet's fail() (2nd or code=); both branches of a conditional expression count."""
     import ast
 
-    pos = {"Reject": 1, "RecordError": 0, "_Bad": 0, "bad": 0, "rej": 0, "_file_reject": 2, "fail": 1}
+    pos = {"Reject": 1, "RecordError": 0, "_Bad": 0, "bad": 0, "rej": 0, "_file_reject": 2, "fail": 1,
+           "LimitExceeded": 0}
 
     def literals(node) -> list[str]:
         if isinstance(node, ast.Constant) and isinstance(node.value, str):

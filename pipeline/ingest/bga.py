@@ -68,6 +68,7 @@ import orjson
 
 from pipeline.cards import card_str, make_card, mask_of
 from pipeline.ingest.records import GameRecord, Line, Provenance, RecordError, Reject, bad_encoding, finish_game, \
+    json_shape_reject, \
     malformed, new_hand
 from pipeline.ingest.validate import check_hand
 
@@ -243,6 +244,11 @@ def _document(text: str, where: Provenance, path: str) -> Iterator[GameRecord | 
                          text[-RAW_TAIL:], gid, hand)
         else:
             yield Reject(where, "invalid_json", f"invalid JSON: {e}", text, gid)
+        return
+    m = _TABLE_RE.search(text)
+    bad = json_shape_reject(where, text, doc, f"{SOURCE}:{m.group(1)}" if m else None)
+    if bad is not None:
+        yield bad
         return
     try:
         yield _table(doc, text, where, path)

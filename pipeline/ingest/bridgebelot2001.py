@@ -15,7 +15,8 @@ from collections.abc import Iterator
 
 import orjson
 
-from pipeline.ingest.records import GameRecord, Line, Provenance, RecordError, Reject, bad_encoding, finish_game, malformed, new_hand
+from pipeline.ingest.records import (GameRecord, Line, Provenance, RecordError, Reject, bad_encoding, finish_game,
+                                     json_shape_reject, malformed, new_hand)
 from pipeline.ingest.validate import check_hand
 
 NAME = "bridgebelot2001"
@@ -77,6 +78,10 @@ def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
         doc = orjson.loads("".join(text))
     except orjson.JSONDecodeError as e:
         yield Reject(where, "invalid_json", f"not a golden_score.json document: invalid JSON: {e}", "".join(text)[:1024])
+        return
+    bad = json_shape_reject(where, "".join(text), doc)
+    if bad is not None:
+        yield bad
         return
     rounds = doc.get("scoring") if isinstance(doc, dict) else None
     if not isinstance(rounds, list):

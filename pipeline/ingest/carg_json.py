@@ -29,6 +29,7 @@ from typing import Any
 import orjson
 
 from pipeline.ingest.records import (GameRecord, Line, Provenance, RecordError, Reject, bad_encoding, finish_game,
+                                     json_shape_reject,
                                      malformed, new_hand)
 from pipeline.ingest.validate import check_hand
 
@@ -342,6 +343,11 @@ def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
         line = getattr(e, "lineno", None)
         yield Reject(Provenance(NAME, path, line, offsets.get(line) if line else None), "invalid_json",
                      f"invalid JSON: {e}", text.text[:1024])
+        return
+    bad = json_shape_reject(Provenance(NAME, path, 1, 0), text.text, doc)
+    if bad is not None:          # a key twice (the dump is one document: nothing in it is imported)
+        bad.raw = text.text[:1024]
+        yield bad
         return
     root = doc.get("__collections__") if isinstance(doc, dict) and isinstance(doc.get("__collections__"), dict) else doc
     if not isinstance(root, dict):

@@ -58,7 +58,8 @@ from typing import Any
 import orjson
 
 from pipeline.ingest import coinche_cli_log as logfmt
-from pipeline.ingest.records import GameRecord, Line, Provenance, RecordError, Reject, finish_game, malformed, new_hand
+from pipeline.ingest.records import (GameRecord, Line, Provenance, RecordError, Reject, finish_game, json_shape_reject,
+                                     malformed, new_hand)
 from pipeline.ingest.validate import check_hand
 
 NAME = "coinche-cli"
@@ -193,6 +194,9 @@ def _messages(lines: Iterator[Line], path: str) -> list[_Msg]:
         except orjson.JSONDecodeError as e:
             raise _Bad("invalid_json", f"invalid JSON (truncated line?): {e}", None, path, lineno, offset,
                        text) from None
+        shape = json_shape_reject(Provenance(NAME, path, lineno, offset), text, d)
+        if shape is not None:
+            raise _Bad(shape.code, shape.reason, None, path, lineno, offset, text)
         if not (isinstance(d, dict) and isinstance(d.get("type"), str) and isinstance(d.get("payload"), dict)):
             raise _Bad("bad_record", 'a wire message must be {"type": <text>, "payload": {...}}', None, path, lineno,
                        offset, text)

@@ -37,6 +37,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.json as pj
 
+from pipeline import limits
 from pipeline.ingest import kernels, native_columns as ncol, native_jsonl, native_plays, sha_keys
 from pipeline.ingest.records import GameRecord, Reject
 
@@ -62,7 +63,7 @@ def enabled() -> bool:
 
 def read_into(fh, path: str, writer, take: Callable[[GameRecord | Reject], None],
               block_bytes: int | None = None, size: int | None = None,
-              forked: Callable[[], None] | None = None) -> None:
+              forked: Callable[[], None] | None = None, bounds: limits.Limits = limits.DEFAULT) -> None:
     """Read the native JSON Lines stream ``fh`` (binary, already decompressed) into ``writer``.
 
     Two ways, same lake: a file of at least :data:`pipeline.ingest.native_pool.POOL_MIN_BYTES` (``size``) on a
@@ -85,21 +86,24 @@ def read_into(fh, path: str, writer, take: Callable[[GameRecord | Reject], None]
             None: the in-process way, compiled).
         forked: called once the worker processes are forked (at once when none are): a thread that might hold
             a lock the workers need (OpenSSL's, hashing) may start then.
+        bounds: the line and size limits of a plain file read by ``pread`` (a stream is a
+            :class:`pipeline.limits.Bounded` that applies them itself).
     Raises:
-        whatever reading ``fh`` raises (OSError, EOFError, zlib.error), after importing every line read
-        before it; StrictError from ``take``.
+        whatever reading ``fh`` raises (OSError, EOFError, zlib.error, LimitExceeded), after importing every
+        line read before it; StrictError from ``take``.
     """
     from pipeline.ingest import native_pool
     limit = block_bytes or BLOCK_BYTES
     n = native_pool.workers()
     if size is not None and n >= 2 and size >= native_pool.POOL_MIN_BYTES:
         writer.wait()              # no Parquet write runs on the writer's thread while the workers fork
-        plain = None if isinstance(fh, gzip.GzipFile) else getattr(fh, "name", None)
+        plain = None if _is_stream(fh) else getattr(fh, "name", None)
         plain = plain if isinstance(plain, str) else None
         with native_pool.BlockPool(n) as pool:
             if forked:
                 forked()
-            for lines, converted in pool.converted(_blocks(fh, limit, counted=plain is not None), path, plain):
+            for lines, converted in pool.converted(_blocks(fh, limit, counted=plain is not None, bounds=bounds),
+                                                   path, plain):
                 _block(lines, converted, path, writer, take)
         if pool.lost is not None:      # a worker died: the file was read on in this process, from that block
             writer.summary.workers_lost.append(f"{path} (from line {pool.lost})")
@@ -110,7 +114,7 @@ def read_into(fh, path: str, writer, take: Callable[[GameRecord | Reject], None]
         forked()
     plain = not kernels.use_compiled(size)
     with kernels.plain_python(plain):
-        prefetch = _Prefetch(_plain_python(_prepared(fh, path, limit), plain))
+        prefetch = _Prefetch(_plain_python(_prepared(fh, path, limit, bounds), plain))
         try:
             for lines in prefetch:
                 _block(lines, convert_groups(lines), path, writer, take)
@@ -192,10 +196,10 @@ def _plain_python(items, on: bool):
         yield from items
 
 
-def _prepared(fh, path: str, limit: int):
+def _prepared(fh, path: str, limit: int, bounds: limits.Limits = limits.DEFAULT):
     """Blocks of whole lines of ``fh`` (:class:`_Lines`), each with its candidate lines parsed; raises what
     reading raises, after yielding the lines read before."""
-    for lines in _blocks(fh, limit):
+    for lines in _blocks(fh, limit, bounds=bounds):
         lines.prepare(path)
         yield lines
 
@@ -216,10 +220,17 @@ def convert_groups(lines: "_Lines") -> list[tuple[np.ndarray, ncol.Batch]]:
     return out
 
 
-def _blocks(fh, limit: int, counted: bool = False):
+def _is_stream(fh) -> bool:
+    """Whether ``fh`` is read as a stream (gzip, a bounded or CR-translated stream), not ``pread`` by file."""
+    return isinstance(fh, gzip.GzipFile) or getattr(fh, "stream_only", False)
+
+
+def _blocks(fh, limit: int, counted: bool = False, bounds: limits.Limits = limits.DEFAULT):
     """Blocks of whole lines of ``fh`` (:class:`_Lines`, about ``limit`` bytes each, not parsed yet); raises
     what reading raises, after yielding the lines read before. ``counted``: the lines of each block are only
-    counted (:class:`_Lines`)."""
+    counted (:class:`_Lines`). A plain file read by ``pread`` is held to ``bounds`` here: a line longer than
+    ``bounds.max_line_bytes`` or more than ``bounds.max_bytes`` bytes raise LimitExceeded (a stream is a
+    :class:`pipeline.limits.Bounded`, which does it)."""
     at = [1, 0]                      # line number and byte offset of the next block
 
     def block(data: bytes, end: int) -> _Lines:
@@ -228,7 +239,11 @@ def _blocks(fh, limit: int, counted: bool = False):
         at[1] += end
         return lines
 
-    if isinstance(fh, gzip.GzipFile):
+    if hasattr(fh, "read_block"):     # a bounded stream: whole lines by chunks, no object per line
+        while data := fh.read_block(limit):
+            yield block(data, len(data))
+        return
+    if _is_stream(fh):
         pending: list[bytes] = []
         size = 0
         try:
@@ -239,7 +254,7 @@ def _blocks(fh, limit: int, counted: bool = False):
                     data = b"".join(pending)
                     pending, size = [], 0
                     yield block(data, len(data))
-        except (OSError, EOFError, zlib.error):
+        except (OSError, EOFError, zlib.error, limits.LimitExceeded):
             if pending:
                 data = b"".join(pending)
                 yield block(data, len(data))
@@ -255,21 +270,56 @@ def _blocks(fh, limit: int, counted: bool = False):
         return
     size = os.fstat(fd).st_size
     while pos < size:                # whole lines from pos: up to the last newline of the next `limit` bytes
-        data = os.pread(fd, limit, pos)
+        if pos >= bounds.max_bytes:
+            raise limits.LimitExceeded("file_too_large", f"file too large: it holds more than {bounds.max_bytes:,} "
+                                       "bytes (--max-bytes raises the limit); the records after line "
+                                       f"{at[0] - 1} are not imported", at[0], at[1])
+        data = os.pread(fd, min(limit, bounds.max_bytes - pos), pos)
         while True:
             cut = data.rfind(b"\n") + 1
             if cut or pos + len(data) >= size:
+                if not cut and len(data) > bounds.max_line_bytes:
+                    _line_too_long(bounds, at)
                 break
+            if len(data) > bounds.max_line_bytes:               # a line without end is never held whole
+                _line_too_long(bounds, at)
             more = os.pread(fd, limit, pos + len(data))      # a line longer than the block
             if not more:
                 break
             data += more
+        if cut > bounds.max_line_bytes:     # (never with the default limits: a block is shorter than a line may be)
+            bad = _long_line(bounds, data, cut)
+            if bad is not None:             # the lines before it are imported, then the reject
+                if bad:
+                    yield block(data, bad)
+                _line_too_long(bounds, at)
         if not cut:
             cut = len(data)          # the file's last line, without a newline
         if not cut:
             break
         yield block(data, cut)
         pos += cut
+
+
+def _line_too_long(bounds: limits.Limits, at: list) -> None:
+    """Raise LimitExceeded for the line at line ``at[0]``, offset ``at[1]`` (the next block's first), longer than
+    ``bounds.max_line_bytes``."""
+    line, start = at
+    raise limits.LimitExceeded("line_too_long", f"line {line} is longer than {bounds.max_line_bytes:,} bytes "
+                               "(--max-line-bytes raises the limit); it and the lines after it are not imported",
+                               line, start)
+
+
+def _long_line(bounds: limits.Limits, data: bytes, cut: int) -> int | None:
+    """Byte offset in ``data`` of the first line of ``data[:cut]`` longer than ``bounds.max_line_bytes``, or None."""
+    pos = 0
+    while pos < cut:
+        nl = data.find(b"\n", pos, cut)
+        end = cut if nl < 0 else nl
+        if end - pos > bounds.max_line_bytes:
+            return pos
+        pos = end + 1
+    return None
 
 
 def _read_blocks(fh, block, limit: int):
@@ -361,15 +411,11 @@ class _Lines:
             self.starts = None
             self.n = data.count(b"\n", 0, end) + (end > 0 and data[end - 1:end] != b"\n")
             return
-        starts = [0]
-        i = data.find(b"\n", 0, end)
-        while i != -1:
-            starts.append(i + 1)
-            i = data.find(b"\n", i + 1, end)
-        if starts[-1] != end:
-            starts.append(end)       # the file's last line, without a newline
-        self.starts = np.asarray(starts, np.int64)
-        self.n = len(starts) - 1
+        # vectorised: a block of blank lines (a gzip of them) costs no Python object per line
+        ends = np.flatnonzero(np.frombuffer(data, np.uint8, count=end) == 10) + 1 if end else np.zeros(0, np.int64)
+        tail = [end] if end and (not len(ends) or ends[-1] != end) else []   # the last line, without a newline
+        self.starts = np.concatenate([[0], ends, tail]).astype(np.int64)
+        self.n = len(self.starts) - 1
 
     def prepare(self, path: str) -> None:
         """Find the candidate lines, rewrite and parse them: ``groups`` of (table, block, block line numbers).
@@ -411,7 +457,13 @@ def _block(lines: _Lines, converted: list[tuple[np.ndarray, ncol.Batch]], path: 
         for k, i in enumerate(idx.tolist()):
             accepted[i] = (batch, k)
     run: list = []            # consecutive accepted games of one batch: [batch, first, end, first line]
-    for i in range(lines.n):
+    # an empty line ("\n", "\r\n") gives the row path nothing (json_lines skips it): not visited one by one
+    length = np.diff(lines.starts)
+    blank = (length <= 1) | ((length == 2) & (np.frombuffer(lines.data, np.uint8, count=lines.end)[
+        np.minimum(lines.starts[:-1], max(lines.end - 1, 0))] == 13))
+    if len(blank) and length[-1] == 1 and lines.data[lines.end - 1:lines.end] != b"\n":
+        blank[-1] = False          # a last line of one byte without a newline is content
+    for i in np.flatnonzero(~blank).tolist() if blank.any() else range(lines.n):
         hit = accepted.get(i)
         if hit is not None:
             batch, k = hit

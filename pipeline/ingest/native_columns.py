@@ -603,9 +603,9 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     ok &= (n >= 2) & (n <= 4)
     ok &= _isin(col["variant"], VARIANTS)
     source = col["source"]
-    # the driver's source-name check (run._SAFE_NAME, Python re semantics), once per distinct name
-    from pipeline.ingest.run import _SAFE_NAME
-    names = [s for s in pc.unique(source).to_pylist() if s is not None and _SAFE_NAME.match(s)]
+    # the driver's source-name check (pipeline.names.is_plain), once per distinct name
+    from pipeline.names import is_plain
+    names = [s for s in pc.unique(source).to_pylist() if s is not None and is_plain(s)]
     ok &= _isin(source, names)
     p_off, _, p_vals = _list(col["players"])
     p_len = p_off[1:] - p_off[:-1]

@@ -226,7 +226,23 @@ def json_lines(lines, reader: str, path: str):
         except orjson.JSONDecodeError as e:
             yield Reject(where, "invalid_json", f"invalid JSON: {e}", line)
             continue
+        bad = json_shape_reject(where, line, value)
+        if bad is not None:
+            yield bad
+            continue
         yield where, line, value
+
+
+def json_shape_reject(where: Provenance, text: str, value, game_id: str | None = None) -> "Reject | None":
+    """The reject of a parsed JSON record nested deeper than the ingest's ``--max-depth`` or holding a key twice
+    in one object (:func:`pipeline.limits.json_shape`), else None."""
+    from pipeline import limits
+    bad = limits.json_shape(text, value, limits.active().max_depth)
+    if bad is None:
+        return None
+    if game_id is None and isinstance(value, dict) and isinstance(value.get("game_id"), str):
+        game_id = value["game_id"]
+    return Reject(where, bad.code, bad.reason, text[:1 << 20], game_id)
 
 
 def first_objects(head: str, limit: int = 5) -> list:

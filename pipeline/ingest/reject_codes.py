@@ -18,6 +18,11 @@ CODES: dict[str, str] = {
     "unreadable_sibling": "a file of a coinche-cli game folder beside the entry stream cannot be read",
     "no_records": "the reader recognised the file but found no game record in it",
     "reader_error": "the reader failed on the file (a Rebelote bug: please report it with the file)",
+    "file_too_large": "the file decompresses to more bytes than --max-ratio times its size or --max-bytes allow "
+                      "(a gzip bomb?); the records before the limit are imported",
+    "line_too_long": "a line is longer than --max-line-bytes; the lines before it are imported, not it or those after",
+    "too_deep": "a JSON record nests deeper than --max-depth",
+    "duplicate_key": "a JSON object holds a key twice (a reader would keep only the last value)",
     "bad_encoding": "a line (or the file) is not UTF-8 text",
     "invalid_json": "a line or document is not valid JSON",
     "bad_csv": "a score sheet is not readable CSV from that line on",

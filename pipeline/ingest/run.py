@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import gzip
 import os
-import re
 import sys
 import time
 import zlib
@@ -24,14 +23,14 @@ import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline import ingest, lake as lakemod, schema
+from pipeline import ingest, lake as lakemod, names, schema
 from pipeline.ingest import deal_copies, fast_native, game_copies, holdings, key_index, line_ends, native_jsonl, takeover
+from pipeline import limits
 from pipeline.ingest import lenient as leniency
 from pipeline.ingest.records import GameRecord, Line, Notice, Provenance, Reject
 from pipeline.words import count
 
 HEAD_BYTES = 65536
-_SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 FLUSH_HANDS = 50_000
 
 
@@ -450,9 +449,9 @@ class _Writer:
         def rej(code: str, reason: str, hand_no=None) -> Reject:
             return Reject(rec.where, code, reason, "", gid, hand_no)
         source = rec.game.get("source")
-        if not isinstance(source, str) or not _SAFE_NAME.match(source):
-            return rej("bad_source", f"source {source!r} is not a plain name (letters, digits, '.', '_', '-'; "
-                                     "it names a lake folder)")
+        if not names.is_plain(source):
+            return rej("bad_source", f"source {source!r} is not a plain name ({names.RULE}; it names a lake "
+                                     "folder)")
         if not rec.hands:
             return rej("no_hands", "the game has no hands")
         err = schema.check_row("games", rec.game)
@@ -944,7 +943,8 @@ def ingest_paths(paths: list[Path], lake: Path, fmt: str | None = None, strict: 
                  on_reject: Callable[[Reject], None] | None = None,
                  on_file: Callable[[Path, str | None], None] | None = None, reread: bool = False,
                  lenient: bool = False, on_repair: Callable[["leniency.Repair"], None] | None = None,
-                 on_notice: Callable[[str], None] | None = None, prune: bool = False) -> IngestSummary:
+                 on_notice: Callable[[str], None] | None = None, prune: bool = False,
+                 bounds: limits.Limits = limits.DEFAULT) -> IngestSummary:
     """Import every file under ``paths`` into ``lake`` (a folder or URL, see :func:`pipeline.lake.locate`).
 
     Nothing is lost: a file imported before from inside a folder of ``paths`` and now gone from it keeps its
@@ -963,6 +963,8 @@ def ingest_paths(paths: list[Path], lake: Path, fmt: str | None = None, strict: 
         on_repair: called with each hand kept that way (the CLI prints them).
         prune: remove the games, hands and rejects of the files gone from a folder of ``paths`` since they were
             imported (their source is gone, so this cannot be undone by importing again; hence opt-in).
+        bounds: the reading limits (:mod:`pipeline.limits`: decompressed bytes, line length, JSON depth);
+            a file crossing one gives a reject of its own code, after the records read before it.
         reread: read every file even when the lake's manifest (``_manifest.json``: path, size, modification
             time, reader and content hash of each file read before) says it is unchanged; by default unchanged
             files are skipped without being opened (or, when only their time changed, after hashing them).
@@ -977,7 +979,7 @@ def ingest_paths(paths: list[Path], lake: Path, fmt: str | None = None, strict: 
     for p in paths:                    # a big file named directly: its reader's kernels load while the lake's
         if fmt in (None, native_jsonl.NAME) and Path(p).is_file():     # keys are read (see fast_native.prepare_for)
             fast_native.prepare_for(Path(p))
-    with lakemod.lock(lake):
+    with lakemod.lock(lake), limits.applied(bounds):
         if not lenient:
             return _ingest(paths, lake, fmt, strict, on_reject, on_file, reread, on_notice, prune)
         with leniency.collecting() as repairs:
@@ -1160,6 +1162,13 @@ def _import_file(path: Path, key: str, forced, label: str, reread: bool, run: _R
                    claimed=forced is None or bool(forced.sniff(path.name, head)), cr_lines=cr_lines, forked=forked)
     except StrictError:
         raise
+    except limits.LimitExceeded as e:
+        rej = Reject(Provenance(reader.NAME, str(path), e.line, e.offset), e.code, e.reason, "")
+        if strict:
+            raise StrictError(rej.message()) from None
+        writer.add_reject(rej)
+        if on_reject:
+            on_reject(rej)
     except (OSError, EOFError, zlib.error) as e:
         _file_reject(path, reader.NAME, "unreadable_file", f"cannot read the file ({e}); records after the "
                      "point of failure are not imported", writer, strict, on_reject)
@@ -1386,10 +1395,12 @@ def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject,
     s = writer.summary
     before = s.games + s.hands + s.duplicates + s.deal_replaced + sum(s.rejected.values())
     leniency.reading(str(path))
-    with _open(path) as stored, (line_ends.as_lf(stored) if cr_lines else contextlib.nullcontext(stored)) as fh:
+    bounds = limits.active()
+    with _bounded(path, cr_lines, bounds) as fh:
         if reader is native_jsonl and fast_native.enabled():
             # columnar reading of whole blocks; lines it cannot vouch for come back through `take`
-            fast_native.read_into(fh, str(path), writer, take, size=path.stat().st_size, forked=forked)
+            fast_native.read_into(fh, str(path), writer, take, size=path.stat().st_size, forked=forked,
+                                  bounds=bounds)
         else:
             for rec in reader.read(_lines(fh, reader is native_jsonl), str(path)):
                 take(rec)
@@ -1403,6 +1414,19 @@ def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject,
                       f"the {reader.NAME} reader found no game record in the file "
                       + ("(only a header or an empty envelope?)" if claimed else
                          f"(it does not look like a {reader.NAME} file)"), ""))
+
+
+def _bounded(path: Path, cr_lines: bool, bounds: limits.Limits):
+    """The stream a reader reads of ``path``, held to ``bounds`` (:class:`pipeline.limits.Bounded`): a gzip
+    or CR-translated file as a bounded stream; a plain file as itself when the columnar native reader may read it
+    by ``pread`` (which applies the limits itself), else bounded too."""
+    stored = _open(path)
+    compressed = isinstance(stored, gzip.GzipFile)
+    fh = line_ends.as_lf(stored) if cr_lines else stored
+    if not (compressed or cr_lines) and fast_native.enabled():
+        # the row readers iterate it: bounded; the columnar reader checks `stream_only` and preads
+        return limits.Bounded(fh, bounds, path.stat().st_size, False, plain=fh)
+    return limits.Bounded(fh, bounds, path.stat().st_size, compressed)
 
 
 def _same_file(recorded: str, path: Path) -> bool:

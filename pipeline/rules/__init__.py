@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pipeline import names
 from pipeline.resources import resource_dir
 
 RANK_KEYS = ["7", "8", "9", "10", "J", "Q", "K", "A"]
@@ -51,6 +52,16 @@ CHOICES: dict[str, tuple] = {
 }
 # Lower bounds of whole-number parameters (default 0: no negative points).
 MINIMUM: dict[str, int] = {"game.target": 1, "double.coinche": 1, "double.surcoinche": 1, "belote.value": 0}
+# Upper bounds: the kernels hold card points in int16 (32 cards x 1000 < 32767) and scores in int32 (10000 points
+# x 100 x a few terms < 2**31), so a house file's 9223372036854775807 cannot wrap a score silently; the bound of a
+# parameter not named here is POINTS_MAX.
+POINTS_MAX = 10_000
+MAXIMUM: dict[str, int] = {"game.target": 100_000, "double.coinche": 100, "double.surcoinche": 100,
+                           "cards.trump": 1000, "cards.plain": 1000, "cards.no_trump": 1000, "cards.all_trump": 1000,
+                           "cards.no_trump_scale": 1000, "cards.all_trump_scale": 1000}
+HAND_MAX = 32_767
+"""The engine keeps a hand's card, declaration, belote and contract points per team in int16: the largest hand
+a ruleset's values can score (:func:`_largest_hand`) must fit."""
 _META_KEYS = {"name", "extends", "description", "sources"}
 
 
@@ -137,18 +148,21 @@ def _check_value(dotted: str, value: Any, default: Any, path: Path) -> None:
         bad = set(value) - set(default)
         if bad:
             raise RulesetError(f"{path}: {dotted} has unknown rank(s) {sorted(bad)}; ranks are {RANK_KEYS}")
+        high = MAXIMUM.get(dotted, POINTS_MAX)
         for k, v in value.items():
-            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-                raise RulesetError(f"{path}: {dotted}.{k} must be a whole number >= 0, got {v!r}")
+            if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= high:
+                raise RulesetError(f"{path}: {dotted}.{k} must be a whole number >= 0 and <= {high}, got {v!r}")
         return
     if dotted == "auction.strains":
         if not (isinstance(value, list) and value and all(v in ("C", "D", "H", "S", "NT", "AT") for v in value)):
             raise RulesetError(f"{path}: auction.strains must list contracts among C D H S NT AT, got {value!r}")
         return
     if isinstance(default, list):
+        high = MAXIMUM.get(dotted, POINTS_MAX)
         if not (isinstance(value, list) and len(value) == len(default)
-                and all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value)):
-            raise RulesetError(f"{path}: {dotted} must be a list of {len(default)} whole numbers > 0, got {value!r}")
+                and all(isinstance(v, int) and not isinstance(v, bool) and 0 < v <= high for v in value)):
+            raise RulesetError(f"{path}: {dotted} must be a list of {len(default)} whole numbers > 0 and <= {high}, "
+                               f"got {value!r}")
         return
     if isinstance(default, bool):
         if not isinstance(value, bool):
@@ -159,9 +173,11 @@ def _check_value(dotted: str, value: Any, default: Any, path: Path) -> None:
     elif isinstance(default, str) and not isinstance(value, str):
         raise RulesetError(f"{path}: {dotted} must be text, got {value!r}")
     if isinstance(value, int) and not isinstance(value, bool):
-        low = MINIMUM.get(dotted, 0)
+        low, high = MINIMUM.get(dotted, 0), MAXIMUM.get(dotted, POINTS_MAX)
         if value < low:
             raise RulesetError(f"{path}: {dotted} must be at least {low}, got {value}")
+        if value > high:
+            raise RulesetError(f"{path}: {dotted} must be at most {high}, got {value}")
     allowed = CHOICES.get(dotted)
     if allowed is not None and value not in allowed:
         raise RulesetError(f"{path}: {dotted} = {value!r} is not supported; allowed: {', '.join(map(repr, allowed))}")
@@ -254,6 +270,24 @@ def _resolve(path: Path, seen: tuple[Path, ...]) -> tuple[dict, dict, tuple[str,
     return params, sources, (name,) + chain
 
 
+def _largest_hand(params: dict) -> int:
+    """A bound on the points of one hand for one team under ``params`` (every parameter already within its own
+    range): every card of the pack in the richest strain (scaled) plus the larger last-trick bonus; eight
+    declarations at the largest declaration value; four belotes; the largest flat award or base and the capot bid;
+    all times the larger multiplier. Generous: the shipped rulesets score at most a few thousand points."""
+    c, d, dbl = params["cards"], params["declarations"], params["double"]
+    total = {t: sum(c[t].values()) for t in ("trump", "plain", "no_trump", "all_trump")}
+    cards = max(total["trump"] + 3 * total["plain"], 4 * total["no_trump"] * c["no_trump_scale"][0] / c["no_trump_scale"][1],
+                4 * total["all_trump"] * c["all_trump_scale"][0] / c["all_trump_scale"][1])
+    cards += max(c["last_trick"], c["capot_last_trick"]) + c["capot_bonus"] + c["capot_split_each"]
+    decl = 8 * max([d["tierce"], d["quarte"], d["quinte"], *d["carre"].values(), *d["carre_no_trump"].values()])
+    flat = max(v for k, v in {**params["contract"], **dbl}.items()
+               if isinstance(v, int) and not isinstance(v, bool) and k not in ("coinche", "surcoinche"))
+    bid = params["contract"]["capot_bid_value"]
+    return int((cards + decl + 4 * params["belote"]["value"] + flat + bid + params["play"]["revoke_penalty"])
+               * max(dbl["coinche"], dbl["surcoinche"]))
+
+
 def load(ref: str | Path) -> Ruleset:
     """Load and resolve a ruleset by shipped name or by path to a ``.toml`` file.
 
@@ -277,8 +311,18 @@ def load(ref: str | Path) -> Ruleset:
     if deal["n_players"] == 3 and params["auction"]["style"] != "prise":
         raise RulesetError(f"{path}: auction.style = {params['auction']['style']!r} is not supported with 3 players "
                            "(3-player belote is played with the prise: no bids, no coinche)")
+    largest = _largest_hand(params)
+    if largest > HAND_MAX:
+        raise RulesetError(f"{path}: these values can score a hand {largest} points (cards, declarations, belote and "
+                           f"the contract's flat values, times double.surcoinche), more than the engine's "
+                           f"{HAND_MAX}; lower the largest of them")
     data = _read(path)
     name = str(data.get("name", path.stem))
+    try:     # the name is a lake folder (scores/ruleset=<name>/): '../../victim' would be one outside the lake
+        names.check("ruleset name", name)
+    except names.BadName as e:
+        where = "its name" if "name" in data else "the file's name, its default name (give it name = \"...\")"
+        raise RulesetError(f"{path}: {e} ({where})") from None
     shipped_dir = resource_dir("rulesets").resolve()
     if path.resolve().parent != shipped_dir and name in shipped_names():
         raise RulesetError(f"{path}: name {name!r} is a shipped ruleset; give your rules another name "
