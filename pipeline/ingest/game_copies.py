@@ -37,8 +37,12 @@ from pipeline.ingest.records import KEY_FIELDS
 
 PLAY = ("dealer", "taker", "strain", "bid", "capot_bid", "coinche")
 RECORDED = ("recorded_score", "recorded_margin", "recorded_card_points", "recorded_totals")
-HAND_COLUMNS = ["game_id", "hand_no", "hand_key", "initial_hands", "plays", "tricks_taken", *PLAY, *RECORDED]
-GAME_COLUMNS = ["game_id", "game_key", "recorded_final", "recorded_winner"]
+HAND_COLUMNS = ["game_id", "hand_no", "hand_key", "source_line", "initial_hands", "plays", "tricks_taken", *PLAY,
+                *RECORDED]
+IDENTITY = ("n_players", "players")
+"""The game fields two copies of one play must share to be the same game: a renamed player is another record.
+The target and variant may differ between two exports of one game (a state file that does not carry them)."""
+GAME_COLUMNS = ["game_id", "game_key", "recorded_final", "recorded_winner", *IDENTITY]
 TARGETED_LOOKUPS = 32
 """Filtered reads per source before the driver switches to one streamed pass over the source."""
 BATCH = 8_192
@@ -53,6 +57,22 @@ CONTENT_GAME = ("variant", "n_players", "players", "target", "recorded_final", "
 def _hand_hash(h: dict[str, Any]) -> int:
     return hash((h["hand_no"], tuple(h.get("initial_hands") or ()), tuple(h.get("plays") or ()),
                  tuple(h.get("tricks_taken") or ()), *(h.get(k) for k in PLAY)))
+
+
+def identity(game: dict[str, Any]) -> tuple | None:
+    """The :data:`IDENTITY` fields of a game row, comparable between a stored copy and a new record; None when the
+    record names no players: a reader that knows only seats names them ``<word>#<seat>`` in seat order
+    (OpenSpiel's state files: ``bot#0``..., its histories ``random#0``...), which identify nobody."""
+    players = game.get("players") or []
+    if players and all(isinstance(p, str) and p.endswith(f"#{i}") for i, p in enumerate(players)):
+        return None
+    return tuple(tuple(v) if isinstance(v, list) else v for v in (game.get(k) for k in IDENTITY))
+
+
+def differences(old: tuple, new: tuple) -> str:
+    """What differs between two :func:`identity` tuples, in words: "players ['A', 'B'] -> ['A', 'C']"."""
+    return "; ".join(f"{k} {list(a) if isinstance(a, tuple) else a!r} -> {list(b) if isinstance(b, tuple) else b!r}"
+                     for k, a, b in zip(IDENTITY, old, new) if a != b)
 
 
 def fingerprint(hands: Iterable[dict[str, Any]]) -> tuple[int, int]:
@@ -123,12 +143,15 @@ class Stored:
 @dataclass
 class Copy:
     """A stored copy of a game: its :func:`fingerprint`, :func:`richness`, game key and hand keys (None when
-    it came from the streamed pass: :meth:`LakeCopies.hand_keys` reads them when needed)."""
+    it came from the streamed pass: :meth:`LakeCopies.hand_keys` reads them when needed), its :func:`identity`
+    and the first source line of its hands (None when unknown)."""
 
     fingerprint: tuple[int, int]
     richness: int
     game_key: str | None
     hand_keys: set[str] | None
+    identity: tuple | None = None
+    first_line: int | None = None
 
 
 class LakeCopies:
@@ -265,7 +288,9 @@ class LakeCopies:
             return None
         games = self._select("games", GAME_COLUMNS, source, game_id).to_pylist()
         game = games[0] if games else {}
-        return Copy(fingerprint(hands), richness(game, hands), game.get("game_key"), {h["hand_key"] for h in hands})
+        lines = [h["source_line"] for h in hands if h.get("source_line") is not None]
+        return Copy(fingerprint(hands), richness(game, hands), game.get("game_key"), {h["hand_key"] for h in hands},
+                    identity(game) if game else None, min(lines) if lines else None)
 
     def _stream(self, source: str) -> None:
         """One pass over the hands of ``source`` in batches: every game's fingerprint and richness (games already
@@ -277,12 +302,16 @@ class LakeCopies:
             for h in batch.to_pylist():
                 acc = counts.get(h["game_id"])
                 if acc is None:
-                    acc = counts[h["game_id"]] = [0, 0, 0]
+                    acc = counts[h["game_id"]] = [0, 0, 0, None]
                 acc[0] += 1
                 acc[1] = (acc[1] + _hand_hash(h)) & _MASK
                 acc[2] += hand_richness(h)
+                line = h.get("source_line")
+                if line is not None and (acc[3] is None or line < acc[3]):
+                    acc[3] = line
         for batch in self._batches("games", GAME_COLUMNS, source):
             for g in batch.to_pylist():
                 acc = counts.get(g["game_id"])
                 if acc is not None and g["game_id"] not in self.cache:
-                    self.cache[g["game_id"]] = Copy((acc[0], acc[1]), acc[2] + game_richness(g), g["game_key"], None)
+                    self.cache[g["game_id"]] = Copy((acc[0], acc[1]), acc[2] + game_richness(g), g["game_key"], None,
+                                                    identity(g), acc[3])

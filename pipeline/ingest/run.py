@@ -289,7 +289,16 @@ class _Writer:
             return None
         source = rec.game["source"]
         old = self._copy_in_lake(gid, source)
-        if old is not None and old.fingerprint == game_copies.fingerprint(rec.hands):
+        same_play = old is not None and old.fingerprint == game_copies.fingerprint(rec.hands)
+        new_identity = game_copies.identity(rec.game) if same_play else None
+        if same_play and old.identity is not None and new_identity is not None and old.identity != new_identity:
+            # the same deals and plays but another game (a player renamed, another target): a conflicting copy
+            line = f", line {old.first_line}" if old.first_line is not None else ""
+            return Reject(rec.where, "duplicate_game_id",
+                          f"game {gid} is already in the lake from {seen[1]}{line} with the same deals and plays but "
+                          f"other {game_copies.differences(old.identity, new_identity)}; "
+                          "not imported twice", "", gid)
+        if same_play:
             # the same deals and plays from another file or format (OpenSpiel's state files repeat its histories):
             # not a conflict. The copy that carries more of the source's results is kept.
             richness = game_copies.richness(rec.game, rec.hands)
@@ -302,7 +311,10 @@ class _Writer:
                 self.summary.replaced_by_richer += 1
                 self.game_ids[gid] = (rec.game["game_key"], _intern(rec.game["source_file"]), self.reading)
                 self.copies.put(gid, game_copies.Copy(old.fingerprint, richness, rec.game["game_key"],
-                                                      {h["hand_key"] for h in rec.hands}))
+                                                      {h["hand_key"] for h in rec.hands},
+                                                      game_copies.identity(rec.game),
+                                                      min((h["source_line"] for h in rec.hands
+                                                           if h.get("source_line") is not None), default=None)))
                 return None
             self.summary.duplicates += len(rec.hands)
             self.summary.same_game += 1
