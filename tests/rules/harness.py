@@ -10,6 +10,7 @@ API (cards are two-letter strings as in the native format: 7C 8C 9C TC JC QC KC 
     ruleset(parent="base", overrides=None) -> Ruleset        # a house file: extends = parent + overrides
     deal(*seats: str) -> list[list[str]]                    # initial hands, one "JH 9H ..." string per seat
     rest(*taken: str) -> str                                # the cards of the 32-card pack not in `taken`
+    suit(s: str) -> str                                     # the eight cards of a suit: suit("H")
     hand(hands, won=None, last=0, *, plays=None, strain="H", taker=0, dealer=3, bid=None,
          capot_bid=False, coinche=0, announced=None) -> dict  # one native hand (tricks taken, or full play)
     score(R, *hands, n_players=None) -> list[dict]          # the scores rows of one game of these hands
@@ -107,6 +108,11 @@ def deal(*seats: str) -> list[list[str]]:
     assert all(c in PACK for c in flat), [c for c in flat if c not in PACK]
     assert len(flat) == len(set(flat)), "a card is dealt twice"
     return hands
+
+
+def suit(s: str) -> str:
+    """The eight cards of suit ``s`` (C D H S), 7 to ace, as one string."""
+    return " ".join(r + s for r in RANKS)
 
 
 def rest(*taken: str) -> str:
