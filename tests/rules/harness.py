@@ -57,6 +57,26 @@ STD4 = [["7C", "JC", "8D", "QD", "9H", "KH", "TS", "AS"],
         ["9C", "KC", "TD", "AD", "7H", "JH", "8S", "QS"],
         ["TC", "AC", "7D", "JD", "8H", "QH", "9S", "KS"]]
 
+# Card splits as ``hand(..., **SPLIT)`` keywords, hearts trump, base card values (trump 62, a plain suit 30,
+# last trick 10); seat 0 (team 0) and seat 1 (team 1) take the cards:
+_HC = "7H 8H 9H TH JH QH KH AH 7C 8C 9C TC JC QC KC AC"
+#   102-60: team 0 hearts + clubs 62 + 30 + last trick 10; team 1 diamonds + spades 60
+SPLIT_102_60 = {"won": [_HC, "7D 8D 9D TD JD QD KD AD 7S 8S 9S TS JS QS KS AS"], "last": 0}
+#   30-132: team 0 the clubs 30; team 1 hearts 62 + diamonds 30 + spades 30 + last trick 10
+SPLIT_30_132 = {"won": [_HC[24:], _HC[:23] + " 7D 8D 9D TD JD QD KD AD 7S 8S 9S TS JS QS KS AS"], "last": 1}
+#   81-81: team 0 hearts 62 + 10C JC QC KC 19; team 1 AC 11 + 7C 8C 9C 0 + diamonds, spades 60 + last trick 10
+SPLIT_81_81 = {"won": [_HC[:23] + " TC JC QC KC", "7C 8C 9C AC 7D 8D 9D TD JD QD KD AD 7S 8S 9S TS JS QS KS AS"],
+               "last": 1}
+#   82-80: team 0 hearts 62 + AC JC QC KC 20; team 1 10C 10 + 7C 8C 9C + diamonds, spades 60 + last trick 10
+SPLIT_82_80 = {"won": [_HC[:23] + " JC QC KC AC", "7C 8C 9C TC 7D 8D 9D TD JD QD KD AD 7S 8S 9S TS JS QS KS AS"],
+               "last": 1}
+#   85-77: team 0 hearts 62 + AC TC JC 23; team 1 KC QC 7 + 7C 8C 9C + diamonds, spades 60 + last trick 10
+SPLIT_85_77 = {"won": [_HC[:23] + " TC JC AC", "7C 8C 9C QC KC 7D 8D 9D TD JD QD KD AD 7S 8S 9S TS JS QS KS AS"],
+               "last": 1}
+#   capot: one team takes all 32 cards: 152 + 100 for the last trick on a capot = 252
+CAPOT_0 = {"won": [" ".join(PACK)], "last": 0}
+CAPOT_1 = {"won": ["", " ".join(PACK)], "last": 1}
+
 _DIR = Path(tempfile.mkdtemp(prefix="rebelote-ruletests-"))
 
 
