@@ -71,3 +71,24 @@ def hand(hands: list[str], tricks: list[str], taker: int, strain: str = "H", *, 
 
 def strain_index(s: str) -> int:
     return STRAINS.index(s)
+
+
+def held_points(ruleset: str, seats: list[str], strain: str, dealer: int = 3) -> list[int]:
+    """Declaration points each team scores from the cards held (``seats``: one string of cards per seat), after
+    the contest, as the engine's held detection settles them."""
+    import numpy as np
+
+    from pipeline.rescore import declarations
+    R = rules.load(ruleset)
+    hands = np.array([[mask_of(parse_card(c) for c in h.split()) for h in seats]], dtype=np.uint32)
+    dec = declarations.detect(hands, np.array([parse_strain(strain)], dtype=np.int8), R, declarations.build_tables(R),
+                              dealer=np.array([dealer]))
+    return dec.team_points[0].tolist()
+
+
+def rotate(deal: dict, k: int = 1) -> dict:
+    """``deal`` (tests/deals.py shape) with every seat moved k places on: seat s's cards go to seat s + k."""
+    hands = [None] * 4
+    for s, h in enumerate(deal["hands"]):
+        hands[(s + k) % 4] = list(h)
+    return {"hands": hands, "plays": [[(s + k) % 4, c] for s, c in deal["plays"]]}

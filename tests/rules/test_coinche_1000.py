@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 import numpy as np
 from helpers import score
-from seedkit import game, hand, house, settle1
+from .seedkit import game, hand, house, settle1
 
 from pipeline import rules
 from pipeline.cards import mask_of, parse_card, parse_strain

@@ -2,8 +2,9 @@
 
 * every parameter of ``base.toml`` ('section.key', meta keys and [sources] aside) must be named by some
   ``covers("section.key")``;
-* every parameter a seed ruleset's own TOML file sets must be named as ``covers("RULESET:section.key")``
-  (seed rulesets not shipped yet are skipped);
+* every parameter a seed ruleset's own TOML file sets to a value other than base.toml's must be named as
+  ``covers("RULESET:section.key")``; a value equal to base.toml's (restated only to cite the seed for it) is
+  the value the base parameter's own test pins, so that test covers it;
 * every name a ``covers`` mark gives must be a real parameter (a typo would otherwise cover nothing).
 
 A new parameter in base.toml therefore fails this test until a test in tests/rules/ pins it (see harness.py for
@@ -75,6 +76,16 @@ def test_every_seed_ruleset_value_has_a_rule_test(name):
     if not path.exists():
         pytest.skip(f"seed ruleset {name} is not shipped yet")
     have = covered()
-    missing = sorted(p for p in own_parameters(path) if f"{name}:{p}" not in have)
+    base = tomllib.loads((RULESETS / "base.toml").read_text(encoding="utf-8"))
+    own = tomllib.loads(path.read_text(encoding="utf-8"))
+
+    def differs(dotted: str) -> bool:
+        section, key = dotted.split(".")
+        value, default = own[section][key], base[section][key]
+        if isinstance(default, dict):
+            value = {**default, **value}
+        return value != default
+
+    missing = sorted(p for p in own_parameters(path) if differs(p) and f"{name}:{p}" not in have)
     assert not missing, (f"{name} sets parameters without a rule test of its value "
                          f"(@pytest.mark.covers(\"{name}:section.key\")): {', '.join(missing)}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from deals import DEAL_K, native_game, native_hand
 from helpers import score
-from seedkit import house, settle1
+from .seedkit import house, settle1
 
 pytestmark = pytest.mark.rules
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 from helpers import score
-from seedkit import game, hand, house, legal, settle1
+from .seedkit import game, hand, house, legal, settle1
 
 from pipeline import rules
 from pipeline.rescore import game_pass, score_batch
