@@ -19,6 +19,14 @@ Rules (ruleset ``[game]`` and ``[contract]``):
 * ``game.no_win_on_belote_alone`` (FFB-Co15 §10.3): the leading team cannot win at a hand where its contract
   failed or it took no trick, unless it would also have won without what it scored on that hand (its belote);
 * with ``game.no_exit_on_capot`` a capot/valat hand never ends it (Bulgarian, BG-HIT).
+* recorded penalties (``scores.penalty_points``, the ruleset's ``[penalties]``, 0 or negative) are added to the
+  totals with the hand's score (summary hands included);
+* ``game.claims`` (seed 001, "He terminado"): a hand whose record holds a claim (``scores.claim_team``) stops
+  the game there: the claimant's side wins when its total before the hand plus its ``claim_points`` reach the
+  target (``game.target_strict`` applies), else the other side wins (the best placed other player with 3), even
+  with a lower total; a claim with one trick or none left (``claim_note`` "not allowed") is a wrong claim, and
+  one that could not be judged (no play record) is ignored. ``totals_at_end`` is then the totals before the
+  hand plus each team's ``claim_points``, and ``end_reason`` says 'claim' or 'wrong_claim' ('target' otherwise).
 A summary-level hand (points only, as on a score sheet, or a hand ``--on-error lenient`` kept without its plays)
 has no cards to rescore: it counts the score its source recorded (``summary_score``, which the caller gives for
 those hands; the reports count the same points), and, its contract's result being unknown, does not decide
