@@ -339,3 +339,23 @@ def test_show_names_the_penalty_and_claim_parameters(tmp_path):
     assert "penalties.misdeal" in text and "misdeal: -10" in text
     assert "play.revoke_penalty / play.revoke_count" in text and "2 illegal play(s)" in text
     assert "game.claims" in text and "after trick 3" in text
+
+
+def test_rescore_lake_counts_penalties_and_claims_in_game_scores(tmp_path):
+    # end to end: ingest, rescore the lake, read game_scores. Game 1: hand 1 [102, 27] with a misdeal by P0
+    # (-10): totals [92, 27]. Game 2: hand 1 [102, 27], hand 2 claim by P0 after trick 2: 102 + 44 = 146 >= 140.
+    from pipeline import lake as lakemod
+    from pipeline.ingest.run import ingest_paths
+    from pipeline.rescore import rescore_lake
+    g1 = game(hand(PLAYS, penalties=[{"seat": 0, "kind": "misdeal"}]), gid="pen")
+    g2 = game(hand(PLAYS), hand(PLAYS, hand_no=2, claim={"seat": 0, "trick": 2}), gid="claim")
+    f = tmp_path / "f.jsonl"
+    f.write_bytes(_lines(g1, g2))
+    lake = tmp_path / "lake"
+    ingest_paths([f], lake)
+    R = rules.load(house(tmp_path, "pen-claims", penalties=PENALTIES_10, game="claims = true\ntarget = 140"))
+    rescore_lake(lake, R)
+    gs = {g["game_id"]: g for g in lakemod.read(lake, "game_scores").to_pylist()}
+    assert gs["test:pen"]["totals"] == [92, 27] and gs["test:pen"]["winner"] is None
+    c = gs["test:claim"]
+    assert (c["winner"], c["ended_at_hand"], c["end_reason"], c["totals_at_end"]) == (0, 2, "claim", [146, 27])
