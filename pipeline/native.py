@@ -140,6 +140,7 @@ def game_to_rows(obj: dict[str, Any], source_format: str, source_file: str, line
             recorded_score=rec.get("score"), recorded_card_points=rec.get("card_points"),
             recorded_totals=rec.get("totals"), recorded_margin=rec.get("margin"), errors=h.get("errors", []),
             carried_in=_int(h.get("carried_in"), "carried_in", hn),
+            penalties=_penalties(h.get("penalties"), hn), claim=_claim(h.get("claim"), hn),
         )
         hands.append(row)
     game = finish_game({k: v for k, v in common.items()} | {
@@ -165,6 +166,34 @@ def parse_time(value: Any) -> datetime | None:
 def format_time(t: datetime) -> str:
     """The native text of a ``played_at`` value: ISO 8601 in UTC with a Z, to the second (or microsecond)."""
     return t.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def _penalties(v: Any, hn: int | None) -> list[dict[str, Any]] | None:
+    """``penalties``: a list of {seat, kind} (``[]`` reads as null: none recorded). The kind and the seat's range
+    are checked with the hand (:func:`pipeline.ingest.validate.check_penalties_and_claim`: ``bad_penalty``)."""
+    if v is None:
+        return None
+    if not isinstance(v, list) or not all(isinstance(p, dict) for p in v):
+        raise RecordError("bad_field", f"penalties must be a list of {{seat, kind}} objects, got {v!r}", hn)
+    out = []
+    for p in v:
+        if set(p) - {"seat", "kind"}:
+            raise RecordError("bad_field", f"penalty {p!r}: only 'seat' and 'kind' are allowed", hn)
+        kind = p.get("kind")
+        if not isinstance(kind, str):
+            raise RecordError("bad_penalty", f"penalty {p!r}: the kind must be a text (misdeal, out_of_turn, ...)", hn)
+        out.append({"seat": _int(p.get("seat"), "penalty seat", hn, False), "kind": kind})
+    return out or None
+
+
+def _claim(v: Any, hn: int | None) -> dict[str, Any] | None:
+    """``claim``: {seat, trick} (a seat declaring out after ``trick`` tricks), or null; ranges checked with the
+    hand (``bad_claim``)."""
+    if v is None:
+        return None
+    if not isinstance(v, dict) or set(v) - {"seat", "trick"}:
+        raise RecordError("bad_field", f"claim must be an object {{seat, trick}}, got {v!r}", hn)
+    return {"seat": _int(v.get("seat"), "claim seat", hn, False), "trick": _int(v.get("trick"), "claim trick", hn, False)}
 
 
 _KINDS = {"tierce": 3, "quarte": 4, "quinte": 5, "carre": 4, "belote": 2}
@@ -247,6 +276,10 @@ def game_to_json(game: dict[str, Any], hands: list[dict[str, Any]]) -> dict[str,
             "last_trick_seat": h.get("last_trick_seat"), "announced": announced,
             "belote_seat": h.get("belote_seat"), "recorded": rec, "errors": list(h.get("errors") or []),
             "carried_in": h.get("carried_in"),
+            **({"penalties": [{"seat": p["seat"], "kind": p["kind"]} for p in h["penalties"]]}
+               if h.get("penalties") else {}),
+            **({"claim": {"seat": h["claim"]["seat"], "trick": h["claim"]["trick"]}}
+               if h.get("claim") is not None else {}),
             "provenance": {"source_line": h.get("source_line")},
         })
     return out

@@ -83,6 +83,20 @@ def explain(hand: dict[str, Any], rules: Ruleset) -> dict[str, Any]:
     if hand.get("errors"):   # what the reader noted, e.g. a hand kept by --on-error lenient at a lower level
         section("Record", [_line("completeness", hand.get("completeness") or "")]
                 + [_line("note", e) for e in hand["errors"]])
+    if hand.get("penalties"):   # recorded penalty events: each costs the offender's side its [penalties] value
+        section("Penalties", [_line(f"{P[p['seat']]} (team {p['seat'] % K})",
+                                    f"{p['kind']}: -{rules['penalties.' + p['kind']]}", f"penalties.{p['kind']}")
+                              for p in hand["penalties"]]
+                + [_line("penalty points", _pts(sc["penalty_points"]) + " (in the game totals, not the hand score)",
+                         "penalties.*")])
+    if hand.get("claim") is not None:   # declaring out (seed 001 'He terminado'), judged by the game pass
+        c = hand["claim"]
+        how = sc["claim_note"] or (f"points at the claim {_pts(sc['claim_points'])} (cards of the tricks won so far, "
+                                   "declarations and belote once a trick with a card of value is won); the game "
+                                   "pass adds the totals before the hand and compares with the target"
+                                   if sc["claim_points"] is not None else "")
+        section("Claim", [_line(f"{P[c['seat']]} declares out", f"after trick {c['trick']}: {how}",
+                                "game.claims / game.target / game.target_strict")])
     if hand.get("initial_hands"):
         section("Hands", [_line(P[s], _hand_text(m, strain if strain >= 0 else NO_TRUMP))
                           for s, m in enumerate(hand["initial_hands"])])
@@ -131,7 +145,11 @@ def explain(hand: dict[str, Any], rules: Ruleset) -> dict[str, Any]:
         if not sc["legal"]:
             section("Legality", [_line(f"trick {sc['illegal_trick']}",
                                        f"{P[sc['illegal_seat']]} played {card_str(sc['illegal_card'])}: "
-                                       f"breaks {sc['illegal_rule']}", f"play.{sc['illegal_rule']}")])
+                                       f"breaks {sc['illegal_rule']}", f"play.{sc['illegal_rule']}")]
+                    + ([_line("revoke award", f"{sc['illegal_plays']} illegal play(s); the offender's opponents score "
+                              f"{rules['play.revoke_penalty']} "
+                              + ("for each" if rules["play.revoke_count"] == "each" else "once, for the first"),
+                              "play.revoke_penalty / play.revoke_count")] if rules["play.revoke_penalty"] else []))
         else:
             section("Legality", [_line("every play", "legal", "play.*")])
     else:
@@ -469,7 +487,11 @@ def game_summary(hands: list[dict[str, Any]], rules: Ruleset, target: int | None
                            + (f" (pending {g['unresolved_held']})" if g["unresolved_held"] else ""),
                            "game.litige_to", hands[k - 1].get("recorded_totals")))
     (g,) = game_pass(scores, rules, targets).to_pylist()
-    if g["winner"] is not None:
+    if g["winner"] is not None and g.get("end_reason") in ("claim", "wrong_claim"):
+        how = "a right claim" if g["end_reason"] == "claim" else "the other side's wrong claim"
+        result, param = (f"team {g['winner']} wins at hand {g['ended_at_hand']} on {how} (declaring out), with "
+                         f"{g['totals_at_end']} at the claim", "game.claims")
+    elif g["winner"] is not None:
         result, param = f"team {g['winner']} wins at hand {g['ended_at_hand']} with {g['totals_at_end']}", "game.target"
         if g["totals_at_end"].count(max(g["totals_at_end"])) > 1:
             result += " (equal totals: the winners of that deal win)"

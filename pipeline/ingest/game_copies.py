@@ -47,7 +47,7 @@ TARGETED_LOOKUPS = 32
 """Filtered reads per source before the driver switches to one streamed pass over the source."""
 BATCH = 8_192
 _MASK = (1 << 64) - 1
-CONTENT_HAND = tuple(k for k in KEY_FIELDS if k != "game_id") + ("taker_team",)
+CONTENT_HAND = tuple(k for k in KEY_FIELDS if k != "game_id") + ("taker_team", "penalties", "claim")
 """The hand fields :func:`content` compares: those of the hand key (:func:`pipeline.ingest.records.hand_key`)
 but the game id."""
 CONTENT_GAME = ("variant", "n_players", "players", "target", "recorded_final", "recorded_winner")

@@ -39,7 +39,7 @@ import pyarrow.compute as pc
 from pipeline import native, schema
 from pipeline.cards import RANKS, CardError, parse_card, popcount32
 from pipeline.ingest import arrow_json as aj, json_rows as jr, kernels, native_plays, sha_keys
-from pipeline.ingest.validate import COMPLETENESS, MAX_CARRIED_IN, STRAIN_NAMES, VARIANTS
+from pipeline.ingest.validate import COMPLETENESS, MAX_CARRIED_IN, MAX_TRICKS, STRAIN_NAMES, VARIANTS
 from pipeline.rescore.jit import njit
 
 MARK = 0x7F
@@ -62,6 +62,8 @@ HAND_SCHEMA = pa.struct([
     ("recorded", pa.struct([("score", pa.list_(_I)), ("card_points", pa.list_(_I)), ("totals", pa.list_(_I)),
                             ("margin", _I)])),
     ("errors", pa.list_(_S)), ("carried_in", _I),
+    ("penalties", pa.list_(pa.struct([("seat", _I), ("kind", _S)]))),
+    ("claim", pa.struct([("seat", _I), ("trick", _I)])),
     ("provenance", pa.struct([("source_line", _I), (SL_MARK, _B)])),
 ])
 SCHEMA = pa.schema([
@@ -752,6 +754,16 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     margin, margin_v = _ints(_field(rec, "margin"))
     hok &= _in_range(margin, margin_v, _INT32)
 
+    # penalties ({seat, kind}: a seat of the game, a known kind; [] reads as none) and the claim ({seat, trick})
+    pen = _Penalties.of(_field(hv, "penalties"), nh)
+    hok &= pen.hand_ok
+    claim = _field(hv, "claim")
+    claim_v = _valid(claim)
+    cl_seat, cl_seat_v = _ints(_field(claim, "seat"))
+    cl_trick, cl_trick_v = _ints(_field(claim, "trick"))
+    hok &= ~claim_v | (cl_seat_v & (cl_seat >= 0) & (cl_seat < nh) & cl_trick_v & (cl_trick >= 1)
+                       & (cl_trick <= MAX_TRICKS))
+
     err = _field(hv, "errors")
     e_off, e_valid, e_vals = _list(err)
     ok &= _absent(blk, "errors", _by_row(par, hv_valid & e_valid, N), _by_row(par, hv_valid & ~e_valid, N))
@@ -844,6 +856,8 @@ def convert(t: pa.Table, blk: Block) -> Batch:
         "recorded_card_points": _list_column(rcp_off, rcp_valid, rcp, hs, pa.int32(), rcp_v),
         "recorded_totals": _list_column(rt_off, rt_valid, rt, hs, pa.int32(), rt_v),
         "errors": _list_column(e_off, np.ones(H, bool), None, hs, pa.string(), values_array=e_vals),
+        "penalties": pen.column(hs),
+        "claim": _claim_column(claim_v, cl_seat, cl_trick, hs),
     }
 
     # hand_key: records.hand_key's json.dumps text, field by field (players last: the game's names), written by
@@ -869,7 +883,7 @@ def convert(t: pa.Table, blk: Block) -> Batch:
         jr.int_lists(hs, rcp_off, rcp, rcp_valid, rcp_v),
         jr.int_lists(hs, rt_off, rt, rt_valid, rt_v),
         jr.strings(completeness, hs), jr.ints(hs, margin, margin_v), jr.ints(hs, carried, carried_v),
-        jr.arrow_texts(players_text, hand_par_pos),
+        _players_and_extras(players_text, hand_par_pos, hand_cols["penalties"], hand_cols["claim"]),
     ]
     hand_key_col, hand_keys = sha_keys.sha32(*jr.render(pieces, len(hs))) if len(hs) else (pa.array([], pa.string()), [])
     hand_cols["hand_key"] = hand_key_col
@@ -908,6 +922,60 @@ def convert(t: pa.Table, blk: Block) -> Batch:
 
 
 # --------------------------------------------------------------------------------------------- columns
+
+@dataclass
+class _Penalties:
+    """The ``penalties`` lists ({seat, kind}) of every hand."""
+
+    offsets: np.ndarray
+    valid: np.ndarray       # per hand: a non-empty list (an empty one reads as null, as in the row path)
+    hand_ok: np.ndarray     # per hand: every item an object with a seat of the game and a known kind
+    seat: np.ndarray
+    kind: pa.Array
+
+    @classmethod
+    def of(cls, arr: pa.Array, nh: np.ndarray) -> "_Penalties":
+        from pipeline.rules import PENALTY_KINDS
+        offsets, valid, items = _list(arr)
+        par = _parents(offsets)
+        seat, seat_v = _ints(_field(items, "seat"))
+        kind = _field(items, "kind")
+        ok = _valid(items) & seat_v & (seat >= 0) & (seat < nh[par]) & _isin(kind, PENALTY_KINDS)
+        hand_ok = ~valid | (_seg_sum(~ok, offsets) == 0)
+        return cls(offsets, valid & (offsets[1:] > offsets[:-1]), hand_ok, seat, kind)
+
+    def column(self, rows: np.ndarray) -> pa.Array:
+        typ = schema.schema("hands").field("penalties").type
+        new, idx = _gather(self.offsets, rows)
+        if not new[-1]:
+            return pa.nulls(len(rows), typ)
+        items = pa.StructArray.from_arrays([pa.array(self.seat[idx], pa.int8()), _pick(self.kind, idx)],
+                                           names=["seat", "kind"])
+        return pa.ListArray.from_arrays(pa.array(new.astype(np.int32)), items.cast(typ.value_type),
+                                        mask=pa.array(~self.valid[rows]), type=typ)
+
+
+def _claim_column(valid: np.ndarray, seat: np.ndarray, trick: np.ndarray, rows: np.ndarray) -> pa.Array:
+    """``hands.claim`` (struct<seat, trick>) of the selected hands."""
+    typ = schema.schema("hands").field("claim").type
+    if not valid[rows].any():
+        return pa.nulls(len(rows), typ)
+    return pa.StructArray.from_arrays([pa.array(seat[rows], pa.int8()), pa.array(trick[rows], pa.int8())],
+                                      fields=list(typ), mask=pa.array(~valid[rows]))
+
+
+def _players_and_extras(players_text: pa.Array, hand_game: np.ndarray, penalties: pa.Array, claim: pa.Array):
+    """The hand key's last piece: the game's players, then, only in the hands that have them, the key's
+    penalties and claim fields (:func:`pipeline.ingest.records.key_extras`, its ``json.dumps`` text)."""
+    from pipeline.ingest.records import key_extras
+    if penalties.null_count == len(penalties) and claim.null_count == len(claim):
+        return jr.arrow_texts(players_text, hand_game)
+    pens, claims = penalties.to_pylist(), claim.to_pylist()
+    extras = ["".join("," + json.dumps(x, separators=(",", ":")) for x in key_extras({"penalties": p, "claim": c}))
+              for p, c in zip(pens, claims)]
+    texts = pc.binary_join_element_wise(players_text.take(pa.array(hand_game)), pa.array(extras, pa.string()), "")
+    return jr.arrow_texts(texts)
+
 
 def _list_column(offsets, valid, values, rows, typ, value_valid=None, values_array=None) -> pa.Array:
     """List column of the selected rows: row ``r`` is ``values[offsets[r]:offsets[r+1]]`` (null where not

@@ -267,6 +267,17 @@ _KEY_FIELDS = ("game_id", "hand_no", "dealer", "n_players", "initial_hands", "tu
                "recorded_margin", "carried_in", "players")   # players: a renamed player is another hand
 
 
+def key_extras(row: dict[str, Any]) -> list:
+    """The key's fields that only hands which have them carry (so every other hand's key stays as it was):
+    ``["penalties", [{"seat": s, "kind": k}, ...]]`` and ``["claim", {"seat": s, "trick": t}]``."""
+    out: list = []
+    if row.get("penalties"):
+        out.append(["penalties", [{"seat": p["seat"], "kind": p["kind"]} for p in row["penalties"]]])
+    if row.get("claim") is not None:
+        out.append(["claim", {"seat": row["claim"]["seat"], "trick": row["claim"]["trick"]}])
+    return out
+
+
 KEY_FIELDS = _KEY_FIELDS
 """The hand fields a hand key covers (and ``taker_team`` when set)."""
 
@@ -276,6 +287,7 @@ def hand_key(row: dict[str, Any]) -> str:
     fields = [row.get(k) for k in _KEY_FIELDS]
     if row.get("taker_team") is not None:   # only then: the keys of every hand with a taker seat stay as they were
         fields.append(["taker_team", row["taker_team"]])
+    fields.extend(key_extras(row))
     payload = json.dumps(fields, separators=(",", ":"), default=str)
     return hashlib.sha256(payload.encode()).hexdigest()[:32]
 
@@ -306,7 +318,7 @@ def new_hand(**kw: Any) -> dict[str, Any]:
         "taker": None, "taker_team": None, "strain": None, "bid": None, "capot_bid": False, "coinche": 0, "plays": None,
         "play_seats": None, "tricks_taken": None, "last_trick_seat": None, "announced": None,
         "belote_seat": None, "recorded_score": None, "recorded_card_points": None, "recorded_totals": None,
-        "recorded_margin": None, "carried_in": None,
+        "recorded_margin": None, "carried_in": None, "penalties": None, "claim": None,
         "errors": [], "completeness": "full_play", "initial_hands": None,
     }
     row.update(kw)

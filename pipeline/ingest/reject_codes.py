@@ -51,6 +51,11 @@ CODES: dict[str, str] = {
     "bad_seat": "a seat is not one of the game's seats, or a player acts out of the seat order",
     "bad_seats": "a BGA log does not give four seats in a recoverable order",
     "seat_out_of_turn": "a call or card by a seat whose turn it was not",
+    "bad_penalty": "a recorded penalty whose kind Rebelote does not know (misdeal, exposed_card, "
+                   "bottom_card_not_turned, out_of_turn, wrong_card, heaped_trick, combination_not_shown) or whose "
+                   "seat is not one of the game's",
+    "bad_claim": "a recorded claim (declaring out) whose seat is not one of the game's or whose trick count is not "
+                 "1 to 10",
     # the deal
     "unknown_card": "a card the format's notation does not know",
     "wrong_hand_count": "the deal does not give one hand per player",

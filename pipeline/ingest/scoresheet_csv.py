@@ -37,7 +37,8 @@ PLAYER_COLS = ("player1", "player2", "player3", "player4")
 TEAM_COLS = ("team_a", "team_b")
 REQUIRED = ("game_id", "hand_no", "variant", "dealer", "taker", "score_a", "score_b")
 GAME_COLS = ("source", "date", "variant", "ruleset", "target") + PLAYER_COLS + TEAM_COLS
-HAND_COLS = ("dealer", "taker", "strain", "bid", "coinche", "made", "score_a", "score_b", "total_a", "total_b")
+HAND_COLS = ("dealer", "taker", "strain", "bid", "coinche", "made", "score_a", "score_b", "total_a", "total_b",
+             "penalties", "claim_by", "claim_trick")
 KNOWN = ("game_id", "hand_no") + GAME_COLS + HAND_COLS + ("notes",)
 _SNIFF = {"game_id", "hand_no", "score_a", "score_b"}
 
@@ -318,7 +319,45 @@ def _hand_fields(r: _Row, variant: str, seating: _Seating) -> dict[str, Any]:
         raise RecordError("bad_value", "give both total_a and total_b, or neither")
     rec_totals = ([_int(totals[0], "team A total (total_a)"), _int(totals[1], "team B total (total_b)")]
                   if all(totals) else None)
-    return {"dealer": dealer, **contract, "recorded_score": score, "recorded_totals": rec_totals, "_made": made}
+    return {"dealer": dealer, **contract, "recorded_score": score, "recorded_totals": rec_totals, "_made": made,
+            **_penalties_and_claim(c, seating)}
+
+
+def _penalties_and_claim(c: dict[str, str], seating: _Seating) -> dict[str, Any]:
+    """The optional ``penalties`` cell (items ``kind:who`` separated by ``|``, who written as a dealer cell) and
+    ``claim_by`` / ``claim_trick`` cells (who declared out, after how many tricks): ``hands.penalties`` and
+    ``hands.claim``. Raises RecordError (bad_penalty, bad_claim)."""
+    from pipeline.rules import PENALTY_KINDS
+    out: dict[str, Any] = {}
+    cell = c.get("penalties", "")
+    pens = []
+    for item in (x.strip() for x in cell.split("|")):
+        if not item:
+            continue
+        kind, sep, who = item.partition(":")
+        kind = _norm(kind).replace(" ", "_").replace("-", "_")
+        if not sep or kind not in PENALTY_KINDS:
+            raise RecordError("bad_penalty", f'penalty "{item}" is not kind:who with a kind among '
+                                             f"{', '.join(PENALTY_KINDS)} (e.g. misdeal:{seating.players[0]})")
+        try:
+            seat = seating.seat(who, "penalty")
+        except RecordError as e:
+            raise RecordError("bad_penalty", str(e)) from None
+        pens.append({"seat": seat, "kind": kind})
+    if pens:
+        out["penalties"] = pens
+    by, trick = c.get("claim_by", "").strip(), c.get("claim_trick", "").strip()
+    if by or trick:
+        if not (by and trick):
+            raise RecordError("bad_claim", "give both claim_by (who declared out) and claim_trick (after how many "
+                                           "tricks), or neither")
+        try:
+            seat = seating.seat(by, "claim_by")
+            n = _int(trick, "claim_trick")
+        except RecordError as e:
+            raise RecordError("bad_claim", str(e)) from None
+        out["claim"] = {"seat": seat, "trick": n}
+    return out
 
 
 def _check_totals(rows: list[_Row], hands: list[dict[str, Any]], made: list[str | None]) -> None:

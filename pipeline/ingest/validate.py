@@ -35,6 +35,32 @@ def _seat_ok(v: Any, n: int, allow_none: bool = True, allow_minus_one: bool = Fa
 # Points carried into a hand (litige, Bulgarian hanging points) are a few hundred at most; the bound catches a
 # corrupt value long before game totals could leave int32 (a carry of 2**31-1 crashed the game pass).
 MAX_CARRIED_IN = 100_000
+MAX_TRICKS = 10     # the most tricks a hand has (deal.tricks): a claim's trick count is at most this
+
+
+def check_penalties_and_claim(row: dict[str, Any], n: int, hn: int | None) -> None:
+    """``penalties`` (each {seat, kind}: a seat of the game, a kind of :data:`pipeline.rules.PENALTY_KINDS`) and
+    ``claim`` ({seat, trick}: a seat of the game, 1 to :data:`MAX_TRICKS` tricks completed). Raises RecordError
+    ``bad_penalty`` / ``bad_claim``."""
+    from pipeline.rules import PENALTY_KINDS
+    pens = row.get("penalties")
+    if pens is not None and not isinstance(pens, list):
+        raise RecordError("bad_penalty", f"penalties must be a list of {{seat, kind}}, got {pens!r}", hn)
+    for p in pens or []:
+        kind = p.get("kind") if isinstance(p, dict) else None
+        if kind not in PENALTY_KINDS:
+            raise RecordError("bad_penalty", f"penalty {p!r}: the kind must be one of {', '.join(PENALTY_KINDS)}", hn)
+        if not _seat_ok(p.get("seat"), n, allow_none=False):
+            raise RecordError("bad_penalty", f"penalty {p!r}: the seat must be one of the game's seats 0..{n - 1}", hn)
+    claim = row.get("claim")
+    if claim is None:
+        return
+    if not isinstance(claim, dict) or not _seat_ok(claim.get("seat"), n, allow_none=False):
+        raise RecordError("bad_claim", f"claim {claim!r}: the seat must be one of the game's seats 0..{n - 1}", hn)
+    trick = claim.get("trick")
+    if not isinstance(trick, int) or isinstance(trick, bool) or not 1 <= trick <= MAX_TRICKS:
+        raise RecordError("bad_claim", f"claim {claim!r}: trick (the tricks completed when the seat declared out) "
+                          f"must be a whole number from 1 to {MAX_TRICKS}", hn)
 
 
 def check_hand(row: dict[str, Any], cards_per_seat: int | None = None) -> None:
@@ -114,6 +140,7 @@ def _check_hand(row: dict[str, Any], cards_per_seat: int | None = None) -> None:
         raise RecordError("bad_seat", f"belote seat {row.get('belote_seat')!r} is not in 0..{n - 1} (or -1)", hn)
     if not _seat_ok(row.get("last_trick_seat"), n):
         raise RecordError("bad_seat", f"last trick seat {row.get('last_trick_seat')!r} is not in 0..{n - 1}", hn)
+    check_penalties_and_claim(row, n, hn)
     rec = row.get("recorded_score")
     if rec is not None and (not isinstance(rec, list) or len(rec) != (2 if n != 3 else 3)):
         raise RecordError("bad_value", f"recorded score {rec!r} must give one number per team", hn)

@@ -31,7 +31,7 @@ CHUNK = 65_536
 SUMMARY_REASON = "summary hands carry no cards: nothing to rescore"
 
 _OPTIONAL = ("tricks_taken", "last_trick_seat", "announced", "recorded_score", "recorded_margin", "bid",
-             "carried_in", "taker_team")
+             "carried_in", "taker_team", "penalties", "claim")
 
 
 def reason_texts(R: Ruleset) -> list[str]:
@@ -118,7 +118,61 @@ def _inputs(hands: pa.Table, prep: _Prepared) -> hp.Inputs:
         *plays, seats_o, seats_v, *lst("initial_hands", np.uint32), *lst("tricks_taken", np.uint32),
         *prim("last_trick_seat", np.int8), *columns.validity(col("announced")), columns.values(col("dealer"), np.int8),
         columns.values(col("coinche"), np.int8), *columns.bools(col("capot_bid")), *prim("bid", np.int16),
-        *lst("recorded_score", np.int32), *prim("recorded_margin", np.int32))
+        *lst("recorded_score", np.int32), *prim("recorded_margin", np.int32), _claim_fields(col("claim"))[1])
+
+
+def _claim_fields(claim: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """(seat, trick) int8 (n,) of the ``hands.claim`` column, -1 where the hand has no claim."""
+    claim = columns._single(claim)
+    if claim.null_count == len(claim):
+        return np.full(len(claim), -1, np.int8), np.full(len(claim), -1, np.int8)
+    valid = claim.is_valid()
+
+    def field(name):
+        f = pc.if_else(valid, pc.struct_field(claim, name), None)
+        return pc.fill_null(f, -1).to_numpy(zero_copy_only=False).astype(np.int8)
+    return field("seat"), field("trick")
+
+
+def penalty_points(hands: pa.Table, rules: Ruleset) -> np.ndarray:
+    """int64 (n, K): the game points each team loses for the penalties each hand's record lists
+    (``hands.penalties``, the ruleset's ``[penalties]`` values; 0 or negative), vectorised over the items."""
+    from pipeline.rules import PENALTY_KINDS
+    n, K = hands.num_rows, rules.n_teams
+    out = np.zeros((n, K), np.int64)
+    pen = columns._single(hands.column("penalties"))
+    if pen.null_count == n:
+        return out
+    items = pc.list_flatten(pen)
+    if len(items) == 0:
+        return out
+    rows = pc.list_parent_indices(pen).to_numpy(zero_copy_only=False)
+    seat = pc.fill_null(pc.struct_field(items, "seat"), 0).to_numpy(zero_copy_only=False).astype(np.int64)
+    codes = pc.index_in(pc.struct_field(items, "kind"), value_set=pa.array(PENALTY_KINDS))
+    value = np.array([int(rules[f"penalties.{k}"]) for k in PENALTY_KINDS] + [0], np.int64)
+    code = pc.fill_null(codes, len(PENALTY_KINDS)).to_numpy(zero_copy_only=False).astype(np.int64)
+    np.subtract.at(out, (rows, np.mod(seat, K)), value[code])
+    return out
+
+
+def claim_notes(hands: pa.Table, rules: Ruleset, counted: np.ndarray) -> tuple[np.ndarray, list[str], np.ndarray]:
+    """Per hand, what became of its recorded claim when it does not go to the game pass as made: (int8 codes into
+    the texts, the texts, bool (n,) a note applies). ``counted``: bool (n,) the hand pass counted the claim's
+    tricks (its play record was replayed)."""
+    seat, trick = _claim_fields(hands.column("claim"))
+    T = int(rules["deal.tricks"])
+    has = trick >= 0
+    texts = ["ignored: the ruleset does not play declaring out (game.claims = false)",
+             f"not allowed: a claim with one trick or none left to play (of {T}) is a wrong claim (seed 001): "
+             "its side loses the game (game.claims)",
+             "not judged: no play record to count the tricks won up to the claim (game.claims)"]
+    code = np.zeros(len(has), np.int8)
+    if not rules["game.claims"]:
+        return code, texts, has
+    late = has & (trick.astype(np.int64) >= T - 1)
+    code[late] = 1
+    code[has & ~late & ~counted] = 2
+    return code, texts, has & (late | ~counted)
 
 
 def _entries_column(e: declarations.Entries, offsets: np.ndarray, typ: pa.DataType, valid: pa.Buffer) -> pa.Array:
@@ -211,6 +265,11 @@ def _table(hands: pa.Table, prep: _Prepared, out: hp.Outputs, e: declarations.En
     """The ``scores`` table of the passes' outputs (the Arrow arrays wrap their buffers) and the hands' own
     columns; ``e``/``offsets``: the declaration items and each hand's first item."""
     n = hands.num_rows
+    K = prep.rules.n_teams
+    seat, _ = _claim_fields(hands.column("claim"))
+    has_claim = seat >= 0
+    claim_team = np.mod(seat.astype(np.int64), K).astype(np.int8)
+    note_code, note_texts, noted = claim_notes(hands, prep.rules, out.flags[hp.F_CLAIM].astype(bool))
     packed = np.packbits(out.flags, axis=1, bitorder="little")
     bit = lambda f: pa.py_buffer(packed[f])        # noqa: E731  the bitmap of a flags row
     small, team16, types = out.small, out.team16, prep.types
@@ -231,6 +290,7 @@ def _table(hands: pa.Table, prep: _Prepared, out: hp.Outputs, e: declarations.En
         "illegal_seat": columns.primitive(small[hp.S_ILL_SEAT], pa.int8(), bit(hp.F_ILLEGAL)),
         "illegal_card": columns.primitive(small[hp.S_ILL_CARD], pa.int8(), bit(hp.F_ILLEGAL)),
         "illegal_rule": columns.strings(small[hp.S_ILL_RULE], play.RULE_NAMES, bit(hp.F_ILLEGAL)),
+        "illegal_plays": columns.primitive(small[hp.S_ILL_COUNT], pa.int8(), bit(hp.F_PLAYED)),
         "taker_team": columns.primitive(small[hp.S_TAKER_TEAM], pa.int8(), bit(hp.F_HAS_TAKER)),
         "trick_winners": columns.fixed_lists(out.winners, types["trick_winners"], bit(hp.F_PLAYED)),
         "card_points": columns.fixed_lists(team16[hp.T_CARD], types["card_points"], bit(hp.F_OK)),
@@ -246,6 +306,12 @@ def _table(hands: pa.Table, prep: _Prepared, out: hp.Outputs, e: declarations.En
         "contract_made": boolean(hp.F_MADE, hp.F_MADE_V),
         "litige": boolean(hp.F_LITIGE, None),
         "hand_score": columns.fixed_lists(out.score, types["hand_score"], bit(hp.F_SCORE_V)),
+        "penalty_points": columns.fixed_lists(penalty_points(hands, prep.rules).astype(np.int32),
+                                              types["penalty_points"]),
+        "claim_team": columns.primitive(claim_team, pa.int8(), has_claim),
+        "claim_points": columns.fixed_lists(np.ascontiguousarray(team16[hp.T_CLAIM]), types["claim_points"],
+                                            bit(hp.F_CLAIM)),
+        "claim_note": columns.strings(note_code, note_texts, noted),
         "carried_in": pc.fill_null(hands.column("carried_in"), 0).cast(pa.int32()),
         "held_points": columns.primitive(out.held, pa.int32()),
         "matches_recorded": boolean(hp.F_MATCH, hp.F_MATCH_V),

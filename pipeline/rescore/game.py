@@ -19,6 +19,14 @@ Rules (ruleset ``[game]`` and ``[contract]``):
 * ``game.no_win_on_belote_alone`` (FFB-Co15 §10.3): the leading team cannot win at a hand where its contract
   failed or it took no trick, unless it would also have won without what it scored on that hand (its belote);
 * with ``game.no_exit_on_capot`` a capot/valat hand never ends it (Bulgarian, BG-HIT).
+* recorded penalties (``scores.penalty_points``, the ruleset's ``[penalties]``, 0 or negative) are added to the
+  totals with the hand's score (summary hands included);
+* ``game.claims`` (seed 001, "He terminado"): a hand whose record holds a claim (``scores.claim_team``) stops
+  the game there: the claimant's side wins when its total before the hand plus its ``claim_points`` reach the
+  target (``game.target_strict`` applies), else the other side wins (the best placed other player with 3), even
+  with a lower total; a claim with one trick or none left (``claim_note`` "not allowed") is a wrong claim, and
+  one that could not be judged (no play record) is ignored. ``totals_at_end`` is then the totals before the
+  hand plus each team's ``claim_points``, and ``end_reason`` says 'claim' or 'wrong_claim' ('target' otherwise).
 A summary-level hand (points only, as on a score sheet, or a hand ``--on-error lenient`` kept without its plays)
 has no cards to rescore: it counts the score its source recorded (``summary_score``, which the caller gives for
 those hands; the reports count the same points), and, its contract's result being unknown, does not decide
@@ -47,6 +55,24 @@ def _leader(totals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.argmax(totals, axis=1), (totals == high[:, None]).sum(axis=1) == 1
 
 
+END_REASONS = ("target", "claim", "wrong_claim")
+"""``game_scores.end_reason``: a total reached the target, a right claim, a wrong claim (game.claims)."""
+
+
+def _per_team(t: pa.Table, name: str, K: int) -> np.ndarray:
+    """int64 (n, K) of the list column ``name`` of ``t`` (K values per row), 0 where null or of another length."""
+    out = np.zeros((t.num_rows, K), np.int64)
+    if name not in t.column_names:
+        return out
+    col = t.column(name)
+    sizes = pc.fill_null(pc.list_value_length(col), 0).to_numpy(zero_copy_only=False)
+    use = np.nonzero(sizes == K)[0]
+    if len(use):
+        vals = pc.list_flatten(col.take(pa.array(use)).combine_chunks())
+        out[use] = pc.fill_null(vals, 0).to_numpy(zero_copy_only=False).astype(np.int64).reshape(-1, K)
+    return out
+
+
 SUMMARY_SCORE = "summary_score"
 """Optional column of :func:`game_pass`'s input: list<int32> game points per team, the recorded score of a
 summary-level hand (``hands.recorded_score`` where ``hands.completeness = 'summary'``), null on every other row."""
@@ -63,7 +89,8 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
         return schema.empty("game_scores")
     K = rules.n_teams
     cols = ["game_id", "hand_no", "source", "status", "hand_score", "held_points", "litige", "taker_team",
-            "contract_made"] + [c for c in ("capot_team", "carried_in", SUMMARY_SCORE) if c in scores.column_names]
+            "contract_made"] + [c for c in ("capot_team", "carried_in", SUMMARY_SCORE, "penalty_points", "claim_team",
+                                            "claim_points", "claim_note") if c in scores.column_names]
     t = scores.select(cols).sort_by([("game_id", "ascending"), ("hand_no", "ascending")])
     gid = t.column("game_id").to_numpy(zero_copy_only=False)
     n = len(gid)
@@ -89,6 +116,23 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
         if len(use):
             vals = pc.list_flatten(rec.take(pa.array(use)).combine_chunks())
             hs[use] = pc.fill_null(vals, 0).to_numpy(zero_copy_only=False).astype(np.int64).reshape(-1, K)
+    # recorded penalties (scores.penalty_points, 0 or negative): not in the hand score, counted in the totals
+    pen = _per_team(t, "penalty_points", K)
+    # claims (game.claims): the claimant's team, each team's points at the claim, whether it was not allowed
+    claim_team = np.full(n, -1, np.int64)
+    claim_pts = np.zeros((n, K), np.int64)
+    claim_bad = np.zeros(n, bool)
+    claim_judged = np.zeros(n, bool)
+    if rules["game.claims"] and "claim_team" in t.column_names:
+        claim_team = pc.fill_null(t.column("claim_team"), -1).to_numpy(zero_copy_only=False).astype(np.int64)
+        claim_pts = _per_team(t, "claim_points", K)
+        judged = pc.is_valid(t.column("claim_points")).to_numpy(zero_copy_only=False)
+        note = t.column("claim_note") if "claim_note" in t.column_names else pa.nulls(n, pa.string())
+        claim_bad = pc.fill_null(pc.starts_with(note, "not allowed"), False).to_numpy(zero_copy_only=False)
+        noted = pc.is_valid(note).to_numpy(zero_copy_only=False)
+        # a claim counts when judged from the play (no note), or when it was not allowed (a wrong claim)
+        claim_judged = (claim_team >= 0) & ((judged & ~noted) | claim_bad)
+        claim_team = np.where(claim_judged, claim_team, -1)
     made = pc.fill_null(t.column("contract_made"), False).to_numpy(zero_copy_only=False)
     lit = t.column("litige").to_numpy(zero_copy_only=False)
     decided = pc.is_valid(t.column("contract_made")).to_numpy(zero_copy_only=False) & ok
@@ -134,7 +178,13 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
         M_carry[game_of, pos] = pc.fill_null(t.column("carried_in"), 0).to_numpy(zero_copy_only=False)
     if "capot_team" in t.column_names:
         M_capot[game_of, pos] = t.column("capot_team").is_valid().to_numpy(zero_copy_only=False)
-    M_score[game_of, pos] = hs
+    M_score[game_of, pos] = hs + pen
+    M_claim = np.full((G, H), -1, dtype=np.int64)
+    M_claim_pts = np.zeros((G, H, K), dtype=np.int64)
+    M_claim_bad = np.zeros((G, H), dtype=bool)
+    M_claim[game_of, pos] = claim_team
+    M_claim_pts[game_of, pos] = claim_pts
+    M_claim_bad[game_of, pos] = claim_bad
     M_win[game_of, pos] = winner_hand
     M_held[game_of, pos] = held
     M_lit[game_of, pos] = lit
@@ -150,6 +200,7 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
     ended_at = np.zeros(G, dtype=np.int64)
     at_end = np.zeros((G, K), dtype=np.int64)
     winner = np.zeros(G, dtype=np.int64)
+    reason = np.zeros(G, dtype=np.int8)        # index into END_REASONS, for the ended games
     rows = np.arange(G)
     end_tie = rules["game.end_tie"]
     strict = bool(rules["game.target_strict"])   # over the target (BGA) rather than at it (FFB)
@@ -159,6 +210,25 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
     no_belote_win = bool(rules["game.no_win_on_belote_alone"])
     for h in range(H):
         v = M_valid[:, h]
+        # a claim (game.claims, seed 001 'He terminado'): the hand stops there; the claimant's side wins when its
+        # total before the hand plus its points at the claim reach the target, else it loses the game
+        ct = M_claim[:, h]
+        claimed = v & ~ended & (ct >= 0)
+        if claimed.any():
+            ctn = np.maximum(ct, 0)
+            at_claim = totals + M_claim_pts[:, h]
+            right = claimed & ~M_claim_bad[:, h] & reached(at_claim[rows, ctn])
+            wrong = claimed & ~right
+            if K == 2:
+                other = 1 - ctn
+            else:      # the best placed of the others ("ganándola su contrario")
+                rest = np.where(np.arange(K)[None, :] == ctn[:, None], np.iinfo(np.int64).min, at_claim)
+                other = np.argmax(rest, axis=1)
+            ended_at = np.where(claimed, M_no[:, h], ended_at)
+            at_end = np.where(claimed[:, None], at_claim, at_end)
+            winner = np.where(right, ctn, np.where(wrong, other, winner))
+            reason = np.where(right, 1, np.where(wrong, 2, reason)).astype(np.int8)
+            ended |= claimed
         pot = pot + np.where(v, M_carry[:, h], 0)
         totals += np.where(v[:, None], M_score[:, h], 0)
         w = M_win[:, h]
@@ -206,6 +276,8 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
         "totals_at_end": lists(at_end, ended),
         "ended_at_hand": pa.array(ended_at.astype(np.int32), mask=~ended),
         "winner": pa.array(winner.astype(np.int8), mask=~ended),
+        "end_reason": pa.DictionaryArray.from_arrays(pa.array(reason, pa.int8(), mask=~ended),
+                                                     pa.array(END_REASONS)).cast(pa.string()),
         "unresolved_held": pa.array(pot.astype(np.int32)),
         "unscorable_hands": pa.array(unscorable),
     })

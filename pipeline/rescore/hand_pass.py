@@ -50,6 +50,9 @@ from pipeline.rules import Ruleset
  P_TRUMP_BONUS, P_CARRE_IN_SEQ, P_BELOTE_AT, P_BELOTE_LED, P_BELOTE_VALUE, P_ON_CAPOT, P_RCODE, P_BG,
  P_SOLO_COMBINED, P_FAIL_DECL, P_TO_DEFENCE, P_SOLO_SHARE, P_PENALTY, P_FLAGS, P_STRAIN_MASK, P_PRISE,
  P_TIE, P_BELOTE_COUNT) = range(37)
+# appended after the others (the vector's order is the one above, then these)
+P_REVOKE_EACH, = range(37, 38)
+N_PARAMS = 38
 COUNT_HELD, COUNT_ANNOUNCED, COUNT_ELSE_HELD = 0, 1, 2
 _COUNT = {"held": COUNT_HELD, "announced": COUNT_ANNOUNCED, "announced_else_held": COUNT_ELSE_HELD}
 _ON_CAPOT = {"keep": 0, "to_capot_team": 1, "lost": 2}
@@ -65,23 +68,26 @@ COMP_FULL, COMP_TT, COMP_SUMMARY, COMP_DEAL, COMP_OTHER = range(5)
 # rows of the flags output (uint8 (N_FLAGS, n), 0/1): validity of output columns, boolean values, and what the
 # first pass tells the others (F_FULL: a full play record; F_HANDS: the initial hands are all there)
 (F_REASON, F_PLAYED, F_LEGAL, F_ILLEGAL, F_HAS_TAKER, F_OK, F_CAPOT, F_FROM_ANN, F_DECIDED_V, F_DECIDED, F_BELOTE,
- F_MADE_V, F_MADE, F_LITIGE, F_SCORE_V, F_MATCH_V, F_MATCH, F_FULL, F_HANDS, F_BELOTE_ANN) = range(20)
-N_FLAGS = 20
+ F_MADE_V, F_MADE, F_LITIGE, F_SCORE_V, F_MATCH_V, F_MATCH, F_FULL, F_HANDS, F_BELOTE_ANN, F_CLAIM) = range(21)
+N_FLAGS = 21     # F_BELOTE_ANN: the belote comes from the record (belote.count); F_CLAIM: the hand's claim was counted
 
 # rows of the int8 output (int8 (N_SMALL, n))
 (S_REASON, S_STATUS, S_ILL_TRICK, S_ILL_SEAT, S_ILL_CARD, S_ILL_RULE, S_TAKER_TEAM, S_LAST_TEAM, S_CAPOT_TEAM,
- S_BELOTE_TEAM, S_STRAIN) = range(11)
-N_SMALL = 11
+ S_BELOTE_TEAM, S_STRAIN, S_ILL_COUNT) = range(12)
+N_SMALL = 12
 
 # the per-team int16 outputs (int16 (N_TEAM16, n, K))
-T_CARD, T_DECL, T_BELOTE, T_CONTRACT = range(4)
-N_TEAM16 = 4
+# T_ILLEGAL: plays that break a rule, per team of the seat that played them (play.revoke_count = "each");
+# T_CLAIM: each team's points at a recorded claim (card points of the tricks it won up to the claim's trick, then
+# its declarations and belote when T_COUNTING: it had won a trick holding a card worth points by then)
+T_CARD, T_DECL, T_BELOTE, T_CONTRACT, T_ILLEGAL, T_CLAIM, T_COUNTING = range(7)
+N_TEAM16 = 7
 
 ITEMS_PER_SEAT = 18     # at most 2 carrés + 3 runs x 4 suits + 4 belotes in one hand of up to 10 cards
 
 
 def params(R: Ruleset, flags: int) -> np.ndarray:
-    """The ruleset's parameters as the passes read them: int64 (36,), indices ``P_*``. ``flags``: the play
+    """The ruleset's parameters as the passes read them: int64 (N_PARAMS,), indices ``P_*``. ``flags``: the play
     obligations (:func:`pipeline.rescore.play.flags`). ``P_RCODE`` is -1 when the rounding mode has no code
     (the caller raises the settlement's ValueError only if a hand gets that far)."""
     from pipeline.rescore.contract import _round_code
@@ -113,6 +119,7 @@ def params(R: Ruleset, flags: int) -> np.ndarray:
          # no capot bid): a contract outside them has no score under it (auction.strains / auction.style)
          sum(1 << STRAINS.index(s) for s in R["auction.strains"]), R["auction.style"] == "prise",
          TIES.index(R["declarations.tie"]), _COUNT[R["belote.count"]]]
+    v += [R["play.revoke_count"] == "each"]          # P_REVOKE_EACH
     return np.array(v, dtype=np.int64)
 
 
@@ -129,8 +136,8 @@ class Tables(NamedTuple):
     slot_length: np.ndarray
     slot_top: np.ndarray
     slot_points: np.ndarray
-    made: np.ndarray          # int64 (8,) contract._made_params
-    award: np.ndarray         # int64 (21,) contract._award_params
+    made: np.ndarray          # int64 (9,) contract._made_params
+    award: np.ndarray         # int64 (24,) contract._award_params
 
 
 class Inputs(NamedTuple):
@@ -190,6 +197,7 @@ class Inputs(NamedTuple):
     margin: np.ndarray
     margin_bits: np.ndarray
     margin_off: int
+    claim_trick: np.ndarray   # int8 (n,): tricks completed at the hand's claim (hands.claim.trick), -1 when none
 
 
 class Outputs:
@@ -280,7 +288,7 @@ def run(n: int, rp: np.ndarray, tab: Tables, inp: Inputs, ann: tuple, classify_o
                inp.hands_o, inp.hands_v, inp.hands_bits, inp.hands_off, inp.tt_o, inp.tt_v, inp.tt_bits, inp.tt_off,
                inp.lts, inp.lts_bits, inp.lts_off, inp.ann_bits, inp.ann_off, inp.dealer, inp.coinche,
                inp.cbid_bits, inp.cbid_off, inp.bid_bits, inp.bid_off, tab.points, tab.strength, tab.above_trump,
-               w.C, w.took, w.no_tp, classify_only, out.flags, out.small, out.winners)
+               w.C, w.took, w.no_tp, classify_only, out.flags, out.small, out.winners, out.team16, inp.claim_trick)
     if classify_only:
         return out, 0
     while True:     # the pass sets each scored row's declarations afresh: running it again changes nothing else
@@ -341,7 +349,7 @@ def cards_pass(n, rp, n_pl, taker, taker_bits, taker_off, tteam, tteam_bits, tte
                plays_o, plays_v, plays_bits, plays_off, seats_o, seats_v, hands_o, hands_v, hands_bits, hands_off,
                tt_o, tt_v, tt_bits, tt_off, lts, lts_bits, lts_off, ann_bits, ann_off, dealer, coinche,
                cbid_bits, cbid_off, bid_bits, bid_off, points, strength, above_trump, C, took, no_tp, classify_only,
-               flags, small, winners):
+               flags, small, winners, team16, claim_trick):
     """Pass 1 over n hands: what each record holds and whether it can be scored (the first reason that applies;
     ``S_REASON``, ``S_STATUS``, ``F_OK``...), then for the scored hands their card points (``C``, int64 (n, K):
     the play replayed, or the tricks taken summed; last trick or capot bonus, the split of a 3-player capot,
@@ -434,9 +442,17 @@ def cards_pass(n, rp, n_pl, taker, taker_bits, taker_off, tteam, tteam_bits, tte
         if is_full:
             p0 = plays_o[i]
             s0 = seats_o[i]
-            lt, first_bad, code = play_one(plays_v, p0, seats_v, s0, hands_v, hands_o[i], P, T,
-                                           dealer[i], st, points, strength, fl, above_trump, K, i,
-                                           winners, no_tp, C, took)
+            lt, first_bad, code, bad_teams = play_one(plays_v, p0, seats_v, s0, hands_v, hands_o[i], P, T,
+                                                      dealer[i], st, points, strength, fl, above_trump, K, i,
+                                                      winners, no_tp, C, took)
+            n_bad = 0
+            for t in range(K):
+                team16[T_ILLEGAL, i, t] = (bad_teams >> (8 * t)) & 0xFF
+                n_bad += team16[T_ILLEGAL, i, t]
+            small[S_ILL_COUNT, i] = min(n_bad, 127)
+            if claim_trick[i] >= 0:
+                _claim_tricks(i, P, K, min(np.int64(claim_trick[i]), T), plays_v, p0, st, points, winners, team16)
+                flags[F_CLAIM, i] = True
             flags[F_PLAYED, i] = True
             flags[F_LEGAL, i] = first_bad < 0
             flags[F_ILLEGAL, i] = first_bad >= 0
@@ -491,6 +507,24 @@ def cards_pass(n, rp, n_pl, taker, taker_bits, taker_off, tteam, tteam_bits, tte
         small[S_LAST_TEAM, i] = lt
         small[S_CAPOT_TEAM, i] = capt
         flags[F_CAPOT, i] = capt >= 0
+
+
+@njit(cache=True, nogil=True)
+def _claim_tricks(i, P, K, upto, plays_v, p0, st, points, winners, team16):
+    """Hand i's points per team at a claim after ``upto`` tricks: the card points of the tricks each team won up
+    to then (T_CLAIM; no last-trick bonus, no strain scaling) and whether it won one holding a card worth points
+    (T_COUNTING, seed 001: until then it counts no declaration)."""
+    for t in range(K):
+        team16[T_CLAIM, i, t] = 0
+        team16[T_COUNTING, i, t] = 0
+    for t in range(upto):
+        pts = 0
+        for k in range(P):
+            pts += points[st * 32 + np.int64(plays_v[p0 + t * P + k])]
+        team = mod(np.int64(winners[i, t]), K)
+        team16[T_CLAIM, i, team] += pts
+        if pts > 0:
+            team16[T_COUNTING, i, team] = 1
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -591,18 +625,28 @@ def declarations_pass(n, rp, hands_o, hands_v, plays_o, plays_v, dealer, carre_p
 
 
 @njit(cache=True, nogil=True)
-def _finish_row(i, K, penalty, C, D, B, made, litige, decided, flags, small, team16, score):
+def _finish_row(i, K, penalty, each, C, D, B, made, litige, decided, flags, small, team16, score):
     """After the settlement of scored hand i: the revoke penalty (each of the offender's opponents scores it,
-    rules.md R37) and the per-team points and outcome flags written to the outputs."""
+    rules.md R37; once per hand for the first illegal play, or with ``each`` (play.revoke_count = "each") once
+    per illegal play, seed 001) and the per-team points and outcome flags written to the outputs."""
     if penalty and flags[F_FULL, i] and small[S_ILL_RULE, i] != OK:
-        off_team = mod(small[S_ILL_SEAT, i], K)
-        for t in range(K):
-            if t != off_team:
-                score[i, t] += penalty
+        if each:
+            for u in range(K):
+                c = np.int64(team16[T_ILLEGAL, i, u])
+                for t in range(K):
+                    if t != u:
+                        score[i, t] += penalty * c
+        else:
+            off_team = mod(small[S_ILL_SEAT, i], K)
+            for t in range(K):
+                if t != off_team:
+                    score[i, t] += penalty
     for t in range(K):
         team16[T_CARD, i, t] = C[i, t]
         team16[T_DECL, i, t] = D[i, t]
         team16[T_BELOTE, i, t] = B[i, t]
+        if flags[F_CLAIM, i] and team16[T_COUNTING, i, t]:   # declarations and belote count once it won points
+            team16[T_CLAIM, i, t] += D[i, t] + B[i, t]
     flags[F_DECIDED, i] = decided[i]
     flags[F_MADE, i] = made[i]
     flags[F_MADE_V, i] = not litige[i]
@@ -643,7 +687,8 @@ def contract_pass(n, rp, bid, bid_bits, bid_off, cbid_bits, cbid_off, coinche, r
             settle_one(i, C, D, B, np.int64(small[S_TAKER_TEAM, i]), bid_i, _bit(cbid_bits, cbid_off, i),
                        np.int64(coinche[i]), np.int64(small[S_CAPOT_TEAM, i]), np.int64(small[S_STRAIN, i]),
                        made_p, award_p, rp[P_RCODE], rp[P_BG], True, made, litige, decided, CP, score, held)
-            _finish_row(i, K, rp[P_PENALTY], C, D, B, made, litige, decided, flags, small, team16, score)
+            _finish_row(i, K, rp[P_PENALTY], rp[P_REVOKE_EACH], C, D, B, made, litige, decided, flags, small, team16,
+                        score)
         _match_row(i, K, rec_o, rec_v, rec_bits, rec_off, margin, margin_bits, margin_off, flags, score)
 
 
@@ -660,5 +705,6 @@ def solo_pass(n, rp, bid, bid_bits, bid_off, cbid_bits, cbid_off, coinche, rec_o
             solo_one(i, C, D, B, np.int64(small[S_TAKER_TEAM, i]), made_p, rp[P_SOLO_COMBINED] != 0,
                      rp[P_FAIL_DECL], rp[P_TO_DEFENCE] != 0, rp[P_SOLO_SHARE] != 0, rp[P_RCODE], True, made, litige,
                      decided, CP, score, held)
-            _finish_row(i, K, rp[P_PENALTY], C, D, B, made, litige, decided, flags, small, team16, score)
+            _finish_row(i, K, rp[P_PENALTY], rp[P_REVOKE_EACH], C, D, B, made, litige, decided, flags, small, team16,
+                        score)
         _match_row(i, K, rec_o, rec_v, rec_bits, rec_off, margin, margin_bits, margin_off, flags, score)

@@ -165,6 +165,8 @@ class PlayResult:
         :func:`pipeline.rules.n_teams`), no last-trick bonus.
     took_trick: bool (n, K) the team won at least one trick.
     last_trick_team: int64 (n,) the team that won the last trick.
+    illegal_count: int16 (n, K) plays that break a rule, per team of the seat that played them (every one, not
+        only the first: ``play.revoke_count = "each"``).
     """
 
     trick_winners: np.ndarray
@@ -177,6 +179,12 @@ class PlayResult:
     team_points: np.ndarray
     took_trick: np.ndarray
     last_trick_team: np.ndarray
+    illegal_count: np.ndarray
+
+
+def unpack(bad_teams: int, K: int) -> list[int]:
+    """The per-team counts of :func:`play_one`'s packed value (8 bits a team)."""
+    return [(int(bad_teams) >> (8 * t)) & 0xFF for t in range(K)]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -190,14 +198,18 @@ def play_one(plays, p0, seats, s0, hands, h0, P, n_tricks, dealer, st, points, s
     (``tables.STRENGTH``); fl: :func:`flags`; above_trump: ``ABOVE_TRUMP``; K: teams (team = seat % K).
     Writes row ``i`` of winners (int8 (., n_tricks)), of trick_points (int16 (., n_tricks), skipped when it
     has no rows) and of team_points (int (., K), card points, no last-trick bonus) and took (bool (., K)).
-    Returns (team of the last trick, index of the first play that breaks a rule or -1, its code: OK...).
-    A play by the wrong seat, or of a card its seat does not hold, is flagged and the hand played on."""
+    Returns (team of the last trick, index of the first play that breaks a rule or -1, its code: OK..., the plays
+    that break a rule per team of the seat that played them: team t's count in bits 8t..8t+7 (:func:`unpack`)).
+    Every play is checked, also those after an illegal one (an out-of-turn play: the next plays are expected
+    from the seat after the one that played). A play by the wrong seat, or of a card its seat does not hold, is
+    flagged and the hand played on."""
     st = min(max(np.int64(st), 0), 5)
     suit_contract = st < 4
     played = np.int64(0)                 # every card played so far in the hand, by any seat
     leader = mod(np.int64(dealer) + 1, P)
     first_bad = -1
     first_code = OK
+    bad_teams = np.int64(0)              # plays that break a rule, per team of the seat that played: 8 bits a team
     last_team = 0
     for t in range(K):
         team_points[i, t] = 0
@@ -209,11 +221,16 @@ def play_one(plays, p0, seats, s0, hands, h0, P, n_tricks, dealer, st, points, s
         c = np.int64(plays[np.uint64(p0 + base)])     # offsets and positions: never negative
         s = np.int64(seats[np.uint64(s0 + base)])
         bit = np.int64(1) << c
-        if first_bad < 0:
-            if s != expected:
-                first_bad, first_code = base, OUT_OF_TURN
-            elif np.int64(hands[np.uint64(h0 + s)]) & ~played & bit == 0:
-                first_bad, first_code = base, NOT_IN_HAND
+        code = OK
+        if s != expected:
+            code = OUT_OF_TURN
+            expected = mod(s, P)           # the plays after it are checked from the seat that played
+        elif np.int64(hands[np.uint64(h0 + s)]) & ~played & bit == 0:
+            code = NOT_IN_HAND
+        if code != OK:
+            if first_bad < 0:
+                first_bad, first_code = base, code
+            bad_teams += np.int64(1) << (8 * mod(s, K))
         led = c >> 3
         row = st * 128 + led * 32
         # a plain suit led (not trump, not all-trump): following it is always legal
@@ -231,27 +248,30 @@ def play_one(plays, p0, seats, s0, hands, h0, P, n_tricks, dealer, st, points, s
             c = np.int64(plays[np.uint64(p0 + j)])
             s = np.int64(seats[np.uint64(s0 + j)])
             bit = np.int64(1) << c
-            if first_bad < 0:
-                code = OK
-                if s != expected:
-                    code = OUT_OF_TURN
-                else:
-                    # a seat's hand before a play: its initial hand minus every card played so far (cards of
-                    # other seats were never in it)
-                    held = np.int64(hands[np.uint64(h0 + s)]) & ~played    # s is the expected seat: 0 <= s < P
-                    if held & bit == 0:
-                        code = NOT_IN_HAND
-                    elif not (plain_led and c >> 3 == led):
-                        partner = P == 4 and (win_seat & 1) == (s & 1)
-                        legal, why = legal_one(held, False, led, st, win_card, partner, fl, above_trump)
-                        if legal & bit == 0:
-                            # heading the lead (trump led, all-trump) is asked only of a player holding the suit
-                            # led: a card of another suit breaks the first duty, to follow suit (R10)
-                            heading = why == OVERTRUMP_ON_TRUMP_LEAD or why == MUST_HEAD
-                            code = FOLLOW_SUIT if heading and c >> 3 != led else why
-                if code != OK:
+            # every play is checked, also after an illegal one (play.revoke_count = "each" counts them all)
+            code = OK
+            if s != expected:
+                code = OUT_OF_TURN
+                expected = mod(s, P)       # the plays after it are checked from the seat that played
+            else:
+                # a seat's hand before a play: its initial hand minus every card played so far (cards of
+                # other seats were never in it)
+                held = np.int64(hands[np.uint64(h0 + s)]) & ~played    # s is the expected seat: 0 <= s < P
+                if held & bit == 0:
+                    code = NOT_IN_HAND
+                elif not (plain_led and c >> 3 == led):
+                    partner = P == 4 and (win_seat & 1) == (s & 1)
+                    legal, why = legal_one(held, False, led, st, win_card, partner, fl, above_trump)
+                    if legal & bit == 0:
+                        # heading the lead (trump led, all-trump) is asked only of a player holding the suit
+                        # led: a card of another suit breaks the first duty, to follow suit (R10)
+                        heading = why == OVERTRUMP_ON_TRUMP_LEAD or why == MUST_HEAD
+                        code = FOLLOW_SUIT if heading and c >> 3 != led else why
+            if code != OK:
+                if first_bad < 0:
                     first_bad = j
                     first_code = code
+                bad_teams += np.int64(1) << (8 * mod(s, K))
             key = (strength[row + c] << 2) + k
             if key > best_key:
                 best_key = key
@@ -270,21 +290,23 @@ def play_one(plays, p0, seats, s0, hands, h0, P, n_tricks, dealer, st, points, s
         team_points[i, team] += pts
         took[i, team] = True
         last_team = team
-    return last_team, first_bad, first_code
+    return last_team, first_bad, first_code, bad_teams
 
 
 @njit(cache=True, nogil=True, _nrt=False)
 def _play_kernel(plays, seats, hands, dealer, strain, points, strength, fl, above_trump, n_players, n_teams,
-                 winners, trick_points, team_points, took, last_team, ill_trick, ill_seat, ill_card, ill_rule):
+                 winners, trick_points, team_points, took, last_team, ill_trick, ill_seat, ill_card, ill_rule,
+                 ill_count):
     """:func:`play_one` for each hand of the flat buffers plays, seats (n * total,) and hands (n * P,); writes
     winners, trick_points (n, tricks), team_points, took (n, K), the team of the last trick and, per hand,
-    the 1-based trick, seat, card and code of the first play that breaks a rule (0, -1, -1, OK when none)."""
+    the 1-based trick, seat, card and code of the first play that breaks a rule (0, -1, -1, OK when none) and the
+    plays that break a rule per team (ill_count, (n, K))."""
     n = dealer.shape[0]
     P = n_players
     n_tricks = winners.shape[1]
     total = P * n_tricks
     for i in range(n):
-        last_team[i], first_bad, first_code = play_one(
+        last_team[i], first_bad, first_code, bad_teams = play_one(
             plays, i * total, seats, i * total, hands, i * P, P, n_tricks, dealer[i], strain[i], points, strength,
             fl, above_trump, n_teams, i, winners, trick_points, team_points, took)
         if first_bad >= 0:
@@ -296,6 +318,8 @@ def _play_kernel(plays, seats, hands, dealer, strain, points, strength, fl, abov
             ill_seat[i] = -1
             ill_card[i] = -1
         ill_rule[i] = first_code
+        for t in range(n_teams):
+            ill_count[i, t] = (bad_teams >> (8 * t)) & 0xFF
 
 
 def play_hands(plays: np.ndarray, seats: np.ndarray, hands: np.ndarray, dealer: np.ndarray,
@@ -325,11 +349,12 @@ def play_hands(plays: np.ndarray, seats: np.ndarray, hands: np.ndarray, dealer: 
     took = np.zeros((n, K), dtype=bool)
     last_team = np.zeros(n, dtype=np.int64)
     ill = [np.empty(n, dtype=np.int8) for _ in range(4)]     # trick, seat, card, rule
+    ill_count = np.zeros((n, K), dtype=np.int16)
     _play_kernel(np.ascontiguousarray(plays, dtype=np.int8).reshape(-1), np.ascontiguousarray(seats, dtype=np.int8).reshape(-1),
                  np.ascontiguousarray(hands, dtype=np.uint32).reshape(-1), np.ascontiguousarray(dealer, dtype=np.int8),
                  np.ascontiguousarray(strain, dtype=np.int8), tables.points_flat.astype(np.int64), _STRENGTH,
-                 flags(pr), _ABOVE_TRUMP, P, K, winners, tpoints, team_points, took, last_team, *ill)
+                 flags(pr), _ABOVE_TRUMP, P, K, winners, tpoints, team_points, took, last_team, *ill, ill_count)
     return PlayResult(trick_winners=winners, trick_points=tpoints, legal=ill[3] == OK, illegal_trick=ill[0],
                       illegal_seat=ill[1], illegal_card=ill[2], illegal_rule=ill[3], team_points=team_points,
-                      took_trick=took, last_trick_team=last_team)
+                      took_trick=took, last_trick_team=last_team, illegal_count=ill_count)
 

@@ -22,7 +22,7 @@ from pipeline.summary_points import summary_points_sql
 
 # what game_pass reads from each score row
 GAME_COLUMNS = ["game_id", "hand_no", "source", "status", "hand_score", "held_points", "litige", "taker_team",
-                "contract_made", "capot_team", "carried_in"]
+                "contract_made", "capot_team", "carried_in", "penalty_points", "claim_team", "claim_points", "claim_note"]
 
 
 def _last_game_start(gid: np.ndarray) -> int:

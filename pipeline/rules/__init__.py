@@ -49,7 +49,11 @@ CHOICES: dict[str, tuple] = {
     "rounding.mode": ("none", "nearest10_5up", "nearest10_6up", "tens_5up", "tens_6up", "bg_2001", "bg_modern"),
     "game.litige_to": ("next_hand_winner", "next_made_contract", "higher_hand_score"),
     "game.end_tie": ("play_on", "latest_deal_winner"),
+    "play.revoke_count": ("first", "each"),
 }
+#: the kinds of penalty a record may list (hands.penalties), each a parameter of the ruleset's [penalties]
+PENALTY_KINDS = ("misdeal", "exposed_card", "bottom_card_not_turned", "out_of_turn", "wrong_card", "heaped_trick",
+                 "combination_not_shown")
 # Lower bounds of whole-number parameters (default 0: no negative points).
 MINIMUM: dict[str, int] = {"game.target": 1, "double.coinche": 1, "double.surcoinche": 1, "belote.value": 0}
 # Upper bounds: the kernels hold card points in int16 (32 cards x 1000 < 32767) and scores in int32 (10000 points
