@@ -7,6 +7,7 @@ unreadable input, bad ruleset or lake problem (the message says which).
 
 from __future__ import annotations
 
+
 import shlex
 import sys
 import tempfile
@@ -310,20 +311,39 @@ def _has_hands(lake: str) -> bool:
 
 
 @app.command()
+def recover(lake: LakeOpt = DEFAULT_LAKE) -> None:
+    """Finish or undo a write that stopped half-way (a crash, a kill): committed, it is completed; not committed,
+    its files are removed. Every write does this first on a local lake; on object storage (no lock) an unfinished
+    write may be another writer still running, so writes there refuse, and this command says it is not."""
+    from pipeline import commits, lake as lakemod
+
+    _need_lake(lake)
+    try:
+        loc = lakemod.locate(lake)
+        with lakemod.lock(loc, recover=False):
+            done = commits.recover(loc, force=True)
+    except ValueError as e:
+        _fail(str(e))
+    except OSError as e:
+        _fail(f"{e.filename or lake}: {e.strerror or e}")
+    out.print(f"recover: {done}" if done else "recover: nothing to do (no unfinished write)")
+
+
+@app.command()
 def compact(
     lake: LakeOpt = DEFAULT_LAKE,
     table: Annotated[Optional[list[str]], typer.Option("--table", help="Only this table (repeatable; default: all).")] = None,
 ) -> None:
     """Rewrite each partition's many small Parquet files (one per import) into few large ones: row groups of
-    1M rows, files of about 200 MB. Contents are unchanged; runs under the lake lock and swaps the new files in."""
-    from pipeline import lake as lakemod, schema
+    1M rows, files of about 200 MB. Contents are unchanged; runs under the lake lock, in one transaction."""
+    from pipeline import compaction, schema
 
     for t in table or []:
         if t not in schema.ALL_TABLES:
             _fail(f"unknown table {t!r}; tables: {', '.join(schema.ALL_TABLES)}")
     _need_lake(lake)
     try:
-        out.print(str(lakemod.compact(lake, table or None)))
+        out.print(str(compaction.compact(lake, table or None)))
     except ValueError as e:
         _fail(str(e))
     except OSError as e:

@@ -2,21 +2,29 @@
 
 Layout (``schemas/<table>.toml`` gives each table's partition column)::
 
-    LAKE/hands/source=<source>/part-<hash>.parquet
-    LAKE/games/source=<source>/part-<hash>.parquet
-    LAKE/rejects/part-<hash>.parquet
-    LAKE/scores/ruleset=<name>/part-<n>.parquet
-    LAKE/game_scores/ruleset=<name>/part-<n>.parquet
+    LAKE/hands/source=<source>/part-<hash>-<tx>-<n>.parquet
+    LAKE/games/source=<source>/part-<hash>-<tx>-<n>.parquet
+    LAKE/rejects/part-<hash>-<tx>-<n>.parquet
+    LAKE/scores/ruleset=<name>/part-<tx>-<n>.parquet   (and _ruleset.json)
+    LAKE/_manifest.json                                 (the files ingest has read)
 
 Appends are idempotent: rows whose key (hand_key, game_key, reject_key) is already in the lake are
 skipped. Rescoring replaces its ruleset's partition; :func:`compact` rewrites a partition's many small
-files into few large ones. Both build the new files under ``LAKE/_staging/`` (outside every table, so
-no reader sees them) and then swap them in.
+files into few large ones.
+
+Commits (see :class:`Transaction`): every write runs in a transaction, one per :func:`lock` (an ingest, a
+rescore, a compaction), which is whole or absent for every reader. A file is never modified: a write adds new
+files whose names carry the transaction id, and marks replaced files for removal. ``LAKE/_commit.json`` is the
+commit record: while it says ``pending``, readers hide the transaction's files; once it says ``committed``
+(one atomic write, the commit point), they see them and hide the replaced ones, which are then deleted and the
+record removed. A writer that dies leaves the record behind, and the next writer (or ``rebelote migrate``)
+rolls it back (pending) or forward (committed). With no record the lake is plain hive-partitioned Parquet that
+any engine reads as it is.
 
 ``LAKE`` is a local folder (``Path`` or text), or a URL that ``pyarrow.fs.FileSystem.from_uri`` opens
 (``file:///abs/path``, ``s3://bucket/prefix``, ``gs://``, ``hdfs://``), or, when fsspec is installed, any
 fsspec URL (``memory://lake``). See docs/scale.md for object-storage credentials. Object storage has no
-file lock: writes to a non-local lake assume a single writer (:func:`lock` warns once and goes on).
+file lock: a writer that finds another's pending record there refuses (:class:`LakeBusy`), see :func:`lock`.
 """
 
 from __future__ import annotations
@@ -26,6 +34,9 @@ import fcntl
 import hashlib
 import os
 import posixpath
+import re
+import threading
+import time
 import uuid
 import warnings
 from urllib.parse import unquote
@@ -38,8 +49,9 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 import pyarrow.fs as pafs
 
-from pipeline import names, schema
+from pipeline import commits, names, schema
 from pipeline.catalog import DEFAULT_LAKE  # noqa: F401  (re-exported: lake.DEFAULT_LAKE)
+from pipeline.commits import FaultInjected, LakeBusy  # noqa: F401  (re-exported)
 
 if TYPE_CHECKING:
     import pyarrow.dataset as ds
@@ -54,7 +66,6 @@ NAME_COLUMNS = {"holdings": ("ingest_file", "hand_key", "copy")}
 ROW_GROUP = 1_000_000                 # rows per Parquet row group (the scan unit)
 FILE_BYTES = 200 * 1024 * 1024        # a written file is closed once it reaches about this size (target 100-250 MB)
 BUFFER_BYTES = 256 * 1024 * 1024      # a row group is also flushed once its Arrow rows hold this much memory
-STAGING = "_staging"
 
 
 class LakeWarning(UserWarning):
@@ -119,13 +130,16 @@ _warned: set[str] = set()
 
 
 @contextlib.contextmanager
-def lock(lake: str | Path | Location):
-    """Exclusive lock on a lake for the duration of a write (ingest, rescore, compact): a second writer waits
-    for the first, so concurrent runs neither duplicate rows nor trip over each other's files.
+def lock(lake: str | Path | Location, recover: bool = True):
+    """Exclusive lock on a lake for the duration of a write (ingest, rescore, compact), and the write's
+    transaction (:mod:`pipeline.commits`): what the block writes is committed when it ends and rolled back if
+    it raises, so readers see the lake as before or as after. A second writer waits for the first; a writer
+    left unfinished by a crash is rolled back or forward first (:func:`pipeline.commits.recover`).
 
-    On a non-local lake (object storage) there is no lock: a :class:`LakeWarning` is issued once per lake
-    and the caller must be the only writer. Raises OSError (e.g. NotADirectoryError, PermissionError) when
-    a local lake cannot be created or written."""
+    On a non-local lake (object storage) there is no lock: a :class:`LakeWarning` is issued once per lake,
+    and a transaction of another writer still open there raises :class:`LakeBusy`. Raises OSError (e.g.
+    NotADirectoryError, PermissionError) when a local lake cannot be created or written. ``recover=False``:
+    leave an unfinished write to the caller (``rebelote recover``)."""
     loc = locate(lake)
     if not loc.local:
         if loc.uri not in _warned:
@@ -133,7 +147,10 @@ def lock(lake: str | Path | Location):
             warnings.warn(f"lake {loc.uri} is not on a local disk: no lock is taken, so run one writer "
                           "(ingest, rescore, compact) at a time", LakeWarning, stacklevel=3)
         loc.fs.create_dir(loc.root, recursive=True)
-        yield
+        if recover:
+            commits.recover(loc)
+        with commits.transaction(loc):
+            yield
         return
     root = Path(loc.root)
     if root.exists() and not root.is_dir():
@@ -142,7 +159,10 @@ def lock(lake: str | Path | Location):
     with open(root / ".lock", "a") as fh:
         fcntl.flock(fh, fcntl.LOCK_EX)
         try:
-            yield
+            if recover:
+                commits.recover(loc)
+            with commits.transaction(loc):
+                yield
         finally:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
@@ -164,10 +184,12 @@ def list_files(lake: str | Path | Location, table: str, partition: str | None = 
     loc = locate(lake)
     base = loc.path(table, partition) if partition else loc.path(table)
     infos = loc.fs.get_file_info(pafs.FileSelector(base, recursive=True, allow_not_found=True))
+    seen = commits.Visibility(loc)      # the committed files only (and this process's own writes)
     out = []
     for f in infos:
         rel = f.path[len(base):].strip("/").split("/")
-        if f.type == pafs.FileType.File and f.path.endswith(".parquet") and not any(p[:1] in "_." for p in rel):
+        if f.type == pafs.FileType.File and f.path.endswith(".parquet") and not any(p[:1] in "_." for p in rel) \
+                and not seen.hidden(f.path):
             out.append(f)
     return sorted(out, key=lambda f: f.path)
 
@@ -182,11 +204,10 @@ def partitions(lake: str | Path | Location, table: str) -> list[str | None]:
     if not schema.partition_columns(table):
         return [None]
     loc = locate(lake)
-    base = loc.path(table)
-    infos = loc.fs.get_file_info(pafs.FileSelector(base, recursive=False, allow_not_found=True))
-    return sorted(posixpath.basename(f.path) for f in infos
-                  if f.type == pafs.FileType.Directory and "=" in posixpath.basename(f.path)
-                  and posixpath.basename(f.path)[:1] not in "_.")
+    base = loc.path(table).rstrip("/") + "/"
+    # from the visible files: a partition whose files are all retired or pending is no partition
+    return sorted({f.path[len(base):].split("/", 1)[0] for f in list_files(loc, table)
+                   if "=" in f.path[len(base):].split("/", 1)[0]})
 
 
 def dataset(lake: str | Path | Location, table: str) -> ds.Dataset:
@@ -268,38 +289,45 @@ def existing_keys(lake: str | Path | Location, table: str) -> "KeySet":
 def read_bytes(lake: str | Path | Location, name: str) -> bytes | None:
     """Contents of a small file at the lake root (``_manifest.json``), or None when absent."""
     loc = locate(lake)
+    path = commits.Visibility(loc).blob_source(loc.path(name))
+    if path is None:
+        return None
     try:
-        with loc.fs.open_input_stream(loc.path(name)) as f:
+        with loc.fs.open_input_stream(path) as f:
             return f.read()
     except FileNotFoundError:
         return None
 
 
 def write_bytes(lake: str | Path | Location, name: str, data: bytes) -> None:
-    """Write a small file under the lake root (``_manifest.json``, ``scores/ruleset=x/_ruleset.json``):
-    whole or not at all (a local file is written aside then renamed; an object-store put is atomic)."""
+    """Write a small file under the lake root (``_manifest.json``, ``scores/ruleset=x/_ruleset.json``), as part
+    of the write's transaction: written aside, moved into place once committed (:mod:`pipeline.commits`)."""
     loc = locate(lake)
     path = loc.path(name)
-    loc.fs.create_dir(posixpath.dirname(path), recursive=True)
-    if loc.local:
-        tmp = f"{path}.{uuid.uuid4().hex}.tmp"
-        Path(tmp).write_bytes(data)
-        os.replace(tmp, path)
-        return
-    with loc.fs.open_output_stream(path) as f:
-        f.write(data)
+    with commits.transaction(loc) as tx:
+        tmp = tx.blob_path(path)
+        commits.step(f"write {name}")
+        loc.fs.create_dir(posixpath.dirname(path), recursive=True)
+        with loc.fs.open_output_stream(tmp) as f:
+            f.write(data)
 
 
 def _write(loc: Location, data: pa.Table, path: str) -> None:
+    """Write a new Parquet file (a path of the current transaction: hidden from readers until committed)."""
     import pyarrow.parquet as pq
 
+    commits.step(f"write {path[len(loc.root):].lstrip('/')}")
     loc.fs.create_dir(posixpath.dirname(path), recursive=True)
-    if loc.local:
-        tmp = path + ".tmp"
-        pq.write_table(data, tmp, compression="zstd", row_group_size=ROW_GROUP)
-        os.replace(tmp, path)
-    else:
-        pq.write_table(data, path, filesystem=loc.fs, compression="zstd", row_group_size=ROW_GROUP)
+    pq.write_table(data, path, filesystem=loc.fs, compression="zstd", row_group_size=ROW_GROUP)
+
+
+_TX_SUFFIX = re.compile(r"-[0-9a-f]{12}-\d+$")
+_BLOB_TMP = re.compile(r"-[0-9a-f]{12}-tmp$")
+
+
+def _stem(path: str) -> str:
+    """A Parquet file's path without ``.parquet`` and without the transaction tag of the write that made it."""
+    return _TX_SUFFIX.sub("", path[:-len(".parquet")] if path.endswith(".parquet") else path)
 
 
 def _keys_digest(keys: pa.ChunkedArray, *more: pa.ChunkedArray) -> str:
@@ -322,9 +350,9 @@ def _keys_digest(keys: pa.ChunkedArray, *more: pa.ChunkedArray) -> str:
 
 
 def append(lake: str | Path | Location, table: str, rows: pa.Table) -> int:
-    """Write rows (already deduplicated by the caller) into their partitions; returns rows written. Each file is
-    named ``part-<16 hex digits>.parquet`` after the content of its key column (:data:`KEYS`; for a table
-    without one, its :data:`NAME_COLUMNS`), so appending the same rows again rewrites the same file."""
+    """Write rows (already deduplicated by the caller) into their partitions, in the current transaction;
+    returns rows written. Each file is named ``part-<16 hex digits>-<tx>-<n>.parquet`` after the content of its
+    key column (:data:`KEYS`; for a table without one, its :data:`NAME_COLUMNS`) and the transaction."""
     if rows.num_rows == 0:
         return 0
     import pyarrow.compute as pc
@@ -344,6 +372,12 @@ def append(lake: str | Path | Location, table: str, rows: pa.Table) -> int:
                       for v in sorted(values)]
     else:
         groups = [((), rows)]
+    with commits.transaction(loc) as tx:
+        _append_groups(loc, tx, table, parts, key, groups)
+    return rows.num_rows
+
+
+def _append_groups(loc, tx, table, parts, key, groups) -> None:
     for values, data in groups:
         if key:
             digest = _keys_digest(data.column(key))
@@ -352,8 +386,7 @@ def append(lake: str | Path | Location, table: str, rows: pa.Table) -> int:
         else:
             digest = "0"
         d = loc.path(table, *(_partition(table, p, v) for p, v in zip(parts, values)))
-        _write(loc, data, posixpath.join(d, f"part-{digest}.parquet"))
-    return rows.num_rows
+        _write(loc, data, tx.new_path(posixpath.join(d, f"part-{digest}")))
 
 
 class RollingWriter:
@@ -361,12 +394,15 @@ class RollingWriter:
 
     Rows are buffered into row groups of ``row_group`` rows (or fewer once the buffer holds ``buffer_bytes``);
     a file is closed and the next one started once it reaches ``file_bytes`` on disk. Files are named
-    ``<prefix>-<nnnnn>.parquet``. Memory is bounded by one row group. :meth:`close` returns the paths written.
+    ``<prefix>-<tx>-<n>.parquet``, new files of transaction ``tx`` (:class:`pipeline.commits.Transaction`), or
+    with no ``tx`` (a folder outside any lake) ``<prefix>-<nnnnn>.parquet``.
+    Memory is bounded by one row group. :meth:`close` returns the paths written.
     """
 
-    def __init__(self, loc: Location, folder: str, sch: pa.Schema, prefix: str = "part",
+    def __init__(self, loc: Location, folder: str, sch: pa.Schema, tx: commits.Transaction | None = None,
+                 prefix: str = "part",
                  row_group: int = ROW_GROUP, file_bytes: int = FILE_BYTES, buffer_bytes: int = BUFFER_BYTES):
-        self.loc, self.folder, self.schema, self.prefix = loc, folder, sch, prefix
+        self.loc, self.folder, self.schema, self.prefix, self.tx = loc, folder, sch, prefix, tx
         self.row_group, self.file_bytes, self.buffer_bytes = row_group, file_bytes, buffer_bytes
         self.buf: list[pa.Table] = []
         self.buf_rows = self.buf_bytes = 0
@@ -393,12 +429,15 @@ class RollingWriter:
         if self.writer is None:
             import pyarrow.parquet as pq
 
+            path = (self.tx.new_path(posixpath.join(self.folder, self.prefix)) if self.tx is not None
+                    else posixpath.join(self.folder, f"{self.prefix}-{len(self.paths):05d}.parquet"))
+            commits.step(f"write {path[len(self.loc.root):].lstrip('/')}")
             self.loc.fs.create_dir(self.folder, recursive=True)
-            path = posixpath.join(self.folder, f"{self.prefix}-{len(self.paths):05d}.parquet")
             self.paths.append(path)
             self.sink = self.loc.fs.open_output_stream(path)
             self.writer = pq.ParquetWriter(self.sink, self.schema, compression="zstd")
         group = pa.concat_tables(self.buf)      # chunked: the writer encodes it without a combined copy
+        commits.step(f"write a row group of {self.paths[-1][len(self.loc.root):].lstrip('/')}")
         self.writer.write_table(group, row_group_size=group.num_rows)
         self.rows += group.num_rows
         self.buf, self.buf_rows, self.buf_bytes = [], 0, 0
@@ -424,177 +463,63 @@ def _partition(table: str, column: str, value: object) -> str:
     return f"{column}={names.check(f'{table}.{column}', value)}"
 
 
-def _staging(loc: Location, table: str, part: str | None) -> str:
-    """A fresh staging folder for a partition (under LAKE/_staging, which no table scan sees)."""
-    return loc.path(STAGING, table, (part or "_root") + "-" + uuid.uuid4().hex[:12])
-
-
-def _swap(loc: Location, staging: str, target: str, old_files: list[str] | None = None) -> None:
-    """Replace the partition folder ``target`` by ``staging`` (which holds the new files).
-
-    Local disk: two renames (old folder aside, new folder in), so a reader sees the old or the new files,
-    never both. Object storage (no folder rename): each new file is moved in, then the old files are
-    deleted (a reader running meanwhile may see both: single writer, no concurrent readers during it).
-    ``old_files`` (object storage): the files to delete, default every file of the old folder.
-    """
-    fs = loc.fs
-    if loc.local:
-        trash = None
-        if os.path.exists(target):
-            trash = loc.path(STAGING, "old-" + uuid.uuid4().hex[:12])
-            os.makedirs(posixpath.dirname(trash), exist_ok=True)
-            os.replace(target, trash)
-        os.makedirs(posixpath.dirname(target), exist_ok=True)
-        if os.path.exists(staging):
-            os.replace(staging, target)
-        if trash:
-            fs.delete_dir(trash)
-        return
-    if old_files is None:
-        old_files = [f.path for f in fs.get_file_info(pafs.FileSelector(target, recursive=True, allow_not_found=True))
-                     if f.type == pafs.FileType.File]
-    new = [f.path for f in fs.get_file_info(pafs.FileSelector(staging, recursive=True, allow_not_found=True))
-           if f.type == pafs.FileType.File]
-    moved = set()
-    for p in new:
-        dest = posixpath.join(target, p[len(staging):].lstrip("/"))
-        fs.move(p, dest)
-        moved.add(dest)
-    for p in old_files:
-        if p not in moved:
-            fs.delete_file(p)
-
-
 def replace_partition(lake: str | Path | Location, table: str, value: str, batches: Iterable[pa.Table | pa.RecordBatch]) -> int:
     """Replace partition ``<col>=value`` of a table (scores, game_scores) with the rows of ``batches``
-    (streamed: written as they come, in few large files). Returns rows written."""
+    (streamed: written as they come, in few large files), in the current transaction; the partition's small
+    files (``_ruleset.json``) go too: the caller writes them again. Returns rows written."""
     loc = locate(lake)
     part = schema.partition_columns(table)[0]
     name = _partition(table, part, value)
-    staging = _staging(loc, table, name)
+    folder = loc.path(table, name)
     sch = schema.schema(table)
     out_schema = sch.remove(sch.get_field_index(part))
-    w = RollingWriter(loc, staging, out_schema)
-    try:
-        for t in batches:
-            if t.num_rows == 0:
-                continue
-            if isinstance(t, pa.RecordBatch):
-                t = pa.Table.from_batches([t])
-            w.write(schema.conform(table, t).drop_columns([part]))
-        w.close()
-    except BaseException:
-        w._close_file()
-        loc.fs.delete_dir_contents(staging, missing_dir_ok=True)
-        raise
-    _swap(loc, staging, loc.path(table, name))   # drops the old _ruleset.json too: the caller rewrites it
-    with contextlib.suppress(FileNotFoundError, OSError):
-        loc.fs.delete_dir(staging)
+    with commits.transaction(loc) as tx:
+        old = _partition_files(loc, folder)
+        w = RollingWriter(loc, folder, out_schema, tx)
+        try:
+            for t in batches:
+                if t.num_rows == 0:
+                    continue
+                if isinstance(t, pa.RecordBatch):
+                    t = pa.Table.from_batches([t])
+                w.write(schema.conform(table, t).drop_columns([part]))
+            w.close()
+        except BaseException:
+            w._close_file()
+            raise
+        for p in old:
+            tx.retire(p)
     return w.rows
+
+
+def _partition_files(loc: Location, folder: str) -> list[str]:
+    """Every file of a partition folder that readers see now: its Parquet files and its small ``_`` files."""
+    seen = commits.Visibility(loc)
+    infos = loc.fs.get_file_info(pafs.FileSelector(folder, recursive=True, allow_not_found=True))
+    out = []
+    for f in infos:
+        if f.type != pafs.FileType.File or seen.hidden(f.path):
+            continue
+        base = posixpath.basename(f.path)
+        if f.path.endswith(".parquet") and base[:1] not in "_.":
+            out.append(f.path)
+        elif base[:1] == "_" and not _BLOB_TMP.search(base) and seen.blob_source(f.path) == f.path:
+            out.append(f.path)
+    return sorted(out)
 
 
 def drop_partition(lake: str | Path | Location, table: str, value: str) -> bool:
     """Remove partition ``<col>=value`` of a partitioned table, if it exists (readers then see no such partition,
-    not an empty one). Returns whether there was one. Raises OSError on a delete failure."""
+    not an empty one), in the current transaction. Returns whether there was one."""
     loc = locate(lake)
-    path = loc.path(table, _partition(table, schema.partition_columns(table)[0], value))
-    if loc.fs.get_file_info(path).type == pafs.FileType.NotFound:
+    folder = loc.path(table, _partition(table, schema.partition_columns(table)[0], value))
+    files = _partition_files(loc, folder)
+    if not files:
         return False
-    loc.fs.delete_dir(path)
+    with commits.transaction(loc) as tx:
+        for p in files:
+            tx.retire(p)
     return True
-
-
-@dataclass
-class CompactSummary:
-    """Counts of one compaction; ``str()`` is the one-line summary."""
-
-    partitions: int = 0
-    files_before: int = 0
-    files_after: int = 0
-    rows: int = 0
-    bytes_before: int = 0
-    bytes_after: int = 0
-    seconds: float = 0.0
-
-    def __str__(self) -> str:
-        from pipeline.words import count
-        return (f"compact: {count(self.partitions, 'partition', True)} rewritten, "
-                f"{count(self.files_before, 'file', True)} -> {self.files_after}, {count(self.rows, 'row', True)}, "
-                f"{self.bytes_before / 1e6:,.1f} -> "
-                f"{self.bytes_after / 1e6:,.1f} MB, {self.seconds:.2f} s")
-
-
-def compact(lake: str | Path | Location, tables: Iterable[str] | None = None, row_group: int = ROW_GROUP,
-            file_bytes: int = FILE_BYTES) -> CompactSummary:
-    """Rewrite each partition of ``tables`` (default: every table) that has more than one file into few
-    large files (row groups of ``row_group`` rows, files of about ``file_bytes`` bytes).
-
-    Rows keep their order (files in path order, rows in file order) and every value is unchanged, so
-    reports, rescoring and re-ingest (keys, manifest) give the same results. Runs under the lake lock;
-    the new files are written aside and swapped in (see :func:`_swap`). Raises OSError on I/O failure
-    (the lake is then unchanged: the staging files are removed).
-    """
-    import time
-
-    import pyarrow.dataset as ds
-
-    t0 = time.perf_counter()
-    loc = locate(lake)
-    out = CompactSummary()
-    from pipeline import derived
-    tables = list(tables or schema.ALL_TABLES)
-    with lock(loc):
-        # rescores that covered every hand still do after compaction (same hands, other files): say so
-        fresh = derived.fresh_rulesets(loc) if "hands" in tables else []
-        for table in tables:
-            sch = schema.schema(table)
-            cols = schema.partition_columns(table)
-            file_schema = sch.remove(sch.get_field_index(cols[0])) if cols else sch
-            for part in partitions(loc, table):
-                files = list_files(loc, table, part)
-                if len(files) < 2:
-                    continue
-                target = loc.path(table, part) if part else loc.path(table)
-                staging = _staging(loc, table, part)
-                w = RollingWriter(loc, staging, file_schema, prefix="compact-" + uuid.uuid4().hex[:8],
-                                  row_group=row_group, file_bytes=file_bytes)
-                try:
-                    for f in files:   # one file at a time, in order (a file lacking a column reads it as null)
-                        one = ds.dataset([f.path], filesystem=loc.fs, format="parquet", schema=file_schema)
-                        for b in one.to_batches(batch_size=65_536):
-                            w.write(b)
-                    w.close()
-                except BaseException:
-                    w._close_file()
-                    loc.fs.delete_dir_contents(staging, missing_dir_ok=True)
-                    raise
-                out.partitions += 1
-                out.files_before += len(files)
-                out.bytes_before += sum(f.size for f in files)
-                out.rows += w.rows
-                out.files_after += len(w.paths)
-                out.bytes_after += sum(i.size for i in loc.fs.get_file_info(w.paths))
-                if loc.local:
-                    # files the scans skip (names starting with "_" or "."), e.g. _ruleset.json, stay
-                    for info in loc.fs.get_file_info(pafs.FileSelector(target)):
-                        name = posixpath.basename(info.path)
-                        if info.type == pafs.FileType.File and name[:1] in "_.":
-                            loc.fs.copy_file(info.path, posixpath.join(staging, name))
-                    if part is None:   # an unpartitioned table (rejects): move the new files in, then drop the old
-                        for p in w.paths:
-                            loc.fs.move(p, posixpath.join(target, posixpath.basename(p)))
-                        for f in files:
-                            loc.fs.delete_file(f.path)
-                        loc.fs.delete_dir(staging)
-                        continue
-                    _swap(loc, staging, target)
-                else:
-                    _swap(loc, staging, target, old_files=[f.path for f in files])
-                with contextlib.suppress(FileNotFoundError, OSError):
-                    loc.fs.delete_dir(staging)
-        derived.record_hands(loc, fresh)
-    out.seconds = time.perf_counter() - t0
-    return out
 
 
 def delete_rows(lake: str | Path | Location, table: str, column: str, values: set,
@@ -610,6 +535,14 @@ def delete_rows(lake: str | Path | Location, table: str, column: str, values: se
     loc = locate(lake)
     if not values or not has_table(loc, table):
         return 0
+    with commits.transaction(loc) as tx:
+        return _delete_rows(loc, tx, table, column, values, where)
+
+
+def _delete_rows(loc, tx, table, column, values, where) -> int:
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
     wanted = pa.array(sorted(values))
     removed = 0
     for f in list_files(loc, table):
@@ -626,8 +559,7 @@ def delete_rows(lake: str | Path | Location, table: str, column: str, values: se
             continue
         removed += n
         kept = t.filter(pc.invert(hit))
-        if kept.num_rows:
-            _write(loc, kept, f.path)
-        else:
-            loc.fs.delete_file(f.path)
+        if kept.num_rows:     # a new file in place of the old one (files are never modified)
+            _write(loc, kept, tx.new_path(_stem(f.path)))
+        tx.retire(f.path)
     return removed

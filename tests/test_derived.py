@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline import derived, lake as lakemod, rules, stats
+from pipeline import compaction, derived, lake as lakemod, rules, stats
 from pipeline.ingest.run import ingest_paths
 from pipeline.rescore import rescore_lake
 
@@ -32,7 +32,7 @@ def test_rescore_records_the_hand_files_it_read(lake: Path, tmp_path: Path, monk
         assert stats.unscored_hands(lake, "belote-classic") == 0
     # compact rewrites the hand files but keeps every hand: the record follows
     assert len(lakemod.list_files(lake, "hands")) == 2
-    lakemod.compact(lake, ["hands", "scores"])
+    compaction.compact(lake, ["hands", "scores"])
     assert len(lakemod.list_files(lake, "hands")) == 1
     assert derived.hands_unchanged(lake, "belote-classic")
     # one more game imported after the rescore: the record no longer matches, and the hands are counted

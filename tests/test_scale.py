@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-from pipeline import lake as lakemod, schema, stats
+from pipeline import compaction, lake as lakemod, schema, stats
 from pipeline.cli import app
 from pipeline.ingest.run import ingest_paths
 from pipeline.rescore import game_pass, rescore_lake
@@ -62,7 +62,7 @@ def test_compact_keeps_rows_reports_and_idempotent_reingest(tmp_path, sim_files)
               (("hands", "hand_key"), ("games", "game_key"), ("scores", "hand_key"), ("game_scores", "game_id"))}
     report = stats.run_report(lake, "players", RULES)
 
-    summary = lakemod.compact(lake)
+    summary = compaction.compact(lake)
     # three partitions had several files (hands and games of source=simulate, and the ingest's holdings, one
     # row per hand each file holds): 9 files become 3
     assert (summary.partitions, summary.files_before, summary.files_after) == (3, 9, 3)
@@ -80,7 +80,7 @@ def test_compact_keeps_rows_reports_and_idempotent_reingest(tmp_path, sim_files)
     s = ingest_paths(files, lake, reread=True)
     assert (s.hands, s.duplicates) == (0, n_hands)
     # a second compaction finds nothing to do
-    assert lakemod.compact(lake).partitions == 0
+    assert compaction.compact(lake).partitions == 0
     # and rescoring the compacted lake gives the same scores
     rescore_lake(lake, rules)
     assert sorted_table(lake, "scores", ["hand_key"]).equals(before["scores"])
@@ -182,7 +182,7 @@ def test_object_store_code_path_on_fsspec_memory(tmp_path, sim_files):
         rescore_lake(url, rules)                 # replacing a partition on object storage
         assert sorted_table(url, "scores", ["hand_key"]).equals(sorted_table(plain, "scores", ["hand_key"]))
         assert stats.run_report(url, "players", RULES).equals(stats.run_report(plain, "players", RULES))
-        c = lakemod.compact(url)
+        c = compaction.compact(url)
         assert (c.files_before, c.files_after) == (9, 3)    # hands, games and holdings: 3 imports each
         assert sorted_table(url, "hands", ["hand_key"]).equals(sorted_table(plain, "hands", ["hand_key"]))
 
@@ -233,7 +233,7 @@ def test_s3_lake_on_a_local_moto_server(tmp_path, sim_files, monkeypatch):
             plain = small_lake(tmp_path / "plain", files)
             rescore_lake(plain, rules)
             assert stats.run_report(url, "players", RULES).equals(stats.run_report(plain, "players", RULES))
-            assert lakemod.compact(url).files_after == 2
+            assert compaction.compact(url).files_after == 2
             assert sorted_table(url, "hands", ["hand_key"]).equals(sorted_table(plain, "hands", ["hand_key"]))
     finally:
         server.stop()

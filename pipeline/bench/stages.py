@@ -171,9 +171,9 @@ def stage_stats(a: dict, s: Sampler) -> dict:
 
 def stage_compact(a: dict, s: Sampler) -> dict:
     """rebelote compact over the lake."""
-    from pipeline import lake as lakemod
+    from pipeline import compaction
     t0 = time.perf_counter()
-    summ = lakemod.compact(a["lake"])
+    summ = compaction.compact(a["lake"])
     t1 = time.perf_counter()
     out: dict = {}
     _phase(out, "compact", s, t0, t1, summ.rows, summ.bytes_before, files_before=summ.files_before,

@@ -16,9 +16,11 @@ At most ``n + 1`` blocks are in flight, so memory stays bounded by the block siz
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import shutil
+import sys
 import tempfile
 import warnings
 from collections import deque
@@ -120,6 +122,19 @@ def _convert_here(lines, path: str) -> tuple:
     return here, fast_native.convert_groups(here)
 
 
+def die_with_parent(parent: int) -> None:
+    """In a worker: ask Linux to kill this process when its parent dies (``prctl(PR_SET_PDEATHSIG, SIGKILL)``),
+    so a ``kill -9`` of ``rebelote ingest`` leaves no worker behind. Elsewhere, nothing."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import signal
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)    # 1: PR_SET_PDEATHSIG
+    if os.getppid() != parent:      # the parent died before the call: do not stay
+        os._exit(1)
+
+
 class BlockPool:
     """``n`` worker processes converting blocks; a context manager (leaving it stops the workers, also after an
     error: blocks not started are cancelled)."""
@@ -132,7 +147,8 @@ class BlockPool:
         shm = "/dev/shm"
         self._dir = tempfile.mkdtemp(prefix="rebelote-blocks-",
                                      dir=shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else None)
-        self._ex = ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork"))
+        self._ex = ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork"),
+                                       initializer=die_with_parent, initargs=(os.getpid(),))
         try:
             with warnings.catch_warnings():
                 # Python 3.12+ warns about forking a process with threads: the lake writer's thread is idle here
