@@ -89,7 +89,7 @@ def explain(hand: dict[str, Any], rules: Ruleset) -> dict[str, Any]:
                               for p in hand["penalties"]]
                 + [_line("penalty points", _pts(sc["penalty_points"]) + " (in the game totals, not the hand score)",
                          "penalties.*")])
-    if hand.get("claim") is not None:   # declaring out (seed 001 'He terminado'), judged by the game pass
+    if hand.get("claim") is not None:   # declaring out (seed 001: saying one has finished), judged by the game pass
         c = hand["claim"]
         how = sc["claim_note"] or (f"points at the claim {_pts(sc['claim_points'])} (cards of the tricks won so far, "
                                    "declarations and belote once a trick with a card of value is won); the game "

@@ -50,7 +50,7 @@ def test_failed_contract_under_the_deck_award_house_rule(tmp_path):
 
 def test_revoke_penalty():
     # P0 discards AS on the club lead of trick 4 while holding AC and TC: a revoke (follow_suit), so P1 scores 10
-    # more (seed 001: "no servir al palo ... pudiendo hacerlo": the other receives 10). Play continues:
+    # more (seed 001: a player not following suit when able to: the other receives 10). Play continues:
     # T4 KC AS -> P1 15; T5 QC AC -> P0 14; T6 TC KS (P1 void in clubs, no duty to trump) -> P0 14;
     # T7 AD KD -> P0 15; T8 7D QD -> P1 3; T9 QS 7S -> P1 3 + 10.
     # P0: 20 + 24 + 14 + 14 + 15 = 87; P1: 11 + 15 + 3 + 3 + 10 = 42 (+ 10 penalty) -> [87, 52].

@@ -1,6 +1,6 @@
 """Fournier 2-player rules (seed 001) that need more than the cards: the revoke award for every revoke, the
-penalties table as recorded events, and declaring out ("He terminado"). Hands built by hand; every number
-expected is worked out in the comments.
+penalties table as recorded events, and declaring out (a player saying he has finished). Hands built by hand;
+every number expected is worked out in the comments.
 
 Two players under ``belote-2p`` (9 cards each, hearts trump, dealer seat 1 so seat 0 leads), with house files
 ``extends = "belote-2p"`` setting the parameters under test. Card points: trump J20 9:14 A11 10:10 K4 Q3; plain
@@ -182,7 +182,7 @@ def test_a_right_claim_ends_the_game_and_the_claimant_wins(tmp_path):
 @pytest.mark.rules
 @pytest.mark.covers("game.claims")
 def test_a_wrong_claim_loses_the_game_though_the_claimant_is_ahead(tmp_path):
-    # the same claim with a target of 150: 146 < 150, a wrong claim: P1 wins "incluso si tuviera menor puntuación"
+    # the same claim with a target of 150: 146 < 150, a wrong claim: P1 wins even with the lower total
     g = game(hand(PLAYS), hand(PLAYS, hand_no=2, claim={"seat": 0, "trick": 2}))
     (gr,) = game_results(claims_house(tmp_path, 150), g)
     assert (gr["winner"], gr["ended_at_hand"], gr["end_reason"], gr["totals_at_end"]) == (1, 2, "wrong_claim",

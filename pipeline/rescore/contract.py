@@ -288,8 +288,8 @@ def settle_one(i, C, D, B, t, bid, cb, coinche, capot_team, strain, mp, ap, rcod
         pO += D[i, o]
     P[i, t] = pT
     P[i, o] = pO
-    # contract.made_min_card_points: the taker's card points alone must reach it (seed 004: "al menos 82 puntos de
-    # cartas"), whatever the declarations and belote add to the total tested against the bid
+    # contract.made_min_card_points: the taker's card points alone must reach it (seed 004: at least 82 card
+    # points), whatever the declarations and belote add to the total tested against the bid
     ok = taker_capot if cb else C[i, t] >= min_cards
     if vs_bid and not cb:
         ok = ok and pT >= max(V, min_pts)
@@ -365,7 +365,7 @@ def settle_one(i, C, D, B, t, bid, cb, coinche, capot_team, strain, mp, ap, rcod
         dbl_made_T = flat + bid_part + win_T
         dbl_fail_O = flat + bid_part + win_O
     else:               # all_to_more: both sides committed, the side with more points takes the whole deal,
-        # belotes included, x mult (seed 002: "la puntuación final de la ronda sea el doble")
+        # belotes included, x mult (seed 002: a double makes the hand's final score double)
         dbl_made_T = (cT + cO + decl_all + bT + bO) * mult
         dbl_fail_O = dbl_made_T
     if ap[2] != 0 and cb:   # a capot bid's flat award is multiplied (FFB-Ct16 p.7: 500/1000/2000)

@@ -12,7 +12,7 @@ Contest between teams (rules.md R23), ``declarations.contest``:
     "unified": only the team holding the single best declaration scores, all of its declarations;
     "separate" (Bulgarian, BG-HIT/BG-NIK): sequences and carrés are two contests, each won separately;
     "sequences_only" (HackBulgaria exercise): sequences contested, every carré scores for its holder;
-    "all" (seed 002 read literally: declarations "se suman a la puntuación final", no comparison named): no
+    "all" (seed 002 read literally: declarations are added to the final score, no comparison named): no
     contest, every team scores all its declarations.
     An exact tie of the best keys (``declarations.tie``) scores for nobody ("none", FFB-Co15 §8.3), or for the
     team whose tied best declaration belongs to the seat that announces first ("first_announcer", PAGAT-B,

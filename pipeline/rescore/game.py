@@ -21,12 +21,13 @@ Rules (ruleset ``[game]`` and ``[contract]``):
 * with ``game.no_exit_on_capot`` a capot/valat hand never ends it (Bulgarian, BG-HIT).
 * recorded penalties (``scores.penalty_points``, the ruleset's ``[penalties]``, 0 or negative) are added to the
   totals with the hand's score (summary hands included);
-* ``game.claims`` (seed 001, "He terminado"): a hand whose record holds a claim (``scores.claim_team``) stops
-  the game there: the claimant's side wins when its total before the hand plus its ``claim_points`` reach the
-  target (``game.target_strict`` applies), else the other side wins (the best placed other player with 3), even
-  with a lower total; a claim with one trick or none left (``claim_note`` "not allowed") is a wrong claim, and
-  one that could not be judged (no play record) is ignored. ``totals_at_end`` is then the totals before the
-  hand plus each team's ``claim_points``, and ``end_reason`` says 'claim' or 'wrong_claim' ('target' otherwise).
+* ``game.claims`` (seed 001's declaring out: a player saying he has finished): a hand whose record holds a
+  claim (``scores.claim_team``) stops the game there: the claimant's side wins when its total before the hand
+  plus its ``claim_points`` reach the target (``game.target_strict`` applies), else the other side wins (the
+  best placed other player with 3), even with a lower total; a claim with one trick or none left
+  (``claim_note`` "not allowed") is a wrong claim, and one that could not be judged (no play record) is
+  ignored. ``totals_at_end`` is then the totals before the hand plus each team's ``claim_points``, and
+  ``end_reason`` says 'claim' or 'wrong_claim' ('target' otherwise).
 A summary-level hand (points only, as on a score sheet, or a hand ``--on-error lenient`` kept without its plays)
 has no cards to rescore: it counts the score its source recorded (``summary_score``, which the caller gives for
 those hands; the reports count the same points), and, its contract's result being unknown, does not decide
@@ -210,7 +211,7 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
     no_belote_win = bool(rules["game.no_win_on_belote_alone"])
     for h in range(H):
         v = M_valid[:, h]
-        # a claim (game.claims, seed 001 'He terminado'): the hand stops there; the claimant's side wins when its
+        # a claim (game.claims, seed 001's declaring out): the hand stops there; the claimant's side wins when its
         # total before the hand plus its points at the claim reach the target, else it loses the game
         ct = M_claim[:, h]
         claimed = v & ~ended & (ct >= 0)
@@ -221,7 +222,7 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
             wrong = claimed & ~right
             if K == 2:
                 other = 1 - ctn
-            else:      # the best placed of the others ("ganándola su contrario")
+            else:      # the best placed of the others (seed 001: the opponent wins it)
                 rest = np.where(np.arange(K)[None, :] == ctn[:, None], np.iinfo(np.int64).min, at_claim)
                 other = np.argmax(rest, axis=1)
             ended_at = np.where(claimed, M_no[:, h], ended_at)

@@ -25,9 +25,9 @@ C = "coinche-1000"
                     "coinche-1000:contract.fail_declarations", "coinche-1000:contract.fail_adds_bid",
                     "coinche-1000:contract.fail_base")
 def test_made_needs_82_card_points(tmp_path):
-    # "cumplen su contrato cuando hacen al menos 82 puntos de cartas y sus puntos de cartas, declaraciones y belote
-    # llegan a la puja": bid 80, cards 80 + a tierce 20 = 100 >= 80 but 80 card points < 82: failed. "los
-    # defensores se anotan 160, la puja, todas las declaraciones": 160 + 80 + 20 = 260.
+    # Made when the takers have at least 82 card points and their card points, declarations and belote reach the
+    # bid: bid 80, cards 80 + a tierce 20 = 100 >= 80 but 80 card points < 82: failed. The defenders then score
+    # 160, the bid and every declaration: 160 + 80 + 20 = 260.
     assert settle1(C, (80, 82), decl=(20, 0), bid=80) == ([0, 260], False, 0)
     # without the card-point minimum: made, 80 + 20 + 80 = 180; defence 82 -> 80.
     no_min = house(tmp_path, C, "[contract]\nmade_min_card_points = 0")
@@ -39,8 +39,8 @@ def test_made_needs_82_card_points(tmp_path):
 @pytest.mark.covers("coinche-1000:contract.made_adds_bid", "coinche-1000:rounding.mode",
                     "coinche-1000:contract.made_vs_defence", "coinche-1000:contract.tie")
 def test_made_points_plus_bid_rounded(tmp_path):
-    # "se anotan sus puntos más la puja y los defensores se anotan los suyos, cada uno redondeado a la decena más
-    # cercana": bid 110, 113 -> 113 + 110 = 223 -> 220; defence 49 -> 50. 115 + 110 = 225 -> 230 (a 5 up);
+    # Made: the takers score their points plus the bid, the defenders their own, each rounded to the nearest
+    # ten: bid 110, 113 -> 113 + 110 = 223 -> 220; defence 49 -> 50. 115 + 110 = 225 -> 230 (a 5 up);
     # defence 47 -> 50. With 5 down (nearest10_6up): 220, 50.
     assert settle1(C, (113, 49), bid=110) == ([220, 50], True, 0)
     assert settle1(C, (115, 47), bid=110) == ([230, 50], True, 0)
@@ -54,8 +54,8 @@ def test_made_points_plus_bid_rounded(tmp_path):
                     "coinche-1000:contract.unbid_capot_flat", "coinche-1000:contract.capot_bid_value",
                     "coinche-1000:cards.capot_last_trick", "coinche-1000:declarations.on_capot")
 def test_capot_counts_250_for_the_cards(tmp_path):
-    # "Un equipo que gana todas las bazas cuenta en cambio 250 por sus cartas": an unbid capot on a bid of 80:
-    # 250 + 80 = 330. A capot bid made ("vale 500"): 250 + 250 + its quarte 50 + belote 20 = 570.
+    # A team that takes every trick counts 250 for its cards instead: an unbid capot on a bid of 80:
+    # 250 + 80 = 330. A capot bid made (worth 500): 250 + 250 + its quarte 50 + belote 20 = 570.
     assert settle1(C, (252, 0), capot=0, bid=80) == ([330, 0], True, 0)
     assert settle1(C, (252, 0), capot=0, capot_bid=True, decl=(50, 0), belote=(20, 0)) == ([570, 0], True, 0)
     # Without the flat on a capot bid its cards count 252: 252 + 250 + 50 + 20 = 572 (no rounding to see it).
@@ -68,9 +68,9 @@ def test_capot_counts_250_for_the_cards(tmp_path):
 @pytest.mark.covers("coinche-1000:contract.fail_base_capot_bid", "contract.fail_base_capot_bid",
                     "coinche-1000:contract.fail_base_defence_capot", "coinche-1000:belote.on_failure")
 def test_failed_capot_bid_is_worth_500(tmp_path):
-    # "una puja de capot vale 500 tanto si se cumple como si no": takers 150 of 162 with a belote: failed; the
-    # defence 250 + 250 + its tierce 20 + its belote 20 = 540; the takers keep their belote ("solo conservan su
-    # belote"): 20. With the 160 base: 160 + 250 + 40 = 450.
+    # A capot bid is worth 500 whether made or failed: takers 150 of 162 with a belote: failed; the defence
+    # 250 + 250 + its tierce 20 + its belote 20 = 540; the takers keep their belote (failed takers keep only
+    # that): 20. With the 160 base: 160 + 250 + 40 = 450.
     assert settle1(C, (150, 12), capot_bid=True, decl=(0, 20), belote=(20, 20)) == ([20, 540], False, 0)
     base160 = house(tmp_path, C, "[contract]\nfail_base_capot_bid = 0")
     assert settle1(base160, (150, 12), capot_bid=True, decl=(0, 20), belote=(20, 20)) == ([20, 450], False, 0)
@@ -85,8 +85,8 @@ def test_failed_capot_bid_is_worth_500(tmp_path):
                     "coinche-1000:double.coinche", "coinche-1000:double.surcoinche",
                     "coinche-1000:double.belote_to_winner", "coinche-1000:double.belote_multiplied")
 def test_coinche_winner_scores_160_plus_bid_plus_declarations_times_two(tmp_path):
-    # "el equipo que gana la mano se anota 160, o 250 tras un capot o una puja de capot, más la puja y todas las
-    # declaraciones contadas, por dos, o por cuatro tras un surcoinche, y cada equipo conserva su belote": bid 100
+    # After a coinche the team that wins the hand scores 160 (250 after a capot or a capot bid) plus the bid and
+    # every declaration counted, times two, or times four after a surcoinche, each team keeping its belote: bid 100
     # made, the takers' tierce 20, the defence's belote: (160 + 100 + 20) x 2 = 560, defence 20; x 4 = 1120.
     assert settle1(C, (120, 42), decl=(20, 0), belote=(0, 20), bid=100, coinche=1) == ([560, 20], True, 0)
     assert settle1(C, (120, 42), decl=(20, 0), belote=(0, 20), bid=100, coinche=2) == ([1120, 20], True, 0)
@@ -118,8 +118,8 @@ def test_no_trump_carres_and_announcements(tmp_path):
     # No-trump A19 10:10 K4 Q3 J2. Tricks 1-4 (seat 0's aces): 19 + 0 + 10 + 3 = 32 each -> team 0 128.
     # Trick 5: 9H 8H JH KH -> KH wins (seat 3): 0 + 0 + 2 + 4 = 6; seat 3 leads KC 9C 8C JC (the king is the best
     # club left: 4 + 0 + 0 + 2 = 6), KD ... 6, KS ... 6 + last trick 10 -> team 1 34. 128 + 34 = 162.
-    # Seat 0 holds four nines and four aces: in no-trump "cuatro ases valen 200 ... y no hay cuatro iguales de
-    # nueves". Declarations count only when announced ("una declaración que no cantas no puntúa").
+    # Seat 0 holds four nines and four aces: in no-trump four aces are worth 200 ... and there is no carré of
+    # nines. Declarations count only when announced (one not called does not score).
     ann = [{"seat": 0, "kind": "carre", "rank": "A"}, {"seat": 0, "kind": "carre", "rank": "9"}]
     bid = dict(taker=0, strain="NT", dealer=3, bid=100)
     r = score(C, game([hand(FOUR_NINES, NT_TRICKS, announced=ann, **bid)]))[0]
@@ -151,9 +151,9 @@ JACKS = ["JH 9H TH JC JD JS AC AD", "7H 8H 7C 8C QD KD 7S 8S", "QH KH QC KC 7D 8
 @pytest.mark.covers("coinche-1000:declarations.carre_cards_in_sequences", "coinche-1000:declarations.carre",
                     "coinche-1000:declarations.in_all_trump", "coinche-1000:declarations.contest")
 def test_a_card_counts_in_one_declaration_only(tmp_path):
-    # "Una carta cuenta en una sola declaración": JH is in the carré of jacks (200), so 9H TH are no tierce: 200.
+    # A card counts in one declaration only: JH is in the carré of jacks (200), so 9H TH are no tierce: 200.
     # The others hold three of a rank at most and runs of two. Reading JH into both: 200 + 20 = 220. In all-trump
-    # ("cuentan en todos los contratos") the same 200; the suit-contract carré of jacks is 200 there too.
+    # (declarations count in every contract) the same 200; the suit-contract carré of jacks is 200 there too.
     assert held_points(C, JACKS, "H") == [200, 0]
     assert held_points(C, JACKS, "AT") == [200, 0]
     both = house(tmp_path, C, "[declarations]\ncarre_cards_in_sequences = true")
@@ -169,7 +169,7 @@ RUNS = ["7H 8H 9H TH JH QH 7C 8C", "9S TS JS QS KS 7D 8D AC", "KH AH AS 7S JD 9C
 
 @pytest.mark.covers("coinche-1000:declarations.long_runs", "coinche-1000:declarations.quinte")
 def test_a_run_of_six_is_one_quinte(tmp_path):
-    # "una escalera de seis o más cartas es una sola quinta": 7-Q of hearts is a quinte (100) ranked as one, so
+    # A run of six or more cards is one quinte: 7-Q of hearts is a quinte (100) ranked as one, so
     # the contest goes to the higher top card: seat 1's K beats seat 0's Q: team 1 100. Ranking by length
     # (long_runs = "by_length"): the six beats the five: team 0 100.
     assert held_points(C, RUNS, "C") == [0, 100]
@@ -185,9 +185,9 @@ TIERCES = ["9H TH JH 7C 9C JC 7S 9S", "9D TD JD 8C TC QC 8S TS", "7H QH 7D QD KC
 @pytest.mark.covers("coinche-1000:declarations.tie", "coinche-1000:declarations.trump_breaks_ties",
                     "coinche-1000:declarations.tierce")
 def test_equal_best_declarations_score_for_nobody(tmp_path):
-    # Clubs trump: two tierces of equal length and top card, neither in trump: "Si las dos mejores siguen iguales,
-    # no cuenta ninguna declaración": [0, 0]. To the first announcer (seat 0, dealer 3): [20, 0]. Hearts trump:
-    # "en un contrato de palo, una escalera de triunfo": seat 0's wins: [20, 0]; without that rule: [0, 0].
+    # Clubs trump: two tierces of equal length and top card, neither in trump: when the two best are still equal
+    # no declaration counts: [0, 0]. To the first announcer (seat 0, dealer 3): [20, 0]. Hearts trump: in a suit
+    # contract the contest's last step is a run in trump: seat 0's wins: [20, 0]; without that rule: [0, 0].
     assert held_points(C, TIERCES, "C") == [0, 0]
     first = house(tmp_path, C, '[declarations]\ntie = "first_announcer"')
     assert held_points(first, TIERCES, "C") == [20, 0]

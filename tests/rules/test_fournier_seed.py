@@ -18,7 +18,7 @@ pytestmark = pytest.mark.rules
 
 @pytest.mark.covers("fournier-2p:play.revoke_count", "play.revoke_count")
 def test_every_revoke_gives_the_other_10(tmp_path):
-    # "Los demás reciben 10 puntos" for each failure to follow suit: two revokes by P0: P1 47 + 20 = 67; P0 82.
+    # Seed 001: the others receive 10 points for each failure to follow suit: two revokes by P0: P1 47 + 20 = 67; P0 82.
     # Counting the first only: 47 + 10 = 57.
     g = game(hand(TWO_REVOKES))
     assert score("fournier-2p", g)[0]["hand_score"] == [82, 67]
@@ -34,7 +34,7 @@ def test_every_revoke_gives_the_other_10(tmp_path):
                     "penalties.bottom_card_not_turned", "penalties.out_of_turn", "penalties.wrong_card",
                     "penalties.heaped_trick", "penalties.combination_not_shown")
 def test_each_penalty_of_the_table_costs_10(tmp_path, kind):
-    # 'Valor de las Penalidades': 10 off the offender's score for each: P1 charged once -> -10; game totals
+    # Seed 001, penalties table: 10 off the offender's score for each: P1 charged once -> -10; game totals
     # [102, 27 - 10] = [102, 17]. The same event with the kind at 0: recorded, costs nothing.
     g = game(hand(PLAYS, penalties=[{"seat": 1, "kind": kind}]))
     assert score("fournier-2p", g)[0]["penalty_points"] == [0, -10]

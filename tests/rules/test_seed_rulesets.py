@@ -28,7 +28,7 @@ def scored(ruleset, g):
 @pytest.mark.covers("mundijuegos-classic:play.must_undertrump")
 def test_mundijuegos_void_player_need_not_undertrump():
     # Seed 000: plain led -> 1. the suit led, 2. a trump higher than any on the table, 3. any card. Clubs led,
-    # an opponent trumped with 9H, we hold 7H (lower) and 8D: "cualquier otra carta": both legal. belote-classic
+    # an opponent trumped with 9H, we hold 7H (lower) and 8D: step 3, any other card: both legal. belote-classic
     # (FFB-B16 §5.2) makes us undertrump: 7H only.
     assert legal("mundijuegos-classic", "7H 8D", "C", "H", "9H", False) == {"7H", "8D"}
     assert legal("belote-classic", "7H 8D", "C", "H", "9H", False) == {"7H"}
@@ -36,8 +36,8 @@ def test_mundijuegos_void_player_need_not_undertrump():
 
 @pytest.mark.covers("mundijuegos-classic:play.must_overtrump", "mundijuegos-classic:play.must_trump")
 def test_mundijuegos_void_player_trumps_higher_than_the_table(tmp_path):
-    # Seed 000: void in clubs, 9H on the table, we hold JH 7H 8D: "una carta de triunfo mayor que cualquier otra
-    # que haya en la mesa" -> JH only. AC winning (no trump on the table): any trump is higher: 7H or JH.
+    # Seed 000: void in clubs, 9H on the table, we hold JH 7H 8D: a trump higher than any other card on the
+    # table -> JH only. AC winning (no trump on the table): any trump is higher: 7H or JH.
     assert legal("mundijuegos-classic", "JH 7H 8D", "C", "H", "9H", False) == {"JH"}
     assert legal("mundijuegos-classic", "JH 7H 8D", "C", "H", "AC", False) == {"JH", "7H"}
     free = house(tmp_path, "mundijuegos-classic", "[play]\nmust_overtrump = false\nmust_trump = false")
@@ -47,9 +47,9 @@ def test_mundijuegos_void_player_trumps_higher_than_the_table(tmp_path):
 
 @pytest.mark.covers("mundijuegos-classic:play.partner_exemption", "mundijuegos-classic:play.overtrump_on_trump_lead")
 def test_mundijuegos_partner_exemption_and_trump_lead(tmp_path):
-    # Seed 000: "no están obligados a fallar una baza que su compañero vaya ganando": partner wins with AC, we hold
-    # 7H 8D: either. On a trump lead: "1. una carta de triunfo de mayor valor", partner winning or not: 9H on the
-    # table, JH 7H 8D -> JH.
+    # Seed 000: a player need not trump a trick his partner is winning: partner wins with AC, we hold 7H 8D:
+    # either. On a trump lead the first duty is a higher trump, partner winning or not: 9H on the table,
+    # JH 7H 8D -> JH.
     assert legal("mundijuegos-classic", "7H 8D", "C", "H", "AC", True) == {"7H", "8D"}
     assert legal("mundijuegos-classic", "JH 7H 8D", "H", "H", "9H", True) == {"JH"}
     off = house(tmp_path, "mundijuegos-classic", "[play]\npartner_exemption = false\novertrump_on_trump_lead = false")
@@ -60,8 +60,8 @@ def test_mundijuegos_partner_exemption_and_trump_lead(tmp_path):
 @pytest.mark.covers("fournier-2p:play.must_trump", "fournier-2p:play.must_overtrump", "fournier-2p:play.must_undertrump",
                     "fournier-2p:play.overtrump_on_trump_lead", "fournier-4p:play.partner_exemption")
 def test_fournier_no_duty_to_trump_but_head_in_trump():
-    # Seed 001: "Cuando no se puede servir al palo, no es preciso jugar triunfo": clubs led, we hold 7H 8D -> both;
-    # "sólo en el palo del triunfo es obligatorio tanto servir como montar": 9H led, JH 7H -> JH. mundijuegos-2p
+    # Seed 001: a player unable to follow suit need not trump: clubs led, we hold 7H 8D -> both; only in the
+    # trump suit must one both follow and beat the card led: 9H led, JH 7H -> JH. mundijuegos-2p
     # (seed 000) makes the void player trump: 7H.
     assert legal("fournier-2p", "7H 8D", "C", "H", "AC", False) == {"7H", "8D"}
     assert legal("fournier-2p", "JH 7H", "H", "H", "9H", False) == {"JH"}
@@ -74,11 +74,11 @@ def test_fournier_no_duty_to_trump_but_head_in_trump():
                     "bulgarian-plain:play.must_trump", "bulgarian-plain:play.must_overtrump",
                     "bulgarian-plain:play.overtrump_on_trump_lead", "play.partner_exemption_on_trump_lead")
 def test_bulgarian_plain_no_overtrump_over_the_partner():
-    # Seed 002: "Si se juega un triunfo ..., debes jugar un triunfo más alto, si puedes. Pero si el ganador del
-    # momento es tu compañero, no necesitas jugar un triunfo o un triunfo de más valor": trump led, partner
+    # Seed 002: once a trump is in the trick you must play a higher one if you can, but when the player currently
+    # winning is your partner you need play neither a trump nor a higher trump: trump led, partner
     # winning with 9H, we hold JH 7H: either heart. An opponent winning: JH. All-trump (every card a trump): 9S
     # led by the partner, JS 7S: either; by an opponent: JS. `bulgarian` (BG-HIT) overtrumps the partner: JH.
-    # Void, opponent's 9H on a club trick, 7H 8D: "si no puede, puede jugar cualquier carta": both.
+    # Void, opponent's 9H on a club trick, 7H 8D: unable to trump higher, any card may be played: both.
     assert legal("bulgarian-plain", "JH 7H", "H", "H", "9H", True) == {"JH", "7H"}
     assert legal("bulgarian-plain", "JH 7H", "H", "H", "9H", False) == {"JH"}
     assert legal("bulgarian-plain", "JS 7S", "S", "AT", "9S", True) == {"JS", "7S"}
@@ -94,10 +94,11 @@ def test_bulgarian_plain_no_overtrump_over_the_partner():
                     "coinche-1000:play.partner_exemption", "coinche-1000:play.must_trump",
                     "coinche-1000:play.must_overtrump", "coinche-1000:play.partner_exemption_on_trump_lead")
 def test_coinche_1000_trump_duties(tmp_path):
-    # Seed 004: partner winning: any card, "pero un triunfo jugado sobre otro triunfo debe superarlo si puedes":
-    # partner's 9H on a club trick, we hold JH 7H 8D -> JH or 8D, not 7H. Opponent's 9H: must trump, overtrump
-    # if able -> JH; with only 7H: "si no, jugando uno más bajo" -> 7H (not 8D). Trump led, partner's 9H: JH
-    # ("aunque tu compañero vaya ganando"). All-trump, partner's 9S led: JS ("siempre que puedas").
+    # Seed 004: partner winning: any card, except that a trump played on top of another trump must beat it when
+    # possible: partner's 9H on a club trick, we hold JH 7H 8D -> JH or 8D, not 7H. Opponent's 9H: must trump,
+    # overtrump if able -> JH; with only 7H: unable to beat it, a lower trump -> 7H (not 8D). Trump led,
+    # partner's 9H: JH (the duty holds even with the partner winning). All-trump, partner's 9S led: JS (a higher
+    # card whenever possible).
     assert legal("coinche-1000", "JH 7H 8D", "C", "H", "9H", True) == {"JH", "8D"}
     assert legal("coinche-1000", "JH 7H 8D", "C", "H", "9H", False) == {"JH"}
     assert legal("coinche-1000", "7H 8D", "C", "H", "9H", False) == {"7H"}
@@ -114,17 +115,17 @@ def test_coinche_1000_trump_duties(tmp_path):
                     "mundijuegos-classic:contract.fail_base", "mundijuegos-classic:contract.made_vs_defence",
                     "mundijuegos-classic:contract.made_counts_declarations", "mundijuegos-classic:contract.made_counts_belote")
 def test_mundijuegos_failed_taker_keeps_only_its_extras(tmp_path):
-    # Seed 000: failed, the taker "sólo sumará los puntos adicionales obtenidos"; the defence "162 puntos y los
-    # puntos de cantar Belote". Taker 60 cards + its tierce 20 = 80 < defence 102 + belote 20 = 122 -> failed:
+    # Seed 000: failed, the taker adds only the additional points it obtained; the defence 162 plus the points
+    # for calling belote. Taker 60 cards + its tierce 20 = 80 < defence 102 + belote 20 = 122 -> failed:
     # taker 20, defence 162 + 20 = 182. belote-classic gives the tierce to the defence: 0, 162 + 20 + 20 = 202.
     assert settle1("mundijuegos-classic", (60, 102), decl=(20, 0), belote=(0, 20)) == ([20, 182], False, 0)
     assert settle1("belote-classic", (60, 102), decl=(20, 0), belote=(0, 20)) == ([0, 202], False, 0)
-    # The taker's own belote stays too: 60 + 20 = 80 < 102 -> taker 20, defence 162. "Todos los puntos pasan"
+    # The taker's own belote stays too: 60 + 20 = 80 < 102 -> taker 20, defence 162. All points passing
     # (belote.on_failure = to_defence): 0, 182.
     assert settle1("mundijuegos-classic", (60, 102), belote=(20, 0)) == ([20, 162], False, 0)
     all_pass = house(tmp_path, "mundijuegos-classic", "[belote]\non_failure = \"to_defence\"")
     assert settle1(all_pass, (60, 102), belote=(20, 0)) == ([0, 182], False, 0)
-    # made: "sumará los puntos de las bazas y los puntos extras": 92 + 20 = 112 > 70 -> 112, 70. A tierce of 20
+    # made: the taker adds its tricks' points and its extra points: 92 + 20 = 112 > 70 -> 112, 70. A tierce of 20
     # makes 71 + 20 = 91 > 91? no: 91 = 91 is a litige, so the declarations count in the test.
     assert settle1("mundijuegos-classic", (92, 70), belote=(20, 0)) == ([112, 70], True, 0)
     assert settle1("mundijuegos-classic", (71, 91), decl=(20, 0)) == ([0, 91], None, 91)
@@ -136,11 +137,11 @@ def test_mundijuegos_failed_taker_keeps_only_its_extras(tmp_path):
                     "mundijuegos-classic:declarations.count", "mundijuegos-classic:declarations.enabled",
                     "mundijuegos-classic-no-announcements:declarations.enabled")
 def test_mundijuegos_capoted_team_keeps_its_declarations():
-    # tests/deals.py DEAL_D: seat 0 takes every trick: 152 + 100 for the last trick on a capot ("90 puntos más
-    # 10") = 252. Declarations (automatic): seat 0 quarte 8-9-10-J of hearts 50; seat 1 carré of queens 100;
+    # tests/deals.py DEAL_D: seat 0 takes every trick: 152 + 100 for the last trick on a capot (90 points plus
+    # 10) = 252. Declarations (automatic): seat 0 quarte 8-9-10-J of hearts 50; seat 1 carré of queens 100;
     # seat 3 tierce 9-10-J of spades 20. The carré is the best: team 1 scores 100 + 20 = 120 and, the text
     # taking nothing from a capoted team, keeps it: [252, 120]. belote-classic (PAGAT-B: lost): [252, 0].
-    # Without announcements ("sin anuncios"): [252, 0].
+    # Without announcements (the 'sin anuncios' table option): [252, 0].
     from deals import DEAL_D, native_game, native_hand
     g = native_game("d", [native_hand(DEAL_D, 1, taker=0)], ruleset_hint=None)
     r = scored("mundijuegos-classic", g)
@@ -152,9 +153,9 @@ def test_mundijuegos_capoted_team_keeps_its_declarations():
 @pytest.mark.covers("mundijuegos-classic:game.litige_to", "mundijuegos-classic:contract.tie",
                     "mundijuegos-classic:belote.count", "mundijuegos-classic-no-announcements:belote.enabled")
 def test_mundijuegos_litige_goes_to_the_winner_of_the_next_hand():
-    # Hand 1, DEAL_L, taker seat 0: 81 = 81, "litigio": defence 81 now, the taker's 81 held. Hand 2, DEAL_A, taker
+    # Hand 1, DEAL_L, taker seat 0: 81 = 81, a litige: defence 81 now, the taker's 81 held. Hand 2, DEAL_A, taker
     # seat 1 (team 1): 70 + belote 20 = 90 < 92 -> failed: team 1 keeps its belote 20, team 0 scores 162; the held
-    # 81 go to "el equipo que gane la siguiente mano": team 0. Totals: team 0 162 + 81 = 243, team 1 81 + 20 = 101.
+    # 81 go to the team that wins the next hand: team 0. Totals: team 0 162 + 81 = 243, team 1 81 + 20 = 101.
     # ffb-classic holds them for the next *made* contract: team 0 162, team 1 101, 81 still held.
     from deals import DEAL_A, DEAL_L, native_game, native_hand
     g = native_game("l", [native_hand(DEAL_L, 1, taker=0), native_hand(DEAL_A, 2, taker=1)], ruleset_hint=None)
@@ -190,8 +191,8 @@ def test_mundijuegos_2p_capot_of_eight_tricks():
 
 @pytest.mark.covers("mundijuegos-2p:contract.fail_takes_played")
 def test_mundijuegos_2p_failed_taker_gives_the_points_played(tmp_path):
-    # 16 of the 32 cards in play: taker 30, other 50 -> failed: "todos los puntos ... pasarán al equipo
-    # contrario": 30 + 50 = 80 to the opponent. The literal 162 (fail_takes_played = false): [0, 162].
+    # 16 of the 32 cards in play: taker 30, other 50 -> failed: every point of the hand goes to the opposing
+    # side: 30 + 50 = 80 to the opponent. The literal 162 (fail_takes_played = false): [0, 162].
     assert settle1("mundijuegos-2p", (30, 50)) == ([0, 80], False, 0)
     literal = house(tmp_path, "mundijuegos-2p", "[contract]\nfail_takes_played = false")
     assert settle1(literal, (30, 50)) == ([0, 162], False, 0)
@@ -228,12 +229,12 @@ AT_TRICKS = ["JH 9H 8H TH", "JC 7C AC KC", "9C 8C TC QC", "JD 7D AD KD", "9D 8D 
                     "mundijuegos-coinche:declarations.in_all_trump", "mundijuegos-coinche:auction.style",
                     "coinche-1000:cards.all_trump")
 def test_mundijuegos_coinche_all_trump_values():
-    # Seed 000 "Todo triunfo": J13 9:9 A7 10:5 K3 Q1. Team 0 (seats 0, 2) takes tricks 1-5:
+    # Seed 000, all-trump table: J13 9:9 A7 10:5 K3 Q1. Team 0 (seats 0, 2) takes tricks 1-5:
     # JH 9H 8H TH 13+9+0+5 = 27; JC 7C AC KC 13+0+7+3 = 23; 9C 8C TC QC 9+0+5+1 = 15; JD 7D AD KD 23; 9D 8D TD QD 15
     # -> 103. Team 1: 7H AH QH KH 0+7+1+3 = 11; JS AS KS 7S 23; 9S TS QS 8S 15 + last trick 10 -> 59 (162).
     # Seed 004's table (J14 A6): JH trick 28, AH trick 10 -> [104, 58].
-    # Declarations: seat 3 carré of kings 100 (in all-trump, "permite anuncios"), belotes K+Q of clubs,
-    # diamonds, spades in seat 3's hand: 60. Bid 80 by seat 0: 103 >= 82 and >= 80: 103 + 80 = 183 -> 180;
+    # Declarations: seat 3 carré of kings 100 (in all-trump, the Coinché mode allowing announcements), belotes
+    # K+Q of clubs, diamonds, spades in seat 3's hand: 60. Bid 80 by seat 0: 103 >= 82 and >= 80: 103 + 80 = 183 -> 180;
     # defence 59 + 100 + 60 = 219 -> 220.
     g = game([hand(AT_HANDS, AT_TRICKS, taker=0, strain="AT", dealer=3, bid=80)])
     r = scored("mundijuegos-coinche", g)
@@ -245,8 +246,9 @@ def test_mundijuegos_coinche_all_trump_values():
 @pytest.mark.covers("mundijuegos-coinche:double.scope", "mundijuegos-coinche:double.coinche",
                     "mundijuegos-coinche:double.surcoinche", "mundijuegos-coinche:double.base")
 def test_mundijuegos_coinche_contra_multiplies_the_winners_points():
-    # "Si ganan la mano sus puntos se multiplicarían por 2": bid 100 made with a tierce, contra: (160 + 100 + 20)
-    # x 2 = 560; re-contra x 4 = 1120. pagat-coinche doubles the bid only: 160 + 100 x 2 + 20 = 380.
+    # Seed 000: after a contra, a side that wins the hand has its points multiplied by 2 (the text says it of the
+    # doubling side; read as the winning side's): bid 100 made with a tierce, contra: (160 + 100 + 20) x 2 = 560;
+    # re-contra x 4 = 1120. pagat-coinche doubles the bid only: 160 + 100 x 2 + 20 = 380.
     assert settle1("mundijuegos-coinche", (120, 42), decl=(20, 0), bid=100, coinche=1) == ([560, 0], True, 0)
     assert settle1("mundijuegos-coinche", (120, 42), decl=(20, 0), bid=100, coinche=2) == ([1120, 0], True, 0)
     assert settle1("pagat-coinche", (120, 42), decl=(20, 0), bid=100, coinche=1) == ([380, 0], True, 0)
@@ -267,7 +269,7 @@ def test_mundijuegos_coinche_bid_of_80_needs_82(tmp_path):
 
 # 2 players, 9 tricks: seat 0 every heart and AC, seat 1 every diamond and 7C; hearts trump, dealer 1. Seat 0
 # leads the eight hearts (seat 1 discards diamonds), then AC (seat 1 follows 7C): every trick. Cards: hearts 62,
-# diamonds 30, AC 11 = 103; "Hacer Capote 100" and "no puede anotarse los 10 de la última baza": 203.
+# diamonds 30, AC 11 = 103; capot 100, and the capot maker cannot also score the last trick's 10: 203.
 # Declarations: runs of 8 in hearts (trump) and diamonds, 100 each: the trump run wins, seat 0 100. Belote 20.
 F2_HANDS = [HEARTS + " AC", "7D 8D 9D TD JD QD KD AD 7C"]
 F2_TRICKS = [f"{h} {d}" for h, d in zip(HEARTS.split(), "7D 8D 9D TD JD QD KD AD".split())] + ["AC 7C"]
@@ -280,8 +282,8 @@ def test_fournier_2p_capot_and_announcements(tmp_path):
     # No announcements recorded (the record cannot say): held: 203 + 100 + 20 = 323, [323, 0].
     r = scored("fournier-2p", game([hand(F2_HANDS, F2_TRICKS, taker=0, dealer=1)], n_players=2))
     assert (r["legal"], r["card_points"], r["hand_score"]) == (True, [203, 0], [323, 0])
-    # The record says nothing was announced: "La omisión ... impide que ... anote" the belote, and an unannounced
-    # combination does not score: [203, 0].
+    # The record says nothing was announced: leaving out the calls stops the holder scoring the belote, and an
+    # unannounced combination does not score: [203, 0].
     r = scored("fournier-2p", game([hand(F2_HANDS, F2_TRICKS, taker=0, dealer=1, announced=[])], n_players=2))
     assert r["hand_score"] == [203, 0]
     # Only the belote announced: 203 + 20 = 223.
@@ -297,7 +299,7 @@ def test_fournier_2p_capot_and_announcements(tmp_path):
 @pytest.mark.covers("fournier-2p:contract.made_vs_defence", "fournier-4p:deal.n_players", "fournier-4p:deal.tricks",
                     "fournier-4p:deal.deck")
 def test_fournier_each_side_scores_what_it_took(tmp_path):
-    # Seed 001: "ambos jugadores procederán a la anotación de los puntos que hayan conseguido": no contract test.
+    # Seed 001: both players record the points each has won: no contract test.
     # Taker 40, other 60: [40, 60]. With the classic dedans (made_vs_defence = gt, the points played to the
     # other): [0, 100].
     assert settle1("fournier-2p", (40, 60)) == ([40, 60], True, 0)
@@ -327,8 +329,8 @@ NT_TRICKS = [f"A{s} K{s} J{s} 8{s}" for s in "HCDS"][:1] + ["TH QH 9H 7H"] + \
                     "bulgarian-plain:cards.last_trick")
 def test_bulgarian_plain_no_trump_valat(tmp_path):
     # Plain values (the text gives no others): 4 x (11 + 10 + 4 + 3 + 2) = 120 + last trick 10 = 130, not doubled;
-    # valat "se suman 90 puntos extra": 220. Seat 0's carrés of aces and tens: "en contratos sin triunfo no se
-    # hacen declaraciones". Made; "se dividirán entre 10, luego se redondean": 220 -> 22: [22, 0].
+    # valat, 90 extra points: 220. Seat 0's carrés of aces and tens: no declarations are made in no-trump
+    # contracts. Made; divided by 10, then rounded: 220 -> 22: [22, 0].
     g = game([hand(NT_HANDS, NT_TRICKS, taker=0, strain="NT", dealer=3)])
     r = scored("bulgarian-plain", g)
     assert (r["legal"], r["card_points"], r["declaration_points"], r["hand_score"]) == (True, [220, 0], [0, 0], [22, 0])
@@ -341,7 +343,7 @@ def test_bulgarian_plain_no_trump_valat(tmp_path):
                     "declarations.contest")
 def test_bulgarian_plain_every_team_scores_its_declarations():
     # DEAL_D in hearts: seat 0 takes every trick, 152 + 10 + valat 90 = 252; declarations with no contest
-    # ("se agreguen puntos adicionales"): team 0 its quarte 50, team 1 its carré of queens 100 + tierce 20 = 120.
+    # (each adds extra points to the score): team 0 its quarte 50, team 1 its carré of queens 100 + tierce 20 = 120.
     # Made (302 >= 120): 302 -> 30, 120 -> 12. `bulgarian-2001`'s unified contest gives team 0 nothing: its
     # 252 -> rounded as the leader ... so here only the declaration points are compared: [50, 120] vs [0, 120].
     from deals import DEAL_D, native_game, native_hand
@@ -355,8 +357,8 @@ def test_bulgarian_plain_every_team_scores_its_declarations():
                     "bulgarian-plain:contract.fail_takes_played", "bulgarian-plain:double.coinche",
                     "bulgarian-plain:double.surcoinche", "double.scope", "rounding.mode")
 def test_bulgarian_plain_both_sides_committed(tmp_path):
-    # Undoubled: fewer points -> "todos sus puntos pasan al otro equipo": 70 + 92 = 162 -> 16: [0, 16]; equal
-    # totals are not fewer: made, 81 -> 8 each. Doubled, "los dos equipos se consideran comprometidos": the side
+    # Undoubled: fewer points -> all the bidders' points pass to the other team: 70 + 92 = 162 -> 16: [0, 16];
+    # equal totals are not fewer: made, 81 -> 8 each. Doubled, both teams count as committed: the side
     # with more takes 162 x 2 = 324 -> 32, whoever bid; equal: each its own x 2, 162 -> 16. Redoubled: 648 -> 65.
     assert settle1("bulgarian-plain", (70, 92)) == ([0, 16], False, 0)
     assert settle1("bulgarian-plain", (81, 81)) == ([8, 8], True, 0)
@@ -390,7 +392,7 @@ def test_bulgarian_plain_more_than_151_wins(tmp_path):
 
 @pytest.mark.covers("mundijuegos-classic-no-announcements:declarations.enabled")
 def test_no_announcements_failed_taker_scores_nothing():
-    # "sin anuncios": taker 60 + its tierce 20 no longer counts: 60 < 102 -> failed; the taker keeps its extras,
+    # 'sin anuncios': taker 60 + its tierce 20 no longer counts: 60 < 102 -> failed; the taker keeps its extras,
     # none here; the defence 162: [0, 162]. With announcements (mundijuegos-classic) the tierce stays: [20, 162]
     # (its 80 still < 102).
     from helpers import hands_table  # noqa: F401  (settle works on totals: the contest has already run)
@@ -424,7 +426,7 @@ def test_mundijuegos_3p_failed_taker_points_are_shared(tmp_path):
 
 @pytest.mark.covers("fournier-4p:play.partner_exemption")
 def test_fournier_4p_capot_scores_100_not_the_last_trick():
-    # DEAL_K (tests/deals.py): seat 0 takes every trick, 152 card points; "Hacer Capote 100 puntos" in place of
+    # DEAL_K (tests/deals.py): seat 0 takes every trick, 152 card points; the capot's 100 points in place of
     # the last trick's 10: 252. Belote QH KH with seat 2, no announcements recorded: held, 20: [272, 0]. The record
     # saying nothing was announced: the belote is lost, [252, 0].
     from deals import DEAL_K, native_game, native_hand

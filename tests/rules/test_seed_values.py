@@ -98,7 +98,7 @@ def test_mundijuegos_coinche_made_at_the_bid_whatever_the_defence(tmp_path):
 @pytest.mark.covers("mundijuegos-coinche:declarations.enabled")
 def test_mundijuegos_coinche_announcements(tmp_path):
     # DEAL_D bid 80 hearts by seat 0: capot, 250 + 80 = 330; team 1's carré of queens and tierce (120) score
-    # ("permite anuncios"): [330, 120]. Without announcements: [330, 0].
+    # (the Coinché mode allows announcements): [330, 120]. Without announcements: [330, 0].
     g = native_game("d", [native_hand(DEAL_D, 1, taker=0, bid=80)], variant="coinche", ruleset_hint=None)
     assert score("mundijuegos-coinche", g)[0]["hand_score"] == [330, 120]
     off = house(tmp_path, "mundijuegos-coinche", "[declarations]\nenabled = false")
@@ -130,7 +130,7 @@ def _equal_totals_game():
 def test_equal_totals_over_the_target_go_to_the_winners_of_the_last_hand(tmp_path):
     # A game to 250 (the record's target for mundijuegos-coinche, a house target for coinche-1000): 260 - 260
     # after hand 2, both over: the winners of that hand (team 1, which made its contract) win (PAGAT-C; seed
-    # 004: "si hay empate, el equipo que ganó esa mano"). With end_tie = "play_on" the game goes on.
+    # 004: on equal scores, the team that won that hand). With end_tie = "play_on" the game goes on.
     g = _equal_totals_game()
     g["target"] = 250
     row = game_row("mundijuegos-coinche", g)
@@ -181,8 +181,9 @@ def test_fournier_equal_combinations_stay_with_the_mano(tmp_path):
 
 @pytest.mark.covers("fournier-2p:game.target_strict")
 def test_fournier_the_target_must_be_passed(tmp_path):
-    # The capot of tests/rules/test_seed_rulesets.py (F2: 323 - 0) in a game to 323: 323 does not pass 323
-    # ("sobrepasan"): the game goes on; reaching it is enough with target_strict = false: it ends at hand 1.
+    # The capot of tests/rules/test_seed_rulesets.py (F2: 323 - 0) in a game to 323: 323 does not pass 323 (the
+    # text has the players exceed the score): the game goes on; reaching it is enough with target_strict = false:
+    # it ends at hand 1.
     from .test_seed_rulesets import F2_HANDS, F2_TRICKS
     g = game([hand(F2_HANDS, F2_TRICKS, taker=0, dealer=1)], n_players=2)
     strict = house(tmp_path, "fournier-2p", "[game]\ntarget = 323")
@@ -208,7 +209,7 @@ def test_bulgarian_plain_doubled_no_trump(tmp_path):
 
 @pytest.mark.covers("bulgarian-plain:belote.on_failure")
 def test_bulgarian_plain_a_failed_belote_passes_too(tmp_path):
-    # Takers 70 + belote 20 = 90 < 92: "todos sus puntos pasan": 162 + 20 = 182 -> 18. Keeping the belote: taker
+    # Takers 70 + belote 20 = 90 < 92: all their points pass: 162 + 20 = 182 -> 18. Keeping the belote: taker
     # 20 -> 2, defence 162 -> 16.
     assert settle1("bulgarian-plain", (70, 92), belote=(20, 0)) == ([0, 18], False, 0)
     keep = house(tmp_path, "bulgarian-plain", '[belote]\non_failure = "keep"')
