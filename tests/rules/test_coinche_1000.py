@@ -194,3 +194,21 @@ def test_equal_best_declarations_score_for_nobody(tmp_path):
     assert held_points(C, TIERCES, "H") == [20, 0]
     no_trump_rank = house(tmp_path, C, "[declarations]\ntrump_breaks_ties = false")
     assert held_points(no_trump_rank, TIERCES, "H") == [0, 0]
+
+
+# seat 0 holds a carré and no run; nobody else holds a declaration (checked by hand: no four of a rank, no
+# three in sequence in one suit)
+NT_CARRES = {
+    "T": ["TH TC TD TS 7D 7C 9S AC", "QS 9C QD 8H JS 9D KD 8C", "7S 9H AH JD 8S QH KS JC", "8D KC JH AD QC KH AS 7H"],
+    "K": ["KH KC KD KS 7D 7C 9S AC", "JS 9C JD 8H TS 9D QD 8C", "7S 9H AH TD 8S JH QS TC", "8D QC TH AD JC QH AS 7H"],
+    "Q": ["QH QC QD QS 7D 7C 9S AC", "JS 9C JD 8H TS 9D KD 8C", "7S 9H AH TD 8S JH KS TC", "8D KC TH AD JC KH AS 7H"],
+    "J": ["JH JC JD JS 7D 7C 9S AC", "QS 9C QD 8H TS 9D KD 8C", "7S 9H AH TD 8S QH KS TC", "8D KC TH AD QC KH AS 7H"],
+    "A": ["AH AC AD AS 7D 7C 9S KC", "JS 9C JD 8H TS 9D QD 8C", "7S 9H KH TD 8S JH QS TC", "8D QC TH KD JC QH KS 7H"],
+}
+
+
+@pytest.mark.covers("coinche-1000:declarations.carre_no_trump")
+@pytest.mark.parametrize("rank,value", [("A", 200), ("T", 150), ("K", 100), ("Q", 100), ("J", 100)])
+def test_no_trump_carre_values_rank_by_rank(rank, value):
+    # Seed 004: in no-trump four aces are worth 200, four tens 150, four kings, queens or jacks 100 each.
+    assert held_points(C, NT_CARRES[rank], "NT") == [value, 0]
