@@ -35,9 +35,6 @@ import hashlib
 import os
 import posixpath
 import re
-import threading
-import time
-import uuid
 import warnings
 from urllib.parse import unquote
 from collections.abc import Callable, Iterable, Iterator
@@ -526,12 +523,9 @@ def delete_rows(lake: str | Path | Location, table: str, column: str, values: se
                 where: Callable[[pa.Table], pa.ChunkedArray | pa.Array] | None = None) -> int:
     """Remove the rows whose ``column`` is in ``values`` (and, with ``where``, for which ``where(file's table)``
     is true too; it must accept files written before a column was added) from every Parquet file of
-    ``table``; each file that holds one is rewritten or removed when nothing is left. Returns rows removed.
-    Used when a changed source file is re-imported, or a richer copy of a game replaces a poorer one (under the
-    lake lock, like every write)."""
-    import pyarrow.compute as pc
-    import pyarrow.parquet as pq
-
+    ``table``; each file that holds one is replaced by a new file of the rows kept (none when nothing is left),
+    in the current transaction. Returns rows removed. Used when a changed source file is re-imported, or a
+    richer copy of a game replaces a poorer one (under the lake lock, like every write)."""
     loc = locate(lake)
     if not values or not has_table(loc, table):
         return 0
