@@ -7,7 +7,7 @@ FILE defaults to /tmp/rebelote-native-bench.jsonl; when it does not exist it is 
 run: `--games` games simulated under `--rules` (24,000 classic games make ~216 MB), or with `--mix` about
 `--hands` hands of classic games with a coinche game after every 20th and a Bulgarian one after every 25th
 (pipeline.bench.data.write_mixed_native; 230,000 hands make ~204 MB). Each measurement ingests the whole file
-into a fresh temporary lake, Parquet write included, in a fresh process (pipeline.ingest.fast_native.measure),
+into a fresh temporary lake, Parquet write included, in a fresh process (pipeline.bench.native_ingest.measure),
 and prints wall and CPU seconds (the process and its worker processes), MB/s (1e6 bytes of the file per wall
 second), MB per CPU second, hands/s, the peak resident memory of the process and of its largest worker, and
 the load average. `--workers 1` reads in one process (REBELOTE_INGEST_WORKERS). The parse stage alone (read,
@@ -33,7 +33,7 @@ from pipeline.ingest.fast_native import measure_parse  # noqa: E402
 _CHILD = """
 import json, resource, sys
 sys.path.insert(0, {root!r})
-from pipeline.ingest.fast_native import measure
+from pipeline.bench.native_ingest import measure
 r = measure({path!r}, rows={rows!r})
 r["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 r["worker_rss_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024

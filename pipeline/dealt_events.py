@@ -33,19 +33,6 @@ CARRE_MASK = (1 << 6) - 1
 _SUITS = ("C", "D", "H", "S")        # suit index = card // 8 (pipeline.fairness._SUIT_INDEX)
 
 
-def fresh_ruleset(lake) -> str | None:
-    """A ruleset whose stored ``dealt_events`` rows cover exactly the lake's hands (its last rescore wrote them and
-    read the current hand files: :func:`pipeline.derived.hands_unchanged`), or None (rows never written, or hands
-    imported, replaced or removed since)."""
-    from pipeline import derived, lake as lakemod
-
-    try:
-        written = sorted(p.split("=", 1)[1] for p in lakemod.partitions(lake, "dealt_events") if p)
-        return next((r for r in written if derived.hands_unchanged(lake, r)), None)
-    except (OSError, ValueError):
-        return None
-
-
 def _events_sql(m: str, trump_byte: str) -> str:
     """SQL (SMALLINT) of the ``events`` bit set of the hand whose card mask (UBIGINT) is ``m``."""
     byte = [f"(({m} >> {8 * s}) & 255)" for s in range(4)]

@@ -198,6 +198,19 @@ def hands_unchanged(lake, ruleset: str) -> bool:
     return recorded is not None and recorded == hands_snapshot(lake)
 
 
+def fresh_ruleset(lake, table: str) -> str | None:
+    """A ruleset whose stored rows of derived ``table`` cover exactly the lake's hands (its last rescore wrote
+    them and read the current hand files: :func:`hands_unchanged`), or None (rows never written, or hands
+    imported, replaced or removed since)."""
+    from pipeline import lake as lakemod
+
+    try:
+        written = sorted(p.split("=", 1)[1] for p in lakemod.partitions(lake, table) if p)
+        return next((r for r in written if hands_unchanged(lake, r)), None)
+    except (OSError, ValueError):
+        return None
+
+
 def fresh_rulesets(lake) -> list[str]:
     """The rulesets whose last rescore read exactly the lake's current hand files (:func:`hands_unchanged`)."""
     from pipeline import lake as lakemod

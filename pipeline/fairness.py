@@ -330,8 +330,8 @@ def fairness_report(lake: Path, by: str = "source", exact_max_n: int = EXACT_MAX
     if by not in ("source", "player", "all"):
         raise ValueError(f"by must be 'source', 'player' or 'all', not {by!r}")
     from pipeline import stats
-    from pipeline.dealt_events import fresh_ruleset
-    if filters is None and fresh_ruleset(lake) is None:
+    from pipeline.derived import fresh_ruleset
+    if filters is None and fresh_ruleset(lake, "dealt_events") is None:
         from pipeline import lake as lakemod
         batches = lakemod.iter_batches(lake, "hands", columns=list(HANDS_COLUMNS))
         return _report_rows(*_streamed_counts(batches, by), exact_max_n)

@@ -273,16 +273,6 @@ def iter_batches(lake: str | Path | Location, table: str, batch_size: int = 262_
                 yield pa.RecordBatch.from_arrays(cols, schema=want)
 
 
-def existing_keys(lake: str | Path | Location, table: str) -> "KeySet":
-    """Every key of an append-only table already in the lake, as a
-    :class:`pipeline.ingest.key_index.KeySet` (16 bytes per row), read batch by batch."""
-    from pipeline.ingest.key_index import KeySet
-    keys = KeySet()
-    for b in iter_batches(lake, table, columns=[KEYS[table]]):
-        keys.extend(b.column(0))
-    return keys
-
-
 def read_bytes(lake: str | Path | Location, name: str) -> bytes | None:
     """Contents of a small file at the lake root (``_manifest.json``), or None when absent."""
     loc = locate(lake)

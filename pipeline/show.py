@@ -26,7 +26,8 @@ from pipeline import schema
 from pipeline.cards import ALL_TRUMP, NO_TRUMP, RANKS, STRAINS, SUITS, card_str, cards_of
 from pipeline.rescore import declarations as decl
 from pipeline.rescore import play, score_batch
-from pipeline.rescore.tables import PLAIN_ORDER, TRUMP_ORDER, build
+from pipeline.rescore.tables import build
+from pipeline.trick_order import PLAIN_ORDER, TRUMP_ORDER
 from pipeline.rules import Ruleset, n_teams
 from pipeline.words import count
 

@@ -105,7 +105,7 @@ Players (:data:`PLAYERS`): a fixed pool of 8 bots; each game draws 4 (or 2, or 3
       10+, no-trump with 2+ aces and 11+, all-trump with 2+ jacks and 12+; names the best-valued one it may
       (over its partner's contract only with 4 more); doubles holding the contract suit's J and another trump
       (no-trump: 2 aces; all-trump: 2 jacks); redoubles with 6 over its threshold.
-      Play (comparisons by :func:`pipeline.rescore.tables.strength`: no trump in no-trump, trump order
+      Play (comparisons by :func:`pipeline.trick_order.strength`: no trump in no-trump, trump order
       in every suit in all-trump; a *master* is a card whose stronger cards of its suit are all played
       or in the player's own hand; with 2 players the out-of-play cards both have seen, the turned card or
       the 7 given for it and the bottom card, count as played): leads a non-trump master (highest points
@@ -142,7 +142,8 @@ from pipeline.ingest.records import finish_game, new_hand
 from pipeline.rescore.engine import score_batch
 from pipeline.rescore.game import game_pass
 from pipeline.rescore.play import PlayRules, legal_cards
-from pipeline.rescore.tables import ABOVE_PLAIN, ABOVE_TRUMP, BIT, CARD_SUIT, build, strength
+from pipeline.rescore.tables import ABOVE_PLAIN, ABOVE_TRUMP, BIT, build
+from pipeline.trick_order import CARD_SUIT, strength
 from pipeline.rules import Ruleset
 
 PLAYERS: tuple[str, ...] = ("Alice", "Bruno", "Chloé", "Driss", "Emma", "Farid", "Gisèle", "Hugo")
@@ -492,7 +493,7 @@ def _play(rng: np.random.Generator, hands: np.ndarray, dealer: np.ndarray, strai
     Returns plays and play seats, int8 (m, n_seats * n_tricks). ``known`` (m,) uint32: cards out of play that
     every player has seen (2 players: the turned card or the exchanged 7, the bottom card), counted as gone.
 
-    Card comparisons use :func:`pipeline.rescore.tables.strength` (no trump in no-trump; every suit in trump
+    Card comparisons use :func:`pipeline.trick_order.strength` (no trump in no-trump; every suit in trump
     order in all-trump). A card is a *master* when every stronger card of its suit has been played or is in
     the player's own hand."""
     m = len(dealer)

@@ -307,13 +307,13 @@ def create_views(con: duckdb.DuckDBPyConnection, lake: Path | str, filters: Filt
 
 def _dealt_events_ruleset(con: duckdb.DuckDBPyConnection, lake) -> None:
     """Temp table ``_dealt_events_ruleset(ruleset VARCHAR)``: the ruleset whose stored ``dealt_events`` rows cover
-    exactly the lake's hands (:func:`pipeline.dealt_events.fresh_ruleset`), or no row. Read by
+    exactly the lake's hands (:func:`pipeline.derived.fresh_ruleset`), or no row. Read by
     :func:`pipeline.fairness.fairness_on`, which counts the events from those rows instead of the deals when
     there is one."""
-    from pipeline.dealt_events import fresh_ruleset
+    from pipeline.derived import fresh_ruleset
 
     con.execute("CREATE TEMP TABLE _dealt_events_ruleset (ruleset VARCHAR)")
-    fresh = fresh_ruleset(lake)
+    fresh = fresh_ruleset(lake, "dealt_events")
     if fresh is not None:
         con.execute("INSERT INTO _dealt_events_ruleset VALUES ($r)", {"r": fresh})
 

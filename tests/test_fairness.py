@@ -359,15 +359,15 @@ def test_report_same_from_stored_events_and_deals(tmp_path: Path):
     from helpers import simulated_lake
 
     from pipeline import stats
-    from pipeline.dealt_events import fresh_ruleset
+    from pipeline.derived import fresh_ruleset
     from pipeline.ingest.run import ingest_paths
 
     lake = simulated_lake(tmp_path / "lake")
-    assert (lake / "dealt_events").is_dir() and fresh_ruleset(lake) is not None
+    assert (lake / "dealt_events").is_dir() and fresh_ruleset(lake, "dealt_events") is not None
     copy = tmp_path / "deals"
     shutil.copytree(lake, copy)
     shutil.rmtree(copy / "dealt_events")
-    assert fresh_ruleset(copy) is None
+    assert fresh_ruleset(copy, "dealt_events") is None
     filters = (None, stats.Filters(sources=("club",)), stats.Filters(players=("Hugo",), pseudonymize="pepper"),
                stats.Filters(pseudonymize="pepper", min_hands=5), stats.Filters(variants=("belote",)))
     for f in filters:
@@ -383,7 +383,7 @@ def test_report_same_from_stored_events_and_deals(tmp_path: Path):
     before = fairness_report(lake, "all").to_pylist()
     simulated_lake(tmp_path / "more", plan=(("belote-classic", 3, 99, "club"),))
     ingest_paths([tmp_path / "more-sim-0.jsonl"], lake)
-    assert fresh_ruleset(lake) is None
+    assert fresh_ruleset(lake, "dealt_events") is None
     after = fairness_report(lake, "all").to_pylist()
     assert after != before
     shutil.rmtree(copy)

@@ -581,8 +581,9 @@ def test_bench_native_ingest_columnar_against_rows(tmp_path, capsys):
     from pipeline.simulate import simulate_to_file
     f = tmp_path / "bench.jsonl"
     games, hands = simulate_to_file("belote-classic", 2000, 7, f)
-    cols = fast_native.measure(f)
-    rows = fast_native.measure(f, rows=True)
+    from pipeline.bench.native_ingest import measure
+    cols = measure(f)
+    rows = measure(f, rows=True)
     assert (cols["games"], cols["hands"]) == (rows["games"], rows["hands"]) == (games, hands)
     with capsys.disabled():
         for r in (cols, rows):
@@ -720,7 +721,7 @@ def test_block_pool_leaves_no_block_folder_when_its_workers_cannot_start(tmp_pat
     monkeypatch.setattr(native_pool.tempfile, "mkdtemp", mkdtemp)
     monkeypatch.setattr(native_pool, "ProcessPoolExecutor", NoFork)
     with pytest.raises(OSError, match="fork refused"):
-        native_pool.BlockPool(2)
+        native_pool.BlockPool(2, fast_native)
     assert len(made) == 1 and not Path(made[0]).exists()
 
 
@@ -734,8 +735,8 @@ def test_big_native_file_is_hashed_for_the_manifest_after_the_workers_fork(tmp_p
     events: list[str] = []
     real_init, real_hash = native_pool.BlockPool.__init__, run._hash_later
 
-    def init(self, n):
-        real_init(self, n)
+    def init(self, n, converter):
+        real_init(self, n, converter)
         events.append("forked")
 
     def hash_later(path):

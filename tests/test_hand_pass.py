@@ -7,7 +7,8 @@ import pyarrow as pa
 import pytest
 
 from pipeline import rules
-from pipeline.rescore import arith, columns, hand_pass, jit, score_batch
+from pipeline import jit
+from pipeline.rescore import arith, columns, hand_pass, score_batch
 from helpers import hands_table, score
 
 CLUBS, DIAMONDS, HEARTS, SPADES = (f"7{s} 8{s} 9{s} T{s} J{s} Q{s} K{s} A{s}".split() for s in "CDHS")

@@ -1,4 +1,4 @@
-"""Where the compiled kernels are cached (pipeline/rescore/jit.py): beside the source when its __pycache__ can be
+"""Where the compiled kernels are cached (pipeline/jit.py): beside the source when its __pycache__ can be
 written, else in the user cache folder, so a read-only install compiles once, not in every process."""
 
 import os
@@ -10,7 +10,7 @@ from pathlib import Path
 import numba
 import pytest
 
-from pipeline.rescore import jit
+from pipeline import jit
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -61,7 +61,7 @@ def test_kernels_compile_and_cache_from_a_read_only_install(tmp_path):
     env.update(PYTHONPATH=str(pkg), REBELOTE_CACHE_DIR=str(cache), PYTHONDONTWRITEBYTECODE="1")
     # the player holds 7C 8C AC (bits 0, 1, 7) and 8D (bit 9), clubs are led (hearts trump, QC winning): he must
     # follow suit, so the legal cards are the three clubs, mask 0b10000011 = 131 (cards.py encoding)
-    code = ("import numpy as np; from pipeline.rescore import jit, play; "
+    code = ("import numpy as np; from pipeline import jit; from pipeline.rescore import play; "
             "pr = play.PlayRules(True, True, True, True, True, True, False); "
             "print(jit.CACHE_DIR, int(play.legal_cards(np.array([131 | (1 << 9)], np.uint32), [False], [0], [2], "
             "[5], [False], pr)[0]))")

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from pipeline.ingest import kernels
-from pipeline.rescore.jit import njit
+from pipeline.jit import njit
 
 
 @njit(cache=False)

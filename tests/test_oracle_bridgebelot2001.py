@@ -20,7 +20,8 @@ from pipeline.cards import RANKS, SUITS, card_str, mask_of
 from pipeline.rescore import score_batch
 from pipeline.rescore.declarations import list_held
 from pipeline.rescore.play import PlayRules, legal_cards
-from pipeline.rescore.tables import CARD_RANK, PLAIN_ORDER, TRUMP_ORDER, build, strength
+from pipeline.rescore.tables import build
+from pipeline.trick_order import CARD_RANK, PLAIN_ORDER, TRUMP_ORDER, strength
 
 R = functools.partial(rules.load, "bulgarian-2001")
 SCORE_SUIT = {0: "C", 1: "D", 2: "S", 3: "H"}

@@ -12,7 +12,8 @@ from helpers import score
 from pipeline import rules
 from pipeline.cards import card_str, cards_of, mask_of, parse_card, parse_strain
 from pipeline.rescore.play import PlayRules, legal_cards
-from pipeline.rescore.tables import build, strength
+from pipeline.rescore.tables import build
+from pipeline.trick_order import strength
 
 FILE = "oracles/cases/coincoinche.json"
 R = functools.partial(rules.load, "coincoinche")

@@ -10,7 +10,7 @@ from helpers import score
 from pipeline import rules
 from pipeline.cards import card_str, cards_of, mask_of, parse_card, parse_strain
 from pipeline.rescore.play import PlayRules, legal_cards
-from pipeline.rescore.tables import strength
+from pipeline.trick_order import strength
 
 TEAM = {"NS": 0, "EW": 1}
 

@@ -11,7 +11,7 @@ from conftest import shared_cases, shared_path
 from pipeline import rules
 from pipeline.cards import mask_of, parse_card, parse_strain
 from pipeline.rescore.play import PlayRules, legal_cards
-from pipeline.rescore.tables import strength
+from pipeline.trick_order import strength
 
 FILE = "oracles/cases/libcoinche.json"
 R = functools.partial(rules.load, "libcoinche")

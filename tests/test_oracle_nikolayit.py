@@ -14,7 +14,7 @@ from pipeline.rescore import score_batch
 from pipeline.rescore.contract import bg_round
 from pipeline.rescore.declarations import belote_announceable, carre_key, list_held, resolve_list, seq_key
 from pipeline.rescore.play import PlayRules, legal_cards
-from pipeline.rescore.tables import strength
+from pipeline.trick_order import strength
 
 FILE = "oracles/cases/nikolayit_belotgameengine.json"
 R = functools.partial(rules.load, "nikolayit")

@@ -8,7 +8,7 @@ A CFN string is ``HANDS TRICKS CONTRACT`` separated by single spaces:
 * TRICKS: ``-`` when no card was played, else the tricks separated by ``/``, each four 2-character cards
   (rank letter + lowercase suit ``s h d c``) in the order played, from the leader; the first leader is the
   dealer's left (dealer + 1), the next ones are the trick winners (colver's trick rule, FORMAT.md §6, which is
-  the engine's own :func:`pipeline.rescore.tables.strength`);
+  the engine's own :func:`pipeline.trick_order.strength`);
 * CONTRACT: ``<value><trump><team>[x|xx]`` (``110sEW``, ``90dEWxx``, ``250sEW`` = capot), ``0`` for a deal
   passed out, ``bid:…`` while the auction runs (``bid:0/p0/<first speaker>`` just after the deal).
 
@@ -26,7 +26,7 @@ import numpy as np
 
 from pipeline.cards import RANKS, SUITS, card_str, make_card
 from pipeline.ingest.records import RecordError
-from pipeline.rescore.tables import strength
+from pipeline.trick_order import strength
 from pipeline.words import count
 
 SEAT_LETTERS = "NESW"

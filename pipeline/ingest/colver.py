@@ -46,13 +46,6 @@ def _call(action: int, hn: int | None = None) -> str:
     raise RecordError("bad_auction", f"unknown colver action id {action} in the auction", hn)
 
 
-def player_name(bot: dict[str, Any]) -> str:
-    """A seat's player: the bots that decided its calls and its cards, ``<bid bot>+<play bot>``."""
-    def short(s: str) -> str:
-        return s.replace('method="', "").replace('"', "")
-    return f"{short(str(bot.get('bid')))}+{short(str(bot.get('play')))}"
-
-
 def _int(v: Any, what: str, hn: int | None = None) -> int:
     """A whole number from the record, never a truncated float or a parsed string."""
     if not isinstance(v, int) or isinstance(v, bool):
@@ -83,7 +76,7 @@ def _hand(d: dict[str, Any], line: int, path: str) -> dict[str, Any]:
     row = new_hand(
         game_id=f"{SOURCE}:{gid}", hand_no=hn, source=SOURCE, source_format=NAME, source_file=path,
         source_line=line, source_game_id=gid, source_hand_id=f"{gid}#{hn}", variant="coinche",
-        ruleset_hint="colver", n_players=4, players=[player_name(b) for b in d["bots"]], dealer=_int(d["dealer"], "dealer", hn),
+        ruleset_hint="colver", n_players=4, players=[colver_games.player_name(b) for b in d["bots"]], dealer=_int(d["dealer"], "dealer", hn),
         completeness="full_play", initial_hands=hands,
         auction=[{"seat": _int(a["seat"], "auction seat", hn), "call": _call(_int(a["action"], "action", hn), hn)}
                  for a in d.get("auction", [])],

@@ -57,6 +57,13 @@ class GameResult:
     line: int
 
 
+def player_name(bot: dict[str, Any]) -> str:
+    """A seat's player: the bots that decided its calls and its cards, ``<bid bot>+<play bot>``."""
+    def short(s: str) -> str:
+        return s.replace('method="', "").replace('"', "")
+    return f"{short(str(bot.get('bid')))}+{short(str(bot.get('play')))}"
+
+
 def _whole(v: Any, what: str) -> int:
     if not isinstance(v, int) or isinstance(v, bool):
         raise RecordError("bad_value", f"{what} must be a whole number, got {v!r}")
@@ -65,7 +72,6 @@ def _whole(v: Any, what: str) -> int:
 
 def parse(d: Any, line: int) -> GameResult:
     """Check one decoded line and return its GameResult. Raises RecordError naming the bad field."""
-    from pipeline.ingest.colver import player_name
     if not isinstance(d, dict) or not isinstance(d.get("game_id"), str):
         raise RecordError("bad_record", "a games.jsonl line must be a JSON object with a game_id")
     final = d.get("final_scores")

@@ -26,7 +26,7 @@ import gzip
 import os
 import queue
 import re
-import tempfile
+import sys
 import threading
 import time
 import zlib
@@ -38,7 +38,7 @@ import pyarrow as pa
 import pyarrow.json as pj
 
 from pipeline import limits
-from pipeline.ingest import kernels, native_columns as ncol, native_jsonl, native_plays, sha_keys
+from pipeline.ingest import kernels, native_columns as ncol, native_jsonl, native_plays, native_pool, sha_keys
 from pipeline.ingest.records import GameRecord, Reject
 
 BLOCK_BYTES = 8 << 20
@@ -92,14 +92,13 @@ def read_into(fh, path: str, writer, take: Callable[[GameRecord | Reject], None]
         whatever reading ``fh`` raises (OSError, EOFError, zlib.error, LimitExceeded), after importing every
         line read before it; StrictError from ``take``.
     """
-    from pipeline.ingest import native_pool
     limit = block_bytes or BLOCK_BYTES
     n = native_pool.workers()
     if size is not None and n >= 2 and size >= native_pool.POOL_MIN_BYTES:
         writer.wait()              # no Parquet write runs on the writer's thread while the workers fork
         plain = None if _is_stream(fh) else getattr(fh, "name", None)
         plain = plain if isinstance(plain, str) else None
-        with native_pool.BlockPool(n) as pool:
+        with native_pool.BlockPool(n, sys.modules[__name__]) as pool:
             if forked:
                 forked()
             for lines, converted in pool.converted(_blocks(fh, limit, counted=plain is not None, bounds=bounds),
@@ -128,7 +127,6 @@ _WARM: list = []          # the warm-up thread once started (prepare_for), or a 
 
 def forks_for(path: Path) -> bool:
     """Whether reading ``path`` as native JSON Lines uses the worker processes (:func:`read_into`)."""
-    from pipeline.ingest import native_pool
     try:
         size = Path(path).stat().st_size
     except OSError:
@@ -657,7 +655,6 @@ def _add_games(batch: ncol.Batch, a: int, b: int, writer) -> None:
     driver's flush size, exactly as ``run._Writer.add_game`` does row by row."""
     if b <= a:
         return
-    from pipeline.ingest.run import FLUSH_HANDS
     ho = batch.hand_offsets
     h0, h1 = int(ho[a]), int(ho[b])
     # a game's hands are looked up together before any is added; games one at a time
@@ -685,7 +682,7 @@ def _add_games(batch: ncol.Batch, a: int, b: int, writer) -> None:
     reach = np.cumsum(new_per_game)        # new hands of games a..g, to find each game that reaches the flush size
     done = 0                               # new hands of the games before start
     while start < b:
-        g = start + int(np.searchsorted(reach[start - a:], FLUSH_HANDS - buffered + done))
+        g = start + int(np.searchsorted(reach[start - a:], writer.flush_hands - buffered + done))
         if g >= b:
             break
         push(start, g + 1)                 # game g brings the buffer to FLUSH_HANDS or more
@@ -693,47 +690,6 @@ def _add_games(batch: ncol.Batch, a: int, b: int, writer) -> None:
         buffered, done, start = 0, int(reach[g - a]), g + 1
     if start < b:
         push(start, b)
-
-
-def measure(path: str | Path, lake: str | Path | None = None, rows: bool = False) -> dict:
-    """Ingest one file into an empty lake and time it (reading, checks, keys and the Parquet write).
-
-    Args:
-        path: a native JSON Lines file (``.gz`` accepted).
-        lake: where to write; default a temporary folder, deleted afterwards. Must not exist or be empty.
-        rows: force the row-by-row reader (the reference) instead of the columnar one.
-    Returns:
-        ``{"path": "columnar"|"rows", "bytes": file size, "seconds": wall clock, "cpu_seconds": CPU of this
-        process and of its worker processes,
-        "mb_per_s": 1e6 bytes per wall second, "hands": hands imported, "hands_per_s", "games", "rejected"}``.
-    """
-    from pipeline.ingest.run import ingest_paths
-    path = Path(path)
-    old = os.environ.get(ENV)
-    os.environ[ENV] = "rows" if rows else "columnar"
-    try:
-        with tempfile.TemporaryDirectory(prefix="rebelote-fastnative-") as tmp:
-            target = Path(lake) if lake else Path(tmp) / "lake"
-            cpu0, t0 = _cpu(), time.perf_counter()
-            s = ingest_paths([path], target)
-            dt, cpu = time.perf_counter() - t0, _cpu() - cpu0
-    finally:
-        if old is None:
-            os.environ.pop(ENV, None)
-        else:
-            os.environ[ENV] = old
-    size = path.stat().st_size
-    return {"path": "rows" if rows else "columnar", "bytes": size, "seconds": round(dt, 3),
-            "cpu_seconds": round(cpu, 3), "mb_per_s": round(size / dt / 1e6, 2), "hands": s.hands,
-            "hands_per_s": round(s.hands / dt), "games": s.games, "rejected": sum(s.rejected.values())}
-
-
-def _cpu() -> float:
-    """CPU seconds of this process and of its finished child processes (the worker processes of
-    :mod:`pipeline.ingest.native_pool` are joined before ``ingest_paths`` returns)."""
-    import resource
-    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def measure_parse(path: str | Path) -> dict:

@@ -31,7 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipeline.ingest import kernels
-from pipeline.rescore.jit import njit
+from pipeline.jit import njit
 
 TEXT, INT, BOOL, INTS, TEXTS = 0, 1, 2, 3, 4
 

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from pipeline import lake as lakemod
 from pipeline.ingest.sorted_runs import Runs as _Runs
 
 FOLD = 4096
@@ -450,3 +451,11 @@ class GameIndex:
         gids = list(recent)
         self.update_new(gids, [recent[g][0] for g in gids], [recent[g][1] for g in gids],
                         [recent[g][2] for g in gids])
+
+
+def existing_keys(lake, table: str) -> KeySet:
+    """Every key of an append-only table already in the lake (16 bytes per row), read batch by batch."""
+    keys = KeySet()
+    for b in lakemod.iter_batches(lake, table, columns=[lakemod.KEYS[table]]):
+        keys.extend(b.column(0))
+    return keys

@@ -7,7 +7,7 @@ the failure to :func:`repair`, which keeps the hand when that is honest and says
 * **truncated last trick** (``truncated_play`` with only cards of the last trick missing): every seat that
   has not played holds exactly one card, so the missing cards are forced. They are appended in turn order
   after the last recorded card, or, when the whole last trick is missing, from the winner of the trick before
-  (card strength of :func:`pipeline.rescore.tables.strength`: the same in every shipped ruleset). The hand
+  (card strength of :func:`pipeline.trick_order.strength`: the same in every shipped ruleset). The hand
   stays ``full_play``.
 * **unusable play record** (``truncated_play`` otherwise, ``card_played_twice``, ``card_not_held``,
   ``bad_play_record``, a play by a seat out of range): the plays are dropped; the deal, contract and recorded
@@ -122,7 +122,7 @@ def _complete_last_trick(row: dict[str, Any], cards_per_seat: int | None) -> boo
     if in_trick:
         seat = (seats[-1] + 1) % n
     else:                                         # the winner of the previous trick leads
-        from pipeline.rescore.tables import strength
+        from pipeline.trick_order import strength
         cards = np.array(plays[-n:], dtype=np.int8)
         st = strength(cards, np.int8(cards[0] // 8), np.int8(STRAINS.index(row["strain"])))
         seat = seats[-n:][int(np.argmax(st))]

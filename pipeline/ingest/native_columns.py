@@ -40,7 +40,7 @@ from pipeline import native, schema
 from pipeline.cards import RANKS, CardError, parse_card, popcount32
 from pipeline.ingest import arrow_json as aj, json_rows as jr, kernels, native_plays, sha_keys
 from pipeline.ingest.validate import COMPLETENESS, MAX_CARRIED_IN, MAX_TRICKS, STRAIN_NAMES, VARIANTS
-from pipeline.rescore.jit import njit
+from pipeline.jit import njit
 
 MARK = 0x7F
 """Byte written after a seat digit by :func:`mark_pairs` (never present in a line read this way)."""

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.ingest import kernels
-from pipeline.rescore.jit import njit
+from pipeline.jit import njit
 
 KEY = "play\x7f"
 """Key a canonical ``plays`` list is rewritten to (its value: a JSON text)."""

@@ -27,6 +27,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from types import ModuleType
 from typing import Self
 
 import numpy as np
@@ -60,13 +61,19 @@ def workers() -> int:
         return os.cpu_count() or 1
 
 
+#: The module whose ``_Lines``, ``convert_groups`` and ``warm_up`` the workers run
+#: (:mod:`pipeline.ingest.fast_native`), given to :class:`BlockPool`: passed down, not imported, so that the
+#: reader imports the pool and not the other way round.
+_CONVERTER: ModuleType | None = None
+
+
 def _work(src, end: int, lineno: int, offset: int, path: str, out_dir: str) -> list:
     """In a worker: prepare (rewrite, parse) and convert one block, whose lines are those of the parent's
     :class:`~pipeline.ingest.fast_native._Lines`. ``src``: the block's bytes, or the name of the plain file
     they are read from (``end`` bytes at ``offset``). Returns (:func:`pipeline.ingest.fast_native.convert_groups`'
     list, each batch's tables written to Arrow IPC files in ``out_dir`` (see :func:`_ship`); the block's line
     starts)."""
-    from pipeline.ingest import fast_native
+    fast_native = _CONVERTER
     if isinstance(src, str):
         data = bytearray(end)        # read straight into the buffer the rewrites then work in
         fd = os.open(src, os.O_RDONLY)
@@ -116,7 +123,7 @@ def _convert_here(lines, path: str) -> tuple:
     """(lines, converted groups) of a block converted in this process, as a worker would have: the fallback when
     the pool is broken. ``lines``: the block as :meth:`BlockPool.converted` read it (its lines maybe only
     counted)."""
-    from pipeline.ingest import fast_native
+    fast_native = _CONVERTER
     here = fast_native._Lines(lines.data, lines.end, lines.lineno, lines.offset)
     here.prepare(path)
     return here, fast_native.convert_groups(here)
@@ -139,9 +146,10 @@ class BlockPool:
     """``n`` worker processes converting blocks; a context manager (leaving it stops the workers, also after an
     error: blocks not started are cancelled)."""
 
-    def __init__(self, n: int):
-        from pipeline.ingest import fast_native
-        fast_native.warm_up()          # compiled once here, inherited by every forked worker
+    def __init__(self, n: int, converter: ModuleType):
+        global _CONVERTER
+        _CONVERTER = converter         # read by the workers forked below (and by _convert_here)
+        converter.warm_up()            # compiled once here, inherited by every forked worker
         self.n = n
         self.lost: int | None = None   # the first line of the block a worker died on (then read in this process)
         shm = "/dev/shm"

@@ -223,10 +223,16 @@ class _Writer:
     """Buffers rows and appends them to the lake, skipping keys already present. A buffer holds row dicts
     and, from the columnar native reader, Arrow tables of rows already checked and deduplicated."""
 
+    @property
+    def flush_hands(self) -> int:
+        """Hands buffered before a flush (:data:`FLUSH_HANDS`, read when asked): the columnar reader flushes at
+        the same game as the row path without importing this module."""
+        return FLUSH_HANDS
+
     def __init__(self, lake: Path, summary: IngestSummary):
         self.lake = lakemod.locate(lake)
         self.summary = summary
-        self.keys = {t: lakemod.existing_keys(self.lake, t) for t in ("hands", "games", "rejects")}
+        self.keys = {t: key_index.existing_keys(self.lake, t) for t in ("hands", "games", "rejects")}
         self.buf: dict[str, list[dict | pa.Table]] = {"hands": [], "games": [], "rejects": [], "holdings": []}
         self.buffered_hands = 0
         # game id -> (game key, source_file as recorded, ingest_file: the physical file read, None before the

@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 
 from pipeline.ingest import kernels
-from pipeline.rescore.jit import njit
+from pipeline.jit import njit
 
 _HEX = np.frombuffer(b"0123456789abcdef", np.uint8).copy()
 

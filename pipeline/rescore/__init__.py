@@ -21,8 +21,8 @@ from pipeline.rules import Ruleset
 from pipeline.words import count
 
 # score_batch, game_pass and game_results are imported on first use (__getattr__ below, and inside the
-# functions): importing a submodule such as pipeline.rescore.jit or pipeline.rescore.tables (the ingest's
-# kernels and card tables) then does not import the engine, DuckDB and every compiled kernel's module too
+# functions): importing a submodule such as pipeline.rescore.tables then does not import the engine, DuckDB
+# and every compiled kernel's module too
 _LAZY = {"score_batch": "pipeline.rescore.engine", "SUMMARY_REASON": "pipeline.rescore.engine",
          "game_pass": "pipeline.rescore.game", "game_results": "pipeline.rescore.sorted_games"}
 

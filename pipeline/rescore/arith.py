@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pipeline.rescore.jit import njit
+from pipeline.jit import njit
 
 
 @njit(cache=True, nogil=True)

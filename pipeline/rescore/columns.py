@@ -21,7 +21,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline.rescore.jit import njit
+from pipeline.jit import njit
 
 
 @njit(cache=True, nogil=True)

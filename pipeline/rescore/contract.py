@@ -47,7 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.cards import ALL_TRUMP, NO_TRUMP
-from pipeline.rescore.jit import njit
+from pipeline.jit import njit
 from pipeline.rules import Ruleset
 
 

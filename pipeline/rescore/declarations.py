@@ -34,8 +34,8 @@ import pyarrow.compute as pc
 
 from pipeline.cards import ALL_TRUMP, NO_TRUMP
 from pipeline.rescore.arith import mod
-from pipeline.rescore.jit import njit
-from pipeline.rescore.tables import PLAIN_ORDER
+from pipeline.jit import njit
+from pipeline.trick_order import PLAIN_ORDER
 from pipeline.rules import Ruleset, n_teams
 
 KINDS = ("tierce", "quarte", "quinte", "carre", "belote")

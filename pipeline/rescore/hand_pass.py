@@ -39,7 +39,7 @@ from pipeline.rescore.arith import mod
 from pipeline.rescore.contract import _FAIL_DECL, settle_one
 from pipeline.rescore.declarations import (CONTESTS, TIES, belote_suits, belote_items, belote_not_led, held_one,
                                             on_capot, seat_items)
-from pipeline.rescore.jit import njit
+from pipeline.jit import njit
 from pipeline.rescore.play import OK, play_one
 from pipeline.rescore.solo import solo_one
 from pipeline.rules import Ruleset
@@ -127,7 +127,7 @@ class Tables(NamedTuple):
     """A ruleset's tables as the passes read them."""
 
     points: np.ndarray        # int64 (6 * 32,) card points of card c in strain s at s * 32 + c
-    strength: np.ndarray      # int64 (768,) trick strengths (tables.STRENGTH)
+    strength: np.ndarray      # int64 (768,) trick strengths (trick_order.STRENGTH)
     above_trump: np.ndarray   # int64 (33,) (tables.ABOVE_TRUMP)
     carre_points: np.ndarray  # int32 (2, 8) and the other DeclarationTables
     carre_key: np.ndarray

@@ -1,6 +1,6 @@
 """Card play: legal cards, legality of recorded plays, trick winners and trick points.
 
-The rules are compiled (numba, :mod:`pipeline.rescore.jit`): :func:`legal_one` decides the legal cards of one
+The rules are compiled (numba, :mod:`pipeline.jit`): :func:`legal_one` decides the legal cards of one
 position, and both the batch entry points run it, :func:`legal_cards` (a batch of positions, for the simulator
 and the oracle tests) and :func:`play_hands` (a batch of recorded hands, one pass per hand: no Python object
 per card or per hand). Play obligations come from the ruleset's ``[play]`` section
@@ -16,8 +16,9 @@ import numpy as np
 
 from pipeline.cards import ALL_TRUMP, NO_TRUMP
 from pipeline.rescore.arith import mod
-from pipeline.rescore.jit import njit
-from pipeline.rescore.tables import ABOVE_TRUMP, STRENGTH, Tables
+from pipeline.jit import njit
+from pipeline.rescore.tables import ABOVE_TRUMP, Tables
+from pipeline.trick_order import STRENGTH
 from pipeline.rules import Ruleset, n_teams
 
 # codes of the obligations a play can break (index into RULE_NAMES)
@@ -195,7 +196,7 @@ def play_one(plays, p0, seats, s0, hands, h0, P, n_tricks, dealer, st, points, s
     plays, seats: int8 flat buffers holding the hand's P * n_tricks cards / seats from ``p0`` / ``s0`` on;
     hands: uint32 flat buffer holding its P initial hands from ``h0`` on; dealer: its dealer seat ((dealer + 1)
     leads); st: its strain (0-5); points: int64 (6 * 32,) card points; strength: int64 (768,) trick strengths
-    (``tables.STRENGTH``); fl: :func:`flags`; above_trump: ``ABOVE_TRUMP``; K: teams (team = seat % K).
+    (``trick_order.STRENGTH``); fl: :func:`flags`; above_trump: ``ABOVE_TRUMP``; K: teams (team = seat % K).
     Writes row ``i`` of winners (int8 (., n_tricks)), of trick_points (int16 (., n_tricks), skipped when it
     has no rows) and of team_points (int (., K), card points, no last-trick bonus) and took (bool (., K)).
     Returns (team of the last trick, index of the first play that breaks a rule or -1, its code: OK..., the plays

@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from pipeline.rescore.contract import (FAILED, LITIGE, MADE, outcome, round1)
-from pipeline.rescore.jit import njit
+from pipeline.jit import njit
 
 
 @njit(cache=True, nogil=True, inline="always")

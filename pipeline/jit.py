@@ -13,7 +13,7 @@ numba checks a cached kernel against its own source file only, not against the f
 functions it calls (``hand_pass.cards_pass`` calls ``play.play_one``, ``hand_pass.contract_pass``
 ``contract.settle_one``...): after an
 edit of ``play.py`` it would load the old machine code. The locators registered here stamp every kernel of
-this package with a hash of all the package's sources instead (:func:`package_stamp`), so an edit anywhere in
+``pipeline/rescore`` with a hash of all that package's sources instead (:func:`package_stamp`), so an edit anywhere in
 ``pipeline/rescore`` recompiles them all once.
 """
 
@@ -27,7 +27,9 @@ from pathlib import Path
 
 import numba
 
-_PACKAGE_CACHE = Path(__file__).resolve().parent / "__pycache__"
+# the package whose kernels call each other across files, so are stamped with all its sources (module doc)
+_STAMPED = Path(__file__).resolve().parent / "rescore"
+_PACKAGE_CACHE = _STAMPED / "__pycache__"
 
 
 def writable(folder: Path) -> bool:
