@@ -330,6 +330,21 @@ def recover(lake: LakeOpt = DEFAULT_LAKE) -> None:
 
 
 @app.command()
+def migrate(lake: LakeOpt = DEFAULT_LAKE) -> None:
+    """Bring a lake written by an older Rebelote to this one's layout version (one transaction: a crash leaves it
+    as before). Writes to an older lake refuse until it is migrated; reading it works without."""
+    from pipeline import migrate as migration
+
+    _need_lake(lake)
+    try:
+        out.print(f"migrate: {migration.migrate(lake)}")
+    except ValueError as e:
+        _fail(str(e))
+    except OSError as e:
+        _fail(f"{e.filename or lake}: {e.strerror or e}")
+
+
+@app.command()
 def compact(
     lake: LakeOpt = DEFAULT_LAKE,
     table: Annotated[Optional[list[str]], typer.Option("--table", help="Only this table (repeatable; default: all).")] = None,

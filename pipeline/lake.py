@@ -60,6 +60,11 @@ if TYPE_CHECKING:
 KEYS = {"hands": "hand_key", "games": "game_key", "rejects": "reject_key"}
 NAME_COLUMNS = {"holdings": ("ingest_file", "hand_key", "copy")}
 """Tables appended without a unique key: the columns whose content names each file written (see :func:`append`)."""
+#: The lake's layout version, recorded in :data:`VERSION_FILE` by the first write. A lake written before the
+#: record existed is version 1; :mod:`pipeline.migrate` brings an older lake to this one, and a writer refuses a
+#: lake of another version (:class:`LakeVersionError`) rather than guess how to read its files.
+LAKE_VERSION = 2
+VERSION_FILE = "_lake.json"
 ROW_GROUP = 1_000_000                 # rows per Parquet row group (the scan unit)
 FILE_BYTES = 200 * 1024 * 1024        # a written file is closed once it reaches about this size (target 100-250 MB)
 BUFFER_BYTES = 256 * 1024 * 1024      # a row group is also flushed once its Arrow rows hold this much memory
@@ -67,6 +72,12 @@ BUFFER_BYTES = 256 * 1024 * 1024      # a row group is also flushed once its Arr
 
 class LakeWarning(UserWarning):
     """A lake operation that goes on with a weaker guarantee (e.g. no lock on object storage)."""
+
+
+class LakeVersionError(OSError):
+    """The lake's layout version (:func:`version`) is not the one this code writes: older (run
+    ``rebelote migrate``) or newer (written by a newer Rebelote). An OSError, so that every command reports it
+    as it reports a storage failure: one line, exit 2."""
 
 
 @dataclass(frozen=True)
@@ -127,7 +138,7 @@ _warned: set[str] = set()
 
 
 @contextlib.contextmanager
-def lock(lake: str | Path | Location, recover: bool = True):
+def lock(lake: str | Path | Location, recover: bool = True, migrating: bool = False):
     """Exclusive lock on a lake for the duration of a write (ingest, rescore, compact), and the write's
     transaction (:mod:`pipeline.commits`): what the block writes is committed when it ends and rolled back if
     it raises, so readers see the lake as before or as after. A second writer waits for the first; a writer
@@ -136,7 +147,9 @@ def lock(lake: str | Path | Location, recover: bool = True):
     On a non-local lake (object storage) there is no lock: a :class:`LakeWarning` is issued once per lake,
     and a transaction of another writer still open there raises :class:`LakeBusy`. Raises OSError (e.g.
     NotADirectoryError, PermissionError) when a local lake cannot be created or written. ``recover=False``:
-    leave an unfinished write to the caller (``rebelote recover``)."""
+    leave an unfinished write to the caller (``rebelote recover``). A lake of another layout version raises
+    :class:`LakeVersionError` before anything is written (``migrating=True``: :mod:`pipeline.migrate`, which
+    writes the new version itself); a new lake gets the version record in the block's transaction."""
     loc = locate(lake)
     if not loc.local:
         if loc.uri not in _warned:
@@ -147,6 +160,7 @@ def lock(lake: str | Path | Location, recover: bool = True):
         if recover:
             commits.recover(loc)
         with commits.transaction(loc):
+            _check_version(loc, migrating)
             yield
         return
     root = Path(loc.root)
@@ -159,9 +173,71 @@ def lock(lake: str | Path | Location, recover: bool = True):
             if recover:
                 commits.recover(loc)
             with commits.transaction(loc):
+                _check_version(loc, migrating)
                 yield
         finally:
             fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def version(lake: str | Path | Location) -> int:
+    """The lake's layout version: the one :data:`VERSION_FILE` records; 1 for a lake that holds tables but no
+    record (written before it existed); :data:`LAKE_VERSION` for an empty or absent lake. Raises
+    LakeVersionError when the record cannot be read as a version."""
+    import json
+
+    raw = read_bytes(lake, VERSION_FILE)
+    if raw is None:
+        loc = locate(lake)
+        return 1 if exists(loc) and any(has_table(loc, t) for t in schema.TABLES) else LAKE_VERSION
+    try:
+        v = json.loads(raw)["version"]
+        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+            raise ValueError(v)
+        return v
+    except (ValueError, KeyError, TypeError) as e:
+        raise LakeVersionError(f"lake {locate(lake).uri}: {VERSION_FILE} does not hold a lake version ({e})") from None
+
+
+def write_version(lake: str | Path | Location, v: int = LAKE_VERSION) -> None:
+    """Record layout version ``v`` in the current transaction."""
+    import json
+
+    write_bytes(lake, VERSION_FILE, json.dumps({"format": "rebelote-lake", "version": v}).encode() + b"\n")
+
+
+def _check_version(loc: Location, migrating: bool) -> None:
+    """Refuse a lake of another layout version (see :func:`lock`); record the version in a new lake."""
+    v = version(loc)
+    if v > LAKE_VERSION:
+        raise LakeVersionError(f"the lake {loc.uri} has layout version {v}, written by a newer Rebelote; this one "
+                               f"writes version {LAKE_VERSION}: upgrade Rebelote to write to it")
+    if v < LAKE_VERSION and not migrating:
+        raise LakeVersionError(f"the lake {loc.uri} has layout version {v}, older than this Rebelote's "
+                               f"{LAKE_VERSION}: run `rebelote migrate --lake {loc.uri}` once, then write to it")
+    if not migrating and read_bytes(loc, VERSION_FILE) is None:
+        write_version(loc)
+
+
+def rewrite_files(lake: str | Path | Location, table: str, fix: Callable[[pa.Table], pa.Table | None]) -> int:
+    """Replace each Parquet file of ``table`` for which ``fix(its rows)`` returns a table by a new file of those
+    rows, in the current transaction (files are never modified); ``fix`` returns None to keep a file. One file
+    is held in memory at a time. Returns files replaced."""
+    import pyarrow.parquet as pq
+
+    loc = locate(lake)
+    if not has_table(loc, table):
+        return 0
+    n = 0
+    with commits.transaction(loc) as tx:
+        for f in list_files(loc, table):
+            new = fix(pq.read_table(f.path, filesystem=loc.fs))
+            if new is None:
+                continue
+            if new.num_rows:
+                _write(loc, new, tx.new_path(_stem(f.path)))
+            tx.retire(f.path)
+            n += 1
+    return n
 
 
 def exists(lake: str | Path | Location) -> bool:

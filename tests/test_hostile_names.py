@@ -74,7 +74,7 @@ def test_rescore_with_an_escaping_ruleset_name_touches_nothing_outside_the_lake(
     assert r.returncode == 2
     assert "Traceback" not in r.stderr and "ruleset name '../../victim' is not a plain name" in r.stderr
     assert sorted(p.name for p in victim.iterdir()) == ["keep.txt"] and (victim / "keep.txt").read_text() == "mine"
-    assert sorted(p.name for p in lake.iterdir()) == [".lock", "_manifest.json", "games", "hands", "holdings"]
+    assert sorted(p.name for p in lake.iterdir()) == [".lock", "_lake.json", "_manifest.json", "games", "hands", "holdings"]
 
 
 @pytest.mark.parametrize("bad", ["../../victim", "/tmp/victim", "a/b", "a\0b", "x\n"], ids=repr)

@@ -315,7 +315,8 @@ def test_folder_holding_the_lake_does_not_read_the_lake_files(tmp_path):
     s2 = ingest_paths([d], lake, on_notice=notes.append)     # the lake now holds files
     assert (s1.files, s1.hands, s1.unrecognised) == (1, 1, [])
     assert (s2.files, s2.unchanged, s2.unrecognised) == (1, 1, [])
-    assert notes == [f"{lake}: the lake's own folder is inside a folder being imported: its files are not read"]
+    # once per run that meets the lake's files (the first run already writes its version record there)
+    assert set(notes) == {f"{lake}: the lake's own folder is inside a folder being imported: its files are not read"}
 
 
 def test_file_emptied_since_imported_takes_its_rows_with_it(tmp_path):

@@ -22,6 +22,7 @@ from pipeline import lake as lakemod
 from pipeline import rules
 from pipeline.export import export_jsonl
 from pipeline.ingest import fast_native
+from pipeline.migrate import migrate
 from pipeline.ingest.run import ingest_paths
 from pipeline.rescore import rescore_lake
 from pipeline.simulate import simulate_to_file
@@ -181,11 +182,19 @@ def test_a_moved_file_keeps_its_rows_attributed_to_the_path_first_read(tmp_path,
 
 
 def _drop_ingest_file(lake: Path) -> None:
-    """Rewrite the lake's hands and games files without ``ingest_file``: the layout before the column."""
+    """Rewrite the lake's hands and games files without ``ingest_file`` and remove the version record: a lake
+    written before the column (layout version 1). Writers refuse it; ``migrate`` adds the column as nulls, which
+    ingest then matches by the recorded ``source_file``, as it did before the column."""
     for table in ("hands", "games"):
         for p in (lake / table).rglob("*.parquet"):
             t = pq.read_table(p)
             pq.write_table(t.drop_columns(["ingest_file"]), p)
+    (lake / lakemod.VERSION_FILE).unlink()
+    assert lakemod.version(lake) == 1
+    with pytest.raises(lakemod.LakeVersionError, match="run `rebelote migrate"):
+        ingest_paths([], lake)
+    s = migrate(lake)
+    assert (s.before, s.after, s.rewritten["hands"] > 0, s.rewritten["games"] > 0) == (1, 2, True, True)
 
 
 def test_a_lake_written_before_ingest_file_reads_and_is_replaced_by_the_recorded_name(tmp_path, reader):

@@ -97,6 +97,7 @@ def replicate_lake(base_lake: Path, lake: Path, hands: int) -> int:
             break
     for w in writers.values():
         w.close()
+    lakemod.write_version(loc)          # written as this code writes a lake: its layout version
     return written
 
 

@@ -132,7 +132,7 @@ def content(game: dict[str, Any], hands: Iterable[dict[str, Any]]) -> tuple[int,
 @dataclass(frozen=True)
 class Stored:
     """A game of the lake in the content index: its id and key, and where it was read (the recorded
-    ``source_file``; ``ingest_file``, the physical file, None in rows written before that column)."""
+    ``source_file``; ``ingest_file``, the physical file, None when not known)."""
 
     game_id: str
     game_key: str | None
@@ -225,7 +225,7 @@ class LakeCopies:
     def _stream_contents(self, source: str) -> dict[tuple, list[Stored]]:
         """content() -> games, for every game of ``source`` in the lake: one pass over its hands in batches."""
         sums: dict[str, list[int]] = {}
-        for batch in self._batches("hands", ["game_id", *self._present("hands", CONTENT_HAND)], source):
+        for batch in self._batches("hands", ["game_id", *CONTENT_HAND], source):
             self.rows_read += batch.num_rows
             for h in batch.to_pylist():
                 acc = sums.get(h["game_id"])
@@ -234,7 +234,7 @@ class LakeCopies:
                 acc[0] += 1
                 acc[1] = (acc[1] + _content_hash(h)) & _MASK
         index: dict[tuple, list[Stored]] = {}
-        columns = ["game_id", "game_key", *self._present("games", CONTENT_GAME + ("source_file", "ingest_file"))]
+        columns = ["game_id", "game_key", *CONTENT_GAME, "source_file", "ingest_file"]
         for batch in self._batches("games", columns, source):
             for g in batch.to_pylist():
                 acc = sums.get(g["game_id"])
@@ -242,19 +242,6 @@ class LakeCopies:
                     index.setdefault((acc[0], acc[1], _game_hash(g)), []).append(
                         Stored(g["game_id"], g["game_key"], g.get("source_file"), g.get("ingest_file")))
         return index
-
-    def _present(self, table: str, columns: tuple[str, ...]) -> list[str]:
-        """Those of ``columns`` that the Parquet files of ``table`` have (a lake written before a column existed
-        lacks it: it reads as null, as :func:`pipeline.lake.read` gives it)."""
-        from pipeline.duck import duckdb_connection, table_source
-
-        if not lakemod.has_table(self.lake, table):
-            return list(columns)
-        if self.con is None:
-            self.con = duckdb_connection()
-        have = {r[0] for r in self.con.execute(
-            f"DESCRIBE SELECT * FROM {table_source(self.con, self.lake, table)}").fetchall()}
-        return [c for c in columns if c in have]
 
     def close(self) -> None:
         """Close the DuckDB connection (if one was opened)."""

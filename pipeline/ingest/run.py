@@ -869,12 +869,12 @@ def physical_name(path: Path) -> str:
 def _read_from(files: set[tuple[str, str | None]]) -> Callable[[pa.Table], pa.ChunkedArray]:
     """A row condition for :func:`pipeline.lake.delete_rows` on hands: the row was read from one of ``files``,
     each a (recorded source_file, physical ingest_file) pair: by its ``ingest_file`` when the pair has one, by
-    its ``source_file`` for a row written before that column (null there, or absent from an old file)."""
+    its ``source_file`` for a row whose ``ingest_file`` is null."""
     physical = pa.array(sorted({p for _, p in files if p is not None}), pa.string())
     recorded = pa.array(sorted({r for r, p in files if p is None}), pa.string())
 
     def cond(t: pa.Table):
-        read = t.column("ingest_file") if "ingest_file" in t.column_names else pa.nulls(t.num_rows, pa.string())
+        read = t.column("ingest_file")
         by_name = pc.and_(pc.is_null(read), pc.is_in(t.column("source_file"), value_set=recorded))
         return pc.or_(pc.is_in(read, value_set=physical), by_name)
     return cond

@@ -1,0 +1,142 @@
+"""The lake's layout version and ``rebelote migrate`` (pipeline/migrate.py, issue 19).
+
+An "old" lake is made the way the code before the version record left one: no ``_lake.json``, and files
+written before some column of their schema existed (the column is dropped from the files here), including a
+derived table's stored partition (``player_games`` without ``winner``). Writers refuse such a lake with one
+clear line; ``migrate`` brings it to the current version in one transaction, stopped at any of its steps
+leaves it as before, and the reports read the same before the damage and after the migration.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import orjson
+import pyarrow.parquet as pq
+import pytest
+from typer.testing import CliRunner
+
+from pipeline import commits, compaction, lake as lakemod, stats
+from pipeline.cli import app
+from pipeline.ingest.run import ingest_paths
+from pipeline.migrate import migrate
+from pipeline.rescore import rescore_lake
+from pipeline.rules import load
+from pipeline.simulate import simulate
+
+from test_commit_faults import _Stop, files, state
+
+RULES = load("belote-classic")
+#: (table, column) dropped from every file of the table: columns added to the schemas after their first version
+DROPPED = [("hands", "taker_team"), ("games", "ingest_file"), ("rejects", "ingest_file"), ("player_games", "winner")]
+
+
+@pytest.fixture(scope="module")
+def current(tmp_path_factory) -> Path:
+    d = tmp_path_factory.mktemp("migrate")
+    src = d / "games.jsonl"
+    src.write_bytes(b"\n".join(orjson.dumps(g) for g in simulate(RULES, 4, 7)) + b"\n{\"version\": 1,\n")
+    lake = d / "lake"
+    ingest_paths([src], lake)
+    rescore_lake(lake, RULES)
+    return lake
+
+
+def _reports(lake: Path) -> dict:
+    out = {}
+    for name in ("players", "contracts", "partnerships", "declarations"):
+        t = stats.run_report(lake, name, "belote-classic")
+        out[name] = sorted(orjson.dumps(r, default=str) for r in t.to_pylist())
+    return out
+
+
+def _old(current: Path, to: Path) -> Path:
+    shutil.copytree(current, to)
+    for table, column in DROPPED:
+        for p in (to / table).rglob("*.parquet"):
+            pq.write_table(pq.read_table(p, partitioning=None).drop_columns([column]), p)
+    (to / lakemod.VERSION_FILE).unlink()
+    return to
+
+
+def test_a_new_lake_records_the_current_version(current):
+    assert json.loads((current / lakemod.VERSION_FILE).read_text()) == {"format": "rebelote-lake",
+                                                                         "version": lakemod.LAKE_VERSION}
+    assert lakemod.version(current) == 2
+    s = migrate(current)
+    assert (s.before, s.after) == (2, 2) and str(s).endswith("already at layout version 2, nothing to do")
+
+
+def test_an_old_lake_is_refused_by_every_writer_then_migrated(current, tmp_path):
+    lake = _old(current, tmp_path / "old")
+    assert lakemod.version(lake) == 1
+    for write in (lambda: ingest_paths([], lake), lambda: rescore_lake(lake, RULES),
+                  lambda: compaction.compact(lake)):
+        with pytest.raises(lakemod.LakeVersionError, match=r"layout version 1, older than this Rebelote's 2: "
+                                                            r"run `rebelote migrate --lake .*` once"):
+            write()
+    s = migrate(lake)
+    assert (s.before, s.after) == (1, 2)
+    # every file of hands, games, rejects was rewritten; the one stored player_games partition dropped
+    assert {t: n for t, n in s.rewritten.items() if n} == {"hands": 1, "games": 1, "rejects": 1}
+    assert {t: n for t, n in s.dropped.items() if n} == {"player_games": 1}
+    assert lakemod.version(lake) == 2 and migrate(lake).before == 2
+    for table, column in DROPPED[:3]:
+        for p in (lake / table).rglob("*.parquet"):
+            assert column in pq.read_schema(p).names
+    assert not (lake / "player_games").exists() or not list((lake / "player_games").rglob("*.parquet"))
+    # the reports are those of the lake before the damage (player_games computed from scores meanwhile)
+    assert _reports(lake) == _reports(current)
+    ingest_paths([], lake)                   # and writers accept it again
+    rescore_lake(lake, RULES)
+    assert _reports(lake) == _reports(current)
+
+
+def test_a_newer_lake_is_refused(current, tmp_path):
+    lake = tmp_path / "newer"
+    shutil.copytree(current, lake)
+    (lake / lakemod.VERSION_FILE).write_text('{"format": "rebelote-lake", "version": 3}\n')
+    with pytest.raises(lakemod.LakeVersionError, match="layout version 3, written by a newer Rebelote"):
+        ingest_paths([], lake)
+    with pytest.raises(lakemod.LakeVersionError, match="layout version 3, written by a newer Rebelote"):
+        migrate(lake)
+    (lake / lakemod.VERSION_FILE).write_text('{"version": "two"}')
+    with pytest.raises(lakemod.LakeVersionError, match="does not hold a lake version"):
+        lakemod.version(lake)
+
+
+def test_the_commands_say_it_in_one_line(current, tmp_path):
+    lake = _old(current, tmp_path / "old")
+    r = CliRunner().invoke(app, ["rescore", "--rules", "belote-classic", "--lake", str(lake)])
+    assert r.exit_code == 2 and "run `rebelote migrate --lake" in r.output and "Traceback" not in r.output
+    r = CliRunner().invoke(app, ["migrate", "--lake", str(lake)])
+    assert r.exit_code == 0 and "migrated from layout version 1 to 2; 3 files rewritten" in r.output
+    r = CliRunner().invoke(app, ["migrate", "--lake", str(lake)])
+    assert r.exit_code == 0 and "nothing to do" in r.output
+
+
+def test_migrate_stopped_at_every_step_leaves_the_lake_as_before(current, tmp_path):
+    start = _old(current, tmp_path / "start")
+
+    def seen(lake):
+        return state(lake), lakemod.version(lake)
+    before = seen(start)
+    clean = tmp_path / "clean"
+    shutil.copytree(start, clean)
+    trace = _Stop()
+    with commits.faults(trace):
+        migrate(clean)
+    after, after_files = seen(clean), files(clean)
+    steps = trace.labels
+    assert steps[0] == "begin" and "commit" in steps and after != before
+    for k in range(1, len(steps) + 1):
+        lake = tmp_path / f"at-{k}"
+        shutil.copytree(start, lake)
+        with pytest.raises(commits.FaultInjected), commits.faults(_Stop(k)):
+            migrate(lake)
+        assert seen(lake) == (after if k > steps.index("commit") + 1 else before), (k, steps[k - 1])
+        migrate(lake)
+        assert seen(lake) == after and files(lake) == after_files, (k, steps[k - 1])
+        shutil.rmtree(lake)
