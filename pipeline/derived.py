@@ -42,7 +42,6 @@ class Derived:
     live: Callable[[str, str, str], str] | None = None
     parent: str | None = None
     from_parent: Callable[[str], str] | None = None
-    stored: bool = True
 
     def live_sql(self, hands: str, scores: str, rulesets: str) -> str:
         """SELECT of this table's rows computed from ``hands`` and ``scores`` for the ``rulesets`` SELECT."""
@@ -53,13 +52,12 @@ class Derived:
 
 #: Every derived table, parents before the tables computed from them.
 DERIVED: dict[str, Derived] = {d.table: d for d in (
-    Derived("player_hands", "hand_key", ("player",), name_lists=("players",), live=player_facts.live_hands_sql,
-            stored=False),
+    Derived("player_hands", "hand_key", ("player",), name_lists=("players",), live=player_facts.live_hands_sql),
     Derived("player_games", "game_id", ("player",), name_lists=("players", "players_every_hand"), sorted_lists=True,
             parent="player_hands", from_parent=player_facts.games_sql),
     Derived("hand_facts", "hand_key", name_lists=("players",), live=hand_facts.live_sql),
     Derived("pair_hands", "hand_key", ("player_a", "player_b"), pair=True, name_lists=("players",),
-            live=pair_facts.live_hands_sql, stored=False),
+            live=pair_facts.live_hands_sql),
     Derived("pair_games", "game_id", ("player_a", "player_b"), pair=True,
             name_lists=("players", "players_every_hand"), sorted_lists=True, parent="pair_hands",
             from_parent=pair_facts.games_sql),
@@ -69,17 +67,16 @@ DERIVED: dict[str, Derived] = {d.table: d for d in (
 
 
 def materialize(lake, ruleset: str, only: tuple[str, ...] | None = None) -> dict[str, int]:
-    """Write the ``ruleset`` partition of every stored derived table (or of those in ``only`` and their parents)
-    from the lake's hands, its scores under that ruleset and their game results (``game_scores``: the game-level
+    """Write the ``ruleset`` partition of every derived table (or of those in ``only`` and their parents) from
+    the lake's hands, its scores under that ruleset and their game results (``game_scores``: the game-level
     tables carry the winner), replacing earlier ones; a game-level table reads its parent's rows back from the
-    files just written, or computes them when the parent is not stored (whose partition, if an older rescore
-    wrote one, is removed). DuckDB's memory limit: ``$REBELOTE_DUCKDB_MEMORY``, default 4GB (it spills past it).
+    files just written. DuckDB's memory limit: ``$REBELOTE_DUCKDB_MEMORY``, default 4GB (it spills past it).
     Returns rows written per table. Raises duckdb.Error / OSError on a read or write failure, KeyError for an unknown table."""
     from pipeline import lake as lakemod
     from pipeline.duck import arrow_reader, duckdb_connection, empty_sql, table_source
 
     wanted = set(DERIVED) if only is None else {t for t in only} | {DERIVED[t].parent for t in only if DERIVED[t].parent}
-    written = {t: 0 for t in DERIVED if t in wanted and DERIVED[t].stored}
+    written = {t: 0 for t in DERIVED if t in wanted}
     if not lakemod.has_table(lake, "hands") or not lakemod.has_table(lake, "scores"):
         return written
     con = duckdb_connection(default_limit="4GB")   # as the reports: past 1GB the joins spilled, twice as slow
@@ -112,10 +109,6 @@ def materialize(lake, ruleset: str, only: tuple[str, ...] | None = None) -> dict
                 sql = hand_facts.live_sql("h", "s", f"SELECT {r} AS ruleset", hand_seq="h.hand_seq") + " ORDER BY hand_seq"
             else:
                 sql = d.live("h", "s", f"SELECT {r} AS ruleset")
-            if not d.stored:      # its children compute its rows; none kept (nor an older rescore's)
-                lakemod.drop_partition(lake, name, ruleset)
-                con.execute(f"CREATE OR REPLACE TEMP VIEW _t_{name} AS {sql}")
-                continue
             # streamed out in batches
             written[name] = lakemod.replace_partition(lake, name, ruleset, (
                 _conform(name, pa.Table.from_batches([b])) for b in arrow_reader(con, sql, {}, 262_144)))

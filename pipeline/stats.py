@@ -448,11 +448,6 @@ def _derived_views(con: duckdb.DuckDBPyConnection, src: dict, filters: Filters |
     for name, d in DERIVED.items():
         def pz(sql: str, d=d) -> str:
             return pseudo.pseudonymized_sql(sql, d.names, d.name_lists, d.pair, d.sorted_lists) if salt else sql
-        if not d.stored:      # its rows computed from the (filtered, pseudonymized) hands and scores views
-            listed = " UNION ALL ".join(f"SELECT {_sql_str(r)} AS ruleset" for r in sorted(scored))
-            con.execute(f"CREATE VIEW {name} AS "
-                        + d.live_sql("hands", "scores", listed or "SELECT NULL::VARCHAR AS ruleset WHERE false"))
-            continue
         written = rulesets(name)
         if filters is not None and d.parent:
             con.execute(f"CREATE VIEW {name} AS {_filtered_games(con, src, name, d, filters, names, written, scored, pz, lake)}")

@@ -132,8 +132,8 @@ def rescore_lake(lake, rules: Ruleset, batch_size: int = 262_144, engine: str = 
     ``map_batches``, see
     :mod:`pipeline.rescore.ray_engine`), the game pass reads the scores back sorted by game
     (:mod:`pipeline.rescore.sorted_games`). Memory is bounded by the batch sizes, not the lake. Then, with
-    ``derived`` (the default), the report tables of :mod:`pipeline.derived` are written for the ruleset (about
-    35 µs per hand, more than the scoring itself); without it, any stored ones for the ruleset are removed and the
+    ``derived`` (the default), the report tables of :mod:`pipeline.derived` are written for the ruleset
+    (:attr:`RescoreSummary.cpu_derived`: what they cost); without it, any stored ones for the ruleset are removed and the
     reports compute those rows on the fly (same rows, slower reports over millions of hands).
 
     Raises ValueError for an unknown engine; :class:`pipeline.rescore.ray_engine.EngineUnavailable` when
