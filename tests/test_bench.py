@@ -94,3 +94,21 @@ def test_reports_over_20m_seat_rows(tmp_path, capsys):
         for name, ph in r["phases"].items():
             print(f"{name:18} {ph['rows']:>11,} seat-rows  with connection {ph['seconds']:6.2f} s  query alone "
                   f"{ph['query_seconds']:6.2f} s  peak {ph['peak_rss_mb']:6.0f} MB  ({ph['result_rows']} rows)")
+
+
+def test_rescore_stage_reports_cpu_per_phase(tmp_path):
+    # the bench's rescore stage, in this process over a small lake: the three phases and the whole command, each
+    # with CPU seconds; the whole is the three phases' sum, in time and in CPU
+    from pipeline.bench.stages import Sampler, stage_rescore
+
+    simulate_to_file(RULES, 3, 2, tmp_path / "sim.jsonl")
+    ingest_paths([tmp_path / "sim.jsonl"], tmp_path / "lake")
+    hands = lakemod.read(tmp_path / "lake", "hands").num_rows
+    with Sampler() as s:
+        phases = stage_rescore({"lake": str(tmp_path / "lake"), "ruleset": RULES}, s)
+    assert list(phases) == ["hand pass", "game pass", "derived tables", "rescore"]
+    assert all(ph["rows"] == hands and ph["cpu_seconds"] > 0 and ph["peak_rss_mb"] > 0 for ph in phases.values())
+    parts = [phases[p] for p in ("hand pass", "game pass", "derived tables")]
+    assert phases["rescore"]["cpu_seconds"] == pytest.approx(sum(p["cpu_seconds"] for p in parts))
+    assert phases["rescore"]["seconds"] == pytest.approx(sum(p["seconds"] for p in parts))
+    assert phases["rescore"]["peak_rss_mb"] >= phases["hand pass"]["peak_rss_mb"]   # sampled over all three

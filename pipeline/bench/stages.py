@@ -88,7 +88,8 @@ def _cpu() -> float:
 
 def stage_rescore(a: dict, s: Sampler) -> dict:
     """rescore_lake under ``ruleset`` with ``engine``; the hand pass, the game pass and the derived report tables
-    (:mod:`pipeline.derived`) as three phases."""
+    (:mod:`pipeline.derived`) as three phases, and the three together as ``rescore``; each with its CPU
+    seconds (``cpu_seconds``: every thread of this process, from :class:`pipeline.rescore.RescoreSummary`)."""
     from pipeline.rescore import rescore_lake
     from pipeline.rules import load
     rules = load(a["ruleset"])
@@ -99,10 +100,13 @@ def stage_rescore(a: dict, s: Sampler) -> dict:
     t15 = t1 + summ.seconds_games
     out: dict = {}
     _phase(out, "hand pass", s, t0, t1, summ.hands, status=dict(summ.status), illegal=summ.illegal,
-           matched=f"{summ.matches}/{summ.recorded}")
+           matched=f"{summ.matches}/{summ.recorded}", cpu_seconds=summ.cpu_hands)
     _phase(out, "game pass", s, t1, t15, summ.hands, games=summ.games,
-           games_matched=f"{summ.games_matched}/{summ.games_recorded}")
-    _phase(out, "derived tables", s, t15, t2, summ.hands)
+           games_matched=f"{summ.games_matched}/{summ.games_recorded}", cpu_seconds=summ.cpu_games)
+    _phase(out, "derived tables", s, t15, t2, summ.hands, cpu_seconds=summ.cpu_derived)
+    # the whole command as a user runs it: peak RSS of the process over every phase
+    _phase(out, "rescore", s, t0, t2, summ.hands,
+           cpu_seconds=summ.cpu_hands + summ.cpu_games + summ.cpu_derived)
     return out
 
 

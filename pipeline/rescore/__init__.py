@@ -62,6 +62,10 @@ class RescoreSummary:
     seconds_hands: float = 0.0      # the hand pass (read, score_batch, write scores)
     seconds_games: float = 0.0      # the game pass (sorted read of scores, game_pass, write game_scores)
     seconds_derived: float = 0.0    # the derived report tables (pipeline.derived.materialize)
+    # CPU seconds of this process (every thread: DuckDB's, the scoring threads') in each phase, as above
+    cpu_hands: float = 0.0
+    cpu_games: float = 0.0
+    cpu_derived: float = 0.0
 
     def __str__(self) -> str:
         rate = self.hands / self.seconds if self.seconds > 0 else 0.0
@@ -128,8 +132,8 @@ def rescore_lake(lake, rules: Ruleset, batch_size: int = 262_144, engine: str = 
     ``map_batches``, see
     :mod:`pipeline.rescore.ray_engine`), the game pass reads the scores back sorted by game
     (:mod:`pipeline.rescore.sorted_games`). Memory is bounded by the batch sizes, not the lake. Then, with
-    ``derived`` (the default), the report tables of :mod:`pipeline.derived` are written for the ruleset (about
-    35 µs per hand, more than the scoring itself); without it, any stored ones for the ruleset are removed and the
+    ``derived`` (the default), the report tables of :mod:`pipeline.derived` are written for the ruleset
+    (:attr:`RescoreSummary.cpu_derived`: what they cost); without it, any stored ones for the ruleset are removed and the
     reports compute those rows on the fly (same rows, slower reports over millions of hands).
 
     Raises ValueError for an unknown engine; :class:`pipeline.rescore.ray_engine.EngineUnavailable` when
@@ -194,7 +198,7 @@ def comparable_only(s: pa.Table | pa.RecordBatch, foreign: pa.Array) -> tuple[pa
 
 def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 1,
              write_derived: bool = True) -> RescoreSummary:
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     summary = RescoreSummary(rules.name)
     foreign, summary.unknown_hints = foreign_games(lake, rules)
     from pipeline import derived
@@ -216,8 +220,8 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
 
     lakemod.replace_partition(lake, "scores", rules.name, batches())
     pa.default_memory_pool().release_unused()   # hand the hand pass's buffers back before DuckDB's sort starts
-    t1 = time.perf_counter()
-    summary.seconds_hands = t1 - t0
+    t1, c1 = time.perf_counter(), time.process_time()
+    summary.seconds_hands, summary.cpu_hands = t1 - t0, c1 - c0
 
     foreign_set = set(foreign.to_pylist())
 
@@ -237,7 +241,7 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
                               game_results(lake, rules, count_games) if summary.hands else [])
     # the facts the reports add up (pipeline.derived: per player, per pair, per hand, per declaration), derived
     # once here
-    t2 = time.perf_counter()
+    t2, c2 = time.perf_counter(), time.process_time()
     if write_derived:
         derived.materialize(lake, rules.name)
     else:   # none stored for this ruleset (not stale ones): the reports compute them from hands and scores
@@ -253,4 +257,5 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
     summary.seconds = time.perf_counter() - t0
     summary.seconds_derived = summary.seconds - (t2 - t0)
     summary.seconds_games = t2 - t1
+    summary.cpu_games, summary.cpu_derived = c2 - c1, time.process_time() - c2
     return summary
