@@ -129,8 +129,9 @@ def ingest(
                                            "decompress to (default 200; reject file_too_large).")] = _LIMITS.max_ratio,
     max_line_bytes: Annotated[int, typer.Option("--max-line-bytes", min=1, help="Longest line, in bytes (default "
                                                 "64 MiB; reject line_too_long).")] = _LIMITS.max_line_bytes,
-    max_depth: Annotated[int, typer.Option("--max-depth", min=1, help="Deepest JSON nesting of a record (default "
-                                           "64; reject too_deep).")] = _LIMITS.max_depth,
+    max_depth: Annotated[int, typer.Option("--max-depth", min=1, max=_limits.PARSER_DEPTH, help="Deepest JSON "
+                                           "nesting of a record (default 64, at most 1024; reject too_deep).")]
+    = _LIMITS.max_depth,
 ) -> None:
     """Import game records into the lake. Re-importing the same records adds nothing.
 
