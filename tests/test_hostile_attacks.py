@@ -8,6 +8,7 @@ import gzip
 import io
 import lzma
 import tarfile
+import threading
 import zipfile
 
 import orjson
@@ -62,3 +63,60 @@ def test_concatenated_gzip_members_are_read_as_one_file(tmp_path):
     f.write_bytes(gzip.compress(first + b"\n") + gzip.compress(rest))
     s = ingest_paths([f], tmp_path / "lake")
     assert (s.games, dict(s.rejected)) == (2, {})
+
+
+# ----------------------------------------------------------------------------------------------------------
+# house-rules files (rebelote rescore --rules FILE): each was a traceback, a hang or 40 s of reading
+# ----------------------------------------------------------------------------------------------------------
+
+def _house(path, text: str):
+    path.write_text(text)
+    return path
+
+
+def test_a_ruleset_fifo_is_refused_instead_of_blocking_for_ever(tmp_path):
+    import os
+
+    from pipeline.rules import RulesetError
+    fifo = tmp_path / "house.toml"
+    os.mkfifo(fifo)                       # opening it waited for a writer that never comes
+    got: list = []
+
+    def attempt():
+        try:
+            load(str(fifo))
+        except RulesetError as e:
+            got.append(str(e))
+    t = threading.Thread(target=attempt, daemon=True)   # a blocked open stays in its thread: the test fails, not hangs
+    t.start()
+    t.join(30)
+    assert got == [f"{fifo}: not a regular file (a folder, pipe or device): a ruleset is a .toml file"]
+
+
+def test_a_ruleset_nested_thousands_deep_is_a_ruleset_error_not_a_recursion_error(tmp_path):
+    from pipeline.rules import RulesetError
+    f = _house(tmp_path / "nest.toml", 'name = "nest"\nextends = "belote-classic"\nx = ' + "[" * 5000 + "]" * 5000)
+    with pytest.raises(RulesetError, match="nest.toml: not valid TOML: its values nest too deep"):
+        load(str(f))
+
+
+def test_a_chain_of_extends_longer_than_64_is_refused(tmp_path):
+    # 1500 files each extending the one before ran out of recursion; r50 is read (51 files, then belote-classic's
+    # own chain down to base)
+    from pipeline.rules import RulesetError
+    _house(tmp_path / "r0.toml", 'name = "r0"\nextends = "belote-classic"\n')
+    for i in range(1, 1500):
+        _house(tmp_path / f"r{i}.toml", f'name = "r{i}"\nextends = "r{i - 1}.toml"\n')
+    assert load(str(tmp_path / "r50.toml")).name == "r50"
+    with pytest.raises(RulesetError) as e:
+        load(str(tmp_path / "r1499.toml"))
+    # the file loaded, and the 65th of its chain (r1499 ... r1436 are 64)
+    assert str(e.value) == f"{tmp_path / 'r1499.toml'}: a chain of more than 64 'extends' (at {tmp_path / 'r1435.toml'})"
+
+
+def test_a_ruleset_file_past_one_mib_is_refused_unread(tmp_path):
+    # 13 + 27 + 15 bytes of keys, 2^20 x and '"\n': 1,048,633 bytes (a 200 MB one took 40 s to read)
+    from pipeline.rules import RulesetError
+    f = _house(tmp_path / "big.toml", 'name = "big"\nextends = "belote-classic"\ndescription = "' + "x" * (1 << 20) + '"\n')
+    with pytest.raises(RulesetError, match=r"big.toml: 1,048,633 bytes, more than the 1,048,576 a ruleset file"):
+        load(str(f))
