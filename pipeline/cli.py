@@ -21,6 +21,7 @@ from rich.markup import escape
 
 from pipeline.catalog import ALL_TABLES, DEFAULT_LAKE
 from pipeline import limits as _limits     # the reading limits' defaults (imports nothing heavy)
+from pipeline.terminal import printable
 from pipeline.words import count
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, context_settings={"help_option_names": ["-h", "--help"]},
@@ -197,12 +198,12 @@ def ingest(
     def on_reject(rej) -> None:
         if not quiet:
             name_file(rej.where.source_file)
-            progress.console.print(f"[red]rejected[/] {escape(rej.message())}")
+            progress.console.print(f"[red]rejected[/] {escape(printable(rej.message()))}")
 
     def on_repair(rep) -> None:
         if not quiet:
             name_file(rep.source_file)
-            progress.console.print(f"[yellow]kept[/] {escape(rep.message())}")
+            progress.console.print(f"[yellow]kept[/] {escape(printable(rep.message()))}")
 
     def on_notice(text: str) -> None:
         if not quiet:

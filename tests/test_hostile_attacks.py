@@ -120,3 +120,28 @@ def test_a_ruleset_file_past_one_mib_is_refused_unread(tmp_path):
     f = _house(tmp_path / "big.toml", 'name = "big"\nextends = "belote-classic"\ndescription = "' + "x" * (1 << 20) + '"\n')
     with pytest.raises(RulesetError, match=r"big.toml: 1,048,633 bytes, more than the 1,048,576 a ruleset file"):
         load(str(f))
+
+
+# ----------------------------------------------------------------------------------------------------------
+# terminal output: text from the input (a game id, a name) carrying ESC sequences or bidi overrides
+# ----------------------------------------------------------------------------------------------------------
+
+def test_escape_sequences_from_the_input_never_reach_the_terminal(tmp_path):
+    # an OSC sequence (retitle the window) and a screen clear in a game id, a right-to-left override in a name:
+    # printed raw by the ingest's reject line, `rejects` and `games` before
+    from typer.testing import CliRunner
+
+    from pipeline.cli import app
+    games = [orjson.loads(x) for x in GAMES.splitlines()]
+    games[0]["game_id"] = "\x1b]0;pwned\x07\x1b[2J"
+    games[0]["hands"][0]["dealer"] = 9                    # rejected: its message names the game
+    games[1]["players"][1] = "Bob\u202eevil"
+    f = tmp_path / "g.jsonl"
+    f.write_bytes(b"".join(orjson.dumps(g) + b"\n" for g in games))
+    lake = str(tmp_path / "lake")
+    runner = CliRunner()
+    outputs = [runner.invoke(app, args).output for args in (["ingest", str(f), "--lake", lake],
+                                                            ["rejects", "--lake", lake], ["games", "--lake", lake])]
+    assert all("\x1b" not in o and "\u202e" not in o for o in outputs)
+    assert "game \\x1b]0;pwned\\x07\\x1b[2J, hand 1: dealer seat 9 is not in 0..3 [bad_seat]" in outputs[0]
+    assert "\\x1b]0;pwned\\x07\\x1b[2J" in outputs[1] and "Bob\\u202eevil" in outputs[2]
