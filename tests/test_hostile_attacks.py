@@ -145,3 +145,36 @@ def test_escape_sequences_from_the_input_never_reach_the_terminal(tmp_path):
     assert all("\x1b" not in o and "\u202e" not in o for o in outputs)
     assert "game \\x1b]0;pwned\\x07\\x1b[2J, hand 1: dealer seat 9 is not in 0..3 [bad_seat]" in outputs[0]
     assert "\\x1b]0;pwned\\x07\\x1b[2J" in outputs[1] and "Bob\\u202eevil" in outputs[2]
+
+
+# ----------------------------------------------------------------------------------------------------------
+# a score sheet of 100,000 columns (400 kB): the duplicate-column check was quadratic (minutes)
+# ----------------------------------------------------------------------------------------------------------
+
+HEADER = "game_id,hand_no,variant,source,player1,player2,player3,player4,dealer,taker,strain,bid,made,score_a,score_b"
+ROW = "g,1,belote,club,A,B,C,D,A,B,H,,yes,100,62"
+
+
+def _sheet(tmp_path, extra: str, cells: str):
+    f = tmp_path / "wide.csv"
+    f.write_text(HEADER + extra + "\n" + ROW + cells + "\n")
+    return f
+
+
+def test_a_header_of_100000_equal_columns_is_rejected_in_bounded_time(tmp_path):
+    import subprocess
+    import sys
+    f = _sheet(tmp_path, ",x" * 100_000, ",1" * 100_000)
+    code = ("import sys, pathlib; from pipeline.ingest.run import ingest_paths; "
+            f"s = ingest_paths([pathlib.Path({str(f)!r})], pathlib.Path({str(tmp_path / 'lake')!r})); "
+            "print(dict(s.rejected))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.stdout.strip() == "{'bad_header': 1}", r.stderr[-2000:]
+
+
+def test_unknown_columns_are_named_twenty_at_most(tmp_path):
+    f = _sheet(tmp_path, "".join(f",x{i}" for i in range(25)), ",1" * 25)
+    s = ingest_paths([f], tmp_path / "lake")
+    assert (s.hands, dict(s.rejected)) == (1, {"unknown_column": 1})
+    reason = lakemod.read(tmp_path / "lake", "rejects", ["reason"]).column(0)[0].as_py()
+    assert reason.startswith("unknown column(s) " + ", ".join(f"x{i}" for i in range(20)) + " and 5 more ignored")
