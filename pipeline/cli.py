@@ -21,6 +21,7 @@ from rich.markup import escape
 
 from pipeline.catalog import ALL_TABLES, DEFAULT_LAKE
 from pipeline import limits as _limits     # the reading limits' defaults (imports nothing heavy)
+from pipeline.terminal import printable
 from pipeline.words import count
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, context_settings={"help_option_names": ["-h", "--help"]},
@@ -129,8 +130,9 @@ def ingest(
                                            "decompress to (default 200; reject file_too_large).")] = _LIMITS.max_ratio,
     max_line_bytes: Annotated[int, typer.Option("--max-line-bytes", min=1, help="Longest line, in bytes (default "
                                                 "64 MiB; reject line_too_long).")] = _LIMITS.max_line_bytes,
-    max_depth: Annotated[int, typer.Option("--max-depth", min=1, help="Deepest JSON nesting of a record (default "
-                                           "64; reject too_deep).")] = _LIMITS.max_depth,
+    max_depth: Annotated[int, typer.Option("--max-depth", min=1, max=_limits.PARSER_DEPTH, help="Deepest JSON "
+                                           "nesting of a record (default 64, at most 1024; reject too_deep).")]
+    = _LIMITS.max_depth,
 ) -> None:
     """Import game records into the lake. Re-importing the same records adds nothing.
 
@@ -196,12 +198,12 @@ def ingest(
     def on_reject(rej) -> None:
         if not quiet:
             name_file(rej.where.source_file)
-            progress.console.print(f"[red]rejected[/] {escape(rej.message())}")
+            progress.console.print(f"[red]rejected[/] {escape(printable(rej.message()))}")
 
     def on_repair(rep) -> None:
         if not quiet:
             name_file(rep.source_file)
-            progress.console.print(f"[yellow]kept[/] {escape(rep.message())}")
+            progress.console.print(f"[yellow]kept[/] {escape(printable(rep.message()))}")
 
     def on_notice(text: str) -> None:
         if not quiet:

@@ -32,6 +32,7 @@ import pyarrow as pa
 from pipeline import schema, stats
 from pipeline.fairness import REPORT_COLUMNS as FAIRNESS_COLUMNS
 from pipeline.fairness import TRUMP_CAVEAT, exact_probabilities, fairness_on
+from pipeline.pseudonymize import keyed
 
 #: Reports of ``queries/`` written to the file as ``report_<name>`` (``compare`` needs two rulesets: not here).
 REPORTS = ("players", "partnerships", "head_to_head", "contracts", "declarations", "declaration_kinds", "audit")
@@ -182,7 +183,8 @@ def _info(lake: Path, mode: str, rulesets: list[str], filters: stats.Filters) ->
     return {
         "rebelote_version": ver,
         "created_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        "lake": str(lake),
+        # a lake's path may name its players (a folder per club table) like the file paths keyed in the views
+        "lake": keyed(filters.pseudonymize, str(lake)) if filters.pseudonymize else str(lake),
         "mode": mode,
         "rulesets": ",".join(rulesets),
         "sources": ",".join(filters.sources or ()),
@@ -208,8 +210,8 @@ class Obj:
     columns: tuple[tuple[str, str, str], ...]
 
 
-INFO_COLUMNS = (("key", "VARCHAR", "rebelote_version, created_at (UTC, ISO 8601), lake (absolute path), mode "
-                 "('views' or 'tables'), rulesets (comma-separated), sources, variants, players, min_hands "
+INFO_COLUMNS = (("key", "VARCHAR", "rebelote_version, created_at (UTC, ISO 8601), lake (absolute path; keyed when "
+                 "pseudonymized), mode ('views' or 'tables'), rulesets (comma-separated), sources, variants, players, min_hands "
                  "(the filters; empty = none), pseudonymized ('yes' or 'no'; a pseudonymized export does not "
                  "store the names it was filtered on)"),
                 ("value", "VARCHAR", "its value, as text"))
@@ -218,7 +220,8 @@ _VIEW_TEXT = {
     "hands": "One row per hand: deal, auction, contract, plays, recorded score, provenance.",
     "games": "One row per game.",
     "rejects": "Records that could not be imported, with reason and provenance. In a pseudonymized export "
-               "`raw` is replaced by a placeholder (the raw record holds the names).",
+               "`raw` is replaced by a placeholder (the raw record holds the names) and `reason` by what its "
+               "`reason_code` means (a reason quotes the value it refuses, a name among them).",
     "scores": "Every hand rescored under each ruleset (`rebelote rescore`).",
     "game_scores": "Game totals, litige carry-over and winner, per ruleset.",
     "seats": "One row per hand per seat (derived from `hands`), to make player queries simple.",
@@ -327,11 +330,15 @@ rebelote export duckdb FILE.duckdb [--lake DIR] [--rules NAME]... [--source S]..
   `rebelote stats`; `--min-hands` drops report rows with fewer hands.
 * **`--pseudonymize SALT`** replaces every player name (in `hands.players`, `games.players`,
   `seats.player`, `seats.partner` and so in every report) by `p_` + 12 hex digits of
-  HMAC-SHA256(SALT, source + U+001F + name), and blanks `rejects.raw`. It implies `--materialize`: views
+  HMAC-SHA256(SALT, source + U+001F + name). It implies `--materialize`: views
   would have to carry the salt and read the real names. The same salt gives the same pseudonyms in every
   export, so datasets made with one salt can be linked to each other; a different salt gives unrelated
-  pseudonyms (unlinkable). Keep the salt secret: with it, anyone can test guessed names. Other columns
-  (game ids, file paths, hand keys) are kept as they are.
+  pseudonyms (unlinkable). Keep the salt secret: with it, anyone can test guessed names. What else may
+  hold a name is keyed or removed (docs/limits.md, "Pseudonymized outputs"): the keys (`hand_key`,
+  `game_key`, `reject_key`), the ids and file paths (`game_id`, `source_game_id`, `source_hand_id`,
+  `source_file`, `ingest_file`, the lake's path in `info`) become HMAC-SHA256(SALT, value), 32 hex digits,
+  alike in every table, so joins hold; `rejects.raw`, `rejects.reason` and each of `hands.errors` are
+  replaced by placeholders. `source` is kept.
 
 Example (Evidence, Metabase or the DuckDB CLI):
 

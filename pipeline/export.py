@@ -17,7 +17,7 @@ import pyarrow as pa
 from pipeline import lake as lakemod, schema
 from pipeline.duck import arrow_reader, duckdb_connection, table_source
 from pipeline.native import game_to_json
-from pipeline.pseudonymize import Pseudonymizer
+from pipeline.pseudonymize import ERROR_REMOVED, ID_COLUMNS, Pseudonymizer, keyed
 
 
 def _rows(lake, table: str, where: str, order: str, params: dict, batch_rows: int) -> Iterator[dict]:
@@ -39,8 +39,9 @@ def export_jsonl(lake, out: IO[bytes], source: list[str] | str | None = None,
 
     Games are written in game_id order, hands in hand_no order; a game id present twice in ``games`` (the same
     game re-imported with other content) is written once, with every hand of that id. With ``pseudonymize``
-    (a salt), the ``players`` lists hold pseudonyms instead of names (:mod:`pipeline.pseudonymize`; game ids,
-    file names and the rest are kept). Returns (games, hands) written. Raises OSError on a write failure.
+    (a salt), the ``players`` lists hold pseudonyms instead of names, the identifiers and file names are keyed and
+    the hands' error texts removed, as in every pseudonymized view (:func:`_pseudonymized`). Returns (games, hands)
+    written. Raises OSError on a write failure.
     """
     pseudo = Pseudonymizer(pseudonymize) if pseudonymize else None
     if isinstance(source, str):
@@ -71,11 +72,22 @@ def export_jsonl(lake, out: IO[bytes], source: list[str] | str | None = None,
             n_games += 1
             n_hands += len(hs)
             if pseudo:
-                g = dict(g, players=pseudo.names(g["source"], g["players"]))
-                hs = [dict(h, players=pseudo.names(h["source"], h["players"])) for h in hs]
+                g, hs = _pseudonymized(pseudo, g), [_pseudonymized(pseudo, h) for h in hs]
             out.write(orjson.dumps(game_to_json(g, hs)) + b"\n")
     finally:
         games.close()
         if hasattr(hands, 'close'):
             hands.close()
     return n_games, n_hands
+
+
+def _pseudonymized(pseudo: Pseudonymizer, row: dict) -> dict:
+    """A game or hand row as a pseudonymized view has it (:mod:`pipeline.pseudonymize`): pseudonyms for names,
+    :data:`~pipeline.pseudonymize.ID_COLUMNS` keyed (None stays None), each error text removed."""
+    out = dict(row, players=pseudo.names(row["source"], row["players"]))
+    for c in ID_COLUMNS:
+        if out.get(c) is not None:
+            out[c] = keyed(pseudo.salt, out[c])
+    if out.get("errors"):
+        out["errors"] = [ERROR_REMOVED] * len(out["errors"])
+    return out

@@ -23,6 +23,8 @@ import re
 from dataclasses import dataclass
 
 MIB = 1 << 20
+PARSER_DEPTH = 1024
+"""orjson parses at most this many levels of nesting: a deeper record is ``too_deep`` whatever ``--max-depth``."""
 CHUNK = 1 << 16
 """Bytes read from the underlying stream at a time."""
 
@@ -41,6 +43,9 @@ class Limits:
         for name in ("max_bytes", "max_ratio", "max_line_bytes", "max_depth"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.max_depth > PARSER_DEPTH:
+            raise ValueError(f"max_depth must be at most {PARSER_DEPTH} (the JSON parser's own limit), "
+                             f"got {self.max_depth}")
 
     def allowed_bytes(self, stored: int, compressed: bool) -> int:
         """Decompressed bytes a file of ``stored`` bytes may give."""
@@ -304,6 +309,16 @@ def json_shape(text: str, value, max_depth: int) -> LimitExceeded | None:
         return None
     return LimitExceeded("duplicate_key", f"key {dup!r} appears twice in one JSON object: a JSON reader keeps only "
                          "the last value, so the record is ambiguous (remove one)")
+
+
+def parser_too_deep(error: Exception) -> LimitExceeded | None:
+    """The ``too_deep`` LimitExceeded (no line: the caller knows it) when ``error``, orjson's JSONDecodeError,
+    says the text nests deeper than the parser goes (:data:`PARSER_DEPTH`), else None. Such a text never reaches
+    :func:`json_shape`; without this it would be reported as invalid JSON, which it is not."""
+    if not str(error).startswith("depth limit exceeded"):
+        return None
+    return LimitExceeded("too_deep", f"the JSON value nests more than {PARSER_DEPTH} levels deep, the parser's own "
+                         f"limit (--max-depth cannot raise it past {PARSER_DEPTH})")
 
 
 def _walk(value) -> tuple[int, int]:

@@ -10,6 +10,8 @@ import pyarrow.parquet as pq
 from rich.console import Console
 from rich.table import Table
 
+from pipeline.terminal import printable
+
 FORMATS = ("table", "csv", "json", "parquet")
 
 
@@ -29,7 +31,7 @@ def _cells(table: pa.Table) -> list[list[str]]:
             d = _decimals(values)
             cols.append(["" if v is None else f"{float(v):.{d}f}" for v in values])
         else:
-            cols.append(["" if v is None else str(v) for v in values])
+            cols.append(["" if v is None else printable(str(v)) for v in values])
     return [list(r) for r in zip(*cols)] if cols else []
 
 

@@ -22,7 +22,9 @@ Keys too: ``hand_key``, ``game_key`` and ``reject_key`` are plain SHA-256 digest
 names (a game key hashes the players list), so anyone could test guessed names against them. In pseudonymized
 views each is replaced by HMAC-SHA256(key = salt, message = the stored key), first 32 hex digits
 (:func:`keyed`, :func:`rekeyed_sql`): the same in every table, so joins on keys still hold, and only someone
-with the salt can link a key to content.
+with the salt can link a key to content. So are the identifiers and file names (:data:`ID_COLUMNS`: a game id
+or a file may be named after its players), and the free texts that may quote a name are removed
+(:func:`texts_removed_sql`).
 """
 
 from __future__ import annotations
@@ -48,6 +50,12 @@ MAX_SEATS = 4
 RAW_REMOVED = "(raw record removed: pseudonymized export)"
 #: Columns holding a content digest (of content that includes names): re-keyed with the salt (:func:`rekeyed_sql`).
 KEY_COLUMNS = ("hand_key", "game_key", "reject_key")
+#: Identifiers and file names a source may make of player names (a coinche-cli game folder, a table called
+#: "alice-vs-bruno", a score sheet's game ids, a file per player): keyed like the content keys, alike in every
+#: table (joins on game_id still hold). ``source`` (a club, a site: named by whoever imports) is kept.
+ID_COLUMNS = ("game_id", "source_game_id", "source_hand_id", "source_file", "ingest_file")
+#: What replaces each of ``hands.errors`` (free text: a score keeper's round notes) in a pseudonymized view.
+ERROR_REMOVED = "(text removed: pseudonymized export)"
 KEY_HEX_DIGITS = 32
 _BLOCK = 64          # SHA-256's block size: HMAC pads its key to it
 
@@ -58,6 +66,23 @@ def keyed(salt: str, key: str) -> str:
     if not salt:
         raise ValueError("the pseudonymization salt must not be empty")
     return hmac.new(salt.encode("utf-8"), key.encode("utf-8"), hashlib.sha256).hexdigest()[:KEY_HEX_DIGITS]
+
+
+def texts_removed_sql(table: str, relation: str) -> str:
+    """SELECT of ``relation`` (rows of lake table ``table``) with the free texts that can quote a name replaced:
+    ``rejects.raw`` by :data:`RAW_REMOVED`, ``rejects.reason`` (a reason quotes the value it refuses: a dealer
+    "Zoé" who is not one of the players) by what its ``reason_code`` means (:mod:`pipeline.ingest.reject_codes`),
+    each of ``hands.errors`` by :data:`ERROR_REMOVED` (their number stays). Other tables: unchanged."""
+    def s(text: str) -> str:
+        return "'" + text.replace("'", "''") + "'"
+    if table == "rejects":
+        from pipeline.ingest.reject_codes import CODES
+        cases = " ".join(f"WHEN {s(code)} THEN {s(words)}" for code, words in CODES.items())
+        return (f"SELECT * REPLACE ({s(RAW_REMOVED)} AS raw, CASE reason_code {cases} ELSE {s(RAW_REMOVED)} END "
+                f"AS reason) FROM ({relation})")
+    if table == "hands":
+        return f"SELECT * REPLACE (list_transform(errors, lambda e: {s(ERROR_REMOVED)}) AS errors) FROM ({relation})"
+    return f"SELECT * FROM ({relation})"
 
 
 def _pads(salt: str) -> tuple[str, str]:

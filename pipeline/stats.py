@@ -227,10 +227,11 @@ def filter_player_names(con: duckdb.DuckDBPyConnection, filters: Filters) -> tup
 
 
 def _key_columns(table: str) -> list[str]:
-    """The content-key columns of ``table`` (:data:`pipeline.pseudonymize.KEY_COLUMNS`)."""
-    from pipeline.pseudonymize import KEY_COLUMNS
+    """The columns of ``table`` keyed in a pseudonymized view: content keys and identifiers
+    (:data:`pipeline.pseudonymize.KEY_COLUMNS`, :data:`~pipeline.pseudonymize.ID_COLUMNS`)."""
+    from pipeline.pseudonymize import ID_COLUMNS, KEY_COLUMNS
     names = schema.schema(table).names
-    return [c for c in KEY_COLUMNS if c in names]
+    return [c for c in KEY_COLUMNS + ID_COLUMNS if c in names]
 
 
 def create_views(con: duckdb.DuckDBPyConnection, lake: Path | str, filters: Filters | None = None,
@@ -264,7 +265,7 @@ def create_views(con: duckdb.DuckDBPyConnection, lake: Path | str, filters: Filt
             pseudo.add_names(con, p, f"SELECT source, unnest(players) AS name FROM ({raw['hands']})")
         base["hands"] = pseudo.pseudonymized_sql(raw["hands"], lists=("players",))
         base["games"] = pseudo.pseudonymized_sql(raw["games"], seat_lists=("players",))
-        base["rejects"] = f"SELECT * REPLACE ({_sql_str(pseudo.RAW_REMOVED)} AS raw) FROM ({base['rejects']})"
+        base = {t: pseudo.texts_removed_sql(t, sql) for t, sql in base.items()}
         # every table's content keys re-keyed alike (joins on them hold): a plain digest of a players list is a
         # test for guessed names
         base = {t: pseudo.rekeyed_sql(sql, _key_columns(t), salt) for t, sql in base.items()}
@@ -275,7 +276,8 @@ def create_views(con: duckdb.DuckDBPyConnection, lake: Path | str, filters: Filt
     else:
         src = {t: f"({base[t]}) AS _all_{t}" for t in schema.TABLES}
     add_macros(con)
-    games_src = src["games"] if internal else f"({base['games']}) AS _g"
+    # the hands filter is tested on the stored rows under a salt (below): their game ids are the stored ones too
+    games_src = f"({raw['games']}) AS _g" if salt else src["games"] if internal else f"({base['games']}) AS _g"
     names = filter_player_names(con, filters)
     # the filter is tested on the names as stored (real names), before they are replaced: testing the pseudonyms
     # would compute one for every row; the real names matching a pseudonym given come from _pseudonyms
@@ -283,7 +285,7 @@ def create_views(con: duckdb.DuckDBPyConnection, lake: Path | str, filters: Filt
     where = filters.hands_where(stored_names, games_src)
     if where and salt:
         hands = pseudo.pseudonymized_sql(f"SELECT * FROM ({raw['hands']}) WHERE {where}", lists=("players",))
-        hands = pseudo.rekeyed_sql(hands, _key_columns("hands"), salt)
+        hands = pseudo.rekeyed_sql(pseudo.texts_removed_sql("hands", hands), _key_columns("hands"), salt)
         con.execute(f"CREATE VIEW hands AS {hands}")
     elif where:
         con.execute(f"CREATE VIEW hands AS SELECT * FROM {src['hands']} WHERE {where}")

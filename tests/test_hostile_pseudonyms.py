@@ -98,3 +98,109 @@ def test_the_jsonl_export_and_the_html_report_hold_no_guessable_digest(lake, sec
     assert r.exit_code == 0, r.output
     for f in (jsonl, html):
         assert _found(f.read_text(), secrets) == set(), f.name
+
+
+# ----------------------------------------------------------------------------------------------------------
+# ids, file names and texts made of names (issue 18): a game id "Alice-vs-Bruno", a folder and a file named after
+# players, a hand's error text and a reject reason quoting a name. Every pseudonymized output must hold none of
+# the names, nor any of the ids, paths and texts that embed them, nor SHA-256 digests of those.
+# ----------------------------------------------------------------------------------------------------------
+
+NAMES = ("Alice", "Bruno", "Chloé", "Denis", "Zoé")   # Zoé: named only in a reject's reason (not a player)
+
+
+@pytest.fixture(scope="module")
+def named_lake(tmp_path_factory):
+    import orjson
+
+    from deals import DEAL_A, DEAL_K, native_game, native_hand
+    from pipeline.ingest.run import ingest_paths
+    from pipeline.rescore import rescore_lake
+    from pipeline.rules import load
+
+    tmp = tmp_path_factory.mktemp("named")
+    folder = tmp / "Alice_et_Bruno"
+    folder.mkdir()
+    hand = native_hand(DEAL_A, 1, taker=0)
+    hand["errors"] = ["Alice disputed the last trick"]
+    game = dict(native_game("Alice-vs-Bruno", [hand], source="club", players=NAMES[:4]), played_at="2024-03-01")
+    other = dict(native_game("Chloé-Denis-2", [native_hand(DEAL_K, 1, taker=2)], source="club",
+                             players=("Denis", "Chloé", "Bruno", "Alice")), played_at="2024-03-02")
+    (folder / "Chloé.jsonl").write_bytes(orjson.dumps(game) + b"\n" + orjson.dumps(other) + b"\n")
+    # a score sheet whose dealer is no player: the reject's reason quotes the cell (scoresheet_csv "is not one of
+    # the players")
+    (folder / "Denis.csv").write_text("game_id,hand_no,variant,source,player1,player2,player3,player4,dealer,taker,"
+                                      "strain,bid,made,score_a,score_b\nDenis-night,1,belote,club,Alice,Bruno,Chloé,"
+                                      "Denis,Zoé,Alice,H,80,yes,100,62\n")
+    lake = tmp / "lake"
+    s = ingest_paths([folder], lake)
+    assert (s.games, s.hands, dict(s.rejected)) == (2, 2, {"bad_value": 1})
+    reason = lakemod.read(lake, "rejects", ["reason"]).column(0).to_pylist()[0]
+    assert "Zoé" in reason                 # the attack needs a name in a stored reason
+    rescore_lake(lake, load("belote-classic"))
+    return lake
+
+
+@pytest.fixture(scope="module")
+def named_secrets(named_lake):
+    """The names, every stored id, path and text that holds one, and SHA-256 (hex, 12/16/32 first digits) of
+    each: what a guesser computes without the salt."""
+    stored = set(NAMES)
+    for table, cols in (("games", ["game_id", "source_game_id", "source_file", "ingest_file"]),
+                        ("hands", ["game_id", "source_game_id", "source_file", "ingest_file"]),
+                        ("rejects", ["source_file", "ingest_file", "reason", "raw"])):
+        for row in lakemod.read(named_lake, table, cols).to_pylist():
+            stored |= {v for v in row.values() if isinstance(v, str) and any(n in v for n in NAMES)}
+    stored |= {e for es in lakemod.read(named_lake, "hands", ["errors"]).column(0).to_pylist() for e in es}
+    assert {"club:Alice-vs-Bruno", "Alice-vs-Bruno", "Alice disputed the last trick"} <= stored
+    out = set(stored)
+    for v in stored:
+        h = hashlib.sha256(v.encode()).hexdigest()
+        out |= {h, h[:12], h[:16], h[:32]}
+    return out
+
+
+def test_ids_paths_and_texts_made_of_names_are_in_no_pseudonymized_output(named_lake, named_secrets, tmp_path):
+    lake = str(named_lake)
+    db, jsonl, html = tmp_path / "d.duckdb", tmp_path / "e.jsonl", tmp_path / "r.html"
+    assert runner.invoke(app, ["export", "duckdb", str(db), "--lake", lake, "--pseudonymize", SALT]).exit_code == 0
+    assert runner.invoke(app, ["export", "jsonl", "--lake", lake, "--pseudonymize", SALT, "--output",
+                               str(jsonl)]).exit_code == 0
+    r = runner.invoke(app, ["report", "--html", str(html), "--lake", lake, "--rules", "belote-classic",
+                            "--pseudonymize", SALT])
+    assert r.exit_code == 0, r.output
+    texts = {"e.jsonl": jsonl.read_text(), "r.html": html.read_text()}
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        for (t,) in con.execute("SELECT table_name FROM information_schema.tables").fetchall():
+            texts[f"duckdb {t}"] = str(con.execute(f'SELECT * FROM "{t}"').fetchall())
+        # game ids keyed alike in every table: the two games, their hands and scores still join
+        assert con.execute("SELECT count(*) FROM hands JOIN games USING (game_id) JOIN game_scores USING (game_id)"
+                           ).fetchone() == (2,)
+        assert con.execute("SELECT game_id FROM games ORDER BY 1").fetchall() == sorted(
+            (keyed(SALT, g),) for g in ("club:Alice-vs-Bruno", "club:Chloé-Denis-2"))
+    finally:
+        con.close()
+    for report in REPORTS:
+        for fmt in ("json", "csv", "parquet"):
+            out = tmp_path / f"{report}.{fmt}"
+            r = runner.invoke(app, ["stats", report, "--lake", lake, "--rules", "belote-classic", "--pseudonymize",
+                                    SALT, "--output", str(out)])
+            assert r.exit_code == 0, r.output
+            texts[out.name] = str(pq.read_table(out).to_pylist()) if fmt == "parquet" else out.read_text()
+    found = {name: _found(text, named_secrets) for name, text in texts.items()}
+    assert {name: f for name, f in found.items() if f} == {}
+
+
+def test_a_date_filter_keeps_the_same_hands_under_pseudonyms(named_lake):
+    # the date filter reads the games' stored ids while the views hold keyed ones: both games (March 1 and 2)
+    # before, one after 2024-03-02
+    from datetime import datetime, timezone
+
+    from pipeline import stats
+    for salt in (None, SALT):
+        con = stats.connect(named_lake, stats.Filters(pseudonymize=salt, since=datetime(2024, 3, 2, tzinfo=timezone.utc)))
+        try:
+            assert con.execute("SELECT count(*) FROM hands").fetchone() == (1,)
+        finally:
+            con.close()

@@ -122,3 +122,48 @@ def test_bounded_stream_gives_lines_and_counts_them(tmp_path):
     with pytest.raises(Exception) as e:
         next(b)
     assert (e.value.code, e.value.line) == ("line_too_long", 2)
+
+
+PAST_PARSER = "[" * 1100 + "]" * 1100      # 1100 levels: past orjson's own 1024, which --max-depth cannot raise
+DEEP_WORDS = ("the JSON value nests more than 1024 levels deep, the parser's own limit (--max-depth cannot raise it "
+              "past 1024)")
+
+
+@pytest.mark.parametrize("fmt, name, text, line", [
+    ("rebelote", "g.jsonl", GAMES[0].decode() + '\n{"format": "rebelote", "game_id": "deep-1", "players": %s}\n', 2),
+    ("colver", "deals.jsonl", '{"engine": "colver", "deal_no": 1, "game_id": "g0", "bots": %s}\n', 1),
+    ("colver-games", "games.jsonl", '{"game_id": "g0", "game_seed": 1, "final_scores": %s, "first_dealer": 0}\n', 1),
+    ("openspiel-jsonl", "histories.jsonl", '\n{"game": "python_belote()", "history": %s}\n', 2),
+    ("bridgebelot2001", "golden_score.json", '{"scoring": %s, "lastTrick": 1, "taken": 1}', 1),
+    ("carg-json", "dump.json", '{"__collections__": {"coinche-game": {"g1": %s}}}', 1),
+    ("bga", "table.json", '{"channel": "/table/t1", "packet_id": 1, "type": "updateBidPass", "data": %s}\n', 1),
+    ("coinche-cli", "A0001/stream_N.jsonl", '{"type": "hello", "payload": %s}\n', 1),
+])
+def test_nesting_past_the_parser_limit_is_too_deep_in_every_json_reader(tmp_path, monkeypatch, fmt, name, text, line):
+    # orjson refuses the text ("depth limit exceeded") before json_shape can count it: it was invalid_json
+    monkeypatch.setenv("REBELOTE_NATIVE_PATH", "rows")
+    f = tmp_path / name
+    f.parent.mkdir(exist_ok=True)
+    f.write_text(text % PAST_PARSER)
+    s = ingest_paths([f], tmp_path / "lake", fmt=fmt)
+    assert (s.games, dict(s.rejected)) == (1 if fmt == "rebelote" else 0, {"too_deep": 1})
+    r = lakemod.read(tmp_path / "lake", "rejects", ["reason", "source_line", "game_id"]).to_pylist()
+    # the game named where the text shows it before the damage: the native game_id key, BGA's /table/t<id> channel,
+    # the coinche-cli game folder (whose game is rejected whole)
+    game = {"rebelote": "deep-1", "bga": "bga:1", "coinche-cli": "coinche-cli:A0001"}.get(fmt)
+    words = DEEP_WORDS + (" (the whole game is rejected)" if fmt == "coinche-cli" else "")
+    assert r == [{"reason": words, "source_line": line, "game_id": game}]
+
+
+def test_nesting_past_the_parser_limit_is_too_deep_on_the_columnar_native_path(tmp_path, monkeypatch):
+    monkeypatch.setenv("REBELOTE_NATIVE_PATH", "columnar")
+    f = tmp_path / "g.jsonl"
+    f.write_text(GAMES[0].decode() + '\n{"format": "rebelote", "game_id": "deep-1", "players": %s}\n' % PAST_PARSER)
+    s = ingest_paths([f], tmp_path / "lake")
+    assert (s.games, dict(s.rejected)) == (1, {"too_deep": 1})
+    assert _rejects(tmp_path / "lake") == [("too_deep", 2)]
+
+
+def test_max_depth_past_the_parser_limit_is_refused():
+    with pytest.raises(ValueError, match="max_depth must be at most 1024"):
+        Limits(max_depth=1025)

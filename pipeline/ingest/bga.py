@@ -68,8 +68,7 @@ import orjson
 
 from pipeline.cards import card_str, make_card, mask_of
 from pipeline.ingest.records import GameRecord, Line, Provenance, RecordError, Reject, bad_encoding, finish_game, \
-    json_shape_reject, \
-    malformed, new_hand
+    json_shape_reject, malformed, new_hand, parser_too_deep_reject
 from pipeline.ingest.validate import check_hand
 
 NAME = "bga"
@@ -232,6 +231,10 @@ def _document(text: str, where: Provenance, path: str) -> Iterator[GameRecord | 
     except orjson.JSONDecodeError as e:
         m = _TABLE_RE.search(text)
         gid = f"{SOURCE}:{m.group(1)}" if m else None
+        deep = parser_too_deep_reject(where, e, text, gid)
+        if deep is not None:
+            yield deep
+            return
         try:                      # a line's own newline hides the end of data: ask again without it
             orjson.loads(text.rstrip())
             cut = False

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import orjson
 
 from pipeline.ingest.records import (GameRecord, Line, Provenance, RecordError, Reject, bad_encoding, finish_game,
-                                     json_shape_reject, malformed, new_hand)
+                                     json_shape_reject, malformed, parser_too_deep_reject, new_hand)
 from pipeline.ingest.validate import check_hand
 
 NAME = "bridgebelot2001"
@@ -77,7 +77,7 @@ def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
     try:
         doc = orjson.loads("".join(text))
     except orjson.JSONDecodeError as e:
-        yield Reject(where, "invalid_json", f"not a golden_score.json document: invalid JSON: {e}", "".join(text)[:1024])
+        yield parser_too_deep_reject(where, e, "".join(text)) or Reject(where, "invalid_json", f"not a golden_score.json document: invalid JSON: {e}", "".join(text)[:1024])
         return
     bad = json_shape_reject(where, "".join(text), doc)
     if bad is not None:

@@ -29,8 +29,7 @@ from typing import Any
 import orjson
 
 from pipeline.ingest.records import (GameRecord, Line, Provenance, RecordError, Reject, bad_encoding, finish_game,
-                                     json_shape_reject,
-                                     malformed, new_hand)
+                                     json_shape_reject, malformed, new_hand, parser_too_deep_reject)
 from pipeline.ingest.validate import check_hand
 
 NAME = "carg-json"
@@ -341,8 +340,9 @@ def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
         doc = orjson.loads(text.text)
     except orjson.JSONDecodeError as e:
         line = getattr(e, "lineno", None)
-        yield Reject(Provenance(NAME, path, line, offsets.get(line) if line else None), "invalid_json",
-                     f"invalid JSON: {e}", text.text[:1024])
+        where = Provenance(NAME, path, line, offsets.get(line) if line else None)
+        yield parser_too_deep_reject(where, e, text.text[:1024]) or Reject(where, "invalid_json", f"invalid JSON: {e}",
+                                                                           text.text[:1024])
         return
     bad = json_shape_reject(Provenance(NAME, path, 1, 0), text.text, doc)
     if bad is not None:          # a key twice (the dump is one document: nothing in it is imported)
@@ -380,7 +380,8 @@ def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
         base, env = key
         by_game: dict[str, list[tuple[str, dict]]] = {}
         for sid, s in scores.get(key, {}).items():
-            by_game.setdefault(str(s.get("game")), []).append((sid, s))
+            # a score naming no game (field missing or not text) names no game id in its reject either
+            by_game.setdefault(s.get("game") if isinstance(s.get("game"), str) else None, []).append((sid, s))
         source = f"carg-{base}"
         for gid, game in games.get(key, {}).items():
             gpos = text.key(gid)
@@ -406,5 +407,9 @@ def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
                              f"{source}:{gid}")
         for gid, found in by_game.items():
             for sid, _ in found:
+                if gid is None:
+                    yield Reject(where(text.key(sid)), "missing_field", f"score document {sid} has no 'game' text "
+                                 "field naming its game", "")
+                    continue
                 yield Reject(where(text.key(sid)), "no_game", f"score document {sid} refers to game {gid!r}, which is "
                              f"not in the {base}-game collection of the dump", "", f"{source}:{gid}")

@@ -59,7 +59,7 @@ import orjson
 
 from pipeline.ingest import coinche_cli_log as logfmt
 from pipeline.ingest.records import (GameRecord, Line, Provenance, RecordError, Reject, finish_game, json_shape_reject,
-                                     malformed, new_hand)
+                                     malformed, new_hand, parser_too_deep_reject)
 from pipeline.ingest.validate import check_hand
 
 NAME = "coinche-cli"
@@ -192,6 +192,9 @@ def _messages(lines: Iterator[Line], path: str) -> list[_Msg]:
         try:
             d = orjson.loads(text)
         except orjson.JSONDecodeError as e:
+            deep = parser_too_deep_reject(Provenance(NAME, path, lineno, offset), e, text)
+            if deep is not None:
+                raise _Bad(deep.code, deep.reason, None, path, lineno, offset, text) from None
             raise _Bad("invalid_json", f"invalid JSON (truncated line?): {e}", None, path, lineno, offset,
                        text) from None
         shape = json_shape_reject(Provenance(NAME, path, lineno, offset), text, d)

@@ -106,7 +106,7 @@ def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:
 def _read_one(line: Line, path: str) -> Iterator[GameRecord | Reject]:
     for item in json_lines(iter([line]), NAME, path):
         if isinstance(item, Reject):
-            if item.code == "invalid_json" and item.game_id is None:
+            if item.code in ("invalid_json", "too_deep") and item.game_id is None:
                 item.game_id = game_id_in_prefix(item.raw)
             yield item
             continue

@@ -224,7 +224,7 @@ def json_lines(lines, reader: str, path: str):
         try:
             value = orjson.loads(line)
         except orjson.JSONDecodeError as e:
-            yield Reject(where, "invalid_json", f"invalid JSON: {e}", line)
+            yield parser_too_deep_reject(where, e, line) or Reject(where, "invalid_json", f"invalid JSON: {e}", line)
             continue
         bad = json_shape_reject(where, line, value)
         if bad is not None:
@@ -243,6 +243,14 @@ def json_shape_reject(where: Provenance, text: str, value, game_id: str | None =
     if game_id is None and isinstance(value, dict) and isinstance(value.get("game_id"), str):
         game_id = value["game_id"]
     return Reject(where, bad.code, bad.reason, text[:1 << 20], game_id)
+
+
+def parser_too_deep_reject(where: Provenance, error: Exception, text: str, game_id: str | None = None) -> "Reject | None":
+    """The ``too_deep`` reject of a text orjson refused for nesting past its own limit
+    (:func:`pipeline.limits.parser_too_deep`), else None (the reader's invalid-JSON reject then applies)."""
+    from pipeline import limits
+    bad = limits.parser_too_deep(error)
+    return None if bad is None else Reject(where, bad.code, bad.reason, text[:1 << 20], game_id)
 
 
 def first_objects(head: str, limit: int = 5) -> list:

@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipeline import ingest, lake as lakemod, names, schema
-from pipeline.ingest import deal_copies, fast_native, game_copies, holdings, key_index, line_ends, native_jsonl, takeover
+from pipeline.ingest import archives, deal_copies, fast_native, game_copies, holdings, key_index, line_ends, native_jsonl, takeover
 from pipeline import limits
 from pipeline.ingest import lenient as leniency
 from pipeline.ingest.records import GameRecord, Line, Notice, Provenance, Reject
@@ -1126,6 +1126,12 @@ def _import_file(path: Path, key: str, forced, label: str, reread: bool, run: _R
     if utf16 is not None:
         _file_reject(path, label if forced else None, "bad_encoding",
                      f"the file is UTF-16 text{utf16}; convert it to UTF-8", writer, strict, on_reject)
+        if on_file:
+            on_file(path, None)
+        return True
+    packed = archives.packed(head_bytes)
+    if packed is not None:      # a zip, xz, bzip2...: named for what it is instead of read as text
+        _file_reject(path, label if forced else None, "unreadable_file", packed, writer, strict, on_reject)
         if on_file:
             on_file(path, None)
         return True

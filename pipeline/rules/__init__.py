@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import difflib
 import functools
+import os
+import stat
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -118,10 +120,30 @@ def shipped_names() -> list[str]:
     return sorted(p.stem for p in resource_dir("rulesets").glob("*.toml"))
 
 
+MAX_FILE_BYTES = 1 << 20
+"""Largest ruleset file read (the largest shipped one is under 20 kB): a bigger one is refused unread."""
+MAX_EXTENDS = 64
+"""Longest chain of ``extends`` (shipped rulesets: 3)."""
+
+
 def _read(path: Path) -> dict:
+    """The TOML table of a ruleset file; RulesetError (naming the file) for anything but a regular file of at most
+    :data:`MAX_FILE_BYTES` bytes of valid UTF-8 TOML. A FIFO would block the open for ever, /dev/zero never end;
+    arrays nested some thousand levels deep exhaust tomllib's recursion."""
     try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            raise RulesetError(f"{path}: not a regular file (a folder, pipe or device): a ruleset is a .toml file")
+        if st.st_size > MAX_FILE_BYTES:
+            raise RulesetError(f"{path}: {st.st_size:,} bytes, more than the {MAX_FILE_BYTES:,} a ruleset file may "
+                               "hold (the shipped ones hold under 20 kB)")
         with path.open("rb") as f:
-            return tomllib.load(f)
+            data = f.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
+            raise RulesetError(f"{path}: more than the {MAX_FILE_BYTES:,} bytes a ruleset file may hold")
+        return tomllib.loads(data.decode("utf-8"))
+    except RecursionError:
+        raise RulesetError(f"{path}: not valid TOML: its values nest too deep") from None
     except tomllib.TOMLDecodeError as e:
         raise RulesetError(f"{path}: not valid TOML: {e}") from None
     except UnicodeDecodeError as e:
@@ -221,6 +243,8 @@ def _check_meta(data: dict, path: Path) -> None:
 def _resolve(path: Path, seen: tuple[Path, ...]) -> tuple[dict, dict, tuple[str, ...]]:
     if path.resolve() in seen:
         raise RulesetError(f"{path}: 'extends' forms a cycle: {' -> '.join(str(s) for s in seen + (path,))}")
+    if len(seen) >= MAX_EXTENDS:     # each level is a recursion: a chain of thousands would exhaust the stack
+        raise RulesetError(f"{seen[0]}: a chain of more than {MAX_EXTENDS} 'extends' (at {path})")
     data = _read(path)
     _check_meta(data, path)
     base = _base()
