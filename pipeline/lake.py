@@ -183,19 +183,27 @@ def version(lake: str | Path | Location) -> int:
     """The lake's layout version: the one :data:`VERSION_FILE` records; 1 for a lake that holds tables but no
     record (written before it existed); :data:`LAKE_VERSION` for an empty or absent lake. Raises
     LakeVersionError when the record cannot be read as a version."""
+    recorded = _recorded_version(locate(lake))
+    if recorded is not None:
+        return recorded
+    loc = locate(lake)
+    return 1 if exists(loc) and any(has_table(loc, t) for t in schema.TABLES) else LAKE_VERSION
+
+
+def _recorded_version(loc: Location) -> int | None:
+    """The version :data:`VERSION_FILE` records, or None when there is no record."""
     import json
 
-    raw = read_bytes(lake, VERSION_FILE)
+    raw = read_bytes(loc, VERSION_FILE)
     if raw is None:
-        loc = locate(lake)
-        return 1 if exists(loc) and any(has_table(loc, t) for t in schema.TABLES) else LAKE_VERSION
+        return None
     try:
         v = json.loads(raw)["version"]
         if not isinstance(v, int) or isinstance(v, bool) or v < 1:
             raise ValueError(v)
         return v
     except (ValueError, KeyError, TypeError) as e:
-        raise LakeVersionError(f"lake {locate(lake).uri}: {VERSION_FILE} does not hold a lake version ({e})") from None
+        raise LakeVersionError(f"lake {loc.uri}: {VERSION_FILE} does not hold a lake version ({e})") from None
 
 
 def write_version(lake: str | Path | Location, v: int = LAKE_VERSION) -> None:
@@ -207,14 +215,15 @@ def write_version(lake: str | Path | Location, v: int = LAKE_VERSION) -> None:
 
 def _check_version(loc: Location, migrating: bool) -> None:
     """Refuse a lake of another layout version (see :func:`lock`); record the version in a new lake."""
-    v = version(loc)
+    recorded = _recorded_version(loc)
+    v = version(loc) if recorded is None else recorded
     if v > LAKE_VERSION:
         raise LakeVersionError(f"the lake {loc.uri} has layout version {v}, written by a newer Rebelote; this one "
                                f"writes version {LAKE_VERSION}: upgrade Rebelote to write to it")
     if v < LAKE_VERSION and not migrating:
         raise LakeVersionError(f"the lake {loc.uri} has layout version {v}, older than this Rebelote's "
                                f"{LAKE_VERSION}: run `rebelote migrate --lake {loc.uri}` once, then write to it")
-    if not migrating and read_bytes(loc, VERSION_FILE) is None:
+    if not migrating and recorded is None:
         write_version(loc)
 
 
