@@ -10,6 +10,12 @@ column was added gets the column as nulls, which is what every reader already re
 changes. A stored partition of a derived table (:data:`pipeline.derived.DERIVED`'s tables) with a file that
 lacks a column is dropped: the views compute that ruleset's rows from hands and scores instead, the same rows,
 until its next rescore writes them again. The version record is then written.
+
+Version 2 -> 3 (keys over typed columns): every ``hand_key`` and ``game_key`` is recomputed from the rows'
+columns (:mod:`pipeline.ingest.content_keys`), where version 2 hashed a reader's JSON text of them. Every table
+that names a hand by its key (scores, holdings, the derived tables) gets the new key of that hand; a row whose
+hand is not in the lake keeps its key (it named no stored hand before either). No other value changes, and the
+scores and derived rows stay fresh (the rulesets that were fresh are recorded against the rewritten hand files).
 """
 
 from __future__ import annotations
@@ -32,16 +38,22 @@ class MigrateSummary:
     after: int
     rewritten: dict[str, int] = field(default_factory=dict)
     dropped: dict[str, int] = field(default_factory=dict)
+    rekeyed: dict[str, int] = field(default_factory=dict)
 
     def __str__(self) -> str:
         if self.before == self.after:
             return f"{self.lake}: already at layout version {self.after}, nothing to do"
         def listed(d: dict[str, int]) -> str:
             return f" ({', '.join(f'{t} {n}' for t, n in d.items() if n)})" if sum(d.values()) else ""
-        return (f"{self.lake}: migrated from layout version {self.before} to {self.after}; "
-                f"{count(sum(self.rewritten.values()), 'file')} rewritten with the columns they lacked"
-                f"{listed(self.rewritten)}, {count(sum(self.dropped.values()), 'stored partition')} of derived "
-                f"tables dropped (computed from scores until the next rescore){listed(self.dropped)}")
+        text = f"{self.lake}: migrated from layout version {self.before} to {self.after}"
+        if self.before < 2:
+            text += (f"; {count(sum(self.rewritten.values()), 'file')} rewritten with the columns they lacked"
+                     f"{listed(self.rewritten)}, {count(sum(self.dropped.values()), 'stored partition')} of derived "
+                     f"tables dropped (computed from scores until the next rescore){listed(self.dropped)}")
+        if self.before < 3:
+            text += (f"; keys recomputed from the typed columns, {count(sum(self.rekeyed.values()), 'file')} "
+                     f"rewritten{listed(self.rekeyed)}")
+        return text
 
 
 def _with_every_column(table: str):
@@ -86,8 +98,63 @@ def _v1_to_v2(lake, summary: "MigrateSummary") -> None:
             summary.rewritten[table] = lakemod.rewrite_files(lake, table, _with_every_column(table))
 
 
+def _new_hand_keys(lake) -> pa.Table:
+    """(old, new, game_id, hand_no) of every stored hand, ``new`` its key over its typed columns."""
+    from pipeline.ingest.content_keys import HAND_FIELDS, hand_keys
+
+    parts = []
+    for t in lakemod.iter_batches(lake, "hands", columns=["hand_key", *HAND_FIELDS]):
+        parts.append(pa.table({"old": t.column("hand_key"), "new": hand_keys(t), "game_id": t.column("game_id"),
+                               "hand_no": t.column("hand_no")}))
+    sch = pa.schema([("old", pa.string()), ("new", pa.string()), ("game_id", pa.string()), ("hand_no", pa.int32())])
+    return pa.concat_tables(parts).cast(sch) if parts else sch.empty_table()
+
+
+def _remap(column: str, old: pa.Array, new: pa.Array):
+    """A :func:`pipeline.lake.rewrite_files` fix: ``column``'s values found in ``old`` replaced by the ``new``
+    value at the same position (others kept), or None when no value changes."""
+    def fix(t: pa.Table) -> pa.Table | None:
+        if column not in t.column_names or not t.num_rows:
+            return None
+        cur = t.column(column)
+        at = pc.index_in(cur, value_set=old)
+        mapped = pc.coalesce(pc.take(new, at), cur)
+        if pc.all(pc.equal(mapped, cur)).as_py():
+            return None
+        return t.set_column(t.column_names.index(column), t.schema.field(column), mapped)
+    return fix
+
+
+def _v2_to_v3(lake, summary: "MigrateSummary") -> None:
+    from pipeline import derived
+    from pipeline.ingest.content_keys import GAME_FIELDS, game_keys
+
+    fresh = derived.fresh_rulesets(lake)
+    keys = _new_hand_keys(lake)
+    # each game's new hand keys in hand-number order
+    by_game = keys.sort_by([("game_id", "ascending"), ("hand_no", "ascending")]).group_by(
+        "game_id", use_threads=False).aggregate([("new", "list")])
+    gids, lists = by_game.column("game_id").combine_chunks(), by_game.column("new_list").combine_chunks()
+
+    def rekey_games(t: pa.Table) -> pa.Table | None:
+        at = pc.index_in(t.column("game_id"), value_set=gids)
+        hands = pc.take(lists, at)
+        hands = pc.if_else(pc.is_null(hands), pa.scalar([], pa.list_(pa.string())), hands)
+        new = game_keys(t.select(list(GAME_FIELDS)), hands)
+        if pc.all(pc.equal(new, t.column("game_key"))).as_py():
+            return None
+        return t.set_column(t.column_names.index("game_key"), t.schema.field("game_key"), new)
+
+    summary.rekeyed["games"] = lakemod.rewrite_files(lake, "games", rekey_games)
+    old, new = keys.column("old").combine_chunks(), keys.column("new").combine_chunks()
+    for table in schema.ALL_TABLES:
+        if "hand_key" in schema.schema(table).names:
+            summary.rekeyed[table] = lakemod.rewrite_files(lake, table, _remap("hand_key", old, new))
+    derived.record_hands(lake, fresh)
+
+
 #: version -> the step that takes a lake of that version to the next one
-STEPS = {1: _v1_to_v2}
+STEPS = {1: _v1_to_v2, 2: _v2_to_v3}
 
 
 def migrate(lake) -> MigrateSummary:

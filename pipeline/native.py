@@ -14,6 +14,9 @@ from datetime import datetime, timezone
 from typing import Any
 
 from pipeline.cards import RANKS, SUITS, CardError, card_str, cards_of, mask_of, parse_card
+import pyarrow as pa
+
+from pipeline.ingest.content_keys import key_rows
 from pipeline.ingest.records import RecordError, finish_game, new_hand
 
 FORMAT_NAME = "rebelote"
@@ -45,8 +48,12 @@ def _int(v: Any, what: str, hand_no: int | None, nullable: bool = True) -> int |
     return v
 
 
-def game_to_rows(obj: dict[str, Any], source_format: str, source_file: str, line: int | None) -> tuple[dict, list[dict]]:
+def game_to_rows(obj: dict[str, Any], source_format: str, source_file: str, line: int | None,
+                 keyed: bool = True) -> tuple[dict, list[dict]]:
     """Rows (game, hands) of one native game object. Raises RecordError naming the field and hand.
+
+    ``keyed``: compute the rows' ``hand_key`` and ``game_key`` (:mod:`pipeline.ingest.content_keys`), left None
+    when a value does not fit its column. The ingest reader passes False: the driver keys its records in batches.
 
     Provenance: when the object carries ``provenance`` (as exports do), it is kept, so that a lake
     exported and re-imported is identical; otherwise the file and line being read are recorded.
@@ -146,6 +153,11 @@ def game_to_rows(obj: dict[str, Any], source_format: str, source_file: str, line
     game = finish_game({k: v for k, v in common.items()} | {
         "target": obj.get("target"), "recorded_final": obj.get("recorded_final"),
         "recorded_winner": obj.get("recorded_winner"), "played_at": parse_time(obj.get("played_at"))}, hands)
+    if keyed:
+        try:
+            key_rows([(game, hands)])
+        except (pa.ArrowException, OverflowError, TypeError, ValueError):
+            pass
     return game, hands
 
 

@@ -233,11 +233,12 @@ def _row_checkers(table: str):
     return [(f.name, f.nullable, _compile(f.type)) for f in schema(table)]
 
 
-def check_row(table: str, row: dict) -> str | None:
+def check_row(table: str, row: dict, skip: tuple[str, ...] = ()) -> str | None:
     """Why a row (dict) does not fit ``table``'s schema: a wrong type, an out-of-range number, a null in a
-    non-nullable column. None when it fits. Used by the ingest driver on every record of every reader."""
+    non-nullable column. None when it fits. Used by the ingest driver on every record of every reader, with
+    ``skip`` naming the columns it fills itself (the content keys)."""
     for name, nullable, chk in _row_checkers(table):
-        if name not in row:
+        if name not in row or name in skip:
             continue
         v = row[name]
         if v is None:

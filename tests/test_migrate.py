@@ -14,11 +14,12 @@ import shutil
 from pathlib import Path
 
 import orjson
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-from pipeline import commits, compaction, lake as lakemod, stats
+from pipeline import commits, compaction, derived, lake as lakemod, stats
 from pipeline.cli import app
 from pipeline.ingest.run import ingest_paths
 from pipeline.migrate import migrate
@@ -52,8 +53,26 @@ def _reports(lake: Path) -> dict:
     return out
 
 
+def _old_keys(lake: Path) -> None:
+    """Give every hand and game key another value, the same in every table (each key reversed), as the keys of
+    layout versions 1 and 2 differ from those computed over typed columns."""
+    for table in ("hands", "games", "scores", "holdings", "player_hands", "pair_hands", "hand_facts",
+                  "dealt_events", "declaration_items"):
+        for p in (lake / table).rglob("*.parquet"):
+            t = pq.read_table(p, partitioning=None)
+            for c in ("hand_key", "game_key"):
+                if c in t.column_names:
+                    old = pa.array([k[::-1] for k in t.column(c).to_pylist()], pa.string())
+                    t = t.set_column(t.column_names.index(c), t.schema.field(c), old)
+            pq.write_table(t, p)
+    # the scores stay fresh: their record names the hand files as they are now (as compact keeps it)
+    with lakemod.lock(lake, migrating=True), commits.transaction(lakemod.locate(lake)):
+        derived.record_hands(lake, ["belote-classic"])
+
+
 def _old(current: Path, to: Path) -> Path:
     shutil.copytree(current, to)
+    _old_keys(to)
     for table, column in DROPPED:
         for p in (to / table).rglob("*.parquet"):
             pq.write_table(pq.read_table(p, partitioning=None).drop_columns([column]), p)
@@ -64,9 +83,9 @@ def _old(current: Path, to: Path) -> Path:
 def test_a_new_lake_records_the_current_version(current):
     assert json.loads((current / lakemod.VERSION_FILE).read_text()) == {"format": "rebelote-lake",
                                                                          "version": lakemod.LAKE_VERSION}
-    assert lakemod.version(current) == 2
+    assert lakemod.version(current) == 3
     s = migrate(current)
-    assert (s.before, s.after) == (2, 2) and str(s).endswith("already at layout version 2, nothing to do")
+    assert (s.before, s.after) == (3, 3) and str(s).endswith("already at layout version 3, nothing to do")
 
 
 def test_an_old_lake_is_refused_by_every_writer_then_migrated(current, tmp_path):
@@ -74,15 +93,15 @@ def test_an_old_lake_is_refused_by_every_writer_then_migrated(current, tmp_path)
     assert lakemod.version(lake) == 1
     for write in (lambda: ingest_paths([], lake), lambda: rescore_lake(lake, RULES),
                   lambda: compaction.compact(lake)):
-        with pytest.raises(lakemod.LakeVersionError, match=r"layout version 1, older than this Rebelote's 2: "
+        with pytest.raises(lakemod.LakeVersionError, match=r"layout version 1, older than this Rebelote's 3: "
                                                             r"run `rebelote migrate --lake .*` once"):
             write()
     s = migrate(lake)
-    assert (s.before, s.after) == (1, 2)
+    assert (s.before, s.after) == (1, 3)
     # every file of hands, games, rejects was rewritten; the one stored player_games partition dropped
     assert {t: n for t, n in s.rewritten.items() if n} == {"hands": 1, "games": 1, "rejects": 1}
     assert {t: n for t, n in s.dropped.items() if n} == {"player_games": 1}
-    assert lakemod.version(lake) == 2 and migrate(lake).before == 2
+    assert lakemod.version(lake) == 3 and migrate(lake).before == 3
     for table, column in DROPPED[:3]:
         for p in (lake / table).rglob("*.parquet"):
             assert column in pq.read_schema(p).names
@@ -94,13 +113,29 @@ def test_an_old_lake_is_refused_by_every_writer_then_migrated(current, tmp_path)
     assert _reports(lake) == _reports(current)
 
 
+def test_a_version_2_lake_gets_the_keys_of_its_typed_columns(current, tmp_path):
+    """Version 2 -> 3: hand and game keys recomputed (pipeline.ingest.content_keys), and every table naming a
+    hand gets its new key, so the lake is then exactly the lake this code writes; the scores stay fresh."""
+    lake = tmp_path / "v2"
+    shutil.copytree(current, lake)
+    _old_keys(lake)
+    (lake / lakemod.VERSION_FILE).write_text('{"format": "rebelote-lake", "version": 2}\n')
+    assert state(lake) != state(current)
+    s = migrate(lake)
+    assert (s.before, s.after) == (2, 3) and "keys recomputed from the typed columns" in str(s)
+    assert {t for t, n in s.rekeyed.items() if n} >= {"hands", "games", "scores", "holdings", "player_hands"}
+    assert state(lake) == state(current)
+    assert derived.fresh_rulesets(lake) == ["belote-classic"]
+    assert _reports(lake) == _reports(current)
+
+
 def test_a_newer_lake_is_refused(current, tmp_path):
     lake = tmp_path / "newer"
     shutil.copytree(current, lake)
-    (lake / lakemod.VERSION_FILE).write_text('{"format": "rebelote-lake", "version": 3}\n')
-    with pytest.raises(lakemod.LakeVersionError, match="layout version 3, written by a newer Rebelote"):
+    (lake / lakemod.VERSION_FILE).write_text('{"format": "rebelote-lake", "version": 4}\n')
+    with pytest.raises(lakemod.LakeVersionError, match="layout version 4, written by a newer Rebelote"):
         ingest_paths([], lake)
-    with pytest.raises(lakemod.LakeVersionError, match="layout version 3, written by a newer Rebelote"):
+    with pytest.raises(lakemod.LakeVersionError, match="layout version 4, written by a newer Rebelote"):
         migrate(lake)
     (lake / lakemod.VERSION_FILE).write_text('{"version": "two"}')
     with pytest.raises(lakemod.LakeVersionError, match="does not hold a lake version"):
@@ -112,7 +147,7 @@ def test_the_commands_say_it_in_one_line(current, tmp_path):
     r = CliRunner().invoke(app, ["rescore", "--rules", "belote-classic", "--lake", str(lake)])
     assert r.exit_code == 2 and "run `rebelote migrate --lake" in r.output and "Traceback" not in r.output
     r = CliRunner().invoke(app, ["migrate", "--lake", str(lake)])
-    assert r.exit_code == 0 and "migrated from layout version 1 to 2; 3 files rewritten" in r.output
+    assert r.exit_code == 0 and "migrated from layout version 1 to 3; 3 files rewritten" in r.output
     r = CliRunner().invoke(app, ["migrate", "--lake", str(lake)])
     assert r.exit_code == 0 and "nothing to do" in r.output
 

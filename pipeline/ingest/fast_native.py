@@ -38,7 +38,7 @@ import pyarrow as pa
 import pyarrow.json as pj
 
 from pipeline import limits
-from pipeline.ingest import kernels, native_columns as ncol, native_jsonl, native_plays, native_pool, sha_keys
+from pipeline.ingest import kernels, native_columns as ncol, native_jsonl, native_plays, native_pool
 from pipeline.ingest.records import GameRecord, Reject
 
 BLOCK_BYTES = 8 << 20
@@ -181,10 +181,6 @@ def _warm_up() -> None:
     lines = _Lines(line, len(line), 1, 0)
     lines.prepare("<warm-up>")
     convert_groups(lines)
-    # the line above is refused (one card a seat) before its keys are written: the key-text kernels are loaded
-    # here, else each worker process loaded them again (0.15 CPU s a worker); so is the keys' sha256 loop
-    ncol.jr.warm_up()
-    sha_keys.available()
 
 
 def _plain_python(items, on: bool):

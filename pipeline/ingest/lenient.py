@@ -16,8 +16,8 @@ the failure to :func:`repair`, which keeps the hand when that is honest and says
   plays and the tricks taken are dropped; completeness becomes ``summary``.
 
 Anything else (no taker with plays, values out of range, ...) cannot be kept honestly and still rejects
-the game. Keys (``hand_key``, ``game_key``) are not recomputed: they stay hashes of what the source said, so a
-re-import finds the same rows.
+the game. Keys (``hand_key``, ``game_key``) are those of the rows as kept (:mod:`pipeline.ingest.content_keys`,
+like every row's): a record kept the same way gives the same keys, so a re-import finds the same rows.
 """
 
 from __future__ import annotations

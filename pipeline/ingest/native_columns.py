@@ -29,7 +29,6 @@ Hands are ``uint32`` bitmasks and cards ``suit*8 + rank`` as everywhere (:mod:`p
 from __future__ import annotations
 
 import functools
-import json
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,7 +37,7 @@ import pyarrow.compute as pc
 
 from pipeline import native, schema
 from pipeline.cards import RANKS, CardError, parse_card, popcount32
-from pipeline.ingest import arrow_json as aj, json_rows as jr, kernels, native_plays, sha_keys
+from pipeline.ingest import content_keys, kernels, native_plays
 from pipeline.ingest.validate import COMPLETENESS, MAX_CARRIED_IN, MAX_TRICKS, STRAIN_NAMES, VARIANTS
 from pipeline.jit import njit
 
@@ -814,7 +813,6 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     take_g = pa.array(games_sel)
     take_h = pa.array(hs)
     gid_sel = game_id.take(take_g)
-    gid_texts = aj.strings(gid_sel, "[")
     hand_par_pos = np.searchsorted(games_sel, hp)               # accepted game of each accepted hand
     hand_offsets = np.zeros(len(games_sel) + 1, np.int64)
     np.cumsum(n_hands[games_sel], out=hand_offsets[1:])
@@ -860,48 +858,16 @@ def convert(t: pa.Table, blk: Block) -> Batch:
         "claim": _claim_column(claim_v, cl_seat, cl_trick, hs),
     }
 
-    # hand_key: records.hand_key's json.dumps text, field by field (players last: the game's names), written by
-    # one compiled pass (json_rows); each field is read where it is, through the hands (hs) or games selected
     players_sel = col["players"].take(pa.array(games_sel))
-    players_text = aj.lists_of(players_sel.offsets.to_numpy().astype(np.int64), aj.strings(players_sel.flatten()),
-                               np.ones(len(games_sel), bool), lead="")     # '["A","B",...]' per game
-    pieces = [
-        jr.strings(gid_sel, hand_par_pos),
-        jr.ints(hs, hand_no), jr.ints(hs, dealer), jr.ints(hs, nh),
-        jr.int_lists(hs, init.offsets, init.masks, init.valid),
-        jr.ints(hs, turned, turned_v),
-        _auction_piece(auc, hs),
-        jr.ints(hs, taker, taker_v), jr.strings(strain, hs), jr.ints(hs, bid, bid_v), jr.bools(hs, capot),
-        jr.ints(hs, coinche),
-        jr.int_lists(hs, ply.offsets, card, ply.valid),
-        jr.int_lists(hs, ply.offsets, ply.seat, ply.valid),
-        jr.int_lists(hs, tricks.offsets, tricks.masks, tricks.valid),
-        jr.ints(hs, lts, lts_v),
-        jr.arrow_texts(ann.key_text(hs, lead="")),
-        jr.ints(hs, bel, bel_v),
-        jr.int_lists(hs, rs_off, rs, rs_valid, rs_v),
-        jr.int_lists(hs, rcp_off, rcp, rcp_valid, rcp_v),
-        jr.int_lists(hs, rt_off, rt, rt_valid, rt_v),
-        jr.strings(completeness, hs), jr.ints(hs, margin, margin_v), jr.ints(hs, carried, carried_v),
-        _players_and_extras(players_text, hand_par_pos, hand_cols["penalties"], hand_cols["claim"]),
-    ]
-    hand_key_col, hand_keys = sha_keys.sha32(*jr.render(pieces, len(hs))) if len(hs) else (pa.array([], pa.string()), [])
+    hand_key_col = content_keys.hand_keys(pa.table({k: hand_cols[k] for k in content_keys.HAND_FIELDS}))
+    hand_keys = hand_key_col.to_pylist()
     hand_cols["hand_key"] = hand_key_col
     hsch = schema.schema("hands")
     hands = pa.Table.from_arrays([hand_cols[f.name] for f in hsch], schema=hsch)
 
-    # games rows and game_key: json.dumps([[game_id, variant, n_players, players, target, recorded_final,
-    # recorded_winner], hand_keys])
+    # games rows and game_key
     gs = games_sel
     tg = pa.array(gs)
-    rf_text = _list_text(rf_off, rf_valid, rf, gs, rf_v)
-    hand_key_col = hand_cols["hand_key"]
-    hk_text = pc.binary_join_element_wise('"', hand_key_col, '"', "") if len(hs) else pa.array([], pa.string())
-    gkey_text = pc.binary_join_element_wise(
-        "[", gid_texts, aj.strings(col["variant"].take(tg), ","), aj.ints(n[gs], lead=","), ",", players_text,
-        aj.ints(target[gs], target_v[gs], ","), rf_text, aj.ints(winner[gs], winner_v[gs], ","), "],",
-        aj.lists_of(hand_offsets, hk_text, np.ones(len(gs), bool), lead=""), "]", "") if len(gs) else None
-    game_key_col, game_keys = aj.sha32(gkey_text) if len(gs) else (pa.array([], pa.string()), [])
     game_cols = {
         "game_id": gid_sel, "source": source.take(tg), "source_format": source_format.take(tg),
         "source_file": source_file.take(tg), "ingest_file": pa.nulls(len(gs), pa.string()),
@@ -913,8 +879,11 @@ def convert(t: pa.Table, blk: Block) -> Batch:
         "recorded_final": _list_column(rf_off, rf_valid, rf, gs, pa.int32(), rf_v),
         "recorded_winner": pa.array(winner[gs], pa.int8(), mask=~winner_v[gs]),
         "played_at": played_at.take(tg),
-        "game_key": game_key_col,
     }
+    by_game = content_keys.ordered_hand_keys(hand_no[hs], hand_key_col, np.asarray(hand_offsets, np.int64))
+    game_key_col = content_keys.game_keys(pa.table({k: game_cols[k] for k in content_keys.GAME_FIELDS}), by_game)
+    game_keys = game_key_col.to_pylist()
+    game_cols["game_key"] = game_key_col
     gsch = schema.schema("games")
     games = pa.Table.from_arrays([game_cols[f.name] for f in gsch], schema=gsch)
     return Batch(ok, games, hands, hand_offsets, gid_sel.to_pylist(), game_keys, hand_keys,
@@ -964,19 +933,6 @@ def _claim_column(valid: np.ndarray, seat: np.ndarray, trick: np.ndarray, rows: 
                                       fields=list(typ), mask=pa.array(~valid[rows]))
 
 
-def _players_and_extras(players_text: pa.Array, hand_game: np.ndarray, penalties: pa.Array, claim: pa.Array):
-    """The hand key's last piece: the game's players, then, only in the hands that have them, the key's
-    penalties and claim fields (:func:`pipeline.ingest.records.key_extras`, its ``json.dumps`` text)."""
-    from pipeline.ingest.records import key_extras
-    if penalties.null_count == len(penalties) and claim.null_count == len(claim):
-        return jr.arrow_texts(players_text, hand_game)
-    pens, claims = penalties.to_pylist(), claim.to_pylist()
-    extras = ["".join("," + json.dumps(x, separators=(",", ":")) for x in key_extras({"penalties": p, "claim": c}))
-              for p, c in zip(pens, claims)]
-    texts = pc.binary_join_element_wise(players_text.take(pa.array(hand_game)), pa.array(extras, pa.string()), "")
-    return jr.arrow_texts(texts)
-
-
 def _list_column(offsets, valid, values, rows, typ, value_valid=None, values_array=None) -> pa.Array:
     """List column of the selected rows: row ``r`` is ``values[offsets[r]:offsets[r+1]]`` (null where not
     ``valid``), as ``list<typ>``."""
@@ -990,11 +946,7 @@ def _list_column(offsets, valid, values, rows, typ, value_valid=None, values_arr
                                     type=pa.list_(typ))
 
 
-def _list_text(offsets, valid, values, rows, value_valid=None) -> pa.StringArray:
-    """``,`` + the JSON text of the selected rows of a list-of-integers column (see :func:`_list_column`)."""
-    new, idx = _gather(offsets, rows)
-    return aj.int_lists(new, np.asarray(values)[idx], valid[rows],
-                        None if value_valid is None else value_valid[idx])
+
 
 
 @dataclass
@@ -1131,15 +1083,6 @@ def _auction_column(auc: Pairs, rows: np.ndarray) -> pa.Array:
     return pa.ListArray.from_arrays(pa.array(new.astype(np.int32)), items, type=typ)
 
 
-def _auction_piece(auc: Pairs, rows: np.ndarray) -> jr.Piece:
-    """The selected hands' auctions as key text, ``[{"seat":0,"call":"pass"},...]`` (``[]`` when absent); each
-    distinct (seat, call) is written once."""
-    enc = pc.dictionary_encode(auc.strings)
-    words = [f'{{"seat":{w[0]},"call":{json.dumps(w[2:])}}}' for w in enc.dictionary.to_pylist()] or ["null"]
-    codes = pc.fill_null(enc.indices, 0).to_numpy(zero_copy_only=False)
-    return jr.text_lists(rows, auc.offsets, codes, words)
-
-
 @dataclass
 class Announced:
     """The ``announced`` lists, converted as :func:`pipeline.native._announcement` does."""
@@ -1166,17 +1109,7 @@ class Announced:
         return pa.ListArray.from_arrays(pa.array(new.astype(np.int32)), items.cast(typ.value_type),
                                         mask=pa.array(~self.valid[rows]), type=typ)
 
-    def key_text(self, rows: np.ndarray, lead: str = ",") -> pa.StringArray:
-        """``lead`` + the JSON text of the selected hands' announcements (objects in the row path's key order)."""
-        new, idx = _gather(self.offsets, rows)
-        if not new[-1]:
-            return aj.lists_of(new, pa.array([], pa.string()), self.valid[rows], lead)
-        objs = pc.binary_join_element_wise(
-            aj.ints(self.seat[idx], lead='{"seat":'), aj.strings(_pick(self.kind, idx), ',"kind":'),
-            aj.ints(self.rank[idx], self.rank_v[idx], ',"rank":'),
-            aj.ints(self.suit[idx], self.suit_v[idx], ',"suit":'), aj.ints(self.length[idx], lead=',"length":'),
-            "}", "")
-        return aj.lists_of(new, objs, self.valid[rows], lead)
+
 
 
 def _announced(arr: pa.Array, nh: np.ndarray) -> Announced:

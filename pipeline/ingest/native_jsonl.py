@@ -115,7 +115,7 @@ def _read_one(line: Line, path: str) -> Iterator[GameRecord | Reject]:
         try:
             if isinstance(obj, dict) and isinstance(obj.get("source"), str):
                 game_id = str(obj.get("game_id") or f"{obj['source']}:{obj.get('source_game_id')}")
-            game, hands = native.game_to_rows(obj, NAME, path, where.line)
+            game, hands = native.game_to_rows(obj, NAME, path, where.line, keyed=False)
             for h in hands:
                 check_hand(h)
         except RecordError as e:

@@ -269,45 +269,6 @@ def first_objects(head: str, limit: int = 5) -> list:
     return out
 
 
-_KEY_FIELDS = ("game_id", "hand_no", "dealer", "n_players", "initial_hands", "turned_card", "auction", "taker",
-               "strain", "bid", "capot_bid", "coinche", "plays", "play_seats", "tricks_taken", "last_trick_seat",
-               "announced", "belote_seat", "recorded_score", "recorded_card_points", "recorded_totals", "completeness",
-               "recorded_margin", "carried_in", "players")   # players: a renamed player is another hand
-
-
-def key_extras(row: dict[str, Any]) -> list:
-    """The key's fields that only hands which have them carry (so every other hand's key stays as it was):
-    ``["penalties", [{"seat": s, "kind": k}, ...]]`` and ``["claim", {"seat": s, "trick": t}]``."""
-    out: list = []
-    if row.get("penalties"):
-        out.append(["penalties", [{"seat": p["seat"], "kind": p["kind"]} for p in row["penalties"]]])
-    if row.get("claim") is not None:
-        out.append(["claim", {"seat": row["claim"]["seat"], "trick": row["claim"]["trick"]}])
-    return out
-
-
-KEY_FIELDS = _KEY_FIELDS
-"""The hand fields a hand key covers (and ``taker_team`` when set)."""
-
-
-def hand_key(row: dict[str, Any]) -> str:
-    """Content hash of a hand row (the fields in _KEY_FIELDS, canonical JSON), 32 hex chars."""
-    fields = [row.get(k) for k in _KEY_FIELDS]
-    if row.get("taker_team") is not None:   # only then: the keys of every hand with a taker seat stay as they were
-        fields.append(["taker_team", row["taker_team"]])
-    fields.extend(key_extras(row))
-    payload = json.dumps(fields, separators=(",", ":"), default=str)
-    return hashlib.sha256(payload.encode()).hexdigest()[:32]
-
-
-def game_key(game: dict[str, Any], hand_keys: list[str]) -> str:
-    """Content hash of a game row plus its hands' keys."""
-    fields = [game.get(k) for k in ("game_id", "variant", "n_players", "players", "target", "recorded_final",
-                                    "recorded_winner")]
-    payload = json.dumps([fields, hand_keys], separators=(",", ":"), default=str)
-    return hashlib.sha256(payload.encode()).hexdigest()[:32]
-
-
 def first_missing(present: set[int], upto: int, k: int = 10) -> list[int]:
     """The first ``k`` numbers of 1..``upto`` not in ``present``, without building the range (a source may
     claim hand 99999999999: that must be a reject, not a memory error)."""
@@ -320,7 +281,8 @@ def first_missing(present: set[int], upto: int, k: int = 10) -> list[int]:
 
 
 def new_hand(**kw: Any) -> dict[str, Any]:
-    """A hand row with every optional column defaulted; ``hand_key`` computed last."""
+    """A hand row with every optional column defaulted. Its ``hand_key`` is None until the ingest driver keys it
+    from the typed columns (:mod:`pipeline.ingest.content_keys`)."""
     row: dict[str, Any] = {
         "source_line": None, "source_hand_id": None, "ruleset_hint": None, "turned_card": None, "auction": [],
         "taker": None, "taker_team": None, "strain": None, "bid": None, "capot_bid": False, "coinche": 0, "plays": None,
@@ -330,14 +292,15 @@ def new_hand(**kw: Any) -> dict[str, Any]:
         "errors": [], "completeness": "full_play", "initial_hands": None,
     }
     row.update(kw)
-    row["hand_key"] = hand_key(row)
+    row["hand_key"] = None
     return row
 
 
 def finish_game(game: dict[str, Any], hands: list[dict[str, Any]]) -> dict[str, Any]:
-    """Complete a game row: defaults, hand count and content key."""
+    """Complete a game row: defaults and hand count (its ``game_key`` is set with its hands' keys, see
+    :func:`new_hand`)."""
     g = {"ruleset_hint": None, "target": None, "recorded_final": None, "recorded_winner": None}
     g.update(game)
     g["n_hands"] = len(hands)
-    g["game_key"] = game_key(g, [h["hand_key"] for h in hands])
+    g["game_key"] = None
     return g

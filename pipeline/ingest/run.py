@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipeline import ingest, lake as lakemod, names, schema
-from pipeline.ingest import archives, deal_copies, fast_native, game_copies, holdings, key_index, line_ends, native_jsonl, takeover
+from pipeline.ingest import archives, content_keys, deal_copies, fast_native, game_copies, holdings, key_index, line_ends, native_jsonl, takeover
 from pipeline import limits
 from pipeline.ingest import lenient as leniency
 from pipeline.ingest.records import GameRecord, Line, Notice, Provenance, Reject
@@ -472,7 +472,7 @@ class _Writer:
                                      "folder)")
         if not rec.hands:
             return rej("no_hands", "the game has no hands")
-        err = schema.check_row("games", rec.game)
+        err = schema.check_row("games", rec.game, ("game_key",))
         if err:
             return rej("bad_value", err)
         target, winner, n = rec.game.get("target"), rec.game.get("recorded_winner"), rec.game.get("n_players")
@@ -489,7 +489,7 @@ class _Writer:
             dup = next(x for x in numbers if numbers.count(x) > 1)
             return rej("duplicate_hand_no", f"hand number {dup} appears twice", dup)
         for h in rec.hands:
-            err = schema.check_row("hands", h)
+            err = schema.check_row("hands", h, ("hand_key",))
             if err:
                 return rej("bad_value", err, h.get("hand_no"))
         return None
@@ -1402,6 +1402,8 @@ def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject,
         if rej is not None:
             reject(rej)
             return
+        if rec.game.get("game_key") is None:        # not keyed with its batch (see _keyed)
+            content_keys.key_records([rec])
         rej = writer.conflict(rec) or (path_ids and writer.same_content(rec)) or writer.same_deal(rec)
         if rej is None:
             writer.add_game(rec)
@@ -1426,7 +1428,7 @@ def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject,
             fast_native.read_into(fh, str(path), writer, take, size=path.stat().st_size, forked=forked,
                                   bounds=bounds)
         else:
-            for rec in reader.read(_lines(fh, reader is native_jsonl), str(path)):
+            for rec in _keyed(reader.read(_lines(fh, reader is native_jsonl), str(path))):
                 take(rec)
     # a recognised file that gave neither a game nor a reject (a CSV header alone, an envelope with an empty
     # list) must not vanish; readers whose side files are read through another file say so (SIDE_FILES)
@@ -1438,6 +1440,45 @@ def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject,
                       f"the {reader.NAME} reader found no game record in the file "
                       + ("(only a header or an empty envelope?)" if claimed else
                          f"(it does not look like a {reader.NAME} file)"), ""))
+
+
+KEY_BATCH = 512
+"""Game records keyed at a time by :func:`_keyed`."""
+
+
+def _keyed(items: Iterator) -> Iterator:
+    """A reader's results in order, its game records keyed (:func:`pipeline.ingest.content_keys.key_records`)
+    :data:`KEY_BATCH` at a time. A batch holding a value that does not fit its column is keyed record by
+    record; a record that cannot be keyed is passed on without keys, for the checks to reject. When reading
+    raises, the results read before are given first, then the error is raised, as if read one at a time."""
+    batch: list = []
+
+    def keyed_batch():
+        records = [r for r in batch if isinstance(r, GameRecord)]
+        try:
+            content_keys.key_records(records)
+        except (pa.ArrowException, OverflowError, TypeError, ValueError):
+            for r in records:
+                try:
+                    content_keys.key_records([r])
+                except (pa.ArrowException, OverflowError, TypeError, ValueError):
+                    r.game["game_key"] = None
+        yield from batch
+        batch.clear()
+
+    it = iter(items)
+    while True:
+        try:
+            item = next(it)
+        except StopIteration:
+            break
+        except Exception:          # reading failed (a damaged stream...): what was read before is taken first
+            yield from keyed_batch()
+            raise
+        batch.append(item)
+        if len(batch) >= KEY_BATCH:
+            yield from keyed_batch()
+    yield from keyed_batch()
 
 
 def _bounded(path: Path, cr_lines: bool, bounds: limits.Limits):
