@@ -55,12 +55,12 @@ def read_text(text: str, name: str = "mem.json") -> list[GameRecord | Reject]:
     for i, raw in enumerate(data.splitlines(keepends=True), start=1):
         lines.append((i, offset, raw.decode("utf-8")))
         offset += len(raw)
-    return list(bga.read(iter(lines), name))
+    return list(run.keyed(bga.read(iter(lines), name)))     # keyed as the ingest driver keys them
 
 
 def read_path(path: Path) -> list[GameRecord | Reject]:
     with run._open(path) as fh:
-        return list(bga.read(run._lines(fh), str(path)))
+        return list(run.keyed(bga.read(run._lines(fh), str(path))))
 
 
 def one_game(path: Path) -> GameRecord:

@@ -39,7 +39,7 @@ def read_folder(folder: Path) -> tuple[list[GameRecord], list[Reject], list[Path
             unrec.append(f)
             continue
         with run._open(f) as fh:
-            for rec in coinche_cli.read(run._lines(fh), str(f)):
+            for rec in run.keyed(coinche_cli.read(run._lines(fh), str(f))):     # keyed as the driver keys them
                 (rejects if isinstance(rec, Reject) else games).append(rec)
     return games, rejects, unrec
 

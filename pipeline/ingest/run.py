@@ -1402,7 +1402,7 @@ def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject,
         if rej is not None:
             reject(rej)
             return
-        if rec.game.get("game_key") is None:        # not keyed with its batch (see _keyed)
+        if rec.game.get("game_key") is None:        # not keyed with its batch (see keyed)
             content_keys.key_records([rec])
         rej = writer.conflict(rec) or (path_ids and writer.same_content(rec)) or writer.same_deal(rec)
         if rej is None:
@@ -1428,7 +1428,7 @@ def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject,
             fast_native.read_into(fh, str(path), writer, take, size=path.stat().st_size, forked=forked,
                                   bounds=bounds)
         else:
-            for rec in _keyed(reader.read(_lines(fh, reader is native_jsonl), str(path))):
+            for rec in keyed(reader.read(_lines(fh, reader is native_jsonl), str(path))):
                 take(rec)
     # a recognised file that gave neither a game nor a reject (a CSV header alone, an envelope with an empty
     # list) must not vanish; readers whose side files are read through another file say so (SIDE_FILES)
@@ -1443,10 +1443,10 @@ def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject,
 
 
 KEY_BATCH = 512
-"""Game records keyed at a time by :func:`_keyed`."""
+"""Game records keyed at a time by :func:`keyed`."""
 
 
-def _keyed(items: Iterator) -> Iterator:
+def keyed(items: Iterator) -> Iterator:
     """A reader's results in order, its game records keyed (:func:`pipeline.ingest.content_keys.key_records`)
     :data:`KEY_BATCH` at a time. A batch holding a value that does not fit its column is keyed record by
     record; a record that cannot be keyed is passed on without keys, for the checks to reject. When reading
