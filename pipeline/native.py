@@ -20,7 +20,17 @@ from pipeline.ingest.content_keys import key_rows
 from pipeline.ingest.records import RecordError, finish_game, new_hand
 
 FORMAT_NAME = "rebelote"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+"""The version writers write. Version 2 gives every field one JSON type, so that Arrow's, polars' and DuckDB's
+JSON readers read a file directly: an auction call is ``{"seat", "call"}``, the plays are a list of cards with
+the seats that played them in ``play_seats``, and a null is the same as a field left out. Version 1 (``[seat,
+"card"]`` pairs; a null read differently from an absent field in places) is still read."""
+VERSIONS = (1, 2)
+
+
+def _without_nulls(d: Any) -> Any:
+    """A version-2 object with its null-valued keys left out (null and absent are the same there)."""
+    return {k: v for k, v in d.items() if v is not None} if isinstance(d, dict) else d
 
 
 def _cards(tokens: Any, what: str, hand_no: int | None) -> list[int]:
@@ -64,14 +74,21 @@ def game_to_rows(obj: dict[str, Any], source_format: str, source_file: str, line
         raise RecordError("bad_record", f"'format' must be {FORMAT_NAME!r}, got {obj.get('format')!r}")
     if "version" not in obj:
         raise RecordError("missing_field", f"missing field 'version' (the native format's version, {FORMAT_VERSION})")
-    if obj.get("version") != FORMAT_VERSION:
-        raise RecordError("bad_record", f"unsupported native format version {obj.get('version')!r}")
+    version = obj.get("version")
+    if version not in VERSIONS or isinstance(version, bool):
+        raise RecordError("bad_record", f"unsupported native format version {version!r}")
+    if version == 2:
+        obj = _without_nulls(obj)
     for k in ("source", "source_game_id", "variant", "n_players", "players", "hands"):
         if k not in obj:
             raise RecordError("missing_field", f"missing field {k!r}")
-    prov = obj.get("provenance") or {}
+    prov = obj.get("provenance")
+    exported = prov is not None            # version 2: an exported game says every hand's source line
+    prov = prov or {}
     if not isinstance(prov, dict):
         raise RecordError("bad_field", "provenance must be an object")
+    if version == 2:
+        prov = _without_nulls(prov)
     if not isinstance(obj["source"], str):
         raise RecordError("bad_field", f"source must be text, got {obj['source']!r}")
     source = obj["source"]
@@ -97,6 +114,8 @@ def game_to_rows(obj: dict[str, Any], source_format: str, source_file: str, line
     for i, h in enumerate(obj["hands"]):
         if not isinstance(h, dict):
             raise RecordError("bad_field", f"hands[{i}] must be an object")
+        if version == 2:
+            h = {k: _without_nulls(v) for k, v in h.items() if v is not None}
         hn = _int(h.get("hand_no", i + 1), "hand_no", i + 1, nullable=False)
         contract = h.get("contract")
         if contract is not None and not isinstance(contract, dict):
@@ -108,18 +127,10 @@ def game_to_rows(obj: dict[str, Any], source_format: str, source_file: str, line
         rec_obj = h.get("recorded")
         if not isinstance(hprov, dict) or (rec_obj is not None and not isinstance(rec_obj, dict)):
             raise RecordError("bad_field", "provenance and recorded must be objects", hn)
-        try:
-            auction = [{"seat": _int(s, "auction seat", hn, False), "call": str(c)} for s, c in h.get("auction", [])]
-        except (TypeError, ValueError):
-            raise RecordError("bad_field", "auction must be a list of [seat, call] pairs", hn) from None
-        if plays is not None:
-            try:
-                play_seats = [_int(p[0], "play seat", hn, False) for p in plays]
-                play_cards = _cards([p[1] for p in plays], "plays", hn)
-            except (TypeError, IndexError, KeyError):
-                raise RecordError("bad_field", "plays must be a list of [seat, card] pairs", hn) from None
+        if version == 1:
+            auction, play_seats, play_cards = _v1_auction_and_plays(h, plays, hn)
         else:
-            play_seats = play_cards = None
+            auction, play_seats, play_cards = _v2_auction_and_plays(h, plays, hn)
         rec = h.get("recorded") or {}
         announced = h.get("announced")
         if announced is not None:
@@ -129,7 +140,8 @@ def game_to_rows(obj: dict[str, Any], source_format: str, source_file: str, line
         c = contract or {}
         turned = h.get("turned_card")
         row = new_hand(
-            **common, hand_no=hn, source_line=hprov.get("source_line", prov.get("source_line", line)),
+            **common, hand_no=hn, source_line=hprov.get("source_line", prov.get(
+                "source_line", None if version == 2 and exported else line)),
             source_hand_id=h.get("source_hand_id"), dealer=_int(h.get("dealer"), "dealer", hn, False),
             completeness=str(h.get("completeness", "full_play")),
             initial_hands=_mask_list(h.get("hands"), "hands", hn),
@@ -159,6 +171,44 @@ def game_to_rows(obj: dict[str, Any], source_format: str, source_file: str, line
         except (pa.ArrowException, OverflowError, TypeError, ValueError):
             pass
     return game, hands
+
+
+def _v1_auction_and_plays(h: dict, plays: Any, hn: int) -> tuple[list, list | None, list | None]:
+    """Version 1: ``auction`` and ``plays`` as ``[seat, call]`` and ``[seat, card]`` pairs."""
+    try:
+        auction = [{"seat": _int(s, "auction seat", hn, False), "call": str(c)} for s, c in h.get("auction", [])]
+    except (TypeError, ValueError):
+        raise RecordError("bad_field", "auction must be a list of [seat, call] pairs", hn) from None
+    if plays is None:
+        return auction, None, None
+    try:
+        play_seats = [_int(p[0], "play seat", hn, False) for p in plays]
+        play_cards = _cards([p[1] for p in plays], "plays", hn)
+    except (TypeError, IndexError, KeyError):
+        raise RecordError("bad_field", "plays must be a list of [seat, card] pairs", hn) from None
+    return auction, play_seats, play_cards
+
+
+def _v2_auction_and_plays(h: dict, plays: Any, hn: int) -> tuple[list, list | None, list | None]:
+    """Version 2: ``auction`` as ``{"seat", "call"}`` objects; ``plays`` a list of cards, ``play_seats`` the seat
+    that played each (the same length)."""
+    calls = h.get("auction", [])
+    if not isinstance(calls, list) or not all(isinstance(a, dict) and set(a) <= {"seat", "call"} for a in calls):
+        raise RecordError("bad_field", "auction must be a list of {\"seat\", \"call\"} objects", hn)
+    auction = []
+    for a in calls:
+        if not isinstance(a.get("call"), str):
+            raise RecordError("bad_field", f"auction call {a!r} must give its call as text", hn)
+        auction.append({"seat": _int(a.get("seat"), "auction seat", hn, False), "call": a["call"]})
+    seats = h.get("play_seats")
+    if plays is None:
+        if seats:
+            raise RecordError("bad_field", "play_seats given without plays", hn)
+        return auction, None, None
+    if not isinstance(seats, list) or not isinstance(plays, list) or len(seats) != len(plays):
+        raise RecordError("bad_field", "plays (the cards in order) and play_seats (the seat that played each) must be "
+                          "two lists of the same length", hn)
+    return auction, [_int(s, "play seat", hn, False) for s in seats], _cards(plays, "plays", hn)
 
 
 def parse_time(value: Any) -> datetime | None:
@@ -261,9 +311,7 @@ def game_to_json(game: dict[str, Any], hands: list[dict[str, Any]]) -> dict[str,
                         "capot_bid": bool(h.get("capot_bid")), "coinche": h.get("coinche", 0)}
             if h.get("taker") is None:   # a source naming the taker's team only (colver CFN)
                 contract["taker_team"] = h["taker_team"]
-        plays = None
-        if h.get("plays") is not None:
-            plays = [[s, card_str(c)] for s, c in zip(h["play_seats"], h["plays"])]
+        plays = None if h.get("plays") is None else [card_str(c) for c in h["plays"]]
         announced = h.get("announced")
         if announced is not None:
             announced = [{"seat": a["seat"], "kind": a["kind"],
@@ -282,8 +330,9 @@ def game_to_json(game: dict[str, Any], hands: list[dict[str, Any]]) -> dict[str,
             "completeness": h["completeness"],
             "hands": None if h.get("initial_hands") is None else [_strs(m) for m in h["initial_hands"]],
             "turned_card": None if h.get("turned_card") is None else card_str(h["turned_card"]),
-            "auction": [[a["seat"], a["call"]] for a in (h.get("auction") or [])],
+            "auction": [{"seat": a["seat"], "call": a["call"]} for a in (h.get("auction") or [])],
             "contract": contract, "plays": plays,
+            "play_seats": None if plays is None else list(h["play_seats"]),
             "tricks_taken": None if h.get("tricks_taken") is None else [_strs(m) for m in h["tricks_taken"]],
             "last_trick_seat": h.get("last_trick_seat"), "announced": announced,
             "belote_seat": h.get("belote_seat"), "recorded": rec, "errors": list(h.get("errors") or []),

@@ -254,14 +254,14 @@ def _lines(*games) -> bytes:
 
 
 def test_native_ingest_of_penalties_and_claims_both_paths(tmp_path, monkeypatch):
-    from test_fast_native import same_lake
+    from test_fast_native import same_lake, v2
     good = game(hand(PLAYS, penalties=[{"seat": 1, "kind": "out_of_turn"}, {"seat": 0, "kind": "heaped_trick"}]),
                 hand(PLAYS, hand_no=2, claim={"seat": 0, "trick": 5}), hand(PLAYS, hand_no=3, penalties=[]))
     bad_kind = game(hand(PLAYS, penalties=[{"seat": 1, "kind": "cheating"}]), gid="bad-kind")
     bad_seat = game(hand(PLAYS, penalties=[{"seat": 2, "kind": "misdeal"}]), gid="bad-seat")
     bad_claim = game(hand(PLAYS, claim={"seat": 0, "trick": 0}), gid="bad-claim")
     f = tmp_path / "f.jsonl"
-    f.write_bytes(_lines(good, bad_kind, bad_seat, bad_claim))
+    f.write_bytes(_lines(*(v2(g) for g in (good, bad_kind, bad_seat, bad_claim))))   # version 2: read as columns
     cols, fallback = same_lake(tmp_path, monkeypatch, [f])
     assert fallback == 3            # the good game read as columns, the three bad ones by the row path
     assert cols["summary"][4] == {"bad_penalty": 2, "bad_claim": 1}

@@ -53,9 +53,14 @@ def _edit_plays(path: Path, game: int, nth: int = 0) -> str:
     games = _games(path)
     g = games[game]
     h = [h for h in g["hands"] if h["plays"]][nth]
-    seat = h["plays"][0][0]
-    i, j = [k for k, (s, _) in enumerate(h["plays"]) if s == seat][:2]
-    h["plays"][i][1], h["plays"][j][1] = h["plays"][j][1], h["plays"][i][1]
+    if g["version"] == 1:                # [seat, card] pairs
+        seat = h["plays"][0][0]
+        i, j = [k for k, (s, _) in enumerate(h["plays"]) if s == seat][:2]
+        h["plays"][i][1], h["plays"][j][1] = h["plays"][j][1], h["plays"][i][1]
+    else:                                # the cards, and their seats in play_seats
+        seat = h["play_seats"][0]
+        i, j = [k for k, s in enumerate(h["play_seats"]) if s == seat][:2]
+        h["plays"][i], h["plays"][j] = h["plays"][j], h["plays"][i]
     write_jsonl(path, games)
     return g["game_id"]
 

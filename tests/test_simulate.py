@@ -79,7 +79,7 @@ def test_game_fields(run):
     if n_seats in (2, 3):
         variant = f"belote-{n_seats}p"
     for i, (o, g) in enumerate(zip(objs, games)):
-        assert o["format"] == "rebelote" and o["version"] == 1
+        assert o["format"] == "rebelote" and o["version"] == 2
         assert o["source"] == "simulate"
         assert o["source_game_id"] == f"{r.name}-{SEED}-{i:06d}"
         assert o["game_id"] == f"simulate:{r.name}-{SEED}-{i:06d}"
@@ -367,9 +367,9 @@ def test_write_jsonl_and_reingest(tmp_path):
 def test_cards_written_as_text(run):
     r, objs, _, _, _, _ = run
     h = next(h for o in objs for h in o["hands"] if h["plays"] is not None)
-    assert all(isinstance(c, str) and len(c) == 2 for _, c in h["plays"])
+    assert all(isinstance(c, str) and len(c) == 2 for c in h["plays"]) and len(h["play_seats"]) == len(h["plays"])
     dealt = {c for hand in h["hands"] for c in hand}
-    assert {c for _, c in h["plays"]} == dealt and len(dealt) == _shape(r)[0] * _shape(r)[1]
+    assert set(h["plays"]) == dealt and len(dealt) == _shape(r)[0] * _shape(r)[1]
     assert dealt <= {card_str(i) for i in range(32)}
 
 
@@ -429,7 +429,7 @@ def test_user_strains(tmp_path):
         objs = list(sim.simulate(rules.load(path), 6, 1))
         got = {h["contract"]["strain"] for o in objs for h in o["hands"] if h["contract"] is not None}
         assert got == want
-        calls = {c for o in objs for h in o["hands"] for _, c in h["auction"]} - {"pass", "coinche", "surcoinche"}
+        calls = {a["call"] for o in objs for h in o["hands"] for a in h["auction"]} - {"pass", "coinche", "surcoinche"}
         named = {BID_RE.match(c)[2] if BID_RE.match(c) else c for c in calls}
         assert named == want
     p = tmp_path / "house-prise.toml"

@@ -4,9 +4,10 @@ The ingest driver (:mod:`pipeline.ingest.run`) hands native files to :func:`read
 row-by-row reader (:mod:`pipeline.ingest.native_jsonl`) unless ``REBELOTE_NATIVE_PATH=rows``. The file is
 streamed in blocks of about :data:`BLOCK_BYTES` of whole lines (memory is bounded by the block, not the file):
 
-1. lines that may be read as columns (they start with ``{``, are UTF-8, hold no ``\\x7f``) are joined, their
-   ``[seat, card]`` pairs and ``"source_line":null`` keys rewritten in place (same length, see
-   :mod:`pipeline.ingest.native_columns`), and parsed by ``pyarrow.json.read_json`` with an explicit schema;
+1. lines that may be read as columns (they start with ``{`` and are UTF-8) are parsed as they stand by
+   ``pyarrow.json.read_json`` with an explicit schema (:data:`pipeline.ingest.native_columns.SCHEMA`: version 2
+   of the format gives every field one JSON type); a version 1 line (``[seat, card]`` pairs, which no typed
+   reader can read) does not parse and takes the row path;
 2. a block pyarrow refuses (invalid JSON, a wrong type, an unknown field, a truncated line...) is split in
    halves until the lines it refuses are isolated;
 3. :func:`pipeline.ingest.native_columns.convert` builds the ``hands``/``games`` rows of every line the row
@@ -25,7 +26,6 @@ from __future__ import annotations
 import gzip
 import os
 import queue
-import re
 import sys
 import threading
 import time
@@ -38,7 +38,7 @@ import pyarrow as pa
 import pyarrow.json as pj
 
 from pipeline import limits
-from pipeline.ingest import kernels, native_columns as ncol, native_jsonl, native_plays, native_pool
+from pipeline.ingest import kernels, native_columns as ncol, native_jsonl, native_pool
 from pipeline.ingest.records import GameRecord, Reject
 
 BLOCK_BYTES = 8 << 20
@@ -52,7 +52,6 @@ DEBUG_ENV = "REBELOTE_NATIVE_DEBUG"
 """When set, an unexpected error while preparing or converting a block is raised (tests) instead of sending
 the block's lines to the row path."""
 _BOM = b"\xef\xbb\xbf"
-_ASCII_ESCAPE = re.compile(rb"\\u00[2-7]")
 _PARSE = pj.ParseOptions(explicit_schema=ncol.SCHEMA, unexpected_field_behavior="error")
 
 
@@ -173,10 +172,10 @@ def warm_up() -> None:
 
 
 def _warm_up() -> None:
-    line = (b'{"format":"rebelote","version":1,"source":"warm","source_game_id":"1","variant":"belote",'
+    line = (b'{"format":"rebelote","version":2,"source":"warm","source_game_id":"1","variant":"belote",'
             b'"n_players":4,"players":["a","b","c","d"],"hands":[{"hands":[["7C"],["8C"],["9C"],["TC"]],'
-            b'"dealer":0,"auction":[[0,"take"]],"contract":{"taker":0,"strain":"C"},'
-            b'"plays":[[0,"7C"],[1,"8C"],[2,"9C"],[3,"TC"]],"recorded":{"score":[1,2]},'
+            b'"dealer":0,"auction":[{"seat":0,"call":"take"}],"contract":{"taker":0,"strain":"C"},'
+            b'"plays":["7C","8C","9C","TC"],"play_seats":[0,1,2,3],"recorded":{"score":[1,2]},'
             b'"provenance":{"source_line":null}}]}\n')
     lines = _Lines(line, len(line), 1, 0)
     lines.prepare("<warm-up>")
@@ -477,8 +476,7 @@ def _block(lines: _Lines, converted: list[tuple[np.ndarray, ncol.Batch]], path: 
 
 
 def _candidates(lines: _Lines) -> tuple[np.ndarray, tuple[bytearray, np.ndarray]]:
-    """The lines the columnar path may read (they start with ``{``, are UTF-8 and hold neither the byte
-    ``\\x7f`` nor its escape, which the rewrites use as a marker) and their text: a copy to rewrite, with
+    """The lines the columnar path may read (they start with ``{`` and are UTF-8) and their text, with
     ``text[starts[j]:starts[j+1]]`` the j-th candidate (newline-terminated)."""
     data, st = lines.data, lines.starts
     body = st[:-1].copy()
@@ -489,15 +487,8 @@ def _candidates(lines: _Lines) -> tuple[np.ndarray, tuple[bytearray, np.ndarray]
     ok[ok] = arr[body[ok]] == 0x7B                    # '{'
     last_open = st[-1] > 0 and data[st[-1] - 1:st[-1]] != b"\n"
     text, starts = _join(data, body, st, ok, last_open, lines.scratch)
-    bad = []
     if not text.isascii() and not _valid_utf8(text):
-        bad += [j for j in range(len(starts) - 1) if not _utf8(text[starts[j]:starts[j + 1]])]
-    if b"\x7f" in text or (b"\\" in text and b"\\u007" in text):
-        for j in range(len(starts) - 1):
-            t = text[starts[j]:starts[j + 1]]
-            if b"\x7f" in t or b"\\u007f" in t or b"\\u007F" in t:
-                bad.append(j)
-    if bad:
+        bad = [j for j in range(len(starts) - 1) if not _utf8(text[starts[j]:starts[j + 1]])]
         idx = np.flatnonzero(ok)
         ok[idx[bad]] = False
         text, starts = _join(data, body, st, ok, last_open)
@@ -545,42 +536,14 @@ def _join(data: bytes, body: np.ndarray, st: np.ndarray, ok: np.ndarray, last_op
 
 
 def _parsed(cand: np.ndarray, text_starts: tuple[bytearray, np.ndarray], lineno: int, path: str):
-    """Rewrite and parse the candidate lines; yields (table, Block, block line numbers of its rows) for the
-    ranges pyarrow reads with one row per line, in line order."""
+    """Parse the candidate lines; yields (table, Block, block line numbers of its rows) for the ranges pyarrow
+    reads with one row per line, in line order."""
     buf, starts = text_starts
-    rewritten, opens, ends = native_plays.compact(buf)     # canonical plays lists -> one text each
-    dealt_at, opens, dealt_ends = native_plays.compact_hands(buf, opens)   # canonical dealt hands -> one text each
-    # decoded here, then each text replaced by its ordinal (pyarrow skips the spaces left)
-    plays = native_plays.take_plays(buf, rewritten, ends)
-    hands = native_plays.take_hands(buf, dealt_at, dealt_ends)
-    texts, dealt = native_plays.per_row(rewritten, starts), native_plays.per_row(dealt_at, starts)
-    texts_first, dealt_first = _firsts(texts), _firsts(dealt)
-    marks = ncol.mark_pairs(buf, opens)               # the other [seat, x] pairs; sorted positions
-    lin = ncol.mark_null_source_lines(buf)
-    native_plays.mark_null_lists(buf)                 # a null plays/hands key: under the text's key (see there)
-    m = len(cand)
-    pairs = np.diff(np.searchsorted(marks, starts))
-    lin = np.bincount(np.searchsorted(starts, lin, side="right") - 1, minlength=m)
-    escapes = np.zeros(m, bool)        # rows where a key could be spelled with escapes (\u0020 to \u007f)
-    if b"\\" in buf and b"\\u00" in buf:          # memchr first: the 4-byte search is 60x slower
-        for j in range(m):
-            if buf.find(b"\\u00", starts[j], starts[j + 1]) != -1:
-                escapes[j] = _ASCII_ESCAPE.search(buf, starts[j], starts[j + 1]) is not None
     longest = int((starts[1:] - starts[:-1]).max())
     # one pyarrow block for the whole text: one chunk per column (no copy to combine them), and a few % faster
     read_opts = pj.ReadOptions(use_threads=PARSE_THREADS, block_size=max(1 << 20, 2 * longest + 1, len(buf) + 1))
-    for lo, hi, table in _parse(buf, starts, 0, m, read_opts):
-        blk = ncol.Block(buf, starts[lo:hi + 1], lineno + cand[lo:hi], pairs[lo:hi], escapes[lo:hi], path,
-                         lin[lo:hi], ncol.Texts(texts[lo:hi], texts_first[lo:hi], plays),
-                         ncol.Texts(dealt[lo:hi], dealt_first[lo:hi], hands))
-        yield table, blk, cand[lo:hi]
-
-
-def _firsts(counts: np.ndarray) -> np.ndarray:
-    """Ordinal of the first rewritten text of each row, given the texts per row (int64)."""
-    first = np.zeros(len(counts), np.int64)
-    np.cumsum(counts[:-1], out=first[1:])
-    return first
+    for lo, hi, table in _parse(buf, starts, 0, len(cand), read_opts):
+        yield table, ncol.Block(lineno + cand[lo:hi], path), cand[lo:hi]
 
 
 def _parse(buf: bytearray, starts: np.ndarray, lo: int, hi: int, opts):
@@ -690,7 +653,7 @@ def _add_games(batch: ncol.Batch, a: int, b: int, writer) -> None:
 
 def measure_parse(path: str | Path) -> dict:
     """Time the parse stage alone on one plain (not gzip) native file: read it in blocks, find the lines to
-    read as columns, rewrite them (:mod:`pipeline.ingest.native_plays`, pairs, null source lines) and parse them
+    read as columns and parse them
     with pyarrow, on one thread; no conversion, no checks, no lake.
 
     Returns ``{"bytes", "seconds" (wall), "cpu_seconds" (this thread), "mb_per_s" (1e6 bytes per wall second),

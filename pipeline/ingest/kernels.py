@@ -1,8 +1,7 @@
-"""The native reader's byte kernels, run compiled (numba) or as plain Python: same code, same results.
+"""The native reader's kernels, run compiled (numba) or as plain Python: same code, same results.
 
-The columnar native reader (:mod:`pipeline.ingest.fast_native`) rewrites and converts bytes with small loops
-compiled by numba (``@njit(cache=True)`` in :mod:`~pipeline.ingest.native_plays`,
-:mod:`~pipeline.ingest.native_columns`). Compiling them takes about 10 s the
+The columnar native reader (:mod:`pipeline.ingest.fast_native`) checks hands with small loops compiled by
+numba (``@njit(cache=True)`` in :mod:`~pipeline.ingest.native_columns`). Compiling them takes about 10 s the
 first time after an install, and even loading them from numba's cache costs about 0.5 CPU s per process: more
 than reading a small file takes. So a file smaller than :data:`COMPILED_MIN_BYTES` is read with the kernels'
 own Python functions (``dispatcher.py_func``), which run the very same source, one byte at a time in the

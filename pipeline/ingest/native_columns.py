@@ -1,29 +1,19 @@
-"""Columnar reading of Rebelote native JSON Lines: a parsed block of lines -> ``hands`` and ``games`` rows.
+"""Columnar reading of Rebelote native JSON Lines (version 2): a parsed block of lines -> ``hands`` and ``games`` rows.
 
 The row path reads a native line with :func:`pipeline.native.game_to_rows`, checks each hand with
 :func:`pipeline.ingest.validate.check_hand` and lets the ingest driver check the rows against the lake
 schema (``run._Writer.check``). This module does the same for a block of lines at once, on the Arrow table
-pyarrow's JSON reader gives for it (:data:`SCHEMA`), with numpy and pyarrow kernels:
+pyarrow's JSON reader gives for it (:data:`SCHEMA`: version 2 gives every field one JSON type), with numpy and
+pyarrow kernels:
 
 * a line is **accepted** only when every check of the row path passes and the rows it would produce are
-  known exactly; the rows are then built here, with byte-identical ``hand_key``/``game_key``;
+  known exactly; the rows are then built here, and keyed like every reader's (:mod:`pipeline.ingest.content_keys`);
 * any other line is **left to the row path** (``Batch.ok`` is False), which imports it or writes the
   reject with its usual message. Being conservative is therefore always safe: it only costs speed.
 
-Two things JSON readers cannot tell apart are handled explicitly:
-
-* ``[seat, card]`` pairs mix a number and a text, which a typed columnar reader refuses. The driver rewrites
-  each pair ``[d,"JH"]`` (seat digit 0-3, a short text without escapes) as `` "d\\x7fJH" `` before parsing
-  (:func:`mark_pairs`, same length: the brackets become spaces), so ``plays`` and ``auction`` read as lists of
-  texts; seat and card are cut out of the text again here, and every rewrite must be found in an ``auction`` or
-  ``plays`` pair of its line (else the line goes to the row path). Lines holding a raw ``\\x7f`` are never
-  rewritten (they go to the row path).
-* a key written with a JSON ``null`` and an absent key both read as null, but the row path treats some of
-  them differently (``h.get("hand_no", i + 1)``, ``prov.get("source_line", line)``...). ``"source_line":null``
-  is rewritten as ``"source_lin\\x7f":true`` (same length) so that case is visible; for other keys a null is
-  accepted only when counting the key's occurrences in the line proves it absent.
-
-Hands are ``uint32`` bitmasks and cards ``suit*8 + rank`` as everywhere (:mod:`pipeline.cards`).
+In version 2 a null is the same as an absent field, so pyarrow's reading (which cannot tell them apart) is
+exactly what the row path reads. Hands are ``uint32`` bitmasks and cards ``suit*8 + rank`` as everywhere
+(:mod:`pipeline.cards`).
 """
 
 from __future__ import annotations
@@ -37,23 +27,17 @@ import pyarrow.compute as pc
 
 from pipeline import native, schema
 from pipeline.cards import RANKS, CardError, parse_card, popcount32
-from pipeline.ingest import content_keys, kernels, native_plays
+from pipeline.ingest import content_keys, kernels
 from pipeline.ingest.validate import COMPLETENESS, MAX_CARRIED_IN, MAX_TRICKS, STRAIN_NAMES, VARIANTS
 from pipeline.jit import njit
 
-MARK = 0x7F
-"""Byte written after a seat digit by :func:`mark_pairs` (never present in a line read this way)."""
-SL_MARK = "source_lin\x7f"
-"""Name ``"source_line":null`` is rewritten to (value ``true``) by :func:`mark_null_source_lines`."""
-
 _S, _I, _B = pa.string(), pa.int64(), pa.bool_()
-_PAIRS = pa.list_(_S)                  # [seat, x] pairs as rewritten by mark_pairs: "d\x7fx"
 _CARDS = pa.list_(_S)
 HAND_SCHEMA = pa.struct([
     ("hand_no", _I), ("source_hand_id", _S), ("dealer", _I), ("completeness", _S),
-    ("hands", pa.list_(_CARDS)), ("turned_card", _S), ("auction", _PAIRS),
+    ("hands", pa.list_(_CARDS)), ("turned_card", _S), ("auction", pa.list_(pa.struct([("seat", _I), ("call", _S)]))),
     ("contract", pa.struct([("taker", _I), ("strain", _S), ("bid", _I), ("capot_bid", _B), ("coinche", _I)])),
-    ("plays", _PAIRS), (native_plays.KEY, _I), (native_plays.HANDS_KEY, _I), ("tricks_taken", pa.list_(_CARDS)),
+    ("plays", _CARDS), ("play_seats", pa.list_(_I)), ("tricks_taken", pa.list_(_CARDS)),
     ("last_trick_seat", _I),
     ("announced", pa.list_(pa.struct([("seat", _I), ("kind", _S), ("cards", _CARDS), ("rank", _S), ("suit", _S),
                                       ("length", _I)]))),
@@ -63,13 +47,13 @@ HAND_SCHEMA = pa.struct([
     ("errors", pa.list_(_S)), ("carried_in", _I),
     ("penalties", pa.list_(pa.struct([("seat", _I), ("kind", _S)]))),
     ("claim", pa.struct([("seat", _I), ("trick", _I)])),
-    ("provenance", pa.struct([("source_line", _I), (SL_MARK, _B)])),
+    ("provenance", pa.struct([("source_line", _I)])),
 ])
 SCHEMA = pa.schema([
     ("format", _S), ("version", _I), ("game_id", _S), ("source", _S), ("source_game_id", _S), ("variant", _S),
     ("n_players", _I), ("players", pa.list_(_S)), ("target", _I), ("ruleset_hint", _S),
     ("recorded_final", pa.list_(_I)), ("recorded_winner", _I), ("played_at", _S),
-    ("provenance", pa.struct([("source_format", _S), ("source_file", _S), ("source_line", _I), (SL_MARK, _B)])),
+    ("provenance", pa.struct([("source_format", _S), ("source_file", _S), ("source_line", _I)])),
     ("hands", pa.list_(HAND_SCHEMA)),
 ])
 """Explicit schema for pyarrow's JSON reader: every field :func:`pipeline.native.game_to_rows` reads, with
@@ -83,152 +67,6 @@ _KINDS = {"tierce": 3, "quarte": 4, "quinte": 5, "carre": 4, "belote": 2}      #
 _RANK_OF = {r: i for i, r in enumerate(RANKS)} | {"10": 3} | {r.lower(): i for i, r in enumerate(RANKS)}
 _SUIT_OF = {s: i for i, s in enumerate("CDHS")} | {s: i for i, s in enumerate("cdhs")}
 
-
-# --------------------------------------------------------------------------------------------- rewrites
-
-def mark_pairs(buf: bytearray, opens: np.ndarray | None = None) -> np.ndarray:
-    """Rewrite, in place, every pair opening ``[d,"`` (or ``[d, "``, as Python's ``json.dumps`` writes it) with
-    ``d`` in 0-3 as ``["d\\x7f`` (``[ "d\\x7f``): same length, the seat moved into the text after a marker. When
-    the text is at most 16 bytes without a backslash and is closed by ``"]``, both brackets become spaces too:
-    ``[1,"JH"]`` becomes `` "1\\x7fJH" ``. Returns the positions of the ``[`` (sorted). The caller guarantees
-    ``buf`` holds no ``\\x7f`` byte before the call. The usual two-letter card is handled with fixed offsets,
-    other texts byte by byte. ``opens``: the positions of the ``[`` that may open a pair (sorted; default every
-    ``[`` of ``buf``)."""
-    a = np.frombuffer(buf, np.uint8)
-    n = len(a)
-    if n < 5:
-        return np.zeros(0, np.int64)
-    if opens is None:
-        opens = np.flatnonzero(a == 0x5B)                   # '['
-    return kernels.call(_mark_pairs, a, np.asarray(opens, np.int64))
-
-
-@njit(cache=True, nogil=True)
-def _mark_pairs(a, opens):
-    """Kernel of :func:`mark_pairs`, in the same phases as its first (numpy) version, so a pathological overlap of
-    two pairs' bytes is resolved the same way: every pair is found and its short text checked on the bytes
-    as given, then every seat moved, then the short texts' brackets blanked, then the other texts' closing
-    quotes searched one length at a time (all reads of one length before its writes)."""
-    n = len(a)
-    m = 0
-    for i in range(len(opens)):
-        if opens[i] < n - 4:
-            m += 1
-    pos = np.empty(m, np.int64)
-    seat = np.empty(m, np.uint8)
-    text = np.empty(m, np.int64)
-    short = np.zeros(m, np.bool_)
-    spaced = np.zeros(m, np.bool_)
-    k = 0
-    for i in range(m):
-        p = opens[i]
-        d = a[p + 1]
-        if (d & 0xFC) != 0x30 or a[p + 2] != 0x2C:           # digit 0-3, ','
-            continue
-        if a[p + 3] == 0x22:
-            sp = False
-        elif a[p + 3] == 0x20 and a[p + 4] == 0x22:         # ' "' (json.dumps' default layout)
-            sp = True
-        else:
-            continue
-        t = p + 5 if sp else p + 4                          # first byte of the text
-        pos[k], seat[k], text[k], spaced[k] = p, d, t, sp
-        if t + 3 < n:
-            c0, c1 = a[t], a[t + 1]
-            short[k] = (a[t + 2] == 0x22 and a[t + 3] == 0x5D and c0 != 0x22 and c0 != 0x5C
-                        and c1 != 0x22 and c1 != 0x5C)    # 'JH"]'
-        k += 1
-    for j in range(k):                                      # '[d,"' -> '["d\x7f', '[d, "' -> '[ "d\x7f'
-        p = pos[j]
-        if spaced[j]:
-            a[p + 1], a[p + 2], a[p + 3], a[p + 4] = 0x20, 0x22, seat[j], MARK
-        else:
-            a[p + 1], a[p + 2], a[p + 3] = 0x22, seat[j], MARK
-    for j in range(k):
-        if short[j]:
-            a[pos[j]] = 0x20
-            a[text[j] + 3] = 0x20
-    todo = np.zeros(k, np.bool_)
-    for j in range(k):
-        todo[j] = not short[j]
-    close = np.zeros(k, np.bool_)
-    for length in range(17):                 # the text is a[t : t+length], its quote the first after t-1
-        for j in range(k):
-            close[j] = False
-            if not todo[j]:
-                continue
-            q = text[j] + length
-            if q + 1 >= n:
-                todo[j] = False
-                continue
-            if a[q] == 0x22:
-                todo[j] = False
-                good = a[q + 1] == 0x5D                     # ']'
-                for b in range(text[j], q):
-                    if a[b] == 0x5C:                        # an escape in the text
-                        good = False
-                close[j] = good
-        for j in range(k):
-            if close[j]:
-                a[pos[j]] = 0x20
-                a[text[j] + length + 1] = 0x20
-    return pos[:k]
-
-
-_SL_NULL = b'"source_line":null'
-_SL_NULL_SPACED = b'"source_line": null'
-_SL_NULL_BYTES = np.frombuffer(_SL_NULL, np.uint8).copy()
-_SL_NULL_SPACED_BYTES = np.frombuffer(_SL_NULL_SPACED, np.uint8).copy()
-
-
-def mark_null_source_lines(buf: bytearray) -> np.ndarray:
-    """Rewrite, in place, every ``"source_line":null`` (or ``"source_line": null``) as ``"source_lin\\x7f":true``
-    (``"source_lin\\x7f": true``, same length), so a null written in the record can be told from an absent key.
-    Returns the positions of the other ``_lin`` words: every ``"source_line"`` key left (one with a value, or a
-    null written otherwise) holds one of them."""
-    return kernels.call(_mark_null_source_lines, np.frombuffer(buf, np.uint8), _SL_NULL_BYTES, _SL_NULL_SPACED_BYTES)
-
-
-@njit(cache=True, nogil=True)
-def _mark_null_source_lines(a, null, spaced):
-    """Kernel of :func:`mark_null_source_lines`: every ``_lin`` is found first, then each pattern is checked for
-    all of them before any is rewritten (the phases of its first, numpy, version)."""
-    n = len(a)
-    # a '_lin' has exactly one of its 4 (distinct) letters at a position divisible by 4: look only there
-    step = np.full(256, -1, np.int64)
-    step[0x5F], step[0x6C], step[0x69], step[0x6E] = 0, 1, 2, 3
-    lin = np.empty(n // 4 + 1, np.int64)
-    m = 0
-    for i in range(0, n, 4):
-        o = step[a[i]]
-        if o >= 0:
-            p = i - o
-            if p >= 0 and p + 3 < n and a[p] == 0x5F and a[p + 1] == 0x6C and a[p + 2] == 0x69 and a[p + 3] == 0x6E:
-                lin[m] = p
-                m += 1
-    lin = lin[:m]
-    done = np.zeros(m, np.bool_)
-    good = np.zeros(m, np.bool_)
-    for pattern in (null, spaced):
-        w = len(pattern)
-        for j in range(m):
-            at = lin[j] - 7                                 # start of '"source_line":null'
-            good[j] = not done[j] and at >= 0 and at + w <= n
-            if good[j]:
-                for b in range(w):
-                    if a[at + b] != pattern[b]:
-                        good[j] = False
-                        break
-        for j in range(m):
-            if good[j]:
-                at = lin[j] - 7
-                a[at + 11] = MARK                           # 'e' of line
-                a[at + w - 4], a[at + w - 3], a[at + w - 2], a[at + w - 1] = 0x74, 0x72, 0x75, 0x65   # 'true'
-                done[j] = True
-    return lin[~done]
-
-
-# --------------------------------------------------------------------------------------------- helpers
 
 def _valid(arr: pa.Array) -> np.ndarray:
     if arr.null_count == 0:
@@ -393,177 +231,55 @@ def _isin(arr: pa.Array, values) -> np.ndarray:
 
 
 @dataclass
-class Pairs:
-    """``[seat, x]`` pairs of one list column (``auction`` or ``plays``), after :func:`mark_pairs`."""
+class Calls:
+    """The ``auction`` lists of every hand: ``{"seat", "call"}`` objects."""
 
-    offsets: np.ndarray   # per hand, into the pairs
+    offsets: np.ndarray   # per hand + 1, into the calls
     valid: np.ndarray     # per hand: the list is not null
-    ok: np.ndarray        # per pair: a marked one-element pair
-    seat: np.ndarray      # per pair
-    start: np.ndarray     # per pair: byte position of x in data
-    length: np.ndarray    # per pair: byte length of x
-    data: np.ndarray
-    strings: pa.Array     # the pair texts "d\x7fx" (for auction calls)
+    ok: np.ndarray        # per call: an object with a seat and a call
+    seat: np.ndarray      # per call
+    call: pa.Array        # per call (string)
 
 
-def _pairs(arr: pa.Array) -> Pairs:
-    offsets, valid, strs = _list(arr)
-    soff, data, svalid = _str(strs)
-    if len(data) < 2:
-        data = np.zeros(8, np.uint8)
-    st = soff[:-1]
-    ln = soff[1:] - st
-    ok = svalid & (ln >= 2)
-    st_safe = np.where(ok, st, 0)
-    ok &= (data[st_safe + 1] == MARK) & (data[st_safe] >= 0x30) & (data[st_safe] <= 0x33)
-    seat = data[st_safe].astype(np.int64) - 0x30
-    return Pairs(offsets, valid, ok, seat, st + 2, ln - 2, data, strs)
+def _calls(arr: pa.Array) -> Calls:
+    offsets, valid, items = _list(arr)
+    seat, seat_v = _ints(_field(items, "seat"))
+    call = _field(items, "call")
+    return Calls(offsets, valid, _valid(items) & seat_v & _valid(call), seat, call)
 
 
 @dataclass
 class Plays:
-    """The plays of every hand, from its ``plays`` list or from its rewritten text (:mod:`native_plays`)."""
+    """The plays of every hand: ``plays`` (cards) with ``play_seats`` (the seat of each)."""
 
-    offsets: np.ndarray     # per hand + 1, into the pairs
-    valid: np.ndarray       # per hand: plays given (a list or a text)
-    ok: np.ndarray          # per pair: a well-formed [seat, text] pair
-    seat: np.ndarray        # per pair
-    card: np.ndarray        # per pair: card id, -1 when not a card
-    list_hand: np.ndarray   # hand of each pair read from a list (the seat marks of mark_pairs)
-    text_valid: np.ndarray  # per hand: plays given as a rewritten text
-    both: np.ndarray        # per hand: given both ways (a repeated key)
-    wrong: np.ndarray       # per hand: holds a text ordinal that is not its own (see _text_ordinals)
+    offsets: np.ndarray     # per hand + 1, into the plays
+    valid: np.ndarray       # per hand: plays given
+    ok: np.ndarray          # per hand: plays and play_seats are two lists of the same length, or both absent
+    seat: np.ndarray        # per play
+    card: np.ndarray        # per play: card id, -1 when not a card
 
 
-def _plays(hv: pa.Array, par: np.ndarray, texts: "Texts | None") -> Plays:
-    lst = _pairs(_field(hv, "plays"))
-    lcard = _card_ids(lst.start, lst.length, lst.data, lst.ok)
-    list_hand = _parents(lst.offsets)
-    o, t_valid, wrong = _text_ordinals(_field(hv, native_plays.KEY), par, texts)
-    if not t_valid.any():
-        return Plays(lst.offsets, lst.valid, lst.ok, lst.seat, lcard, list_hand, t_valid, np.zeros(len(t_valid), bool),
-                     wrong)
-    dec = _select_plays(texts.decoded, o, t_valid)
-    tcard = _two_char_cards()[dec.code].astype(np.int16)
-    valid = lst.valid | t_valid
-    both = lst.valid & t_valid
-    n_list = lst.offsets[1:] - lst.offsets[:-1]
-    if not n_list.any():
-        return Plays(dec.offsets, valid, np.ones(len(dec.seat), bool), dec.seat, tcard, list_hand, t_valid, both,
-                     wrong)
-    n_text = dec.offsets[1:] - dec.offsets[:-1]
-    offsets = np.zeros(len(valid) + 1, np.int64)
-    np.cumsum(n_list + n_text, out=offsets[1:])
-    m = int(offsets[-1])
-    ok, seat, card = np.zeros(m, bool), np.zeros(m, np.int64), np.zeros(m, np.int16)
-    # a hand's list pairs first, then its text pairs (a hand has one or the other unless it has both)
-    to_list = np.repeat(offsets[:-1] - lst.offsets[:-1], n_list) + np.arange(int(n_list.sum()))
-    to_text = np.repeat(offsets[:-1] + n_list - dec.offsets[:-1], n_text) + np.arange(int(n_text.sum()))
-    ok[to_list], seat[to_list], card[to_list] = lst.ok, lst.seat, lcard
-    ok[to_text], seat[to_text], card[to_text] = True, dec.seat, tcard
-    return Plays(offsets, valid, ok, seat, card, list_hand, t_valid, both, wrong)
-
-
-@dataclass
-class Texts:
-    """The plays (or dealt hands) of a block's rows rewritten as texts, decoded and replaced by their ordinals
-    before the parse (:func:`pipeline.ingest.native_plays.take_plays`)."""
-
-    counts: np.ndarray    # per row: texts rewritten in it
-    first: np.ndarray     # per row: ordinal of its first text (the k-th text of row r is first[r] + k)
-    decoded: "native_plays.Decoded | native_plays.DecodedHands"   # every text of the block, by ordinal
-
-
-def _text_ordinals(arr: pa.Array, par: np.ndarray, texts: Texts | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per hand: (the ordinal it holds, int64; it holds its own text's ordinal; it holds another one). The k-th
-    ordinal held in row r must be ``texts.first[r] + k``: anything else (which only a line pyarrow reads
-    differently from the row path could give, e.g. a repeated key) sends the row to the row path."""
-    o, valid = _ints(arr)
-    wrong = np.zeros(len(o), bool)
-    if not valid.any():
-        return o, valid, wrong
-    if texts is None:
-        return o, np.zeros(len(o), bool), valid
-    idx = np.flatnonzero(valid)
-    rows = par[idx]                                   # non-decreasing: hands are in row order
-    rank = np.arange(len(idx)) - np.searchsorted(rows, rows)
-    wrong[idx] = o[idx] != texts.first[rows] + rank
-    return o, valid & ~wrong, wrong
-
-
-def _select_plays(dec: "native_plays.Decoded", o: np.ndarray, valid: np.ndarray) -> "native_plays.Decoded":
-    """The decoded plays of each hand (none where not ``valid``), from the block's texts by ordinal ``o``."""
-    new, idx = _gather(dec.offsets, o[valid])
-    counts = np.zeros(len(o), np.int64)
-    counts[valid] = new[1:] - new[:-1]
-    offsets = np.zeros(len(o) + 1, np.int64)
-    np.cumsum(counts, out=offsets[1:])
-    return native_plays.Decoded(offsets, dec.seat[idx], dec.code[idx])
-
-
-def _select_hands(dec: "native_plays.DecodedHands", o: np.ndarray, valid: np.ndarray) -> "native_plays.DecodedHands":
-    """The decoded dealt hands of each hand (none where not ``valid``), from the block's texts by ordinal ``o``."""
-    rows = o[valid]
-    new, seats = _gather(dec.offsets, rows)
-    if isinstance(seats, slice):
-        a, b = seats.start, seats.stop
-        card_off, cards = dec.card_offsets[a:b + 1] - dec.card_offsets[a], slice(int(dec.card_offsets[a]),
-                                                                                  int(dec.card_offsets[b]))
-    else:
-        card_off, cards = _gather(dec.card_offsets, seats)
-    counts = np.zeros(len(o), np.int64)
-    counts[valid] = new[1:] - new[:-1]
-    offsets = np.zeros(len(o) + 1, np.int64)
-    np.cumsum(counts, out=offsets[1:])
-    ok = np.ones(len(o), bool)
-    ok[valid] = dec.ok[rows]
-    return native_plays.DecodedHands(offsets, card_off, dec.code[cards], ok)
+def _plays(hv: pa.Array) -> Plays:
+    offsets, valid, cards = _list(_field(hv, "plays"))
+    s_off, s_valid, seats = _list(_field(hv, "play_seats"))
+    seat, seat_v = _ints(seats)
+    same = np.array_equal(offsets, s_off) and np.array_equal(valid, s_valid)
+    ok = np.ones(len(valid), bool) if same else (valid == s_valid) & (np.diff(offsets) == np.diff(s_off))
+    if not same:                # a hand whose two lists differ in length: the row path says so
+        seat = np.zeros(len(cards), np.int64)
+        seat_v = np.zeros(len(cards), bool)
+    ok &= _seg_sum(~seat_v, offsets) == 0 if len(cards) else True
+    return Plays(offsets, valid, ok, seat, _string_cards(cards).astype(np.int16))
 
 
 # --------------------------------------------------------------------------------------------- the block
 
 @dataclass
 class Block:
-    """A parsed block: the (rewritten) text pyarrow read and, per row, where it came from."""
+    """A parsed block of whole lines and, per row, where it came from."""
 
-    text: bytes
-    starts: np.ndarray    # row i is text[starts[i]:starts[i+1]]
     lines: np.ndarray     # 1-based line number of each row in its file
-    pairs: np.ndarray     # seat marks written by mark_pairs in each row
-    escapes: np.ndarray   # row holds an escape of a printable ASCII character (could spell a key)
     path: str
-    lin: np.ndarray       # '_lin' words left by mark_null_source_lines in each row
-    plays: Texts | None = None   # plays lists rewritten as texts (native_plays.compact), decoded
-    hands: Texts | None = None   # dealt hands rewritten as texts (native_plays.compact_hands), decoded
-
-    def count(self, pattern: bytes) -> int:
-        return self.text.count(pattern, int(self.starts[0]), int(self.starts[-1]))
-
-    def counts(self, pattern: bytes, rows: np.ndarray) -> np.ndarray:
-        t, s = self.text, self.starts
-        return np.array([t.count(pattern, int(s[r]), int(s[r + 1])) for r in rows.tolist()], np.int64)
-
-
-def _absent(blk: Block, key: str, nonnull: np.ndarray, nulls: np.ndarray,
-            bound: np.ndarray | None = None) -> np.ndarray:
-    """Per row: True when every null read for ``key`` (``nulls`` of them, where the key could stand) is an
-    absent key. Occurrences of ``"key"`` in the text (or ``bound``, a per-row upper bound of them) bound the
-    keys from above, and every non-null value has its key, so ``count == nonnull`` proves the nulls absent (a
-    key spelled with escapes is not counted: rows holding an escape of an ASCII character are not proven)."""
-    need = nulls > 0
-    res = np.ones(len(nonnull), bool)
-    if bound is not None:
-        need &= blk.escapes | (bound != nonnull)
-    if not need.any():
-        return res
-    pat = b'"' + key.encode() + b'"'
-    if not blk.escapes.any() and blk.count(pat) == int(nonnull.sum()):
-        return res
-    rows = np.flatnonzero(need & ~blk.escapes)
-    res[need] = False
-    if rows.size:
-        res[rows] = blk.counts(pat, rows) == nonnull[rows]
-    return res
 
 
 @dataclass
@@ -583,7 +299,7 @@ class Batch:
 def convert(t: pa.Table, blk: Block) -> Batch:
     """Rows of the lines of a parsed block that the row path would import unchanged.
 
-    ``t`` is pyarrow's reading of ``blk.text`` with :data:`SCHEMA` (one row per line). Returns a
+    ``t`` is pyarrow's reading of the block's lines with :data:`SCHEMA` (one row per line). Returns a
     :class:`Batch`; ``Batch.ok[i]`` is False for each line the row path must read (bad or unusual records).
     """
     N = t.num_rows
@@ -594,9 +310,9 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     # ---- game fields (native.game_to_rows, first half)
     ok &= pc.fill_null(pc.equal(col["format"], "rebelote"), False).to_numpy(zero_copy_only=False)
     version, vv = _ints(col["version"])
-    ok &= vv & (version == 1)
+    ok &= vv & (version == 2)
     for name in ("source", "source_game_id", "variant", "n_players", "players", "hands"):
-        ok &= _valid(col[name])                               # a null here reads differently from absent
+        ok &= _valid(col[name])                               # missing: the row path names the field
     sgid = col["source_game_id"]
     if pa.types.is_string(sgid.type) or pa.types.is_large_string(sgid.type):
         ok &= pc.fill_null(pc.utf8_length(sgid), 0).to_numpy(zero_copy_only=False) > 0    # native.game_to_rows
@@ -623,15 +339,10 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     prov = col["provenance"]
     prov_valid = _valid(prov)
     sf = _field(prov, "source_format")
-    sf_valid = _valid(sf)
     sfile = _field(prov, "source_file")
-    sfile_valid = _valid(sfile)
-    ok &= _absent(blk, "source_format", sf_valid.astype(np.int64), (prov_valid & ~sf_valid).astype(np.int64))
-    ok &= _absent(blk, "source_file", sfile_valid.astype(np.int64), (prov_valid & ~sfile_valid).astype(np.int64))
     source_format = pc.fill_null(sf, "rebelote")
     source_file = pc.fill_null(sfile, blk.path)
     g_sl, g_sl_valid = _ints(_field(prov, "source_line"))
-    g_sl_mark = pc.fill_null(_field(prov, SL_MARK), False).to_numpy(zero_copy_only=False)
 
     target, target_v = _ints(col["target"])
     ok &= _in_range(target, target_v, _INT32)
@@ -660,12 +371,8 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     hn_raw, hn_v = _ints(_field(hv, "hand_no"))
     hand_no = np.where(hn_v, hn_raw, pos + 1)
     hok &= (hand_no >= 1) & (hand_no <= _INT32[1])
-    hnull = hv_valid & ~hn_v
-    ok &= _absent(blk, "hand_no", _by_row(par, hv_valid & hn_v, N), _by_row(par, hnull, N))
 
     comp = _field(hv, "completeness")
-    comp_v = _valid(comp)
-    ok &= _absent(blk, "completeness", _by_row(par, hv_valid & comp_v, N), _by_row(par, hv_valid & ~comp_v, N))
     completeness = pc.fill_null(comp, "full_play")
     hok &= _isin(completeness, COMPLETENESS)
     full_play = pc.fill_null(pc.equal(completeness, "full_play"), False).to_numpy(zero_copy_only=False)
@@ -674,15 +381,12 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     hok &= dealer_v & (dealer >= 0) & (dealer < nh)
 
     contract = _field(hv, "contract")
-    c_valid = _valid(contract)
     taker, taker_v = _ints(_field(contract, "taker"))
     strain = _field(contract, "strain")
     bid, bid_v = _ints(_field(contract, "bid"))
     capot_raw = _field(contract, "capot_bid")
     capot_v = _valid(capot_raw)
     coinche_raw, coinche_v = _ints(_field(contract, "coinche"))
-    ok &= _absent(blk, "capot_bid", _by_row(par, c_valid & capot_v, N), _by_row(par, c_valid & ~capot_v, N))
-    ok &= _absent(blk, "coinche", _by_row(par, c_valid & coinche_v, N), _by_row(par, c_valid & ~coinche_v, N))
     capot = pc.fill_null(capot_raw, False).to_numpy(zero_copy_only=False).astype(bool)
     coinche = np.where(coinche_v, coinche_raw, 0)
     hok &= (coinche >= 0) & (coinche <= 2)
@@ -691,30 +395,19 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     hok &= ~taker_v | ~bid_v | ((bid >= 1) & (bid <= 1000))
     hok &= _in_range(bid, bid_v, _INT16)
 
-    # auction: [seat, call] pairs; an absent list is []
-    auc = _pairs(_field(hv, "auction"))
-    ok &= _absent(blk, "auction", _by_row(par, hv_valid & auc.valid, N), _by_row(par, hv_valid & ~auc.valid, N))
+    # auction: {seat, call} objects; an absent list is []
+    auc = _calls(_field(hv, "auction"))
     a_hand = _parents(auc.offsets)
-    a_bad = ~auc.ok | (auc.seat >= nh[a_hand])
+    a_bad = ~auc.ok | (auc.seat >= nh[a_hand]) | (auc.seat < 0)
     hok &= _by_row(a_hand, a_bad, H) == 0
 
-    # plays
-    ply = _plays(hv, par, blk.plays)
+    # plays: the cards, with the seat of each in play_seats
+    ply = _plays(hv)
     card = ply.card
-    hok &= ~ply.both                                          # "plays" written twice (once as a list)
-
-    # every pair rewritten in a line must be one of its auction or plays pairs, every plays list rewritten as
-    # a text one of its hands' plays
-    marks_found = np.bincount(par[a_hand], minlength=N) + np.bincount(par[ply.list_hand], minlength=N)
-    ok &= marks_found == blk.pairs
-    ok &= _by_row(par, ply.text_valid, N) == (np.zeros(N, np.int64) if blk.plays is None else blk.plays.counts)
-    ok &= _by_row(par, ply.wrong, N) == 0
+    hok &= ply.ok
 
     # initial hands and tricks taken: lists of card lists -> one bitmask per seat
-    init, dealt_text, dealt_both, dealt_wrong = _dealt(hv, par, blk.hands)
-    hok &= ~dealt_both                                        # "hands" written twice (once as a list)
-    ok &= _by_row(par, dealt_text, N) == (np.zeros(N, np.int64) if blk.hands is None else blk.hands.counts)
-    ok &= _by_row(par, dealt_wrong, N) == 0
+    init = _card_lists(_field(hv, "hands"))
     tricks = _card_lists(_field(hv, "tricks_taken"))
     hok &= init.ok & tricks.ok
     hok &= ~init.valid | (init.count == nh)
@@ -765,28 +458,22 @@ def convert(t: pa.Table, blk: Block) -> Batch:
 
     err = _field(hv, "errors")
     e_off, e_valid, e_vals = _list(err)
-    ok &= _absent(blk, "errors", _by_row(par, hv_valid & e_valid, N), _by_row(par, hv_valid & ~e_valid, N))
     hok &= _seg_sum(~_valid(e_vals), e_off) == 0 if len(e_vals) else True
 
     # validate.check_hand, play by play
     hok &= ~(full_play & taker_v) | (ply.valid & init.valid)
     hok &= ~ply.valid | taker_v
     n_plays = ply.offsets[1:] - ply.offsets[:-1]
-    # every pair a [seat, card] of this game's seats, no card played twice, each held by its seat
-    hok &= kernels.call(_plays_ok, ply.offsets, ply.ok, ply.seat, card.astype(np.int64), nh, init.valid, init.count,
+    # every play a card by a seat of this game, no card played twice, each held by its seat
+    hok &= kernels.call(_plays_ok, ply.offsets, np.ones(len(card), bool), ply.seat, card.astype(np.int64), nh,
+                        init.valid, init.count,
                      init.offsets, init.masks)
     hok &= ~(ply.valid & full_play & (cps > 0)) | (n_plays == nh * np.maximum(cps, 0))
 
-    # hand provenance source_line: own value, else the game's, else the line number
+    # hand provenance source_line: its own, else the game's, else none in an exported game (one with a
+    # provenance), else the line number (native.game_to_rows, version 2)
     hprov = _field(hv, "provenance")
-    hp_valid = _valid(hprov)
     h_sl, h_sl_v = _ints(_field(hprov, "source_line"))
-    h_mark = pc.fill_null(_field(hprov, SL_MARK), False).to_numpy(zero_copy_only=False).astype(bool)
-    ok &= ~(g_sl_valid & g_sl_mark) & ~_by_row(par, h_sl_v & h_mark, N).astype(bool)   # both written?!
-    nonnull = g_sl_valid.astype(np.int64) + _by_row(par, hv_valid & h_sl_v, N)
-    nulls = (prov_valid & ~g_sl_valid & ~g_sl_mark).astype(np.int64) + \
-        _by_row(par, hv_valid & hp_valid & ~h_sl_v & ~h_mark, N)
-    ok &= _absent(blk, "source_line", nonnull, nulls, blk.lin)
 
     # duplicate hand numbers within a game (driver check)
     if H:
@@ -804,11 +491,11 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     games_sel = np.flatnonzero(ok)
     hands_sel = np.flatnonzero(ok[par])
     g_sl_val = np.where(g_sl_valid, g_sl, blk.lines)            # prov.get("source_line", line)
-    g_sl_null = g_sl_mark & ~g_sl_valid
+    g_sl_null = prov_valid & ~g_sl_valid
     hs = hands_sel
     hp = par[hs]
     sl_val = np.where(h_sl_v[hs], h_sl[hs], g_sl_val[hp])
-    sl_null = np.where(h_sl_v[hs], False, np.where(h_mark[hs], True, g_sl_null[hp]))
+    sl_null = ~h_sl_v[hs] & g_sl_null[hp]
 
     take_g = pa.array(games_sel)
     take_h = pa.array(hs)
@@ -1040,44 +727,10 @@ def _plays_ok(offsets, pair_ok, seat, card, nh, init_valid, init_count, init_off
     return out
 
 
-def _dealt(hv: pa.Array, par: np.ndarray, texts: Texts | None) -> tuple[CardLists, np.ndarray, np.ndarray, np.ndarray]:
-    """The dealt hands of every hand, from its ``hands`` list or from its rewritten text
-    (:func:`pipeline.ingest.native_plays.compact_hands`): (:class:`CardLists`, per hand whether it came as a
-    text, per hand whether both were given: a repeated key, which the row path must read; per hand whether it
-    holds a text ordinal not its own, see :func:`_text_ordinals`)."""
-    lst = _field(hv, "hands")
-    o, t_valid, wrong = _text_ordinals(_field(hv, native_plays.HANDS_KEY), par, texts)
-    if not t_valid.any():
-        return _card_lists(lst), t_valid, np.zeros(len(t_valid), bool), wrong
-    dec = _select_hands(texts.decoded, o, t_valid)
-    t_masks, t_bad = _masks(_two_char_cards()[dec.code].astype(np.int16), dec.card_offsets)
-    t_bad |= ~dec.ok[_parents(dec.offsets)]              # a text of another shape: not read here
-    if lst.null_count == len(lst):                        # every hand's cards came as a text (the usual case)
-        lists = _card_lists_of(dec.offsets, t_valid, t_masks, t_bad)
-        lists.ok &= ~t_valid | dec.ok
-        return lists, t_valid, np.zeros(len(t_valid), bool), wrong
-    l_off, l_valid, inner = _list(lst)
-    ioff, ivalid, strs = _list(inner)
-    l_masks, l_tok_bad = _masks(_string_cards(strs), ioff)
-    n_list, n_text = l_off[1:] - l_off[:-1], dec.offsets[1:] - dec.offsets[:-1]
-    offsets = np.zeros(len(t_valid) + 1, np.int64)
-    np.cumsum(n_list + n_text, out=offsets[1:])
-    # a hand's list entries first, then its text entries (a hand has one or the other unless it has both)
-    to_list = np.repeat(offsets[:-1] - l_off[:-1], n_list) + np.arange(int(n_list.sum()))
-    to_text = np.repeat(offsets[:-1] + n_list - dec.offsets[:-1], n_text) + np.arange(int(n_text.sum()))
-    masks = np.zeros(int(offsets[-1]), np.uint32)
-    bad = np.zeros(int(offsets[-1]), bool)
-    masks[to_list], bad[to_list] = l_masks, ~ivalid | l_tok_bad
-    masks[to_text], bad[to_text] = t_masks, t_bad
-    lists = _card_lists_of(offsets, l_valid | t_valid, masks, bad)
-    lists.ok &= ~t_valid | dec.ok                          # (a bad text with no seat list left)
-    return lists, t_valid, l_valid & t_valid, wrong
-
-
-def _auction_column(auc: Pairs, rows: np.ndarray) -> pa.Array:
+def _auction_column(auc: Calls, rows: np.ndarray) -> pa.Array:
     """``list<struct<seat: int8, call: string>>`` of the selected hands; a null auction is ``[]``."""
     new, idx = _gather(auc.offsets, rows)
-    calls = pc.utf8_slice_codeunits(_pick(auc.strings, idx), 2) if new[-1] else pa.array([], pa.string())
+    calls = _pick(auc.call, idx) if new[-1] else pa.array([], pa.string())
     items = pa.StructArray.from_arrays([pa.array(auc.seat[idx], pa.int8()), calls], names=["seat", "call"])
     typ = schema.schema("hands").field("auction").type
     return pa.ListArray.from_arrays(pa.array(new.astype(np.int32)), items, type=typ)

@@ -498,7 +498,6 @@ class _Writer:
         """Buffer a game accepted by the checks (its hands already in the lake count as duplicates) and record
         that the file being read holds it."""
         self.hold(rec, holdings.STORED)
-        self.unflushed.add(rec.game["game_id"])
         if self.replacing is not None:
             self.copies.forget([rec.game["game_id"]])    # the file's new version of a game replaces its old one
             self.game_ids[rec.game["game_id"]] = (rec.game["game_key"], _intern(rec.game["source_file"]), self.reading)
@@ -519,6 +518,8 @@ class _Writer:
         self.buffered_hands += len(new)
         self.summary.hands += len(new)
         if rec.game["game_key"] not in self.keys["games"]:
+            # a game whose key is known is stored or buffered already (under this id: its first copy added it)
+            self.unflushed.add(rec.game["game_id"])
             self.keys["games"].add(rec.game["game_key"])
             self.buf["games"].append(rec.game)
             self.summary.games += 1
