@@ -313,6 +313,31 @@ def _has_hands(lake: str) -> bool:
 
 
 @app.command()
+def status(
+    lake: LakeOpt = DEFAULT_LAKE,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the status as one JSON object.")] = False,
+) -> None:
+    """What the lake holds (sources, games, hands, dates, rejects by reason), which rulesets are scored and
+    whether each is fresh, and the next command to run when something is stale."""
+    import json
+
+    from pipeline.status import lake_status
+
+    _need_lake(lake)
+    try:
+        st = lake_status(lake)
+    except ValueError as e:
+        _fail(str(e))
+    except OSError as e:
+        _fail(f"{e.filename or lake}: {e.strerror or e}")
+    if as_json:
+        print(json.dumps(st.to_dict(), ensure_ascii=False))
+        return
+    for line in st.lines():
+        out.print(escape(printable(line)))
+
+
+@app.command()
 def recover(lake: LakeOpt = DEFAULT_LAKE) -> None:
     """Finish or undo a write that stopped half-way (a crash, a kill): committed, it is completed; not committed,
     its files are removed. Every write does this first on a local lake; on object storage (no lock) an unfinished

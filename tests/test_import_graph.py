@@ -29,7 +29,7 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
                "summary_points")),
     ("rescore", ("rescore",)),
     ("reports", ("stats", "fairness", "pseudonymize", "export", "dashboard", "show", "simulate", "scored_with",
-                 "compaction", "migrate")),
+                 "compaction", "migrate", "status")),
     ("commands", ("html_report", "bench", "cli")),
 ]
 

@@ -1,0 +1,82 @@
+"""``rebelote status`` (pipeline/status.py, issue 17): what the lake holds, which rulesets are scored and whether
+each is fresh, and the next command. The expected counts are those of the files written here."""
+
+from __future__ import annotations
+
+import json
+
+import orjson
+from typer.testing import CliRunner
+
+from pipeline import lake as lakemod
+from pipeline.cli import app
+from pipeline.ingest.run import ingest_paths
+from pipeline.rescore import rescore_lake
+from pipeline.rules import load
+from pipeline.simulate import simulate
+from pipeline.status import lake_status
+
+RULES = load("belote-classic")
+
+
+def _file(path, seed: int, games: int = 3, broken: bool = False):
+    objs = list(simulate(RULES, games, seed))
+    for g in objs:
+        g["game_id"] = f"{g['game_id']}-s{seed}"
+    path.write_bytes(b"\n".join(orjson.dumps(g) for g in objs) + b"\n" + (b'{"format": "rebelote",\n' if broken else b""))
+    return sum(len(g["hands"]) for g in objs)
+
+
+def test_a_lake_before_and_after_its_first_rescore_and_after_a_new_import(tmp_path):
+    lake = tmp_path / "lake"
+    hands = _file(tmp_path / "a.jsonl", 1, broken=True)
+    ingest_paths([tmp_path / "a.jsonl"], lake)
+    st = lake_status(lake)
+    assert [(s.source, s.games, s.hands, s.hinted) for s in st.sources] == [("simulate", 3, hands, ["belote-classic"])]
+    assert st.rejects == {"invalid_json": 1} and st.rulesets == [] and st.version == lakemod.LAKE_VERSION
+    # the games name their ruleset (ruleset_hint): that is the rescore to run
+    assert st.next_steps == [f"rebelote rescore --rules belote-classic --lake {lake}  (the ruleset simulate recorded "
+                             "its games under)"]
+    assert str(st).splitlines()[0] == f"lake {lake} (layout version 3): 3 games, {hands} hands from 1 source, 1 reject"
+
+    rescore_lake(lake, RULES)
+    st = lake_status(lake)
+    assert [(r.name, r.hands, r.fresh, r.changed) for r in st.rulesets] == [("belote-classic", hands, True, [])]
+    assert st.next_steps == [f"rebelote stats players --rules belote-classic --lake {lake}  (everything is up to date)"]
+
+    more = _file(tmp_path / "b.jsonl", 2)
+    ingest_paths([tmp_path / "b.jsonl"], lake)
+    st = lake_status(lake)
+    assert sum(s.hands for s in st.sources) == hands + more
+    assert [(r.name, r.hands, r.fresh) for r in st.rulesets] == [("belote-classic", hands, False)]
+    assert "scores under belote-classic: " in str(st) and "stale (hands imported or replaced since)" in str(st)
+    assert st.next_steps == [f"rebelote rescore --rules belote-classic --lake {lake}  (its scores are stale)"]
+
+
+def test_scores_computed_with_other_parameters_are_stale(tmp_path):
+    lake = tmp_path / "lake"
+    _file(tmp_path / "a.jsonl", 1)
+    ingest_paths([tmp_path / "a.jsonl"], lake)
+    rescore_lake(lake, RULES)
+    # the record of the parameters the scores were computed with, as an older belote-classic would have left it
+    name = "scores/ruleset=belote-classic/_ruleset.json"
+    rec = orjson.loads(lakemod.read_bytes(lake, name))
+    rec["params"]["game"]["target"] = 501
+    (lake / name).write_bytes(orjson.dumps(rec))
+    st = lake_status(lake)
+    assert [(r.name, r.fresh, r.changed) for r in st.rulesets] == [("belote-classic", True, ["game.target"])]
+    assert "stale (ruleset changed: game.target)" in str(st)
+    assert st.next_steps[0].startswith("rebelote rescore --rules belote-classic")
+
+
+def test_an_old_lake_says_migrate_first_and_the_command_prints_json(tmp_path):
+    lake = tmp_path / "lake"
+    _file(tmp_path / "a.jsonl", 1)
+    ingest_paths([tmp_path / "a.jsonl"], lake)
+    r = CliRunner().invoke(app, ["status", "--lake", str(lake), "--json"])
+    assert r.exit_code == 0 and json.loads(r.stdout) == lake_status(lake).to_dict()
+    (lake / lakemod.VERSION_FILE).write_text('{"format": "rebelote-lake", "version": 2}\n')
+    st = lake_status(lake)
+    assert st.next_steps == [f"rebelote migrate --lake {lake}  (the lake was written by an older Rebelote)"]
+    r = CliRunner().invoke(app, ["status", "--lake", str(tmp_path / "nowhere")])
+    assert r.exit_code == 2 and "lake folder not found" in r.output
