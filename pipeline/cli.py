@@ -258,12 +258,15 @@ def rescore(
     for name in rules:                       # every ruleset is checked before any work starts
         r = _load_rules(name)
         loaded.setdefault(r.name, r)
-    if engine == "local":
-        _warm_engine(lake, next(iter(loaded.values())))
+    warm = _warm_engine(lake, next(iter(loaded.values()))) if engine == "local" else 0.0
     for r in loaded.values():
         try:
-            out.print(str(rescore_lake(lake, r, batch_size=batch_size, engine=engine, threads=threads,
-                                       derived=not no_derived)))
+            summary = rescore_lake(lake, r, batch_size=batch_size, engine=engine, threads=threads,
+                                   derived=not no_derived)
+            # the first summary's time is the command's: the engine compiled (or loaded) before it counts
+            summary.seconds += warm
+            summary.seconds_compile, warm = warm, 0.0
+            out.print(str(summary))
         except EngineUnavailable as e:
             _fail(str(e))
         except OSError as e:
@@ -274,20 +277,23 @@ def rescore(
 COMPILE_NOTE_AFTER = 2.0
 
 
-def _warm_engine(lake, rules) -> None:
+def _warm_engine(lake, rules) -> float:
     """Score the lake's first hand before the rescore: when the rules engine has to be compiled for this machine
     (the first rescore after an install or an upgrade, about 15 s; later runs load it from numba's cache in
-    about 0.5 s), a note says so instead of a silent wait. Errors are left to the rescore, which reports them."""
+    about 0.5 s), a note says so instead of a silent wait. Errors are left to the rescore, which reports them.
+    Returns the seconds it took (the rescore's summary counts them)."""
     import threading
+    import time
 
     from pipeline import lake as lakemod
     from pipeline.rescore import score_batch
+    t0 = time.perf_counter()
     try:
         first = next(iter(lakemod.iter_batches(lake, "hands", batch_size=1024)), None)
     except (OSError, ValueError):
-        return
+        return 0.0
     if first is None:
-        return
+        return 0.0
     note = threading.Timer(COMPILE_NOTE_AFTER, lambda: err.print(
         "note: compiling the rules engine for this machine (once after an install or an upgrade, about 15 s; "
         "later runs load it from the cache)"))
@@ -300,6 +306,7 @@ def _warm_engine(lake, rules) -> None:
         pass
     finally:
         note.cancel()
+    return time.perf_counter() - t0
 
 
 def _has_hands(lake: str) -> bool:

@@ -118,3 +118,36 @@ def test_summary_line_has_no_empty_parentheses_when_no_source_is_compared():
     assert str(s) == ("rescore [belote-classic]: 3579 hands (3579 scored), 386 games, 91 with an illegal play, "
                       "recorded score matched 2677/2677 (colver 2677/2677), 902 recorded scores of games played under "
                       "another ruleset not compared, 1.00 s, 3,579 hands/s")
+
+
+def test_summary_time_counts_the_compile_and_says_so(tmp_path, monkeypatch):
+    # issue 17: "0.78 s" was printed for a 28 s command, the first after an install (the engine compiled before
+    # the timed run). The CLI adds the warm-up to the first summary: its seconds, said when at least a second.
+    from collections import Counter
+
+    from pipeline.rescore import RescoreSummary
+
+    s = RescoreSummary("belote-classic", hands=1000, games=100, status=Counter(scored=1000), seconds=20.0,
+                       seconds_compile=19.6)
+    assert str(s).endswith("0 with an illegal play, 20.00 s (of which 19.6 s compiling the rules engine, once), "
+                           "50 hands/s")
+    s.seconds_compile = 0.4             # loaded from numba's cache: not worth a word
+    assert str(s).endswith("0 with an illegal play, 20.00 s, 50 hands/s")
+    # the command: its first summary's time includes the warm-up (made to take 5 s here)
+    from typer.testing import CliRunner
+
+    from pipeline import cli
+    from pipeline.cli import app
+    from pipeline.ingest.run import ingest_paths
+    from pipeline.rules import load
+    from pipeline.simulate import simulate
+    import orjson
+    f = tmp_path / "g.jsonl"
+    f.write_bytes(b"\n".join(orjson.dumps(g) for g in simulate(load("belote-classic"), 2, 3)) + b"\n")
+    ingest_paths([f], tmp_path / "lake")
+    monkeypatch.setattr(cli, "_warm_engine", lambda lake, rules: 5.0)
+    r = CliRunner().invoke(app, ["rescore", "--rules", "belote-classic", "--rules", "belote-classic-501",
+                                 "--lake", str(tmp_path / "lake")])
+    first, second = [line for line in r.output.splitlines() if line.startswith("rescore [")]
+    assert r.exit_code == 0 and "s (of which 5.0 s compiling the rules engine, once)" in first
+    assert "compiling" not in second

@@ -59,6 +59,7 @@ class RescoreSummary:
     other_rules: int = 0    # recorded scores not compared: their game's source plays another ruleset
     unknown_hints: list = field(default_factory=list)   # ruleset_hint values naming no shipped ruleset
     seconds: float = 0.0
+    seconds_compile: float = 0.0    # compiling the rules engine before the run (the CLI's warm-up), in ``seconds``
     seconds_hands: float = 0.0      # the hand pass (read, score_batch, write scores)
     seconds_games: float = 0.0      # the game pass (sorted read of scores, game_pass, write game_scores)
     seconds_derived: float = 0.0    # the derived report tables (pipeline.derived.materialize)
@@ -95,9 +96,11 @@ class RescoreSummary:
             from pipeline.rescore.engine import SUMMARY_REASON
             if SUMMARY_REASON in self.unscorable:
                 why += " (summary hands keep their recorded scores, which the reports count)"
+        compiled = (f" (of which {self.seconds_compile:.1f} s compiling the rules engine, once)"
+                    if self.seconds_compile >= 1.0 else "")
         return (f"rescore [{self.ruleset}]: {count(self.hands, 'hand')} ({st}), "
                 f"{count(self.games, 'game')}, {self.illegal} with an "
-                f"illegal play{rec}, {self.seconds:.2f} s, {rate:,.0f} hands/s{why}")
+                f"illegal play{rec}, {self.seconds:.2f} s{compiled}, {rate:,.0f} hands/s{why}")
 
 
 ENGINES = ("local", "ray")
