@@ -468,10 +468,31 @@ def _warn_undated(lake, filters) -> None:
                   f"left out by --since/--until")
 
 
+def _shape(table, sort: Optional[list[str]], limit: Optional[int], columns: Optional[str]):
+    """``table`` sorted (``--sort COL``, ``-COL`` descending, repeatable: the first is the main key), cut to
+    ``limit`` rows and to the comma-separated ``columns``, in that order. An unknown column is an error that lists
+    the report's columns."""
+    names = table.column_names
+
+    def known(c: str) -> str:
+        if c not in names:
+            _fail(f"no column {c!r} in this report; its columns: {', '.join(names)}")
+        return c
+    if sort:
+        keys = [(known(s[1:]), "descending") if s.startswith("-") else (known(s), "ascending") for s in sort]
+        table = table.sort_by(keys)
+    if limit is not None:
+        table = table.slice(0, limit)
+    if columns:
+        table = table.select([known(c.strip()) for c in columns.split(",") if c.strip()])
+    return table
+
+
 def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Optional[Path],
            source: Optional[list[str]], variant: Optional[list[str]], player: Optional[list[str]] = None,
            min_hands: Optional[int] = None, pseudonymize: Optional[str] = None, since: Optional[str] = None,
-           until: Optional[str] = None) -> None:
+           until: Optional[str] = None, sort: Optional[list[str]] = None, limit: Optional[int] = None,
+           columns: Optional[str] = None) -> None:
     from pipeline import stats
 
     filters = _filters(source, variant, player, min_hands, _salt(pseudonymize), since, until)
@@ -523,7 +544,9 @@ def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Op
         cmd = arrow_rows.array([None if c is None else c + suffix for c in table.column("command").to_pylist()],
                                table.schema.field("command").type)
         table = table.set_column(table.column_names.index("command"), "command", cmd)
-    _emit(table, fmt, output, stats.display_columns(report), lake=lake)
+    shaped = sort or limit is not None or columns
+    table = _shape(table, sort, limit, columns) if shaped else table
+    _emit(table, fmt, output, None if columns else stats.display_columns(report), lake=lake)
 
 
 FormatOpt = Annotated[Optional[str], typer.Option("--format", help="table, csv, json or parquet (default: from the "
@@ -539,6 +562,11 @@ SinceOpt = Annotated[Optional[str], typer.Option("--since", help="Only games pla
                                                  "(YYYY-MM-DD or ISO 8601, UTC unless an offset is given).")]
 UntilOpt = Annotated[Optional[str], typer.Option("--until", help="Only games played before this time, or on or before "
                                                  "this date (YYYY-MM-DD includes the whole day).")]
+SortOpt = Annotated[Optional[list[str]], typer.Option("--sort", help="Sort by this column (-COL: descending; "
+                                                      "repeatable, the first is the main key).")]
+LimitOpt = Annotated[Optional[int], typer.Option("--limit", min=0, help="Only the first N rows (after --sort).")]
+ColumnsOpt = Annotated[Optional[str], typer.Option("--columns", help="Only these columns, comma-separated, in this "
+                                                   "order (every format; a wrong name lists the report's columns).")]
 
 
 def _report_command(report: str, doc: str) -> None:
@@ -546,8 +574,10 @@ def _report_command(report: str, doc: str) -> None:
     def command(lake: LakeOpt = DEFAULT_LAKE, rules: RulesOpt = None, format: FormatOpt = None,
                 output: OutputOpt = None, source: SourceOpt = None, variant: VariantOpt = None,
                 player: PlayerOpt = None, min_hands: MinHandsOpt = None, pseudonymize: PseudoOpt = None,
-                since: SinceOpt = None, until: UntilOpt = None) -> None:
-        _stats(report, lake, rules, format, output, source, variant, player, min_hands, pseudonymize, since, until)
+                since: SinceOpt = None, until: UntilOpt = None, sort: SortOpt = None, limit: LimitOpt = None,
+                columns: ColumnsOpt = None) -> None:
+        _stats(report, lake, rules, format, output, source, variant, player, min_hands, pseudonymize, since, until,
+               sort, limit, columns)
     command.__doc__ = doc
     stats_app.command(report.replace("_", "-"))(command)
 
