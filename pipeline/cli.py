@@ -8,6 +8,7 @@ unreadable input, bad ruleset or lake problem (the message says which).
 from __future__ import annotations
 
 
+import contextlib
 import shlex
 import sys
 import tempfile
@@ -261,8 +262,9 @@ def rescore(
     warm = _warm_engine(lake, next(iter(loaded.values()))) if engine == "local" else 0.0
     for r in loaded.values():
         try:
-            summary = rescore_lake(lake, r, batch_size=batch_size, engine=engine, threads=threads,
-                                   derived=not no_derived)
+            with _phase_progress(f"rescore [{r.name}]") as progress:
+                summary = rescore_lake(lake, r, batch_size=batch_size, engine=engine, threads=threads,
+                                       derived=not no_derived, progress=progress)
             # the first summary's time is the command's: the engine compiled (or loaded) before it counts
             summary.seconds += warm
             summary.seconds_compile, warm = warm, 0.0
@@ -271,6 +273,27 @@ def rescore(
             _fail(str(e))
         except OSError as e:
             _fail(f"{e.filename or lake}: {e.strerror or e}")
+
+
+@contextlib.contextmanager
+def _phase_progress(label: str):
+    """A progress bar for a long command, on a terminal only (never in pipes, logs or CI): yields
+    ``progress(phase, done, total)``; a phase with a total shows a bar of it, one without a spinner."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    bar = Progress(SpinnerColumn(), TextColumn(escape(label) + " {task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TimeElapsedColumn(), console=err, transient=True, disable=not err.is_terminal)
+    tasks: dict[str, int] = {}
+
+    def progress(phase: str, done: int, total: int | None) -> None:
+        for other, t in tasks.items():
+            if other != phase:
+                bar.update(t, visible=False)
+        if phase not in tasks:
+            tasks[phase] = bar.add_task(phase, total=total)
+        bar.update(tasks[phase], completed=done, total=total)
+    with bar:
+        yield progress
 
 
 #: seconds the first hand may take to score before the rescore says the rules engine is being compiled
@@ -934,7 +957,8 @@ def simulate(
     from pipeline.simulate import simulate_to_file
 
     try:
-        n_games, n_hands = simulate_to_file(_load_rules(rules), games, seed, output)
+        with _phase_progress(f"simulate [{rules}]") as progress:
+            n_games, n_hands = simulate_to_file(_load_rules(rules), games, seed, output, progress)
     except ValueError as e:      # a deal shape or auction the simulator cannot play (pipeline.simulate.shape_error)
         _fail(str(e))
     except OSError as e:

@@ -965,8 +965,10 @@ def write_jsonl(objs: Iterable[dict], path: str | Path) -> int:
     return n
 
 
-def simulate_to_file(rules: Ruleset | str, games: int, seed: int, path: str | Path) -> tuple[int, int]:
-    """Simulate and write to ``path`` as native JSON Lines. Returns (games, hands) written."""
+def simulate_to_file(rules: Ruleset | str, games: int, seed: int, path: str | Path,
+                     progress=None) -> tuple[int, int]:
+    """Simulate and write to ``path`` as native JSON Lines. Returns (games, hands) written. ``progress``: called
+    as ``progress("games", done, games)`` after each game written."""
     counts = [0, 0]
     objs = simulate(rules, games, seed)     # raises before the file is opened
 
@@ -974,6 +976,8 @@ def simulate_to_file(rules: Ruleset | str, games: int, seed: int, path: str | Pa
         for obj in objs:
             counts[0] += 1
             counts[1] += len(obj["hands"])
+            if progress is not None:
+                progress("games", counts[0], games)
             yield obj
 
     write_jsonl(counted(), path)

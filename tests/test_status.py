@@ -80,3 +80,18 @@ def test_an_old_lake_says_migrate_first_and_the_command_prints_json(tmp_path):
     assert st.next_steps == [f"rebelote migrate --lake {lake}  (the lake was written by an older Rebelote)"]
     r = CliRunner().invoke(app, ["status", "--lake", str(tmp_path / "nowhere")])
     assert r.exit_code == 2 and "lake folder not found" in r.output
+
+
+def test_rescore_and_simulate_report_progress(tmp_path):
+    # issue 17: long commands said nothing; the CLI shows these calls as a bar on a terminal
+    from pipeline.simulate import simulate_to_file
+    seen: list = []
+    n_games, n_hands = simulate_to_file(RULES, 5, 3, tmp_path / "g.jsonl", lambda *a: seen.append(a))
+    assert seen == [("games", i, 5) for i in range(1, 6)] and n_games == 5
+    ingest_paths([tmp_path / "g.jsonl"], tmp_path / "lake")
+    calls: list = []
+    rescore_lake(tmp_path / "lake", RULES, batch_size=1024, progress=lambda *a: calls.append(a))
+    hands = [c for c in calls if c[0] == "hands"]
+    assert hands[-1] == ("hands", n_hands, n_hands) and all(c[2] == n_hands for c in hands)
+    assert [c[0] for c in calls if c[0] != "hands"] == ["games", "derived"]
+    assert calls.index(("games", 0, None)) > calls.index(hands[-1])

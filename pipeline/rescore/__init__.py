@@ -126,7 +126,7 @@ def ordered_map(fn, items, threads: int):
 
 
 def rescore_lake(lake, rules: Ruleset, batch_size: int = 262_144, engine: str = "local",
-                 threads: int = 1, derived: bool = True) -> RescoreSummary:
+                 threads: int = 1, derived: bool = True, progress=None) -> RescoreSummary:
     """Rescore every hand in ``lake`` (a folder or URL, see :func:`pipeline.lake.locate`) under ``rules``;
     replace ``scores/ruleset=<name>`` and ``game_scores/ruleset=<name>``.
 
@@ -139,13 +139,16 @@ def rescore_lake(lake, rules: Ruleset, batch_size: int = 262_144, engine: str = 
     (:attr:`RescoreSummary.cpu_derived`: what they cost); without it, any stored ones for the ruleset are removed and the
     reports compute those rows on the fly (same rows, slower reports over millions of hands).
 
+    ``progress``: called as ``progress(phase, done, total)`` while it works: ``"hands"`` after each batch
+    (hands scored so far, hands in the lake), then ``"games"`` and ``"derived"`` as each phase starts (0, None).
+
     Raises ValueError for an unknown engine; :class:`pipeline.rescore.ray_engine.EngineUnavailable` when
     ``engine="ray"`` and Ray is not installed; OSError on I/O failure.
     """
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; engines: {', '.join(ENGINES)}")
     with lakemod.lock(lake):
-        return _rescore(lake, rules, batch_size, engine, threads, derived)
+        return _rescore(lake, rules, batch_size, engine, threads, derived, progress or (lambda *a: None))
 
 
 def count_scores(summary: RescoreSummary, s: pa.Table | pa.RecordBatch) -> None:
@@ -200,7 +203,7 @@ def comparable_only(s: pa.Table | pa.RecordBatch, foreign: pa.Array) -> tuple[pa
 
 
 def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 1,
-             write_derived: bool = True) -> RescoreSummary:
+             write_derived: bool = True, progress=lambda *a: None) -> RescoreSummary:
     t0, c0 = time.perf_counter(), time.process_time()
     summary = RescoreSummary(rules.name)
     foreign, summary.unknown_hints = foreign_games(lake, rules)
@@ -214,11 +217,14 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
         scored = ordered_map(lambda b: score_batch(b, rules), lakemod.iter_batches(lake, "hands", batch_size=batch_size),
                              threads)
 
+    total = lakemod.row_count(lake, "hands")
+
     def batches():
         for s in scored:
             s, uncompared = comparable_only(s, foreign)
             summary.other_rules += uncompared
             count_scores(summary, s)
+            progress("hands", summary.hands, total)
             yield s
 
     lakemod.replace_partition(lake, "scores", rules.name, batches())
@@ -240,12 +246,14 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
                 summary.games_matched += totals == rec
 
     from pipeline.rescore.sorted_games import game_results
+    progress("games", 0, None)
     lakemod.replace_partition(lake, "game_scores", rules.name,
                               game_results(lake, rules, count_games) if summary.hands else [])
     # the facts the reports add up (pipeline.derived: per player, per pair, per hand, per declaration), derived
     # once here
     t2, c2 = time.perf_counter(), time.process_time()
     if write_derived:
+        progress("derived", 0, None)
         derived.materialize(lake, rules.name)
     else:   # none stored for this ruleset (not stale ones): the reports compute them from hands and scores
         for name in derived.DERIVED:
