@@ -450,7 +450,7 @@ def _emit(table, fmt: str, output: Optional[Path], display: Optional[list[str]] 
     if fmt == "table" and display:
         table = table.select([c for c in display if c in table.column_names])
     try:
-        outmod.write(table, fmt, output, out)
+        outmod.write(table, fmt, output, out, warn=lambda text: err.print(f"[dim]note: {escape(text)}[/]"))
     except ValueError as e:
         _fail(str(e))
     except OSError as e:

@@ -35,9 +35,29 @@ def _cells(table: pa.Table) -> list[list[str]]:
     return [list(r) for r in zip(*cols)] if cols else []
 
 
-def write(table: pa.Table, fmt: str, output: Path | None, console: Console) -> None:
-    """Render ``table`` as ``fmt`` to ``output`` (or the console). Raises ValueError for an unknown
-    format, or parquet without --output."""
+#: widest a text cell is shown on a terminal before it folds onto more lines
+TERMINAL_CELL = 32
+
+
+def fit_columns(table: pa.Table, width: int) -> tuple[pa.Table, list[str]]:
+    """The leading columns of ``table`` whose cells fit a terminal ``width`` characters wide (text folded at
+    :data:`TERMINAL_CELL` characters), at least one; and the names of the columns left out."""
+    cells = _cells(table)
+    used, keep = 1, 0                                  # the table's left border
+    for i, name in enumerate(table.column_names):
+        natural = max([len(name)] + [len(r[i]) for r in cells])
+        w = min(natural, max(TERMINAL_CELL, len(name))) + 3          # padding and the border on its right
+        if keep and used + w > width:
+            break
+        used += w
+        keep += 1
+    return table.select(table.column_names[:keep]), table.column_names[keep:]
+
+
+def write(table: pa.Table, fmt: str, output: Path | None, console: Console, warn=None) -> None:
+    """Render ``table`` as ``fmt`` to ``output`` (or the console). On a terminal a table fits its width: long texts
+    fold, and the columns that do not fit are left out, named by ``warn(text)`` (pipes and files get every column,
+    at its natural width). Raises ValueError for an unknown format, or parquet without --output."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown output format {fmt!r}; choose one of {', '.join(FORMATS)}")
     if fmt == "parquet":
@@ -61,14 +81,22 @@ def write(table: pa.Table, fmt: str, output: Path | None, console: Console) -> N
         else:
             output.write_bytes(data)
         return
+    fit = output is None and console.is_terminal
+    if fit:
+        table, left_out = fit_columns(table, console.width)
+        if left_out and warn is not None:
+            warn(f"{len(left_out)} more column{'s' if len(left_out) > 1 else ''} than this terminal shows "
+                 f"({', '.join(left_out[:6])}{' ...' if len(left_out) > 6 else ''}): choose with --columns, or "
+                 "write them all with --format csv or --output FILE")
     rich_table = Table(show_header=True, header_style="bold")
     for name in table.column_names:
         typ = table.schema.field(name).type
-        rich_table.add_column(name, no_wrap=True, justify="right" if pa.types.is_integer(typ)
-                              or pa.types.is_floating(typ) or pa.types.is_decimal(typ) else "left")
+        number = pa.types.is_integer(typ) or pa.types.is_floating(typ) or pa.types.is_decimal(typ)
+        rich_table.add_column(name, justify="right" if number else "left", no_wrap=number or not fit,
+                              overflow="fold", max_width=None if number or not fit else max(TERMINAL_CELL, len(name)))
     for row in _cells(table):
         rich_table.add_row(*row)
-    # natural width: never fold or cut cells; a narrow terminal wraps the lines instead
+    # natural width (folded texts on a terminal): never cut cells
     from rich.measure import Measurement
     wide = Console(file=console.file, width=100_000, highlight=False)
     width = max(Measurement.get(wide, wide.options, rich_table).maximum, 20)

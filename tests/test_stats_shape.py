@@ -51,3 +51,28 @@ def test_an_unknown_column_lists_the_report_columns(lake):
     assert r.exit_code == 2 and "no column 'takes' in this report; its columns: ruleset, player," in r.output
     r = CliRunner().invoke(app, ["stats", "players", "--lake", str(lake), "--sort", "-nope"])
     assert r.exit_code == 2 and "no column 'nope'" in r.output
+
+
+def test_a_table_on_a_terminal_fits_its_width():
+    # issue 17: tables ignored the terminal (players rows 200 columns wide in a 100-column one). On a terminal
+    # the columns that fit are shown (texts folded at output.TERMINAL_CELL), the others named; pipes get all.
+    import pyarrow as pa
+    from rich.console import Console
+
+    from pipeline import output
+
+    t = pa.table({"player": ["a" * 40, "Bo"], "hands": [12, 3], "made_of": ["3/4", "1/2"], "points": [101, 7]})
+    # widths: player min(40, 32) + 3 = 35, hands 5 + 3, made_of 7 + 3, points 6 + 3; plus 1 for the left border
+    assert output.fit_columns(t, 1 + 35 + 8 + 10)[1] == ["points"]
+    assert output.fit_columns(t, 1 + 35 + 8 + 10 + 9)[1] == []
+    assert output.fit_columns(t, 10)[0].column_names == ["player"]            # at least one column
+    notes: list = []
+    term = Console(file=io.StringIO(), force_terminal=True, width=55, color_system=None)
+    output.write(t, "table", None, term, warn=notes.append)
+    shown = term.file.getvalue()
+    assert "made_of" in shown and "points" not in shown and max(len(x) for x in shown.splitlines()) <= 55
+    assert notes == ["1 more column than this terminal shows (points): choose with --columns, or write them all "
+                     "with --format csv or --output FILE"]
+    pipe = Console(file=io.StringIO(), width=55)                              # not a terminal: every column
+    output.write(t, "table", None, pipe, warn=notes.append)
+    assert "points" in pipe.file.getvalue() and "a" * 40 in pipe.file.getvalue() and len(notes) == 1
