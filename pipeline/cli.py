@@ -436,7 +436,8 @@ def _outside_lake(output: Optional[Path], lake) -> None:
               "files; write it outside the lake")
 
 
-def _emit(table, fmt: str, output: Optional[Path], display: Optional[list[str]] = None, lake=None) -> None:
+def _emit(table, fmt: str, output: Optional[Path], display: Optional[list[str]] = None, lake=None,
+          all_rows: bool = False) -> None:
     from pipeline import output as outmod
     if lake is not None:
         _outside_lake(output, lake)
@@ -450,7 +451,8 @@ def _emit(table, fmt: str, output: Optional[Path], display: Optional[list[str]] 
     if fmt == "table" and display:
         table = table.select([c for c in display if c in table.column_names])
     try:
-        outmod.write(table, fmt, output, out, warn=lambda text: err.print(f"[dim]note: {escape(text)}[/]"))
+        outmod.write(table, fmt, output, out, warn=lambda text: err.print(f"[dim]note: {escape(text)}[/]"),
+                     max_rows=None if all_rows else outmod.TERMINAL_ROWS)
     except ValueError as e:
         _fail(str(e))
     except OSError as e:
@@ -569,7 +571,8 @@ def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Op
         table = table.set_column(table.column_names.index("command"), "command", cmd)
     shaped = sort or limit is not None or columns
     table = _shape(table, sort, limit, columns) if shaped else table
-    _emit(table, fmt, output, None if columns else stats.display_columns(report), lake=lake)
+    _emit(table, fmt, output, None if columns else stats.display_columns(report), lake=lake,
+          all_rows=limit is not None)
 
 
 FormatOpt = Annotated[Optional[str], typer.Option("--format", help="table, csv, json or parquet (default: from the "

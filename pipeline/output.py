@@ -37,6 +37,8 @@ def _cells(table: pa.Table) -> list[list[str]]:
 
 #: widest a text cell is shown on a terminal before it folds onto more lines
 TERMINAL_CELL = 32
+#: rows a table shows on a terminal unless the command was given --limit
+TERMINAL_ROWS = 100
 
 
 def fit_columns(table: pa.Table, width: int) -> tuple[pa.Table, list[str]]:
@@ -54,10 +56,12 @@ def fit_columns(table: pa.Table, width: int) -> tuple[pa.Table, list[str]]:
     return table.select(table.column_names[:keep]), table.column_names[keep:]
 
 
-def write(table: pa.Table, fmt: str, output: Path | None, console: Console, warn=None) -> None:
+def write(table: pa.Table, fmt: str, output: Path | None, console: Console, warn=None,
+          max_rows: int | None = TERMINAL_ROWS) -> None:
     """Render ``table`` as ``fmt`` to ``output`` (or the console). On a terminal a table fits its width: long texts
-    fold, and the columns that do not fit are left out, named by ``warn(text)`` (pipes and files get every column,
-    at its natural width). Raises ValueError for an unknown format, or parquet without --output."""
+    fold, the columns that do not fit are left out, and past ``max_rows`` rows the rest, each said by
+    ``warn(text)`` (pipes and files get every row and column, at natural width). Raises ValueError for an
+    unknown format, or parquet without --output."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown output format {fmt!r}; choose one of {', '.join(FORMATS)}")
     if fmt == "parquet":
@@ -82,6 +86,11 @@ def write(table: pa.Table, fmt: str, output: Path | None, console: Console, warn
             output.write_bytes(data)
         return
     fit = output is None and console.is_terminal
+    if fit and max_rows is not None and table.num_rows > max_rows:
+        if warn is not None:
+            warn(f"the first {max_rows} of {table.num_rows:,} rows: --limit N (with --sort) for others, or write "
+                 "them all with --format csv or --output FILE")
+        table = table.slice(0, max_rows)
     if fit:
         table, left_out = fit_columns(table, console.width)
         if left_out and warn is not None:

@@ -76,3 +76,22 @@ def test_a_table_on_a_terminal_fits_its_width():
     pipe = Console(file=io.StringIO(), width=55)                              # not a terminal: every column
     output.write(t, "table", None, pipe, warn=notes.append)
     assert "points" in pipe.file.getvalue() and "a" * 40 in pipe.file.getvalue() and len(notes) == 1
+
+
+def test_a_long_table_on_a_terminal_shows_its_first_rows():
+    import pyarrow as pa
+    from rich.console import Console
+
+    from pipeline import output
+
+    t = pa.table({"n": list(range(250))})
+    notes: list = []
+    term = Console(file=io.StringIO(), force_terminal=True, width=80, color_system=None)
+    output.write(t, "table", None, term, warn=notes.append)
+    lines = [x for x in term.file.getvalue().splitlines() if x.strip("│ ").isdigit()]
+    assert len(lines) == output.TERMINAL_ROWS == 100 and lines[-1].strip("│ ") == "99"
+    assert notes == ["the first 100 of 250 rows: --limit N (with --sort) for others, or write them all with "
+                     "--format csv or --output FILE"]
+    term = Console(file=io.StringIO(), force_terminal=True, width=80, color_system=None)
+    output.write(t, "table", None, term, max_rows=None)                      # --limit given: what it asked for
+    assert sum(1 for x in term.file.getvalue().splitlines() if x.strip("│ ").isdigit()) == 250
