@@ -57,7 +57,8 @@ def _need_lake(lake) -> None:
     except ValueError as e:     # an unusable URL
         _fail(str(e))
     if not found:
-        _fail(f"lake folder not found: {lake}")
+        _fail(f"lake folder not found: {lake} (import records first with `rebelote ingest FILES... --lake {lake}`, "
+              "or name another lake with --lake DIR or $REBELOTE_LAKE)")
 
 
 def _load_rules(name: str, lake=None):
@@ -494,9 +495,9 @@ def _warn_undated(lake, filters) -> None:
 
 
 def _shape(table, sort: Optional[list[str]], limit: Optional[int], columns: Optional[str]):
-    """``table`` sorted (``--sort COL``, ``-COL`` descending, repeatable: the first is the main key), cut to
-    ``limit`` rows and to the comma-separated ``columns``, in that order. An unknown column is an error that lists
-    the report's columns."""
+    """``table`` sorted (``--sort COL``, ``-COL`` descending, repeatable: the first is the main key; a column of
+    ``made/of`` counts sorts by their rate, then by ``of``), cut to ``limit`` rows and to the comma-separated
+    ``columns``, in that order. An unknown column is an error that lists the report's columns."""
     names = table.column_names
 
     def known(c: str) -> str:
@@ -504,8 +505,27 @@ def _shape(table, sort: Optional[list[str]], limit: Optional[int], columns: Opti
             _fail(f"no column {c!r} in this report; its columns: {', '.join(names)}")
         return c
     if sort:
-        keys = [(known(s[1:]), "descending") if s.startswith("-") else (known(s), "ascending") for s in sort]
-        table = table.sort_by(keys)
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        keys, added = [], []
+        for s in sort:
+            name, order = (s[1:], "descending") if s.startswith("-") else (s, "ascending")
+            col = table.column(known(name))
+            if pa.types.is_string(col.type) and col.null_count < len(col) and pc.all(pc.or_kleene(
+                    pc.is_null(col), pc.match_substring_regex(col, r"^\d+/\d+$"))).as_py():
+                # "made/of" counts sort by their rate, then by how many (0/0 last in either order)
+                parts = pc.split_pattern(col, "/")
+                num = pc.cast(pc.list_element(parts, 0), pa.float64())
+                den = pc.cast(pc.list_element(parts, 1), pa.float64())
+                rate = pc.if_else(pc.equal(den, 0), None, pc.divide(num, den))
+                for extra in (rate, den):
+                    added.append(f"__sort{len(added)}")
+                    table = table.append_column(added[-1], extra)
+                    keys.append((added[-1], order))
+            else:
+                keys.append((name, order))
+        table = table.sort_by(keys).drop_columns(added)         # nulls last (pyarrow's default)
     if limit is not None:
         table = table.slice(0, limit)
     if columns:
@@ -705,6 +725,9 @@ def games(
                                                         "(repeatable).")] = None,
     format: FormatOpt = None,
     output: OutputOpt = None,
+    sort: SortOpt = None,
+    limit: LimitOpt = None,
+    columns: ColumnsOpt = None,
 ) -> None:
     """List the lake's games by game id: source, variant, hands, players (comma-separated, by seat), when
     played, the recorded final totals and the file. The ids are what `rebelote show --game` takes."""
@@ -727,7 +750,10 @@ def games(
     if not table.num_rows and format in (None, "table") and output is None:
         out.print("no games" + (" from these sources" if source else " in the lake"))
         return
-    _emit(table, format, output, cols[:-1], lake=lake)     # the table leaves the file out (csv, json, parquet carry it)
+    if sort or limit is not None or columns:
+        table = _shape(table, sort, limit, columns)
+    # the table leaves the file out (csv, json, parquet carry it)
+    _emit(table, format, output, None if columns else cols[:-1], lake=lake, all_rows=limit is not None)
 
 
 def _empty_games(cols: list[str]):

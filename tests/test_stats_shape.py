@@ -95,3 +95,26 @@ def test_a_long_table_on_a_terminal_shows_its_first_rows():
     term = Console(file=io.StringIO(), force_terminal=True, width=80, color_system=None)
     output.write(t, "table", None, term, max_rows=None)                      # --limit given: what it asked for
     assert sum(1 for x in term.file.getvalue().splitlines() if x.strip("│ ").isdigit()) == 250
+
+
+def test_made_of_counts_sort_by_their_rate_and_games_take_the_options(lake):
+    # "83/265" < "8/11" as texts; by rate (then by the count made of) they are 0.31 < 0.73
+    whole = stats.run_report(lake, "players", "belote-classic").to_pylist()
+
+    def key(r):
+        made, of = map(int, r["made_of"].split("/"))
+        return (made / of if of else -1, of)
+    want = [r["player"] for r in sorted(whole, key=key, reverse=True) if key(r)[0] >= 0]
+    rows = _csv(["players", "--lake", str(lake), "--sort=-made_of", "--columns", "player,made_of"])
+    assert [r[0] for r in rows[1:len(want) + 1]] == want
+    r = CliRunner().invoke(app, ["games", "--lake", str(lake), "--sort=-n_hands", "--limit", "2", "--columns",
+                                 "game_id,n_hands", "--format", "csv"])
+    rows = list(csv.reader(io.StringIO(r.stdout)))
+    assert rows[0] == ["game_id", "n_hands"] and len(rows) == 3 and int(rows[1][1]) >= int(rows[2][1])
+
+
+def test_a_missing_lake_and_a_misspelt_ruleset_say_what_to_do(tmp_path):
+    r = CliRunner().invoke(app, ["status", "--lake", str(tmp_path / "nowhere")])
+    assert r.exit_code == 2 and "rebelote ingest FILES... --lake" in " ".join(r.output.split())
+    r = CliRunner().invoke(app, ["rules", "show", "colvr"])
+    assert r.exit_code == 2 and "did you mean colver?" in " ".join(r.output.split())

@@ -164,7 +164,10 @@ def _locate(ref: str, relative_to: Path | None) -> Path:
     shipped = resource_dir("rulesets") / f"{ref}.toml"
     if shipped.exists():
         return shipped
-    raise RulesetError(f"unknown ruleset {ref!r}; shipped rulesets: {', '.join(shipped_names())}")
+    import difflib
+    close = difflib.get_close_matches(str(ref), shipped_names(), n=3, cutoff=0.6)
+    hint = f"did you mean {' or '.join(close)}? " if close else ""
+    raise RulesetError(f"unknown ruleset {ref!r}; {hint}shipped rulesets: {', '.join(shipped_names())}")
 
 
 def _check_value(dotted: str, value: Any, default: Any, path: Path) -> None:
