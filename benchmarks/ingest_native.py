@@ -11,7 +11,7 @@ into a fresh temporary lake, Parquet write included, in a fresh process (pipelin
 and prints wall and CPU seconds (the process and its worker processes), MB/s (1e6 bytes of the file per wall
 second), MB per CPU second, hands/s, the peak resident memory of the process and of its largest worker, and
 the load average. `--workers 1` reads in one process (REBELOTE_INGEST_WORKERS). The parse stage alone (read,
-rewrites, pyarrow's JSON parse, one thread; pipeline.ingest.fast_native.measure_parse) is timed first.
+pyarrow's JSON parse, one thread; pipeline.ingest.fast_native.measure_parse) is timed first.
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     for _ in range(a.repeat):
         p = measure_parse(a.file)
         print(f"parse      {p['bytes'] / 1e6:8.1f} MB {p['seconds']:8.2f} s wall {p['cpu_seconds']:8.2f} s cpu "
-              f"{p['mb_per_s']:8.1f} MB/s ({p['cpu_mb_per_s']:.1f} MB per CPU second; read, rewrite, pyarrow parse)")
+              f"{p['mb_per_s']:8.1f} MB/s ({p['cpu_mb_per_s']:.1f} MB per CPU second; read, pyarrow parse)")
     runs = [run_once(a.file, workers=a.workers) for _ in range(a.repeat)]
     if a.rows:
         runs.append(run_once(a.file, rows=True))

@@ -14,7 +14,10 @@ until its next rescore writes them again. The version record is then written.
 Version 2 -> 3 (keys over typed columns): every ``hand_key`` and ``game_key`` is recomputed from the rows'
 columns (:mod:`pipeline.ingest.content_keys`), where version 2 hashed a reader's JSON text of them. Every table
 that names a hand by its key (scores, holdings, the derived tables) gets the new key of that hand; a row whose
-hand is not in the lake keeps its key (it named no stored hand before either). No other value changes, and the
+hand is not in the lake keeps its key (it named no stored hand before either). That includes the ``holdings``
+rows of copies that were not stored (a poorer copy, a single-deal copy replaced by a richer one): their content is
+not in the lake, so their new key cannot be computed; a file read again writes them anew, and taking hands over
+matches such rows by game id and deal, not by key. No other value changes, and the
 scores and derived rows stay fresh (the rulesets that were fresh are recorded against the rewritten hand files).
 """
 

@@ -279,7 +279,8 @@ def _announcement(a: Any, hn: int | None) -> dict[str, Any]:
         raise RecordError("bad_field", f"announced {kind} needs 'cards' or 'rank'", hn)
     try:
         r = None if rank is None else _RANK_INDEX[str(rank).upper()]
-        su = None if a.get("suit") is None else SUITS.index(str(a["suit"]).upper())
+        # one suit letter: str.index would also find "HS" or "" inside "CDHS"
+        su = None if a.get("suit") is None else {s: i for i, s in enumerate(SUITS)}[str(a["suit"]).upper()]
     except (KeyError, ValueError):
         raise RecordError("bad_field", f"announced {kind}: bad rank {rank!r} or suit {a.get('suit')!r}", hn) from None
     length = _int(a.get("length"), "announced length", hn)

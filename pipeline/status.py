@@ -95,6 +95,10 @@ def lake_status(lake) -> LakeStatus:
     if not lakemod.exists(loc):
         raise FileNotFoundError(f"no lake at {loc.uri}")
     st = LakeStatus(loc.uri, lakemod.version(loc), lakemod.LAKE_VERSION)
+    if st.version < st.current_version:
+        # files of an older layout may lack columns the queries below read: migrating comes first
+        st.next_steps = _next_steps(st, loc.uri)
+        return st
     con = duck.duckdb_connection()
     if lakemod.has_table(loc, "hands") and lakemod.list_files(loc, "hands"):
         hands = duck.table_source(con, loc, "hands")
@@ -135,7 +139,8 @@ def _next_steps(st: LakeStatus, uri: str) -> list[str]:
     """The commands that bring the lake up to date, most needed first."""
     lake = f" --lake {uri}" if uri != lakemod.locate(lakemod.DEFAULT_LAKE).uri else ""
     if st.version < st.current_version:
-        return [f"rebelote migrate{lake}  (the lake was written by an older Rebelote)"]
+        return [f"rebelote migrate{lake}  (the lake was written by an older Rebelote; `status` shows what it holds "
+                "once it is migrated)"]
     if not st.sources:
         return [f"rebelote ingest FILES...{lake}  (the lake holds no hands yet)"]
     steps = []
@@ -148,7 +153,7 @@ def _next_steps(st: LakeStatus, uri: str) -> list[str]:
         steps.append(f"rebelote rescore --rules {hint}{lake}  (the ruleset {sources} recorded its games under)")
     if not scored and not steps:
         steps.append(f"rebelote rescore --rules belote-classic{lake}  (or the ruleset these games were played under: "
-                     "`rebelote rules` lists them)")
+                     "`rebelote rules list` names them)")
     if not steps:
         name = sorted(scored)[0]
         steps.append(f"rebelote stats players --rules {name}{lake}  (everything is up to date)")

@@ -129,10 +129,11 @@ def test_summary_time_counts_the_compile_and_says_so(tmp_path, monkeypatch):
 
     s = RescoreSummary("belote-classic", hands=1000, games=100, status=Counter(scored=1000), seconds=20.0,
                        seconds_compile=19.6)
+    # the rate is the rescore's own: 1000 hands in 20.0 - 19.6 s
     assert str(s).endswith("0 with an illegal play, 20.00 s (of which 19.6 s compiling the rules engine, once), "
-                           "50 hands/s")
+                           "2,500 hands/s")
     s.seconds_compile = 0.4             # loaded from numba's cache: not worth a word
-    assert str(s).endswith("0 with an illegal play, 20.00 s, 50 hands/s")
+    assert str(s).endswith("0 with an illegal play, 20.00 s, 51 hands/s")
     # the command: its first summary's time includes the warm-up (made to take 5 s here)
     from typer.testing import CliRunner
 

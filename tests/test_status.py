@@ -77,7 +77,8 @@ def test_an_old_lake_says_migrate_first_and_the_command_prints_json(tmp_path):
     assert r.exit_code == 0 and json.loads(r.stdout) == lake_status(lake).to_dict()
     (lake / lakemod.VERSION_FILE).write_text('{"format": "rebelote-lake", "version": 2}\n')
     st = lake_status(lake)
-    assert st.next_steps == [f"rebelote migrate --lake {lake}  (the lake was written by an older Rebelote)"]
+    assert st.next_steps == [f"rebelote migrate --lake {lake}  (the lake was written by an older Rebelote; `status` "
+                             "shows what it holds once it is migrated)"] and st.sources == []
     r = CliRunner().invoke(app, ["status", "--lake", str(tmp_path / "nowhere")])
     assert r.exit_code == 2 and "lake folder not found" in r.output
 

@@ -570,7 +570,7 @@ def _build(doc: dict, data: dict, notes: list[_N], table_id: str, gid: str, path
     hint = HINT if score_type == 1 else None
     target = TARGETS.get((opts or {}).get(100)) if opts and 100 in opts else _infer_target(rows, ended)
     for r in rows:
-        r["ruleset_hint"] = hint        # not part of hand_key: the key computed by new_hand stays right
+        r["ruleset_hint"] = hint        # not part of hand_key (pipeline.ingest.content_keys.HAND_FIELDS)
         r.pop("_summary", None)
         try:
             check_hand(r)

@@ -68,8 +68,8 @@ def read_into(fh, path: str, writer, take: Callable[[GameRecord | Reject], None]
     Two ways, same lake: a file of at least :data:`pipeline.ingest.native_pool.POOL_MIN_BYTES` (``size``) on a
     machine with two CPUs or more is parsed and converted in worker processes, one block per task, every
     core busy (:mod:`pipeline.ingest.native_pool`), while this process adds the blocks to the lake buffer in
-    file order and the lake writer encodes Parquet on its thread. Otherwise a background thread reads,
-    rewrites and parses the next block while this one converts the current block and adds it (pyarrow and
+    file order and the lake writer encodes Parquet on its thread. Otherwise a background thread reads and
+    parses the next block while this one converts the current block and adds it (pyarrow and
     numpy release the GIL). Either way at most a few blocks are in memory. A file smaller than
     :data:`pipeline.ingest.kernels.COMPILED_MIN_BYTES` runs the byte kernels as plain Python
     (:mod:`pipeline.ingest.kernels`: same rows, no numba compile or cache load).
@@ -392,13 +392,11 @@ class _Lines:
     """The lines of a block: ``data[starts[i]:starts[i+1]]`` is line ``lineno + i``, at byte ``offset +
     starts[i]`` of the (decompressed) file. :meth:`prepare` parses the candidate lines.
 
-    ``scratch``: ``data`` is a bytearray this block owns (a worker's copy), so the rewrites may work in it
-    instead of a copy. ``counted``: only count the lines now (``n``); ``starts`` are set later (a worker found
+    ``counted``: only count the lines now (``n``); ``starts`` are set later (a worker found
     them: :class:`pipeline.ingest.native_pool.BlockPool`)."""
 
-    def __init__(self, data: bytes, end: int, lineno: int, offset: int, scratch: bool = False,
-                 counted: bool = False):
-        self.data, self.end, self.lineno, self.offset, self.scratch = data, end, lineno, offset, scratch
+    def __init__(self, data: bytes, end: int, lineno: int, offset: int, counted: bool = False):
+        self.data, self.end, self.lineno, self.offset = data, end, lineno, offset
         self.groups: list[tuple[pa.Table, ncol.Block, np.ndarray]] = []
         if counted:
             self.starts = None
@@ -411,7 +409,7 @@ class _Lines:
         self.n = len(self.starts) - 1
 
     def prepare(self, path: str) -> None:
-        """Find the candidate lines, rewrite and parse them: ``groups`` of (table, block, block line numbers).
+        """Find the candidate lines and parse them: ``groups`` of (table, block, block line numbers).
         An unexpected error leaves every line to the row path (raised under ``REBELOTE_NATIVE_DEBUG``)."""
         try:
             cand, text = _candidates(self)
@@ -486,7 +484,7 @@ def _candidates(lines: _Lines) -> tuple[np.ndarray, tuple[bytearray, np.ndarray]
     ok = body < st[1:]
     ok[ok] = arr[body[ok]] == 0x7B                    # '{'
     last_open = st[-1] > 0 and data[st[-1] - 1:st[-1]] != b"\n"
-    text, starts = _join(data, body, st, ok, last_open, lines.scratch)
+    text, starts = _join(data, body, st, ok, last_open)
     if not text.isascii() and not _valid_utf8(text):
         bad = [j for j in range(len(starts) - 1) if not _utf8(text[starts[j]:starts[j + 1]])]
         idx = np.flatnonzero(ok)
@@ -514,14 +512,12 @@ def _utf8(b) -> bool:
         return False
 
 
-def _join(data: bytes, body: np.ndarray, st: np.ndarray, ok: np.ndarray, last_open: bool, scratch: bool = False):
+def _join(data: bytes, body: np.ndarray, st: np.ndarray, ok: np.ndarray, last_open: bool):
     """Text of the selected lines (from ``body`` to the line end), each ending with a newline, and the starts."""
     sel = np.flatnonzero(ok)
     if len(sel) == len(body) and body[0] == st[0] and not last_open:
-        if scratch and isinstance(data, bytearray) and len(data) == st[-1]:
-            return data, st.copy()                     # a worker's own copy of the block: rewritten in place
-        text = bytearray(memoryview(data)[:st[-1]])   # the whole block: one copy
-        return text, st.copy()
+        # the whole block, as it stands (a copy only when the block's buffer holds more than its lines)
+        return (data if len(data) == st[-1] else bytes(memoryview(data)[:st[-1]])), st.copy()
     mv = memoryview(data)
     parts = [mv[body[i]:st[i + 1]] for i in sel.tolist()]
     if last_open and len(sel) and sel[-1] == len(body) - 1:

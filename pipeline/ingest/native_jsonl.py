@@ -28,6 +28,13 @@ def sniff(name: str, head: str) -> bool:
     return bool(_FORMAT_KEY.match(first))
 
 
+def first_version(head: str):
+    """The ``version`` the first record of a file head gives (None when the head shows none): a file written in
+    version 1 is read by the row path from its first line (its pairs never parse as columns)."""
+    objs = first_objects(head, 1)
+    return objs[0].get("version") if objs and isinstance(objs[0], dict) else None
+
+
 # a JSON text value (escapes allowed) and a key's value that is text or a whole number
 _TEXT = r'"((?:[^"\\]|\\.)*)"'
 _GAME_ID = re.compile(r'"game_id"\s*:\s*' + _TEXT)

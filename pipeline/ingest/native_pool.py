@@ -1,7 +1,7 @@
 """Parse and convert the blocks of a native JSON Lines file in worker processes, every core busy.
 
 The columnar reader (:mod:`pipeline.ingest.fast_native`) spends most of its time in three steps per block of
-lines: the byte rewrites, pyarrow's JSON parse and the conversion to ``hands``/``games`` rows with their keys
+lines: finding the lines to read as columns, pyarrow's JSON parse and the conversion to ``hands``/``games`` rows with their keys
 (:func:`pipeline.ingest.native_columns.convert`). Much of the conversion holds the GIL (many small numpy and
 pyarrow calls, one sha256 per hand), so threads cannot run two blocks at once; processes can. A
 :class:`BlockPool` forks ``n`` workers (the ``fork`` start method: a worker starts with every module already
@@ -68,14 +68,14 @@ _CONVERTER: ModuleType | None = None
 
 
 def _work(src, end: int, lineno: int, offset: int, path: str, out_dir: str) -> list:
-    """In a worker: prepare (rewrite, parse) and convert one block, whose lines are those of the parent's
+    """In a worker: prepare (find the lines, parse them) and convert one block, whose lines are those of the parent's
     :class:`~pipeline.ingest.fast_native._Lines`. ``src``: the block's bytes, or the name of the plain file
     they are read from (``end`` bytes at ``offset``). Returns (:func:`pipeline.ingest.fast_native.convert_groups`'
     list, each batch's tables written to Arrow IPC files in ``out_dir`` (see :func:`_ship`); the block's line
     starts)."""
     fast_native = _CONVERTER
     if isinstance(src, str):
-        data = bytearray(end)        # read straight into the buffer the rewrites then work in
+        data = bytearray(end)        # read straight into one buffer, no copy
         fd = os.open(src, os.O_RDONLY)
         try:
             got = os.preadv(fd, [data], offset)
@@ -83,7 +83,7 @@ def _work(src, end: int, lineno: int, offset: int, path: str, out_dir: str) -> l
             os.close(fd)
         if got != end:
             raise OSError(f"{src}: {got} bytes read at offset {offset}, {end} expected (file changed?)")
-        lines = fast_native._Lines(data, end, lineno, offset, scratch=True)
+        lines = fast_native._Lines(data, end, lineno, offset)
     else:
         lines = fast_native._Lines(src, end, lineno, offset)
     lines.prepare(path)

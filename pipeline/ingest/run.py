@@ -1184,7 +1184,8 @@ def _import_file(path: Path, key: str, forced, label: str, reread: bool, run: _R
             stamp[3] = _hash_later(path)
     try:
         _read_file(path, reader, writer, strict, on_reject, run.notice, hint,
-                   claimed=forced is None or bool(forced.sniff(path.name, head)), cr_lines=cr_lines, forked=forked)
+                   claimed=forced is None or bool(forced.sniff(path.name, head)), cr_lines=cr_lines, forked=forked,
+                   version_1=reader is native_jsonl and native_jsonl.first_version(head) == 1)
     except StrictError:
         raise
     except limits.LimitExceeded as e:
@@ -1368,14 +1369,16 @@ def _cr_lines(path: Path, head: bytes) -> bool:
 
 def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject,
                on_notice: Callable[[str], None] | None = None, hint: str = "", claimed: bool = True,
-               cr_lines: bool = False, forked: Callable[[], None] | None = None) -> None:
+               cr_lines: bool = False, forked: Callable[[], None] | None = None, version_1: bool = False) -> None:
     """Feed one file through its reader; every reject goes to the writer (or stops the run under strict), every
     notice to ``on_notice``; what the file holds goes to its holdings (:meth:`_Writer.hold`). ``hint`` ends the
     reason of every reject (:func:`forced_hint`); ``claimed``: the reader's own detection recognises the file
     (False when --format forced it on a file it would not claim: a file that then gives nothing is rejected as
     ``no_records`` even from a reader whose side files give nothing by design); ``cr_lines``: the file's lines end
     in CR alone (:mod:`pipeline.ingest.line_ends`), each read as a line end; ``forked``: called once the
-    columnar native reader's worker processes are forked (:func:`pipeline.ingest.fast_native.read_into`)."""
+    columnar native reader's worker processes are forked (:func:`pipeline.ingest.fast_native.read_into`);
+    ``version_1``: a native file whose first record is version 1, read by the row path (its lines would each fail
+    the columnar parse, and be keyed one by one)."""
     def reject(rej: Reject) -> None:
         if hint and not rej.reason.endswith(hint):
             rej.reason += hint
@@ -1404,7 +1407,12 @@ def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject,
             reject(rej)
             return
         if rec.game.get("game_key") is None:        # not keyed with its batch (see keyed)
-            content_keys.key_records([rec])
+            try:
+                content_keys.key_records([rec])
+            except KEY_ERRORS as e:                  # a value the checks let through but its column cannot hold
+                reject(Reject(rec.where, "bad_value", f"a value does not fit its column ({e})", "",
+                              rec.game.get("game_id")))
+                return
         rej = writer.conflict(rec) or (path_ids and writer.same_content(rec)) or writer.same_deal(rec)
         if rej is None:
             writer.add_game(rec)
@@ -1424,7 +1432,7 @@ def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject,
     leniency.reading(str(path))
     bounds = limits.active()
     with _bounded(path, cr_lines, bounds) as fh:
-        if reader is native_jsonl and fast_native.enabled():
+        if reader is native_jsonl and fast_native.enabled() and not version_1:
             # columnar reading of whole blocks; lines it cannot vouch for come back through `take`
             fast_native.read_into(fh, str(path), writer, take, size=path.stat().st_size, forked=forked,
                                   bounds=bounds)
@@ -1445,25 +1453,31 @@ def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject,
 
 KEY_BATCH = 512
 """Game records keyed at a time by :func:`keyed`."""
+KEY_ERRORS = (pa.ArrowException, OverflowError, TypeError, ValueError)
+"""What keying raises for a value that does not fit its column (:func:`pipeline.ingest.content_keys.key_rows`)."""
 
 
 def keyed(items: Iterator) -> Iterator:
     """A reader's results in order, its game records keyed (:func:`pipeline.ingest.content_keys.key_records`)
-    :data:`KEY_BATCH` at a time. A batch holding a value that does not fit its column is keyed record by
-    record; a record that cannot be keyed is passed on without keys, for the checks to reject. When reading
-    raises, the results read before are given first, then the error is raised, as if read one at a time."""
+    :data:`KEY_BATCH` at a time. In a batch holding a value that does not fit its column, the record holding it is
+    found by halves and passed on without keys, for the checks to reject. When reading raises, the results read
+    before are given first, then the error is raised, as if read one at a time."""
     batch: list = []
 
-    def keyed_batch():
-        records = [r for r in batch if isinstance(r, GameRecord)]
+    def key(records: list) -> None:
+        """Key ``records`` together; a value that does not fit its column is isolated by halves, and the record
+        holding it stays unkeyed."""
         try:
             content_keys.key_records(records)
-        except (pa.ArrowException, OverflowError, TypeError, ValueError):
-            for r in records:
-                try:
-                    content_keys.key_records([r])
-                except (pa.ArrowException, OverflowError, TypeError, ValueError):
-                    r.game["game_key"] = None
+        except KEY_ERRORS:
+            if len(records) == 1:
+                records[0].game["game_key"] = None
+                return
+            key(records[:len(records) // 2])
+            key(records[len(records) // 2:])
+
+    def keyed_batch():
+        key([r for r in batch if isinstance(r, GameRecord)])
         yield from batch
         batch.clear()
 

@@ -69,7 +69,8 @@ class RescoreSummary:
     cpu_derived: float = 0.0
 
     def __str__(self) -> str:
-        rate = self.hands / self.seconds if self.seconds > 0 else 0.0
+        run = self.seconds - self.seconds_compile      # the rate of the rescore itself, not of the compile
+        rate = self.hands / run if run > 0 else 0.0
         st = ", ".join(f"{v} {k}" for k, v in sorted(self.status.items()))
         rec = f", recorded score matched {self.matches}/{self.recorded}" if self.recorded else ""
         compared = [f"{k} {m}/{r}" for k, (r, m) in sorted(self.by_source.items()) if r]
