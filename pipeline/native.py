@@ -75,7 +75,7 @@ def game_to_rows(obj: dict[str, Any], source_format: str, source_file: str, line
     if "version" not in obj:
         raise RecordError("missing_field", f"missing field 'version' (the native format's version, {FORMAT_VERSION})")
     version = obj.get("version")
-    if version not in VERSIONS or isinstance(version, bool):
+    if type(version) is not int or version not in VERSIONS:     # not True, not 2.0
         raise RecordError("bad_record", f"unsupported native format version {version!r}")
     if version == 2:
         obj = _without_nulls(obj)
@@ -84,7 +84,7 @@ def game_to_rows(obj: dict[str, Any], source_format: str, source_file: str, line
             raise RecordError("missing_field", f"missing field {k!r}")
     prov = obj.get("provenance")
     exported = prov is not None            # version 2: an exported game says every hand's source line
-    prov = prov or {}
+    prov = {} if prov is None else prov
     if not isinstance(prov, dict):
         raise RecordError("bad_field", "provenance must be an object")
     if version == 2:
@@ -123,7 +123,7 @@ def game_to_rows(obj: dict[str, Any], source_format: str, source_file: str, line
         plays = h.get("plays")
         if plays == [] and not contract:
             plays = None           # a passed-out hand: no card played, whether "plays" is [] or left out
-        hprov = h.get("provenance") or {}
+        hprov = {} if h.get("provenance") is None else h["provenance"]
         rec_obj = h.get("recorded")
         if not isinstance(hprov, dict) or (rec_obj is not None and not isinstance(rec_obj, dict)):
             raise RecordError("bad_field", "provenance and recorded must be objects", hn)
@@ -222,7 +222,10 @@ def parse_time(value: Any) -> datetime | None:
         t = None
     if t is None:
         raise RecordError("bad_field", f"played_at: {value!r} is not an ISO 8601 date or time")
-    return (t.replace(tzinfo=timezone.utc) if t.tzinfo is None else t).astimezone(timezone.utc)
+    try:
+        return (t.replace(tzinfo=timezone.utc) if t.tzinfo is None else t).astimezone(timezone.utc)
+    except OverflowError:       # 0001-01-01T00:30+01:00 is before year 1 in UTC
+        raise RecordError("bad_field", f"played_at: {value!r} is outside the years 1 to 9999 in UTC") from None
 
 
 def format_time(t: datetime) -> str:

@@ -478,7 +478,34 @@ CORRUPTIONS = {
     "plays_repeated_null_before_the_list": _replace(3, b'"plays":[[', b'"plays":null,"plays":[['),
     "plays_null_at_game_level": _replace(1, b'"version":2', b'"version":2,"plays":null'),
     "hands_null_in_contract": _replace(3, b'"contract":{', b'"contract":{"hands":null,'),
+    # found by trying to break version 2 (issue 19): a negative seat number read another seat's hand (or past the
+    # arrays: a segfault of the compiled check); checks of the row path the columnar one lacked
+    "play_seat_very_negative": _edit(0, lambda o: o["hands"][P]["play_seats"].__setitem__(0, -2**40)),
+    "deal_level_hand_with_an_auction": _edit(0, _set(H + ["completeness"], "deal")),
+    "three_players_one_card_each": _edit(5, lambda o: o["hands"][0].update(
+        hands=[[s[0]] for s in o["hands"][0]["hands"]], plays=[s[0] for s in o["hands"][0]["hands"]],
+        play_seats=[0, 1, 2])),
+    "played_at_after_year_9999_in_utc": _edit(0, _set(["played_at"], "9999-12-31T23:59:59-01:00")),
+    "version_as_float": _edit(0, _set(["version"], 2.0)),
+    "provenance_a_list": _edit(0, _set(["provenance"], [])),
+    "hand_provenance_false": _edit(0, _set(H + ["provenance"], False)),
 }
+
+
+def test_exported_single_deal_games_are_matched_by_deal_as_the_row_path_does(tmp_path, monkeypatch):
+    # an export of colver CFN games (provenance.source_format "colver-cfn", one hand each) is matched by deal against
+    # its copies (run._Writer.same_deal): the columnar path leaves such lines to the row path (it kept both copies)
+    g = json.loads(_base()[0])
+    one = dict(g, hands=[dict(g["hands"][P], hand_no=1)], provenance={"source_format": "colver-cfn",
+                                                                      "source_file": "x.cfn"})
+    other = dict(one, source_game_id="other", game_id="simulate:other")
+    f = _write(tmp_path, "cfn.jsonl", [orjson.dumps(one) + b"\n", orjson.dumps(other) + b"\n"])
+    rows, _ = _ingest([f], tmp_path / "rows", "rows", monkeypatch, 4096, 50_000)
+    cols, fallback = _ingest([f], tmp_path / "cols", "columnar", monkeypatch, 4096, 50_000)
+    assert fallback == 2
+    for key in ("summary", "messages", "hands", "games", "rejects"):      # (the files are flushed elsewhere)
+        assert cols[key] == rows[key], key
+    assert rows["summary"][1:3] == (1, 1)        # one game of one hand: the second line is a copy of its deal
 
 
 @pytest.mark.parametrize("name", sorted(CORRUPTIONS))

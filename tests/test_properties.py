@@ -99,6 +99,11 @@ def _permute_suits(hands: pa.Table, perm: list[int]) -> pa.Table:
             h["plays"] = [card_map[c] for c in h["plays"]]
         if h["strain"] in ("C", "D", "H", "S"):
             h["strain"] = STRAINS[perm[STRAINS.index(h["strain"])]]
+        # announced declarations name their suit too (a run in trump breaks a tie: coinche-1000, seed 004); left
+        # as it was, a tierce in hearts stayed in hearts when hearts became spades
+        for a in h["announced"] or []:
+            if a["suit"] is not None:
+                a["suit"] = perm[a["suit"]]
     return pa.Table.from_pylist(rows, schema=hands.schema)
 
 

@@ -28,7 +28,7 @@ import pyarrow.compute as pc
 from pipeline import native, schema
 from pipeline.cards import RANKS, CardError, parse_card, popcount32
 from pipeline.ingest import content_keys, kernels
-from pipeline.ingest.validate import COMPLETENESS, MAX_CARRIED_IN, MAX_TRICKS, STRAIN_NAMES, VARIANTS
+from pipeline.ingest.validate import COMPLETENESS, MAX_CARRIED_IN, MAX_TRICKS, STRAIN_NAMES, THREE_PLAYER_SIZES, VARIANTS
 from pipeline.jit import njit
 
 _S, _I, _B = pa.string(), pa.int64(), pa.bool_()
@@ -59,6 +59,11 @@ SCHEMA = pa.schema([
 """Explicit schema for pyarrow's JSON reader: every field :func:`pipeline.native.game_to_rows` reads, with
 JSON integers as int64. Unknown fields make the block fail to parse (so such lines take the row path), and so
 does a ``played_at`` that is not text (the row path rejects it)."""
+DEPTH = 6
+"""The deepest nesting of :data:`SCHEMA` as :func:`pipeline.limits.json_shape` counts it (game, hands, hand,
+announced, item, cards): under a lower ``--max-depth`` the row path reads the file, so that it rejects what the
+limit says."""
+
 
 _INT8 = (-2**7, 2**7 - 1)
 _INT16 = (-2**15, 2**15 - 1)
@@ -268,8 +273,10 @@ def _plays(hv: pa.Array) -> Plays:
     if not same:                # a hand whose two lists differ in length: the row path says so
         seat = np.zeros(len(cards), np.int64)
         seat_v = np.zeros(len(cards), bool)
-    ok &= _seg_sum(~seat_v, offsets) == 0 if len(cards) else True
-    return Plays(offsets, valid, ok, seat, _string_cards(cards).astype(np.int16))
+    # a seat that is not a seat number (null, negative: version 1's digits could not be) is the row path's to reject
+    bad_seat = ~seat_v | (seat < 0)
+    ok &= _seg_sum(bad_seat, offsets) == 0 if len(cards) else True
+    return Plays(offsets, valid, ok, np.where(bad_seat, 0, seat), _string_cards(cards).astype(np.int16))
 
 
 # --------------------------------------------------------------------------------------------- the block
@@ -341,6 +348,9 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     sf = _field(prov, "source_format")
     sfile = _field(prov, "source_file")
     source_format = pc.fill_null(sf, "rebelote")
+    # an exported game of a single-deal format (colver CFN) is matched by deal against its copies: the row path's
+    from pipeline.ingest import READERS
+    ok &= ~_isin(source_format, sorted(r.NAME for r in READERS if getattr(r, "DEAL_COPIES", False)))
     source_file = pc.fill_null(sfile, blk.path)
     g_sl, g_sl_valid = _ints(_field(prov, "source_line"))
 
@@ -412,6 +422,9 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     hok &= init.ok & tricks.ok
     hok &= ~init.valid | (init.count == nh)
     cps = np.where(nh == 4, 8, np.where(init.valid & (init.count > 0), init.first_size, -1))
+    # 3-player deals give 8, 9 or 10 cards a seat (validate.THREE_PLAYER_SIZES); "deal" hands: the row path's
+    hok &= ~init.valid | (nh != 3) | np.isin(cps, THREE_PLAYER_SIZES)
+    hok &= ~pc.fill_null(pc.equal(completeness, "deal"), False).to_numpy(zero_copy_only=False)
     seat_hand = init.seat_hand
     size_bad = init.sizes != cps[seat_hand] if len(seat_hand) else np.zeros(0, bool)
     hok &= ~init.valid | (_seg_sum(size_bad, init.offsets) == 0)
@@ -711,7 +724,7 @@ def _plays_ok(offsets, pair_ok, seat, card, nh, init_valid, init_count, init_off
         played = np.uint32(0)
         for k in range(offsets[h], offsets[h + 1]):
             c, s = card[k], seat[k]
-            if not pair_ok[k] or c < 0 or s >= nh[h]:
+            if not pair_ok[k] or c < 0 or s < 0 or s >= nh[h]:
                 out[h] = False
                 break
             bit = np.uint32(1) << np.uint32(c)

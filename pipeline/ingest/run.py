@@ -1432,7 +1432,8 @@ def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject,
     leniency.reading(str(path))
     bounds = limits.active()
     with _bounded(path, cr_lines, bounds) as fh:
-        if reader is native_jsonl and fast_native.enabled() and not version_1:
+        if (reader is native_jsonl and fast_native.enabled() and not version_1
+                and bounds.max_depth >= fast_native.ncol.DEPTH):
             # columnar reading of whole blocks; lines it cannot vouch for come back through `take`
             fast_native.read_into(fh, str(path), writer, take, size=path.stat().st_size, forked=forked,
                                   bounds=bounds)
