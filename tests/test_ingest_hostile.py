@@ -140,7 +140,9 @@ _REAL_WORK = native_pool._work
 def test_dead_ingest_worker_falls_back_to_this_process(tmp_path, monkeypatch):
     # 40 games, one per line, in blocks of about 4 KB: the workers take the blocks, and every block after the
     # first kills its worker. The file must still import whole, as a one-process ingest imports it.
-    games = [native_game(f"k{i:02d}", [native_hand(DEAL_A if i % 2 else DEAL_L, 1, taker=i % 4)]) for i in range(40)]
+    from test_fast_native import v2
+    # version 2: a version 1 file is read by the row path, in this process, from its first line
+    games = [v2(native_game(f"k{i:02d}", [native_hand(DEAL_A if i % 2 else DEAL_L, 1, taker=i % 4)])) for i in range(40)]
     f = write_jsonl(tmp_path / "big.jsonl", games)
     one = ingest_paths([f], tmp_path / "one")          # files under POOL_MIN_BYTES: read in this process
     assert (one.games, one.hands, one.workers_lost) == (40, 40, [])
