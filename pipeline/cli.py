@@ -852,6 +852,9 @@ def _export_jsonl(output: Optional[Path], lake: Path, source: Optional[list[str]
     if not _has_hands(lake):
         _fail(f"no hands in lake {lake}")
     _outside_lake(output, lake)
+    if output is None and sys.stdout.isatty():     # the whole lake as JSON on the screen helps no one
+        _fail("export writes every game of the lake as JSON Lines: give --output FILE (FILE.gz to compress it), "
+              "or redirect it: rebelote export jsonl > games.jsonl")
     try:
         if output is None:
             games, hands = export_jsonl(lake, sys.stdout.buffer, source, salt)

@@ -96,3 +96,28 @@ def test_rescore_and_simulate_report_progress(tmp_path):
     assert hands[-1] == ("hands", n_hands, n_hands) and all(c[2] == n_hands for c in hands)
     assert [c[0] for c in calls if c[0] != "hands"] == ["games", "derived"]
     assert calls.index(("games", 0, None)) > calls.index(hands[-1])
+
+
+def test_export_to_a_terminal_asks_for_a_file(tmp_path, monkeypatch):
+    # the new-user trial: `rebelote export --lake club` with no output file printed the whole lake as JSON
+    import io
+    import sys
+
+    import pytest
+    import typer
+
+    from pipeline import cli
+
+    _file(tmp_path / "a.jsonl", 1)
+    ingest_paths([tmp_path / "a.jsonl"], tmp_path / "lake")
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+    monkeypatch.setattr(sys, "stdout", Terminal())
+    with pytest.raises(typer.Exit) as e:
+        cli._export_jsonl(None, tmp_path / "lake", None, None)
+    assert e.value.exit_code == 2 and sys.stdout.getvalue() == ""
+    # redirected (not a terminal), it writes the games as before
+    r = CliRunner().invoke(app, ["export", "jsonl", "--lake", str(tmp_path / "lake")])
+    assert r.exit_code == 0 and len(r.stdout.splitlines()) == 3
