@@ -20,6 +20,9 @@ from pipeline.ingest import (bga, bridgebelot2001, carg_json, coinche_cli, colve
 READERS: list[ModuleType] = [native_jsonl, colver, colver_cfn, colver_games, openspiel_jsonl, openspiel_state,
                              coinche_cli, bridgebelot2001, scoresheet_csv, carg_json, bga]
 
+DEAL_COPY_FORMATS = frozenset(r.NAME for r in READERS if getattr(r, "DEAL_COPIES", False))
+"""Formats whose records are one deal each, matched by deal against their copies (:mod:`pipeline.ingest.deal_copies`)."""
+
 
 def names() -> list[str]:
     """Names of the registered formats."""

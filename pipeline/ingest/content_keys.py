@@ -186,13 +186,12 @@ def key_rows(games: list[tuple[dict, list[dict]]]) -> None:
         return
     hsch, gsch = schema.schema("hands"), schema.schema("games")
     hrows = [h for _, hs in games for h in hs]
-    hands = pa.Table.from_pylist([{k: h.get(k) for k in HAND_FIELDS} for h in hrows],
-                                 schema=pa.schema([hsch.field(k) for k in HAND_FIELDS]))
+    # from_pylist reads the schema's fields of each row dict and leaves the others: no copy of a row
+    hands = pa.Table.from_pylist(hrows, schema=pa.schema([hsch.field(k) for k in HAND_FIELDS]))
     keys = hand_keys(hands)
     offsets = np.concatenate([[0], np.cumsum([len(hs) for _, hs in games])]).astype(np.int64)
     by_game = ordered_hand_keys(np.array([h.get("hand_no") or 0 for h in hrows], np.int64), keys, offsets)
-    table = pa.Table.from_pylist([{k: g.get(k) for k in GAME_FIELDS} for g, _ in games],
-                                 schema=pa.schema([gsch.field(k) for k in GAME_FIELDS]))
+    table = pa.Table.from_pylist([g for g, _ in games], schema=pa.schema([gsch.field(k) for k in GAME_FIELDS]))
     for h, k in zip(hrows, keys.to_pylist()):
         h["hand_key"] = k
     for (g, _), k in zip(games, game_keys(table, by_game).to_pylist()):

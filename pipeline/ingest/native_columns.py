@@ -349,8 +349,8 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     sfile = _field(prov, "source_file")
     source_format = pc.fill_null(sf, "rebelote")
     # an exported game of a single-deal format (colver CFN) is matched by deal against its copies: the row path's
-    from pipeline.ingest import READERS
-    ok &= ~_isin(source_format, sorted(r.NAME for r in READERS if getattr(r, "DEAL_COPIES", False)))
+    from pipeline.ingest import DEAL_COPY_FORMATS
+    ok &= ~_isin(source_format, sorted(DEAL_COPY_FORMATS))
     source_file = pc.fill_null(sfile, blk.path)
     g_sl, g_sl_valid = _ints(_field(prov, "source_line"))
 

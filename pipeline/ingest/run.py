@@ -24,7 +24,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipeline import ingest, lake as lakemod, names, schema
-from pipeline.ingest import archives, content_keys, deal_copies, fast_native, game_copies, holdings, key_index, line_ends, native_jsonl, takeover
+from pipeline.ingest import (archives, content_keys, deal_copies, fast_native, game_copies, holdings, key_index, line_ends,
+                             native_columns, native_jsonl, takeover)
 from pipeline import limits
 from pipeline.ingest import lenient as leniency
 from pipeline.ingest.records import GameRecord, Line, Notice, Provenance, Reject
@@ -212,7 +213,7 @@ def _lines(binary, raw_bad: bool = False) -> Iterator[Line]:
 
 
 SAME_GAME = object()   # conflict(): the game is already in the lake from another file, same deals: skip it
-DEAL_COPY_FORMATS = {r.NAME for r in ingest.READERS if getattr(r, "DEAL_COPIES", False)}
+DEAL_COPY_FORMATS = ingest.DEAL_COPY_FORMATS
 """Readers whose one-hand games are copies of deals other files may hold too (see pipeline.ingest.deal_copies)."""
 
 SET_ASIDE_CODES = {"duplicate_game_id", "conflicting_copy"}
@@ -1433,7 +1434,7 @@ def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject,
     bounds = limits.active()
     with _bounded(path, cr_lines, bounds) as fh:
         if (reader is native_jsonl and fast_native.enabled() and not version_1
-                and bounds.max_depth >= fast_native.ncol.DEPTH):
+                and bounds.max_depth >= native_columns.DEPTH):
             # columnar reading of whole blocks; lines it cannot vouch for come back through `take`
             fast_native.read_into(fh, str(path), writer, take, size=path.stat().st_size, forked=forked,
                                   bounds=bounds)
