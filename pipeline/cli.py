@@ -61,14 +61,23 @@ def _need_lake(lake) -> None:
               "or name another lake with --lake DIR or $REBELOTE_LAKE)")
 
 
-def _load_rules(name: str, lake=None):
-    """A shipped ruleset or a .toml file; with ``lake``, also a house ruleset the lake was rescored with (its
+def _load_rules(name: str, lake=None, house: bool = True):
+    """A shipped ruleset or a .toml file; with ``lake``, ``own`` (or ``auto``: each game of the lake under its own
+    ruleset, :mod:`pipeline.rules.own`), and with ``house`` also a house ruleset the lake was rescored with (its
     resolved parameters are kept in ``scores/ruleset=NAME/_ruleset.json``)."""
     from pipeline.rules import Ruleset, RulesetError, load
+    from pipeline.rules import own
+    if own.is_own(name) and lake is not None:
+        try:
+            return own.plan(lake)
+        except RulesetError as e:
+            _fail(str(e))
+        except OSError as e:
+            _fail(f"lake {lake}: {e}")
     try:
         return load(name)
     except RulesetError as e:
-        if lake is not None and "/" not in name and not name.endswith(".toml"):
+        if house and lake is not None and "/" not in name and not name.endswith(".toml"):
             from pipeline import lake as lakemod
             try:
                 data = lakemod.read_bytes(lake, f"scores/ruleset={name}/_ruleset.json")
@@ -81,33 +90,64 @@ def _load_rules(name: str, lake=None):
         _fail(str(e))
 
 
-def _report_rules(arg: str, lake) -> str:
-    """The ruleset name whose stored scores a report reads for ``--rules ARG`` (a name or a .toml file).
+def _report_rules(arg: str | None, lake) -> str | None:
+    """The ruleset name whose stored scores a report reads for ``--rules ARG`` (None: each game under its own
+    ruleset, :mod:`pipeline.report_rules`). A ruleset with no scores yet, or stale ones (hands imported since, a
+    house file edited, a shipped ruleset changed by an upgrade), is rescored first, with a one-line note. A lake
+    with no hands: ARG as given (the report says what is missing)."""
+    from pipeline import report_rules
+    from pipeline.rules import RulesetError
 
-    The scores were computed at the last ``rescore``; when ARG's parameters differ from the ones recorded then
-    (:mod:`pipeline.scored_with`), the report would answer for the old rules: an edited house-rules file is an
-    error, a shipped ruleset changed by an upgrade a warning; both ask for ``rescore``."""
-    from pipeline import scored_with
-    from pipeline.rules import RulesetError, load
-
-    from pipeline import names
-
-    is_file = arg.endswith(".toml") or "/" in arg
+    if not _has_hands(lake) or not _lake_has_table(lake, "hands"):
+        return arg
     try:
-        rules = load(arg)
+        choice = report_rules.choose(lake, arg)
     except RulesetError as e:
-        if is_file or not names.is_plain(arg):
-            _fail(str(e))
-        return arg          # a house ruleset known only by the lake's record of it
-    changes = scored_with.changed_parameters(lake, rules)
-    if changes:
-        what = (f"the lake's scores for {rules.name} were computed with other parameters than "
-                f"{arg if is_file else 'this version ships'} now has ({scored_with.describe(changes)}): run "
-                f"`rebelote rescore --rules {arg}` first")
-        if is_file:
-            _fail(what)
-        err.print(f"[yellow]warning:[/] {escape(what)}")
-    return rules.name
+        _fail(str(e))
+    except OSError as e:
+        _fail(f"lake {lake}: {e}")
+    if choice.stale:
+        err.print(f"[yellow]warning:[/] {escape(choice.stale)}")
+    if choice.rescore is not None:
+        given = f" --rules {shlex.quote(arg)}" if arg is not None and choice.name != "own" else ""
+        err.print(f"note: scoring the lake under {escape(choice.name)} first ({escape(choice.why)}; "
+                  f"`rebelote rescore{escape(given)}` does this alone)")
+        try:
+            _run_rescore(lake, choice.rescore, quiet=True)
+        except (OSError, ValueError) as e:      # a lake this process may not write (read-only, an older layout)
+            present = report_rules.scored(lake)
+            name = choice.name if choice.name in present else (present[0] if arg is None and len(present) == 1
+                                                                 else None)
+            if name is None:
+                _fail(f"cannot score the lake under {choice.name}: {e}")
+            err.print(f"[yellow]warning:[/] cannot score under {escape(choice.name)} ({escape(str(e))}): the "
+                      f"report reads the stored scores of {escape(name)}")
+            return name
+    return choice.name
+
+
+def _lake_has_table(lake, table: str) -> bool:
+    from pipeline import lake as lakemod
+    try:
+        return bool(lakemod.list_files(lake, table))
+    except (OSError, ValueError):
+        return False
+
+
+def _run_rescore(lake, rules, quiet: bool = False, warm_up: bool = True, **kwargs):
+    """Rescore ``lake`` under ``rules`` (a Ruleset or own rules) with the compile note (``warm_up``: the first
+    rescore of a command) and a progress bar; returns the summary, its time including the engine's compile.
+    Raises what rescore_lake raises."""
+    from pipeline.rescore import rescore_lake
+
+    warm = _warm_engine(lake, rules) if warm_up and kwargs.get("engine", "local") == "local" else 0.0
+    with _phase_progress(f"rescore [{rules.name}]") as progress:
+        summary = rescore_lake(lake, rules, progress=progress, **kwargs)
+    summary.seconds += warm
+    summary.seconds_compile = warm
+    if not quiet:
+        out.print(str(summary))
+    return summary
 
 
 @app.command()
@@ -119,7 +159,7 @@ def ingest(
     on_error: Annotated[Optional[str], typer.Option("--on-error", help="strict (= --strict), skip (the default: a bad "
                                                     "game goes to rejects) or lenient (keep a damaged hand at the "
                                                     "completeness its data supports, reason in its errors).")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the summary line.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the summary lines (the ingest's, and the scoring's).")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List every file read with its reader (by "
                                           "default only files with rejects, kept hands or no reader are named).")] = False,
     reread: Annotated[bool, typer.Option("--reread", help="Read files the lake's manifest says are unchanged.")] = False,
@@ -135,8 +175,13 @@ def ingest(
     max_depth: Annotated[int, typer.Option("--max-depth", min=1, max=_limits.PARSER_DEPTH, help="Deepest JSON "
                                            "nesting of a record (default 64, at most 1024; reject too_deep).")]
     = _LIMITS.max_depth,
+    score: Annotated[bool, typer.Option("--score/--no-score", help="Then score the lake's games under their own "
+                                        "rules (`rebelote rescore`), when anything changed (default: score).")] = True,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object (the rescore's, "
+                                          "if any, under \"rescore\") instead of the summary lines.")] = False,
 ) -> None:
-    """Import game records into the lake. Re-importing the same records adds nothing.
+    """Import game records into the lake, then score each game under its own rules. Re-importing the same records
+    adds nothing.
 
     Bad records go to the lake's rejects table with file, line, game, hand and reason (`rebelote rejects`
     lists them); a changed file read again clears the rejects its new version no longer raises. A file imported
@@ -163,20 +208,29 @@ def ingest(
         except KeyError as e:
             _fail(str(e.args[0]))
 
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn, TransferSpeedColumn
 
     from pipeline.limits import Limits
     from pipeline.ingest.run import walk
 
-    # a progress bar over files, on a terminal only (never in pipes, logs or CI)
-    progress = Progress(TextColumn("ingest"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+    # a progress bar over the bytes to read, on a terminal only (never in pipes, logs or CI): each file's size
+    # counts from where the walk meets it, its records move the bar as they are read (a gzip file's offsets are
+    # in its decompressed text: capped at its size on disk)
+    progress = Progress(TextColumn("ingest"), BarColumn(), DownloadColumn(), TransferSpeedColumn(), TimeElapsedColumn(),
                         console=err, transient=True, disable=quiet or not err.is_terminal)
     try:
-        total = sum(1 for _ in walk(paths))
+        sizes = {str(p): p.stat().st_size for p in walk(paths)}
     except OSError as e:          # missing, or not a regular file (a pipe): exit 2
         _fail(str(e))
-    task = progress.add_task("files", total=total)
+    before, at = {}, 0
+    for name, size in sizes.items():
+        before[name] = at
+        at += size
+    task = progress.add_task("bytes", total=at)
+    reading = {"base": 0, "size": 0}
 
+    def on_bytes(offset: int) -> None:
+        progress.update(task, completed=reading["base"] + min(offset, reading["size"]))
     # one line per file with --verbose; by default only for a file no reader recognises, and, before its first
     # reject or kept hand, for a file that gives one (thousands of clean files print nothing)
     current: dict = {"path": None, "reader": None, "shown": True}
@@ -185,7 +239,8 @@ def ingest(
         progress.console.print(escape(str(path)) + ": " + (reader or "[yellow]not recognised (skipped; use --format to force a reader)[/]"))
 
     def on_file(path: Path, reader: str | None) -> None:
-        progress.advance(task)
+        reading.update(base=before.get(str(path), 0), size=sizes.get(str(path), 0))
+        progress.update(task, completed=reading["base"])
         shown = not quiet and (verbose or reader is None)
         if shown:
             show_file(path, reader)
@@ -216,22 +271,49 @@ def ingest(
             summary = ingest_paths(paths, lake, fmt=format, strict=strict, on_reject=on_reject, on_file=on_file,
                                    reread=reread, lenient=on_error == "lenient", on_repair=on_repair,
                                    on_notice=on_notice, prune=prune,
-                                   bounds=Limits(max_bytes, max_ratio, max_line_bytes, max_depth))
+                                   bounds=Limits(max_bytes, max_ratio, max_line_bytes, max_depth), on_bytes=on_bytes)
     except StrictError as e:
         _fail(f"--strict: {e}")
     except OSError as e:
         _fail(f"{e.filename or lake}: {e.strerror or e}")
-    if not quiet and (len(summary.by_format) > 1 or verbose):
-        for line in summary.format_lines():
-            out.print(line)
-    out.print(str(summary))
+    if as_json:
+        scored = _score_own(lake, quiet=True) if score else None
+        out.print_json(data={**summary.to_dict(), "rescore": scored.to_dict() if scored else None}, indent=None)
+    else:
+        if not quiet and (len(summary.by_format) > 1 or verbose):
+            for line in summary.format_lines():
+                out.print(line)
+        out.print(str(summary))
+        if score:
+            _score_own(lake)
     if sum(summary.rejected.values()) or summary.earlier_rejects or summary.unrecognised_named:
         raise typer.Exit(EXIT_REJECTED)
 
 
+def _score_own(lake, quiet: bool = False):
+    """After an ingest: score the lake under ``own`` rules when its scores are missing or stale (new hands, a
+    changed choice), printing the summary unless ``quiet``; returns it (None when nothing was scored). A failure
+    is a warning (the import itself is done)."""
+    from pipeline import report_rules
+    from pipeline.rules import RulesetError
+
+    if not _lake_has_table(lake, "hands"):
+        return None
+    try:
+        choice = report_rules.choose(lake, "own")
+        if choice.rescore is not None:
+            return _run_rescore(lake, choice.rescore, quiet=quiet)
+    except (RulesetError, OSError, ValueError) as e:
+        err.print(f"[yellow]warning:[/] the games were imported but not scored ({escape(str(e))}): run "
+                  "`rebelote rescore` once this is fixed")
+    return None
+
+
 @app.command()
 def rescore(
-    rules: Annotated[list[str], typer.Option("--rules", help="Ruleset name or path to a .toml file; repeat for several.")],
+    rules: Annotated[Optional[list[str]], typer.Option("--rules", help="Ruleset name or path to a .toml file; repeat "
+                                                       "for several. Default: own (each game under its own ruleset, "
+                                                       "see `rebelote rules sources`).")] = None,
     lake: LakeOpt = DEFAULT_LAKE,
     engine: Annotated[str, typer.Option("--engine", help="local (this process) or ray (Ray Data map_batches; needs "
                                         "the 'ray' extra; joins $RAY_ADDRESS if set).")] = "local",
@@ -241,9 +323,12 @@ def rescore(
     no_derived: Annotated[bool, typer.Option("--no-derived", help="Do not write the derived report tables (player_hands, "
                                              "hand_facts...): a faster rescore, slower reports (they compute the same "
                                              "rows on the fly).")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print each ruleset's summary as one JSON object per line "
+                                          "instead of the summary line.")] = False,
 ) -> None:
-    """Recompute every hand of the lake under a ruleset; writes scores/ and game_scores/ for it."""
-    from pipeline.rescore import ENGINES, rescore_lake
+    """Recompute every hand of the lake: each game under its own ruleset (the default, stored as ruleset `own`),
+    or every hand under the rulesets given (what-if); writes scores/ and game_scores/ for each."""
+    from pipeline.rescore import ENGINES
     from pipeline.rescore.ray_engine import EngineUnavailable
 
     if engine not in ENGINES:
@@ -257,19 +342,15 @@ def rescore(
     if not _has_hands(lake):
         _fail(f"no hands in lake {lake} (run `rebelote ingest` first)")
     loaded = {}
-    for name in rules:                       # every ruleset is checked before any work starts
-        r = _load_rules(name)
+    for name in rules or ["own"]:            # every ruleset is checked before any work starts
+        r = _load_rules(name, lake, house=False)
         loaded.setdefault(r.name, r)
-    warm = _warm_engine(lake, next(iter(loaded.values()))) if engine == "local" else 0.0
-    for r in loaded.values():
+    for i, r in enumerate(loaded.values()):
         try:
-            with _phase_progress(f"rescore [{r.name}]") as progress:
-                summary = rescore_lake(lake, r, batch_size=batch_size, engine=engine, threads=threads,
-                                       derived=not no_derived, progress=progress)
-            # the first summary's time is the command's: the engine compiled (or loaded) before it counts
-            summary.seconds += warm
-            summary.seconds_compile, warm = warm, 0.0
-            out.print(str(summary))
+            summary = _run_rescore(lake, r, quiet=as_json, warm_up=i == 0, batch_size=batch_size, engine=engine, threads=threads,
+                                   derived=not no_derived)
+            if as_json:
+                out.print_json(data=summary.to_dict(), indent=None)
         except EngineUnavailable as e:
             _fail(str(e))
         except OSError as e:
@@ -310,7 +391,7 @@ def _warm_engine(lake, rules) -> float:
     import time
 
     from pipeline import lake as lakemod
-    from pipeline.rescore import score_batch
+    from pipeline.rescore.own import score_any
     t0 = time.perf_counter()
     try:
         first = next(iter(lakemod.iter_batches(lake, "hands", batch_size=1024)), None)
@@ -325,7 +406,7 @@ def _warm_engine(lake, rules) -> float:
     note.start()
     try:
         import pyarrow as pa
-        score_batch(pa.Table.from_batches([first.slice(0, 1)]), rules)
+        score_any(pa.Table.from_batches([first.slice(0, 1)]), rules)
     except Exception:   # noqa: BLE001 - the rescore itself meets and reports the same error
         pass
     finally:
@@ -541,8 +622,8 @@ def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Op
     from pipeline import stats
 
     filters = _filters(source, variant, player, min_hands, _salt(pseudonymize), since, until)
-    if ruleset is not None:
-        ruleset = _report_rules(ruleset, lake)   # a house-rules file: report the scores of its name
+    if "ruleset" in stats.report_params(report):
+        ruleset = _report_rules(ruleset, lake)   # scored first when missing or stale; a file: its name
     try:
         table = stats.run_report(lake, report, ruleset, filters)
         used = table.column("ruleset")[0].as_py() if table.num_rows and "ruleset" in table.column_names else ruleset
@@ -598,7 +679,8 @@ def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Op
 FormatOpt = Annotated[Optional[str], typer.Option("--format", help="table, csv, json or parquet (default: from the "
                                                   "--output file's extension, else table).")]
 OutputOpt = Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of the terminal.")]
-RulesOpt = Annotated[Optional[str], typer.Option("--rules", "--ruleset", help="Ruleset whose scores to use (default: the only one rescored).")]
+RulesOpt = Annotated[Optional[str], typer.Option("--rules", "--ruleset", help="Ruleset whose scores to use, scored "
+                                                 "first if needed (default: each game under its own ruleset).")]
 SourceOpt = Annotated[Optional[list[str]], typer.Option("--source", help="Only hands from this source (repeatable).")]
 VariantOpt = Annotated[Optional[list[str]], typer.Option("--variant", help="Only hands of this variant: belote, coinche... (repeatable).")]
 PlayerOpt = Annotated[Optional[list[str]], typer.Option("--player", help="Only hands where this player sat (repeatable); "
@@ -728,6 +810,10 @@ def games(
     sort: SortOpt = None,
     limit: LimitOpt = None,
     columns: ColumnsOpt = None,
+    variant: VariantOpt = None,
+    player: PlayerOpt = None,
+    since: SinceOpt = None,
+    until: UntilOpt = None,
 ) -> None:
     """List the lake's games by game id: source, variant, hands, players (comma-separated, by seat), when
     played, the recorded final totals and the file. The ids are what `rebelote show --game` takes."""
@@ -742,13 +828,20 @@ def games(
              else _empty_games(cols))
     if source:
         table = table.filter(pc.is_in(table.column("source"), value_set=pa.array(source, pa.string())))
+    where = _games_where(variant, player, since, until)
+    if where:      # the reports' filters, over the games' own columns
+        import duckdb
+        con = duckdb.connect()
+        con.register("_all_games", table)
+        table = con.sql(f"SELECT * FROM _all_games WHERE {where}").to_arrow_table()
+        con.close()
     table = table.sort_by([("game_id", "ascending")])
     # lists as text, so that every format (csv too) can carry them
     for name, sep in (("players", ", "), ("recorded_final", " - ")):
         text = [None if v is None else sep.join(map(str, v)) for v in table.column(name).to_pylist()]
         table = table.set_column(table.column_names.index(name), name, pa.array(text, pa.string()))
     if not table.num_rows and format in (None, "table") and output is None:
-        out.print("no games" + (" from these sources" if source else " in the lake"))
+        out.print("no games" + (" match these filters" if source or where else " in the lake"))
         return
     if sort or limit is not None or columns:
         table = _shape(table, sort, limit, columns)
@@ -844,7 +937,14 @@ def _salt(pseudonymize: Optional[str]) -> Optional[str]:
     return pseudonymize
 
 
-def _export_jsonl(output: Optional[Path], lake: Path, source: Optional[list[str]], salt: Optional[str]) -> None:
+def _games_where(variant, player, since, until) -> str:
+    """The SQL condition on ``games`` columns for --variant, --player (a real name who sat in the game), --since
+    and --until, as the reports read them ('' for none)."""
+    return _filters(None, variant, player, None, None, since, until).hands_where()
+
+
+def _export_jsonl(output: Optional[Path], lake: Path, source: Optional[list[str]], salt: Optional[str],
+                  where: str = "") -> None:
     import gzip
 
     from pipeline.export import export_jsonl
@@ -857,17 +957,17 @@ def _export_jsonl(output: Optional[Path], lake: Path, source: Optional[list[str]
               "or redirect it: rebelote export jsonl > games.jsonl")
     try:
         if output is None:
-            games, hands = export_jsonl(lake, sys.stdout.buffer, source, salt)
+            games, hands = export_jsonl(lake, sys.stdout.buffer, source, salt, where=where)
         else:
             opener = gzip.open if output.suffix == ".gz" else open
             with opener(output, "wb") as f:
-                games, hands = export_jsonl(lake, f, source, salt)
+                games, hands = export_jsonl(lake, f, source, salt, where=where)
     except OSError as e:
         _fail(f"cannot write {output}: {e.strerror or e}")
     err.print(f"export: {count(games, 'game', grouped=True)}, {count(hands, 'hand', grouped=True)}" + (" (pseudonymized)" if salt else "")
               + (f" -> {output}" if output else ""))
     if games == 0:
-        err.print("[yellow]warning:[/] nothing exported" + (f" (no game from source {', '.join(source)})" if source else ""))
+        err.print("[yellow]warning:[/] nothing exported" + (" (no game matches the filters)" if source or where else ""))
 
 
 JsonlOutputOpt = Annotated[Optional[Path], typer.Option("--output", "-o", help="File to write (default: standard "
@@ -884,6 +984,10 @@ def export(
     lake: LakeOpt = DEFAULT_LAKE,
     source: ExportSourceOpt = None,
     pseudonymize: PseudoOpt = None,
+    variant: VariantOpt = None,
+    player: PlayerOpt = None,
+    since: SinceOpt = None,
+    until: UntilOpt = None,
 ) -> None:
     """Export the lake: native JSON Lines (the default), or a DuckDB database for dashboards.
 
@@ -893,7 +997,7 @@ def export(
         return
     if format.lower() != "jsonl":
         _fail(f"unknown export format {format!r}; available: jsonl (for DuckDB: rebelote export duckdb FILE.duckdb)")
-    _export_jsonl(output, lake, source, _salt(pseudonymize))
+    _export_jsonl(output, lake, source, _salt(pseudonymize), _games_where(variant, player, since, until))
 
 
 @export_app.command("jsonl")
@@ -902,9 +1006,13 @@ def export_jsonl_cmd(
     lake: LakeOpt = DEFAULT_LAKE,
     source: ExportSourceOpt = None,
     pseudonymize: PseudoOpt = None,
+    variant: VariantOpt = None,
+    player: PlayerOpt = None,
+    since: SinceOpt = None,
+    until: UntilOpt = None,
 ) -> None:
     """Write the lake's games in the native JSON Lines format (lossless; re-importable; FILE.gz is gzipped)."""
-    _export_jsonl(output, lake, source, _salt(pseudonymize))
+    _export_jsonl(output, lake, source, _salt(pseudonymize), _games_where(variant, player, since, until))
 
 
 @export_app.command("duckdb")
@@ -949,8 +1057,8 @@ def report(
     html: Annotated[Path, typer.Option("--html", help="Write one self-contained HTML page (charts and tables; "
                                        "opens with no network).")],
     lake: LakeOpt = DEFAULT_LAKE,
-    rules: Annotated[Optional[str], typer.Option("--rules", help="Ruleset whose scores to use (default: the only "
-                                                 "one rescored).")] = None,
+    rules: Annotated[Optional[str], typer.Option("--rules", help="Ruleset whose scores to use, scored first if "
+                                                 "needed (default: each game under its own ruleset).")] = None,
     source: SourceOpt = None,
     variant: VariantOpt = None,
     player: Annotated[Optional[list[str]], typer.Option("--player", help="Only hands where this player sat "
@@ -966,8 +1074,7 @@ def report(
     from pipeline import html_report, stats
 
     filters = _filters(source, variant, player, min_hands, _salt(pseudonymize))
-    if rules is not None:
-        rules = _report_rules(rules, lake)
+    rules = _report_rules(rules, lake)
     _outside_lake(html, lake)
     try:
         summary = html_report.write_html_report(lake, html, rules, filters)
@@ -1015,25 +1122,19 @@ def demo(
         if e.exit_code not in (0, None, EXIT_REJECTED):
             raise
     try:
-        from pipeline import rules as rulesmod
-        from pipeline.rescore import rescore_lake
-        from pipeline import lake as lakemod, stats
+        from pipeline import stats
+        from pipeline.rules import own
 
-        # each ruleset that the sample's sources play, reported over the hands of its variant
-        games = lakemod.read(target, "games", columns=["ruleset_hint", "variant"]).to_pylist()
-        plan: dict[str, set[str]] = {}
-        for g in games:
-            if g["ruleset_hint"]:
-                plan.setdefault(g["ruleset_hint"], set()).add(g["variant"])
-        for name in sorted(plan):
-            rules = rulesmod.load(name)
-            _warm_engine(target, rules)   # the first rescore after an install compiles the engine: say so
-            out.print(str(rescore_lake(target, rules)))
-        for name, variants in sorted(plan.items()):
-            filters = stats.Filters(variants=tuple(sorted(variants)))
-            for report in ("players", "declarations"):
-                out.print(f"\n{report} under {name} (variant {', '.join(sorted(variants))})")
-                _emit(stats.run_report(target, report, name, filters), "table", None, stats.display_columns(report))
+        _run_rescore(target, own.plan(target))     # each game under the ruleset its record names
+        for report in ("players", "declarations"):
+            out.print(f"\n{report} (each game under its own ruleset)")
+            _emit(stats.run_report(target, report, own.OWN), "table", None, stats.display_columns(report))
+        if not ctx:
+            out.print(f"\nThe lake stays in {target}: try `rebelote status --lake {shlex.quote(str(target))}`.")
+        out.print("\nOn your own records (files or folders; gzip files are read as they are):\n"
+                  "  rebelote ingest PATH... --lake my-lake    # imports, and scores each game under its own rules\n"
+                  "  rebelote status --lake my-lake            # what the lake holds, and what to run next\n"
+                  "  rebelote stats players --lake my-lake     # or: rebelote report --html report.html --lake my-lake")
     finally:
         if ctx:
             ctx.cleanup()
@@ -1175,7 +1276,74 @@ def rules_list() -> None:
 
     for name in shipped_names():
         r = _load_rules(name)
-        out.print(f"{name} ({' < '.join(r.chain)}): {r.description}")
+        line = f"{name} ({' < '.join(r.chain)}): {r.description}"
+        # one line each: the description's beginning (`rules show NAME` prints all of it)
+        out.print(line if len(line) <= LIST_LINE else line[:LIST_LINE - 1].rstrip() + "…")
+
+
+#: longest line of `rules list`
+LIST_LINE = 160
+
+
+@rules_app.command("sources")
+def rules_sources(
+    lake: LakeOpt = DEFAULT_LAKE,
+    set_: Annotated[Optional[list[str]], typer.Option("--set", help="KEY=RULESET (repeatable): score the games of "
+                                                      "source KEY under RULESET (a name or a .toml file); "
+                                                      "variant:NAME=RULESET for the games of a variant that name "
+                                                      "no ruleset; named:NAME=RULESET for the games whose records "
+                                                      "name NAME.")] = None,
+    unset: Annotated[Optional[list[str]], typer.Option("--unset", help="KEY (as for --set) to forget "
+                                                       "(repeatable).")] = None,
+    format: FormatOpt = None,
+    output: OutputOpt = None,
+) -> None:
+    """Which ruleset each game is scored under by default (`rescore` without --rules, and every report): per
+    source, variant and the ruleset its records name, with why. --set and --unset change it (kept in the
+    lake's _own_rules.toml); the next report or `rebelote rescore` scores again what changed."""
+    import pyarrow as pa
+
+    from pipeline.rules import RulesetError, load, own
+
+    _need_lake(lake)
+    if set_ or unset:
+        try:
+            doc = own.overrides(lake)
+        except RulesetError as e:
+            _fail(str(e))
+        for item in unset or []:
+            section, key = _own_key(item)
+            if doc[section].pop(key, None) is None:
+                _fail(f"--unset {item}: the lake's {own.OVERRIDE_FILE} has no such choice")
+        for item in set_ or []:
+            key, eq, ref = item.partition("=")
+            if not eq or not ref:
+                _fail(f"--set {item!r}: give KEY=RULESET (a source, variant:NAME or named:NAME)")
+            section, key = _own_key(key)
+            try:
+                rules = load(ref)
+            except RulesetError as e:
+                _fail(f"--set {item}: {e}")
+            doc[section][key] = str(Path(ref).resolve()) if ref.endswith(".toml") else rules.name
+        own.write_overrides(lake, doc)
+    try:
+        plan = own.plan(lake)
+    except RulesetError as e:
+        _fail(str(e))
+    table = pa.table({
+        "source": [c.source for c in plan.choices], "variant": [c.variant for c in plan.choices],
+        "records_name": pa.array([c.hint for c in plan.choices], pa.string()),
+        "ruleset": [c.ruleset for c in plan.choices], "games": pa.array([c.games for c in plan.choices], pa.int64()),
+        "why": [c.why for c in plan.choices]})
+    _emit(table, format, output, lake=lake)
+
+
+def _own_key(text: str) -> tuple[str, str]:
+    """(section of the own-rules file, key) for a --set/--unset KEY."""
+    kind, colon, name = text.partition(":")
+    if colon and kind in ("variant", "named"):
+        return ("variants" if kind == "variant" else "rulesets"), name
+    return "sources", text
 
 
 @rules_app.command("show")

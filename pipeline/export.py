@@ -21,11 +21,12 @@ from pipeline.pseudonymize import ERROR_REMOVED, ID_COLUMNS, Pseudonymizer, keye
 
 
 def _rows(lake, table: str, where: str, order: str, params: dict, batch_rows: int) -> Iterator[dict]:
-    """Rows of ``table`` (filtered by ``where``) in ``order``, as dicts with the table's schema types, on a
-    connection of their own (two of these stream side by side)."""
+    """Rows of ``table`` (filtered by ``where``, which may read the view ``_all_games``) in ``order``, as dicts
+    with the table's schema types, on a connection of their own (two of these stream side by side)."""
     sch = schema.schema(table)
     con = duckdb_connection()
     try:
+        con.execute(f"CREATE TEMP VIEW _all_games AS SELECT * FROM {table_source(con, lake, 'games')}")
         src = table_source(con, lake, table)
         for b in arrow_reader(con, f"SELECT * FROM {src} {where} ORDER BY {order}", params, batch_rows):
             yield from pa.Table.from_batches([b]).select(sch.names).cast(sch).to_pylist()
@@ -34,8 +35,12 @@ def _rows(lake, table: str, where: str, order: str, params: dict, batch_rows: in
 
 
 def export_jsonl(lake, out: IO[bytes], source: list[str] | str | None = None,
-                 pseudonymize: str | None = None, batch_rows: int = 16_384) -> tuple[int, int]:
+                 pseudonymize: str | None = None, batch_rows: int = 16_384, where: str = "") -> tuple[int, int]:
     """Write every game of the lake (optionally only some sources) as native JSON Lines to ``out``.
+
+    ``where``: an SQL condition on ``games`` columns (source, variant, players, game_id; the view ``_all_games``
+    may be read), such as :meth:`pipeline.stats.Filters.hands_where` gives: only the games it keeps, with every
+    hand of theirs.
 
     Games are written in game_id order, hands in hand_no order; a game id present twice in ``games`` (the same
     game re-imported with other content) is written once, with every hand of that id. With ``pseudonymize``
@@ -49,10 +54,13 @@ def export_jsonl(lake, out: IO[bytes], source: list[str] | str | None = None,
     loc = lakemod.locate(lake)
     if not lakemod.has_table(loc, "games"):
         return 0, 0
-    where = "WHERE source IN (SELECT unnest($sources))" if source else ""
+    conds = (["source IN (SELECT unnest($sources))"] if source else []) + ([f"({where})"] if where else [])
     params = {"sources": list(source)} if source else {}
-    games = _rows(loc, "games", where, "game_id, game_key", params, batch_rows)
-    hands = (_rows(loc, "hands", where, "game_id, hand_no, hand_key", params, batch_rows)
+    kept = f"WHERE {' AND '.join(conds)}" if conds else ""
+    games = _rows(loc, "games", kept, "game_id, game_key", params, batch_rows)
+    hand_rows = (f"WHERE game_id IN (SELECT game_id FROM _all_games {kept})" if where
+                 else kept)     # a player filter tests the game's players, not each hand's
+    hands = (_rows(loc, "hands", hand_rows, "game_id, hand_no, hand_key", params, batch_rows)
              if lakemod.has_table(loc, "hands") else iter(()))
     n_games = n_hands = 0
     try:

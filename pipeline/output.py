@@ -103,8 +103,9 @@ def write(table: pa.Table, fmt: str, output: Path | None, console: Console, warn
         number = pa.types.is_integer(typ) or pa.types.is_floating(typ) or pa.types.is_decimal(typ)
         rich_table.add_column(name, justify="right" if number else "left", no_wrap=number or not fit,
                               overflow="fold", max_width=None if number or not fit else max(TERMINAL_CELL, len(name)))
-    for row in _cells(table):
-        rich_table.add_row(*row)
+    from rich.text import Text
+    for row in _cells(table):     # as text, never as markup: a name such as "[/b]" is printed as it is
+        rich_table.add_row(*(Text(c) if isinstance(c, str) else c for c in row))
     # natural width (folded texts on a terminal): never cut cells
     from rich.measure import Measurement
     wide = Console(file=console.file, width=100_000, highlight=False)

@@ -73,6 +73,8 @@ class LakeStatus:
                 state = "stale (ruleset changed: " + ", ".join(r.changed[:3]) + (" ..." if len(r.changed) > 3 else "") + ")"
             elif r.changed is None and r.fresh:
                 state = "fresh (house ruleset: its file is not checked here)"
+            if r.name == "own":
+                state += " (each game under its own ruleset)"
             out.append(f"  scores under {r.name}: {count(r.hands, 'hand')}, {state}")
         out += [f"next: {step}" for step in self.next_steps]
         return out
@@ -89,7 +91,7 @@ def lake_status(lake) -> LakeStatus:
     """The status of ``lake`` (a folder or URL). Raises FileNotFoundError when there is no lake there, and
     :class:`pipeline.lake.LakeVersionError` when its version record cannot be read."""
     from pipeline import duck
-    from pipeline.rules import RulesetError, load, shipped_names
+    from pipeline.rules import RulesetError, load, own, shipped_names
 
     loc = lakemod.locate(lake)
     if not lakemod.exists(loc):
@@ -125,9 +127,10 @@ def lake_status(lake) -> LakeStatus:
     shipped = set(shipped_names())
     for name, n in scored.items():
         changed = None
-        if name in shipped:
+        if name in shipped or name == own.OWN:
             try:
-                changed = [c[0] for c in scored_with.changed_parameters(loc, load(name))]
+                rules = own.plan(loc) if name == own.OWN else load(name)
+                changed = [c[0] for c in scored_with.changed_parameters(loc, rules)]
             except (RulesetError, OSError, ValueError):
                 changed = None
         st.rulesets.append(RulesetStatus(name, n, derived.hands_unchanged(loc, name), changed))
@@ -147,14 +150,12 @@ def _next_steps(st: LakeStatus, uri: str) -> list[str]:
     scored = {r.name for r in st.rulesets}
     for r in st.rulesets:
         if not r.fresh or r.changed:
-            steps.append(f"rebelote rescore --rules {r.name}{lake}  (its scores are stale)")
-    for hint in sorted({h for s in st.sources for h in s.hinted} - scored):
-        sources = ", ".join(s.source for s in st.sources if hint in s.hinted)
-        steps.append(f"rebelote rescore --rules {hint}{lake}  (the ruleset {sources} recorded its games under)")
-    if not scored and not steps:
-        steps.append(f"rebelote rescore --rules belote-classic{lake}  (or the ruleset these games were played under: "
-                     "`rebelote rules list` names them)")
+            what = "" if r.name == "own" else f" --rules {r.name}"
+            steps.append(f"rebelote rescore{what}{lake}  (its scores are stale)")
+    alone = [r for r in st.rulesets if r.fresh and not r.changed]
+    if "own" not in scored and not (len(st.rulesets) == 1 and alone):    # the reports' default (report_rules)
+        steps.append(f"rebelote rescore{lake}  (scores each game under its own ruleset: `rebelote rules sources"
+                     f"{lake}` shows which)")
     if not steps:
-        name = sorted(scored)[0]
-        steps.append(f"rebelote stats players --rules {name}{lake}  (everything is up to date)")
+        steps.append(f"rebelote stats players{lake}  (everything is up to date)")
     return steps

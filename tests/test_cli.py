@@ -75,11 +75,32 @@ def test_usage_errors_exit_2(tmp_path, records):
     run("ingest", records, "--lake", tmp_path / "l")
     r = run("rescore", "--rules", "no-such-rules", "--lake", tmp_path / "l")
     assert r.exit_code == 2 and "unknown ruleset 'no-such-rules'" in r.stderr
-    r = run("stats", "players", "--lake", tmp_path / "l")
-    assert r.exit_code == 2 and "rescore" in r.stderr
     assert run("stats", "players", "--lake", tmp_path / "l", "--format", "xml").exit_code == 2
     assert run("export", "--format", "pgn", "--lake", tmp_path / "l").exit_code == 2
     assert run("bogus-command").exit_code == 2
+
+
+def test_ingest_then_a_report_just_works(tmp_path, records):
+    # issue 17: `stats players` on a fresh lake refused ("run rescore first"). ingest scores each game under its
+    # own rules; with --no-score the report scores them first and says so on one line
+    r = run("ingest", records, "--lake", tmp_path / "a")
+    assert r.exit_code == 0 and r.stdout.splitlines()[-1].startswith("rescore [own] (each game under its own ruleset: ")
+    r = run("stats", "players", "--lake", tmp_path / "a", "--format", "csv")
+    assert r.exit_code == 0 and "scoring" not in r.stderr and r.stdout.count("\n") > 1
+    run("ingest", records, "--lake", tmp_path / "b", "--no-score")
+    assert not (tmp_path / "b" / "scores").exists()
+    r = run("stats", "players", "--lake", tmp_path / "b", "--format", "csv")
+    assert r.exit_code == 0 and r.stdout == run("stats", "players", "--lake", tmp_path / "a", "--format", "csv").stdout
+    assert [x for x in r.stderr.splitlines() if x.startswith("note: scoring")] == [
+        "note: scoring the lake under own first (no scores under it yet; `rebelote rescore` does this alone)"]
+    assert "scoring" not in run("stats", "players", "--lake", tmp_path / "b").stderr    # scored once
+    # --json: the summary objects the summary lines print
+    r = run("ingest", records, "--lake", tmp_path / "c", "--json")
+    d = json.loads(r.stdout)
+    assert (d["games"], d["hands"], d["rescore"]["hands"], d["rescore"]["members"]) == (2, 4, 4, ["belote-classic"])
+    assert d["summary"].startswith("ingest: 1 file, 2 games, 4 hands") and d["rescore"]["ruleset"] == "own"
+    r = run("rescore", "--lake", tmp_path / "c", "--rules", "openspiel", "--rules", "auto", "--json")
+    assert [json.loads(x)["ruleset"] for x in r.stdout.splitlines()] == ["openspiel", "own"]
 
 
 def test_export_jsonl_round_trip(tmp_path, records):
@@ -131,8 +152,9 @@ def test_user_reported_edge_cases(tmp_path, records):
     # stale scores are reported
     more = write_jsonl(tmp_path / "more.jsonl", [native_game("g9", [native_hand(DEAL_A, 1, taker=0)])])
     run("ingest", more, "--lake", lake)
-    r = run("stats", "players", "--lake", lake, "--format", "json")
-    assert "1 hand has no scores under belote-classic" in r.stderr
+    r = run("stats", "players", "--lake", lake, "--format", "json", "--rules", "belote-classic")
+    assert ("note: scoring the lake under belote-classic first (hands imported or replaced since its last rescore; "
+            "`rebelote rescore --rules belote-classic` does this alone)") in r.stderr
     # a house file may not take a shipped ruleset's name
     f = tmp_path / "x.toml"
     f.write_text('name = "colver"\nextends = "belote-classic"\n')
@@ -152,7 +174,7 @@ def test_user_reported_edge_cases(tmp_path, records):
     assert run("--version").stdout.startswith("rebelote ")
 
 
-def test_reports_refuse_scores_of_an_edited_house_rules_file(tmp_path, records):
+def test_reports_rescore_an_edited_house_rules_file(tmp_path, records):
     # found by a fresh-user trial: after editing a house-rules file, stats and compare kept reporting the scores
     # computed with its old parameters (a target of 501 instead of 301) without a word
     lake = tmp_path / "lake"
@@ -162,17 +184,20 @@ def test_reports_refuse_scores_of_an_edited_house_rules_file(tmp_path, records):
     assert run("rescore", "--rules", house, "--lake", lake).exit_code == 0
     assert run("stats", "players", "--lake", lake, "--rules", house, "--format", "json").exit_code == 0
     house.write_text('name = "club"\nextends = "belote-classic"\n[game]\ntarget = 301\n')
-    for args in (("stats", "players"), ("stats", "contracts"), ("compare", "--rules", "belote-classic")):
+    # issue 17: an edited house file is rescored before the report, which says so (it used to refuse)
+    r = run("stats", "players", "--lake", lake, "--rules", house, "--format", "json")
+    assert r.exit_code == 0, r.output
+    assert "note: scoring the lake under club first (the rules changed since its last rescore: game.target 501 -> " \
+           "301" in r.stderr
+    meta = json.loads((lake / "scores" / "ruleset=club" / "_ruleset.json").read_text())
+    assert meta["params"]["game"]["target"] == 301
+    for args in (("stats", "contracts"), ("compare", "--rules", "belote-classic")):
         r = run(*args, "--lake", lake, "--rules", house, "--format", "json") if args[0] == "stats" else \
             run(*args, "--lake", lake, "--rules", house)
-        assert r.exit_code == 2, r.output
-        assert "game.target 501 -> 301" in r.stderr and f"rebelote rescore --rules {house}" in r.stderr
-    # the stored name alone still reads the stored scores (what they are is the user's choice), and a rescore
-    # under the edited file makes the reports agree with it again
-    assert run("stats", "players", "--lake", lake, "--rules", "club", "--format", "json").exit_code == 0
-    assert run("rescore", "--rules", house, "--lake", lake).exit_code == 0
-    r = run("stats", "players", "--lake", lake, "--rules", house, "--format", "json")
-    assert r.exit_code == 0 and "warning" not in r.stderr
+        assert r.exit_code == 0 and "note: scoring the lake under club" not in r.stderr, r.output
+    # the stored name alone reads the stored scores (what they are is the user's choice)
+    r = run("stats", "players", "--lake", lake, "--rules", "club", "--format", "json")
+    assert r.exit_code == 0 and "warning" not in r.stderr and "note: scoring" not in r.stderr
 
 
 def test_player_and_min_hands_filters(tmp_path, records):
@@ -202,7 +227,9 @@ def test_compare(tmp_path, records):
     assert got["made/failed differs"] == (1, 4)          # the litige (null) becomes a failure
     r = run("compare", "--rules", "belote-classic", "--rules", "openspiel", "--lake", lake)
     assert "rebelote show --game test:g1 --hand 1 --rules belote-classic --rules openspiel" in r.stdout
-    assert run("compare", "--rules", "colver", "--rules", "openspiel", "--lake", lake).exit_code == 2
+    # a ruleset not scored yet is scored first (issue 17: no refusal where the tool can act)
+    r = run("compare", "--rules", "colver", "--rules", "openspiel", "--lake", lake)
+    assert r.exit_code == 0 and "note: scoring the lake under colver first (no scores under it yet" in r.stderr
 
 
 def test_compare_filters_and_pairings(tmp_path):
@@ -296,8 +323,8 @@ def _slow_first_score_batch(monkeypatch) -> list[int]:
     import time
 
     import pipeline.cli as cli
-    import pipeline.rescore as rescore_pkg
-    real = rescore_pkg.score_batch
+    import pipeline.rescore.own as rescore_pkg
+    real = rescore_pkg.score_any
     calls: list[int] = []
 
     def slow_first(batch, rules):
@@ -307,7 +334,7 @@ def _slow_first_score_batch(monkeypatch) -> list[int]:
         return real(batch, rules)
 
     monkeypatch.setattr(cli, "COMPILE_NOTE_AFTER", 0.1)
-    monkeypatch.setattr(rescore_pkg, "score_batch", slow_first)
+    monkeypatch.setattr(rescore_pkg, "score_any", slow_first)
     return calls
 
 
@@ -354,3 +381,30 @@ def test_stats_notes_the_hands_its_ruleset_cannot_score(tmp_path, records):
     assert "--source" in note
     r = run("stats", "players", "--rules", "colver", "--lake", lake, "--source", "club-mardi")
     assert r.exit_code == 0 and "unscorable" not in r.stderr
+
+
+def test_games_and_export_take_the_reports_filters(tmp_path):
+    # issue 17: `games` and `export jsonl` filter by player, variant and date like the reports do. Three games:
+    # g1 (Ana's table, belote, played 2026-01-10), g2 (Zed's table, belote, no date), g3 (Ana's, coinche, 2026-02-01)
+    g1 = native_game("g1", [native_hand(DEAL_A, 1, taker=0)])
+    g1["played_at"] = "2026-01-10T20:00:00Z"
+    g2 = native_game("g2", [native_hand(DEAL_K, 1, taker=0)], players=("Zed", "Yan", "Xia", "Wil"))
+    g3 = native_game("g3", [native_hand(DEAL_A, 1, taker=0), native_hand(DEAL_K, 2, taker=0)], variant="coinche",
+                     ruleset_hint=None)
+    g3["played_at"] = "2026-02-01T12:00:00Z"
+    lake = tmp_path / "lake"
+    run("ingest", write_jsonl(tmp_path / "g.jsonl", [g1, g2, g3]), "--lake", lake, "--no-score")
+
+    def ids(*args):
+        r = run("games", "--lake", lake, "--format", "json", *args)
+        assert r.exit_code == 0, r.output
+        return [row["game_id"] for row in json.loads(r.stdout)]
+    assert ids() == ["test:g1", "test:g2", "test:g3"]
+    assert ids("--player", "Ana") == ["test:g1", "test:g3"]
+    assert ids("--variant", "coinche") == ["test:g3"]
+    assert ids("--since", "2026-01-15") == ["test:g3"]          # g2 has no date: left out by a time filter
+    assert ids("--until", "2026-01-10", "--player", "Ana") == ["test:g1"]
+    out = tmp_path / "ana.jsonl"
+    r = run("export", "jsonl", "--lake", lake, "--player", "Ana", "--since", "2026-01-15", "--output", out)
+    assert r.exit_code == 0 and "export: 1 game, 2 hands" in r.stderr
+    assert [orjson.loads(x)["source_game_id"] for x in out.read_bytes().splitlines()] == ["g3"]

@@ -186,7 +186,7 @@ def test_cli_export_duckdb(lake, tmp_path):
     assert "export duckdb: 61 hands; 13 tables copied in; 8 report tables" in r.stdout and "rulesets: colver" in r.stdout
     assert _query(out, "SELECT DISTINCT ruleset FROM report_contracts") == [("colver",)]
     r = runner.invoke(app, ["export", "duckdb", str(out), "--lake", str(lake), "--rules", "nope"])
-    assert r.exit_code == 2 and "no scores for ruleset 'nope'" in r.stderr
+    assert r.exit_code == 2 and "unknown ruleset 'nope'" in r.stderr
     r = runner.invoke(app, ["export", "duckdb", str(tmp_path / "x.duckdb"), "--lake", str(tmp_path / "missing")])
     assert r.exit_code == 2 and "lake folder not found" in r.stderr
     # the JSON Lines export: as before, and as a subcommand

@@ -213,8 +213,12 @@ def test_pseudonymized_page(lake, tmp_path):
 
 
 def test_cli_errors(lake, tmp_path):
-    r = runner.invoke(app, ["report", "--html", str(tmp_path / "x.html"), "--lake", str(lake)])
-    assert r.exit_code == 2 and "several rulesets scored (belote-classic, colver)" in r.stderr
+    # two rulesets scored over every hand: the report scores each game under its own first (issue 17: it refused
+    # with "several rulesets scored"); on a copy, so that the module's lake keeps its two rulesets
+    import shutil
+    shutil.copytree(lake, tmp_path / "copy")
+    r = runner.invoke(app, ["report", "--html", str(tmp_path / "x.html"), "--lake", str(tmp_path / "copy")])
+    assert r.exit_code == 0 and "note: scoring the lake under own first (no scores under it yet" in r.stderr
     r = runner.invoke(app, ["report", "--html", str(tmp_path / "x.html"), "--lake", str(tmp_path / "none")])
     assert r.exit_code == 2 and "lake folder not found" in r.stderr
     r = runner.invoke(app, ["report", "--html", str(tmp_path / "x.html"), "--lake", str(lake), "--rules", "colver",

@@ -177,8 +177,8 @@ def test_cr_only_detection(head, rest, expected):
 
 def test_truncated_last_line_cut_inside_a_multibyte_character_is_invalid_json_naming_its_game(tmp_path, native_path):
     # A file cut in the middle of "è" (UTF-8 C3 A8) of a player's name: its last line is a line cut short, as if it
-    # stopped on an ASCII byte (README: "rejected as invalid_json with the game id its start still shows"), not a
-    # line in another encoding (bad_encoding named no game).
+    # stopped on an ASCII byte (docs/ingest.md: "rejected as invalid_json with the game id its start still
+    # shows"), not a line in another encoding (bad_encoding named no game).
     whole = orjson.dumps(native_game("t1", [native_hand(DEAL_A, 1, taker=0)]))
     line2 = orjson.dumps(native_game("t2", [native_hand(DEAL_L, 1, taker=2)], players=("Ana", "Ben", "Gisèle", "Dan")))
     i = line2.index("è".encode())
@@ -210,7 +210,7 @@ def test_latin1_byte_inside_a_line_reject_names_its_game(tmp_path, native_path):
 def test_pipe_named_on_the_command_line_is_a_usage_error_not_an_empty_file(tmp_path):
     # `rebelote ingest <(zcat games.jsonl.gz)` names a pipe: detection read its head, the import found it empty and
     # rejected it as no_records (a reason about the file's content, which was fine). A named FIFO with no writer
-    # hung the ingest. Now both stop before reading, with exit status 2 (README: usage or I/O error).
+    # hung the ingest. Now both stop before reading, with exit status 2 (docs/ingest.md: usage or I/O error).
     from typer.testing import CliRunner
 
     from pipeline.cli import app
@@ -322,9 +322,10 @@ def test_folder_holding_the_lake_does_not_read_the_lake_files(tmp_path):
 
 
 def test_file_emptied_since_imported_takes_its_rows_with_it(tmp_path):
-    # README (Formats): a changed file is read again and "hands no longer in the file leave the lake"; `--prune`
-    # treats a gone file "as if emptied". A file emptied to 0 bytes (or blank lines) kept its 2 hands, only adding
-    # an empty_file reject; deleting one line of two did remove that line's hand. Now emptied = no hands left.
+    # docs/ingest.md (Reading a file again): a changed file is read again and "hands no longer in the file leave
+    # the lake"; `--prune` treats a gone file "as if emptied". A file emptied to 0 bytes (or blank lines) kept
+    # its 2 hands, only adding an empty_file reject; deleting one line of two did remove that line's hand. Now
+    # emptied = no hands left.
     f = write_jsonl(tmp_path / "a.jsonl", [native_game("g", [native_hand(DEAL_A, 1, taker=0)]),
                                            native_game("h", [native_hand(DEAL_L, 1, taker=1)])])
     lake = tmp_path / "lake"
@@ -342,7 +343,7 @@ def test_file_emptied_since_imported_takes_its_rows_with_it(tmp_path):
 
 
 def test_empty_file_filled_later_clears_its_empty_file_reject(tmp_path):
-    # README: "once the file is fixed, the next ingest reads it again, imports the fixed games and clears the
+    # docs/ingest.md: "once the file is fixed, the next ingest reads it again, imports the fixed games and clears the
     # rejects it no longer raises". A file that only ever gave a file-level reject (empty here; unreadable and
     # UTF-16 alike) is not in the manifest, so its fixed read did not clear it: empty_file stayed in the lake.
     f = tmp_path / "a.jsonl"

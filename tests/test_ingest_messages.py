@@ -25,7 +25,7 @@ def run(*args):
 # ------------------------------------------------------------------ 4. an unrecognised file named on the command line
 
 def test_an_unrecognised_file_named_explicitly_exits_1(tmp_path):
-    # data/README.md is the demo sample's own text: no reader recognises it (README's ingest section says so)
+    # data/README.md is the demo sample's own text: no reader recognises it (docs/ingest.md says so)
     readme = tmp_path / "README.md"
     shutil.copy(DATA / "README.md", readme)
     r = run("ingest", readme, "--lake", tmp_path / "lake")

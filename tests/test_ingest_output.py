@@ -43,7 +43,7 @@ def _run(*args):
 def test_default_output_names_only_files_that_need_a_look_then_one_line_per_format(tmp_path):
     d = _folder(tmp_path)
     r = _run(d, "--lake", tmp_path / "lake")
-    assert r.exit_code == 1, r.output       # a rejected game: exit status 1 (README's ingest section)
+    assert r.exit_code == 1, r.output       # a rejected game: exit status 1 (docs/ingest.md)
     err = r.stderr.splitlines()
     # the clean files are not listed; the file with a reject is, once, before its reject; README as before
     assert [ln for ln in err if not ln.startswith("rejected ")] == [
@@ -56,7 +56,8 @@ def test_default_output_names_only_files_that_need_a_look_then_one_line_per_form
     assert out[:2] == ["  rebelote: 3 files, 3 games, 3 hands, 0 duplicates skipped, 1 rejected",
                        "  scoresheet-csv: 1 file, 1 game, 2 hands, 0 duplicates skipped, 0 rejected"]
     assert out[2].startswith("ingest: 5 files, 4 games, 5 hands, 0 duplicates skipped, 1 rejected (invalid_json 1)")
-    assert len(out) == 3
+    # then the games are scored under their own rules: the rescore's summary line (issue 17)
+    assert out[3].startswith("rescore [own] (each game under its own ruleset: ") and len(out) == 4
 
 
 def test_verbose_lists_every_file_and_quiet_only_the_total(tmp_path):
@@ -67,4 +68,20 @@ def test_verbose_lists_every_file_and_quiet_only_the_total(tmp_path):
         ("README.md", "not recognised (skipped; use --format to force a reader)"), ("a.jsonl", "rebelote"),
         ("b.jsonl", "rebelote"), ("c.jsonl", "rebelote"), ("d.csv", "scoresheet-csv")]]
     r = _run(d, "--lake", tmp_path / "lake2", "--quiet")
-    assert r.stderr == "" and len(r.stdout.splitlines()) == 1 and r.stdout.startswith("ingest: 5 files")
+    assert r.stderr == "" and r.stdout.startswith("ingest: 5 files")
+    assert [x.split(" ", 1)[0] for x in r.stdout.splitlines()] == ["ingest:", "rescore"]   # the two summary lines
+
+
+def test_progress_by_bytes_read(tmp_path):
+    # issue 17: the ingest bar counted files (`1/1` for a minute on one big file); it now follows the byte
+    # offset the readers reach. The offsets reported rise and end at the last record's line start or beyond.
+    from pipeline.ingest.run import ingest_paths
+    from pipeline.rules import load
+    from pipeline.simulate import simulate, write_jsonl
+
+    f = tmp_path / "g.jsonl"
+    write_jsonl(simulate(load("belote-classic"), 6, 5), f)
+    seen: list[int] = []
+    ingest_paths([f], tmp_path / "lake", on_bytes=seen.append)
+    last_line = f.read_bytes().rstrip(b"\n").rfind(b"\n") + 1
+    assert seen and seen == sorted(seen) and seen[-1] >= last_line and seen[-1] <= f.stat().st_size

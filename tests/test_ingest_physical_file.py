@@ -169,7 +169,7 @@ def test_a_file_whose_records_name_another_file_does_not_replace_that_files_hand
 def test_a_moved_file_keeps_its_rows_attributed_to_the_path_first_read(tmp_path, reader):
     # the manifest keys files by resolved path: a moved file is a new file, its records are all duplicates,
     # and the rows keep the ingest_file of the path first read; an edit of the moved copy is therefore
-    # another file's version of those games: rejected as duplicate_game_id (documented in the README)
+    # another file's version of those games: rejected as duplicate_game_id (documented in docs/ingest.md)
     lake = tmp_path / "lake"
     f = _simulated(tmp_path / "sim.jsonl", 7)
     ingest_paths([f], lake)

@@ -34,15 +34,16 @@ def test_a_lake_before_and_after_its_first_rescore_and_after_a_new_import(tmp_pa
     st = lake_status(lake)
     assert [(s.source, s.games, s.hands, s.hinted) for s in st.sources] == [("simulate", 3, hands, ["belote-classic"])]
     assert st.rejects == {"invalid_json": 1} and st.rulesets == [] and st.version == lakemod.LAKE_VERSION
-    # the games name their ruleset (ruleset_hint): that is the rescore to run
-    assert st.next_steps == [f"rebelote rescore --rules belote-classic --lake {lake}  (the ruleset simulate recorded "
-                             "its games under)"]
+    # no scores: each game under its own ruleset (the games name theirs: ruleset_hint) is the rescore to run
+    assert st.next_steps == [f"rebelote rescore --lake {lake}  (scores each game under its own ruleset: `rebelote "
+                             f"rules sources --lake {lake}` shows which)"]
     assert str(st).splitlines()[0] == f"lake {lake} (layout version 3): 3 games, {hands} hands from 1 source, 1 reject"
 
     rescore_lake(lake, RULES)
     st = lake_status(lake)
     assert [(r.name, r.hands, r.fresh, r.changed) for r in st.rulesets] == [("belote-classic", hands, True, [])]
-    assert st.next_steps == [f"rebelote stats players --rules belote-classic --lake {lake}  (everything is up to date)"]
+    # one ruleset scored, fresh, and no own-rules scores: the reports read it (pipeline.report_rules)
+    assert st.next_steps == [f"rebelote stats players --lake {lake}  (everything is up to date)"]
 
     more = _file(tmp_path / "b.jsonl", 2)
     ingest_paths([tmp_path / "b.jsonl"], lake)
@@ -50,7 +51,9 @@ def test_a_lake_before_and_after_its_first_rescore_and_after_a_new_import(tmp_pa
     assert sum(s.hands for s in st.sources) == hands + more
     assert [(r.name, r.hands, r.fresh) for r in st.rulesets] == [("belote-classic", hands, False)]
     assert "scores under belote-classic: " in str(st) and "stale (hands imported or replaced since)" in str(st)
-    assert st.next_steps == [f"rebelote rescore --rules belote-classic --lake {lake}  (its scores are stale)"]
+    assert st.next_steps == [f"rebelote rescore --rules belote-classic --lake {lake}  (its scores are stale)",
+                             f"rebelote rescore --lake {lake}  (scores each game under its own ruleset: `rebelote "
+                             f"rules sources --lake {lake}` shows which)"]
 
 
 def test_scores_computed_with_other_parameters_are_stale(tmp_path):

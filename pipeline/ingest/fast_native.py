@@ -443,6 +443,8 @@ def _row_path(lineno: int, offset: int, text: str | bytes | None, path: str, tak
 def _block(lines: _Lines, converted: list[tuple[np.ndarray, ncol.Batch]], path: str, writer, take) -> None:
     """Import one block: add every line in order, the accepted games of ``converted`` (see
     :func:`convert_groups`) as Arrow rows, the others through the row path."""
+    if getattr(writer, "on_bytes", None) is not None:
+        writer.on_bytes(lines.offset + lines.end)
     accepted: dict[int, tuple[ncol.Batch, int]] = {}
     for idx, batch in converted:
         for k, i in enumerate(idx.tolist()):

@@ -79,6 +79,13 @@ class IngestSummary:
     by_format: dict[str, Counter] = field(default_factory=dict)
     dropped: Counter = field(default_factory=Counter)
 
+    def to_dict(self) -> dict:
+        """The counts as plain JSON types (``rebelote ingest --json``), with the one-line summary as ``summary``."""
+        d = {k: (dict(v) if isinstance(v, Counter) else v) for k, v in vars(self).items()}
+        d["by_format"] = {k: dict(v) for k, v in self.by_format.items()}
+        d["summary"] = str(self)
+        return d
+
     def _counts(self) -> tuple[int, int, int, int]:
         """(games, hands, duplicates, rejected) added so far, drops put back (a dropped copy is 1 game of 1 hand)."""
         k = sum(self.dropped.values())
@@ -271,6 +278,8 @@ class _Writer:
         self.added = key_index.KeySet(hex_keys=False)   # game ids added by this run (a replaced one is not counted)
         self.file_formats: dict[str | None, str] = {}   # ingest_file -> the reader that read it in this run
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rebelote-lake-writer")
+        # called with the byte offset (in the decompressed stream) reached in the file being read, for progress
+        self.on_bytes: Callable[[int], None] | None = None
         self._pending: Future | None = None     # the background write of the last flush_later
 
     def _copy_in_lake(self, gid: str, source: str) -> "game_copies.Copy | None":
@@ -964,7 +973,8 @@ def ingest_paths(paths: list[Path], lake: Path, fmt: str | None = None, strict: 
                  on_file: Callable[[Path, str | None], None] | None = None, reread: bool = False,
                  lenient: bool = False, on_repair: Callable[["leniency.Repair"], None] | None = None,
                  on_notice: Callable[[str], None] | None = None, prune: bool = False,
-                 bounds: limits.Limits = limits.DEFAULT) -> IngestSummary:
+                 bounds: limits.Limits = limits.DEFAULT,
+                 on_bytes: Callable[[int], None] | None = None) -> IngestSummary:
     """Import every file under ``paths`` into ``lake`` (a folder or URL, see :func:`pipeline.lake.locate`).
 
     Nothing is lost: a file imported before from inside a folder of ``paths`` and now gone from it keeps its
@@ -990,6 +1000,8 @@ def ingest_paths(paths: list[Path], lake: Path, fmt: str | None = None, strict: 
             files are skipped without being opened (or, when only their time changed, after hashing them).
         on_reject: called with each Reject (the CLI prints them).
         on_file: called with each file and the reader chosen (None: not recognised).
+        on_bytes: called, while a file is read, with the byte offset reached in it (decompressed: a gzip
+            file's offsets run past its size on disk), for a progress bar.
         on_notice: called with a one-line message for what is worth saying but is no error: a reader's
             :class:`~pipeline.ingest.records.Notice`, a file gone since imported, a file read again to take
             over hands.
@@ -1001,19 +1013,20 @@ def ingest_paths(paths: list[Path], lake: Path, fmt: str | None = None, strict: 
             fast_native.prepare_for(Path(p))
     with lakemod.lock(lake), limits.applied(bounds):
         if not lenient:
-            return _ingest(paths, lake, fmt, strict, on_reject, on_file, reread, on_notice, prune)
+            return _ingest(paths, lake, fmt, strict, on_reject, on_file, reread, on_notice, prune, on_bytes)
         with leniency.collecting() as repairs:
-            summary = _ingest(paths, lake, fmt, strict, on_reject, on_file, reread, on_notice, prune)
+            summary = _ingest(paths, lake, fmt, strict, on_reject, on_file, reread, on_notice, prune, on_bytes)
         for r in repairs if on_repair else ():
             on_repair(r)
         return summary
 
 
 def _ingest(paths, lake, fmt, strict, on_reject, on_file, reread=False, on_notice=None,
-            prune=False) -> IngestSummary:
+            prune=False, on_bytes=None) -> IngestSummary:
     t0 = time.perf_counter()
     summary = IngestSummary()
     writer = _Writer(lake, summary)
+    writer.on_bytes = on_bytes
     run = _Run(lake, _load_manifest(lake), writer, strict, on_reject, on_file, on_notice)
     try:
         _ingest_files(paths, fmt, reread, run, prune)
@@ -1395,6 +1408,8 @@ def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject,
     def take(rec: GameRecord | Reject | Notice) -> None:
         nonlocal taken
         taken += not isinstance(rec, Notice)
+        if writer.on_bytes is not None and rec.where.offset is not None:
+            writer.on_bytes(rec.where.offset)
         if isinstance(rec, Reject):
             reject(rec)
             return

@@ -18,6 +18,7 @@ import pyarrow.compute as pc
 
 from pipeline import lake as lakemod
 from pipeline.rules import Ruleset
+from pipeline.rules.own import OwnRules
 from pipeline.words import count
 
 # score_batch, game_pass and game_results are imported on first use (__getattr__ below, and inside the
@@ -58,6 +59,7 @@ class RescoreSummary:
     by_source: dict = field(default_factory=dict)   # source -> [recorded, matched]
     other_rules: int = 0    # recorded scores not compared: their game's source plays another ruleset
     unknown_hints: list = field(default_factory=list)   # ruleset_hint values naming no shipped ruleset
+    members: set = field(default_factory=set)   # under own rules: the rulesets the games were scored under
     seconds: float = 0.0
     seconds_compile: float = 0.0    # compiling the rules engine before the run (the CLI's warm-up), in ``seconds``
     seconds_hands: float = 0.0      # the hand pass (read, score_batch, write scores)
@@ -67,6 +69,14 @@ class RescoreSummary:
     cpu_hands: float = 0.0
     cpu_games: float = 0.0
     cpu_derived: float = 0.0
+
+    def to_dict(self) -> dict:
+        """The counts as plain JSON types (``rebelote rescore --json``), with the one-line summary as ``summary``."""
+        d = {k: (dict(v) if isinstance(v, Counter) else sorted(v) if isinstance(v, set) else v)
+             for k, v in vars(self).items()}
+        d["by_source"] = {k: {"recorded": r, "matched": m} for k, (r, m) in self.by_source.items()}
+        d["summary"] = str(self)
+        return d
 
     def __str__(self) -> str:
         run = self.seconds - self.seconds_compile      # the rate of the rescore itself, not of the compile
@@ -99,7 +109,8 @@ class RescoreSummary:
                 why += " (summary hands keep their recorded scores, which the reports count)"
         compiled = (f" (of which {self.seconds_compile:.1f} s compiling the rules engine, once)"
                     if self.seconds_compile >= 1.0 else "")
-        return (f"rescore [{self.ruleset}]: {count(self.hands, 'hand')} ({st}), "
+        under = f" (each game under its own ruleset: {', '.join(sorted(self.members))})" if self.members else ""
+        return (f"rescore [{self.ruleset}]{under}: {count(self.hands, 'hand')} ({st}), "
                 f"{count(self.games, 'game')}, {self.illegal} with an "
                 f"illegal play{rec}, {self.seconds:.2f} s{compiled}, {rate:,.0f} hands/s{why}")
 
@@ -126,10 +137,11 @@ def ordered_map(fn, items, threads: int):
             yield pending.popleft().result()
 
 
-def rescore_lake(lake, rules: Ruleset, batch_size: int = 262_144, engine: str = "local",
+def rescore_lake(lake, rules: "Ruleset | OwnRules", batch_size: int = 262_144, engine: str = "local",
                  threads: int = 1, derived: bool = True, progress=None) -> RescoreSummary:
     """Rescore every hand in ``lake`` (a folder or URL, see :func:`pipeline.lake.locate`) under ``rules``;
-    replace ``scores/ruleset=<name>`` and ``game_scores/ruleset=<name>``.
+    replace ``scores/ruleset=<name>`` and ``game_scores/ruleset=<name>``. ``rules`` may be the lake's ``own``
+    rules (:func:`pipeline.rules.own.plan`): each game under its own ruleset, written as ruleset ``own``.
 
     Both passes stream: the hand pass reads ``batch_size`` hands at a time through :func:`score_batch`
     (``engine="local"``: in this process, on ``threads`` threads; ``"ray"``: the same function under Ray Data
@@ -207,15 +219,18 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
              write_derived: bool = True, progress=lambda *a: None) -> RescoreSummary:
     t0, c0 = time.perf_counter(), time.process_time()
     summary = RescoreSummary(rules.name)
-    foreign, summary.unknown_hints = foreign_games(lake, rules)
+    own = isinstance(rules, OwnRules)
+    foreign, summary.unknown_hints = rules.foreign() if own else foreign_games(lake, rules)
+    if own:
+        summary.members = {c.ruleset for c in rules.choices}
     from pipeline import derived
     hands_files = derived.hands_snapshot(lake)     # the hand files this rescore reads (taken under the lake lock)
     if engine == "ray":
         from pipeline.rescore.ray_engine import score_batches_ray
         scored = score_batches_ray(lake, rules, batch_size)
     else:
-        from pipeline.rescore.engine import score_batch
-        scored = ordered_map(lambda b: score_batch(b, rules), lakemod.iter_batches(lake, "hands", batch_size=batch_size),
+        from pipeline.rescore.own import score_any
+        scored = ordered_map(lambda b: score_any(b, rules), lakemod.iter_batches(lake, "hands", batch_size=batch_size),
                              threads)
 
     total = lakemod.row_count(lake, "hands")

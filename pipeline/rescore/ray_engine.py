@@ -1,7 +1,7 @@
 """``rebelote rescore --engine ray``: :func:`pipeline.rescore.engine.score_batch`, unchanged, over Ray Data.
 
 The lake's ``hands`` are read with ``ray.data.read_parquet`` (hive partitions: ``source`` comes back as a
-column), each block goes through ``map_batches(score_batch, batch_format="pyarrow")`` on the Ray workers,
+column), each block goes through ``map_batches(score_any, batch_format="pyarrow")`` (``score_batch``, or each game under its own ruleset) on the Ray workers,
 and the scored batches stream back to this process, which writes the ``scores`` partition exactly as the
 local engine does (then the game pass runs as usual). Order is preserved, so the files are identical to
 the local engine's.
@@ -20,8 +20,9 @@ from collections.abc import Iterator
 import pyarrow as pa
 
 from pipeline import lake as lakemod
-from pipeline.rescore.engine import score_batch
+from pipeline.rescore.own import score_any
 from pipeline.rules import Ruleset
+from pipeline.rules.own import OwnRules
 
 
 class EngineUnavailable(RuntimeError):
@@ -53,7 +54,7 @@ def ensure_ray():
     return ray
 
 
-def score_batches_ray(lake, rules: Ruleset, batch_size: int = 262_144) -> Iterator[pa.Table]:
+def score_batches_ray(lake, rules: "Ruleset | OwnRules", batch_size: int = 262_144) -> Iterator[pa.Table]:
     """``scores`` tables for every hand of the lake, computed on Ray Data, streamed in input order.
 
     Raises :class:`EngineUnavailable` when Ray Data is not installed."""
@@ -68,6 +69,6 @@ def score_batches_ray(lake, rules: Ruleset, batch_size: int = 262_144) -> Iterat
     logging.getLogger("ray.data").setLevel(logging.WARNING)
     ds = ray.data.read_parquet(files, filesystem=loc.fs,
                                partitioning=ray.data.datasource.Partitioning("hive", base_dir=loc.path("hands")))
-    scored = ds.map_batches(score_batch, fn_kwargs={"rules": rules}, batch_format="pyarrow", batch_size=batch_size)
+    scored = ds.map_batches(score_any, fn_kwargs={"rules": rules}, batch_format="pyarrow", batch_size=batch_size)
     return (pa.Table.from_batches([b]) if isinstance(b, pa.RecordBatch) else b
             for b in scored.iter_batches(batch_format="pyarrow", batch_size=None))

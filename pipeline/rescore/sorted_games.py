@@ -82,18 +82,28 @@ def _summary_scores(con, loc) -> tuple[str, str]:
             f" LEFT JOIN ({summary_points_sql(hands)}) sh ON sh.hand_key = s.hand_key")
 
 
+def _pass_columns(t: pa.Table) -> pa.Table:
+    return t.select(GAME_COLUMNS + [c for c in (SUMMARY_SCORE,) if c in t.column_names])
+
+
 def game_results(lake, rules: Ruleset, on_game_batch=None, batch_rows: int = 1 << 20) -> Iterator[pa.Table]:
     """``game_scores`` tables for ``rules`` over the lake's scores (already written for that ruleset), streamed.
 
     ``on_game_batch(games, recorded_final)`` is called with each output table and the matching
     ``recorded_final`` values (list per game, or None) so the caller can count recorded totals matched."""
+    from pipeline.rescore.own import game_pass_own
+    from pipeline.rules.own import OwnRules
+
+    def targets_of(t: pa.Table, rules: Ruleset) -> dict | None:
+        if not rules["game.target_from_record"]:
+            return None
+        return {g: x for g, x in zip(t.column("game_id").to_pylist(), t.column("target").to_pylist()) if x}
+
     for t in sorted_game_batches(lake, rules.name, batch_rows):
-        targets = None
-        if rules["game.target_from_record"]:
-            gid = t.column("game_id").to_pylist()
-            tg = t.column("target").to_pylist()
-            targets = {g: x for g, x in zip(gid, tg) if x}
-        g = game_pass(t.select(GAME_COLUMNS + [c for c in (SUMMARY_SCORE,) if c in t.column_names]), rules, targets)
+        if isinstance(rules, OwnRules):
+            g = game_pass_own(t, rules, lambda rows, m: game_pass(_pass_columns(rows), m, targets_of(rows, m)))
+        else:
+            g = game_pass(_pass_columns(t), rules, targets_of(t, rules))
         if on_game_batch is not None:
             # one recorded_final per game (its first row's), in game_pass's output order
             idx = pc.index_in(g.column("game_id"), value_set=t.column("game_id"))
