@@ -127,6 +127,7 @@ from __future__ import annotations
 
 import dataclasses
 import gzip
+import hashlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -156,7 +157,11 @@ SOURCE_FORMAT = "rebelote"
 SOURCE_FILE = "<simulate>"
 MAX_HANDS = 200
 CHUNK = 2048
-"""Games simulated together (a fixed constant: changing it changes the output for a seed)."""
+"""Games simulated together (a fixed constant: changing it changes the output for a seed). The games of a chunk
+draw from the rng together, so game ``i`` also depends on how many games its chunk holds (on ``games`` when
+``games - i < CHUNK``): hence the content digest in its id (:func:`simulate`)."""
+DIGEST_CHARS = 8
+"""Hex digits of the content digest ending a simulated game's ``source_game_id`` (:func:`simulate`)."""
 VARIANTS = {"prise": "belote", "bid": "coinche", "strain": "bulgarian"}
 """``auction.style`` -> the ``variant`` written (hands.variant) with 4 players."""
 VARIANT_2P = "belote-2p"
@@ -703,11 +708,14 @@ def _simulate_chunk(rng: np.random.Generator, rules: Ruleset, first: int, count:
     dealer_all = rng.integers(0, NP, count).astype(np.int64)
     hand_no_all = np.zeros(count, dtype=np.int64)
     active = np.ones(count, dtype=bool)
-    sgids = [f"{rules.name}-{seed}-{first + i:06d}" for i in range(count)]  # unique across rulesets
-    gids = [f"{SOURCE}:{s}" for s in sgids]
+    # the games' keys while they are played (score_batch / game_pass group hands by them); the id written is only
+    # known when the game ends, from its deals (see simulate())
+    prefixes = [f"{rules.name}-{seed}-{first + i:06d}" for i in range(count)]  # unique across rulesets
+    gids = [f"{SOURCE}:{s}" for s in prefixes]
     commons = [{"game_id": gids[i], "source": SOURCE, "source_format": SOURCE_FORMAT, "source_file": SOURCE_FILE,
-                "source_game_id": sgids[i], "variant": prep["variant"], "ruleset_hint": rules.name, "n_players": NP,
+                "source_game_id": prefixes[i], "variant": prep["variant"], "ruleset_hint": rules.name, "n_players": NP,
                 "players": [PLAYERS[p] for p in players[i].tolist()]} for i in range(count)]
+    deals = [hashlib.sha256() for _ in range(count)]     # each game's dealt cards, hand after hand
     rows_of: list[list[dict]] = [[] for _ in range(count)]
     results: list[dict | None] = [None] * count
     acc: pa.Table | None = None
@@ -803,6 +811,8 @@ def _simulate_chunk(rng: np.random.Generator, rules: Ruleset, first: int, count:
         L_calls = calls.tolist()
         L_turned = None if turned is None else turned.tolist()
         L_ann = [None] * n if announced is None else announced.to_pylist()
+        dealt = np.where(has_init[:, None], full, np.uint32(0)).astype("<u4").tobytes()   # (n, NP) masks
+        width = 4 * NP
         finished = []
         for r, gi in enumerate(A.tolist()):
             d = L_dealer[r]
@@ -825,9 +835,13 @@ def _simulate_chunk(rng: np.random.Generator, rules: Ruleset, first: int, count:
                 recorded_score=hs[r], recorded_card_points=cps[r], recorded_totals=gp_totals[gpi],
             )
             rows_of[gi].append(row)
+            deals[gi].update(dealt[r * width:(r + 1) * width])
             ended = gp_winner[gpi] is not None
             if ended or L_hand_no[r] >= MAX_HANDS:
+                sgid = f"{prefixes[gi]}-{deals[gi].hexdigest()[:DIGEST_CHARS]}"
+                # (the hand rows keep the key they were played under: game_to_json writes the game's id only)
                 game = finish_game(commons[gi] | {
+                    "game_id": f"{SOURCE}:{sgid}", "source_game_id": sgid,
                     "target": prep["target"],
                     "recorded_final": gp_final[gpi] if ended else gp_totals[gpi],
                     "recorded_winner": gp_winner[gpi]}, rows_of[gi])
@@ -908,9 +922,18 @@ def _announced_column(declarations: pa.Array | pa.ChunkedArray) -> pa.Array:
 def simulate(rules: Ruleset | str, games: int, seed: int) -> Iterator[dict]:
     """Yield ``games`` native game objects (``pipeline.native.game_to_json``) simulated under ``rules``.
 
-    Games come in order (``source_game_id`` ``f"{rules.name}-{seed}-{i:06d}"``, i = 0..games-1); the output depends
-    only on the arguments. ``rules`` may be a :class:`Ruleset` or a ruleset name/path. Raises ValueError at
-    once (before the first game) for a negative ``games`` or a ruleset :func:`shape_error` refuses.
+    Games come in order, i = 0..games-1; the output depends only on the arguments. ``rules`` may be a
+    :class:`Ruleset` or a ruleset name/path. Raises ValueError at once (before the first game) for a negative
+    ``games`` or a ruleset :func:`shape_error` refuses.
+
+    Ids: ``source_game_id`` is ``f"{rules.name}-{seed}-{i:06d}-{d}"`` and ``game_id`` ``f"simulate:{source_game_id}"``,
+    where ``d`` is the first :data:`DIGEST_CHARS` (8) hex digits of the SHA-256 of the game's dealt cards: for each
+    hand in order, its ``n_players`` initial hands as little-endian uint32 card masks (bit ``8 * suit + rank``), or
+    as many zero masks when the hand has no ``initial_hands`` (passed out before the deal was completed). Game
+    ``i`` is not the same game for every ``games`` (the games of a :data:`CHUNK` draw from the rng together), so
+    the index alone would name different games in two runs: with the digest, the same game always gets the same
+    id (a copy imported twice is a duplicate) and two different games different ids (one lake can hold
+    ``simulate`` runs of any sizes).
     """
     if isinstance(rules, (str, Path)):
         rules = rules_mod.load(rules)

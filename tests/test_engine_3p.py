@@ -382,11 +382,13 @@ def test_show_cli_on_a_simulated_three_player_game(tmp_path):
 
     from conftest import write_jsonl
     from pipeline.cli import app
-    f = write_jsonl(tmp_path / "sim3.jsonl", list(simulate(rules.load("belote-3p"), 2, 11)))
+    games = list(simulate(rules.load("belote-3p"), 2, 11))
+    f = write_jsonl(tmp_path / "sim3.jsonl", games)
     lake = tmp_path / "lake"
     res = CliRunner().invoke(app, ["ingest", str(f), "--lake", str(lake), "--quiet"])
     assert res.exit_code == 0, res.output
-    gid = native.game_to_rows(next(iter(simulate(rules.load("belote-3p"), 1, 11))), "rebelote", "", None)[0]["game_id"]
+    # the first game of the file imported (game 0 of a 1-game run is another game: simulate() documents the ids)
+    gid = native.game_to_rows(games[0], "rebelote", "", None)[0]["game_id"]
     res = CliRunner().invoke(app, ["show", "--lake", str(lake), "--game", gid, "--rules", "belote-3p"])
     assert res.exit_code == 0, res.output
     assert "result: team " in res.output and " wins at hand " in res.output

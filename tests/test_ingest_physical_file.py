@@ -101,7 +101,7 @@ def test_edited_simulate_output_replaces_its_hands(tmp_path, reader):
     assert (s.games, s.hands) == (3, 29)
     rescore_lake(lake, rules.load(CLASSIC))
     edited = _edit_plays(f, 0)
-    assert edited == "simulate:belote-classic-7-000000"
+    assert edited == "simulate:belote-classic-7-000000-0db6f2e7"   # index, then the deals' digest
     _check_edit_replaced(lake, f, edited, 29, 3, "<simulate>")     # simulate's own provenance.source_file
     # the same edited file again changes nothing
     s = ingest_paths([f], lake, reread=True)
@@ -119,7 +119,7 @@ def test_edited_export_replaces_its_hands_in_the_lake_it_was_imported_into(tmp_p
     assert (s.games, s.hands) == (3, 29)
     rescore_lake(second, rules.load(CLASSIC))
     edited = _edit_plays(exported, 1)
-    assert edited == "simulate:belote-classic-7-000001"
+    assert edited == "simulate:belote-classic-7-000001-36fb0f1e"
     # the export recorded the first lake's provenance ("<simulate>"); the physical file is the export
     _check_edit_replaced(second, exported, edited, 29, 3, "<simulate>")
 
@@ -145,7 +145,7 @@ def test_two_files_recording_the_same_source_file_never_replace_each_others_hand
     s = ingest_paths([a, b], lake)
     assert (s.unchanged, s.games, s.hands, s.replaced, sum(s.rejected.values())) == (1, 1, 1, 1, 0)
     assert a_keys <= _keys(lake) and len(_keys(lake)) == 52
-    assert edited.startswith("simulate:belote-classic-7")
+    assert edited.startswith("simulate:belote-classic-7-000000-")
 
 
 def test_a_file_whose_records_name_another_file_does_not_replace_that_files_hands(tmp_path, reader):

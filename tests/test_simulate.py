@@ -11,7 +11,9 @@ each player for himself). Seat, trick and card counts are read from the ruleset 
 from __future__ import annotations
 
 import gzip
+import hashlib
 import re
+import struct
 from collections import Counter
 
 import numpy as np
@@ -21,7 +23,7 @@ import pytest
 
 from pipeline import native, rules, schema
 from pipeline import simulate as sim
-from pipeline.cards import STRAINS, SUITS, card_str, popcount32
+from pipeline.cards import STRAINS, SUITS, card_str, parse_card, popcount32
 from pipeline.ingest import native_jsonl
 from pipeline.ingest.validate import check_hand
 from pipeline.rescore.engine import score_batch
@@ -53,6 +55,16 @@ def _shape(r) -> tuple[int, int]:
     return int(r["deal.n_players"]), int(r["deal.tricks"])
 
 
+def _deal_digest(o: dict) -> str:
+    """The digest ending a simulated game's id, recomputed from the file's text as simulate() documents it: SHA-256
+    of each hand's initial hands as little-endian uint32 card masks (zeros when the hand has none), 8 hex digits."""
+    h = hashlib.sha256()
+    for hand in o["hands"]:
+        seats = hand["hands"] or [[]] * o["n_players"]
+        h.update(b"".join(struct.pack("<I", sum(1 << parse_card(c) for c in cards)) for cards in seats))
+    return h.hexdigest()[:8]
+
+
 def _bytes(objs) -> bytes:
     return b"".join(orjson.dumps(o) + b"\n" for o in objs)
 
@@ -81,8 +93,8 @@ def test_game_fields(run):
     for i, (o, g) in enumerate(zip(objs, games)):
         assert o["format"] == "rebelote" and o["version"] == 2
         assert o["source"] == "simulate"
-        assert o["source_game_id"] == f"{r.name}-{SEED}-{i:06d}"
-        assert o["game_id"] == f"simulate:{r.name}-{SEED}-{i:06d}"
+        assert o["source_game_id"] == f"{r.name}-{SEED}-{i:06d}-{_deal_digest(o)}"
+        assert o["game_id"] == f"simulate:{o['source_game_id']}"
         assert o["variant"] == variant
         assert o["ruleset_hint"] == r.name
         assert o["target"] == r["game.target"]
@@ -362,6 +374,47 @@ def test_write_jsonl_and_reingest(tmp_path):
     sim.write_jsonl(objs, gz2)
     assert gz1.read_bytes() == gz2.read_bytes()
     assert gzip.decompress(gz1.read_bytes()) == data
+
+
+def test_runs_of_any_size_share_one_lake(tmp_path, monkeypatch):
+    # issue 17: game i of `simulate --games 2` and of `--games 20000` (same seed and rules) are different games,
+    # since the games of a chunk draw from the rng together; under the index-only ids of before, importing both
+    # files rejected games as duplicate_game_id. With the deal digest in the id, the same game keeps its id and a
+    # different game gets another one. CHUNK = 4 keeps the runs small: 2 games are one chunk of 2; 7 games
+    # chunks of 4 + 3; 8 games chunks of 4 + 4.
+    from pipeline.ingest.run import ingest_paths
+
+    monkeypatch.setattr(sim, "CHUNK", 4)
+    r = rules.load("belote-classic")
+    runs = {n: list(sim.simulate(r, n, 5)) for n in (2, 7, 8)}
+
+    def content(o):
+        return orjson.dumps({k: v for k, v in o.items() if k not in ("game_id", "source_game_id")})
+
+    # the same seed in a chunk of another size gives other games: games 0-1 of the 2-game run differ from those
+    # of the 7-game run (chunk of 2 vs 4), games 4-6 of the 7-game run from those of the 8-game run (3 vs 4);
+    # games 0-3 of the 7- and 8-game runs are the same (one first chunk of 4 from the same rng state)
+    same = {(a, b): [content(x) == content(y) for x, y in zip(runs[a], runs[b])] for a, b in ((2, 7), (7, 8))}
+    assert same == {(2, 7): [False] * 2, (7, 8): [True] * 4 + [False] * 3}
+    files = []
+    for n, objs in runs.items():
+        files.append(tmp_path / f"sim-{n}.jsonl")
+        sim.write_jsonl(objs, files[-1])
+    s = ingest_paths(files, tmp_path / "lake")
+    # 13 distinct games: 2 (first run) + 7 (second run: none is one of the first run's) + 4 (games 4-7 of the
+    # third run; its games 0-3 are the second run's, under the same ids). Those 4 games' hands are duplicates
+    # (the third file's other hands are all new): with this seed 134 hands imported, 40 duplicates. No game is
+    # rejected; with the index-only ids 7 were, as duplicate_game_id: games 0-1 of the second file (the first
+    # file's ids), games 0-1 of the third (the first file's ids again) and its games 4-6 (the second file's)
+    dup_hands = sum(len(o["hands"]) for o in runs[8][:4])
+    assert (s.games, s.hands, s.duplicates, dict(s.rejected)) == (
+        13, sum(len(o["hands"]) for objs in runs.values() for o in objs) - dup_hands, dup_hands, {})
+    assert s.same_game == s.same_content == 0
+    # ids name content: equal for the same game, different for different games of the same index
+    for (a, b), eq in same.items():
+        assert [x["game_id"] == y["game_id"] for x, y in zip(runs[a], runs[b])] == eq
+        assert all(x["game_id"].startswith(f"simulate:belote-classic-5-{i:06d}-")
+                   for i, x in enumerate(runs[b]))
 
 
 def test_cards_written_as_text(run):
