@@ -1125,7 +1125,7 @@ def demo(
         from pipeline import stats
         from pipeline.rules import own
 
-        _run_rescore(target, own.plan(target))     # each game under the ruleset its record names
+        _score_own(target)     # ingest scored each game under its own ruleset: only if that failed
         for report in ("players", "declarations"):
             out.print(f"\n{report} (each game under its own ruleset)")
             _emit(stats.run_report(target, report, own.OWN), "table", None, stats.display_columns(report))
