@@ -98,7 +98,7 @@ def _report_rules(arg: str | None, lake) -> str | None:
     from pipeline import report_rules
     from pipeline.rules import RulesetError
 
-    if not _has_hands(lake) or not _lake_has_table(lake, "hands"):
+    if not _lake_has_table(lake, "hands"):
         return arg
     try:
         choice = report_rules.choose(lake, arg)

@@ -85,3 +85,18 @@ def test_progress_by_bytes_read(tmp_path):
     ingest_paths([f], tmp_path / "lake", on_bytes=seen.append)
     last_line = f.read_bytes().rstrip(b"\n").rfind(b"\n") + 1
     assert seen and seen == sorted(seen) and seen[-1] >= last_line and seen[-1] <= f.stat().st_size
+
+
+def test_progress_by_bytes_on_the_row_path(tmp_path, monkeypatch):
+    # a version 1 native file is read by the row path, which reports every PROGRESS_BYTES (1 byte here)
+    from conftest import write_jsonl
+    from deals import DEAL_A, DEAL_K, native_game, native_hand
+    from pipeline.ingest import run as runmod
+
+    monkeypatch.setattr(runmod, "PROGRESS_BYTES", 1)
+    f = write_jsonl(tmp_path / "v1.jsonl", [native_game(f"g{i}", [native_hand(DEAL_A, 1, taker=0),
+                                                                   native_hand(DEAL_K, 2, taker=0)]) for i in range(3)])
+    seen: list[int] = []
+    runmod.ingest_paths([f], tmp_path / "lake", on_bytes=seen.append)
+    starts = [0] + [i + 1 for i, b in enumerate(f.read_bytes()[:-1]) if b == 0x0A]   # each line's first byte
+    assert seen == starts[1:]          # one call per record read past offset 0, at its line's start

@@ -33,6 +33,7 @@ from pipeline.words import count
 
 HEAD_BYTES = 65536
 FLUSH_HANDS = 50_000
+PROGRESS_BYTES = 1 << 20    # the progress callback is called each time this many more bytes were read
 
 
 class StrictError(RuntimeError):
@@ -1405,11 +1406,14 @@ def _read_file(path: Path, reader, writer: "_Writer", strict: bool, on_reject,
     taken = 0
     path_ids = bool(getattr(reader, "GAME_ID_FROM_PATH", False))
 
+    reported = 0
+
     def take(rec: GameRecord | Reject | Notice) -> None:
-        nonlocal taken
+        nonlocal taken, reported
         taken += not isinstance(rec, Notice)
-        if writer.on_bytes is not None and rec.where.offset is not None:
-            writer.on_bytes(rec.where.offset)
+        if writer.on_bytes is not None and (rec.where.offset or 0) >= reported + PROGRESS_BYTES:
+            reported = rec.where.offset       # a call per MiB read, not per record: this is the row path's hot loop
+            writer.on_bytes(reported)
         if isinstance(rec, Reject):
             reject(rec)
             return
