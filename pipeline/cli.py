@@ -113,7 +113,7 @@ def _report_rules(arg: str | None, lake) -> str | None:
         err.print(f"note: scoring the lake under {escape(choice.name)} first ({escape(choice.why)}; "
                   f"`rebelote rescore{escape(given)}` does this alone)")
         try:
-            _run_rescore(lake, choice.rescore, quiet=True)
+            _run_rescore(lake, choice.rescore, quiet=True, update=True)
         except (OSError, ValueError) as e:      # a lake this process may not write (read-only, an older layout)
             present = report_rules.scored(lake)
             name = choice.name if choice.name in present else (present[0] if arg is None and len(present) == 1
@@ -302,7 +302,7 @@ def _score_own(lake, quiet: bool = False):
     try:
         choice = report_rules.choose(lake, "own")
         if choice.rescore is not None:
-            return _run_rescore(lake, choice.rescore, quiet=quiet)
+            return _run_rescore(lake, choice.rescore, quiet=quiet, update=True)
     except (RulesetError, OSError, ValueError) as e:
         err.print(f"[yellow]warning:[/] the games were imported but not scored ({escape(str(e))}): run "
                   "`rebelote rescore` once this is fixed")
@@ -325,6 +325,9 @@ def rescore(
                                              "rows on the fly).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print each ruleset's summary as one JSON object per line "
                                           "instead of the summary line.")] = False,
+    update: Annotated[bool, typer.Option("--update", help="Score only the games new or changed since the ruleset's "
+                                         "last rescore (what ingest and the reports do); everything when its "
+                                         "rules changed.")] = False,
 ) -> None:
     """Recompute every hand of the lake: each game under its own ruleset (the default, stored as ruleset `own`),
     or every hand under the rulesets given (what-if); writes scores/ and game_scores/ for each."""
@@ -348,7 +351,7 @@ def rescore(
     for i, r in enumerate(loaded.values()):
         try:
             summary = _run_rescore(lake, r, quiet=as_json, warm_up=i == 0, batch_size=batch_size, engine=engine, threads=threads,
-                                   derived=not no_derived)
+                                   derived=not no_derived, update=update)
             if as_json:
                 out.print_json(data=summary.to_dict(), indent=None)
         except EngineUnavailable as e:
@@ -1041,7 +1044,8 @@ def export_duckdb_cmd(
     names = [_report_rules(r, lake) for r in rules or []]
     _outside_lake(file, lake)
     try:
-        summary = dashboard.export_duckdb(lake, file, names, filters, materialize)
+        with _phase_progress(f"export {file.name}") as progress:
+            summary = dashboard.export_duckdb(lake, file, names, filters, materialize, progress=progress)
     except stats.StatsError as e:
         _fail(str(e))
     except OSError as e:
@@ -1077,7 +1081,8 @@ def report(
     rules = _report_rules(rules, lake)
     _outside_lake(html, lake)
     try:
-        summary = html_report.write_html_report(lake, html, rules, filters)
+        with _phase_progress(f"report {html.name}") as progress:
+            summary = html_report.write_html_report(lake, html, rules, filters, progress=progress)
     except stats.StatsError as e:
         _fail(str(e))
     except OSError as e:

@@ -67,19 +67,22 @@ def _empty_report(con: duckdb.DuckDBPyConnection, name: str) -> pa.Table:
 
 
 def report_tables(con: duckdb.DuckDBPyConnection, rulesets: list[str],
-                  filters: stats.Filters | None = None) -> dict[str, pa.Table]:
+                  filters: stats.Filters | None = None, progress=None) -> dict[str, pa.Table]:
     """``report_<name>`` -> rows of every report for every ruleset of ``rulesets`` (stacked; each report
     has a ``ruleset`` column), and ``report_fairness`` (ruleset-independent: it looks at the dealt hands)
     with a leading ``grouped_by`` column: 'all', 'source' or 'player' (the ``group`` column's meaning).
 
-    ``con`` is a :func:`pipeline.stats.connect` connection made with ``filters``. Raises
-    :class:`pipeline.stats.StatsError` as the reports do.
+    ``con`` is a :func:`pipeline.stats.connect` connection made with ``filters``; ``progress(stage, done,
+    total)`` is called before each report. Raises :class:`pipeline.stats.StatsError` as the reports do.
     """
+    progress = progress or (lambda *a: None)
     out: dict[str, pa.Table] = {}
-    for name in REPORTS:
+    for i, name in enumerate(REPORTS):
+        progress(f"report {name}", i, len(REPORTS) + 1)
         parts = [stats.run_report_on(con, name, r, filters) for r in rulesets]
         out[f"report_{name}"] = pa.concat_tables(parts) if parts else _empty_report(con, name)
     parts = []
+    progress("report fairness", len(REPORTS), len(REPORTS) + 1)
     for by in FAIRNESS_GROUPINGS:
         t = fairness_on(con, by, filters)
         parts.append(t.add_column(0, "grouped_by", pa.array([by] * t.num_rows, pa.string())))
@@ -98,7 +101,7 @@ def _choose_rulesets(con: duckdb.DuckDBPyConnection, wanted: list[str] | None) -
 
 
 def export_duckdb(lake: Path | str, path: Path | str, rulesets: list[str] | None = None,
-                  filters: stats.Filters | None = None, materialize: bool = False) -> ExportSummary:
+                  filters: stats.Filters | None = None, materialize: bool = False, progress=None) -> ExportSummary:
     """Write the dashboard database ``path`` (replaced if it exists) for ``lake``.
 
     Args:
@@ -110,6 +113,7 @@ def export_duckdb(lake: Path | str, path: Path | str, rulesets: list[str] | None
             the report tables; ``filters.pseudonymize`` (a salt) replaces player names by pseudonyms and
             forces ``materialize``.
         materialize: copy the views' rows into tables instead of views over the lake's files.
+        progress: called as ``progress(stage, done, total)`` before each report and each table copied.
     Returns:
         an :class:`ExportSummary`.
     Raises:
@@ -126,7 +130,8 @@ def export_duckdb(lake: Path | str, path: Path | str, rulesets: list[str] | None
     con = stats.connect(lake, filters)
     try:
         chosen = _choose_rulesets(con, rulesets)
-        reports = report_tables(con, chosen, filters)
+        progress = progress or (lambda *a: None)
+        reports = report_tables(con, chosen, filters, lambda stage, done, total: progress("reports", done, total))
         hands = con.execute("SELECT count(*) FROM hands").fetchall()[0][0]
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         for leftover in (tmp, Path(str(tmp) + ".wal")):
@@ -135,7 +140,8 @@ def export_duckdb(lake: Path | str, path: Path | str, rulesets: list[str] | None
             out = duckdb.connect(str(tmp))
             try:
                 if materialize:
-                    for view in stats.VIEWS:       # streamed in batches: memory bounded by the batch size
+                    for i, view in enumerate(stats.VIEWS):   # streamed in batches: memory bounded by the batch size
+                        progress("copying tables", i, len(stats.VIEWS))
                         cur = con.cursor()
                         try:
                             rel = cur.sql(f"SELECT * FROM {view}")

@@ -66,11 +66,13 @@ DERIVED: dict[str, Derived] = {d.table: d for d in (
 )}
 
 
-def materialize(lake, ruleset: str, only: tuple[str, ...] | None = None) -> dict[str, int]:
+def materialize(lake, ruleset: str, only: tuple[str, ...] | None = None, games: pa.Array | None = None) -> dict[str, int]:
     """Write the ``ruleset`` partition of every derived table (or of those in ``only`` and their parents) from
     the lake's hands, its scores under that ruleset and their game results (``game_scores``: the game-level
     tables carry the winner), replacing earlier ones; a game-level table reads its parent's rows back from the
     files just written. DuckDB's memory limit: ``$REBELOTE_DUCKDB_MEMORY``, default 4GB (it spills past it).
+    With ``games`` (game ids): only the rows of those games, added to the partitions (the caller deleted their
+    old rows: an update, :mod:`pipeline.rescore.stale`); their ``hand_facts`` rows carry no ``hand_seq``.
     Returns rows written per table. Raises duckdb.Error / OSError on a read or write failure, KeyError for an unknown table."""
     from pipeline import lake as lakemod
     from pipeline.duck import arrow_reader, duckdb_connection, empty_sql, table_source
@@ -83,7 +85,12 @@ def materialize(lake, ruleset: str, only: tuple[str, ...] | None = None) -> dict
     try:
         loc = lakemod.locate(lake)
         src = table_source(con, loc, "hands", hands_files(loc))
-        if loc.local:
+        only = ""
+        if games is not None:
+            con.register("_only_arrow", pa.table({"game_id": games}))
+            con.execute("CREATE TEMP TABLE _only AS SELECT DISTINCT game_id FROM _only_arrow")
+            only = " AND game_id IN (SELECT game_id FROM _only)"
+        if loc.local and games is None:
             # read_parquet numbers the files of its list (file_index) and their rows: the hand's position
             seq = "(file_index::BIGINT << 32) | file_row_number"
             src = src[:-1] + ", file_row_number = true)"
@@ -92,13 +99,14 @@ def materialize(lake, ruleset: str, only: tuple[str, ...] | None = None) -> dict
         # hand files written before a column was added to the schema read it as null (hands.taker_team)
         con.execute(f"CREATE TEMP VIEW h AS {empty_sql(con, 'hands')} UNION ALL BY NAME "
                     + (f"SELECT * EXCLUDE (file_row_number), {seq} AS hand_seq FROM {src}"
-                       if loc.local else f"SELECT *, {seq} AS hand_seq FROM {src}"))
+                       if loc.local and games is None else f"SELECT *, {seq} AS hand_seq FROM {src} WHERE true{only}"))
         r = "'" + ruleset.replace("'", "''") + "'"     # a view cannot take parameters: a quoted literal
-        con.execute(f"CREATE TEMP VIEW s AS SELECT * FROM {table_source(con, lake, 'scores')} WHERE ruleset = {r}")
+        con.execute(f"CREATE TEMP VIEW s AS SELECT * FROM {table_source(con, lake, 'scores')} WHERE ruleset = {r}{only}")
         # the game results the game-level tables carry (winner), written by the rescore's game pass just before
-        games = (f"SELECT * FROM {table_source(con, lake, 'game_scores')} WHERE ruleset = {r}"
-                 if lakemod.has_table(lake, "game_scores") else empty_sql(con, "game_scores"))
-        con.execute(f"CREATE TEMP VIEW game_scores AS {games}")
+        results = (f"SELECT * FROM {table_source(con, lake, 'game_scores')} WHERE ruleset = {r}{only}"
+                   if lakemod.has_table(lake, "game_scores") else empty_sql(con, "game_scores"))
+        con.execute(f"CREATE TEMP VIEW game_scores AS {results}")
+        write = lakemod.replace_partition if games is None else lakemod.append_partition
         parents = {d.parent for d in DERIVED.values() if d.parent}
         for name, d in DERIVED.items():
             if name not in wanted:
@@ -110,7 +118,7 @@ def materialize(lake, ruleset: str, only: tuple[str, ...] | None = None) -> dict
             else:
                 sql = d.live("h", "s", f"SELECT {r} AS ruleset")
             # streamed out in batches
-            written[name] = lakemod.replace_partition(lake, name, ruleset, (
+            written[name] = write(lake, name, ruleset, (
                 _conform(name, pa.Table.from_batches([b])) for b in arrow_reader(con, sql, {}, 262_144)))
             if name in parents:
                 # its children read the rows just written back from their files: a temporary table of them
@@ -118,7 +126,7 @@ def materialize(lake, ruleset: str, only: tuple[str, ...] | None = None) -> dict
                 files = [f.path for f in lakemod.list_files(loc, name, f"ruleset={ruleset}")]
                 src = (table_source(con, loc, name, files) if files
                        else f"({empty_sql(con, name)})")
-                con.execute(f"CREATE OR REPLACE TEMP VIEW _t_{name} AS SELECT * FROM {src} WHERE ruleset = {r}")
+                con.execute(f"CREATE OR REPLACE TEMP VIEW _t_{name} AS SELECT * FROM {src} WHERE ruleset = {r}{only}")
         return written
     finally:
         con.close()

@@ -326,23 +326,31 @@ def _filters_text(filters: stats.Filters) -> str:
     return "; ".join(parts) or "none"
 
 
+_SECTIONS = ("players", "partnerships", "head_to_head", "contracts", "declarations", "audit")
+
+
 def build_html(lake: Path | str, ruleset: str | None = None, filters: stats.Filters | None = None,
-               now: dt.datetime | None = None) -> tuple[str, str, int, int]:
+               now: dt.datetime | None = None, progress=None) -> tuple[str, str, int, int]:
     """The page for ``lake`` under ``ruleset`` (None: the only one scored) with ``filters`` (sources,
     variants, players, min_hands, pseudonymize, as for ``rebelote stats``).
 
+    ``progress(stage, done, total)``: called before each query (a report's name, then "charts"), for a bar.
     Returns (html text, ruleset used, hands in the filtered lake, number of charts). Raises
     :class:`pipeline.stats.StatsError` (missing lake, ruleset not scored or ambiguous).
     """
     import plotly.offline
 
+    progress = progress or (lambda *a: None)
     filters = filters or stats.Filters()
     now = now or dt.datetime.now(dt.timezone.utc)
     con = stats.connect(lake, filters)
     try:
         ruleset = stats.resolve_ruleset(con, ruleset)
-        rep = {name: stats.run_report_on(con, name, ruleset, filters)
-               for name in ("players", "partnerships", "head_to_head", "contracts", "declarations", "audit")}
+        rep = {}
+        for i, name in enumerate(_SECTIONS):
+            progress(name, i, len(_SECTIONS) + 1)
+            rep[name] = stats.run_report_on(con, name, ruleset, filters)
+        progress("charts", len(_SECTIONS), len(_SECTIONS) + 1)
         ov = report_data.overview(con, ruleset)
         score_bins = report_data.hand_score_bins(con, ruleset)
         margin_bins, capot_bids = report_data.margin_bins(con, ruleset)
@@ -466,9 +474,10 @@ def _section(sid: str, title: str, content: str) -> str:
 
 
 def write_html_report(lake: Path | str, path: Path | str, ruleset: str | None = None,
-                      filters: stats.Filters | None = None) -> ReportSummary:
-    """Write :func:`build_html`'s page to ``path`` (UTF-8). Raises StatsError as it does, OSError on write."""
-    page, used, hands, n_figs = build_html(lake, ruleset, filters)
+                      filters: stats.Filters | None = None, progress=None) -> ReportSummary:
+    """Write :func:`build_html`'s page to ``path`` (UTF-8), ``progress`` as it takes it. Raises StatsError as it
+    does, OSError on write."""
+    page, used, hands, n_figs = build_html(lake, ruleset, filters, progress=progress)
     path = Path(path)
     data = page.encode("utf-8")
     path.write_bytes(data)

@@ -551,6 +551,17 @@ def replace_partition(lake: str | Path | Location, table: str, value: str, batch
     """Replace partition ``<col>=value`` of a table (scores, game_scores) with the rows of ``batches``
     (streamed: written as they come, in few large files), in the current transaction; the partition's small
     files (``_ruleset.json``) go too: the caller writes them again. Returns rows written."""
+    return _write_partition(lake, table, value, batches, replace=True)
+
+
+def append_partition(lake: str | Path | Location, table: str, value: str, batches: Iterable[pa.Table | pa.RecordBatch]) -> int:
+    """Add the rows of ``batches`` to partition ``<col>=value`` of a table, streamed as :func:`replace_partition`
+    writes them, keeping the partition's files (an update of some games' rows, after :func:`delete_rows` of their
+    old ones). Returns rows written."""
+    return _write_partition(lake, table, value, batches, replace=False)
+
+
+def _write_partition(lake, table: str, value: str, batches, replace: bool) -> int:
     loc = locate(lake)
     part = schema.partition_columns(table)[0]
     name = _partition(table, part, value)
@@ -558,7 +569,7 @@ def replace_partition(lake: str | Path | Location, table: str, value: str, batch
     sch = schema.schema(table)
     out_schema = sch.remove(sch.get_field_index(part))
     with commits.transaction(loc) as tx:
-        old = _partition_files(loc, folder)
+        old = _partition_files(loc, folder) if replace else []
         w = RollingWriter(loc, folder, out_schema, tx)
         try:
             for t in batches:
@@ -607,26 +618,27 @@ def drop_partition(lake: str | Path | Location, table: str, value: str) -> bool:
 
 
 def delete_rows(lake: str | Path | Location, table: str, column: str, values: set,
-                where: Callable[[pa.Table], pa.ChunkedArray | pa.Array] | None = None) -> int:
+                where: Callable[[pa.Table], pa.ChunkedArray | pa.Array] | None = None,
+                partition: str | None = None) -> int:
     """Remove the rows whose ``column`` is in ``values`` (and, with ``where``, for which ``where(file's table)``
     is true too; it must accept files written before a column was added) from every Parquet file of
-    ``table``; each file that holds one is replaced by a new file of the rows kept (none when nothing is left),
+    ``table`` (or of its ``partition`` only, e.g. ``"ruleset=own"``); each file that holds one is replaced by a new file of the rows kept (none when nothing is left),
     in the current transaction. Returns rows removed. Used when a changed source file is re-imported, or a
     richer copy of a game replaces a poorer one (under the lake lock, like every write)."""
     loc = locate(lake)
     if not values or not has_table(loc, table):
         return 0
     with commits.transaction(loc) as tx:
-        return _delete_rows(loc, tx, table, column, values, where)
+        return _delete_rows(loc, tx, table, column, values, where, partition)
 
 
-def _delete_rows(loc, tx, table, column, values, where) -> int:
+def _delete_rows(loc, tx, table, column, values, where, partition=None) -> int:
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
     wanted = pa.array(sorted(values))
     removed = 0
-    for f in list_files(loc, table):
+    for f in list_files(loc, table, partition):
         # the key column first: a file without one of the keys (most of a big lake) is not read whole
         keys = pq.read_table(f.path, filesystem=loc.fs, columns=[column]).column(column)
         if not pc.any(pc.is_in(keys, value_set=wanted.cast(keys.type))).as_py():

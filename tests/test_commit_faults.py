@@ -96,6 +96,10 @@ def _rescore(lake, inputs):
     rescore_lake(lake, RULES)
 
 
+def _update(lake, inputs):
+    rescore_lake(lake, RULES, update=True)     # only the games imported since (pipeline.rescore.stale)
+
+
 def _compact(lake, inputs):
     compaction.compact(lake)
 
@@ -110,10 +114,10 @@ def lakes(tmp_path_factory, inputs) -> dict[str, Path]:
     second = d / "second"
     shutil.copytree(first, second)
     ingest_paths([inputs[1]], second)      # b imported since the rescore: the scores are stale
-    return {"ingest": first, "rescore": second, "compact": second}
+    return {"ingest": first, "rescore": second, "update": second, "compact": second}
 
 
-@pytest.mark.parametrize("command", [_ingest, _rescore, _compact], ids=["ingest", "rescore", "compact"])
+@pytest.mark.parametrize("command", [_ingest, _rescore, _update, _compact], ids=["ingest", "rescore", "update", "compact"])
 def test_a_writer_stopped_at_every_step_leaves_the_lake_as_before_or_after(command, lakes, inputs, tmp_path):
     start = lakes[command.__name__[1:]]
     before = state(start)

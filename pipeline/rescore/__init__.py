@@ -60,6 +60,7 @@ class RescoreSummary:
     other_rules: int = 0    # recorded scores not compared: their game's source plays another ruleset
     unknown_hints: list = field(default_factory=list)   # ruleset_hint values naming no shipped ruleset
     members: set = field(default_factory=set)   # under own rules: the rulesets the games were scored under
+    update: bool = False    # only the games new or changed since the last rescore were scored (pipeline.rescore.stale)
     seconds: float = 0.0
     seconds_compile: float = 0.0    # compiling the rules engine before the run (the CLI's warm-up), in ``seconds``
     seconds_hands: float = 0.0      # the hand pass (read, score_batch, write scores)
@@ -109,7 +110,12 @@ class RescoreSummary:
                 why += " (summary hands keep their recorded scores, which the reports count)"
         compiled = (f" (of which {self.seconds_compile:.1f} s compiling the rules engine, once)"
                     if self.seconds_compile >= 1.0 else "")
-        under = f" (each game under its own ruleset: {', '.join(sorted(self.members))})" if self.members else ""
+        notes = [f"each game under its own ruleset: {', '.join(sorted(self.members))}"] if self.members else []
+        if self.update:
+            if not self.hands and not self.games:
+                return f"rescore [{self.ruleset}]: up to date, {self.seconds:.2f} s"
+            notes.append("only the games new or changed since its last rescore")
+        under = f" ({'; '.join(notes)})" if notes else ""
         return (f"rescore [{self.ruleset}]{under}: {count(self.hands, 'hand')} ({st}), "
                 f"{count(self.games, 'game')}, {self.illegal} with an "
                 f"illegal play{rec}, {self.seconds:.2f} s{compiled}, {rate:,.0f} hands/s{why}")
@@ -138,7 +144,7 @@ def ordered_map(fn, items, threads: int):
 
 
 def rescore_lake(lake, rules: "Ruleset | OwnRules", batch_size: int = 262_144, engine: str = "local",
-                 threads: int = 1, derived: bool = True, progress=None) -> RescoreSummary:
+                 threads: int = 1, derived: bool = True, progress=None, update: bool = False) -> RescoreSummary:
     """Rescore every hand in ``lake`` (a folder or URL, see :func:`pipeline.lake.locate`) under ``rules``;
     replace ``scores/ruleset=<name>`` and ``game_scores/ruleset=<name>``. ``rules`` may be the lake's ``own``
     rules (:func:`pipeline.rules.own.plan`): each game under its own ruleset, written as ruleset ``own``.
@@ -155,13 +161,25 @@ def rescore_lake(lake, rules: "Ruleset | OwnRules", batch_size: int = 262_144, e
     ``progress``: called as ``progress(phase, done, total)`` while it works: ``"hands"`` after each batch
     (hands scored so far, hands in the lake), then ``"games"`` and ``"derived"`` as each phase starts (0, None).
 
+    ``update``: when the stored rows of the ruleset were computed with the same rules
+    (:func:`pipeline.rescore.stale.updatable`), score only the games new or changed since
+    (:func:`pipeline.rescore.stale.stale`) and put their rows in place of the old ones, which gives the rows of
+    a full rescore; otherwise (and on Ray, or when those games hold more than half the hands) rescore it all.
+
     Raises ValueError for an unknown engine; :class:`pipeline.rescore.ray_engine.EngineUnavailable` when
     ``engine="ray"`` and Ray is not installed; OSError on I/O failure.
     """
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; engines: {', '.join(ENGINES)}")
     with lakemod.lock(lake):
-        return _rescore(lake, rules, batch_size, engine, threads, derived, progress or (lambda *a: None))
+        touched = None
+        if update and engine == "local" and derived:
+            from pipeline.rescore import stale
+            if stale.updatable(lake, rules):
+                touched = stale.stale(lake, rules.name)
+                if touched.hands > stale.MAX_SHARE * lakemod.row_count(lake, "hands"):
+                    touched = None
+        return _rescore(lake, rules, batch_size, engine, threads, derived, progress or (lambda *a: None), touched)
 
 
 def count_scores(summary: RescoreSummary, s: pa.Table | pa.RecordBatch) -> None:
@@ -216,9 +234,18 @@ def comparable_only(s: pa.Table | pa.RecordBatch, foreign: pa.Array) -> tuple[pa
 
 
 def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 1,
-             write_derived: bool = True, progress=lambda *a: None) -> RescoreSummary:
+             write_derived: bool = True, progress=lambda *a: None, touched=None) -> RescoreSummary:
+    """The rescore; with ``touched`` (:class:`pipeline.rescore.stale.Stale`) only those games: their old rows
+    are deleted and the new ones appended, in the lock's transaction."""
     t0, c0 = time.perf_counter(), time.process_time()
-    summary = RescoreSummary(rules.name)
+    summary = RescoreSummary(rules.name, update=touched is not None)
+    games = touched.game_ids if touched is not None else None
+    part = f"ruleset={rules.name}"
+    write = lakemod.replace_partition if games is None else lakemod.append_partition
+    if games is not None:
+        gids = set(games.to_pylist())
+        for table in ("scores", "game_scores"):
+            lakemod.delete_rows(lake, table, "game_id", gids, partition=part)
     own = isinstance(rules, OwnRules)
     foreign, summary.unknown_hints = rules.foreign() if own else foreign_games(lake, rules)
     if own:
@@ -230,10 +257,11 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
         scored = score_batches_ray(lake, rules, batch_size)
     else:
         from pipeline.rescore.own import score_any
-        scored = ordered_map(lambda b: score_any(b, rules), lakemod.iter_batches(lake, "hands", batch_size=batch_size),
-                             threads)
+        only = None if games is None else pc.field("game_id").isin(games)
+        scored = ordered_map(lambda b: score_any(b, rules),
+                             lakemod.iter_batches(lake, "hands", batch_size=batch_size, filter=only), threads)
 
-    total = lakemod.row_count(lake, "hands")
+    total = lakemod.row_count(lake, "hands") if games is None else touched.hands
 
     def batches():
         for s in scored:
@@ -243,7 +271,7 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
             progress("hands", summary.hands, total)
             yield s
 
-    lakemod.replace_partition(lake, "scores", rules.name, batches())
+    write(lake, "scores", rules.name, batches())
     pa.default_memory_pool().release_unused()   # hand the hand pass's buffers back before DuckDB's sort starts
     t1, c1 = time.perf_counter(), time.process_time()
     summary.seconds_hands, summary.cpu_hands = t1 - t0, c1 - c0
@@ -263,23 +291,28 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
 
     from pipeline.rescore.sorted_games import game_results
     progress("games", 0, None)
-    lakemod.replace_partition(lake, "game_scores", rules.name,
-                              game_results(lake, rules, count_games) if summary.hands else [])
+    write(lake, "game_scores", rules.name, game_results(lake, rules, count_games, games=games) if summary.hands else [])
     # the facts the reports add up (pipeline.derived: per player, per pair, per hand, per declaration), derived
     # once here
     t2, c2 = time.perf_counter(), time.process_time()
-    if write_derived:
+    if write_derived and (games is None or len(games)):
         progress("derived", 0, None)
-        derived.materialize(lake, rules.name)
-    else:   # none stored for this ruleset (not stale ones): the reports compute them from hands and scores
+        if games is not None:
+            for name, d in derived.DERIVED.items():
+                lakemod.delete_rows(lake, name, d.key, touched.hand_keys if d.key == "hand_key" else gids,
+                                    partition=part)
+        derived.materialize(lake, rules.name, games=games)
+    elif games is None:   # none stored for this ruleset (not stale ones): the reports compute them from hands and scores
         for name in derived.DERIVED:
             lakemod.drop_partition(lake, name, rules.name)
-    if summary.hands:
+    if summary.hands or games is not None:
         # which parameters these scores were computed with (pyarrow and DuckDB skip files starting with "_"),
         # and which hand files they cover (pipeline.derived.hands_unchanged)
         lakemod.write_bytes(lake, f"scores/ruleset={rules.name}/_ruleset.json", json.dumps(
             {"name": rules.name, "chain": list(rules.chain), "params": rules.params, "sources": rules.sources,
-             "hands_files": hands_files, "hand_seq_files": hands_files if write_derived else None},
+             "hands_files": hands_files,
+             # an update's new hand_facts rows carry no position (pipeline.derived): compare pairs by key
+             "hand_seq_files": hands_files if write_derived and games is None else None},
             indent=1, ensure_ascii=False, sort_keys=True).encode())
     summary.seconds = time.perf_counter() - t0
     summary.seconds_derived = summary.seconds - (t2 - t0)

@@ -31,11 +31,11 @@ def _last_game_start(gid: np.ndarray) -> int:
     return int(change[-1] + 1) if len(change) else 0
 
 
-def sorted_game_batches(lake, ruleset: str, batch_rows: int = 1 << 20) -> Iterator[pa.Table]:
+def sorted_game_batches(lake, ruleset: str, batch_rows: int = 1 << 20, games: pa.Array | None = None) -> Iterator[pa.Table]:
     """The ``scores`` rows of ``ruleset`` (columns :data:`GAME_COLUMNS` plus the game's recorded ``target`` and
     ``recorded_final`` from ``games``, and, when the lake holds summary-level hands, their recorded score as
     :data:`pipeline.rescore.game.SUMMARY_SCORE`), sorted by (game_id, hand_no), in tables of about ``batch_rows``
-    rows that each hold whole games (a game is never split between two tables)."""
+    rows that each hold whole games (a game is never split between two tables). ``games``: only those game ids."""
     loc = lakemod.locate(lake)
     files = [f.path for f in lakemod.list_files(loc, "scores", f"ruleset={ruleset}")]
     if not files:
@@ -44,15 +44,19 @@ def sorted_game_batches(lake, ruleset: str, batch_rows: int = 1 << 20) -> Iterat
     try:
         scores = table_source(con, loc, "scores", files)
         if lakemod.has_table(loc, "games"):
-            games = ("(SELECT game_id, any_value(target) AS target, any_value(recorded_final) AS recorded_final "
+            games_sql = ("(SELECT game_id, any_value(target) AS target, any_value(recorded_final) AS recorded_final "
                      f"FROM {table_source(con, loc, 'games')} GROUP BY game_id)")
         else:
-            games = "(SELECT NULL::VARCHAR AS game_id, NULL::INTEGER AS target, NULL::INTEGER[] AS recorded_final)"
+            games_sql = "(SELECT NULL::VARCHAR AS game_id, NULL::INTEGER AS target, NULL::INTEGER[] AS recorded_final)"
         cols = ", ".join(f"s.{c}" for c in GAME_COLUMNS)
         summary, join = _summary_scores(con, loc)
+        only = ""
+        if games is not None:
+            con.register("_only_arrow", pa.table({"game_id": games}))
+            only = " AND s.game_id IN (SELECT game_id FROM _only_arrow)"
         reader = arrow_reader(con, f"SELECT {cols}, g.target, g.recorded_final{summary} FROM {scores} s LEFT JOIN "
-                              f"{games} g USING (game_id){join} WHERE s.ruleset = $r ORDER BY s.game_id, s.hand_no",
-                              {"r": ruleset}, batch_rows)
+                              f"{games_sql} g USING (game_id){join} WHERE s.ruleset = $r{only} "
+                              "ORDER BY s.game_id, s.hand_no", {"r": ruleset}, batch_rows)
         carry: pa.Table | None = None
         for b in reader:
             t = pa.Table.from_batches([b]) if carry is None else pa.concat_tables([carry, pa.Table.from_batches([b])])
@@ -86,11 +90,13 @@ def _pass_columns(t: pa.Table) -> pa.Table:
     return t.select(GAME_COLUMNS + [c for c in (SUMMARY_SCORE,) if c in t.column_names])
 
 
-def game_results(lake, rules: Ruleset, on_game_batch=None, batch_rows: int = 1 << 20) -> Iterator[pa.Table]:
+def game_results(lake, rules: Ruleset, on_game_batch=None, batch_rows: int = 1 << 20,
+                 games: pa.Array | None = None) -> Iterator[pa.Table]:
     """``game_scores`` tables for ``rules`` over the lake's scores (already written for that ruleset), streamed.
 
     ``on_game_batch(games, recorded_final)`` is called with each output table and the matching
-    ``recorded_final`` values (list per game, or None) so the caller can count recorded totals matched."""
+    ``recorded_final`` values (list per game, or None) so the caller can count recorded totals matched.
+    ``games``: only those game ids."""
     from pipeline.rescore.own import game_pass_own
     from pipeline.rules.own import OwnRules
 
@@ -99,7 +105,7 @@ def game_results(lake, rules: Ruleset, on_game_batch=None, batch_rows: int = 1 <
             return None
         return {g: x for g, x in zip(t.column("game_id").to_pylist(), t.column("target").to_pylist()) if x}
 
-    for t in sorted_game_batches(lake, rules.name, batch_rows):
+    for t in sorted_game_batches(lake, rules.name, batch_rows, games):
         if isinstance(rules, OwnRules):
             g = game_pass_own(t, rules, lambda rows, m: game_pass(_pass_columns(rows), m, targets_of(rows, m)))
         else:
