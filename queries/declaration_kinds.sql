@@ -29,6 +29,10 @@
 --                         declarations in the initial hands (declarations_from = 'held'); NULL otherwise.
 --                         held_where_announced - announced_items = declarations held but not announced.
 --
+-- A kind that no scored hand of a source has (its '(all)' row holds 0 items and 0 announced: a ruleset without
+-- declarations, or a kind that never came up) is left out for that source, with every player's row of it, so a
+-- source scored without declarations shows only its belote rows instead of eleven rows of zeros per player.
+--
 -- Order: source, player ('(all)' first), kind in the order above.
 --
 -- display: player, source, kind, hands, items, per_100_hands, scored_items, scored_points, announced_items, held_where_announced
@@ -70,10 +74,15 @@ per_source AS (
            count(*) FILTER (WHERE records_announced AND declarations_from = 'held') AS held_where_announced
     FROM items GROUP BY source, kind
 ),
-grid AS (   -- every kind for every player and source, so absent kinds show as 0
+present AS (   -- the kinds each source has at all, held or announced (the other kinds' rows are all 0)
+    SELECT source, kind FROM per_source UNION SELECT source, kind FROM announced
+),
+grid AS (   -- every present kind for every player and source, so a player without one shows 0
     SELECT p.player, p.source, p.hands, k.kind, k.ord FROM hands_of AS p CROSS JOIN kinds AS k
+    SEMI JOIN present AS x ON x.source = p.source AND x.kind = k.kind
     UNION ALL
     SELECT '(all)', s.source, s.hands, k.kind, k.ord FROM source_hands AS s CROSS JOIN kinds AS k
+    SEMI JOIN present AS x ON x.source = s.source AND x.kind = k.kind
 )
 SELECT $ruleset::VARCHAR                                                     AS ruleset,
        g.player, g.source, g.kind, g.hands,

@@ -79,11 +79,13 @@ def test_gzip_folders_and_unrecognised_files(tmp_path):
     d = tmp_path / "in"
     d.mkdir()
     (d / "a.jsonl.gz").write_bytes(gzip.compress(b"".join(orjson.dumps(o) + b"\n" for o in good_games())))
-    (d / "notes.txt").write_text("hello\n")
+    (d / "notes.dat").write_text("hello\n")
+    (d / "README.md").write_text("# Tuesday's games\n")     # documents the folder: counted apart
     (d / "empty.jsonl").write_text("")
     s = ingest_paths([d], tmp_path / "lake")
-    assert (s.files, s.games, s.hands) == (3, 2, 3)
-    assert s.unrecognised == [str(d / "notes.txt")]
+    assert (s.files, s.games, s.hands) == (4, 2, 3)
+    assert s.unrecognised == [str(d / "notes.dat")] and s.documentation == [str(d / "README.md")]
+    assert "1 documentation file skipped (README.md); 1 file not recognised" in str(s)
     assert dict(s.rejected) == {"empty_file": 1}
 
 

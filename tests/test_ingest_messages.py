@@ -38,11 +38,13 @@ def test_an_unrecognised_file_named_explicitly_exits_1(tmp_path):
 def test_an_unrecognised_file_met_in_a_folder_stays_a_note(tmp_path):
     folder = tmp_path / "in"
     folder.mkdir()
-    shutil.copy(DATA / "README.md", folder / "README.md")
+    (folder / "scores.dat").write_text("Tuesday 1240 - 980\n")
+    shutil.copy(DATA / "README.md", folder / "README.md")   # documentation: counted, no line of its own
     write_jsonl(folder / "games.jsonl", [native_game("g1", [native_hand(DEAL_A, 1, taker=0)])])
     r = run("ingest", folder, "--lake", tmp_path / "lake")
     assert r.exit_code == 0, r.output
     assert "1 game, 1 hand" in r.stdout and "; 1 file not recognised" in r.stdout
+    assert "1 documentation file skipped (README.md)" in r.stdout and "README.md: not recognised" not in r.stderr
     assert "named on the command line" not in r.stdout
     # another such file named beside the folder: 2 not recognised, 1 of them named, exit 1
     notes = tmp_path / "notes.txt"

@@ -2,8 +2,8 @@
 real folder gave 3,281 lines), then one line per format read and the total; `--verbose` lists every file.
 
 The folder (built here): three native files of one game of one hand each, the third followed by a line cut
-short (rejected, invalid_json), a score sheet of one game of 2 hands, and data/README.md (no reader recognises
-it). So: 5 files; rebelote 3 files, 3 games, 3 hands, 1 rejected; scoresheet-csv 1 file, 1 game, 2 hands.
+short (rejected, invalid_json), a score sheet of one game of 2 hands, and data/README.md (documentation: no
+reader reads it, and it is counted apart from the files not recognised). So: 5 files; rebelote 3 files, 3 games, 3 hands, 1 rejected; scoresheet-csv 1 file, 1 game, 2 hands.
 """
 
 from __future__ import annotations
@@ -45,11 +45,9 @@ def test_default_output_names_only_files_that_need_a_look_then_one_line_per_form
     r = _run(d, "--lake", tmp_path / "lake")
     assert r.exit_code == 1, r.output       # a rejected game: exit status 1 (docs/ingest.md)
     err = r.stderr.splitlines()
-    # the clean files are not listed; the file with a reject is, once, before its reject; README as before
-    assert [ln for ln in err if not ln.startswith("rejected ")] == [
-        f"{d / 'README.md'}: not recognised (skipped; use --format to force a reader)",
-        f"{d / 'c.jsonl'}: rebelote",
-    ]
+    # the clean files are not listed; the file with a reject is, once, before its reject; the README documents
+    # the folder: no line, one count in the summary
+    assert [ln for ln in err if not ln.startswith("rejected ")] == [f"{d / 'c.jsonl'}: rebelote"]
     assert len([ln for ln in err if ln.startswith("rejected ")]) == 1
     out = r.stdout.splitlines()
     # per format, in name order, counted from the folder above; then the total line
@@ -65,7 +63,7 @@ def test_verbose_lists_every_file_and_quiet_only_the_total(tmp_path):
     r = _run(d, "--lake", tmp_path / "lake", "--verbose")
     files = [ln for ln in r.stderr.splitlines() if not ln.startswith("rejected ")]
     assert files == [f"{d / n}: {f}" for n, f in [
-        ("README.md", "not recognised (skipped; use --format to force a reader)"), ("a.jsonl", "rebelote"),
+        ("README.md", "documentation (skipped)"), ("a.jsonl", "rebelote"),
         ("b.jsonl", "rebelote"), ("c.jsonl", "rebelote"), ("d.csv", "scoresheet-csv")]]
     r = _run(d, "--lake", tmp_path / "lake2", "--quiet")
     assert r.stderr == "" and r.stdout.startswith("ingest: 5 files")

@@ -263,7 +263,8 @@ def test_fixtures_through_the_ingest_driver(tmp_path, monkeypatch):
         monkeypatch.setattr(ingest, "READERS", [*ingest.READERS, coinche_cli])
     s = run.ingest_paths([FIX], tmp_path / "lake")
     assert (s.games, s.hands, sum(s.rejected.values())) == (10, 20, 0)
-    assert [Path(p).name for p in s.unrecognised] == ["README.md"]
+    # the fixtures' README.md documents the folder: counted, not listed as "not recognised"
+    assert s.unrecognised == [] and [Path(p).name for p in s.documentation] == ["README.md"]
     # 13 streams (B0002 has four), 10 logs, and A0095's three sidecars
     assert s.formats == collections.Counter({"coinche-cli": 26})
 

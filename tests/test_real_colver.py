@@ -32,8 +32,8 @@ def test_import_counts(colver_lake):
     # order: deals.final.cfn first (imported), deals.initial.cfn (poorer copies: skipped), deals.jsonl (replaces
     # the final copies)
     assert (s.same_deal, s.deal_replaced, s.duplicates) == (2677, 2677, 2677)
-    # FORMAT.md and README.md are reported, not guessed
-    assert sorted(p.rsplit("/", 1)[1] for p in s.unrecognised) == ["FORMAT.md", "README.md"]
+    # FORMAT.md and README.md document the folder: counted as documentation, not read and not guessed
+    assert s.unrecognised == [] and sorted(p.rsplit("/", 1)[1] for p in s.documentation) == ["FORMAT.md", "README.md"]
     assert set(lakemod.read(lake, "hands").column("source_format").to_pylist()) == {"colver"}
     hands = lakemod.read(lake, "hands")
     assert pc.sum(pc.is_null(hands.column("taker"))).as_py() == 278   # passed-out deals in this subset

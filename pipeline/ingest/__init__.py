@@ -43,3 +43,14 @@ def detect(name: str, head: str) -> ModuleType | None:
         if r.sniff(name, head):
             return r
     return None
+
+
+_DOC_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".rst", ".adoc", ".pdf", ".html", ".htm"})
+_DOC_STEMS = frozenset({"README", "LICENSE", "LICENCE", "COPYING", "CHANGELOG", "CHANGES", "NOTICE", "AUTHORS"})
+
+
+def is_documentation(name: str) -> bool:
+    """A file that documents a folder of records rather than holding any (README.md, FORMAT.md, LICENSE, notes.txt):
+    met inside a folder and recognised by no reader, it is counted, not listed line by line."""
+    stem, dot, suffix = name.rpartition(".")
+    return ("." + suffix.lower() in _DOC_SUFFIXES if dot else False) or (stem or suffix).upper() in _DOC_STEMS

@@ -51,6 +51,7 @@ class IngestSummary:
     rejected: Counter = field(default_factory=Counter)
     unrecognised: list[str] = field(default_factory=list)
     unrecognised_named: list[str] = field(default_factory=list)   # ... of them, files named on the command line
+    documentation: list[str] = field(default_factory=list)   # files in folders no reader recognised, named as docs (README.md)
     formats: Counter = field(default_factory=Counter)
     seconds: float = 0.0
     bytes: int = 0
@@ -109,6 +110,8 @@ class IngestSummary:
         rate = self.hands / self.seconds if self.seconds > 0 else 0.0
         s = (f"ingest: {count(self.files, 'file')}, {count(self.games, 'game')}, {count(self.hands, 'hand')}, "
              f"{count(self.duplicates, 'duplicate')} skipped, {rej} rejected{f' ({by})' if by else ''}, {self.seconds:.2f} s, {rate:,.0f} hands/s")
+        if self.documentation:
+            s += f"; {count(len(self.documentation), 'documentation file')} skipped ({_names(self.documentation)})"
         if self.unrecognised:
             s += f"; {count(len(self.unrecognised), 'file')} not recognised"
             if self.unrecognised_named:
@@ -157,6 +160,16 @@ class IngestSummary:
             s += (f"; {count(len(self.cr_files), 'file')} with old Mac line ends (CR alone) read with CR as the line "
                   "end")
         return s
+
+
+DOCUMENTATION = "documentation (skipped)"
+"""What ``on_file`` is given for a README, FORMAT.md... met in a folder (:func:`pipeline.ingest.is_documentation`)."""
+
+
+def _names(paths: list[str], limit: int = 3) -> str:
+    """``"README.md, FORMAT.md ..."``: the distinct file names among ``paths``, the first ``limit`` of them."""
+    seen = list(dict.fromkeys(Path(p).name for p in paths))
+    return ", ".join(seen[:limit]) + (" ..." if len(seen) > limit else "")
 
 
 class NotRegularFileError(OSError):
@@ -1000,7 +1013,8 @@ def ingest_paths(paths: list[Path], lake: Path, fmt: str | None = None, strict: 
             time, reader and content hash of each file read before) says it is unchanged; by default unchanged
             files are skipped without being opened (or, when only their time changed, after hashing them).
         on_reject: called with each Reject (the CLI prints them).
-        on_file: called with each file and the reader chosen (None: not recognised).
+        on_file: called with each file and the reader chosen (None: not recognised; :data:`DOCUMENTATION`: a
+            file documenting its folder, skipped).
         on_bytes: called, while a file is read, with the byte offset reached in it (decompressed: a gzip
             file's offsets run past its size on disk), for a progress bar.
         on_notice: called with a one-line message for what is worth saying but is no error: a reader's
@@ -1055,6 +1069,7 @@ class _Run:
     on_file: Callable[[Path, str | None], None] | None
     on_notice: Callable[[str], None] | None
     _rejected_files: set[str] | None = None    # files the stored rejects came from (read_before), read once
+    named: frozenset = frozenset()     # physical names of the files given on the command line (not met in a folder)
 
     def notice(self, text: str) -> None:
         if self.on_notice:
@@ -1080,6 +1095,7 @@ def _ingest_files(paths, fmt, reread, run: _Run, prune: bool = False) -> None:
     skipped: set[str] = set()     # physical names of the unchanged files skipped
     walked: set[str] = set()
     named = {physical_name(Path(p)) for p in paths if Path(p).is_file()}   # files given by name, not met in a folder
+    run.named = frozenset(named)
     loc = lakemod.locate(run.lake)
     own = os.path.realpath(loc.root) + os.sep if loc.local else None      # the lake's files are not input
     noted = False
@@ -1167,6 +1183,11 @@ def _import_file(path: Path, key: str, forced, label: str, reread: bool, run: _R
         writer.start_file(None)
         return True
     reader = forced or ingest.detect(path.name, head)
+    if reader is None and key not in run.named and ingest.is_documentation(path.name):
+        run.writer.summary.documentation.append(str(path))
+        if on_file:
+            on_file(path, DOCUMENTATION)
+        return True
     if on_file:
         on_file(path, reader.NAME if reader else None)
     if reader is None:
