@@ -25,16 +25,24 @@ from pipeline import limits as _limits     # the reading limits' defaults (impor
 from pipeline.terminal import printable
 from pipeline.words import count
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, context_settings={"help_option_names": ["-h", "--help"]},
+app = typer.Typer(no_args_is_help=True, rich_markup_mode="markdown", context_settings={"help_option_names": ["-h", "--help"]},
                   help="Rebelote: import belote game records into a Parquet lake, rescore them under any ruleset, "
                        "and report statistics with DuckDB.")
-rules_app = typer.Typer(no_args_is_help=True, help="List and show rulesets.")
-stats_app = typer.Typer(no_args_is_help=True, help="Statistics over the lake (SQL files in queries/, run by DuckDB).")
+rules_app = typer.Typer(no_args_is_help=True, rich_markup_mode="markdown", help="List and show rulesets.")
+stats_app = typer.Typer(no_args_is_help=True, rich_markup_mode="markdown", help="Statistics over the lake (SQL files in queries/, run by DuckDB).")
 app.add_typer(rules_app, name="rules")
 app.add_typer(stats_app, name="stats")
 
 err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 out = Console(highlight=False, markup=False, soft_wrap=True, emoji=False)
+
+def _complete_rules(incomplete: str) -> list[str]:
+    """Shell completion of ``--rules``: the shipped rulesets' names and ``own`` (a house file is a path, which
+    the shell completes itself)."""
+    from pipeline.rules import shipped_names
+
+    return [n for n in ("own", *shipped_names()) if n.startswith(incomplete)]
+
 
 LakeOpt = Annotated[str, typer.Option("--lake", help="Lake folder or URL (file:///abs/path, s3://bucket/prefix; "
                                        "default: $REBELOTE_LAKE or ./rebelote-lake).")]
@@ -311,7 +319,7 @@ def _score_own(lake, quiet: bool = False):
 
 @app.command()
 def rescore(
-    rules: Annotated[Optional[list[str]], typer.Option("--rules", help="Ruleset name or path to a .toml file; repeat "
+    rules: Annotated[Optional[list[str]], typer.Option("--rules", autocompletion=_complete_rules, help="Ruleset name or path to a .toml file; repeat "
                                                        "for several. Default: own (each game under its own ruleset, "
                                                        "see `rebelote rules sources`).")] = None,
     lake: LakeOpt = DEFAULT_LAKE,
@@ -682,7 +690,7 @@ def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Op
 FormatOpt = Annotated[Optional[str], typer.Option("--format", help="table, csv, json or parquet (default: from the "
                                                   "--output file's extension, else table).")]
 OutputOpt = Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of the terminal.")]
-RulesOpt = Annotated[Optional[str], typer.Option("--rules", "--ruleset", help="Ruleset whose scores to use, scored "
+RulesOpt = Annotated[Optional[str], typer.Option("--rules", "--ruleset", autocompletion=_complete_rules, help="Ruleset whose scores to use, scored "
                                                  "first if needed (default: each game under its own ruleset).")]
 SourceOpt = Annotated[Optional[list[str]], typer.Option("--source", help="Only hands from this source (repeatable).")]
 VariantOpt = Annotated[Optional[list[str]], typer.Option("--variant", help="Only hands of this variant: belote, coinche... (repeatable).")]
@@ -886,7 +894,7 @@ def _reason_notes(asked: list[str], present, by_file: bool) -> list[str]:
 
 @app.command()
 def compare(
-    rules: Annotated[list[str], typer.Option("--rules", help="Two rulesets, already rescored over the lake.")],
+    rules: Annotated[list[str], typer.Option("--rules", autocompletion=_complete_rules, help="Two rulesets, already rescored over the lake.")],
     lake: LakeOpt = DEFAULT_LAKE,
     format: FormatOpt = None,
     output: OutputOpt = None,
@@ -1022,7 +1030,7 @@ def export_jsonl_cmd(
 def export_duckdb_cmd(
     file: Annotated[Path, typer.Argument(help="DuckDB file to write (replaced if it exists).")],
     lake: LakeOpt = DEFAULT_LAKE,
-    rules: Annotated[Optional[list[str]], typer.Option("--rules", help="Rulesets to report (repeatable; default: "
+    rules: Annotated[Optional[list[str]], typer.Option("--rules", autocompletion=_complete_rules, help="Rulesets to report (repeatable; default: "
                                                        "every ruleset rescored).")] = None,
     source: SourceOpt = None,
     variant: VariantOpt = None,
@@ -1061,7 +1069,7 @@ def report(
     html: Annotated[Path, typer.Option("--html", help="Write one self-contained HTML page (charts and tables; "
                                        "opens with no network).")],
     lake: LakeOpt = DEFAULT_LAKE,
-    rules: Annotated[Optional[str], typer.Option("--rules", help="Ruleset whose scores to use, scored first if "
+    rules: Annotated[Optional[str], typer.Option("--rules", autocompletion=_complete_rules, help="Ruleset whose scores to use, scored first if "
                                                  "needed (default: each game under its own ruleset).")] = None,
     source: SourceOpt = None,
     variant: VariantOpt = None,
@@ -1092,7 +1100,7 @@ def report(
 
 @app.command()
 def simulate(
-    rules: Annotated[str, typer.Option("--rules", help="Ruleset to play (its auction style and target).")] = "belote-classic",
+    rules: Annotated[str, typer.Option("--rules", autocompletion=_complete_rules, help="Ruleset to play (its auction style and target).")] = "belote-classic",
     games: Annotated[int, typer.Option("--games", min=1, help="Number of complete games.")] = 10,
     seed: Annotated[int, typer.Option("--seed", help="Random seed (same seed, same games).")] = 1,
     output: Annotated[Path, typer.Option("--output", "-o", help="Native JSON Lines file to write.")] = Path("simulated.jsonl"),
@@ -1149,7 +1157,7 @@ def demo(
 def show(
     game: Annotated[str, typer.Option("--game", help="Game id (or the source's own game id).")],
     hand: Annotated[Optional[int], typer.Option("--hand", help="Hand number (default: every hand of the game).")] = None,
-    rules: Annotated[Optional[list[str]], typer.Option("--rules", help="Ruleset (repeat for a side-by-side comparison); "
+    rules: Annotated[Optional[list[str]], typer.Option("--rules", autocompletion=_complete_rules, help="Ruleset (repeat for a side-by-side comparison); "
                                                        "default: the game's own ruleset.")] = None,
     format: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
     lake: LakeOpt = DEFAULT_LAKE,
@@ -1182,7 +1190,7 @@ def show(
         _fail(f"unknown format {format!r}; choose text or json")
     styled = Console(highlight=False, soft_wrap=True, emoji=False)   # colour on a terminal, plain when piped
     for per_rules in result:
-        for line in showmod.render(per_rules).split("\n"):
+        for line in showmod.render(per_rules, columns=styled.width if styled.is_terminal else None).split("\n"):
             if line.startswith("*"):
                 styled.print(escape(line), style="bold yellow")
             elif line and not line.startswith(" ") and not line.startswith("game "):

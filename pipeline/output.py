@@ -102,14 +102,17 @@ def write(table: pa.Table, fmt: str, output: Path | None, console: Console, warn
         typ = table.schema.field(name).type
         number = pa.types.is_integer(typ) or pa.types.is_floating(typ) or pa.types.is_decimal(typ)
         rich_table.add_column(name, justify="right" if number else "left", no_wrap=number or not fit,
-                              overflow="fold", max_width=None if number or not fit else max(TERMINAL_CELL, len(name)))
+                              overflow="fold")
     from rich.text import Text
     for row in _cells(table):     # as text, never as markup: a name such as "[/b]" is printed as it is
         rich_table.add_row(*(Text(c) if isinstance(c, str) else c for c in row))
-    # natural width (folded texts on a terminal): never cut cells
+    # natural width, never cut cells; on a terminal at most its width, the texts folded where they must be
+    # (rich narrows the widest text columns first; fit_columns kept only what fits with texts of TERMINAL_CELL)
     from rich.measure import Measurement
     wide = Console(file=console.file, width=100_000, highlight=False)
     width = max(Measurement.get(wide, wide.options, rich_table).maximum, 20)
+    if fit:
+        width = min(width, max(console.width, 20))
     if output is None:
         Console(file=console.file, width=width, highlight=False, color_system=console.color_system,
                 force_terminal=console.is_terminal).print(rich_table)

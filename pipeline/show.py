@@ -11,12 +11,14 @@ same row), so the breakdown and the scores table cannot disagree.
 Two breakdowns side by side are paired line by line by :func:`pair_rows`: within a section, the n-th line
 with a key on one side faces the n-th line with that key on the other, and a line only one side has faces
 a gap. :func:`render` turns one or two breakdowns into text, each side's line followed by its own
-parameter(s), lines that differ marked ``*``; :func:`mark_differences` writes the same pairing into the
+parameter(s), lines that differ marked ``*`` (stacked, one ruleset's line above the other's, where a terminal
+is too narrow for the two side by side); :func:`mark_differences` writes the same pairing into the
 breakdowns for ``--format json`` (``"differs"`` on every line).
 """
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 import numpy as np
@@ -332,25 +334,67 @@ def mark_differences(breakdowns: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return breakdowns
 
 
-def render(breakdowns: list[dict[str, Any]], width: int = 80) -> str:
+def render(breakdowns: list[dict[str, Any]], width: int = 80, columns: int | None = None) -> str:
     """Plain text of one breakdown, or of two side by side (:func:`pair_rows`): each line is followed by the
     ruleset parameter(s) behind it, in brackets, in its own column; lines that differ are marked ``*``.
     The left column is padded to its longest line, at most ``width`` characters (a longer line pushes its
-    right-hand side further, three spaces after it)."""
+    right-hand side further, three spaces after it).
+
+    ``columns``: the terminal's width (None: no limit). Two breakdowns that do not fit side by side are
+    stacked instead (:func:`_stacked`), and a line longer than ``columns`` puts its parameters on the next
+    line."""
     out: list[str] = [f"game {breakdowns[0]['game_id']} hand {breakdowns[0]['hand_no']}"]
     layout = pair_rows(breakdowns)
     if len(breakdowns) == 1:
         w = 0
     else:
         w = min(width, max((len(_cell(lns[0])) for _, rows in layout for _, lns, _ in rows), default=0))
+    rows_text = [[_cell(ln) for ln in lns] for _, rows in layout for _, lns, _ in rows]
+    if len(breakdowns) == 2 and columns is not None and any(
+            len("  " + c[0].ljust(w) + "   " + c[1]) > columns for c in rows_text):
+        return "\n".join(out + _stacked(breakdowns, layout, columns))
     out.append("  " + "   ".join(f"[{b['ruleset']}]".ljust(w) for b in breakdowns).rstrip())
     for title, rows in layout:
         out.append(f"\n{title}")
         for _, lns, differs in rows:
+            if len(lns) == 1:
+                out += _fitted(f"{'*' if differs else ' '} ", lns[0], columns)
+                continue
             cells = [_cell(ln) for ln in lns]
             text = "   ".join([c.ljust(w) for c in cells[:-1]] + [cells[-1]]).rstrip()
             out.append(f"{'*' if differs else ' '} {text}")
     return "\n".join(out)
+
+
+def _fitted(lead: str, ln: dict[str, Any] | None, columns: int | None) -> list[str]:
+    """One line of a breakdown after ``lead``, or two when it is longer than ``columns``: the text, then its
+    parameters on their own line, indented."""
+    cell = _cell(ln)
+    if columns is None or len(lead + cell) <= columns or not (ln and ln.get("param")):
+        return [(lead + cell).rstrip()]
+    indent = " " * (len(lead) + 4)
+    return [(lead + _text(ln)).rstrip(), *textwrap.wrap(f"[{ln['param']}]", columns, initial_indent=indent,
+                                                         subsequent_indent=indent, break_on_hyphens=False)]
+
+
+def _stacked(breakdowns: list[dict[str, Any]], layout: list[tuple[str, list[Row]]], columns: int) -> list[str]:
+    """Two breakdowns one above the other, for a terminal too narrow to show them side by side: a line both
+    rulesets say alike once, a line that differs once per ruleset (``* A`` then ``  B``, A and B named at the
+    top), a line only one side has facing ``(nothing)``."""
+    out = [f"  A = {breakdowns[0]['ruleset']}, B = {breakdowns[1]['ruleset']}; "
+           "a line that differs is shown under each, marked *"]
+    for title, rows in layout:
+        out.append(f"\n{title}")
+        for _, lns, differs in rows:
+            if not differs:
+                out += _fitted("  ", lns[0], columns)
+                continue
+            for mark, tag, ln in (("*", "A", lns[0]), (" ", "B", lns[1])):
+                if ln is None:
+                    out.append(f"{mark} {tag} (nothing)")
+                else:
+                    out += _fitted(f"{mark} {tag} ", ln, columns)
+    return out
 
 
 def game_hands(lake, game: str, hand_no: int | None = None) -> list[dict[str, Any]]:

@@ -1,7 +1,9 @@
 -- compare: what changes when the same hands are scored under two rulesets?
 --
--- Both rulesets must have been rescored over the lake (rebelote rescore --rules A --rules B). Only hands
--- scored under both count.
+-- Both rulesets must have been rescored over the lake (rebelote rescore --rules A --rules B). The
+-- differences are counted among the hands scored under both (a hand one ruleset passes out or cannot score
+-- has nothing to compare); the first row says how many of the selected hands that is, so the hands left out
+-- are visible.
 --
 -- Parameters:
 --   $ruleset   the first ruleset (A)
@@ -14,10 +16,14 @@
 --
 -- Columns (one row per measure):
 --   ruleset, other   A and B
---   measure          'hands scored', 'hand score differs', 'made/failed differs', 'legality differs',
---                    'games finished', 'winner differs', 'end hand differs'
+--   measure          'hands scored under both', 'hand score differs', 'made/failed differs',
+--                    'legality differs', 'games finished under both', 'winner differs', 'end hand differs'
 --   count            how many hands or games the measure counts
---   of               its denominator (hands scored under both, or games with a result under both)
+--   of               its denominator: 'hands scored under both' of the selected hands (A's hand_facts rows);
+--                    the three hand measures of the hands scored under both; 'games finished under both'
+--                    of the games scored under both; 'winner differs' of the games finished under at least
+--                    one of the two (a game one ruleset finishes and the other leaves open differs);
+--                    'end hand differs' of the games scored under both
 --
 -- display: measure, count, of
 WITH a AS (SELECT * FROM hand_facts WHERE ruleset = $ruleset),   -- view hand_facts: pipeline/hand_facts.py
@@ -40,12 +46,14 @@ WITH a AS (SELECT * FROM hand_facts WHERE ruleset = $ruleset),   -- view hand_fa
            FROM ga JOIN gb USING (game_id))
 SELECT $ruleset::VARCHAR AS ruleset, $other::VARCHAR AS other, measure, count::BIGINT AS count, "of"::BIGINT AS "of"
 FROM (
-    SELECT 1 AS k, 'hands scored' AS measure, count(*) AS count, count(*) AS "of" FROM h
+    SELECT 1 AS k, 'hands scored under both' AS measure, (SELECT count(*) FROM h) AS count, count(*) AS "of"
+    FROM a
     UNION ALL SELECT 2, 'hand score differs', count_if(sa IS DISTINCT FROM sb), count(*) FROM h
     UNION ALL SELECT 3, 'made/failed differs', count_if(ma IS DISTINCT FROM mb), count(*) FROM h
     UNION ALL SELECT 4, 'legality differs', count_if(la IS DISTINCT FROM lb), count(*) FROM h
-    UNION ALL SELECT 5, 'games finished', count_if(wa IS NOT NULL AND wb IS NOT NULL), count(*) FROM g
-    UNION ALL SELECT 6, 'winner differs', count_if(wa IS DISTINCT FROM wb), count(*) FROM g
+    UNION ALL SELECT 5, 'games finished under both', count_if(wa IS NOT NULL AND wb IS NOT NULL), count(*) FROM g
+    UNION ALL SELECT 6, 'winner differs', count_if(wa IS DISTINCT FROM wb),
+                        count_if(wa IS NOT NULL OR wb IS NOT NULL) FROM g
     UNION ALL SELECT 7, 'end hand differs', count_if(ea IS DISTINCT FROM eb), count(*) FROM g
 )
 ORDER BY k

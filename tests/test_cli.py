@@ -174,6 +174,28 @@ def test_user_reported_edge_cases(tmp_path, records):
     assert run("--version").stdout.startswith("rebelote ")
 
 
+def test_shell_completion(tmp_path):
+    # typer's completion (docs/cli.md#shell-completion), driven as bash drives it: the installed script sets
+    # these variables and reads the candidates, one per line. The ruleset names come from the shipped files
+    # (pipeline/rules/rulesets), and "own" is the per-game choice.
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    def complete(words: str) -> list[str]:
+        env = {**os.environ, "_REBELOTE_COMPLETE": "complete_bash", "COMP_WORDS": words,
+               "COMP_CWORD": str(len(words.split()) - 1)}
+        # the installed command: the variables' prefix is the program's name
+        command = Path(sys.executable).with_name("rebelote")
+        return subprocess.run([str(command)], env=env, capture_output=True, text=True, cwd=tmp_path).stdout.split()
+
+    assert complete("rebelote st") == ["status", "stats"]
+    assert complete("rebelote stats players --rules pagat") == ["pagat-coinche"]
+    assert complete("rebelote rescore --rules ow") == ["own"]
+    assert "--install-completion" in run("--help").stdout
+
+
 def test_reports_rescore_an_edited_house_rules_file(tmp_path, records):
     # found by a fresh-user trial: after editing a house-rules file, stats and compare kept reporting the scores
     # computed with its old parameters (a target of 501 instead of 301) without a word
@@ -223,8 +245,10 @@ def test_compare(tmp_path, records):
     r = run("compare", "--rules", "belote-classic", "--rules", "openspiel", "--lake", lake, "--format", "json")
     got = {row["measure"]: (row["count"], row["of"]) for row in json.loads(r.stdout)}
     # hand scores: g1#1 [92,90]->[92,70]; g1#2 litige [0,81]->[0,162]; g1#3 [162,20]->[162,0]; g2#1 [272,0]->[252,0]
-    assert got["hands scored"] == (4, 4) and got["hand score differs"] == (4, 4)
+    assert got["hands scored under both"] == (4, 4) and got["hand score differs"] == (4, 4)
     assert got["made/failed differs"] == (1, 4)          # the litige (null) becomes a failure
+    # no game reaches its target of 1000 under either: no game is finished, no winner can differ
+    assert got["games finished under both"] == (0, 2) and got["winner differs"] == (0, 0)
     r = run("compare", "--rules", "belote-classic", "--rules", "openspiel", "--lake", lake)
     assert "rebelote show --game test:g1 --hand 1 --rules belote-classic --rules openspiel" in r.stdout
     # a ruleset not scored yet is scored first (issue 17: no refusal where the tool can act)
@@ -233,14 +257,16 @@ def test_compare(tmp_path, records):
 
 
 def test_compare_filters_and_pairings(tmp_path):
-    # g1 (3 hands, source "test", players Ana..Dan) as in test_compare; g2 = DEAL_K capot from source "other"
-    # with Eve at seat 0. Hand by hand (test_compare): every hand score differs between belote-classic and
-    # openspiel, and only g1's litige (hand 2) changes made/failed.
+    # g1 (3 hands, source "test", players Ana..Dan) as in test_compare; g2 = DEAL_K capot, then a hand passed
+    # out, from source "other" with Eve at seat 0. Hand by hand (test_compare): every scored hand's score
+    # differs between belote-classic and openspiel, and only g1's litige (hand 2) changes made/failed. The
+    # passed-out hand is scored under neither: it counts among the selected hands, not among those compared.
     from pipeline import stats
 
     games = [native_game("g1", [native_hand(DEAL_A, 1, taker=0), native_hand(DEAL_L, 2, taker=0),
                                 native_hand(DEAL_A, 3, taker=1)]),
-             native_game("g2", [native_hand(DEAL_K, 1, taker=0)], source="other", players=("Eve", "Ben", "Cat", "Dan"))]
+             native_game("g2", [native_hand(DEAL_K, 1, taker=0), native_hand(DEAL_K, 2, taker=None)], source="other",
+                         players=("Eve", "Ben", "Cat", "Dan"))]
     lake = tmp_path / "lake"
     run("ingest", write_jsonl(tmp_path / "games.jsonl", games), "--lake", lake)
     run("rescore", "--rules", "belote-classic", "--rules", "openspiel", "--lake", lake)
@@ -251,14 +277,14 @@ def test_compare_filters_and_pairings(tmp_path):
         assert r.exit_code == 0, r.output
         return {row["measure"]: (row["count"], row["of"]) for row in json.loads(r.stdout)}
     everything = measures()
-    assert everything["hands scored"] == (4, 4) and everything["made/failed differs"] == (1, 4)
+    assert everything["hands scored under both"] == (4, 5) and everything["made/failed differs"] == (1, 4)
     got = measures("--source", "test")              # g1's 3 hands, one of them the litige
-    assert got["hands scored"] == (3, 3) and got["hand score differs"] == (3, 3) and got["made/failed differs"] == (1, 3)
+    assert got["hands scored under both"] == (3, 3) and got["hand score differs"] == (3, 3) and got["made/failed differs"] == (1, 3)
     got = measures("--player", "Eve")               # Eve sat in g2 only: the capot hand
-    assert got["hands scored"] == (1, 1) and got["made/failed differs"] == (0, 1)
+    assert got["hands scored under both"] == (1, 2) and got["made/failed differs"] == (0, 1)
     assert measures("--variant", "belote") == everything       # both games are belote
     # --since: neither game records when it was played, so nothing is compared
-    assert measures("--since", "2026-01-01")["hands scored"] == (0, 0)
+    assert measures("--since", "2026-01-01")["hands scored under both"] == (0, 0)
     r = run("compare", "--rules", "belote-classic", "--rules", "openspiel", "--lake", lake, "--since", "2026-01-01")
     assert "2 games that match the other filters record no time (games.played_at)" in r.stderr   # and say so
     # both rulesets were rescored over the same hand files: rows paired by position, and the pairing on the

@@ -19,6 +19,14 @@ from pipeline.ingest import content_keys as ck
 from pipeline.ingest.records import GameRecord, Provenance, finish_game, new_hand
 
 
+@pytest.fixture(autouse=True, params=["per column", "per value"])
+def encoder(request, monkeypatch):
+    """Every test runs through both writers of the binary string: pyarrow and numpy per column (batches above
+    ck.SMALL rows) and Python per value (small batches); they must write the same bytes."""
+    monkeypatch.setattr(ck, "SMALL", -1 if request.param == "per column" else 1 << 30)
+    return request.param
+
+
 def _hand(**kw) -> dict:
     row = new_hand(game_id="g:1", hand_no=1, source="s", source_format="rebelote", source_file="f.jsonl",
                    source_game_id="1", variant="belote", n_players=4, players=["A", "B", "C", "D"], dealer=3,
@@ -156,3 +164,23 @@ def test_key_records_keys_the_rows_of_any_reader_as_the_lake_recomputes_them():
     games = pa.Table.from_pylist([game], schema=schema.schema("games"))
     by_game = pa.array([[hands[1]["hand_key"], hands[0]["hand_key"]]], pa.list_(pa.string()))
     assert game["game_key"] == ck.game_keys(games, by_game).to_pylist()[0]
+
+
+def test_both_writers_write_the_same_bytes_for_every_kind_of_value(monkeypatch):
+    # one row per value of test_every_key_field_counts_and_nothing_else_does's changes, plus nulls inside lists
+    # and structs: the batch is written per column and per value (ck.SMALL either side of its length)
+    rows = [_hand(plays=list(range(32)), play_seats=[i % 4 for i in range(32)], completeness="full_play")]
+    rows += [_hand(hand_no=i, **{k: v}) for i, (k, v) in enumerate({
+        "auction": [{"seat": 0, "call": "take"}, {"seat": None, "call": None}, None], "turned_card": 5,
+        "announced": [{"seat": 0, "kind": "tierce", "rank": 7, "suit": 0, "length": 3},
+                      {"seat": 1, "kind": None, "rank": None, "suit": None, "length": None}],
+        "penalties": [], "claim": {"seat": 1, "trick": None}, "players": ["é", "", "C", "😀"], "bid": -300,
+        "recorded_score": [None, 2 ** 31 - 1], "capot_bid": True, "recorded_margin": -(2 ** 31),
+        "initial_hands": [2 ** 32 - 1, 0, 1, 2]}.items(), start=2)]
+    t = _table(rows)
+    columns = ck._columns(t, "hands", ck.HAND_FIELDS)
+    assert ck._encode_small(columns) == ck._join(*[ck._encode(c) for c in columns])
+    monkeypatch.setattr(ck, "SMALL", -1)
+    per_column = ck.hand_keys(t)
+    monkeypatch.setattr(ck, "SMALL", 1 << 30)
+    assert ck.hand_keys(t) == per_column

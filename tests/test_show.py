@@ -80,6 +80,30 @@ def test_side_by_side_each_column_has_its_own_parameter():
     assert text.split("\n")[1] == "  " + "[belote-classic]".ljust(80) + "   [colver]"
 
 
+def test_a_narrow_terminal_stacks_the_two_rulesets():
+    # a trial found `show --rules A --rules B` 223 columns wide in a 100-column terminal. Same hand as above:
+    # ffb-coinche-2015 and colver say the bid test alike (once), the defence test only under ffb-coinche-2015
+    # (A, facing nothing under B), and the score differs by the rounding (170 - 90 against 172 - 90).
+    (hand,) = rows_of(native_game("c", [native_hand(DEAL_A, 1, taker=0, bid=80)], variant="coinche"))
+    both = [explain(hand, rules.load("ffb-coinche-2015")), explain(hand, rules.load("colver"))]
+    text = render(both, columns=120)          # the bid test's line is 106 characters: one fits, two do not
+    lines = text.split("\n")
+    assert lines[1] == "  A = ffb-coinche-2015, B = colver; a line that differs is shown under each, marked *"
+    assert max(len(x) for x in lines) <= 120
+    rows = _contract_rows(text)
+    assert rows[:3] == [f"  {BID_TEST}", f"* A {DEFENCE_TEST}", "  B (nothing)"]
+    score = text.split("\nScore (game points)\n")[1].split("\n")
+    assert [x.split("   [")[0] for x in score if x.startswith(("* A hand score", "  B hand score"))] == [
+        "* A hand score: 170 - 90", "  B hand score: 172 - 90"]
+    # wide enough for both side by side: the layout of test_side_by_side_each_column_has_its_own_parameter
+    assert render(both, columns=1000) == render(both)
+    # one ruleset in a narrow terminal: a line too long puts its parameters on the next lines, indented
+    rows = _contract_rows(render(both[:1], columns=60))
+    assert rows[0] == "  taker's total vs bid: 92 vs 80"
+    assert rows[1] == "      [contract.made_vs_bid / contract.made_min_points /"
+    assert rows[2] == "      contract.made_counts_*]"
+
+
 def test_json_marks_the_lines_that_differ():
     (hand,) = rows_of(native_game("c", [native_hand(DEAL_A, 1, taker=0, bid=80)], variant="coinche"))
     left, right = mark_differences([explain(hand, rules.load("ffb-coinche-2015")), explain(hand, rules.load("colver"))])

@@ -73,6 +73,12 @@ def test_a_table_on_a_terminal_fits_its_width():
     assert "made_of" in shown and "points" not in shown and max(len(x) for x in shown.splitlines()) <= 55
     assert notes == ["1 more column than this terminal shows (points): choose with --columns, or write them all "
                      "with --format csv or --output FILE"]
+    # a wider terminal: the 40-character name is not folded where the row has room for it (a trial found
+    # names cut at 32 characters in a table half the terminal's width), and the table still fits
+    term = Console(file=io.StringIO(), force_terminal=True, width=100, color_system=None)
+    output.write(t, "table", None, term, warn=notes.append)
+    lines = term.file.getvalue().splitlines()
+    assert any("a" * 40 in x for x in lines) and max(len(x) for x in lines) <= 100 and len(notes) == 1
     pipe = Console(file=io.StringIO(), width=55)                              # not a terminal: every column
     output.write(t, "table", None, pipe, warn=notes.append)
     assert "points" in pipe.file.getvalue() and "a" * 40 in pipe.file.getvalue() and len(notes) == 1

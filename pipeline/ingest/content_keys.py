@@ -128,6 +128,67 @@ def _encode(arr: pa.Array) -> pa.Array:
     raise TypeError(f"no key encoding for Arrow type {t}")
 
 
+SMALL = 32
+"""Batches of at most this many rows are written by :func:`_encode_small` (Python, per value) instead of
+:func:`_encode` (pyarrow and numpy, per column): a column pass costs a few compute calls whatever its length,
+which for the single record of a one-game file (OpenSpiel's state files) is most of the import."""
+
+
+def _value_bytes(v, t: pa.DataType, out: bytearray) -> None:
+    """Append ``v`` (a Python value of Arrow type ``t``, as ``to_pylist`` gives it) to ``out`` as the module
+    text says: the same bytes as :func:`_encode`."""
+    if pa.types.is_boolean(t) or pa.types.is_integer(t):
+        width = 1 if pa.types.is_boolean(t) else t.bit_width // 8
+        if v is None:
+            out += bytes(1 + width)
+        else:
+            out.append(1)
+            out += int(v).to_bytes(width, "little", signed=pa.types.is_signed_integer(t))
+    elif pa.types.is_list(t) or pa.types.is_large_list(t):
+        if v is None:
+            out += bytes(5)
+        else:
+            out.append(1)
+            out += len(v).to_bytes(4, "little")
+            for item in v:
+                _value_bytes(item, t.value_type, out)
+    elif pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t):
+        if v is None:
+            out += bytes(5)
+        else:
+            data = v.encode() if isinstance(v, str) else bytes(v)
+            out.append(1)
+            out += len(data).to_bytes(4, "little")
+            out += data
+    elif pa.types.is_struct(t):
+        if v is None:
+            out.append(0)
+        else:
+            out.append(1)
+            for f in t:
+                _value_bytes(v.get(f.name), f.type, out)
+    else:
+        raise TypeError(f"no key encoding for Arrow type {t}")
+
+
+def _encode_small(columns: list) -> pa.Array:
+    """The rows of ``columns`` (equal-length Arrow arrays of the schema's types) written as the concatenation
+    of their values, as ``_join(*[_encode(c) for c in columns])`` writes them, one Python pass per value."""
+    rows = [bytearray() for _ in range(len(columns[0]))]
+    for c in columns:
+        t = c.type
+        for row, v in zip(rows, c.to_pylist()):
+            _value_bytes(v, t, row)
+    return pa.array([bytes(r) for r in rows], _BIN)
+
+
+def _write(columns: list) -> pa.Array:
+    """Each row of ``columns`` written as its key's binary string (``large_binary``)."""
+    if len(columns[0]) <= SMALL:
+        return _encode_small(columns)
+    return _join(*[_encode(c) for c in columns])
+
+
 def _digests(rows: pa.Array) -> pa.Array:
     """``string`` array: the first 32 hex digits of the SHA-256 of each ``large_binary`` value of ``rows``."""
     if not len(rows):
@@ -150,14 +211,13 @@ def hand_keys(hands: pa.Table) -> pa.Array:
     Raises:
         KeyError: a key column is missing. pyarrow.ArrowInvalid: a value does not fit its schema type.
     """
-    return _digests(_join(*[_encode(c) for c in _columns(hands, "hands", HAND_FIELDS)]))
+    return _digests(_write(_columns(hands, "hands", HAND_FIELDS)))
 
 
 def game_keys(games: pa.Table, hand_keys_by_game: pa.Array) -> pa.Array:
     """The key of each row of ``games`` (at least the :data:`GAME_FIELDS` columns), given, for each, the list of
     its hands' keys in hand-number order (``list<string>``, one list per game): ``string`` array in row order."""
-    parts = [_encode(c) for c in _columns(games, "games", GAME_FIELDS)]
-    return _digests(_join(*parts, _encode(hand_keys_by_game)))
+    return _digests(_write([*_columns(games, "games", GAME_FIELDS), hand_keys_by_game]))
 
 
 def ordered_hand_keys(hand_no: np.ndarray, keys: pa.Array, game_offsets: np.ndarray) -> pa.Array:
