@@ -5,13 +5,14 @@ Each derived table (:data:`DERIVED`) has a SELECT that computes its rows from th
 ``scores`` (its module's ``live_*sql``). :func:`materialize` runs them at rescore time and writes the ruleset's
 partition; :func:`pipeline.stats.create_views` shows the written rows, plus the same rows computed on the fly
 for the rulesets rescored before the table existed (so a report never depends on which path ran, as long as
-every hand has been rescored). Ingest removes a replaced hand's rows from every table keyed by ``hand_key``
-and a touched game's rows from those keyed by ``game_id`` (:data:`DERIVED`'s ``key``).
+every hand has been rescored). Ingest never touches them: the rows of a hand or game imported again with other
+content are found stale by joins on the keys they carry (:mod:`pipeline.rescore.stale`) and replaced by the
+next update (:data:`DERIVED`'s ``key`` says which rows a game's update replaces).
 
-Staleness: the written rows are those of the hands in the lake at the last rescore. :func:`hands_snapshot`
-records which hand files that rescore read (``scores/ruleset=R/_ruleset.json``, key ``hands_files``), so
-:func:`hands_unchanged` tells cheaply whether hands were imported since; when they were, ``rebelote stats``
-warns and names the rescore to run.
+Staleness: the written rows are those of the hands and games in the lake at the last rescore.
+:func:`hands_snapshot` records which hand and game files that rescore read (``scores/ruleset=R/_ruleset.json``,
+keys ``hands_files`` and ``games_files``), so :func:`hands_unchanged` tells cheaply whether anything was imported
+since; when it was, a report rescores the stale games first (or, when it cannot, leaves them out).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from pipeline import dealt_events, declaration_facts, hand_facts, pair_facts, pl
 
 @dataclass(frozen=True)
 class Derived:
-    """One derived table. ``key``: the column ingest deletes stale rows by ('hand_key' or 'game_id');
+    """One derived table. ``key``: the column an update deletes a stale game's rows by ('hand_key' or 'game_id');
     ``names``: columns holding player names (pseudonymized in the views); ``pair``: ``names`` are a sorted pair,
     sorted again after pseudonymizing; ``name_lists``: columns holding a list of names by seat (pseudonymized
     too; ``sorted_lists``: lists of names sorted, sorted again after pseudonymizing); ``live(hands, scores, rulesets)``: SELECT of its rows from relations
@@ -178,20 +179,22 @@ def hand_seq_basis(lake, ruleset: str) -> list | None:
         return None
 
 
-def hands_snapshot(lake) -> list[list]:
-    """The hand files of the lake now: ``[path under hands/, size in bytes, modification time in ns]`` each,
-    sorted. Recorded by a rescore; equal later means no hand was imported, replaced or removed since."""
+def hands_snapshot(lake, table: str = "hands") -> list[list]:
+    """The files of ``table`` (hands, or games) in the lake now: ``[path under the table's folder, size in bytes,
+    modification time in ns]`` each, sorted. Recorded by a rescore; equal later means no row of the table was
+    imported, replaced or removed since (a file is never modified in place)."""
     from pipeline import lake as lakemod
 
     loc = lakemod.locate(lake)
-    base = loc.path("hands").rstrip("/") + "/"
-    return [[f.path[len(base):], f.size, f.mtime_ns] for f in lakemod.list_files(loc, "hands")]
+    base = loc.path(table).rstrip("/") + "/"
+    return [[f.path[len(base):], f.size, f.mtime_ns] for f in lakemod.list_files(loc, table)]
 
 
 def hands_unchanged(lake, ruleset: str) -> bool:
-    """True when the lake's hand files are exactly those the last rescore of ``ruleset`` read (so every hand
-    has its score and its derived rows under it). False when hands were imported, replaced or compacted since,
-    or when the rescore predates this record."""
+    """True when the lake's hand and game files are exactly those the last rescore of ``ruleset`` read (so every
+    hand has its score and its derived rows under it, every game its results). False when hands or games were
+    imported, replaced or compacted since, or when the rescore predates this record. Ingest never deletes the
+    rows computed from what it replaces (:mod:`pipeline.rescore.stale` finds them), so this is the freshness."""
     import orjson
 
     from pipeline import lake as lakemod
@@ -200,10 +203,12 @@ def hands_unchanged(lake, ruleset: str) -> bool:
     if raw is None:
         return False
     try:
-        recorded = orjson.loads(raw).get("hands_files")
+        rec = orjson.loads(raw)
+        recorded, games = rec.get("hands_files"), rec.get("games_files")
     except (orjson.JSONDecodeError, AttributeError):
         return False
-    return recorded is not None and recorded == hands_snapshot(lake)
+    return (recorded is not None and games is not None and recorded == hands_snapshot(lake)
+            and games == hands_snapshot(lake, "games"))
 
 
 def fresh_ruleset(lake, table: str) -> str | None:
@@ -228,16 +233,18 @@ def fresh_rulesets(lake) -> list[str]:
 
 
 def record_hands(lake, rulesets: list[str]) -> None:
-    """Record the lake's current hand files as those the last rescore of each of ``rulesets`` read. Only for a
-    rewrite that keeps every hand (``compact``), so that :func:`hands_unchanged` stays true across it."""
+    """Record the lake's current hand and game files as those the last rescore of each of ``rulesets`` read. Only
+    for a rewrite that keeps every row (``compact``, ``migrate``), so that :func:`hands_unchanged` stays true
+    across it."""
     import orjson
 
     from pipeline import lake as lakemod
 
-    snapshot = hands_snapshot(lake)
+    snapshot, games = hands_snapshot(lake), hands_snapshot(lake, "games")
     for r in rulesets:
         name = f"scores/ruleset={r}/_ruleset.json"
         raw = lakemod.read_bytes(lake, name)
         if raw is not None:
-            lakemod.write_bytes(lake, name, orjson.dumps(dict(orjson.loads(raw), hands_files=snapshot),
+            lakemod.write_bytes(lake, name, orjson.dumps(dict(orjson.loads(raw), hands_files=snapshot,
+                                                              games_files=games),
                                                          option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))

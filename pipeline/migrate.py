@@ -19,6 +19,11 @@ rows of copies that were not stored (a poorer copy, a single-deal copy replaced 
 not in the lake, so their new key cannot be computed; a file read again writes them anew, and taking hands over
 matches such rows by game id and deal, not by key. No other value changes, and the
 scores and derived rows stay fresh (the rulesets that were fresh are recorded against the rewritten hand files).
+
+Version 3 -> 4 (ingest no longer deletes what was computed from a game it replaces): every ``game_scores`` row
+gets the ``game_key`` of its game (version 3 deleted the results of a replaced game, so the stored rows are
+those of the games as they are), and the rulesets that were fresh record the game files too
+(:func:`pipeline.derived.hands_unchanged` now compares both).
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ class MigrateSummary:
     rewritten: dict[str, int] = field(default_factory=dict)
     dropped: dict[str, int] = field(default_factory=dict)
     rekeyed: dict[str, int] = field(default_factory=dict)
+    results_keyed: int = 0      # game_scores files given their games' keys (3 -> 4)
 
     def __str__(self) -> str:
         if self.before == self.after:
@@ -56,6 +62,9 @@ class MigrateSummary:
         if self.before < 3:
             text += (f"; keys recomputed from the typed columns, {count(sum(self.rekeyed.values()), 'file')} "
                      f"rewritten{listed(self.rekeyed)}")
+        if self.before < 4:
+            text += (f"; game results keyed by the game they were computed from, "
+                     f"{count(self.results_keyed, 'file')} rewritten")
         return text
 
 
@@ -156,8 +165,42 @@ def _v2_to_v3(lake, summary: "MigrateSummary") -> None:
     derived.record_hands(lake, fresh)
 
 
+def _v3_to_v4(lake, summary: "MigrateSummary") -> None:
+    import orjson
+
+    from pipeline import derived
+
+    # fresh as version 3 judged it (the hand files only): ingest deleted the results of a game it replaced then
+    fresh = []
+    for part in lakemod.partitions(lake, "scores"):
+        r = part.split("=", 1)[1] if part else None
+        raw = lakemod.read_bytes(lake, f"scores/ruleset={r}/_ruleset.json") if r else None
+        try:
+            rec = orjson.loads(raw) if raw else {}
+        except orjson.JSONDecodeError:
+            rec = {}
+        if isinstance(rec, dict) and rec.get("hands_files") is not None and rec["hands_files"] == derived.hands_snapshot(lake):
+            fresh.append(r)
+    keys = lakemod.read(lake, "games", columns=["game_id", "game_key"]) if lakemod.has_table(lake, "games") else None
+    gids = keys.column("game_id").combine_chunks() if keys is not None else pa.array([], pa.string())
+    gkeys = keys.column("game_key").combine_chunks() if keys is not None else pa.array([], pa.string())
+    key_field = schema.schema("game_scores").field("game_key")
+
+    def with_game_key(t: pa.Table) -> pa.Table | None:
+        # absent, or all null (version 1 -> 2 adds a missing column as nulls)
+        if "game_key" in t.column_names and t.column("game_key").null_count < t.num_rows:
+            return None
+        key = pc.take(gkeys, pc.index_in(t.column("game_id"), value_set=gids))
+        if "game_key" in t.column_names:
+            return t.set_column(t.column_names.index("game_key"), key_field, key)
+        return t.add_column(t.column_names.index("game_id") + 1, key_field, key)
+
+    summary.results_keyed = lakemod.rewrite_files(lake, "game_scores", with_game_key)
+    derived.record_hands(lake, fresh)
+
+
 #: version -> the step that takes a lake of that version to the next one
-STEPS = {1: _v1_to_v2, 2: _v2_to_v3}
+STEPS = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
 
 
 def migrate(lake) -> MigrateSummary:

@@ -254,6 +254,7 @@ def create_views(con: duckdb.DuckDBPyConnection, lake: Path | str, filters: Filt
     if salt and not internal:
         raise StatsError("pseudonymized views need rebelote's Python function: materialize them instead")
     base = {t: table_sql(lake, t, con, check=not internal) for t in schema.TABLES}   # internal: checked below
+    base = _without_stale_games(con, lake, base, temp=internal)
     raw = dict(base)
     if salt:
         # the names to hash once: the games' (0.5 M lists for 5 M hands); a hand's name missing there is hashed
@@ -305,6 +306,42 @@ def create_views(con: duckdb.DuckDBPyConnection, lake: Path | str, filters: Filt
         con.execute(f"CREATE TEMP TABLE _views_filtered AS SELECT {bool(where)} AS filtered")   # read by hand_pairing
         _hand_seq_bases(con, lake)
         _dealt_events_ruleset(con, lake)
+
+
+def _without_stale_games(con: duckdb.DuckDBPyConnection, lake, base: dict[str, str], temp: bool) -> dict[str, str]:
+    """``base`` (table -> SELECT of its stored rows) with the rows of stale games left out of every table computed
+    per ruleset, for the rulesets read as they stand while stale (a report that could not rescore first, a house
+    ruleset known only by its record): ingest never deletes what was computed from a game it replaced
+    (:mod:`pipeline.rescore.stale`), so such rows are the old game's. A game's rows go together, from every table,
+    so the reports see the fresh games whole. The stale games are listed in tables ``_stale_games`` (ruleset,
+    game_id) and ``_stale_hands`` (ruleset, hand_key; for tables without game_id), temporary when ``temp``.
+    Nothing changes when every scored ruleset is fresh (:func:`pipeline.derived.hands_unchanged`)."""
+    from pipeline import derived, lake as lakemod
+    from pipeline.rescore import stale
+
+    scored = sorted(p.split("=", 1)[1] for p in lakemod.partitions(lake, "scores") if p)
+    old = [r for r in scored if not derived.hands_unchanged(lake, r)]
+    if not old:
+        return base
+    games, hands = [], []
+    for r in old:
+        found = stale.stale(lake, r)
+        games.append(pa.table({"ruleset": pa.array([r] * len(found.game_ids), pa.string()), "game_id": found.game_ids}))
+        keys = sorted(found.hand_keys)
+        hands.append(pa.table({"ruleset": pa.array([r] * len(keys), pa.string()), "hand_key": pa.array(keys, pa.string())}))
+    kind = "TEMP TABLE" if temp else "TABLE"
+    for name, parts in (("_stale_games", games), ("_stale_hands", hands)):
+        con.register("_stale_rows", pa.concat_tables(parts))
+        con.execute(f"CREATE OR REPLACE {kind} {name} AS SELECT * FROM _stale_rows")
+        con.unregister("_stale_rows")
+    out = dict(base)
+    for t, sql in base.items():
+        names = schema.schema(t).names
+        if "ruleset" not in names or t in ("hands", "games", "rejects", "holdings"):
+            continue
+        by = "game_id" if "game_id" in names else "hand_key"
+        out[t] = f"SELECT * FROM ({sql}) AS _fresh ANTI JOIN {'_stale_games' if by == 'game_id' else '_stale_hands'} USING (ruleset, {by})"
+    return out
 
 
 def _dealt_events_ruleset(con: duckdb.DuckDBPyConnection, lake) -> None:

@@ -65,7 +65,7 @@ def state(lake: Path) -> dict:
     for part in lakemod.partitions(lake, "scores"):
         raw = lakemod.read_bytes(lake, f"scores/{part}/_ruleset.json")
         rec = orjson.loads(raw) if raw else None
-        for k in ("hands_files", "hand_seq_files"):
+        for k in ("hands_files", "games_files", "hand_seq_files"):
             (rec or {}).pop(k, None)
         out[part] = rec
     return out

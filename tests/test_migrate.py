@@ -31,7 +31,8 @@ from test_commit_faults import _Stop, files, state
 
 RULES = load("belote-classic")
 #: (table, column) dropped from every file of the table: columns added to the schemas after their first version
-DROPPED = [("hands", "taker_team"), ("games", "ingest_file"), ("rejects", "ingest_file"), ("player_games", "winner")]
+DROPPED = [("hands", "taker_team"), ("games", "ingest_file"), ("rejects", "ingest_file"), ("player_games", "winner"),
+           ("game_scores", "game_key")]
 
 
 @pytest.fixture(scope="module")
@@ -83,9 +84,9 @@ def _old(current: Path, to: Path) -> Path:
 def test_a_new_lake_records_the_current_version(current):
     assert json.loads((current / lakemod.VERSION_FILE).read_text()) == {"format": "rebelote-lake",
                                                                          "version": lakemod.LAKE_VERSION}
-    assert lakemod.version(current) == 3
+    assert lakemod.version(current) == 4
     s = migrate(current)
-    assert (s.before, s.after) == (3, 3) and str(s).endswith("already at layout version 3, nothing to do")
+    assert (s.before, s.after) == (4, 4) and str(s).endswith("already at layout version 4, nothing to do")
 
 
 def test_an_old_lake_is_refused_by_every_writer_then_migrated(current, tmp_path):
@@ -93,15 +94,16 @@ def test_an_old_lake_is_refused_by_every_writer_then_migrated(current, tmp_path)
     assert lakemod.version(lake) == 1
     for write in (lambda: ingest_paths([], lake), lambda: rescore_lake(lake, RULES),
                   lambda: compaction.compact(lake)):
-        with pytest.raises(lakemod.LakeVersionError, match=r"layout version 1, older than this Rebelote's 3: "
+        with pytest.raises(lakemod.LakeVersionError, match=r"layout version 1, older than this Rebelote's 4: "
                                                             r"run `rebelote migrate --lake .*` once"):
             write()
     s = migrate(lake)
-    assert (s.before, s.after) == (1, 3)
-    # every file of hands, games, rejects was rewritten; the one stored player_games partition dropped
-    assert {t: n for t, n in s.rewritten.items() if n} == {"hands": 1, "games": 1, "rejects": 1}
+    assert (s.before, s.after) == (1, 4)
+    # every file of hands, games, rejects, game_scores was rewritten; the one stored player_games partition dropped
+    assert {t: n for t, n in s.rewritten.items() if n} == {"hands": 1, "games": 1, "rejects": 1, "game_scores": 1}
+    assert s.results_keyed == 1
     assert {t: n for t, n in s.dropped.items() if n} == {"player_games": 1}
-    assert lakemod.version(lake) == 3 and migrate(lake).before == 3
+    assert lakemod.version(lake) == 4 and migrate(lake).before == 4
     for table, column in DROPPED[:3]:
         for p in (lake / table).rglob("*.parquet"):
             assert column in pq.read_schema(p).names
@@ -123,20 +125,50 @@ def test_a_version_2_lake_gets_the_keys_of_its_typed_columns(current, tmp_path):
     (lake / lakemod.VERSION_FILE).write_text('{"format": "rebelote-lake", "version": 2}\n')
     assert state(lake) != state(current)
     s = migrate(lake)
-    assert (s.before, s.after) == (2, 3) and "keys recomputed from the typed columns" in str(s)
+    assert (s.before, s.after) == (2, 4) and "keys recomputed from the typed columns" in str(s)
     assert {t for t, n in s.rekeyed.items() if n} >= {"hands", "games", "scores", "holdings", "player_hands"}
     assert state(lake) == state(current)
     assert derived.fresh_rulesets(lake) == ["belote-classic"]
     assert _reports(lake) == _reports(current)
 
 
+def _version_3(current: Path, to: Path) -> Path:
+    """``current`` as layout version 3 left it: game results without the key of their game, rescore records
+    naming the hand files only."""
+    shutil.copytree(current, to)
+    for p in (to / "game_scores").rglob("*.parquet"):
+        pq.write_table(pq.read_table(p, partitioning=None).drop_columns(["game_key"]), p)
+    for p in (to / "scores").rglob("_ruleset.json"):
+        rec = orjson.loads(p.read_bytes())
+        del rec["games_files"]
+        p.write_bytes(orjson.dumps(rec))
+    (to / lakemod.VERSION_FILE).write_text('{"format": "rebelote-lake", "version": 3}\n')
+    return to
+
+
+def test_a_version_3_lake_keys_its_game_results_and_stays_fresh(current, tmp_path):
+    """Version 3 -> 4: each game_scores row gets its game's game_key (the key stale() compares), and a ruleset
+    that was fresh (its record named the current hand files) stays fresh with the game files recorded too."""
+    lake = _version_3(current, tmp_path / "v3")
+    assert derived.fresh_rulesets(lake) == []        # version 4's test wants the game files too
+    s = migrate(lake)
+    assert (s.before, s.after, s.results_keyed) == (3, 4, 1) and "game results keyed by the game" in str(s)
+    assert state(lake) == state(current)
+    assert derived.fresh_rulesets(lake) == ["belote-classic"]
+    keys = pq.read_table(next((lake / "game_scores").rglob("*.parquet")), partitioning=None)
+    games = lakemod.read(lake, "games", columns=["game_id", "game_key"])
+    assert dict(zip(*(keys.column(c).to_pylist() for c in ("game_id", "game_key")))) == \
+        dict(zip(*(games.column(c).to_pylist() for c in ("game_id", "game_key"))))
+
+
 def test_a_newer_lake_is_refused(current, tmp_path):
     lake = tmp_path / "newer"
     shutil.copytree(current, lake)
-    (lake / lakemod.VERSION_FILE).write_text('{"format": "rebelote-lake", "version": 4}\n')
-    with pytest.raises(lakemod.LakeVersionError, match="layout version 4, written by a newer Rebelote"):
+    newer = lakemod.LAKE_VERSION + 1
+    (lake / lakemod.VERSION_FILE).write_text(f'{{"format": "rebelote-lake", "version": {newer}}}\n')
+    with pytest.raises(lakemod.LakeVersionError, match=f"layout version {newer}, written by a newer Rebelote"):
         ingest_paths([], lake)
-    with pytest.raises(lakemod.LakeVersionError, match="layout version 4, written by a newer Rebelote"):
+    with pytest.raises(lakemod.LakeVersionError, match=f"layout version {newer}, written by a newer Rebelote"):
         migrate(lake)
     (lake / lakemod.VERSION_FILE).write_text('{"version": "two"}')
     with pytest.raises(lakemod.LakeVersionError, match="does not hold a lake version"):
@@ -148,7 +180,7 @@ def test_the_commands_say_it_in_one_line(current, tmp_path):
     r = CliRunner().invoke(app, ["rescore", "--rules", "belote-classic", "--lake", str(lake)])
     assert r.exit_code == 2 and "run `rebelote migrate --lake" in r.output and "Traceback" not in r.output
     r = CliRunner().invoke(app, ["migrate", "--lake", str(lake)])
-    assert r.exit_code == 0 and "migrated from layout version 1 to 3; 3 files rewritten" in r.output
+    assert r.exit_code == 0 and "migrated from layout version 1 to 4; 4 files rewritten" in r.output
     r = CliRunner().invoke(app, ["migrate", "--lake", str(lake)])
     assert r.exit_code == 0 and "nothing to do" in r.output
 

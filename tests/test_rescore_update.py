@@ -144,3 +144,63 @@ def test_stale_rows_are_found_by_joins_not_by_what_ingest_deleted(scored, tmp_pa
     summary = rescore_lake(scored, own.plan(scored), update=True)
     assert summary.update and summary.games == (0 if gone == "hands" else 1)
     assert _rows(scored) == _full_copy(scored, tmp_path)
+
+
+def _table_files(lake) -> dict[str, list]:
+    """Every file under the tables a rescore writes (names and bytes): what ingest must leave alone."""
+    return {t: sorted((str(p.relative_to(lake)), p.read_bytes()) for p in (lake / t).rglob("*") if p.is_file())
+            for t in TABLES if (lake / t).exists()}
+
+
+def test_ingest_leaves_what_rescore_wrote_and_the_update_finds_an_edited_game_by_its_key(scored, tmp_path):
+    """Issue 19: ingest does not delete the rows computed from a game it replaces. A game whose hands are the
+    same but whose target changed (1000 -> 500, its own file re-imported) keeps its old rows until the update;
+    stale() finds it by its game_key alone (no hand changed), and the update gives the full rescore's rows."""
+    before = _table_files(scored)
+    path = tmp_path / "club.jsonl"
+    lines = path.read_bytes().splitlines()
+    game = orjson.loads(lines[1])
+    game["target"] = 500
+    path.write_bytes(b"\n".join([lines[0], orjson.dumps(game), *lines[2:]]) + b"\n")
+    ingest_paths([path], scored)
+    assert _table_files(scored) == before                    # scores, game_scores and derived rows untouched
+    assert not derived.hands_unchanged(scored, "own")         # the games changed: stale, though no hand did
+    from pipeline.rescore import stale
+    found = stale.stale(scored, "own")
+    assert found.game_ids.to_pylist() == [game["game_id"]]
+    summary = rescore_lake(scored, own.plan(scored), update=True)
+    assert summary.update and summary.games == 1
+    after = _rows(scored)
+    assert after == _full_copy(scored, tmp_path)
+    keys = lakemod.read(scored, "game_scores", columns=["game_id", "game_key"])
+    games = lakemod.read(scored, "games", columns=["game_id", "game_key"])
+    assert sorted(zip(*(keys.column(c).to_pylist() for c in ("game_id", "game_key")))) == \
+        sorted(zip(*(games.column(c).to_pylist() for c in ("game_id", "game_key"))))
+
+
+def test_a_report_reading_stale_scores_leaves_the_stale_games_out(scored, tmp_path):
+    """When the stored scores are read as they stand while stale (no rescore first), the rows of the games
+    re-imported with other content are left out of every table, and every other game is there whole."""
+    from pipeline import stats
+
+    path = tmp_path / "club.jsonl"
+    lines = path.read_bytes().splitlines()
+    game = orjson.loads(lines[0])
+    game["target"] = 500
+    path.write_bytes(b"\n".join([orjson.dumps(game), *lines[1:]]) + b"\n")
+    all_games = set(lakemod.read(scored, "game_scores", columns=["game_id"]).column("game_id").to_pylist())
+    ingest_paths([path], scored)
+    con = stats.connect(scored)
+    try:
+        for table in TABLES:
+            cols = [c for c in ("game_id", "hand_key") if c in lakemod.read(scored, table).column_names]
+            rows = con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0]
+            stored = lakemod.row_count(scored, table)
+            assert 0 < rows < stored, table
+            if "game_id" in cols:
+                seen = {r[0] for r in con.execute(f"SELECT DISTINCT game_id FROM {table}").fetchall()}
+                assert game["game_id"] not in seen and seen | {game["game_id"]} >= all_games - {game["game_id"]}
+        got = {r[0] for r in con.execute("SELECT game_id FROM game_scores").fetchall()}
+        assert got == all_games - {game["game_id"]}
+    finally:
+        con.close()

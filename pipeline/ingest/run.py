@@ -720,10 +720,10 @@ class _Writer:
 
     def replace_stale(self) -> int:
         """After a changed file was read again: remove the rows it gave before that its new version no longer
-        has (edited or deleted games and hands), with their scores; game results of the games touched are
-        removed too, so the next ``rescore`` recomputes them. A gone file is replaced this way by nothing. The
-        hands removed are noted (:meth:`_note_orphans`) so that another file holding them takes them over.
-        Returns hands removed."""
+        has (edited or deleted games and hands). What was computed from them (scores, game results, derived rows)
+        is not ingest's: the next rescore finds it stale by its keys (:mod:`pipeline.rescore.stale`). A gone file
+        is replaced this way by nothing. The hands removed are noted (:meth:`_note_orphans`) so that another file
+        holding them takes them over. Returns hands removed."""
         path = self.replacing
         if path is None:
             return 0
@@ -762,7 +762,6 @@ class _Writer:
         self._note_orphans(set(old_hands))
         lakemod.delete_rows(self.lake, "games", "game_key", set(old_games))
         n = lakemod.delete_rows(self.lake, "hands", "hand_key", set(old_hands))
-        _delete_scored(self.lake, set(old_hands), set(old_games.values()) | set(old_hands.values()))
         # the rejects its old version raised and its new one no longer does (a bad record fixed or removed)
         rej = lakemod.read(self.lake, "rejects", columns=["reject_key", "source_file", "ingest_file"], filter=mine)
         fixed = {k for k, sf, pf in zip(*(rej.column(c).to_pylist() for c in rej.column_names))
@@ -805,7 +804,6 @@ class _Writer:
         files = {f for _, _, f in self.richer.values()}
         lakemod.delete_rows(self.lake, "games", "game_key", game_keys)
         lakemod.delete_rows(self.lake, "hands", "hand_key", hand_keys, where=_read_from(files))
-        _delete_scored(self.lake, hand_keys, set(self.richer))
         self.keys["games"] -= game_keys
         self.keys["hands"] -= hand_keys
         self.richer = {}
@@ -850,18 +848,6 @@ def _write_buffers(lake, buf: dict[str, list]) -> None:
     """Append each table's buffered rows to the lake (the background writer's job, in flush order)."""
     for table, rows in buf.items():
         lakemod.append(lake, table, _table(table, rows))
-
-
-def _delete_scored(lake, hand_keys: set, game_ids: set) -> None:
-    """Remove what was computed from hands that leave the lake: their scores and derived rows (by hand_key),
-    and the game results and derived game rows of the games they belonged to (by game_id), so the next
-    ``rescore`` recomputes them (:data:`pipeline.derived.DERIVED`)."""
-    from pipeline.derived import DERIVED
-
-    lakemod.delete_rows(lake, "scores", "hand_key", hand_keys)
-    lakemod.delete_rows(lake, "game_scores", "game_id", game_ids)
-    for name, d in DERIVED.items():
-        lakemod.delete_rows(lake, name, d.key, hand_keys if d.key == "hand_key" else game_ids)
 
 
 def _table(table: str, rows: list) -> pa.Table:

@@ -251,7 +251,8 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
     if own:
         summary.members = {c.ruleset for c in rules.choices}
     from pipeline import derived
-    hands_files = derived.hands_snapshot(lake)     # the hand files this rescore reads (taken under the lake lock)
+    # the hand and game files this rescore reads (taken under the lake lock)
+    hands_files, games_files = derived.hands_snapshot(lake), derived.hands_snapshot(lake, "games")
     if engine == "ray":
         from pipeline.rescore.ray_engine import score_batches_ray
         scored = score_batches_ray(lake, rules, batch_size)
@@ -307,10 +308,10 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
             lakemod.drop_partition(lake, name, rules.name)
     if summary.hands or games is not None:
         # which parameters these scores were computed with (pyarrow and DuckDB skip files starting with "_"),
-        # and which hand files they cover (pipeline.derived.hands_unchanged)
+        # and which hand and game files they cover (pipeline.derived.hands_unchanged)
         lakemod.write_bytes(lake, f"scores/ruleset={rules.name}/_ruleset.json", json.dumps(
             {"name": rules.name, "chain": list(rules.chain), "params": rules.params, "sources": rules.sources,
-             "hands_files": hands_files,
+             "hands_files": hands_files, "games_files": games_files,
              # an update's new hand_facts rows carry no position (pipeline.derived): compare pairs by key
              "hand_seq_files": hands_files if write_derived and games is None else None},
             indent=1, ensure_ascii=False, sort_keys=True).encode())

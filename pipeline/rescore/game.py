@@ -271,6 +271,7 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
     out = pa.table({
         "ruleset": pa.array([rules.name] * G, type=pa.string()),
         "game_id": pa.array(gid[starts], type=pa.string()),
+        "game_key": pa.nulls(G, pa.string()),     # the caller knows it (sorted_games.game_results)
         "source": pa.array(src, type=pa.string()),
         "n_hands": pa.array(lengths.astype(np.int32)),
         "totals": lists(totals),

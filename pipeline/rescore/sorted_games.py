@@ -32,8 +32,8 @@ def _last_game_start(gid: np.ndarray) -> int:
 
 
 def sorted_game_batches(lake, ruleset: str, batch_rows: int = 1 << 20, games: pa.Array | None = None) -> Iterator[pa.Table]:
-    """The ``scores`` rows of ``ruleset`` (columns :data:`GAME_COLUMNS` plus the game's recorded ``target`` and
-    ``recorded_final`` from ``games``, and, when the lake holds summary-level hands, their recorded score as
+    """The ``scores`` rows of ``ruleset`` (columns :data:`GAME_COLUMNS` plus the game's recorded ``target``,
+    ``recorded_final`` and ``game_key`` from ``games``, and, when the lake holds summary-level hands, their recorded score as
     :data:`pipeline.rescore.game.SUMMARY_SCORE`), sorted by (game_id, hand_no), in tables of about ``batch_rows``
     rows that each hold whole games (a game is never split between two tables). ``games``: only those game ids."""
     loc = lakemod.locate(lake)
@@ -44,17 +44,18 @@ def sorted_game_batches(lake, ruleset: str, batch_rows: int = 1 << 20, games: pa
     try:
         scores = table_source(con, loc, "scores", files)
         if lakemod.has_table(loc, "games"):
-            games_sql = ("(SELECT game_id, any_value(target) AS target, any_value(recorded_final) AS recorded_final "
-                     f"FROM {table_source(con, loc, 'games')} GROUP BY game_id)")
+            games_sql = ("(SELECT game_id, any_value(target) AS target, any_value(recorded_final) AS recorded_final, "
+                         f"any_value(game_key) AS game_key FROM {table_source(con, loc, 'games')} GROUP BY game_id)")
         else:
-            games_sql = "(SELECT NULL::VARCHAR AS game_id, NULL::INTEGER AS target, NULL::INTEGER[] AS recorded_final)"
+            games_sql = ("(SELECT NULL::VARCHAR AS game_id, NULL::INTEGER AS target, NULL::INTEGER[] AS recorded_final, "
+                         "NULL::VARCHAR AS game_key)")
         cols = ", ".join(f"s.{c}" for c in GAME_COLUMNS)
         summary, join = _summary_scores(con, loc)
         only = ""
         if games is not None:
             con.register("_only_arrow", pa.table({"game_id": games}))
             only = " AND s.game_id IN (SELECT game_id FROM _only_arrow)"
-        reader = arrow_reader(con, f"SELECT {cols}, g.target, g.recorded_final{summary} FROM {scores} s LEFT JOIN "
+        reader = arrow_reader(con, f"SELECT {cols}, g.target, g.recorded_final, g.game_key{summary} FROM {scores} s LEFT JOIN "
                               f"{games_sql} g USING (game_id){join} WHERE s.ruleset = $r{only} "
                               "ORDER BY s.game_id, s.hand_no", {"r": ruleset}, batch_rows)
         carry: pa.Table | None = None
@@ -110,8 +111,9 @@ def game_results(lake, rules: Ruleset, on_game_batch=None, batch_rows: int = 1 <
             g = game_pass_own(t, rules, lambda rows, m: game_pass(_pass_columns(rows), m, targets_of(rows, m)))
         else:
             g = game_pass(_pass_columns(t), rules, targets_of(t, rules))
+        # one game_key and recorded_final per game (its first row's), in game_pass's output order
+        idx = pc.index_in(g.column("game_id"), value_set=t.column("game_id"))
+        g = g.set_column(g.column_names.index("game_key"), g.schema.field("game_key"), t.column("game_key").take(idx))
         if on_game_batch is not None:
-            # one recorded_final per game (its first row's), in game_pass's output order
-            idx = pc.index_in(g.column("game_id"), value_set=t.column("game_id"))
             on_game_batch(g, t.column("recorded_final").take(idx))
         yield g

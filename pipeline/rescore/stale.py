@@ -6,10 +6,12 @@ game, the summary points (carried within one game) depend on that game's hands a
 a set of whole games and putting their rows in place of the old ones gives exactly the rows a full rescore gives
 (``tests/test_rescore_update.py`` checks it table by table).
 
-A game needs it when the lake's hands and the ruleset's stored rows disagree, found by anti-joins on the keys
-the rows carry: a hand with no score row (imported since), a score row whose hand is gone (replaced by a richer
-copy, its file re-imported), a game with hands and no ``game_scores`` row or the reverse (ingest removes a
-touched game's results: :func:`pipeline.ingest.run._delete_scored`).
+A game needs it when the lake's hands and games and the ruleset's stored rows disagree, found by anti-joins on
+the keys the rows carry: a hand with no score row (imported since), a score row whose hand is gone (replaced by
+a richer copy, its file re-imported), a game with hands and no ``game_scores`` row or the reverse, a
+``game_scores`` row computed from another version of its game (its ``game_key``: an edited target, a hand
+changed). Ingest never touches these tables; stale rows stay until an update replaces them, and a report that
+reads a stale ruleset as it stands leaves the stale games out (:func:`pipeline.stats.create_views`).
 
 An update is only valid while the rules are those the stored rows were computed with (:func:`updatable`); any
 change of a parameter, or of the ruleset chosen for a game already scored under ``own``, needs the full rescore.
@@ -77,18 +79,20 @@ def stale(lake, name: str) -> Stale:
     con = duckdb_connection()
     try:
         def source(table: str, cols: str) -> str:
-            files = [f.path for f in lakemod.list_files(loc, table, f"ruleset={name}" if table != "hands" else None)]
+            files = [f.path for f in lakemod.list_files(loc, table, f"ruleset={name}" if table not in ("hands", "games") else None)]
             return (f"(SELECT {cols} FROM {table_source(con, loc, table, files)})" if files
                     else f"(SELECT {cols} FROM ({empty_sql(con, table)}))")
 
         con.execute(f"CREATE TEMP VIEW h AS {source('hands', 'hand_key, game_id')}")
         con.execute(f"CREATE TEMP VIEW s AS {source('scores', 'hand_key, game_id')}")
-        con.execute(f"CREATE TEMP VIEW g AS {source('game_scores', 'game_id')}")
+        con.execute(f"CREATE TEMP VIEW g AS {source('game_scores', 'game_id, game_key')}")
+        con.execute(f"CREATE TEMP VIEW k AS {source('games', 'game_id, game_key')}")
         con.execute("""CREATE TEMP TABLE t AS
             SELECT game_id FROM h ANTI JOIN s USING (hand_key)
             UNION SELECT game_id FROM s ANTI JOIN h USING (hand_key)
             UNION SELECT game_id FROM h ANTI JOIN g USING (game_id)
-            UNION SELECT game_id FROM g ANTI JOIN h USING (game_id)""")
+            UNION SELECT game_id FROM g ANTI JOIN h USING (game_id)
+            UNION SELECT game_id FROM (SELECT * FROM g SEMI JOIN k USING (game_id)) ANTI JOIN k USING (game_id, game_key)""")
         games = con.sql("SELECT game_id FROM t ORDER BY game_id").to_arrow_table().column(0).combine_chunks()
         hands = con.execute("SELECT count(*) FROM h SEMI JOIN t USING (game_id)").fetchall()[0][0]
         keys = con.sql("SELECT hand_key FROM h SEMI JOIN t USING (game_id) "
