@@ -315,17 +315,24 @@ def _without_stale_games(con: duckdb.DuckDBPyConnection, lake, base: dict[str, s
     (:mod:`pipeline.rescore.stale`), so such rows are the old game's. A game's rows go together, from every table,
     so the reports see the fresh games whole. The stale games are listed in tables ``_stale_games`` (ruleset,
     game_id) and ``_stale_hands`` (ruleset, hand_key; for tables without game_id), temporary when ``temp``.
-    Nothing changes when every scored ruleset is fresh (:func:`pipeline.derived.hands_unchanged`)."""
+    Nothing changes when every scored ruleset is fresh (:func:`pipeline.derived.hands_unchanged`), nor for a
+    ruleset whose scores carry no record of the files they were computed from."""
     from pipeline import derived, lake as lakemod
     from pipeline.rescore import stale
 
     scored = sorted(p.split("=", 1)[1] for p in lakemod.partitions(lake, "scores") if p)
-    old = [r for r in scored if not derived.hands_unchanged(lake, r)]
+    # a ruleset with no record of the files its rescore read (a lake made by hand, or by another program) is
+    # read as it stands: nothing says which of its rows are old
+    old = [r for r in scored if (stale.record(lake, r) or {}).get("hands_files") is not None
+           and not derived.hands_unchanged(lake, r)]
     if not old:
         return base
     games, hands = [], []
     for r in old:
-        found = stale.stale(lake, r)
+        try:
+            found = stale.stale(lake, r)
+        except duckdb.Error:
+            return base      # tables that cannot be read together: creating the views names the table
         games.append(pa.table({"ruleset": pa.array([r] * len(found.game_ids), pa.string()), "game_id": found.game_ids}))
         keys = sorted(found.hand_keys)
         hands.append(pa.table({"ruleset": pa.array([r] * len(keys), pa.string()), "hand_key": pa.array(keys, pa.string())}))
@@ -597,7 +604,8 @@ def connect(lake: Path | str, filters: Filters | None = None) -> duckdb.DuckDBPy
     except ValueError as e:
         raise StatsError(str(e)) from e
     if not lakemod.exists(loc):
-        raise StatsError(f"lake folder not found: {lake}")
+        raise StatsError(f"lake folder not found: {lake} (import records first with `rebelote ingest FILES... "
+                         f"--lake {lake}`, or name another lake with --lake DIR or $REBELOTE_LAKE)")
     con = duckdb_connection(default_limit="4GB")   # $REBELOTE_DUCKDB_MEMORY: big reports spill to disk past it
     try:
         create_views(con, loc, filters)

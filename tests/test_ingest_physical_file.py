@@ -76,7 +76,8 @@ def _scored(lake) -> set[str]:
 
 def _check_edit_replaced(lake, f: Path, edited: str, n_hands: int, n_games: int, recorded: str) -> None:
     """Re-ingest ``f`` (one hand of game ``edited`` changed since): that hand is replaced, counts unchanged, its
-    old score gone, the new hand scored by the next rescore; provenance keeps the recorded name."""
+    old score left for the next rescore to find stale (ingest does not touch scores: layout version 4), which
+    scores the new hand and drops the old score; provenance keeps the recorded name."""
     before, other = _keys(lake, edited), _keys(lake) - _keys(lake, edited)
     s = ingest_paths([f], lake)
     assert dict(s.rejected) == {}
@@ -89,7 +90,10 @@ def _check_edit_replaced(lake, f: Path, edited: str, n_hands: int, n_games: int,
     assert (len(hands), len(games)) == (n_hands, n_games)
     assert {h["source_file"] for h in hands} == {g["source_file"] for g in games} == {recorded}
     assert {h["ingest_file"] for h in hands} == {g["ingest_file"] for g in games} == {str(f.resolve())}
-    assert _scored(lake) == _keys(lake) - (after - before)              # the old score is gone, no new one yet
+    # the scores as the last rescore left them: the old hand's, none for the new one, which makes the game stale
+    assert _scored(lake) == (_keys(lake) - (after - before)) | (before - after)
+    from pipeline.rescore import stale
+    assert stale.stale(lake, CLASSIC).game_ids.to_pylist() == [edited]
     rescore_lake(lake, rules.load(CLASSIC))
     assert _scored(lake) == _keys(lake) and len(_scored(lake)) == n_hands
 
@@ -199,7 +203,7 @@ def _drop_ingest_file(lake: Path) -> None:
     with pytest.raises(lakemod.LakeVersionError, match="run `rebelote migrate"):
         ingest_paths([], lake)
     s = migrate(lake)
-    assert (s.before, s.after, s.rewritten["hands"] > 0, s.rewritten["games"] > 0) == (1, 3, True, True)
+    assert (s.before, s.after, s.rewritten["hands"] > 0, s.rewritten["games"] > 0) == (1, lakemod.LAKE_VERSION, True, True)
 
 
 def test_a_lake_written_before_ingest_file_reads_and_is_replaced_by_the_recorded_name(tmp_path, reader):

@@ -37,7 +37,7 @@ def test_a_lake_before_and_after_its_first_rescore_and_after_a_new_import(tmp_pa
     # no scores: each game under its own ruleset (the games name theirs: ruleset_hint) is the rescore to run
     assert st.next_steps == [f"rebelote rescore --lake {lake}  (scores each game under its own ruleset: `rebelote "
                              f"rules sources --lake {lake}` shows which)"]
-    assert str(st).splitlines()[0] == f"lake {lake} (layout version 3): 3 games, {hands} hands from 1 source, 1 reject"
+    assert str(st).splitlines()[0] == f"lake {lake} (layout version {lakemod.LAKE_VERSION}): 3 games, {hands} hands from 1 source, 1 reject"
 
     rescore_lake(lake, RULES)
     st = lake_status(lake)

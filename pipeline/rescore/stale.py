@@ -92,7 +92,9 @@ def stale(lake, name: str) -> Stale:
             UNION SELECT game_id FROM s ANTI JOIN h USING (hand_key)
             UNION SELECT game_id FROM h ANTI JOIN g USING (game_id)
             UNION SELECT game_id FROM g ANTI JOIN h USING (game_id)
-            UNION SELECT game_id FROM (SELECT * FROM g SEMI JOIN k USING (game_id)) ANTI JOIN k USING (game_id, game_key)""")
+            -- a row that names no game key (its game was not in the lake when it was computed) is not judged by it
+            UNION SELECT game_id FROM ((SELECT * FROM g WHERE game_key IS NOT NULL) SEMI JOIN k USING (game_id))
+                  ANTI JOIN k USING (game_id, game_key)""")
         games = con.sql("SELECT game_id FROM t ORDER BY game_id").to_arrow_table().column(0).combine_chunks()
         hands = con.execute("SELECT count(*) FROM h SEMI JOIN t USING (game_id)").fetchall()[0][0]
         keys = con.sql("SELECT hand_key FROM h SEMI JOIN t USING (game_id) "
