@@ -32,7 +32,9 @@ class Derived:
     sorted again after pseudonymizing; ``name_lists``: columns holding a list of names by seat (pseudonymized
     too; ``sorted_lists``: lists of names sorted, sorted again after pseudonymizing); ``live(hands, scores, rulesets)``: SELECT of its rows from relations
     ``hands`` and ``scores`` for the rulesets listed by the SELECT ``rulesets``; ``parent``/``from_parent``: a
-    game-level table is computed from its hand-level parent's rows instead (``from_parent(relation)``)."""
+    game-level table is computed from its hand-level parent's rows instead (``from_parent(relation)``);
+    ``seated(hands, rulesets)``: a SELECT of the parent's hands' (ruleset, game_id, players) from ``hands``,
+    which ``from_parent`` reads the seated names from when given (cheaper than the parent's rows)."""
 
     table: str
     key: str
@@ -42,7 +44,8 @@ class Derived:
     sorted_lists: bool = False
     live: Callable[[str, str, str], str] | None = None
     parent: str | None = None
-    from_parent: Callable[[str], str] | None = None
+    from_parent: Callable[..., str] | None = None
+    seated: Callable[[str, str], str] | None = None
 
     def live_sql(self, hands: str, scores: str, rulesets: str) -> str:
         """SELECT of this table's rows computed from ``hands`` and ``scores`` for the ``rulesets`` SELECT."""
@@ -55,13 +58,13 @@ class Derived:
 DERIVED: dict[str, Derived] = {d.table: d for d in (
     Derived("player_hands", "hand_key", ("player",), name_lists=("players",), live=player_facts.live_hands_sql),
     Derived("player_games", "game_id", ("player",), name_lists=("players", "players_every_hand"), sorted_lists=True,
-            parent="player_hands", from_parent=player_facts.games_sql),
+            parent="player_hands", from_parent=player_facts.games_sql, seated=player_facts.seated_hands_sql),
     Derived("hand_facts", "hand_key", name_lists=("players",), live=hand_facts.live_sql),
     Derived("pair_hands", "hand_key", ("player_a", "player_b"), pair=True, name_lists=("players",),
             live=pair_facts.live_hands_sql),
     Derived("pair_games", "game_id", ("player_a", "player_b"), pair=True,
             name_lists=("players", "players_every_hand"), sorted_lists=True, parent="pair_hands",
-            from_parent=pair_facts.games_sql),
+            from_parent=pair_facts.games_sql, seated=pair_facts.seated_hands_sql),
     Derived("declaration_items", "hand_key", ("player",), name_lists=("players",), live=declaration_facts.live_sql),
     Derived("dealt_events", "hand_key", ("player",), name_lists=("players",), live=dealt_events.live_sql),
 )}
@@ -113,7 +116,7 @@ def materialize(lake, ruleset: str, only: tuple[str, ...] | None = None, games: 
             if name not in wanted:
                 continue
             if d.parent:
-                sql = d.from_parent(f"_t_{d.parent}")
+                sql = d.from_parent(f"_t_{d.parent}", f"({d.seated('h', f'SELECT {r} AS ruleset')})")
             elif name == "hand_facts":     # written in hand order, with the position (compare pairs rows by it)
                 sql = hand_facts.live_sql("h", "s", f"SELECT {r} AS ruleset", hand_seq="h.hand_seq") + " ORDER BY hand_seq"
             else:

@@ -76,9 +76,18 @@ GAME_SUMS = {
 }
 
 
-def games_sql(pair_hands: str = "pair_hands") -> str:
+def games_sql(pair_hands: str = "pair_hands", seated_hands: str | None = None) -> str:
     """SELECT producing ``pair_games`` rows from a ``pair_hands`` relation: per game and pair, the teams the
     pair sat as (OR of its hands' team masks), the sums of :data:`GAME_SUMS` over its hands and the game's
-    winner from the relation ``game_scores`` (:func:`pipeline.player_facts.per_game_sql`)."""
+    winner from the relation ``game_scores`` (:func:`pipeline.player_facts.per_game_sql`; ``seated_hands``:
+    :func:`seated_hands_sql`)."""
     from pipeline.player_facts import per_game_sql
-    return per_game_sql(pair_hands, "player_a, player_b", GAME_SUMS)
+    return per_game_sql(pair_hands, "player_a, player_b", GAME_SUMS, seated_hands=seated_hands)
+
+
+def seated_hands_sql(hands: str, rulesets: str) -> str:
+    """SELECT of (ruleset, game_id, players) over the relation ``hands``, one row per ruleset listed by the SELECT
+    ``rulesets`` and hand that has ``pair_hands`` rows (every 4-player hand): what
+    :func:`pipeline.player_facts.seated_sql` reads, half the rows of ``pair_hands`` with the same lists."""
+    return (f"SELECT r.ruleset, h.game_id, h.players FROM ({rulesets}) AS r CROSS JOIN {hands} AS h "
+            "WHERE h.n_players = 4")
