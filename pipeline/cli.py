@@ -35,6 +35,9 @@ app.add_typer(stats_app, name="stats")
 
 err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 out = Console(highlight=False, markup=False, soft_wrap=True, emoji=False)
+# a terminal wraps long lines at word boundaries (rich); a pipe or file gets each line whole, for grep and scripts
+for _c in (err, out):
+    _c.soft_wrap = not _c.is_terminal
 
 def _complete_rules(incomplete: str) -> list[str]:
     """Shell completion of ``--rules``: the shipped rulesets' names and ``own`` (a house file is a path, which
@@ -726,6 +729,8 @@ for _report, _doc in [
     ("partnerships", "Per pair of partners: games, hands, takes, contracts made (x/y), points per hand, games won (x/y)."),
     ("head_to_head", "Pair against pair: games played and won by each."),
     ("contracts", "By strain, bid level and coinche: frequency, made (x/y), success rate, average margin."),
+    ("bidding", "Contracts made (x/y) by strain, bid level and what the taker's team held: trumps, jack and nine "
+                "of trump, aces."),
     ("declarations", "Declarations and belote: how often each team scored them, what they were worth, and how "
                      "often they decided the contract."),
     ("declaration_kinds", "Each kind of declaration (tierce ... each carré, belote) per player and per source: "
@@ -768,6 +773,108 @@ def stats_fairness(
     _emit(table, format, output, lake=lake)
     if table.num_rows:
         err.print(f"note: {TRUMP_CAVEAT} Seats of one deal are not independent. See docs/fairness.md, Caveats.")
+
+
+@stats_app.command("ratings")
+def stats_ratings(
+    lake: LakeOpt = DEFAULT_LAKE,
+    rules: RulesOpt = None,
+    partnerships: Annotated[bool, typer.Option("--partnerships", help="Rate each pair of partners (4-player games) "
+                                               "as one entity, pairs against pairs.")] = False,
+    history: Annotated[bool, typer.Option("--history", help="The rating after each game of the --player given "
+                                          "(its trajectory), instead of the leaderboard.")] = False,
+    predict: Annotated[Optional[list[str]], typer.Option("--predict", help="A team, 'A+B' (one name per team in "
+                                                         "2- and 3-player games), repeatable: the win probability "
+                                                         "of each team given.")] = None,
+    hold_back: Annotated[Optional[float], typer.Option("--calibration", min=0.01, max=0.9, help="Hold back this "
+                                                       "share of the last games (e.g. 0.2): rate the others, "
+                                                       "predict these, and print log-loss and Brier score against "
+                                                       "an even prediction.")] = None,
+    as_of: Annotated[Optional[str], typer.Option("--as-of", help="The ratings as they stood after the games played "
+                                                 "on or before this date (YYYY-MM-DD or ISO 8601); games with no "
+                                                 "recorded time are then left out.")] = None,
+    min_games: Annotated[int, typer.Option("--min-games", min=1, help="Only entities with at least this many "
+                                           "rated games.")] = 1,
+    player: Annotated[Optional[list[str]], typer.Option("--player", help="Only these players' rows (NAME, or "
+                                                        "NAME@SOURCE); with --history, whose trajectory. Every "
+                                                        "game is still rated.")] = None,
+    source: SourceOpt = None,
+    variant: VariantOpt = None,
+    pseudonymize: PseudoOpt = None,
+    since: SinceOpt = None,
+    until: UntilOpt = None,
+    format: FormatOpt = None,
+    output: OutputOpt = None,
+    sort: SortOpt = None,
+    limit: LimitOpt = None,
+    columns: ColumnsOpt = None,
+) -> None:
+    """Ratings of players (or partnerships) from their games' results in time order, with uncertainty: a
+    leaderboard ranked by the conservative ordinal (rating - 3 x uncertainty), a player's trajectory (--history),
+    win probabilities (--predict) and a calibration check (--calibration). Model: openskill's Plackett-Luce,
+    teams of two in 4-player games, every player alone in 2- and 3-player games (docs/reports.md, Ratings)."""
+    from pipeline import ratings, stats
+
+    if history and not player:
+        _fail("--history needs --player NAME (whose trajectory to show)")
+    if as_of:
+        until = until or as_of
+    filters = _filters(source, variant, None, None, _salt(pseudonymize), since, until)
+    ruleset = _report_rules(rules, lake)
+    _need_lake(lake)
+    try:
+        con = stats.connect(lake, filters)
+        try:
+            used = stats.resolve_ruleset(con, ruleset)
+            results = ratings.game_results(con, used)
+        finally:
+            con.close()
+    except stats.StatsError as e:
+        _fail(str(e))
+    who = player[0].partition("@")[0] if history else None
+    summary = ratings.rate(results, partnerships, history_of=who, hold_back=hold_back or 0.0)
+    skipped = ", ".join(f"{n:,} {why}" for why, n in sorted(summary.skipped.items()))
+    err.print(f"ratings {escape(f'[{used}]')}: {count(summary.rated, 'game', grouped=True)} rated"
+              + (f" ({summary.undated:,} without a recorded time, placed after the dated ones by source and game "
+                 "id)" if summary.undated else "") + (f"; not rated: {escape(skipped)}" if skipped else "")
+              + f"; {ratings.MODEL}")
+    _warn_undated(lake, filters)
+    if summary.calibration:
+        c = summary.calibration
+        line = (f"calibration on the last {c['held_back_games']:,} games held back: log-loss {c['log_loss']:.4f} "
+                f"(even prediction {c['log_loss_even']:.4f}), favourite won {c['accuracy']:.1%}")
+        if "brier" in c:
+            line += f", Brier {c['brier']:.4f} (even {c['brier_even']:.4f}) over {c['two_team_games']:,} two-team games"
+        out.print(line)
+    try:
+        if predict:
+            table = ratings.predict(summary, predict)
+        elif history:
+            table = ratings.history_table(summary)
+            if "@" in player[0]:
+                import pyarrow.compute as pc
+                table = table.filter(pc.equal(table.column("source"), player[0].partition("@")[2]))
+        else:
+            table = ratings.leaderboard(summary, min_games)
+            if player:
+                keep = {ratings.find(summary, p) for p in player} if not partnerships else None
+                if keep is not None:
+                    mask = [((n,), s) in keep for n, s in zip(table.column("player").to_pylist(),
+                                                               table.column("source").to_pylist())]
+                else:
+                    names = {p.partition("@")[0] for p in player}
+                    mask = [a in names or b in names for a, b in zip(table.column("player_a").to_pylist(),
+                                                                     table.column("player_b").to_pylist())]
+                table = table.filter(mask)
+    except ValueError as e:
+        _fail(str(e))
+    if not table.num_rows and not predict:
+        err.print("no rows: no game of the selection could be rated" if not summary.rated else
+                  "no rows: no entity has as many games as --min-games asks" if not history else
+                  f"no rows: {escape(player[0])} played none of the games rated")
+    shaped = sort or limit is not None or columns
+    table = _shape(table, sort, limit, columns) if shaped else table
+    _emit(table, format, output, lake=lake, all_rows=limit is not None)
 
 
 @app.command()
@@ -1290,11 +1397,13 @@ def rules_list() -> None:
     for name in shipped_names():
         r = _load_rules(name)
         line = f"{name} ({' < '.join(r.chain)}): {r.description}"
-        # one line each: the description's beginning (`rules show NAME` prints all of it)
-        out.print(line if len(line) <= LIST_LINE else line[:LIST_LINE - 1].rstrip() + "…")
+        # one line each: the description's beginning (`rules show NAME` prints all of it), cut at the
+        # terminal's width on a terminal
+        most = min(LIST_LINE, out.width) if out.is_terminal else LIST_LINE
+        out.print(line if len(line) <= most else line[:most - 1].rstrip() + "…", soft_wrap=True)
 
 
-#: longest line of `rules list`
+#: longest line of `rules list` (on a terminal, at most its width)
 LIST_LINE = 160
 
 

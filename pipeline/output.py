@@ -42,18 +42,28 @@ TERMINAL_ROWS = 100
 
 
 def fit_columns(table: pa.Table, width: int) -> tuple[pa.Table, list[str]]:
-    """The leading columns of ``table`` whose cells fit a terminal ``width`` characters wide (text folded at
-    :data:`TERMINAL_CELL` characters), at least one; and the names of the columns left out."""
+    """The columns of ``table`` whose cells fit a terminal ``width`` characters wide (text folded at
+    :data:`TERMINAL_CELL` characters), at least one, in the table's order; and the names of the columns left out.
+    Columns are taken from the left, except that the bounds of a confidence interval (names ending in ``_lo`` or
+    ``_hi``) give way to every other column: a reader wants ``points_per_hand`` before ``made_rate_lo``."""
     cells = _cells(table)
-    used, keep = 1, 0                                  # the table's left border
-    for i, name in enumerate(table.column_names):
-        natural = max([len(name)] + [len(r[i]) for r in cells])
-        w = min(natural, max(TERMINAL_CELL, len(name))) + 3          # padding and the border on its right
+    names = table.column_names
+    order = sorted(range(len(names)), key=lambda i: (is_secondary(names[i]), i))
+    used, keep = 1, set()                               # the table's left border
+    for i in order:
+        natural = max([len(names[i])] + [len(r[i]) for r in cells])
+        w = min(natural, max(TERMINAL_CELL, len(names[i]))) + 3          # padding and the border on its right
         if keep and used + w > width:
             break
         used += w
-        keep += 1
-    return table.select(table.column_names[:keep]), table.column_names[keep:]
+        keep.add(i)
+    return (table.select([n for i, n in enumerate(names) if i in keep]),
+            [n for i, n in enumerate(names) if i not in keep])
+
+
+def is_secondary(name: str) -> bool:
+    """A column a narrow terminal leaves out first: a confidence interval's bound."""
+    return name.endswith(("_lo", "_hi"))
 
 
 def write(table: pa.Table, fmt: str, output: Path | None, console: Console, warn=None,

@@ -53,6 +53,22 @@ def test_an_unknown_column_lists_the_report_columns(lake):
     assert r.exit_code == 2 and "no column 'nope'" in r.output
 
 
+def test_a_narrow_terminal_leaves_out_interval_bounds_before_the_figures():
+    # from a new-user trial: at 100 columns `stats players` showed made_rate_lo and made_rate_hi and left out
+    # points_per_hand. Bounds (names ending _lo/_hi) give way to every other column; the order is kept.
+    import pyarrow as pa
+
+    from pipeline import output
+
+    t = pa.table({"player": ["Al"], "rate_lo": [0.25], "rate_hi": [0.75], "points": [101]})
+    # widths: player 6 + 3, rate_lo 7 + 3, rate_hi 7 + 3, points 6 + 3; plus 1 for the left border
+    shown, left = output.fit_columns(t, 1 + 9 + 9 + 10)
+    assert shown.column_names == ["player", "rate_lo", "points"] and left == ["rate_hi"]
+    shown, left = output.fit_columns(t, 1 + 9 + 9)
+    assert shown.column_names == ["player", "points"] and left == ["rate_lo", "rate_hi"]
+    assert output.fit_columns(t, 1 + 9 + 9 + 10 + 10)[1] == []
+
+
 def test_a_table_on_a_terminal_fits_its_width():
     # issue 17: tables ignored the terminal (players rows 200 columns wide in a 100-column one). On a terminal
     # the columns that fit are shown (texts folded at output.TERMINAL_CELL), the others named; pipes get all.
