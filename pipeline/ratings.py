@@ -1,0 +1,305 @@
+"""Ratings of players and partnerships from game results in time order, with their uncertainty.
+
+The rating model is openskill's Plackett-Luce model (Weng and Lin 2011, "A Bayesian approximation method for
+online ranking"; the ``openskill`` package, its default parameters: mu 25, sigma 25/3, beta 25/6, tau 25/300),
+made for teams: each player has a rating ``mu`` and an uncertainty ``sigma``, a team's strength is the sum of
+its players', and every game moves the ratings of its players by how surprising its result was. Rebelote only
+decides what a game's teams and result are, and in what order the games are rated; the arithmetic is the
+library's, called once per game (``tests/test_ratings.py`` checks the ratings against the library run directly).
+
+What a game gives (one row per finished game of the report's scoring, its own rules by default):
+
+* a 4-player game: two teams of two (seats 0 and 2, seats 1 and 3), the winner's team ranked first;
+* a 2-player game: the two players, the winner first; a 3-player game: each player alone, the winner first
+  and the two others by their final totals (equal totals: equal ranks);
+* the winner is the game's ``game_scores.winner`` under the ruleset, or the source's recorded winner for a game
+  with summary-level hands (no cards to rescore), as the players report counts a game won;
+* with ``partnerships``, each 4-player team is one entity (the sorted pair of names): pairs are rated against
+  pairs, and 2- and 3-player games give nothing;
+* a name on both seats of one team is that team's one member (colver's records name each seat by its team's
+  pair of bots, so a team of bots is rated as one player).
+
+A player is a name as its source spells it, as in the players report: the same name in two sources is two
+entries. Games a rating cannot use are counted, not rated: unfinished (no winner), a name missing, a name on
+both teams of a game (a bot playing itself).
+
+Order: games with a recorded time (``games.played_at``) first, by time; then the games without one, by source
+and by the source's game id, numbers compared as numbers (``g9`` before ``g10``), which for every shipped reader
+is the order the source played them. The ratings therefore do not depend on how the records were split into
+files or how the lake stores them. ``RatingSummary.undated`` says how many games were placed that way.
+
+Calibration: the last ``hold_back`` share of the games in that order is held back: the ratings are computed from
+the others, then each held-back game's result is predicted from them (the library's ``predict_win``, ratings
+frozen) and scored by log-loss and Brier score, beside the figures of a prediction that gives every team the
+same chance (log-loss ln k for k teams, Brier 0.25 for two).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+#: the rating model: openskill's PlackettLuce with its default parameters (module text)
+MODEL = "openskill PlackettLuce (mu 25, sigma 25/3, beta 25/6, tau 25/300)"
+
+
+def _model():
+    from openskill.models import PlackettLuce
+    return PlackettLuce()
+
+
+#: one finished game of the report's scoring, in rating order (SQL over the stats views)
+RESULTS_SQL = """
+SELECT g.game_id, g.source, g.source_game_id, g.n_players, g.players, g.played_at,
+       CASE WHEN sh.game_id IS NOT NULL THEN g.recorded_winner ELSE gs.winner END::INTEGER AS winner,
+       gs.totals
+FROM (SELECT game_id, any_value(source) AS source, any_value(source_game_id) AS source_game_id,
+             any_value(n_players) AS n_players, any_value(players) AS players, any_value(played_at) AS played_at,
+             any_value(recorded_winner) AS recorded_winner
+      FROM games GROUP BY game_id) AS g
+JOIN game_scores AS gs ON gs.game_id = g.game_id AND gs.ruleset = $ruleset
+LEFT JOIN (SELECT DISTINCT game_id FROM hands WHERE completeness = 'summary') AS sh ON sh.game_id = g.game_id
+"""
+
+
+def game_results(con: duckdb.DuckDBPyConnection, ruleset: str) -> pa.Table:
+    """The games of the connection's views (:func:`pipeline.stats.connect`, filters applied) with their result
+    under ``ruleset``: game_id, source, source_game_id, n_players, players (by seat), played_at, winner (team, or
+    seat with 3 players; null when unfinished), totals (per team, per player with 3). Not yet in rating order."""
+    return con.sql(RESULTS_SQL, params={"ruleset": ruleset}).to_arrow_table()
+
+
+_NUMBER = re.compile(r"(\d+)")
+
+
+def natural(text: str | None) -> tuple:
+    """Sort key of a game id with its numbers compared as numbers (``g9`` < ``g10``)."""
+    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in _NUMBER.split(text or "") if p)
+
+
+def rating_order(results: pa.Table) -> list[int]:
+    """Row indexes of ``results`` in rating order: dated games by time (ties by source and natural game id),
+    then undated games by source and natural game id (module text)."""
+    played = results.column("played_at").to_pylist()
+    sources = results.column("source").to_pylist()
+    ids = [s if s is not None else g for s, g in zip(results.column("source_game_id").to_pylist(),
+                                                     results.column("game_id").to_pylist())]
+    game_ids = results.column("game_id").to_pylist()
+
+    def key(i: int) -> tuple:
+        t = played[i]
+        return (t is None, t.timestamp() if t is not None else 0.0, sources[i] or "", natural(ids[i]), game_ids[i])
+    return sorted(range(results.num_rows), key=key)
+
+
+@dataclass
+class Entity:
+    """One rated player (``names`` one name) or partnership (two names, sorted), of ``source``."""
+
+    names: tuple[str, ...]
+    source: str
+    rating: Any                      # the library's rating object (mu, sigma, ordinal())
+    games: int = 0
+    won: int = 0
+    last_played: datetime | None = None
+
+
+@dataclass
+class RatingSummary:
+    """Ratings after the games rated, and what was not rated. ``history``: per game of ``history_of``, its
+    (entity key, rating after) rows; ``calibration``: figures over the held-back games (empty when none)."""
+
+    entities: dict[tuple, Entity] = field(default_factory=dict)
+    rated: int = 0
+    undated: int = 0
+    skipped: dict[str, int] = field(default_factory=dict)
+    history: list[dict] = field(default_factory=list)
+    calibration: dict[str, float] = field(default_factory=dict)
+    partnerships: bool = False
+
+    def skip(self, why: str) -> None:
+        self.skipped[why] = self.skipped.get(why, 0) + 1
+
+
+def _teams(n: int, players: list, winner: int, totals: list | None, partnerships: bool):
+    """(teams as lists of name tuples, ranks) of one game, or the reason it cannot be rated. In a 4-player game
+    a name on both seats of one team is that team's one member (colver names each seat by its team's bots)."""
+    if n not in (2, 3, 4) or players is None or len(players) != n:
+        return "not a 2-, 3- or 4-player game with every seat named"
+    if any(p is None for p in players):
+        return "a seat without a name"
+    if n == 4:
+        teams = [tuple(dict.fromkeys((players[0], players[2]))), tuple(dict.fromkeys((players[1], players[3])))]
+        if set(teams[0]) & set(teams[1]):
+            return "a name on both teams"
+        if not 0 <= winner < 2:
+            return "a winner that is no team of the game"
+        members = [[tuple(sorted(t))] if partnerships else [(p,) for p in t] for t in teams]
+        return members, [0 if i == winner else 1 for i in range(2)]
+    if len(set(players)) != n:
+        return "a name on two seats"
+    if partnerships:
+        return "no partnerships (a 2- or 3-player game)"
+    if not 0 <= winner < (3 if n == 3 else 2):
+        return "a winner that is no player of the game"
+    ranks = [0 if i == winner else 1 for i in range(n)]
+    if n == 3 and totals is not None and len(totals) == 3:
+        # the two others by their final totals: the higher second, equal totals the same rank
+        a, b = [i for i in range(3) if i != winner]
+        if totals[a] is not None and totals[b] is not None and totals[a] != totals[b]:
+            ranks[a if totals[a] < totals[b] else b] = 2
+    return [[(p,)] for p in players], ranks
+
+
+def rate(results: pa.Table, partnerships: bool = False, history_of: str | None = None,
+         hold_back: float = 0.0) -> RatingSummary:
+    """Rate the finished games of ``results`` (:func:`game_results`) in rating order (module text).
+    ``history_of``: a player name whose rating after each of its games is kept (``RatingSummary.history``);
+    ``hold_back``: the share (0 to 0.9) of the last games left out of the ratings and predicted from them
+    instead (``RatingSummary.calibration``). Raises ValueError for a share out of range."""
+    if not 0.0 <= hold_back <= 0.9:
+        raise ValueError(f"hold back a share of the games from 0 to 0.9, not {hold_back}")
+    model = _model()
+    out = RatingSummary(partnerships=partnerships)
+    cols = {c: results.column(c).to_pylist() for c in ("source", "n_players", "players", "played_at", "winner",
+                                                        "totals", "game_id")}
+    games = []
+    for i in rating_order(results):
+        if cols["winner"][i] is None:
+            out.skip("unfinished (no winner)")
+            continue
+        teams = _teams(cols["n_players"][i], cols["players"][i], cols["winner"][i], cols["totals"][i], partnerships)
+        if isinstance(teams, str):
+            out.skip(teams)
+            continue
+        games.append((i, teams))
+    held = math.floor(len(games) * hold_back)
+    rated, predicted = games[:len(games) - held], games[len(games) - held:]
+    entities = out.entities
+    for i, (teams, ranks) in rated:
+        source, when = cols["source"][i], cols["played_at"][i]
+        keys = [[(names, source) for names in team] for team in teams]
+        for team in keys:
+            for k in team:
+                if k not in entities:
+                    entities[k] = Entity(k[0], source, model.rating())
+        new = model.rate([[entities[k].rating for k in team] for team in keys], ranks=ranks)
+        for team, rank, ratings in zip(keys, ranks, new):
+            for k, r in zip(team, ratings):
+                e = entities[k]
+                e.rating, e.games, e.won, e.last_played = r, e.games + 1, e.won + (rank == 0), when or e.last_played
+                if history_of is not None and history_of in k[0]:
+                    out.history.append({"game_id": cols["game_id"][i], "played_at": when, "entity": k,
+                                        "won": rank == 0, "mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()})
+        out.rated += 1
+        out.undated += when is None
+    if predicted:
+        out.calibration = _calibration(model, entities, predicted, cols["source"])
+    return out
+
+
+def _calibration(model, entities: dict, games: list, sources: list) -> dict[str, float]:
+    """Log-loss and Brier score of the predictions of held-back ``games`` from frozen ``entities``, beside those
+    of an even prediction (module text). A name not rated before counts with the library's initial rating."""
+    fresh = model.rating()
+    loss = base_loss = brier = base_brier = 0.0
+    two = right = 0
+    for i, (teams, ranks) in games:
+        src = sources[i]
+        p = model.predict_win([[entities[(names, src)].rating if (names, src) in entities else fresh
+                                for names in team] for team in teams])
+        w = ranks.index(0)
+        loss -= math.log(max(p[w], 1e-300))
+        base_loss += math.log(len(teams))
+        right += max(range(len(p)), key=p.__getitem__) == w
+        if len(teams) == 2:
+            two += 1
+            brier += (p[0] - (w == 0)) ** 2
+            base_brier += 0.25
+    n = len(games)
+    out = {"held_back_games": n, "log_loss": loss / n, "log_loss_even": base_loss / n,
+           "accuracy": right / n}
+    if two:
+        out.update(brier=brier / two, brier_even=base_brier / two, two_team_games=two)
+    return out
+
+
+def leaderboard(summary: RatingSummary, min_games: int = 1) -> pa.Table:
+    """The rated entities with at least ``min_games`` games, best first by the conservative ordinal
+    (mu - 3 sigma: the library's ``ordinal()``): rank, player (or player_a, player_b), source, rating (mu),
+    uncertainty (sigma), ordinal, games, won, last_played."""
+    rows = [e for e in summary.entities.values() if e.games >= min_games]
+    rows.sort(key=lambda e: (-e.rating.ordinal(), -e.rating.mu, e.source, e.names))
+    pairs = summary.partnerships
+    cols: dict[str, list] = {"rank": list(range(1, len(rows) + 1))}
+    if pairs:
+        cols["player_a"] = [e.names[0] for e in rows]
+        cols["player_b"] = [e.names[1] if len(e.names) > 1 else None for e in rows]     # one name: a team of bots
+    else:
+        cols["player"] = [e.names[0] for e in rows]
+    cols.update(
+        source=[e.source for e in rows],
+        rating=[round(e.rating.mu, 3) for e in rows],
+        uncertainty=[round(e.rating.sigma, 3) for e in rows],
+        ordinal=[round(e.rating.ordinal(), 3) for e in rows],
+        games=[e.games for e in rows],
+        won=[e.won for e in rows],
+        last_played=[e.last_played for e in rows],
+    )
+    types = {"rank": pa.int32(), "games": pa.int32(), "won": pa.int32(), "rating": pa.float64(),
+             "uncertainty": pa.float64(), "ordinal": pa.float64(), "last_played": pa.timestamp("us", tz="UTC")}
+    return pa.table({k: pa.array(v, types.get(k, pa.string())) for k, v in cols.items()})
+
+
+def history_table(summary: RatingSummary) -> pa.Table:
+    """The rating of the ``history_of`` player after each of its games: game_no (1, 2 ... per entity), game_id,
+    played_at, player or pair, source, won, rating, uncertainty, ordinal."""
+    seen: dict[tuple, int] = {}
+    rows = []
+    for h in summary.history:
+        seen[h["entity"]] = seen.get(h["entity"], 0) + 1
+        rows.append({"game_no": seen[h["entity"]], "game_id": h["game_id"], "played_at": h["played_at"],
+                     "player": " + ".join(h["entity"][0]), "source": h["entity"][1], "won": h["won"],
+                     "rating": round(h["mu"], 3), "uncertainty": round(h["sigma"], 3),
+                     "ordinal": round(h["ordinal"], 3)})
+    schema = pa.schema([("game_no", pa.int32()), ("game_id", pa.string()), ("played_at", pa.timestamp("us", tz="UTC")),
+                        ("player", pa.string()), ("source", pa.string()), ("won", pa.bool_()),
+                        ("rating", pa.float64()), ("uncertainty", pa.float64()), ("ordinal", pa.float64())])
+    return pa.Table.from_pylist(rows, schema=schema)
+
+
+def find(summary: RatingSummary, name: str) -> tuple:
+    """The key of the rated player ``name`` (``NAME@SOURCE`` when the name is rated in several sources).
+    Raises ValueError naming the sources, or the close names, when there is not exactly one."""
+    name, _, source = name.partition("@")
+    found = [k for k in summary.entities if k[0] == (name,) and (not source or k[1] == source)]
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise ValueError(f"{name} is rated in several sources ({', '.join(sorted(k[1] for k in found))}): "
+                         f"write NAME@SOURCE")
+    import difflib
+    names = sorted({k[0][0] for k in summary.entities if len(k[0]) == 1})
+    close = difflib.get_close_matches(name, names, n=3)
+    raise ValueError(f"no rated player {name!r}" + (f" in source {source!r}" if source else "")
+                     + (f"; did you mean {', '.join(close)}?" if close else ""))
+
+
+def predict(summary: RatingSummary, teams: list[str]) -> pa.Table:
+    """Win probability of each team of ``teams`` (each ``A+B``, or one name per team for 2- and 3-player
+    games) from the ratings (the library's ``predict_win``): team, rating (sum of mu), win_probability.
+    Raises ValueError for an unknown name or fewer than two teams."""
+    if len(teams) < 2:
+        raise ValueError("give at least two teams to predict, e.g. --predict 'A+B' --predict 'C+D'")
+    model = _model()
+    members = [[find(summary, n.strip()) for n in t.split("+")] for t in teams]
+    p = model.predict_win([[summary.entities[k].rating for k in team] for team in members])
+    return pa.table({"team": teams,
+                     "rating": [round(sum(summary.entities[k].rating.mu for k in team), 3) for team in members],
+                     "win_probability": [round(x, 4) for x in p]})

@@ -1,0 +1,221 @@
+"""pipeline/ratings.py: ratings from game results in time order (issue 21).
+
+The arithmetic is openskill's: every test of values runs the library directly on the games in the order and
+with the teams and ranks the module text states, and asks for exactly the same floats. What is Rebelote's own is
+tested by hand: the order (dated games by time, then undated ones by source and game id, numbers as numbers),
+the teams (seats 0+2 against 1+3; a name on both seats of a team is one member; a name on both teams is not
+rated), the ranks (3 players: the winner, then the others by their final totals), and that the ratings do not
+depend on how the records were split into files."""
+
+from __future__ import annotations
+
+import csv
+import io
+from datetime import datetime, timezone
+from pathlib import Path
+
+import orjson
+import pyarrow as pa
+import pytest
+from openskill.models import PlackettLuce
+from typer.testing import CliRunner
+
+from pipeline import ratings, stats
+from pipeline.cli import app
+from pipeline.ingest.run import ingest_paths
+from pipeline.rescore import rescore_lake
+from pipeline.rules import load
+from pipeline.simulate import simulate
+
+UTC = timezone.utc
+
+
+def _results(rows: list[dict]) -> pa.Table:
+    """A results table as :func:`pipeline.ratings.game_results` gives it."""
+    schema = pa.schema([("game_id", pa.string()), ("source", pa.string()), ("source_game_id", pa.string()),
+                        ("n_players", pa.int8()), ("players", pa.list_(pa.string())),
+                        ("played_at", pa.timestamp("us", tz="UTC")), ("winner", pa.int32()),
+                        ("totals", pa.list_(pa.int32()))])
+    full = [dict({"totals": None, "played_at": None, "source": "club"}, **r) for r in rows]
+    for r in full:
+        r.setdefault("source_game_id", r["game_id"])
+        r.setdefault("n_players", len(r["players"]))
+    return pa.Table.from_pylist(full, schema=schema)
+
+
+def test_the_order_is_time_then_source_and_game_id_with_numbers_as_numbers():
+    t = _results([
+        {"game_id": "g10", "players": ["a", "b"], "winner": 0},
+        {"game_id": "g9", "players": ["a", "b"], "winner": 0},
+        {"game_id": "late", "players": ["a", "b"], "winner": 0, "played_at": datetime(2026, 3, 2, tzinfo=UTC)},
+        {"game_id": "early", "players": ["a", "b"], "winner": 0, "played_at": datetime(2026, 3, 1, tzinfo=UTC)},
+        {"game_id": "a1", "players": ["a", "b"], "winner": 0, "source": "another"},
+    ])
+    order = [t.column("game_id")[i].as_py() for i in ratings.rating_order(t)]
+    assert order == ["early", "late", "a1", "g9", "g10"]
+
+
+def test_ratings_are_the_librarys_on_the_same_games_teams_and_ranks():
+    # four games in a stated order: 4 players (team 0 = seats 0 and 2 wins), 2 players (seat 1 wins),
+    # 3 players (seat 2 wins; seat 0 has more points than seat 1: ranks 1, 2, 0), 4 players again (team 1 wins)
+    t = _results([
+        {"game_id": "g1", "players": ["A", "B", "C", "D"], "winner": 0},
+        {"game_id": "g2", "players": ["A", "B"], "winner": 1},
+        {"game_id": "g3", "players": ["A", "B", "C"], "winner": 2, "totals": [300, 120, 1010]},
+        {"game_id": "g4", "players": ["A", "D", "C", "B"], "winner": 1},
+    ])
+    got = ratings.rate(t)
+    m = PlackettLuce()
+    r = {p: m.rating() for p in "ABCD"}
+    [[r["A"], r["C"]], [r["B"], r["D"]]] = m.rate([[r["A"], r["C"]], [r["B"], r["D"]]], ranks=[0, 1])
+    [[r["A"]], [r["B"]]] = m.rate([[r["A"]], [r["B"]]], ranks=[1, 0])
+    [[r["A"]], [r["B"]], [r["C"]]] = m.rate([[r["A"]], [r["B"]], [r["C"]]], ranks=[1, 2, 0])
+    [[r["A"], r["C"]], [r["D"], r["B"]]] = m.rate([[r["A"], r["C"]], [r["D"], r["B"]]], ranks=[1, 0])
+    assert got.rated == 4 and got.skipped == {}
+    for p in "ABCD":
+        e = got.entities[((p,), "club")]
+        assert (e.rating.mu, e.rating.sigma) == (r[p].mu, r[p].sigma), p
+    assert {p: got.entities[((p,), "club")].games for p in "ABCD"} == {"A": 4, "B": 4, "C": 3, "D": 2}
+    assert {p: got.entities[((p,), "club")].won for p in "ABCD"} == {"A": 1, "B": 2, "C": 2, "D": 1}
+    board = ratings.leaderboard(got)
+    ordinals = board.column("ordinal").to_pylist()
+    assert ordinals == sorted(ordinals, reverse=True) and board.column("rank").to_pylist() == [1, 2, 3, 4]
+    assert board.column("ordinal").to_pylist() == [round(r[p].ordinal(), 3) for p in board.column("player").to_pylist()]
+
+
+def test_partnerships_are_rated_pair_against_pair():
+    t = _results([
+        {"game_id": "g1", "players": ["A", "B", "C", "D"], "winner": 0},
+        {"game_id": "g2", "players": ["C", "D", "A", "B"], "winner": 1},     # the same pairs, seats swapped
+        {"game_id": "g3", "players": ["A", "B"], "winner": 0},               # no partnerships: not rated
+    ])
+    got = ratings.rate(t, partnerships=True)
+    m = PlackettLuce()
+    ac, bd = m.rating(), m.rating()
+    [[ac], [bd]] = m.rate([[ac], [bd]], ranks=[0, 1])
+    [[bd], [ac]] = m.rate([[bd], [ac]], ranks=[0, 1])      # g2: team 0 = C+A, team 1 = D+B wins
+    assert (got.entities[(("A", "C"), "club")].rating.mu, got.entities[(("B", "D"), "club")].rating.mu) \
+        == (ac.mu, bd.mu)
+    assert got.rated == 2 and got.skipped == {"no partnerships (a 2- or 3-player game)": 1}
+    board = ratings.leaderboard(got)
+    assert board.column_names[:3] == ["rank", "player_a", "player_b"]
+
+
+def test_a_team_of_bots_named_on_both_seats_is_one_member_and_self_play_is_not_rated():
+    # colver names each seat by its team's pair of bots: [X, Y, X, Y] is X against Y
+    t = _results([
+        {"game_id": "g1", "players": ["X", "Y", "X", "Y"], "winner": 1},
+        {"game_id": "g2", "players": ["X", "X", "X", "X"], "winner": 0},
+        {"game_id": "g3", "players": ["X", "Y", None, "Y"], "winner": 0},
+        {"game_id": "g4", "players": ["X", "Y", "X", "Y"], "winner": None},
+    ])
+    got = ratings.rate(t)
+    m = PlackettLuce()
+    x, y = m.rating(), m.rating()
+    [[x], [y]] = m.rate([[x], [y]], ranks=[1, 0])
+    assert (got.entities[(("X",), "club")].rating.mu, got.entities[(("Y",), "club")].rating.mu) == (x.mu, y.mu)
+    assert got.skipped == {"a name on both teams": 1, "a seat without a name": 1, "unfinished (no winner)": 1}
+
+
+def test_history_prediction_and_calibration_are_the_librarys():
+    games = [{"game_id": f"g{i}", "players": ["A", "B", "C", "D"], "winner": int(i % 3 == 0)} for i in range(1, 11)]
+    t = _results(games)
+    got = ratings.rate(t, history_of="A", hold_back=0.2)
+    # the last 2 games (g9, g10) held back: rated on g1..g8, predicted from those ratings
+    m = PlackettLuce()
+    r = {p: m.rating() for p in "ABCD"}
+    trail = []
+    for g in games[:8]:
+        w = g["winner"]
+        [[r["A"], r["C"]], [r["B"], r["D"]]] = m.rate([[r["A"], r["C"]], [r["B"], r["D"]]],
+                                                    ranks=[0 if w == 0 else 1, 0 if w == 1 else 1])
+        trail.append(r["A"].mu)
+    assert got.rated == 8 and [h["mu"] for h in got.history] == trail
+    import math
+    p = m.predict_win([[r["A"], r["C"]], [r["B"], r["D"]]])
+    want = {"held_back_games": 2,
+            "log_loss": (-math.log(p[1]) - math.log(p[0])) / 2,          # g9: team 1 won; g10: team 0
+            "log_loss_even": math.log(2), "accuracy": 0.5,                # the same prediction twice: one right
+            "brier": ((p[0] - 0) ** 2 + (p[0] - 1) ** 2) / 2, "brier_even": 0.25, "two_team_games": 2}
+    assert got.calibration == pytest.approx(want, rel=1e-12, abs=0)
+    hist = ratings.history_table(got)
+    assert hist.column("game_no").to_pylist() == list(range(1, 9)) and hist.column("player")[0].as_py() == "A"
+    pred = ratings.predict(got, ["A+C", "B+D"])
+    assert pred.column("win_probability").to_pylist() == [round(x, 4) for x in p]
+    with pytest.raises(ValueError, match="no rated player 'Z'"):
+        ratings.predict(got, ["A+Z", "B+D"])
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory) -> list[bytes]:
+    """Native lines of 6 classic games (two dated) and 3 three-player games."""
+    lines = []
+    for i, g in enumerate(simulate(load("belote-classic"), 6, 41)):
+        if i < 2:
+            g["played_at"] = f"2026-0{i + 1}-15T20:00:00Z"
+        lines.append(orjson.dumps(g))
+    lines += [orjson.dumps(g) for g in simulate(load("belote-3p"), 3, 42)]
+    return lines
+
+
+def _board(lake: Path) -> list[dict]:
+    con = stats.connect(lake)
+    try:
+        return ratings.leaderboard(ratings.rate(ratings.game_results(con, "own"))).to_pylist()
+    finally:
+        con.close()
+
+
+def test_the_ratings_do_not_depend_on_how_the_records_were_split_into_files(files, tmp_path):
+    one = tmp_path / "one.jsonl"
+    one.write_bytes(b"\n".join(files) + b"\n")
+    lake1 = tmp_path / "l1"
+    ingest_paths([one], lake1)
+    # the same games in three files, read in another order, in two imports
+    parts = [files[5:], files[:2], files[2:5]]
+    paths = []
+    for i, p in enumerate(parts):
+        paths.append(tmp_path / f"part{i}.jsonl")
+        paths[-1].write_bytes(b"\n".join(p) + b"\n")
+    lake2 = tmp_path / "l2"
+    ingest_paths(paths[:1], lake2)
+    ingest_paths(paths[1:], lake2)
+    for lake in (lake1, lake2):
+        from pipeline.rules import own
+        rescore_lake(lake, own.plan(lake))
+    b1, b2 = _board(lake1), _board(lake2)
+    assert b1 == b2 and len(b1) > 0
+    # every finished game rated: 6 classic and 3 three-player games
+    con = stats.connect(lake1)
+    try:
+        got = ratings.rate(ratings.game_results(con, "own"))
+        finished = con.execute("SELECT count(*) FROM game_scores WHERE ruleset = 'own' AND winner IS NOT NULL").fetchall()[0][0]
+    finally:
+        con.close()
+    assert got.rated == finished and got.undated == finished - 2
+
+
+def test_the_command(files, tmp_path):
+    f = tmp_path / "g.jsonl"
+    f.write_bytes(b"\n".join(files) + b"\n")
+    lake = tmp_path / "lake"
+    ingest_paths([f], lake)
+    run = CliRunner().invoke
+    r = run(app, ["stats", "ratings", "--lake", str(lake), "--format", "csv"])
+    assert r.exit_code == 0, r.output
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    assert list(rows[0]) == ["rank", "player", "source", "rating", "uncertainty", "ordinal", "games", "won", "last_played"]
+    assert "games rated (" in r.stderr and "openskill PlackettLuce" in r.stderr
+    name = rows[0]["player"]
+    r = run(app, ["stats", "ratings", "--lake", str(lake), "--history", "--player", name, "--format", "csv"])
+    assert r.exit_code == 0 and list(csv.DictReader(io.StringIO(r.stdout)))[0]["player"] == name
+    r = run(app, ["stats", "ratings", "--lake", str(lake), "--history"])
+    assert r.exit_code == 2 and "--history needs --player" in r.output
+    r = run(app, ["stats", "ratings", "--lake", str(lake), "--calibration", "0.3", "--format", "csv"])
+    assert r.exit_code == 0 and "calibration on the last" in r.stdout and "log-loss" in r.stdout
+    r = run(app, ["stats", "ratings", "--lake", str(lake), "--predict", "Nobody+Else", "--predict", "X+Y"])
+    assert r.exit_code == 2 and "no rated player 'Nobody'" in r.output
+    # as of January 31st: the one game played before then (the January game); the undated ones cannot be placed
+    r = run(app, ["stats", "ratings", "--lake", str(lake), "--as-of", "2026-01-31", "--format", "csv"])
+    assert r.exit_code == 0 and "ratings [own]: 1 game rated;" in " ".join(r.stderr.split())
+    assert {row["games"] for row in csv.DictReader(io.StringIO(r.stdout))} == {"1"}
