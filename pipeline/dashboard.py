@@ -7,7 +7,8 @@
   data stays live: re-run ``rescore`` and the views see the new scores) or, with ``materialize``, as tables
   copied into the file (self-contained: the file can be moved or shared without the lake);
 * one table per report, ``report_<name>``, for each ruleset reported (a ``ruleset`` column tells them
-  apart): :data:`REPORTS` from ``queries/``, plus ``report_fairness`` from :mod:`pipeline.fairness`. Report
+  apart): :data:`REPORTS` from ``queries/``, plus ``report_ratings`` (:mod:`pipeline.ratings`) and
+  ``report_fairness`` from :mod:`pipeline.fairness`. Report
   tables are computed when the file is written;
 * ``export_info``: how the file was made (key/value text).
 
@@ -35,7 +36,8 @@ from pipeline.fairness import TRUMP_CAVEAT, exact_probabilities, fairness_on
 from pipeline.pseudonymize import keyed
 
 #: Reports of ``queries/`` written to the file as ``report_<name>`` (``compare`` needs two rulesets: not here).
-REPORTS = ("players", "partnerships", "head_to_head", "contracts", "declarations", "declaration_kinds", "audit")
+REPORTS = ("players", "partnerships", "head_to_head", "contracts", "bidding", "declarations", "declaration_kinds",
+           "audit")
 #: The groupings of ``report_fairness`` (column ``grouped_by``).
 FAIRNESS_GROUPINGS = ("all", "source", "player")
 
@@ -81,6 +83,7 @@ def report_tables(con: duckdb.DuckDBPyConnection, rulesets: list[str],
         progress(f"report {name}", i, len(REPORTS) + 1)
         parts = [stats.run_report_on(con, name, r, filters) for r in rulesets]
         out[f"report_{name}"] = pa.concat_tables(parts) if parts else _empty_report(con, name)
+    out["report_ratings"] = ratings_table(con, rulesets)
     parts = []
     progress("report fairness", len(REPORTS), len(REPORTS) + 1)
     for by in FAIRNESS_GROUPINGS:
@@ -88,6 +91,50 @@ def report_tables(con: duckdb.DuckDBPyConnection, rulesets: list[str],
         parts.append(t.add_column(0, "grouped_by", pa.array([by] * t.num_rows, pa.string())))
     out["report_fairness"] = pa.concat_tables(parts)
     return out
+
+
+#: Columns of ``report_ratings``: (name, DuckDB type, meaning).
+RATINGS_COLUMNS = (
+    ("ruleset", "VARCHAR", "The ruleset whose game results were rated."),
+    ("kind", "VARCHAR", "'player' (every player rated) or 'partnership' (each pair of partners rated as one, pairs "
+                        "against pairs: `stats ratings --partnerships`)."),
+    ("rank", "INTEGER", "Rank by ordinal within the ruleset and kind, 1 = best."),
+    ("player", "VARCHAR", "The player's name, or a partnership's first name (sorted)."),
+    ("partner", "VARCHAR", "A partnership's second name; NULL for a player (and for a team of bots named alike)."),
+    ("source", "VARCHAR", "Source of the games (a player is a name as its source spells it)."),
+    ("rating", "DOUBLE", "mu: the rating after the last game."),
+    ("uncertainty", "DOUBLE", "sigma: how uncertain the rating is."),
+    ("ordinal", "DOUBLE", "rating - 3 x uncertainty: the conservative rating the rank is by."),
+    ("games", "INTEGER", "Games rated."),
+    ("won", "INTEGER", "Games won."),
+    ("last_played", "TIMESTAMP WITH TIME ZONE", "When its last game was played (NULL for records with no time)."),
+)
+
+
+def ratings_table(con: duckdb.DuckDBPyConnection, rulesets: list[str]) -> pa.Table:
+    """``report_ratings``: the players' and the partnerships' leaderboards (``rebelote stats ratings``, with and
+    without ``--partnerships``) for each ruleset of ``rulesets``, stacked (:data:`RATINGS_COLUMNS`)."""
+    from pipeline import ratings
+
+    parts = []
+    for r in rulesets:
+        results = ratings.game_results(con, r)
+        for kind, pairs in (("player", False), ("partnership", True)):
+            board = ratings.leaderboard(ratings.rate(results, partnerships=pairs))
+            if pairs:
+                board = board.rename_columns(["partner" if c == "player_b" else "player" if c == "player_a" else c
+                                              for c in board.column_names])
+            else:
+                board = board.add_column(board.column_names.index("player") + 1, "partner",
+                                         pa.nulls(board.num_rows, pa.string()))
+            n = board.num_rows
+            board = board.add_column(0, "kind", pa.array([kind] * n, pa.string()))
+            parts.append(board.add_column(0, "ruleset", pa.array([r] * n, pa.string())))
+    if not parts:
+        con_types = {"VARCHAR": pa.string(), "INTEGER": pa.int32(), "DOUBLE": pa.float64(),
+                     "TIMESTAMP WITH TIME ZONE": pa.timestamp("us", tz="UTC")}
+        return pa.schema([(c, con_types[t]) for c, t, _ in RATINGS_COLUMNS]).empty_table()
+    return pa.concat_tables(parts)
 
 
 def _choose_rulesets(con: duckdb.DuckDBPyConnection, wanted: list[str] | None) -> list[str]:
@@ -246,6 +293,14 @@ _VIEW_TEXT = {
                     "the same rows under every ruleset).",
 }
 
+_RATINGS_TEXT = """\
+report_ratings: who is strongest? Ratings from the game results in time order (pipeline/ratings.py, docs/reports.md#ratings)
+
+openskill's Plackett-Luce model: in 4-player games two teams of two, in 2- and 3-player games each player alone;
+the players' leaderboard and the partnerships' (each pair of partners one entity, in 4-player games), for every
+ruleset reported. Ranked by the ordinal (rating - 3 x uncertainty), so a player with few games is not ranked on
+luck. `rebelote stats ratings` gives the same rows, a player's trajectory and win probabilities."""
+
 _FAIRNESS_TEXT = """\
 report_fairness: are the dealt hands what a fairly shuffled deck gives? (pipeline/fairness.py, docs/fairness.md)
 
@@ -301,6 +356,7 @@ def describe() -> list[Obj]:
     for name in REPORTS:
         cols = tuple((c, "", "") for c in report_columns[name])
         objs.append(Obj(f"report_{name}", "table", stats.report_doc(name), cols))
+    objs.append(Obj("report_ratings", "table", _RATINGS_TEXT, RATINGS_COLUMNS))
     events = ", ".join(exact_probabilities())
     objs.append(Obj("report_fairness", "table", _FAIRNESS_TEXT.format(events=events, caveat=TRUMP_CAVEAT),
                     tuple((c, "", "") for c in ("grouped_by",) + FAIRNESS_COLUMNS)))

@@ -183,7 +183,7 @@ def test_cli_export_duckdb(lake, tmp_path):
     assert r.exit_code == 0, r.output
     # 6 lake views + 7 derived tables (player_hands, player_games, hand_facts, pair_hands, pair_games,
     # declaration_items, dealt_events) copied in; 7 SQL reports (queries/ minus compare) + fairness
-    assert "export duckdb: 61 hands; 13 tables copied in; 8 report tables" in r.stdout and "rulesets: colver" in r.stdout
+    assert "export duckdb: 61 hands; 13 tables copied in; 10 report tables" in r.stdout and "rulesets: colver" in r.stdout
     assert _query(out, "SELECT DISTINCT ruleset FROM report_contracts") == [("colver",)]
     r = runner.invoke(app, ["export", "duckdb", str(out), "--lake", str(lake), "--rules", "nope"])
     assert r.exit_code == 2 and "unknown ruleset 'nope'" in r.stderr
@@ -205,7 +205,8 @@ def test_docs_are_generated():
     text = DOCS.read_text()
     for obj in dashboard.describe():       # every object has a section, every report its SQL header
         assert f"## `{obj.name}`" in text
-        if obj.name.startswith("report_") and obj.name != "report_fairness":
+        if obj.name.startswith("report_") and obj.name not in ("report_fairness", "report_ratings"):
             assert stats.report_doc(obj.name.removeprefix("report_")) in text
     assert json.dumps(sorted(o.name for o in dashboard.describe())) == json.dumps(sorted(
-        list(stats.VIEWS) + [f"report_{n}" for n in dashboard.REPORTS] + ["report_fairness", "export_info"]))
+        list(stats.VIEWS) + [f"report_{n}" for n in dashboard.REPORTS]
+        + ["report_ratings", "report_fairness", "export_info"]))

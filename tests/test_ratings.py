@@ -219,3 +219,37 @@ def test_the_command(files, tmp_path):
     r = run(app, ["stats", "ratings", "--lake", str(lake), "--as-of", "2026-01-31", "--format", "csv"])
     assert r.exit_code == 0 and "ratings [own]: 1 game rated;" in " ".join(r.stderr.split())
     assert {row["games"] for row in csv.DictReader(io.StringIO(r.stdout))} == {"1"}
+
+
+def test_the_dashboard_file_holds_the_leaderboards(files, tmp_path):
+    """export duckdb: report_ratings holds, per ruleset, the players' leaderboard and the partnerships', the same
+    rows as `stats ratings` with and without --partnerships."""
+    import duckdb
+
+    from pipeline import dashboard
+
+    f = tmp_path / "g.jsonl"
+    f.write_bytes(b"\n".join(files) + b"\n")
+    lake = tmp_path / "lake"
+    ingest_paths([f], lake)
+    from pipeline.rules import own
+    rescore_lake(lake, own.plan(lake))
+    dashboard.export_duckdb(lake, tmp_path / "d.duckdb", materialize=True)
+    con = duckdb.connect(str(tmp_path / "d.duckdb"), read_only=True)
+    try:
+        rows = con.sql("SELECT * FROM report_ratings ORDER BY ruleset, kind, rank").to_arrow_table().to_pylist()
+    finally:
+        con.close()
+    assert [c for c, _, _ in dashboard.RATINGS_COLUMNS] == list(rows[0])
+    con = stats.connect(lake)
+    try:
+        results = ratings.game_results(con, "own")
+    finally:
+        con.close()
+    players = ratings.leaderboard(ratings.rate(results)).to_pylist()
+    pairs = ratings.leaderboard(ratings.rate(results, partnerships=True)).to_pylist()
+    assert [r for r in rows if r["kind"] == "player"] == [
+        dict(ruleset="own", kind="player", rank=p["rank"], player=p["player"], partner=None, source=p["source"],
+             **{k: p[k] for k in ("rating", "uncertainty", "ordinal", "games", "won", "last_played")}) for p in players]
+    assert [(r["player"], r["partner"], r["ordinal"]) for r in rows if r["kind"] == "partnership"] == [
+        (p["player_a"], p["player_b"], p["ordinal"]) for p in pairs] and pairs
