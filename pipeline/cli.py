@@ -817,8 +817,16 @@ def stats_ratings(
 
     if history and not player:
         _fail("--history needs --player NAME (whose trajectory to show)")
+    if history and len(player) > 1:
+        _fail("--history shows one player's trajectory: give --player once")
     if as_of:
-        until = until or as_of
+        if until:
+            _fail("--as-of and --until say the same thing: give one")
+        try:
+            stats.parse_when(as_of, end=True)
+        except ValueError as e:
+            _fail(f"--as-of: {e}")
+        until = as_of
     filters = _filters(source, variant, None, None, _salt(pseudonymize), since, until)
     ruleset = _report_rules(rules, lake)
     _need_lake(lake)
@@ -845,26 +853,29 @@ def stats_ratings(
                 f"(even prediction {c['log_loss_even']:.4f}), favourite won {c['accuracy']:.1%}")
         if "brier" in c:
             line += f", Brier {c['brier']:.4f} (even {c['brier_even']:.4f}) over {c['two_team_games']:,} two-team games"
-        out.print(line)
+        err.print(escape(line))         # beside the table, never in it: stdout may be CSV or JSON
+    elif hold_back:
+        err.print(f"[yellow]warning:[/] --calibration {hold_back} holds back no game of the {summary.rated:,} rated: "
+                  "hold back a larger share")
     try:
         if predict:
             table = ratings.predict(summary, predict)
         elif history:
+            key = ratings.find(summary, player[0])         # one rated player: a clear error otherwise
+            import pyarrow.compute as pc
             table = ratings.history_table(summary)
-            if "@" in player[0]:
-                import pyarrow.compute as pc
-                table = table.filter(pc.equal(table.column("source"), player[0].partition("@")[2]))
+            table = table.filter(pc.equal(table.column("source"), key[1]))
         else:
             table = ratings.leaderboard(summary, min_games)
             if player:
-                keep = {ratings.find(summary, p) for p in player} if not partnerships else None
-                if keep is not None:
-                    mask = [((n,), s) in keep for n, s in zip(table.column("player").to_pylist(),
-                                                               table.column("source").to_pylist())]
-                else:
-                    names = {p.partition("@")[0] for p in player}
-                    mask = [a in names or b in names for a, b in zip(table.column("player_a").to_pylist(),
-                                                                     table.column("player_b").to_pylist())]
+                keep = {ratings.find(summary, p) for p in player}
+                mask = [any(n in k[0] and s == k[1] for k in keep) if partnerships else ((n,), s) in keep
+                        for n, s in zip(table.column("player_a" if partnerships else "player").to_pylist(),
+                                        table.column("source").to_pylist())]
+                if partnerships:       # a pair with the player as its second name
+                    mask = [m or any(b is not None and b in k[0] and s == k[1] for k in keep)
+                            for m, b, s in zip(mask, table.column("player_b").to_pylist(),
+                                               table.column("source").to_pylist())]
                 table = table.filter(mask)
     except ValueError as e:
         _fail(str(e))

@@ -54,8 +54,8 @@ def compact(lake: str | Path | Location, tables: Iterable[str] | None = None, ro
     tables = list(tables or schema.ALL_TABLES)
     with lock(loc):
         tx = commits.active(loc)
-        # rescores that covered every hand still do after compaction (same hands, other files): say so
-        fresh = derived.fresh_rulesets(loc) if "hands" in tables else []
+        # rescores that covered every hand and game still do after compaction (same rows, other files): say so
+        fresh = derived.fresh_rulesets(loc) if {"hands", "games"} & set(tables) else []
         for table in tables:
             sch = schema.schema(table)
             cols = schema.partition_columns(table)

@@ -15,16 +15,19 @@ from __future__ import annotations
 
 import datetime as dt
 import html
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline import report_data, stats
+from pipeline import html_tables, player_pages, ratings, report_data, stats
 from pipeline.fairness import TRUMP_CAVEAT, depends_on_trump, fairness_on
 
-MAX_ROWS = 50
+MAX_ROWS = 2000
+#: Players shown in the rating-over-time chart (the best by ordinal).
+TRAIL_PLAYERS = 8
 #: Players shown in the take/success chart (the most hands first).
 CHART_PLAYERS = 25
 #: Longest player name in chart labels (longer ones are cut with an ellipsis; the tables show them whole).
@@ -127,22 +130,36 @@ PLAYER_COLUMNS = ["player", "source", "games", "hands", "taken", "take_rate", "m
                   "coinches_won_of", "declarations_per_100", "illegal_plays", "mismatches_of", "won_of"]
 
 
-def _table(table: pa.Table, columns: list[str] | None, caption: str = "", more: str = "") -> str:
-    """An HTML table of ``table``'s ``columns`` (all when None), at most MAX_ROWS rows; numbers right-aligned."""
+def _table(table: pa.Table, columns: list[str] | None, caption: str = "", more: str = "", tid: str | None = None,
+           links: dict[str, list[str | None]] | None = None) -> str:
+    """An HTML table of ``table``'s ``columns`` (all when None), at most MAX_ROWS rows; numbers right-aligned, with
+    their value in ``data-v`` for sorting. ``tid``: the table's id (``table-TID``, for ``#sort=TID:COLUMN``);
+    ``links``: column -> the href of each row's cell (None: no link). Sorting, search and pages: html_tables."""
     cols = [c for c in (columns or table.column_names) if c in table.column_names]
     numeric = {c for c in cols if pa.types.is_integer(table.schema.field(c).type)
                or pa.types.is_floating(table.schema.field(c).type)}
     rows = table.select(cols).slice(0, MAX_ROWS).to_pylist()
+    links = links or {}
     head = "".join(f'<th{_cls(c, numeric)}>{esc(c)}</th>' for c in cols)
-    body = "\n".join("<tr>" + "".join(f'<td{_cls(c, numeric)}>{fmt(c, r[c])}</td>' for c in cols)
-                     + "</tr>" for r in rows)
+
+    def td(c: str, r: dict, i: int) -> str:
+        text = fmt(c, r[c])
+        href = links[c][i] if c in links else None
+        if href is not None:
+            text = f'<a href="{esc(href)}">{text}</a>'
+        # a number shown otherwise than as it is (a rate as a percentage, a rounded float) sorts by its value
+        value = f' data-v="{"" if r[c] is None else r[c]}"' if c in numeric and text != str(r[c]) else ""
+        return f'<td{_cls(c, numeric)}{value}>{text}</td>'
+    body = "\n".join("<tr>" + "".join(td(c, r, i) for c in cols) + "</tr>" for i, r in enumerate(rows))
     note = ""
     if table.num_rows > MAX_ROWS:
         note = f'<p class="note">Showing {MAX_ROWS} of {table.num_rows} rows{esc(more)}.</p>'
     if not rows:
         body = f'<tr><td colspan="{len(cols)}" class="empty">no rows</td></tr>'
     cap = f"<caption>{esc(caption)}</caption>" if caption else ""
-    return f'<div class="table-wrap"><table>{cap}<thead><tr>{head}</tr></thead><tbody>\n{body}\n</tbody></table></div>{note}'
+    ident = f' id="table-{esc(tid)}"' if tid else ""
+    return (f'<div class="table-wrap"><table class="data"{ident}>{cap}<thead><tr>{head}</tr></thead><tbody>\n{body}\n'
+            f'</tbody></table></div>{note}')
 
 
 def _player_labels(rows: list[dict]) -> list[str]:
@@ -293,7 +310,7 @@ code { background: #f0f4f8; padding: 1px 4px; border-radius: 3px; }
 """
 
 SECTIONS = (("overview", "Overview"), ("hand-scores", "Hand scores"), ("margins", "Contract margins"),
-            ("players", "Players"), ("contracts", "Contracts"), ("dealt-hands", "Dealt hands"),
+            ("ratings", "Ratings"), ("players", "Players"), ("contracts", "Contracts"), ("dealt-hands", "Dealt hands"),
             ("declarations", "Declarations"), ("partnerships", "Partnerships"), ("head-to-head", "Head to head"),
             ("audit", "Score audit"))
 
@@ -326,7 +343,7 @@ def _filters_text(filters: stats.Filters) -> str:
     return "; ".join(parts) or "none"
 
 
-_SECTIONS = ("players", "partnerships", "head_to_head", "contracts", "declarations", "audit")
+_SECTIONS = ("players", "partnerships", "head_to_head", "contracts", "declarations", "declaration_kinds", "audit")
 
 
 def build_html(lake: Path | str, ruleset: str | None = None, filters: stats.Filters | None = None,
@@ -351,6 +368,10 @@ def build_html(lake: Path | str, ruleset: str | None = None, filters: stats.Filt
             progress(name, i, len(_SECTIONS) + 1)
             rep[name] = stats.run_report_on(con, name, ruleset, filters)
         progress("charts", len(_SECTIONS), len(_SECTIONS) + 1)
+        results = ratings.game_results(con, ruleset)
+        pages, page_of, rated = player_pages.player_data(con, ruleset, rep, results,
+                                                         f" --lake {shlex.quote(str(lake))}")
+        activity = con.sql(ACTIVITY_SQL).to_arrow_table()
         ov = report_data.overview(con, ruleset)
         score_bins = report_data.hand_score_bins(con, ruleset)
         margin_bins, capot_bids = report_data.margin_bins(con, ruleset)
@@ -393,16 +414,24 @@ def build_html(lake: Path | str, ruleset: str | None = None, filters: stats.Filt
                          + (f'<p class="note">{capot_bids} capot bids left out (they need every trick, not a '
                             "number of points).</p>" if capot_bids else "")))
     players = rep["players"]
+    body.append(_section("ratings", "Ratings", _ratings_content(rated, page_of, activity, fig)))
+    player_links = {"player": [f"#player={page_of[(p, src)]}" if (p, src) in page_of else None
+                               for p, src in zip(players.column("player").to_pylist(),
+                                                 players.column("source").to_pylist())]}
     body.append(_section("players", "Players",
                          '<p class="lead">Take rate = hands taken / hands played; success rate = contracts made '
                          "/ contracts decided (litiges and unscorable hands are not decided). The bar labels "
                          "give the numerator and denominator.</p>"
                          + (fig("players", _players_figure(players)) if players.num_rows else "")
-                         + _table(players, PLAYER_COLUMNS, more=cmd.format("players"))))
+                         + _table(players, PLAYER_COLUMNS, more=cmd.format("players"), tid="players",
+                                  links=player_links)
+                         + '<p class="note">A player\'s name opens their page: rating over time, contracts by '
+                           "strain and level, partners, opponents, declarations and last games.</p>"))
     by_strain = strain_results(rep["contracts"])
     body.append(_section("contracts", "Contracts",
                          (fig("contracts", _contracts_figure(by_strain)) if by_strain else "")
-                         + _table(rep["contracts"], stats.display_columns("contracts"), more=cmd.format("contracts"))))
+                         + _table(rep["contracts"], stats.display_columns("contracts"), more=cmd.format("contracts"),
+                                  tid="contracts")))
     dealt = dict(_dealt_figures(fair)) if fair.num_rows else {}
     fair_cols = ["event", "hands", "observed", "expected", "ratio", "p_value"]
     trump_rows = pc.field("depends_on_trump")
@@ -430,10 +459,10 @@ def build_html(lake: Path | str, ruleset: str | None = None, filters: stats.Filt
                          + _table(rep["declarations"], stats.display_columns("declarations"))))
     body.append(_section("partnerships", "Partnerships",
                          _table(rep["partnerships"], stats.display_columns("partnerships"),
-                                more=cmd.format("partnerships"))))
+                                more=cmd.format("partnerships"), tid="partnerships")))
     body.append(_section("head-to-head", "Head to head",
                          _table(rep["head_to_head"], stats.display_columns("head_to_head"),
-                                more=cmd.format("head-to-head"))))
+                                more=cmd.format("head-to-head"), tid="head-to-head")))
     audit = rep["audit"]
     by_component: dict[str, int] = {}
     for c in audit.column("component").to_pylist():
@@ -442,7 +471,7 @@ def build_html(lake: Path | str, ruleset: str | None = None, filters: stats.Filt
                   + (": " + ", ".join(f"{n} {c}" for c, n in sorted(by_component.items())) if by_component else "")
                   + ". Run the command of a row to see why, step by step.")
     body.append(_section("audit", "Score audit", f'<p class="lead">{esc(audit_lead)}</p>'
-                         + _table(audit, stats.display_columns("audit"), more=cmd.format("audit"))))
+                         + _table(audit, stats.display_columns("audit"), more=cmd.format("audit"), tid="audit")))
 
     nav = "".join(f'<a href="#{sid}">{esc(title)}</a>' for sid, title in SECTIONS)
     page = f"""<!DOCTYPE html>
@@ -451,7 +480,7 @@ def build_html(lake: Path | str, ruleset: str | None = None, filters: stats.Filt
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Rebelote report: {esc(ruleset)}</title>
-<style>{_CSS}</style>
+<style>{_CSS}{html_tables.CSS}</style>
 <script type="text/javascript">{plotly.offline.get_plotlyjs()}</script>
 </head>
 <body>
@@ -461,12 +490,64 @@ def build_html(lake: Path | str, ruleset: str | None = None, filters: stats.Filt
 <nav>{nav}</nav>
 </header>
 <main>
+<section id="player-page" hidden></section>
 {chr(10).join(body)}
 </main>
+<script type="application/json" id="player-data">{_json_script(pages)}</script>
+<script type="text/javascript">{html_tables.JS}</script>
 </body>
 </html>
 """
     return page, ruleset, ov["hands"], len(figures)
+
+
+#: games per month with a recorded time (the views' games: the page's filters)
+ACTIVITY_SQL = """
+SELECT strftime(date_trunc('month', played_at), '%Y-%m') AS month, count(*) AS games
+FROM (SELECT game_id, any_value(played_at) AS played_at FROM games GROUP BY game_id)
+WHERE played_at IS NOT NULL GROUP BY 1 ORDER BY 1
+"""
+
+
+def _ratings_content(rated, page_of: dict, activity: pa.Table, fig) -> str:
+    """The ratings section: the rating over time of the best rated players with a page, the games per month,
+    and the leaderboard (pipeline/ratings.py), names linked to their pages."""
+    import plotly.graph_objects as go
+
+    board = ratings.leaderboard(rated)
+    best = [e for e in sorted(rated.entities.values(), key=lambda e: -e.rating.ordinal())
+            if rated.trails.get((e.names, e.source))][:TRAIL_PLAYERS]
+    out = ('<p class="lead">Ratings from the games\' results in time order (openskill\'s Plackett-Luce model: in '
+           "4-player games two teams of two, in 2- and 3-player games each player alone). The leaderboard ranks by "
+           "the ordinal, rating - 3 x uncertainty, so a player with few games is not ranked on luck. Games with no "
+           "recorded time come after the dated ones, by source and game id"
+           + (f" ({rated.undated:,} of the {rated.rated:,} games rated)" if rated.undated else "") + ".</p>")
+    if best:
+        figure = go.Figure()
+        for e in best:
+            trail = rated.trails[(e.names, e.source)][1:]
+            figure.add_trace(go.Scatter(x=[t[0] for t in trail], y=[t[1] for t in trail], mode="lines",
+                                        name=plot_text(e.names[0], LABEL_CHARS)))
+        _layout(figure, f"Rating after each game: the {len(best)} best rated", "games played", "rating (mu)")
+        out += fig("ratings", figure)
+    if activity.num_rows:
+        figure = go.Figure(go.Bar(x=activity.column("month").to_pylist(), y=activity.column("games").to_pylist(),
+                                  marker_color=GREY))
+        _layout(figure, "Games per month", "month", "games", height=300)
+        out += fig("activity", figure)
+    else:
+        out += '<p class="note">No game records when it was played: no activity over time to show.</p>'
+    links = {"player": [f"#player={page_of[(p, s)]}" if (p, s) in page_of else None
+                        for p, s in zip(board.column("player").to_pylist(), board.column("source").to_pylist())]}
+    return out + _table(board, None, tid="ratings", links=links)
+
+
+def _json_script(data) -> str:
+    """``data`` as JSON text safe inside a ``<script>`` element: ``<``, ``>`` and ``&`` written as JSON escapes,
+    so no tag (and no ``</script>``) can occur in it, whatever the names hold."""
+    import json
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
 
 
 def _section(sid: str, title: str, content: str) -> str:

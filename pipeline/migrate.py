@@ -141,7 +141,7 @@ def _v2_to_v3(lake, summary: "MigrateSummary") -> None:
     from pipeline import derived
     from pipeline.ingest.content_keys import GAME_FIELDS, game_keys
 
-    fresh = derived.fresh_rulesets(lake)
+    fresh = _fresh_by_hands(lake)
     keys = _new_hand_keys(lake)
     # each game's new hand keys in hand-number order
     by_game = keys.sort_by([("game_id", "ascending"), ("hand_no", "ascending")]).group_by(
@@ -165,13 +165,15 @@ def _v2_to_v3(lake, summary: "MigrateSummary") -> None:
     derived.record_hands(lake, fresh)
 
 
-def _v3_to_v4(lake, summary: "MigrateSummary") -> None:
+def _fresh_by_hands(lake) -> list[str]:
+    """The rulesets fresh as a lake before version 4 judged it: the hand files its last rescore read are the
+    lake's (version 4 also records the game files, :func:`pipeline.derived.hands_unchanged`; an older record
+    has none, and ingest deleted the results of the games it replaced then)."""
     import orjson
 
     from pipeline import derived
 
-    # fresh as version 3 judged it (the hand files only): ingest deleted the results of a game it replaced then
-    fresh = []
+    fresh, now = [], derived.hands_snapshot(lake)
     for part in lakemod.partitions(lake, "scores"):
         r = part.split("=", 1)[1] if part else None
         raw = lakemod.read_bytes(lake, f"scores/ruleset={r}/_ruleset.json") if r else None
@@ -179,8 +181,15 @@ def _v3_to_v4(lake, summary: "MigrateSummary") -> None:
             rec = orjson.loads(raw) if raw else {}
         except orjson.JSONDecodeError:
             rec = {}
-        if isinstance(rec, dict) and rec.get("hands_files") is not None and rec["hands_files"] == derived.hands_snapshot(lake):
+        if isinstance(rec, dict) and rec.get("hands_files") is not None and rec["hands_files"] == now:
             fresh.append(r)
+    return fresh
+
+
+def _v3_to_v4(lake, summary: "MigrateSummary") -> None:
+    from pipeline import derived
+
+    fresh = _fresh_by_hands(lake)
     keys = lakemod.read(lake, "games", columns=["game_id", "game_key"]) if lakemod.has_table(lake, "games") else None
     gids = keys.column("game_id").combine_chunks() if keys is not None else pa.array([], pa.string())
     gkeys = keys.column("game_key").combine_chunks() if keys is not None else pa.array([], pa.string())

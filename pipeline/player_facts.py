@@ -39,9 +39,10 @@ def live_hands_sql(hands: str = "hands", scores: str = "scores", rulesets: str |
     for every ruleset of ``scores`` (or the rulesets listed by the SELECT ``rulesets``).
 
     Two derivations of the same rows: a hand whose every seat holds its own name (nearly all) gives one row per
-    seat, computed with plain expressions; any other hand (a name on two seats, a missing name, a list of
-    another length) one row per distinct name, from the list of its seats. The second is the rules' statement
-    (module text); the first is that statement for a one-seat list, 20-30 % cheaper (no list functions per row).
+    seat, computed with plain expressions (the lists of the seats that coinched or declared made once per hand);
+    any other hand (a name on two seats, a missing name, a list of another length) one row per distinct name,
+    from the list of its seats. The second is the rules' statement (module text); the first is that statement
+    for a one-seat list, and cheaper.
     ``general``: every hand through the second (tests compare the two)."""
     rs = rulesets or f"SELECT DISTINCT ruleset FROM {scores}"
     team_of = _TEAM.format(s="s")
@@ -53,7 +54,10 @@ WITH joined AS (
            h.completeness = 'summary' AS summary, coalesce(sp.points, h.recorded_score) AS recorded_score,
            sc.status, sc.contract_made, sc.litige, sc.belote_team, sc.legal, sc.illegal_seat, sc.capot_team,
            sc.matches_recorded, sc.hand_score, sc.declarations, h.players,
-           {one_seat_each} AS one_seat_each
+           {one_seat_each} AS one_seat_each,
+           -- the seats that called coinche, and those that declared (belote aside), listed once per hand
+           list_transform(list_filter(h.auction, lambda a: a.call = 'coinche'), lambda a: a.seat) AS coinche_seats,
+           list_transform(list_filter(sc.declarations, lambda d: d.kind <> 'belote'), lambda d: d.seat) AS declared_seats
     FROM ({rs}) AS r
     CROSS JOIN {hands} AS h
     LEFT JOIN {scores} AS sc ON sc.hand_key = h.hand_key AND sc.ruleset = r.ruleset
@@ -62,10 +66,7 @@ WITH joined AS (
 -- one row per seat: the name's seats are [seat], its teams [team]
 seated AS (
     SELECT *, {_TEAM.format(s="seat")} AS team, {_TEAM.format(s="taker")} AS taker_team,
-           coalesce(seat = taker, false) AS is_taker,
-           -- the seats that called coinche, and those that declared (belote aside), listed once per hand
-           list_transform(list_filter(auction, lambda a: a.call = 'coinche'), lambda a: a.seat) AS coinche_seats,
-           list_transform(list_filter(declarations, lambda d: d.kind <> 'belote'), lambda d: d.seat) AS declared_seats
+           coalesce(seat = taker, false) AS is_taker
     FROM (SELECT *, unnest(range(n_players)) AS seat FROM joined WHERE one_seat_each)
 ),
 -- one row per distinct name, with the list of its seats

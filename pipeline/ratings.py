@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -112,14 +113,18 @@ class Entity:
 
 @dataclass
 class RatingSummary:
-    """Ratings after the games rated, and what was not rated. ``history``: per game of ``history_of``, its
-    (entity key, rating after) rows; ``calibration``: figures over the held-back games (empty when none)."""
+    """Ratings after the games rated, and what was not rated. ``history``: per game of a ``history_of`` player,
+    its row (entity key, game, rating after); with ``history_points``, ``trails`` holds instead, per entity, at
+    most that many (game number, mu, sigma) points spread over its games, and ``recent`` its last
+    :data:`RECENT` rows; ``calibration``: figures over the held-back games (empty when none)."""
 
     entities: dict[tuple, Entity] = field(default_factory=dict)
     rated: int = 0
     undated: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
     history: list[dict] = field(default_factory=list)
+    trails: dict[tuple, list] = field(default_factory=dict)
+    recent: dict[tuple, list] = field(default_factory=dict)
     calibration: dict[str, float] = field(default_factory=dict)
     partnerships: bool = False
 
@@ -157,16 +162,23 @@ def _teams(n: int, players: list, winner: int, totals: list | None, partnerships
     return [[(p,)] for p in players], ranks
 
 
-def rate(results: pa.Table, partnerships: bool = False, history_of: str | None = None,
-         hold_back: float = 0.0) -> RatingSummary:
+#: the last games of each entity kept for ``RatingSummary.recent``
+RECENT = 10
+
+
+def rate(results: pa.Table, partnerships: bool = False, history_of: str | Collection[str] | None = None,
+         hold_back: float = 0.0, history_points: int | None = None) -> RatingSummary:
     """Rate the finished games of ``results`` (:func:`game_results`) in rating order (module text).
-    ``history_of``: a player name whose rating after each of its games is kept (``RatingSummary.history``);
+    ``history_of``: a player name (or names) whose rating after each of its games is kept
+    (``RatingSummary.history``), or, with ``history_points``, a trail of at most about that many points and
+    the last games (``trails``, ``recent``: memory bounded whatever the number of games);
     ``hold_back``: the share (0 to 0.9) of the last games left out of the ratings and predicted from them
     instead (``RatingSummary.calibration``). Raises ValueError for a share out of range."""
     if not 0.0 <= hold_back <= 0.9:
         raise ValueError(f"hold back a share of the games from 0 to 0.9, not {hold_back}")
     model = _model()
     out = RatingSummary(partnerships=partnerships)
+    wanted = {history_of} if isinstance(history_of, str) else set(history_of or ())
     cols = {c: results.column(c).to_pylist() for c in ("source", "n_players", "players", "played_at", "winner",
                                                         "totals", "game_id")}
     games = []
@@ -194,14 +206,35 @@ def rate(results: pa.Table, partnerships: bool = False, history_of: str | None =
             for k, r in zip(team, ratings):
                 e = entities[k]
                 e.rating, e.games, e.won, e.last_played = r, e.games + 1, e.won + (rank == 0), when or e.last_played
-                if history_of is not None and history_of in k[0]:
-                    out.history.append({"game_id": cols["game_id"][i], "played_at": when, "entity": k,
-                                        "won": rank == 0, "mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()})
+                if wanted and not wanted.isdisjoint(k[0]):
+                    row = {"game_id": cols["game_id"][i], "played_at": when, "entity": k, "won": rank == 0,
+                           "mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()}
+                    if history_points is None:
+                        out.history.append(row)
+                    else:
+                        _trail(out, k, e.games, row, history_points)
         out.rated += 1
         out.undated += when is None
     if predicted:
         out.calibration = _calibration(model, entities, predicted, cols["source"])
     return out
+
+
+def _trail(out: RatingSummary, key: tuple, n: int, row: dict, points: int) -> None:
+    """Keep entity ``key``'s ``n``-th game (``row``) in its trail and its recent games. The trail keeps its first
+    game and every ``stride``-th; past ``2 * points`` points the stride doubles and the points off it are
+    dropped, so a trail holds about ``points`` to ``2 * points`` points spread evenly over the games so far."""
+    recent = out.recent.setdefault(key, [])
+    recent.append(row)
+    if len(recent) > RECENT:
+        del recent[0]
+    trail = out.trails.setdefault(key, [1])         # its first item: the stride
+    stride = trail[0]
+    if n % stride == 0 or n == 1:
+        trail.append((n, row["mu"], row["sigma"]))
+        if len(trail) - 1 > 2 * points:
+            trail[0] = stride = stride * 2
+            trail[1:] = [p for p in trail[1:] if p[0] % stride == 0 or p[0] == 1]
 
 
 def _calibration(model, entities: dict, games: list, sources: list) -> dict[str, float]:
@@ -217,7 +250,9 @@ def _calibration(model, entities: dict, games: list, sources: list) -> dict[str,
         w = ranks.index(0)
         loss -= math.log(max(p[w], 1e-300))
         base_loss += math.log(len(teams))
-        right += max(range(len(p)), key=p.__getitem__) == w
+        best = max(p)
+        favourites = [i for i, x in enumerate(p) if x == best]
+        right += (w in favourites) / len(favourites)          # an even prediction is half right
         if len(teams) == 2:
             two += 1
             brier += (p[0] - (w == 0)) ** 2
@@ -275,17 +310,19 @@ def history_table(summary: RatingSummary) -> pa.Table:
 
 
 def find(summary: RatingSummary, name: str) -> tuple:
-    """The key of the rated player ``name`` (``NAME@SOURCE`` when the name is rated in several sources).
-    Raises ValueError naming the sources, or the close names, when there is not exactly one."""
+    """The key of the rated player ``name`` (``NAME@SOURCE`` when the name is rated in several sources); with
+    partnerships, a key of a rated pair holding the name (which the caller reads for its name and source).
+    Raises ValueError naming the sources, or the close names, when there is not exactly one player."""
     name, _, source = name.partition("@")
-    found = [k for k in summary.entities if k[0] == (name,) and (not source or k[1] == source)]
+    found = sorted({(( name,), k[1]) for k in summary.entities if name in k[0] and (not source or k[1] == source)},
+                   key=lambda k: k[1])
     if len(found) == 1:
         return found[0]
     if found:
-        raise ValueError(f"{name} is rated in several sources ({', '.join(sorted(k[1] for k in found))}): "
+        raise ValueError(f"{name} is rated in several sources ({', '.join(k[1] for k in found)}): "
                          f"write NAME@SOURCE")
     import difflib
-    names = sorted({k[0][0] for k in summary.entities if len(k[0]) == 1})
+    names = sorted({n for k in summary.entities for n in k[0]})
     close = difflib.get_close_matches(name, names, n=3)
     raise ValueError(f"no rated player {name!r}" + (f" in source {source!r}" if source else "")
                      + (f"; did you mean {', '.join(close)}?" if close else ""))
@@ -293,12 +330,26 @@ def find(summary: RatingSummary, name: str) -> tuple:
 
 def predict(summary: RatingSummary, teams: list[str]) -> pa.Table:
     """Win probability of each team of ``teams`` (each ``A+B``, or one name per team for 2- and 3-player
-    games) from the ratings (the library's ``predict_win``): team, rating (sum of mu), win_probability.
-    Raises ValueError for an unknown name or fewer than two teams."""
+    games; with partnerships, each team a rated pair) from the ratings (the library's ``predict_win``): team,
+    rating (sum of mu), win_probability. Raises ValueError for an unknown name or pair, a name in two teams, or
+    fewer than two teams."""
     if len(teams) < 2:
         raise ValueError("give at least two teams to predict, e.g. --predict 'A+B' --predict 'C+D'")
+    names = [[n.strip() for n in t.split("+")] for t in teams]
+    flat = [n.partition("@")[0] for team in names for n in team]
+    if len(set(flat)) != len(flat):
+        raise ValueError(f"a player in two teams: {', '.join(sorted({n for n in flat if flat.count(n) > 1}))}")
     model = _model()
-    members = [[find(summary, n.strip()) for n in t.split("+")] for t in teams]
+    if summary.partnerships:
+        members = []
+        for team in names:
+            keys = [find(summary, n) for n in team]
+            pair = (tuple(sorted(dict.fromkeys(k[0][0] for k in keys))), keys[0][1])
+            if pair not in summary.entities:
+                raise ValueError(f"no rated partnership {' + '.join(team)}: rate pairs that played together")
+            members.append([pair])
+    else:
+        members = [[find(summary, n) for n in team] for team in names]
     p = model.predict_win([[summary.entities[k].rating for k in team] for team in members])
     return pa.table({"team": teams,
                      "rating": [round(sum(summary.entities[k].rating.mu for k in team), 3) for team in members],

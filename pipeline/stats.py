@@ -313,33 +313,32 @@ def _without_stale_games(con: duckdb.DuckDBPyConnection, lake, base: dict[str, s
     per ruleset, for the rulesets read as they stand while stale (a report that could not rescore first, a house
     ruleset known only by its record): ingest never deletes what was computed from a game it replaced
     (:mod:`pipeline.rescore.stale`), so such rows are the old game's. A game's rows go together, from every table,
-    so the reports see the fresh games whole. The stale games are listed in tables ``_stale_games`` (ruleset,
-    game_id) and ``_stale_hands`` (ruleset, hand_key; for tables without game_id), temporary when ``temp``.
-    Nothing changes when every scored ruleset is fresh (:func:`pipeline.derived.hands_unchanged`), nor for a
-    ruleset whose scores carry no record of the files they were computed from."""
-    from pipeline import derived, lake as lakemod
-    from pipeline.rescore import stale
+    so the reports see the fresh games whole. The stale games are listed in temporary tables ``_stale_games``
+    (ruleset, game_id) and ``_stale_hands`` (ruleset, hand_key; for tables without game_id).
 
-    scored = sorted(p.split("=", 1)[1] for p in lakemod.partitions(lake, "scores") if p)
-    # a ruleset with no record of the files its rescore read (a lake made by hand, or by another program) is
-    # read as it stands: nothing says which of its rows are old
-    old = [r for r in scored if (stale.record(lake, r) or {}).get("hands_files") is not None
-           and not derived.hands_unchanged(lake, r)]
-    if not old:
+    Nothing changes when every scored ruleset is fresh (:func:`pipeline.derived.hands_unchanged`), for a ruleset
+    whose scores carry no record of the files they were computed from, or when not ``temp`` (the views of a
+    dashboard file read the lake as it is whenever the file is opened: a list of stale games written into the
+    file would hide them after the next rescore too; ``export duckdb`` rescores the rulesets it reports first).
+    A ruleset whose tables cannot be read is left as it stands (creating the views names the table)."""
+    from pipeline import derived, lake as lakemod
+
+    if not temp:
         return base
+    scored = sorted(p.split("=", 1)[1] for p in lakemod.partitions(lake, "scores") if p)
     games, hands = [], []
-    for r in old:
-        try:
-            found = stale.stale(lake, r)
-        except duckdb.Error:
-            return base      # tables that cannot be read together: creating the views names the table
+    for r in scored:
+        found = _stale_of(lake, r)
+        if found is None:
+            continue
         games.append(pa.table({"ruleset": pa.array([r] * len(found.game_ids), pa.string()), "game_id": found.game_ids}))
         keys = sorted(found.hand_keys)
         hands.append(pa.table({"ruleset": pa.array([r] * len(keys), pa.string()), "hand_key": pa.array(keys, pa.string())}))
-    kind = "TEMP TABLE" if temp else "TABLE"
+    if not games:
+        return base
     for name, parts in (("_stale_games", games), ("_stale_hands", hands)):
         con.register("_stale_rows", pa.concat_tables(parts))
-        con.execute(f"CREATE OR REPLACE {kind} {name} AS SELECT * FROM _stale_rows")
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS SELECT * FROM _stale_rows")
         con.unregister("_stale_rows")
     out = dict(base)
     for t, sql in base.items():
@@ -349,6 +348,35 @@ def _without_stale_games(con: duckdb.DuckDBPyConnection, lake, base: dict[str, s
         by = "game_id" if "game_id" in names else "hand_key"
         out[t] = f"SELECT * FROM ({sql}) AS _fresh ANTI JOIN {'_stale_games' if by == 'game_id' else '_stale_hands'} USING (ruleset, {by})"
     return out
+
+
+#: (lake, ruleset, its record, the hand and game files) -> its stale games: one command opens several
+#: connections over the same files, and finding them reads every key of the lake
+_STALE_FOUND: dict[tuple, object] = {}
+
+
+def _stale_of(lake, ruleset: str):
+    """The stale games of ``ruleset`` (:func:`pipeline.rescore.stale.stale`), or None when it is fresh, has no
+    record of the files it read, or its tables cannot be read. Remembered per file snapshot in this process."""
+    from pipeline import derived
+    from pipeline.rescore import stale
+
+    rec = stale.record(lake, ruleset)
+    if (rec or {}).get("hands_files") is None:
+        return None
+    hands_now, games_now = derived.hands_snapshot(lake), derived.hands_snapshot(lake, "games")
+    if rec.get("hands_files") == hands_now and rec.get("games_files") == games_now:
+        return None                 # fresh: what pipeline.derived.hands_unchanged tests, without listing twice
+    import orjson
+    key = (str(lake), ruleset, orjson.dumps(rec, option=orjson.OPT_SORT_KEYS), orjson.dumps([hands_now, games_now]))
+    if key not in _STALE_FOUND:
+        try:
+            _STALE_FOUND[key] = stale.stale(lake, ruleset)
+        except (duckdb.Error, OSError):
+            return None
+        if len(_STALE_FOUND) > 64:
+            del _STALE_FOUND[next(iter(_STALE_FOUND))]
+    return _STALE_FOUND[key]
 
 
 def _dealt_events_ruleset(con: duckdb.DuckDBPyConnection, lake) -> None:

@@ -1,6 +1,6 @@
 -- bidding: how often are contracts made, by what the taker's team held?
 --
--- One row per (strain kind, level, measure, value) over the hands with a contract and a known taker seat whose
+-- One row per (players, strain kind, level, measure, value) over the hands with a contract and a known taker seat whose
 -- dealt cards are recorded (hands.initial_hands; score sheets and colver CFN records have none). The contract
 -- comes from `hands`, its result from `scores` rescored under the ruleset; a hand the ruleset could not score
 -- counts in contracts only.
@@ -21,6 +21,8 @@
 --
 -- Columns:
 --   ruleset          the ruleset reported
+--   n_players        players at the table (2, 3 or 4): a team's cards are 16 with 4 players, 8 or 10 alone, so the
+--                    measures of different tables are not compared in one row
 --   strain_kind      'suit' (C D H S: the measures are of the trump suit), 'NT' (no-trump), 'AT' (all-trump)
 --   level            the bid: its value in card points ('80' ... '160'), 'take' for a classic prise, 'capot'
 --   measure, value   one of the measures above and its value
@@ -28,11 +30,12 @@
 --   made, decided    made / scored with a result (status 'scored', not litige); made_of = 'made/decided'
 --   success_rate     made / decided, rounded to 4 decimals (NULL when none decided)
 --
--- Order: strain kind (suit, NT, AT), take, bids by value, capot, measure, value.
+-- Order: players, strain kind (suit, NT, AT), take, bids by value, capot, measure, value.
 --
--- display: strain_kind, level, measure, value, contracts, made_of, success_rate
+-- display: n_players, strain_kind, level, measure, value, contracts, made_of, success_rate
 WITH t AS (
-    SELECT CASE WHEN h.strain IN ('C', 'D', 'H', 'S') THEN 'suit' ELSE h.strain END          AS strain_kind,
+    SELECT h.n_players,
+           CASE WHEN h.strain IN ('C', 'D', 'H', 'S') THEN 'suit' ELSE h.strain END          AS strain_kind,
            CASE WHEN h.capot_bid THEN 'capot' WHEN h.bid IS NULL THEN 'take' ELSE h.bid::VARCHAR END AS level,
            CASE WHEN h.capot_bid THEN 100000 WHEN h.bid IS NULL THEN -1 ELSE h.bid END           AS level_order,
            h.initial_hands[h.taker + 1]
@@ -45,26 +48,26 @@ WITH t AS (
     WHERE h.taker IS NOT NULL AND h.strain IS NOT NULL AND len(h.initial_hands) = h.n_players
 ),
 m AS (
-    SELECT strain_kind, level, level_order, made, decided, 1 AS measure_order, 'trumps' AS measure,
+    SELECT n_players, strain_kind, level, level_order, made, decided, 1 AS measure_order, 'trumps' AS measure,
            bit_count((team >> (8 * trump)) & 255) AS value
     FROM t WHERE trump IS NOT NULL
     UNION ALL
-    SELECT strain_kind, level, level_order, made, decided, 2, 'jacks_nines_of_trump',
+    SELECT n_players, strain_kind, level, level_order, made, decided, 2, 'jacks_nines_of_trump',
            CASE WHEN trump IS NOT NULL THEN bit_count((team >> (8 * trump)) & 20)   -- bits 2 (nine) and 4 (jack)
                 ELSE bit_count(team & 336860180) END                                -- 0x14141414: every J and 9
     FROM t WHERE trump IS NOT NULL OR strain_kind = 'AT'
     UNION ALL
-    SELECT strain_kind, level, level_order, made, decided, 3, 'aces',
+    SELECT n_players, strain_kind, level, level_order, made, decided, 3, 'aces',
            bit_count(team & 2155905152)                                             -- 0x80808080: the four aces
     FROM t
 )
 SELECT $ruleset::VARCHAR                                        AS ruleset,
-       strain_kind, level, measure, value::INTEGER              AS value,
+       n_players, strain_kind, level, measure, value::INTEGER   AS value,
        count(*)                                                 AS contracts,
        count_if(made)::BIGINT                                   AS made,
        count_if(decided)::BIGINT                                AS decided,
        count_if(made) || '/' || count_if(decided)               AS made_of,
        round(count_if(made) / nullif(count_if(decided), 0), 4)  AS success_rate
 FROM m
-GROUP BY strain_kind, level, level_order, measure_order, measure, value
-ORDER BY coalesce(list_position(['suit', 'NT', 'AT'], strain_kind), 99), strain_kind, level_order, measure_order, value
+GROUP BY n_players, strain_kind, level, level_order, measure_order, measure, value
+ORDER BY n_players, coalesce(list_position(['suit', 'NT', 'AT'], strain_kind), 99), strain_kind, level_order, measure_order, value

@@ -24,12 +24,13 @@ RULES = "pagat-coinche"
 @pytest.fixture(scope="module")
 def games(tmp_path_factory):
     d = tmp_path_factory.mktemp("bidding")
-    out = list(simulate(load(RULES), 6, 77))
+    out = list(simulate(load(RULES), 6, 77)) + list(simulate(load("belote-3p"), 2, 78))
     f = d / "g.jsonl"
     f.write_bytes(b"\n".join(orjson.dumps(g) for g in out) + b"\n")
     lake = d / "lake"
-    ingest_paths([f], lake, )
-    rescore_lake(lake, load(RULES))
+    ingest_paths([f], lake)
+    from pipeline.rules import own
+    rescore_lake(lake, own.plan(lake))
     return lake, out
 
 
@@ -42,8 +43,8 @@ def _expected(lake: Path, games: list[dict]) -> Counter:
             c = h["contract"]
             if not c:
                 continue
-            seat, strain = c["taker"], c["strain"]
-            team = h["hands"][seat] + h["hands"][(seat + 2) % 4]
+            seat, strain, n = c["taker"], c["strain"], len(h["hands"])
+            team = h["hands"][seat] + (h["hands"][(seat + 2) % 4] if n == 4 else [])     # alone with 3 players
             kind = strain if strain in ("NT", "AT") else "suit"
             level = "capot" if c["capot_bid"] else ("take" if c["bid"] is None else str(c["bid"]))
             sc = scores[keys[(g["game_id"], h["hand_no"])]]
@@ -56,47 +57,59 @@ def _expected(lake: Path, games: list[dict]) -> Counter:
             elif kind == "AT":
                 measures.append(("jacks_nines_of_trump", sum(card[0] in "J9" for card in team)))
             for m, v in measures:
-                rows[(kind, level, m, v, "n")] += 1
-                rows[(kind, level, m, v, "made")] += made
-                rows[(kind, level, m, v, "decided")] += decided
+                rows[(n, kind, level, m, v, "n")] += 1
+                rows[(n, kind, level, m, v, "made")] += made
+                rows[(n, kind, level, m, v, "decided")] += decided
     return rows
 
 
 def test_the_rows_are_those_of_the_records_cards(games):
     lake, out = games
-    table = stats.run_report(lake, "bidding", RULES).to_pylist()
+    table = stats.run_report(lake, "bidding", "own").to_pylist()
     got: Counter = Counter()
     for r in table:
-        k = (r["strain_kind"], r["level"], r["measure"], r["value"])
+        k = (r["n_players"], r["strain_kind"], r["level"], r["measure"], r["value"])
         got[k + ("n",)] += r["contracts"]
         got[k + ("made",)] += r["made"]
         got[k + ("decided",)] += r["decided"]
         assert r["made_of"] == f"{r['made']}/{r['decided']}"
         assert r["success_rate"] == (round(r["made"] / r["decided"], 4) if r["decided"] else None)
     want = _expected(lake, out)
-    assert +got == +want and len(table) > 10
+    assert +got == +want and len(table) > 10 and {r["n_players"] for r in table} == {3, 4}
     # each contract is counted once per measure: the aces rows add up to every contract
     contracts = sum(1 for g in out for h in g["hands"] if h["contract"])
     assert sum(r["contracts"] for r in table if r["measure"] == "aces") == contracts
 
 
-def test_one_hand_by_hand():
-    # seat 1 takes 90 in hearts; partner seat 3. Seat 1: JH 9H AH 7C 8C AS KS QD; seat 3: TH 8H AC 7S 8S 9S 9D TD.
-    # Team: hearts JH 9H AH TH 8H = 5 trumps, J and 9 of hearts = 2, aces AH AS AC = 3.
-    from pipeline.cards import parse_card
-    team = 0
-    for c in "JH 9H AH 7C 8C AS KS QD TH 8H AC 7S 8S 9S 9D TD".split():
-        team |= 1 << parse_card(c)
+def test_one_hand_by_hand(tmp_path):
+    # the report's own SQL over a hands view of one hand: seat 1 takes 90 in hearts, partner seat 3.
+    # Seat 1: JH 9H AH 7C 8C AS KS QD; seat 3: TH 8H AC 7S 8S 9S 9D TD (seats 0 and 2 hold the rest).
+    # Team: hearts JH 9H AH TH 8H = 5 trumps, the J and 9 of hearts = 2, aces AH AS AC = 3.
     import duckdb
+    import pyarrow as pa
+
+    from pipeline.cards import parse_card
+
+    def mask(cards: str) -> int:
+        return sum(1 << parse_card(c) for c in cards.split())
+    taker, partner = mask("JH 9H AH 7C 8C AS KS QD"), mask("TH 8H AC 7S 8S 9S 9D TD")
+    rest = 0xFFFFFFFF & ~(taker | partner)
     con = duckdb.connect()
-    got = con.execute("SELECT bit_count(($t::UINTEGER >> 16) & 255), bit_count(($t::UINTEGER >> 16) & 20), "
-                      "bit_count($t::UINTEGER & 2155905152)", {"t": team}).fetchall()[0]
-    assert got == (5, 2, 3)
+    con.register("hands", pa.table({"hand_key": ["h"], "n_players": pa.array([4], pa.int8()),
+                                    "taker": pa.array([1], pa.int8()), "strain": ["H"], "bid": pa.array([90], pa.int16()),
+                                    "capot_bid": [False],
+                                    "initial_hands": pa.array([[rest & 0x0F0F0F0F, taker, rest & 0xF0F0F0F0, partner]],
+                                                              pa.list_(pa.uint32()))}))
+    con.register("scores", pa.table({"hand_key": ["h"], "ruleset": ["r"], "contract_made": [True],
+                                     "status": ["scored"], "litige": [False]}))
+    rows = con.sql(stats.report_sql("bidding"), params={"ruleset": "r"}).to_arrow_table().to_pylist()
+    assert {(r["measure"], r["value"]) for r in rows} == {("trumps", 5), ("jacks_nines_of_trump", 2), ("aces", 3)}
+    assert all((r["n_players"], r["strain_kind"], r["level"], r["made_of"]) == (4, "suit", "90", "1/1") for r in rows)
 
 
 def test_documented(games):
     lake, _ = games
-    table = stats.run_report(lake, "bidding", RULES)
+    table = stats.run_report(lake, "bidding", "own")
     doc = stats.report_doc("bidding")
     assert stats.report_params("bidding") == ["ruleset"]
     assert all(c in doc for c in table.column_names)

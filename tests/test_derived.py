@@ -35,6 +35,9 @@ def test_rescore_records_the_hand_files_it_read(lake: Path, tmp_path: Path, monk
     compaction.compact(lake, ["hands", "scores"])
     assert len(lakemod.list_files(lake, "hands")) == 1
     assert derived.hands_unchanged(lake, "belote-classic")
+    # so does compacting the games alone (the record names the game files too: layout version 4)
+    compaction.compact(lake, ["games"])
+    assert derived.hands_unchanged(lake, "belote-classic")
     # one more game imported after the rescore: the record no longer matches, and the hands are counted
     # (good_games() holds 3 hands; the new game 1)
     def contracts() -> int:

@@ -44,7 +44,8 @@ def lake(tmp_path_factory):
 @pytest.fixture(scope="module")
 def page(lake) -> str:
     text, used, hands, figures = html_report.build_html(lake, RULES)
-    assert (used, hands, figures) == (RULES, 61, 7)     # 7 charts: scores, margins, players, contracts, 3 dealt
+    # 8 charts: scores, margins, ratings, players, contracts, 3 dealt (the simulated games have no time: no activity)
+    assert (used, hands, figures) == (RULES, 61, 8)
     return text
 
 
@@ -89,9 +90,11 @@ def test_sections_and_self_contained(page):
     assert "link" not in p.tags and "iframe" not in p.tags
     assert not re.search(r"@import|url\(", page.split("<script", 1)[0])
     assert not re.search(r'<(script|link|img)[^>]+(src|href)\s*=\s*["\']?https?://', page)
-    # plotly.js inlined exactly once, and one newPlot per chart
-    assert page.count("plotly.js v") == 1 and page.count("Plotly.newPlot(") == 7
-    assert page.count('<script type="text/javascript">') == 1
+    # plotly.js inlined exactly once, one newPlot per chart and one in the player pages' script
+    assert page.count("plotly.js v") == 1 and page.count("Plotly.newPlot(") == 8 + 1
+    # plotly's, the tables' and pages' script (pipeline/html_tables.py); the pages' data is JSON, not a script
+    assert page.count('<script type="text/javascript">') == 2
+    assert page.count('<script type="application/json" id="player-data">') == 1
 
 
 def test_player_names_escaped(page, lake):
@@ -120,7 +123,7 @@ def test_players_numbers(page, lake):
     for r in players:
         # e.g. a row "... 28 | 6 | 21.43% | 4/5 ..." (take_rate 0.2143 of the report shown as a percentage)
         row = (f'<td class="num">{r["hands"]}</td><td class="num">{r["taken"]}</td>'
-               f'<td class="num">{r["take_rate"] * 100:.2f}%</td><td>{r["made_of"]}</td>')
+               f'<td class="num" data-v="{r["take_rate"]}">{r["take_rate"] * 100:.2f}%</td><td>{r["made_of"]}</td>')
         assert row in page, row
 
 
@@ -203,7 +206,7 @@ def test_pseudonymized_page(lake, tmp_path):
     r = runner.invoke(app, ["report", "--html", str(out), "--lake", str(lake), "--rules", RULES,
                             "--pseudonymize", "pepper"])
     assert r.exit_code == 0, r.output
-    assert re.match(r"report \[belote-classic\]: 61 hands, 10 sections, 7 charts, \d+\.\d MB -> ", r.stdout)
+    assert re.match(r"report \[belote-classic\]: 61 hands, 11 sections, 8 charts, \d+\.\d MB -> ", r.stdout)
     text = out.read_text()
     assert [n for n in PLAYERS + (HOSTILE, html.escape(HOSTILE)) if n in text] == []
     assert f"<td>{pseudonym('pepper', 'club', 'Bruno')}</td>" in text
@@ -228,7 +231,7 @@ def test_cli_errors(lake, tmp_path):
     assert "filters: source online; player Bruno" in text
     # --player keeps Bruno's row only in the per-player chart and table (Bruno played all 25 hands of 'online')
     assert figure_data(text, "players")[0]["y"] == ["Bruno"]
-    assert '<tr><td>Bruno</td><td>online</td><td class="num">2</td><td class="num">25</td>' in text
+    assert '<tr><td><a href="#player=0">Bruno</a></td><td>online</td><td class="num">2</td><td class="num">25</td>' in text
 
 
 def _chromium(*args: str, tmp: Path) -> subprocess.CompletedProcess:
@@ -261,3 +264,52 @@ def test_page_renders_in_chromium(lake, tmp_path):
     assert r.returncode == 0 and png.stat().st_size > 50_000
     if shutil.which("file"):
         assert "PNG image data, 1280 x 6000" in subprocess.run(["file", str(png)], capture_output=True, text=True).stdout
+
+
+def _dom(url: str, tmp: Path) -> tuple[str, list[str]]:
+    """The page's DOM after its scripts ran, and the console lines, in headless Chromium with every network
+    request sent to a proxy that does not exist (a request would fail and say so on the console)."""
+    r = _chromium("--proxy-server=127.0.0.1:9", "--virtual-time-budget=10000", "--dump-dom", url, tmp=tmp)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return r.stdout, [line for line in r.stderr.splitlines() if "CONSOLE" in line or "net::" in line]
+
+
+def _column(dom: str, table_id: str, column: str) -> list[str]:
+    """The cells of ``column`` in the rows table ``table_id`` shows, as text or data-v, in DOM order."""
+    table = dom.split(f'id="{table_id}"', 1)[1].split("</table>", 1)[0]
+    heads = re.findall(r"<th[^>]*>(.*?)</th>", table.split("</thead>", 1)[0])
+    i = heads.index(column)
+    rows = re.findall(r"<tr>(.*?)</tr>", table.split("<tbody>", 1)[1])
+    cells = [re.findall(r"<td([^>]*)>(.*?)</td>", r)[i] for r in rows]
+    return [(re.search(r'data-v="([^"]*)"', attrs) or re.search(r"(.*)", text)).group(1) for attrs, text in cells]
+
+
+def test_the_page_sorts_pages_and_opens_a_player_in_chromium(lake, tmp_path):
+    """Issue 21, in the default run (.ci/run installs Debian's chromium): in a real browser, from file:// with no
+    network, the players table sorts (the address chooses the sort: #sort=players:-points_per_hand), shows 25
+    rows a page, and a player's page (#player=N) draws its rating chart and its tables, with no console error
+    and no request."""
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} not found: install Debian's chromium (apt-get install chromium; .ci/run does)")
+    out = tmp_path / "report.html"
+    html_report.write_html_report(lake, out, RULES)
+    players = stats.run_report(lake, "players", RULES).to_pylist()
+    dom, console = _dom(out.as_uri() + "#sort=players:-points_per_hand", tmp_path)
+    assert console == [] or not [c for c in console if "Uncaught" in c or "Error" in c or "net::" in c], console
+    shown = [float(x) for x in _column(dom, "table-players", "points_per_hand")]
+    want = sorted((p["points_per_hand"] for p in players), reverse=True)
+    assert shown == [float(x) for x in want[:25]] and len(players) > 1
+    assert 'aria-sort="descending">points_per_hand</th>' in dom
+    assert f"{min(len(players), 25)} of {len(players)} rows" in dom or f"{len(players)} of {len(players)} rows" in dom
+    # the hostile name's page: drawn as text, its chart rendered
+    n = next(i for i, p in enumerate(players) if p["player"] == HOSTILE)
+    dom, console = _dom(out.as_uri() + f"#player={n}", tmp_path)
+    assert not [c for c in console if "Uncaught" in c or "Error" in c or "net::" in c], console
+    page = dom.split('<section id="player-page"', 1)[1].split("</section>", 1)[0]
+    assert 'hidden' not in page.split(">", 1)[0] and '<body class="player-view"' in dom
+    assert html.escape(HOSTILE, quote=False) in page and "<img src" not in dom
+    assert 'id="fig-player-rating"' in page and 'class="main-svg"' in page.split('id="fig-player-rating"', 1)[1]
+    for title in ("Contracts taken, by strain and level", "Partners", "Opponents", "Declarations by kind",
+                  "Last games rated"):
+        assert f"<h3>{title}</h3>" in page, title
+    assert "rebelote show --game " in page

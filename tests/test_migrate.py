@@ -66,9 +66,14 @@ def _old_keys(lake: Path) -> None:
                     old = pa.array([k[::-1] for k in t.column(c).to_pylist()], pa.string())
                     t = t.set_column(t.column_names.index(c), t.schema.field(c), old)
             pq.write_table(t, p)
-    # the scores stay fresh: their record names the hand files as they are now (as compact keeps it)
+    # the scores stay fresh: their record names the hand files as they are now (as compact keeps it), and, as a
+    # record written before version 4, not the game files
     with lakemod.lock(lake, migrating=True), commits.transaction(lakemod.locate(lake)):
         derived.record_hands(lake, ["belote-classic"])
+    for p in (lake / "scores").rglob("_ruleset.json"):
+        rec = orjson.loads(p.read_bytes())
+        del rec["games_files"]
+        p.write_bytes(orjson.dumps(rec))
 
 
 def _old(current: Path, to: Path) -> Path:

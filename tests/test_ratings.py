@@ -83,6 +83,30 @@ def test_ratings_are_the_librarys_on_the_same_games_teams_and_ranks():
     assert board.column("ordinal").to_pylist() == [round(r[p].ordinal(), 3) for p in board.column("player").to_pylist()]
 
 
+def test_the_winners_rise_and_the_losers_fall():
+    # the meaning of the ranks, checked without the library: a win raises the winners' ratings
+    t = _results([{"game_id": "g1", "players": ["A", "B", "C", "D"], "winner": 1},
+                  {"game_id": "g2", "players": ["A", "B", "C"], "winner": 0, "totals": [1001, 500, 700]}])
+    got = ratings.rate(t.slice(0, 1))
+    mu = {p: got.entities[((p,), "club")].rating.mu for p in "ABCD"}
+    assert mu["B"] == mu["D"] > 25 > mu["A"] == mu["C"]
+    got = ratings.rate(t.slice(1, 1))
+    mu = {p: got.entities[((p,), "club")].rating.mu for p in "ABC"}
+    assert mu["A"] > mu["C"] > 25 > mu["B"]          # second place (700 against 500) beats one player too
+
+
+def test_predictions_name_rated_teams():
+    t = _results([{"game_id": f"g{i}", "players": ["A", "B", "C", "D"], "winner": 0} for i in range(3)])
+    players, pairs = ratings.rate(t), ratings.rate(t, partnerships=True)
+    p = ratings.predict(players, ["A+C", "B+D"]).column("win_probability").to_pylist()
+    q = ratings.predict(pairs, ["C+A", "D+B"]).column("win_probability").to_pylist()
+    assert p[0] > 0.5 > p[1] and q[0] > 0.5 > q[1]
+    with pytest.raises(ValueError, match="a player in two teams: A"):
+        ratings.predict(players, ["A+C", "A+D"])
+    with pytest.raises(ValueError, match="no rated partnership A \\+ B"):
+        ratings.predict(pairs, ["A+B", "C+D"])
+
+
 def test_partnerships_are_rated_pair_against_pair():
     t = _results([
         {"game_id": "g1", "players": ["A", "B", "C", "D"], "winner": 0},
@@ -211,8 +235,14 @@ def test_the_command(files, tmp_path):
     assert r.exit_code == 0 and list(csv.DictReader(io.StringIO(r.stdout)))[0]["player"] == name
     r = run(app, ["stats", "ratings", "--lake", str(lake), "--history"])
     assert r.exit_code == 2 and "--history needs --player" in r.output
+    # the calibration figures go beside the table (stderr): stdout stays CSV (a review found them in it)
     r = run(app, ["stats", "ratings", "--lake", str(lake), "--calibration", "0.3", "--format", "csv"])
-    assert r.exit_code == 0 and "calibration on the last" in r.stdout and "log-loss" in r.stdout
+    assert r.exit_code == 0 and "calibration on the last" in r.stderr and "log-loss" in r.stderr
+    assert list(csv.DictReader(io.StringIO(r.stdout)))[0]["rank"] == "1"
+    r = run(app, ["stats", "ratings", "--lake", str(lake), "--as-of", "soon"])
+    assert r.exit_code == 2 and "--as-of: 'soon' is not a date" in " ".join(r.output.split())
+    r = run(app, ["stats", "ratings", "--lake", str(lake), "--history", "--player", f"{name}@nowhere"])
+    assert r.exit_code == 2 and f"no rated player '{name}' in source 'nowhere'" in " ".join(r.output.split())
     r = run(app, ["stats", "ratings", "--lake", str(lake), "--predict", "Nobody+Else", "--predict", "X+Y"])
     assert r.exit_code == 2 and "no rated player 'Nobody'" in r.output
     # as of January 31st: the one game played before then (the January game); the undated ones cannot be placed
@@ -253,3 +283,18 @@ def test_the_dashboard_file_holds_the_leaderboards(files, tmp_path):
              **{k: p[k] for k in ("rating", "uncertainty", "ordinal", "games", "won", "last_played")}) for p in players]
     assert [(r["player"], r["partner"], r["ordinal"]) for r in rows if r["kind"] == "partnership"] == [
         (p["player_a"], p["player_b"], p["ordinal"]) for p in pairs] and pairs
+
+
+def test_a_trail_is_bounded_and_evenly_spread():
+    """history_points: the report's trails keep the first game and every stride-th, the stride doubling past
+    twice the points asked for; the last RECENT games are kept whole, and the ratings are those of every game."""
+    games = [{"game_id": f"g{i}", "players": ["A", "B"], "winner": i % 2} for i in range(1, 101)]
+    t = _results(games)
+    full = ratings.rate(t, history_of="A")
+    thin = ratings.rate(t, history_of={"A", "B"}, history_points=10)
+    trail = thin.trails[(("A",), "club")]
+    assert trail[0] == 8 and [p[0] for p in trail[1:]] == [1] + list(range(8, 101, 8))
+    mus = {i + 1: h["mu"] for i, h in enumerate(full.history)}
+    assert all(mu == mus[n] for n, mu, _ in trail[1:])
+    assert [r["game_id"] for r in thin.recent[(("A",), "club")]] == [f"g{i}" for i in range(91, 101)]
+    assert thin.entities[(("A",), "club")].rating.mu == full.entities[(("A",), "club")].rating.mu

@@ -10,7 +10,7 @@ A game needs it when the lake's hands and games and the ruleset's stored rows di
 the keys the rows carry: a hand with no score row (imported since), a score row whose hand is gone (replaced by
 a richer copy, its file re-imported), a game with hands and no ``game_scores`` row or the reverse, a
 ``game_scores`` row computed from another version of its game (its ``game_key``: an edited target, a hand
-changed). Ingest never touches these tables; stale rows stay until an update replaces them, and a report that
+changed), or before its game had a ``games`` row (no key). Ingest never touches these tables; stale rows stay until an update replaces them, and a report that
 reads a stale ruleset as it stands leaves the stale games out (:func:`pipeline.stats.create_views`).
 
 An update is only valid while the rules are those the stored rows were computed with (:func:`updatable`); any
@@ -92,9 +92,10 @@ def stale(lake, name: str) -> Stale:
             UNION SELECT game_id FROM s ANTI JOIN h USING (hand_key)
             UNION SELECT game_id FROM h ANTI JOIN g USING (game_id)
             UNION SELECT game_id FROM g ANTI JOIN h USING (game_id)
-            -- a row that names no game key (its game was not in the lake when it was computed) is not judged by it
-            UNION SELECT game_id FROM ((SELECT * FROM g WHERE game_key IS NOT NULL) SEMI JOIN k USING (game_id))
-                  ANTI JOIN k USING (game_id, game_key)""")
+            -- computed from another version of the game (another key), or before the game had a games row (no key)
+            UNION SELECT game_id FROM (SELECT * FROM g WHERE game_key IS NULL) AS nk SEMI JOIN k USING (game_id)
+            UNION SELECT game_id FROM (SELECT * FROM (SELECT * FROM g WHERE game_key IS NOT NULL) AS wk
+                                        SEMI JOIN k USING (game_id)) AS gk ANTI JOIN k USING (game_id, game_key)""")
         games = con.sql("SELECT game_id FROM t ORDER BY game_id").to_arrow_table().column(0).combine_chunks()
         hands = con.execute("SELECT count(*) FROM h SEMI JOIN t USING (game_id)").fetchall()[0][0]
         keys = con.sql("SELECT hand_key FROM h SEMI JOIN t USING (game_id) "
