@@ -534,6 +534,7 @@ def _ratings_content(rated, page_of: dict, activity: pa.Table, fig) -> str:
         figure = go.Figure(go.Bar(x=activity.column("month").to_pylist(), y=activity.column("games").to_pylist(),
                                   marker_color=GREY))
         _layout(figure, "Games per month", "month", "games", height=300)
+        figure.update_xaxes(type="category")        # months as labels, not as instants on a time axis
         out += fig("activity", figure)
     else:
         out += '<p class="note">No game records when it was played: no activity over time to show.</p>'
