@@ -100,11 +100,17 @@ def _histogram(bins: report_data.Bins, series: dict[str, tuple[str, str]], title
     for name, (label, colour) in shown.items():
         fig.add_trace(go.Bar(
             x=[s + bins.width / 2 for s in bins.starts], y=bins.counts[name], width=bins.width * 0.95,
-            name=plot_text(f"{label} ({bins.total(name)})"), marker_color=colour, opacity=0.7,
+            name=plot_text(f"{label} ({bins.all(name)})"), marker_color=colour, opacity=0.7,
             customdata=[[s, s + bins.width - 1] for s in bins.starts] if bins.width > 1 else bins.starts,
             hovertemplate=(("%{customdata[0]} to %{customdata[1]}" if bins.width > 1 else "%{customdata}")
                            + ": %{y} hands<extra>" + plot_text(label) + "</extra>")))
     _layout(fig, title, xaxis, "hands", barmode="overlay", bargap=0)
+    beyond = sum(bins.outside.get(k, 0) for k in shown)
+    if beyond and bins.starts:
+        fig.add_annotation(x=1, y=1, xref="paper", yref="paper", xanchor="right", yanchor="top", showarrow=False,
+                           font=dict(color="#52606d", size=12),
+                           text=plot_text(f"{beyond} beyond {bins.starts[0]} to {bins.starts[-1] + bins.width - 1}: "
+                                          "counted, not drawn"))
     return fig
 
 

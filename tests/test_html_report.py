@@ -127,6 +127,23 @@ def test_players_numbers(page, lake):
         assert row in page, row
 
 
+def test_a_long_tail_leaves_the_bins_narrow():
+    # issue 21: a few coinched capots at 2,000 points among hands of 0 to 300 made 100-point bins on a
+    # 2,000-point axis. 1,000 values 0..299 and 3 at 2,000: the 99 % in the middle set the bins (10 wide,
+    # 0 to 299), the 3 are counted beyond them, and the legend counts all
+    import duckdb
+    con = duckdb.connect()
+    values = [(v % 300, "taker") for v in range(1000)] + [(2000, "taker")] * 3
+    con.execute("CREATE TABLE v (value INTEGER, kind VARCHAR)")
+    con.executemany("INSERT INTO v VALUES (?, ?)", values)
+    bins = report_data._bins(con, "SELECT * FROM v", {}, ["taker"])
+    assert (bins.width, bins.starts[0], bins.starts[-1]) == (10, 0, 290)
+    assert bins.outside == {"taker": 3} and bins.total("taker") == 1000 and bins.all("taker") == 1003
+    # no long tail: the whole range, nothing beyond
+    bins = report_data._bins(con, "SELECT * FROM v WHERE value < 1000", {}, ["taker"])
+    assert bins.outside == {"taker": 0} and bins.total("taker") == 1000
+
+
 def test_hand_score_and_margin_distributions(page, lake):
     # independent of the SQL: the scores and hands Parquet files read with pyarrow and binned with numpy
     sc = lakemod.read(lake, "scores").filter(pc.equal(pc.field("ruleset"), RULES))
@@ -136,8 +153,12 @@ def test_hand_score_and_margin_distributions(page, lake):
     defence = [sum(s["hand_score"]) - s["hand_score"][s["taker_team"]] for s in sc]
     bins = report_data.hand_score_bins(stats.connect(lake), RULES)
     edges = bins.starts + [bins.starts[-1] + bins.width]
-    assert bins.counts["taker"] == np.histogram(taker, edges)[0].tolist()
-    assert bins.counts["defence"] == np.histogram(defence, edges)[0].tolist()
+
+    def inside(values):        # [first edge, last edge): what the bars draw; the rest is counted beyond them
+        return [v for v in values if edges[0] <= v < edges[-1]]
+    assert bins.counts["taker"] == np.histogram(inside(taker), edges)[0].tolist()
+    assert bins.counts["defence"] == np.histogram(inside(defence), edges)[0].tolist()
+    assert bins.outside == {"taker": len(taker) - len(inside(taker)), "defence": len(defence) - len(inside(defence))}
     traces = figure_data(page, "hand-scores")
     assert [t["y"] for t in traces] == [bins.counts["taker"], bins.counts["defence"]]
     assert traces[0]["name"] == f"taker's team ({len(sc)})"
@@ -147,8 +168,8 @@ def test_hand_score_and_margin_distributions(page, lake):
              if hands[s["hand_key"]]["bid"] is None and not hands[s["hand_key"]]["capot_bid"]]
     mb, capots = report_data.margin_bins(stats.connect(lake), RULES)
     edges = mb.starts + [mb.starts[-1] + mb.width]
-    assert (mb.counts["bid"], mb.counts["prise"]) == (np.histogram(bid, edges)[0].tolist(),
-                                                      np.histogram(prise, edges)[0].tolist())
+    assert (mb.counts["bid"], mb.counts["prise"]) == (np.histogram(inside(bid), edges)[0].tolist(),
+                                                      np.histogram(inside(prise), edges)[0].tolist())
     assert capots == sum(1 for s in sc if hands[s["hand_key"]]["capot_bid"])
     # the margins are those the contracts report averages, bids and takes alike: same count, same total
     contracts = [r for r in stats.run_report(lake, "contracts", RULES).to_pylist() if r["avg_margin"] is not None]
