@@ -568,8 +568,9 @@ def _filters(source: Optional[list[str]], variant: Optional[list[str]], player: 
                          tuple(player) if player else None, min_hands, pseudonymize, *when)
 
 
-def _warn_undated(lake, filters) -> None:
-    """Under --since/--until, say how many games the other filters keep but the time filter cannot place (no
+def _warn_undated(lake, filters, why: str = "--since/--until") -> None:
+    """Under --since/--until (or ``why``: another option that needs a game's time, with the time filters set
+    to pass every dated game), say how many games the other filters keep but the time filter cannot place (no
     games.played_at) rather than drop them silently."""
     if not (filters.since or filters.until):
         return
@@ -586,7 +587,7 @@ def _warn_undated(lake, filters) -> None:
         many = undated > 1
         err.print(f"[yellow]warning:[/] {undated:,} game{'s' if many else ''} that match{'' if many else 'es'} the "
                   f"other filters record{'' if many else 's'} no time (games.played_at) and {'are' if many else 'is'} "
-                  f"left out by --since/--until")
+                  f"left out by {why}")
 
 
 def _shape(table, sort: Optional[list[str]], limit: Optional[int], columns: Optional[str]):
@@ -632,14 +633,18 @@ def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Op
            source: Optional[list[str]], variant: Optional[list[str]], player: Optional[list[str]] = None,
            min_hands: Optional[int] = None, pseudonymize: Optional[str] = None, since: Optional[str] = None,
            until: Optional[str] = None, sort: Optional[list[str]] = None, limit: Optional[int] = None,
-           columns: Optional[str] = None) -> None:
+           columns: Optional[str] = None, by: Optional[str] = None) -> None:
     from pipeline import stats
+
+    if by not in (None, "month"):
+        _fail(f"--by {by}: the reports group by month only (--by month)")
 
     filters = _filters(source, variant, player, min_hands, _salt(pseudonymize), since, until)
     if "ruleset" in stats.report_params(report):
         ruleset = _report_rules(ruleset, lake)   # scored first when missing or stale; a file: its name
     try:
-        table = stats.run_report(lake, report, ruleset, filters)
+        table = (stats.run_report_by_month(lake, report, ruleset, filters) if by else
+                 stats.run_report(lake, report, ruleset, filters))
         used = table.column("ruleset")[0].as_py() if table.num_rows and "ruleset" in table.column_names else ruleset
         missing = stats.unscored_hands(lake, used, filters) if used else 0
         unscorable = stats.unscorable_by_source(lake, used, filters) if used else []
@@ -666,6 +671,9 @@ def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Op
                       + (" (no recorded score differs from the rescoring)" if report == "audit" else ""))
     if table.num_rows:
         _warn_undated(lake, filters)
+    if by and not (filters.since or filters.until):
+        import dataclasses
+        _warn_undated(lake, dataclasses.replace(filters, since=stats.parse_when("0001-01-01")), why="--by month")
     if unscorable:
         by_source = ", ".join(f"{src} {n:,}: {reason}" for src, n, reason in unscorable)
         err.print(f"note: {sum(n for _, n, _ in unscorable):,} of the hands selected are unscorable under "
@@ -686,7 +694,8 @@ def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Op
         table = table.set_column(table.column_names.index("command"), "command", cmd)
     shaped = sort or limit is not None or columns
     table = _shape(table, sort, limit, columns) if shaped else table
-    _emit(table, fmt, output, None if columns else stats.display_columns(report), lake=lake,
+    display = stats.display_columns(report)
+    _emit(table, fmt, output, None if columns else (["month"] + display if by and display else display), lake=lake,
           all_rows=limit is not None)
 
 
@@ -707,6 +716,9 @@ UntilOpt = Annotated[Optional[str], typer.Option("--until", help="Only games pla
 SortOpt = Annotated[Optional[list[str]], typer.Option("--sort", help="Sort by this column (-COL: descending; "
                                                       "repeatable, the first is the main key).")]
 LimitOpt = Annotated[Optional[int], typer.Option("--limit", min=0, help="Only the first N rows (after --sort).")]
+ByOpt = Annotated[Optional[str], typer.Option("--by", help="month: the report once per month (UTC) of the games' "
+                                              "recorded time, with a month column; games with no time are left "
+                                              "out.")]
 ColumnsOpt = Annotated[Optional[str], typer.Option("--columns", help="Only these columns, comma-separated, in this "
                                                    "order (every format; a wrong name lists the report's columns).")]
 
@@ -717,9 +729,9 @@ def _report_command(report: str, doc: str) -> None:
                 output: OutputOpt = None, source: SourceOpt = None, variant: VariantOpt = None,
                 player: PlayerOpt = None, min_hands: MinHandsOpt = None, pseudonymize: PseudoOpt = None,
                 since: SinceOpt = None, until: UntilOpt = None, sort: SortOpt = None, limit: LimitOpt = None,
-                columns: ColumnsOpt = None) -> None:
+                columns: ColumnsOpt = None, by: ByOpt = None) -> None:
         _stats(report, lake, rules, format, output, source, variant, player, min_hands, pseudonymize, since, until,
-               sort, limit, columns)
+               sort, limit, columns, by)
     command.__doc__ = doc
     stats_app.command(report.replace("_", "-"))(command)
 

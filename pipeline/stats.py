@@ -750,6 +750,43 @@ def resolve_ruleset(con: duckdb.DuckDBPyConnection, ruleset: str | None) -> str:
     return found[0]
 
 
+def months(lake: Path | str, filters: Filters | None = None) -> list[datetime]:
+    """The first instant (UTC) of every month in which a game of the selection was played (games.played_at),
+    in order. Games with no recorded time have no month."""
+    con = connect(lake, filters)
+    try:
+        rows = con.execute("SELECT DISTINCT date_trunc('month', played_at AT TIME ZONE 'UTC') AS m FROM games "
+                           "WHERE played_at IS NOT NULL ORDER BY m").fetchall()
+    finally:
+        con.close()
+    return [r[0].replace(tzinfo=timezone.utc) for r in rows]
+
+
+def run_report_by_month(lake: Path | str, name: str, ruleset: str | None = None, filters: Filters | None = None,
+                        **params: Any) -> pa.Table:
+    """Report ``name`` once per month of :func:`months`, each over the games played in that month (UTC; the
+    report's own ``--since``/``--until`` filter, intersected with ``filters``'), stacked with a ``month``
+    column ('YYYY-MM') after ``ruleset``. Games with no recorded time are in no month. Raises StatsError as
+    :func:`run_report` does."""
+    import dataclasses
+
+    filters = filters or Filters()
+    parts = []
+    for start in months(lake, filters):
+        end = (start.replace(year=start.year + 1, month=1) if start.month == 12 else start.replace(month=start.month + 1))
+        window = dataclasses.replace(filters, since=max(start, filters.since) if filters.since else start,
+                                     until=min(end, filters.until) if filters.until else end)
+        t = run_report(lake, name, ruleset, window, **params)
+        at = 1 if t.column_names[:1] == ["ruleset"] else 0
+        parts.append(t.add_column(at, "month", pa.array([start.strftime("%Y-%m")] * t.num_rows, pa.string())))
+    if not parts:
+        t = run_report(lake, name, ruleset, dataclasses.replace(filters, since=datetime(1, 1, 1, tzinfo=timezone.utc),
+                                                                until=datetime(1, 1, 2, tzinfo=timezone.utc)), **params)
+        at = 1 if t.column_names[:1] == ["ruleset"] else 0
+        return t.add_column(at, "month", pa.array([], pa.string()))
+    return pa.concat_tables(parts)
+
+
 def run_report(lake: Path | str, name: str, ruleset: str | None = None, filters: Filters | None = None,
                **params: Any) -> pa.Table:
     """Run report ``name`` over ``lake`` and return its rows as a pyarrow Table.

@@ -1,0 +1,71 @@
+"""`rebelote stats REPORT --by month` (pipeline.stats.run_report_by_month; issue 21): the report once per month of
+the games' recorded time, each month's rows exactly the report over that month's games, stacked with a month
+column; games with no time in no month."""
+
+from __future__ import annotations
+
+import csv
+import io
+from datetime import datetime, timezone
+
+import orjson
+import pytest
+from typer.testing import CliRunner
+
+from pipeline import stats
+from pipeline.cli import app
+from pipeline.ingest.run import ingest_paths
+from pipeline.rescore import rescore_lake
+from pipeline.rules import load
+from pipeline.simulate import simulate
+
+UTC = timezone.utc
+RULES = "belote-classic"
+
+
+@pytest.fixture(scope="module")
+def lake(tmp_path_factory):
+    d = tmp_path_factory.mktemp("months")
+    games = list(simulate(load(RULES), 5, 61))
+    # two games in January, two in March (one on the last second of March 31st, UTC), one with no time
+    for g, when in zip(games, ["2026-01-03T10:00:00Z", "2026-01-31T23:00:00Z", "2026-03-02T08:00:00Z",
+                               "2026-03-31T23:59:59Z", None]):
+        g["played_at"] = when
+    f = d / "g.jsonl"
+    f.write_bytes(b"\n".join(orjson.dumps(g) for g in games) + b"\n")
+    lake = d / "lake"
+    ingest_paths([f], lake)
+    rescore_lake(lake, load(RULES))
+    return lake, games
+
+
+def test_each_month_is_the_report_over_its_games(lake):
+    lake, games = lake
+    assert stats.months(lake) == [datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 3, 1, tzinfo=UTC)]
+    for report in ("players", "contracts"):
+        table = stats.run_report_by_month(lake, report, RULES)
+        assert table.column_names[:2] == ["ruleset", "month"]
+        assert sorted(set(table.column("month").to_pylist())) == ["2026-01", "2026-03"]
+        for month, (since, until) in {"2026-01": ("2026-01-01", "2026-02-01"),
+                                      "2026-03": ("2026-03-01", "2026-04-01")}.items():
+            want = stats.run_report(lake, report, RULES, stats.Filters(since=stats.parse_when(since),
+                                                                       until=stats.parse_when(until)))
+            got = [{k: v for k, v in r.items() if k != "month"} for r in table.to_pylist() if r["month"] == month]
+            assert got == want.to_pylist() and got, (report, month)
+    # the players' hands add up to the hands of the dated games: the undated game is in no month
+    hands = sum(len(g["hands"]) for g in games[:4])
+    players = stats.run_report_by_month(lake, "players", RULES).to_pylist()
+    assert sum(r["hands"] for r in players) == 4 * hands       # four names per hand, each its own row
+
+
+def test_the_command(lake):
+    lake, _ = lake
+    r = CliRunner().invoke(app, ["stats", "players", "--by", "month", "--rules", RULES, "--lake", str(lake),
+                                 "--format", "csv"])
+    assert r.exit_code == 0, r.output
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    assert {row["month"] for row in rows} == {"2026-01", "2026-03"}
+    assert "1 game that matches the other filters records no time" in " ".join(r.stderr.split())
+    assert "left out by --by month" in " ".join(r.stderr.split())
+    r = CliRunner().invoke(app, ["stats", "players", "--by", "week", "--lake", str(lake)])
+    assert r.exit_code == 2 and "--by month" in r.output
