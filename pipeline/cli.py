@@ -1283,6 +1283,17 @@ def demo(
             ctx.cleanup()
 
 
+def _game_rules(rules, hand: dict):
+    """``rules``, or under ``own`` (each game under its own ruleset) the ruleset the game of ``hand`` is scored
+    under: ``show --rules own`` explains a game as the reports count it."""
+    from pipeline.rules.own import OwnRules
+    if not isinstance(rules, OwnRules):
+        return rules
+    import pyarrow as pa
+    name = rules.ruleset_of(pa.table({"game_id": [hand["game_id"]], "variant": [hand["variant"]]}))[0].as_py()
+    return rules.member(name)
+
+
 @app.command()
 def show(
     game: Annotated[str, typer.Option("--game", help="Game id (or the source's own game id).")],
@@ -1307,7 +1318,7 @@ def show(
     names = rules or ([hands[0]["ruleset_hint"]] if hands[0]["ruleset_hint"] else [])
     if not names:
         _fail("the game names no ruleset of its own: choose one with --rules")
-    loaded = [_load_rules(r, lake) for r in names]
+    loaded = [_game_rules(_load_rules(r, lake), hands[0]) for r in names]
     result = [[showmod.explain(h, r) for r in loaded] for h in hands]
     if hand is None:   # the whole game: running totals, carry-over and result after the hands
         target = showmod.game_target(lake, hands[0]["game_id"])     # a per-table option (game.target_from_record)

@@ -5,7 +5,7 @@ a ``Plotly.newPlot`` call with its data, and there is no external script, style 
 Every text that comes from the data (player names, sources, game ids) is HTML-escaped in tables and in
 chart labels; plotly's JSON encoder escapes ``<``, ``>`` and ``/`` inside the ``<script>`` blocks.
 
-Sections (``<section id=...>``): ``overview``, ``hand-scores``, ``margins``, ``players``, ``contracts``,
+Sections (``<section id=...>``): ``overview``, ``hand-scores``, ``margins``, ``ratings``, ``players``, ``contracts``,
 ``dealt-hands`` (declaration events observed vs expected, :mod:`pipeline.fairness`), ``declarations``,
 ``partnerships``, ``head-to-head``, ``audit``. Tables show the report's display columns (the
 ``-- display:`` line of ``queries/<name>.sql``) and at most :data:`MAX_ROWS` rows, saying so when cut.

@@ -5,8 +5,8 @@ ends in ``#player=N``.
 
 The address also chooses a sort, so a sorted view can be linked to: ``#sort=TABLE:COLUMN`` (ascending) or
 ``#sort=TABLE:-COLUMN`` (descending), TABLE being the table's id (its section's id). Numbers sort as numbers, by
-the value in the cell's ``data-v`` attribute where the shown text is rounded or a percentage; empty cells sort
-last.
+the value in the cell's ``data-v`` attribute where the shown text is rounded or a percentage; texts with numbers
+in them compare those as numbers (``80`` before ``100``, ``5/8`` before ``10/12``); empty cells sort last.
 
 Every text taken from the data is set with ``textContent``, never as HTML: a player named ``<img ...>`` is text.
 """
@@ -83,7 +83,7 @@ JS = """
       keyed.sort(function (a, b) {
         if (a[0] === null || b[0] === null) { return (a[0] === null) - (b[0] === null) || a[1] - b[1]; }
         var c = (typeof a[0] === 'number' && typeof b[0] === 'number') ? a[0] - b[0]
-          : String(a[0]).localeCompare(String(b[0]));
+          : String(a[0]).localeCompare(String(b[0]), undefined, {numeric: true});
         return (desc ? -c : c) || a[1] - b[1];
       });
       all = keyed.map(function (k) { return k[2]; });
@@ -147,6 +147,8 @@ JS = """
     var p = data.players[n], page = document.getElementById('player-page');
     if (!p) { return false; }
     while (page.firstChild) { page.removeChild(page.firstChild); }
+    page.hidden = false;
+    document.body.classList.add('player-view');
     page.appendChild(heading(p.name + (p.source ? ' \\u00b7 ' + p.source : ''), 'h2'));
     var back = document.createElement('p');
     var a = document.createElement('a');
@@ -183,13 +185,12 @@ JS = """
       page.appendChild(w);
       setup(w.firstChild);
     });
-    page.hidden = false;
-    document.body.classList.add('player-view');
     window.scrollTo(0, 0);
     return true;
   }
   function route() {
-    var h = decodeURIComponent(location.hash.slice(1));
+    var h;
+    try { h = decodeURIComponent(location.hash.slice(1)); } catch (e) { h = location.hash.slice(1); }
     var page = document.getElementById('player-page');
     var m = /^player=(\\d+)$/.exec(h);
     if (m && showPlayer(parseInt(m[1], 10))) { return; }

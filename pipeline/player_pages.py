@@ -12,6 +12,7 @@ reports' or the ratings', for the same ruleset and filters as the page.
 
 from __future__ import annotations
 
+import shlex
 from decimal import Decimal
 
 import duckdb
@@ -21,6 +22,8 @@ from pipeline import ratings
 
 MAX_PLAYERS = 300
 TRAIL_POINTS = 150
+#: rows at most in each table of a page (partners and opponents: those with the most games)
+TABLE_ROWS = 200
 
 #: the contracts a player took, by strain and level, under the ruleset (hand_facts: contract and result)
 CONTRACTS_SQL = """
@@ -63,39 +66,50 @@ def player_data(con: duckdb.DuckDBPyConnection, ruleset: str, reports: dict[str,
     for r in con.sql(CONTRACTS_SQL, params={"ruleset": ruleset}).to_arrow_table().to_pylist():
         contracts.setdefault((r["player"], r["source"]), []).append(
             [r["strain"], r["level"], r["contracts"], f"{r['made']}/{r['decided']}", _rate(r["made"], r["decided"])])
-    pairs = reports["partnerships"].to_pylist()
-    h2h = reports["head_to_head"].to_pylist()
-    kinds = reports["declaration_kinds"].to_pylist()
+    # each report's rows by (name, source), read once (a page per player must not scan every row)
+    partners_of: dict[tuple, list] = {}
+    for r in reports["partnerships"].to_pylist():
+        for me, other in ((r["player_a"], r["player_b"]), (r["player_b"], r["player_a"])):
+            partners_of.setdefault((me, r["source"]), []).append(
+                [other, r["games"], r["hands"], r["made_of"], r["points_per_hand"], r["won_of"]])
+            if me == other:
+                break
+    opponents_of: dict[tuple, list] = {}
+    for r in reports["head_to_head"].to_pylist():
+        for own, other, won, lost in (("a", "b", "a_won", "b_won"), ("b", "a", "b_won", "a_won")):
+            if r[f"pair_{own}"] == r[f"pair_{other}"]:
+                continue
+            one, two = r[f"pair_{own}_1"], r[f"pair_{own}_2"]
+            for me, partner in ((one, two), (two, one)) if one != two else ((one, two),):
+                opponents_of.setdefault((me, r["source"]), []).append(
+                    [partner, r[f"pair_{other}"], r["games"], r[won], r[lost]])
+    kinds_of: dict[tuple, list] = {}
+    for r in reports["declaration_kinds"].to_pylist():
+        kinds_of.setdefault((r["player"], r["source"]), []).append(
+            [r["kind"], r["hands"], r["items"], r["per_100_hands"], r["scored_points"]])
     index, pages = {}, []
     for n, p in enumerate(players):
         key = (p["player"], p["source"])
         index[key] = n
         ent = summary.entities.get(((p["player"],), p["source"]))
         trail = summary.trails.get(((p["player"],), p["source"]), [1])[1:]
+        if ent is not None and trail and trail[-1][0] != ent.games:      # the trail ends at the rating shown
+            trail = trail + [(ent.games, ent.rating.mu, ent.rating.sigma)]
         cards = [["games", p["games"]], ["hands", p["hands"]], ["take rate", _pct(p["take_rate"])],
                  ["made as taker", p["made_of"]], ["points per hand", p["points_per_hand"]],
                  ["games won", p["won_of"]]]
         if ent is not None:
             cards += [["rating", round(ent.rating.mu, 2)], ["uncertainty", round(ent.rating.sigma, 2)],
                       ["ordinal (rank by)", round(ent.rating.ordinal(), 2)]]
-        mine = [r for r in pairs if r["source"] == p["source"] and p["player"] in (r["player_a"], r["player_b"])]
-        partners = [[r["player_b"] if r["player_a"] == p["player"] else r["player_a"], r["games"], r["hands"],
-                     r["made_of"], r["points_per_hand"], r["won_of"]] for r in mine]
-        opponents = []
-        for r in h2h:
-            if r["source"] != p["source"]:
-                continue
-            for own, other, won, lost in (("a", "b", "a_won", "b_won"), ("b", "a", "b_won", "a_won")):
-                if p["player"] in (r[f"pair_{own}_1"], r[f"pair_{own}_2"]) and r[f"pair_{own}"] != r[f"pair_{other}"]:
-                    partner = r[f"pair_{own}_2"] if r[f"pair_{own}_1"] == p["player"] else r[f"pair_{own}_1"]
-                    opponents.append([partner, r[f"pair_{other}"], r["games"], r[won], r[lost]])
+        partners = sorted(partners_of.get(key, []), key=lambda r: -r[1])[:TABLE_ROWS]
+        opponents = sorted(opponents_of.get(key, []), key=lambda r: -r[2])[:TABLE_ROWS]
         recent = [[h["game_id"], _json_value(h["played_at"]), "won" if h["won"] else "lost", round(h["mu"], 2),
-                   f"rebelote show --game {h['game_id']} --rules {ruleset}{lake_option}"]
+                   f"rebelote show --game {shlex.quote(h['game_id'])} --rules {shlex.quote(ruleset)}{lake_option}"]
                   for h in reversed(summary.recent.get(((p["player"],), p["source"]), []))]
         tables = [
             {"title": "Contracts taken, by strain and level", "id": f"p{n}-contracts",
              "columns": [["strain", 0], ["level", 0], ["contracts", 1], ["made_of", 0], ["success_rate", 1]],
-             "rows": contracts.get(key, [])},
+             "rows": contracts.get(key, [])[:TABLE_ROWS]},
             {"title": "Partners", "id": f"p{n}-partners",
              "columns": [["partner", 0], ["games", 1], ["hands", 1], ["made_of", 0], ["points_per_hand", 1],
                          ["won_of", 0]], "rows": partners},
@@ -103,8 +117,7 @@ def player_data(con: duckdb.DuckDBPyConnection, ruleset: str, reports: dict[str,
              "columns": [["with", 0], ["against", 0], ["games", 1], ["won", 1], ["lost", 1]], "rows": opponents},
             {"title": "Declarations by kind", "id": f"p{n}-declarations",
              "columns": [["kind", 0], ["hands", 1], ["items", 1], ["per_100_hands", 1], ["scored_points", 1]],
-             "rows": [[r["kind"], r["hands"], r["items"], r["per_100_hands"], r["scored_points"]]
-                      for r in kinds if r["player"] == p["player"] and r["source"] == p["source"]]},
+             "rows": kinds_of.get(key, [])},
             {"title": "Last games rated", "id": f"p{n}-games",
              "note": "The command of a row explains the game hand by hand.",
              "columns": [["game_id", 0], ["played_at", 0], ["result", 0], ["rating after", 1], ["command", 0]],

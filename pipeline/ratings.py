@@ -114,8 +114,9 @@ class Entity:
 @dataclass
 class RatingSummary:
     """Ratings after the games rated, and what was not rated. ``history``: per game of a ``history_of`` player,
-    its row (entity key, game, rating after); with ``history_points``, ``trails`` holds instead, per entity, at
-    most that many (game number, mu, sigma) points spread over its games, and ``recent`` its last
+    its row (entity key, game, rating after); with ``history_points``, ``trails`` holds instead, per entity,
+    that many to twice that many (game number, mu, sigma) points spread over its games (after a first item, the
+    stride between them), and ``recent`` its last
     :data:`RECENT` rows; ``calibration``: figures over the held-back games (empty when none)."""
 
     entities: dict[tuple, Entity] = field(default_factory=dict)
@@ -310,9 +311,9 @@ def history_table(summary: RatingSummary) -> pa.Table:
 
 
 def find(summary: RatingSummary, name: str) -> tuple:
-    """The key of the rated player ``name`` (``NAME@SOURCE`` when the name is rated in several sources); with
-    partnerships, a key of a rated pair holding the name (which the caller reads for its name and source).
-    Raises ValueError naming the sources, or the close names, when there is not exactly one player."""
+    """``((name,), source)`` of the rated player ``name`` (``NAME@SOURCE`` when the name is rated in several
+    sources); with partnerships, of a name that some rated pair holds. Raises ValueError naming the sources,
+    or the close names, when there is not exactly one."""
     name, _, source = name.partition("@")
     found = sorted({(( name,), k[1]) for k in summary.entities if name in k[0] and (not source or k[1] == source)},
                    key=lambda k: k[1])

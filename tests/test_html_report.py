@@ -4,8 +4,9 @@ The lake is simulated (tests/helpers.simulated_lake): 4 classic games from sourc
 contrée games from source 'online' (25 hands), rescored under belote-classic and colver. The simulated
 player 'Alice' is renamed to a name full of HTML so that escaping is tested on real pages.
 
-The browser test (marker ``browser``, excluded by default; run with ``-m browser``) renders the page in
-Debian's headless Chromium and checks that plotly drew every chart without a JavaScript error.
+Two tests render the page in Debian's headless Chromium (/usr/bin/chromium; .ci/run installs it, and they skip
+without it): one in the default run sorts a table, pages it and opens a player's page with no network; the
+screenshot of the whole page (marker ``browser``, run with ``-m browser``) checks that plotly drew every chart.
 """
 
 from __future__ import annotations
@@ -321,7 +322,8 @@ def test_the_page_sorts_pages_and_opens_a_player_in_chromium(lake, tmp_path):
     want = sorted((p["points_per_hand"] for p in players), reverse=True)
     assert shown == [float(x) for x in want[:25]] and len(players) > 1
     assert 'aria-sort="descending">points_per_hand</th>' in dom
-    assert f"{min(len(players), 25)} of {len(players)} rows" in dom or f"{len(players)} of {len(players)} rows" in dom
+    # the players table shows every row (fewer than a page); the ratings table is paged when longer than 25
+    assert f"{len(players)} of {len(players)} rows" in dom and len(players) <= 25
     # the hostile name's page: drawn as text, its chart rendered
     n = next(i for i, p in enumerate(players) if p["player"] == HOSTILE)
     dom, console = _dom(out.as_uri() + f"#player={n}", tmp_path)
@@ -334,3 +336,41 @@ def test_the_page_sorts_pages_and_opens_a_player_in_chromium(lake, tmp_path):
                   "Last games rated"):
         assert f"<h3>{title}</h3>" in page, title
     assert "rebelote show --game " in page
+
+
+def test_a_player_page_holds_the_reports_rows_of_that_player(lake):
+    """pipeline/player_pages.py: a page's partners, opponents, contracts and declarations are the rows of the
+    partnerships, head-to-head, hand_facts and declaration-kinds reports for that player; its last games are
+    the last games of its rating history, each with a quoted `show` command; its trail ends at its rating."""
+    import shlex
+
+    from pipeline import player_pages, ratings
+
+    con = stats.connect(lake)
+    try:
+        rep = {n: stats.run_report_on(con, n, RULES) for n in ("players", "partnerships", "head_to_head",
+                                                                "declaration_kinds")}
+        results = ratings.game_results(con, RULES)
+        data, index, rated = player_pages.player_data(con, RULES, rep, results, " --lake L")
+    finally:
+        con.close()
+    n = index[("Bruno", "club")]
+    page = data["players"][n]
+    tables = {t["title"]: t for t in page["tables"]}
+    pairs = [r for r in rep["partnerships"].to_pylist() if r["source"] == "club" and "Bruno" in (r["player_a"], r["player_b"])]
+    assert sorted(r[0] for r in tables["Partners"]["rows"]) == sorted(
+        r["player_b"] if r["player_a"] == "Bruno" else r["player_a"] for r in pairs) and pairs
+    h2h = [r for r in rep["head_to_head"].to_pylist() if r["source"] == "club"
+           and "Bruno" in (r["pair_a_1"], r["pair_a_2"], r["pair_b_1"], r["pair_b_2"])]
+    assert sum(r[2] for r in tables["Opponents"]["rows"]) == sum(r["games"] for r in h2h)
+    took = [r for r in rep["players"].to_pylist() if (r["player"], r["source"]) == ("Bruno", "club")][0]
+    assert sum(r[2] for r in tables["Contracts taken, by strain and level"]["rows"]) == took["taken"]
+    kinds = [r for r in rep["declaration_kinds"].to_pylist() if (r["player"], r["source"]) == ("Bruno", "club")]
+    assert [r[0] for r in tables["Declarations by kind"]["rows"]] == [r["kind"] for r in kinds]
+    history = ratings.rate(results, history_of="Bruno").history
+    mine = [h for h in history if h["entity"] == (("Bruno",), "club")]
+    assert [r[0] for r in tables["Last games rated"]["rows"]] == [h["game_id"] for h in reversed(mine)][:10]
+    assert all(r[4] == f"rebelote show --game {shlex.quote(r[0])} --rules {RULES} --lake L"
+               for r in tables["Last games rated"]["rows"])
+    e = rated.entities[(("Bruno",), "club")]
+    assert (page["trail"]["x"][-1], page["trail"]["mu"][-1]) == (e.games, round(e.rating.mu, 3))

@@ -259,3 +259,26 @@ def test_show_names_the_capot_rule_that_moves_the_declarations(ruleset, capot_li
     capot = [ln for ln in lines if ln[0] == "capot"]
     assert capot == ([] if capot_line is None else [("capot", capot_line, "declarations.on_capot")])
     assert b["score"] == score
+
+
+def test_rules_own_explains_each_game_under_its_own_ruleset(tmp_path):
+    # `show --rules own` (the reports' default, and the commands the HTML report's player pages print) used to
+    # fail with an AttributeError: each game is explained under the ruleset own scores it with. A colver game is
+    # scored under colver and a classic one under belote-classic: the same text as naming those rulesets.
+    from helpers import simulated_lake
+    from pipeline.rules import own
+
+    lake = simulated_lake(tmp_path / "lake")
+    rescore_lake(lake, own.plan(lake))
+    games = lakemod.read(lake, "games", columns=["game_id", "ruleset_hint"]).to_pylist()
+    seen = set()
+    for g in games:
+        if g["ruleset_hint"] in seen:
+            continue
+        seen.add(g["ruleset_hint"])
+        run = CliRunner().invoke
+        mine = run(app, ["show", "--game", g["game_id"], "--hand", "1", "--rules", "own", "--lake", str(lake)])
+        named = run(app, ["show", "--game", g["game_id"], "--hand", "1", "--rules", g["ruleset_hint"], "--lake", str(lake)])
+        assert mine.exit_code == 0 and "Traceback" not in mine.output, mine.output
+        assert mine.stdout == named.stdout
+    assert seen == {"belote-classic", "colver"}
