@@ -743,6 +743,8 @@ for _report, _doc in [
     ("contracts", "By strain, bid level and coinche: frequency, made (x/y), success rate, average margin."),
     ("bidding", "Contracts made (x/y) by strain, bid level and what the taker's team held: trumps, jack and nine "
                 "of trump, aces."),
+    ("bidders", "Per player as taker: contracts made (x/y) beside the trumps, jack and nine of trump and aces the "
+                "team held; coinches called and how often they were right."),
     ("declarations", "Declarations and belote: how often each team scored them, what they were worth, and how "
                      "often they decided the contract."),
     ("declaration_kinds", "Each kind of declaration (tierce ... each carré, belote) per player and per source: "

@@ -36,8 +36,8 @@ from pipeline.fairness import TRUMP_CAVEAT, exact_probabilities, fairness_on
 from pipeline.pseudonymize import keyed
 
 #: Reports of ``queries/`` written to the file as ``report_<name>`` (``compare`` needs two rulesets: not here).
-REPORTS = ("players", "partnerships", "head_to_head", "contracts", "bidding", "declarations", "declaration_kinds",
-           "audit")
+REPORTS = ("players", "partnerships", "head_to_head", "contracts", "bidding", "bidders", "declarations",
+           "declaration_kinds", "audit")
 #: The groupings of ``report_fairness`` (column ``grouped_by``).
 FAIRNESS_GROUPINGS = ("all", "source", "player")
 

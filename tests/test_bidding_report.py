@@ -114,3 +114,47 @@ def test_documented(games):
     assert stats.report_params("bidding") == ["ruleset"]
     assert all(c in doc for c in table.column_names)
     assert set(stats.display_columns("bidding")) <= set(table.column_names)
+
+
+def test_bidders_per_player_from_the_records(games):
+    """queries/bidders.sql against the records' own cards, auctions and the scores table: each taker's
+    contracts and results, the team's trumps and aces on average, and each coinche caller's calls and how
+    many of those contracts then failed."""
+    from collections import defaultdict
+
+    lake, out = games
+    scores = {r["hand_key"]: r for r in lakemod.read(lake, "scores").to_pylist()}
+    keys = {(r["game_id"], r["hand_no"]): r["hand_key"] for r in lakemod.read(lake, "hands").to_pylist()}
+    want: dict = defaultdict(lambda: defaultdict(list))
+    for g in out:
+        for h in g["hands"]:
+            c = h["contract"]
+            if not c:
+                continue
+            n = len(h["hands"])
+            sc = scores[keys[(g["game_id"], h["hand_no"])]]
+            decided = sc["status"] == "scored" and not sc["litige"]
+            team = h["hands"][c["taker"]] + (h["hands"][(c["taker"] + 2) % 4] if n == 4 else [])
+            w = want[g["players"][c["taker"]]]
+            w["made"].append(bool(sc["contract_made"]))
+            w["decided"].append(decided)
+            w["aces"].append(sum(card[0] == "A" for card in team))
+            if c["strain"] in "CDHS":
+                w["trumps"].append(sum(card[1] == c["strain"] for card in team))
+            for call in h["auction"]:
+                if call["call"] == "coinche":
+                    caller = want[g["players"][call["seat"]]]
+                    caller["coinche_decided"].append(decided)
+                    caller["coinche_right"].append(decided and sc["contract_made"] is False)
+    rows = {r["player"]: r for r in stats.run_report(lake, "bidders", "own").to_pylist()}
+    assert set(rows) == set(want)
+    for name, w in want.items():
+        r = rows[name]
+        assert (r["contracts"], r["made"], r["decided"]) == (len(w["made"]), sum(w["made"]), sum(w["decided"])), name
+        assert r["avg_aces"] == (round(sum(w["aces"]) / len(w["aces"]), 2) if w["aces"] else None), name
+        assert r["avg_trumps"] == (round(sum(w["trumps"]) / len(w["trumps"]), 2) if w["trumps"] else None), name
+        assert (r["coinches"], r["coinches_right"], r["coinches_decided"]) == (
+            len(w["coinche_decided"]), sum(w["coinche_right"]), sum(w["coinche_decided"])), name
+    assert any(r["coinches"] for r in rows.values())
+    doc = stats.report_doc("bidders")
+    assert all(c in doc for c in rows[next(iter(rows))])
