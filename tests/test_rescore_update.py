@@ -204,3 +204,20 @@ def test_a_report_reading_stale_scores_leaves_the_stale_games_out(scored, tmp_pa
         assert got == all_games - {game["game_id"]}
     finally:
         con.close()
+
+
+def test_a_result_computed_before_its_game_had_a_games_row_is_stale(scored):
+    """A game_scores row with no game_key (its game had no games row when it was computed) is judged stale once
+    the game has one: its target and winner may have changed. The rows with a key are judged by it."""
+    import pyarrow.parquet as pq
+
+    from pipeline.rescore import stale
+
+    assert stale.stale(scored, "own").game_ids.to_pylist() == []
+    files = list((scored / "game_scores").rglob("*.parquet"))
+    t = pq.read_table(files[0], partitioning=None)
+    first = t.column("game_id")[0].as_py()
+    keys = [None if g == first else k for g, k in zip(t.column("game_id").to_pylist(), t.column("game_key").to_pylist())]
+    pq.write_table(t.set_column(t.column_names.index("game_key"), t.schema.field("game_key"),
+                                pa.array(keys, pa.string())), files[0])
+    assert stale.stale(scored, "own").game_ids.to_pylist() == [first]

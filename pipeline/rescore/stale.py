@@ -92,10 +92,10 @@ def stale(lake, name: str) -> Stale:
             UNION SELECT game_id FROM s ANTI JOIN h USING (hand_key)
             UNION SELECT game_id FROM h ANTI JOIN g USING (game_id)
             UNION SELECT game_id FROM g ANTI JOIN h USING (game_id)
-            -- computed from another version of the game (another key), or before the game had a games row (no key)
-            UNION SELECT game_id FROM (SELECT * FROM g WHERE game_key IS NULL) AS nk SEMI JOIN k USING (game_id)
-            UNION SELECT game_id FROM (SELECT * FROM (SELECT * FROM g WHERE game_key IS NOT NULL) AS wk
-                                        SEMI JOIN k USING (game_id)) AS gk ANTI JOIN k USING (game_id, game_key)""")
+            -- computed from another version of the game (another key), or before the game had a games row (no key:
+            -- a null key matches no key, so the anti-join keeps it)
+            UNION SELECT game_id FROM (SELECT * FROM g SEMI JOIN k USING (game_id)) AS gk
+                  ANTI JOIN k USING (game_id, game_key)""")
         games = con.sql("SELECT game_id FROM t ORDER BY game_id").to_arrow_table().column(0).combine_chunks()
         hands = con.execute("SELECT count(*) FROM h SEMI JOIN t USING (game_id)").fetchall()[0][0]
         keys = con.sql("SELECT hand_key FROM h SEMI JOIN t USING (game_id) "
