@@ -209,6 +209,7 @@ def test_a_report_reading_stale_scores_leaves_the_stale_games_out(scored, tmp_pa
 def test_a_result_computed_before_its_game_had_a_games_row_is_stale(scored):
     """A game_scores row with no game_key (its game had no games row when it was computed) is judged stale once
     the game has one: its target and winner may have changed. The rows with a key are judged by it."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     from pipeline.rescore import stale
