@@ -73,32 +73,15 @@ def _need_lake(lake) -> None:
 
 
 def _load_rules(name: str, lake=None, house: bool = True):
-    """A shipped ruleset or a .toml file; with ``lake``, ``own`` (or ``auto``: each game of the lake under its own
-    ruleset, :mod:`pipeline.rules.own`), and with ``house`` also a house ruleset the lake was rescored with (its
-    resolved parameters are kept in ``scores/ruleset=NAME/_ruleset.json``)."""
-    from pipeline.rules import Ruleset, RulesetError, load
-    from pipeline.rules import own
-    if own.is_own(name) and lake is not None:
-        try:
-            return own.plan(lake)
-        except RulesetError as e:
-            _fail(str(e))
-        except OSError as e:
-            _fail(f"lake {lake}: {e}")
+    """:func:`pipeline.report_rules.load_rules`, its errors ending the command."""
+    from pipeline import report_rules
+    from pipeline.rules import RulesetError
     try:
-        return load(name)
+        return report_rules.load_rules(name, lake, house)
     except RulesetError as e:
-        if house and lake is not None and "/" not in name and not name.endswith(".toml"):
-            from pipeline import lake as lakemod
-            try:
-                data = lakemod.read_bytes(lake, f"scores/ruleset={name}/_ruleset.json")
-            except (OSError, ValueError):
-                data = None
-            if data:
-                d = orjson.loads(data)
-                return Ruleset(d["name"], f"as rescored in lake {lake}", d["params"], d.get("sources", {}),
-                               tuple(d.get("chain", ())))
         _fail(str(e))
+    except OSError as e:
+        _fail(f"lake {lake}: {e}")
 
 
 def _report_rules(arg: str | None, lake) -> str | None:
@@ -855,42 +838,15 @@ def stats_ratings(
         _fail(str(e))
     who = player[0].partition("@")[0] if history else None
     summary = ratings.rate(results, partnerships, history_of=who, hold_back=hold_back or 0.0)
-    skipped = ", ".join(f"{n:,} {why}" for why, n in sorted(summary.skipped.items()))
-    err.print(f"ratings {escape(f'[{used}]')}: {count(summary.rated, 'game', grouped=True)} rated"
-              + (f" ({summary.undated:,} without a recorded time, placed after the dated ones by source and game "
-                 "id)" if summary.undated else "") + (f"; not rated: {escape(skipped)}" if skipped else "")
-              + f"; {ratings.MODEL}")
+    err.print(escape(summary.line(used)))
     _warn_undated(lake, filters)
     if summary.calibration:
-        c = summary.calibration
-        line = (f"calibration on the last {c['held_back_games']:,} games held back: log-loss {c['log_loss']:.4f} "
-                f"(even prediction {c['log_loss_even']:.4f}), favourite won {c['accuracy']:.1%}")
-        if "brier" in c:
-            line += f", Brier {c['brier']:.4f} (even {c['brier_even']:.4f}) over {c['two_team_games']:,} two-team games"
-        err.print(escape(line))         # beside the table, never in it: stdout may be CSV or JSON
+        err.print(escape(summary.calibration_line()))      # beside the table, never in it: stdout may be CSV or JSON
     elif hold_back:
         err.print(f"[yellow]warning:[/] --calibration {hold_back} holds back no game of the {summary.rated:,} rated: "
                   "hold back a larger share")
     try:
-        if predict:
-            table = ratings.predict(summary, predict)
-        elif history:
-            key = ratings.find(summary, player[0])         # one rated player: a clear error otherwise
-            import pyarrow.compute as pc
-            table = ratings.history_table(summary)
-            table = table.filter(pc.equal(table.column("source"), key[1]))
-        else:
-            table = ratings.leaderboard(summary, min_games)
-            if player:
-                keep = {ratings.find(summary, p) for p in player}
-                mask = [any(n in k[0] and s == k[1] for k in keep) if partnerships else ((n,), s) in keep
-                        for n, s in zip(table.column("player_a" if partnerships else "player").to_pylist(),
-                                        table.column("source").to_pylist())]
-                if partnerships:       # a pair with the player as its second name
-                    mask = [m or any(b is not None and b in k[0] and s == k[1] for k in keep)
-                            for m, b, s in zip(mask, table.column("player_b").to_pylist(),
-                                               table.column("source").to_pylist())]
-                table = table.filter(mask)
+        table = ratings.board(summary, player or (), min_games, history, predict or ())
     except ValueError as e:
         _fail(str(e))
     if not table.num_rows and not predict:
@@ -1285,17 +1241,6 @@ def demo(
             ctx.cleanup()
 
 
-def _game_rules(rules, hand: dict):
-    """``rules``, or under ``own`` (each game under its own ruleset) the ruleset the game of ``hand`` is scored
-    under: ``show --rules own`` explains a game as the reports count it."""
-    from pipeline.rules.own import OwnRules
-    if not isinstance(rules, OwnRules):
-        return rules
-    import pyarrow as pa
-    name = rules.ruleset_of(pa.table({"game_id": [hand["game_id"]], "variant": [hand["variant"]]}))[0].as_py()
-    return rules.member(name)
-
-
 @app.command()
 def show(
     game: Annotated[str, typer.Option("--game", help="Game id (or the source's own game id).")],
@@ -1320,11 +1265,11 @@ def show(
     names = rules or ([hands[0]["ruleset_hint"]] if hands[0]["ruleset_hint"] else [])
     if not names:
         _fail("the game names no ruleset of its own: choose one with --rules")
-    loaded = [_game_rules(_load_rules(r, lake), hands[0]) for r in names]
-    result = [[showmod.explain(h, r) for r in loaded] for h in hands]
-    if hand is None:   # the whole game: running totals, carry-over and result after the hands
-        target = showmod.game_target(lake, hands[0]["game_id"])     # a per-table option (game.target_from_record)
-        result.append([showmod.game_summary(hands, r, target) for r in loaded])
+    from pipeline import report_rules
+    loaded = [report_rules.game_rules(_load_rules(r, lake), hands[0]) for r in names]
+    # the whole game: running totals, carry-over and result after the hands (a per-table target option)
+    target = showmod.game_target(lake, hands[0]["game_id"]) if hand is None else None
+    result = showmod.breakdowns(hands, loaded, whole=hand is None, target=target)
     if format.lower() == "json":   # each line says whether it differs from the line it faces under the other ruleset
         result = [showmod.mark_differences(per_rules) for per_rules in result]
         out.file.write(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode() + "\n")

@@ -38,6 +38,8 @@ from pipeline.pseudonymize import keyed
 #: Reports of ``queries/`` written to the file as ``report_<name>`` (``compare`` needs two rulesets: not here).
 REPORTS = ("players", "partnerships", "head_to_head", "contracts", "bidding", "bidders", "declarations",
            "declaration_kinds", "audit")
+#: Reports also written month by month, as ``report_<name>_by_month`` (``rebelote stats NAME --by month``).
+MONTHLY = ("players", "partnerships", "bidders")
 #: The groupings of ``report_fairness`` (column ``grouped_by``).
 FAIRNESS_GROUPINGS = ("all", "source", "player")
 
@@ -84,6 +86,7 @@ def report_tables(con: duckdb.DuckDBPyConnection, rulesets: list[str],
         parts = [stats.run_report_on(con, name, r, filters) for r in rulesets]
         out[f"report_{name}"] = pa.concat_tables(parts) if parts else _empty_report(con, name)
     out["report_ratings"] = ratings_table(con, rulesets)
+    out["report_rating_history"] = rating_history_table(con, rulesets)
     parts = []
     progress("report fairness", len(REPORTS), len(REPORTS) + 1)
     for by in FAIRNESS_GROUPINGS:
@@ -130,11 +133,60 @@ def ratings_table(con: duckdb.DuckDBPyConnection, rulesets: list[str]) -> pa.Tab
             n = board.num_rows
             board = board.add_column(0, "kind", pa.array([kind] * n, pa.string()))
             parts.append(board.add_column(0, "ruleset", pa.array([r] * n, pa.string())))
-    if not parts:
-        con_types = {"VARCHAR": pa.string(), "INTEGER": pa.int32(), "DOUBLE": pa.float64(),
-                     "TIMESTAMP WITH TIME ZONE": pa.timestamp("us", tz="UTC")}
-        return pa.schema([(c, con_types[t]) for c, t, _ in RATINGS_COLUMNS]).empty_table()
-    return pa.concat_tables(parts)
+    return pa.concat_tables(parts) if parts else _empty(RATINGS_COLUMNS)
+
+
+#: Columns of ``report_rating_history``: (name, DuckDB type, meaning).
+RATING_HISTORY_COLUMNS = (
+    ("ruleset", "VARCHAR", "The ruleset whose game results were rated."),
+    ("game_no", "INTEGER", "The player's n-th rated game (1, 2 ...), in rating order."),
+    ("game_id", "VARCHAR", "The game."),
+    ("played_at", "TIMESTAMP WITH TIME ZONE", "When it was played (NULL for records with no time: rated after the "
+                                              "dated games, by source and game id)."),
+    ("player", "VARCHAR", "The player's name."),
+    ("source", "VARCHAR", "Source of the game."),
+    ("won", "BOOLEAN", "Whether the player's side won the game."),
+    ("rating", "DOUBLE", "mu after the game."),
+    ("uncertainty", "DOUBLE", "sigma after the game."),
+    ("ordinal", "DOUBLE", "rating - 3 x uncertainty after the game."),
+)
+
+
+def _empty(columns) -> pa.Table:
+    types = {"VARCHAR": pa.string(), "INTEGER": pa.int32(), "DOUBLE": pa.float64(), "BOOLEAN": pa.bool_(),
+             "TIMESTAMP WITH TIME ZONE": pa.timestamp("us", tz="UTC")}
+    return pa.schema([(c, types[t]) for c, t, _ in columns]).empty_table()
+
+
+def rating_history_table(con: duckdb.DuckDBPyConnection, rulesets: list[str]) -> pa.Table:
+    """``report_rating_history``: every player's rating after each of its games (``rebelote stats ratings
+    --history``, for every player at once), for each ruleset of ``rulesets``, stacked
+    (:data:`RATING_HISTORY_COLUMNS`)."""
+    from pipeline import ratings
+
+    parts = []
+    for r in rulesets:
+        results = ratings.game_results(con, r)
+        names = {n for ps in results.column("players").to_pylist() if ps for n in ps if n is not None}
+        t = ratings.history_table(ratings.rate(results, history_of=names))
+        parts.append(t.add_column(0, "ruleset", pa.array([r] * t.num_rows, pa.string())))
+    return pa.concat_tables(parts) if parts else _empty(RATING_HISTORY_COLUMNS)
+
+
+def monthly_tables(con: duckdb.DuckDBPyConnection, lake, rulesets: list[str],
+                   filters: stats.Filters) -> dict[str, pa.Table]:
+    """``report_<name>_by_month`` for each report of :data:`MONTHLY`: the report over each month's games
+    (:func:`pipeline.stats.run_report_by_month` on ``lake``), for every ruleset of ``rulesets``, stacked; ``con``
+    (a connection over the lake) gives the columns when there is no ruleset."""
+    out = {}
+    for name in MONTHLY:
+        parts = [stats.run_report_by_month(lake, name, r, filters) for r in rulesets]
+        if not parts:
+            t = _empty_report(con, name)
+            at = 1 if t.column_names[:1] == ["ruleset"] else 0
+            parts = [t.add_column(at, "month", pa.array([], pa.string()))]
+        out[f"report_{name}_by_month"] = pa.concat_tables(parts)
+    return out
 
 
 def _choose_rulesets(con: duckdb.DuckDBPyConnection, wanted: list[str] | None) -> list[str]:
@@ -179,6 +231,8 @@ def export_duckdb(lake: Path | str, path: Path | str, rulesets: list[str] | None
         chosen = _choose_rulesets(con, rulesets)
         progress = progress or (lambda *a: None)
         reports = report_tables(con, chosen, filters, lambda stage, done, total: progress("reports", done, total))
+        progress("monthly reports", 0, 1)
+        reports.update(monthly_tables(con, lake, chosen, filters))
         hands = con.execute("SELECT count(*) FROM hands").fetchall()[0][0]
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         for leftover in (tmp, Path(str(tmp) + ".wal")):
@@ -301,6 +355,18 @@ the players' leaderboard and the partnerships' (each pair of partners one entity
 ruleset reported. Ranked by the ordinal (rating - 3 x uncertainty), so a player with few games is not ranked on
 luck. `rebelote stats ratings` gives the same rows, a player's trajectory and win probabilities."""
 
+_HISTORY_TEXT = """\
+report_rating_history: is a player getting stronger? Every player's rating after each of its games (pipeline/ratings.py)
+
+The same ratings as report_ratings (players, not partnerships), one row per player and rated game, in rating
+order (game_no); `rebelote stats ratings --history --player P` gives one player's rows."""
+
+_MONTHLY_TEXT = """\
+report_{name}_by_month: report_{name}, month by month (`rebelote stats {report} --by month`)
+
+Each month's rows are the report over the games played in that month (UTC, games.played_at); games with no
+recorded time are in no month. The month column ('YYYY-MM') follows ruleset."""
+
 _FAIRNESS_TEXT = """\
 report_fairness: are the dealt hands what a fairly shuffled deck gives? (pipeline/fairness.py, docs/fairness.md)
 
@@ -357,6 +423,12 @@ def describe() -> list[Obj]:
         cols = tuple((c, "", "") for c in report_columns[name])
         objs.append(Obj(f"report_{name}", "table", stats.report_doc(name), cols))
     objs.append(Obj("report_ratings", "table", _RATINGS_TEXT, RATINGS_COLUMNS))
+    objs.append(Obj("report_rating_history", "table", _HISTORY_TEXT, RATING_HISTORY_COLUMNS))
+    for name in MONTHLY:
+        cols = report_columns[name]
+        at = 1 if cols[:1] == ("ruleset",) else 0
+        objs.append(Obj(f"report_{name}_by_month", "table", _MONTHLY_TEXT.format(name=name, report=name.replace("_", "-")),
+                        tuple((c, "", "") for c in cols[:at] + ("month",) + cols[at:])))
     events = ", ".join(exact_probabilities())
     objs.append(Obj("report_fairness", "table", _FAIRNESS_TEXT.format(events=events, caveat=TRUMP_CAVEAT),
                     tuple((c, "", "") for c in ("grouped_by",) + FAIRNESS_COLUMNS)))

@@ -376,7 +376,9 @@ def build_html(lake: Path | str, ruleset: str | None = None, filters: stats.Filt
         progress("charts", len(_SECTIONS), len(_SECTIONS) + 1)
         results = ratings.game_results(con, ruleset)
         pages, page_of, rated = player_pages.player_data(con, ruleset, rep, results,
-                                                         f" --lake {shlex.quote(str(lake))}")
+                                                         f" --lake {shlex.quote(str(lake))}",
+                                                         rules=_explaining_rules(lake, ruleset),
+                                                         commands=not filters.pseudonymize)
         activity = con.sql(ACTIVITY_SQL).to_arrow_table()
         ov = report_data.overview(con, ruleset)
         score_bins = report_data.hand_score_bins(con, ruleset)
@@ -384,6 +386,7 @@ def build_html(lake: Path | str, ruleset: str | None = None, filters: stats.Filt
         fair = fairness_on(con, "all", filters)
     finally:
         con.close()
+    monthly = stats.run_report_by_month(lake, "players", ruleset, filters) if activity.num_rows else None
 
     figures: list[Figure] = []
 
@@ -432,7 +435,8 @@ def build_html(lake: Path | str, ruleset: str | None = None, filters: stats.Filt
                          + _table(players, PLAYER_COLUMNS, more=cmd.format("players"), tid="players",
                                   links=player_links)
                          + '<p class="note">A player\'s name opens their page: rating over time, contracts by '
-                           "strain and level, partners, opponents, declarations and last games.</p>"))
+                           "strain and level, partners, opponents, declarations and last games.</p>"
+                         + _monthly_content(monthly, ruleset)))
     by_strain = strain_results(rep["contracts"])
     body.append(_section("contracts", "Contracts",
                          (fig("contracts", _contracts_figure(by_strain)) if by_strain else "")
@@ -507,6 +511,17 @@ def build_html(lake: Path | str, ruleset: str | None = None, filters: stats.Filt
     return page, ruleset, ov["hands"], len(figures)
 
 
+def _explaining_rules(lake, ruleset: str):
+    """``ruleset`` loaded to explain the player pages' last games, or None (no game explained: the pages give
+    the ``show`` command) when it cannot be (a house ruleset the lake holds no record of)."""
+    from pipeline import report_rules
+    from pipeline.rules import RulesetError
+    try:
+        return report_rules.load_rules(ruleset, lake)
+    except (RulesetError, OSError):
+        return None
+
+
 #: games per month with a recorded time (the views' games: the page's filters)
 ACTIVITY_SQL = """
 SELECT strftime(date_trunc('month', played_at), '%Y-%m') AS month, count(*) AS games
@@ -547,6 +562,23 @@ def _ratings_content(rated, page_of: dict, activity: pa.Table, fig) -> str:
     links = {"player": [f"#player={page_of[(p, s)]}" if (p, s) in page_of else None
                         for p, s in zip(board.column("player").to_pylist(), board.column("source").to_pylist())]}
     return out + _table(board, None, tid="ratings", links=links)
+
+
+#: the players report's columns in the month-by-month table
+MONTHLY_COLUMNS = ["month", "player", "source", "games", "hands", "taken", "take_rate", "made_of", "points_per_hand",
+                   "won_of"]
+
+
+def _monthly_content(monthly: pa.Table | None, ruleset: str) -> str:
+    """The players report month by month (``rebelote stats players --by month``), newest month first."""
+    if monthly is None or not monthly.num_rows:
+        return ""
+    idx = pc.sort_indices(monthly, [("month", "descending"), ("hands", "descending")])
+    return ("<h3>Month by month</h3>"
+            '<p class="lead">The players report over each month\'s games (UTC; games with no recorded time are in no '
+            "month). Search a name to follow a player over time.</p>"
+            + _table(monthly.take(idx), MONTHLY_COLUMNS, tid="players-by-month",
+                     more=f" (all columns: rebelote stats players --by month --rules {ruleset})"))
 
 
 def _json_script(data) -> str:

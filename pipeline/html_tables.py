@@ -1,7 +1,8 @@
 """The HTML report's interactive parts, in plain JavaScript inlined in the page (it opens from ``file://`` with no
 network): every ``<table class="data">`` sorts by a click on a column's header, filters by a search box and
 shows :data:`PAGE_ROWS` rows a page; a player's page is drawn from the page's own JSON data when the address
-ends in ``#player=N``.
+ends in ``#player=N``, and a game explained hand by hand (``rebelote show``'s text, kept in the same JSON) when
+it ends in ``#game=ID`` (a player page's game ids link there).
 
 The address also chooses a sort, so a sorted view can be linked to: ``#sort=TABLE:COLUMN`` (ascending) or
 ``#sort=TABLE:-COLUMN`` (descending), TABLE being the table's id (its section's id). Numbers sort as numbers, by
@@ -26,6 +27,8 @@ table.data th[aria-sort=ascending]::after { content: " ▲"; font-size: 10px; }
 table.data th[aria-sort=descending]::after { content: " ▼"; font-size: 10px; }
 td a { color: var(--accent); text-decoration: none; }
 #player-page[hidden] { display: none; }
+pre.explained { font-size: 12px; line-height: 1.35; background: #f6f8fa; border: 1px solid var(--line);
+  border-radius: 6px; padding: 10px; overflow-x: auto; }
 body.player-view main > section:not(#player-page) { display: none; }
 """
 
@@ -105,13 +108,21 @@ JS = """
     };
     render();
   }
-  function cell(tr, text, num) {
+  function data() { return JSON.parse(document.getElementById('player-data').textContent); }
+  function cell(tr, text, num, games) {
     var td = document.createElement('td');
-    td.textContent = text === null || text === undefined ? '' : String(text);
+    var t = text === null || text === undefined ? '' : String(text);
+    if (games && Object.prototype.hasOwnProperty.call(games, t)) {
+      var a = document.createElement('a');
+      a.href = '#game=' + encodeURIComponent(t); a.textContent = t;
+      td.appendChild(a);
+    } else {
+      td.textContent = t;
+    }
     if (num) { td.className = 'num'; td.setAttribute('data-v', text === null ? '' : text); }
     tr.appendChild(td);
   }
-  function table(columns, rows, id) {
+  function table(columns, rows, id, games) {
     var wrap = document.createElement('div');
     wrap.className = 'table-wrap';
     var t = document.createElement('table');
@@ -132,7 +143,7 @@ JS = """
     }
     rows.forEach(function (r) {
       var tr = body.insertRow();
-      columns.forEach(function (c, i) { cell(tr, r[i], c[1]); });
+      columns.forEach(function (c, i) { cell(tr, r[i], c[1], c[2] === 'game' ? games : null); });
     });
     wrap.appendChild(t);
     return wrap;
@@ -142,13 +153,31 @@ JS = """
     h.textContent = text;
     return h;
   }
-  function showPlayer(n) {
-    var data = JSON.parse(document.getElementById('player-data').textContent);
-    var p = data.players[n], page = document.getElementById('player-page');
-    if (!p) { return false; }
+  function openView(page) {
     while (page.firstChild) { page.removeChild(page.firstChild); }
     page.hidden = false;
     document.body.classList.add('player-view');
+  }
+  function showGame(id) {
+    var games = data().games || {}, page = document.getElementById('player-page');
+    if (!Object.prototype.hasOwnProperty.call(games, id)) { return false; }
+    openView(page);
+    page.appendChild(heading('Game ' + id, 'h2'));
+    var back = document.createElement('p'), a = document.createElement('a');
+    a.href = '#players'; a.textContent = '\u2190 back';
+    a.addEventListener('click', function (e) { if (history.length > 1) { e.preventDefault(); history.back(); } });
+    back.appendChild(a);
+    page.appendChild(back);
+    var pre = document.createElement('pre');
+    pre.className = 'explained'; pre.textContent = games[id];
+    page.appendChild(pre);
+    window.scrollTo(0, 0);
+    return true;
+  }
+  function showPlayer(n) {
+    var all = data(), p = all.players[n], page = document.getElementById('player-page');
+    if (!p) { return false; }
+    openView(page);
     page.appendChild(heading(p.name + (p.source ? ' \\u00b7 ' + p.source : ''), 'h2'));
     var back = document.createElement('p');
     var a = document.createElement('a');
@@ -181,7 +210,7 @@ JS = """
     p.tables.forEach(function (t) {
       page.appendChild(heading(t.title));
       if (t.note) { var note = document.createElement('p'); note.className = 'note'; note.textContent = t.note; page.appendChild(note); }
-      var w = table(t.columns, t.rows, t.id);
+      var w = table(t.columns, t.rows, t.id, all.games || {});
       page.appendChild(w);
       setup(w.firstChild);
     });
@@ -194,6 +223,8 @@ JS = """
     var page = document.getElementById('player-page');
     var m = /^player=(\\d+)$/.exec(h);
     if (m && showPlayer(parseInt(m[1], 10))) { return; }
+    m = /^game=(.+)$/.exec(h);
+    if (m && showGame(m[1])) { return; }
     if (page) { page.hidden = true; }
     document.body.classList.remove('player-view');
     m = /^sort=([\\w-]+):(-?)(.+)$/.exec(h);

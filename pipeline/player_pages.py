@@ -6,8 +6,11 @@ A page holds: the player's figures from the players report; the rating after eac
 at most about 2 x :data:`TRAIL_POINTS` points spread over the games); the contracts the player took by strain and
 level, with success rates; partners (the partnerships report's rows of the player) and opponents (the
 head-to-head rows of the player's pairs); declarations by kind (the declaration-kinds report's rows); the last
-games rated, each with the ``rebelote show`` command that explains it hand by hand. Every number is one of those
-reports' or the ratings', for the same ruleset and filters as the page.
+games rated, the first :data:`EXPLAINED_PER_PLAYER` of them (while the page has fewer than
+:data:`EXPLAINED_GAMES` games explained) linked to the game explained hand by hand in the page itself (the text
+``rebelote show --game`` prints, computed from the rows of the page's own views, so a pseudonymized page shows
+pseudonyms and keyed game ids); the others give the ``show`` command. Every number is one of those reports' or
+the ratings', for the same ruleset and filters as the page.
 """
 
 from __future__ import annotations
@@ -18,12 +21,15 @@ from decimal import Decimal
 import duckdb
 import pyarrow as pa
 
-from pipeline import ratings
+from pipeline import ratings, report_rules, show
 
 MAX_PLAYERS = 300
 TRAIL_POINTS = 150
 #: rows at most in each table of a page (partners and opponents: those with the most games)
 TABLE_ROWS = 200
+#: games explained in the page at most (a game's text is about 1.5 kB a hand), and per player page (its last ones)
+EXPLAINED_GAMES = 200
+EXPLAINED_PER_PLAYER = 3
 
 #: the contracts a player took, by strain and level, under the ruleset (hand_facts: contract and result)
 CONTRACTS_SQL = """
@@ -39,8 +45,9 @@ ORDER BY player, source, coalesce(list_position(['C', 'D', 'H', 'S', 'NT', 'AT']
 """
 
 
-def _rate(made: int, decided: int) -> float | None:
-    return round(made / decided, 4) if decided else None
+def _percent(made: int, decided: int) -> float | None:
+    """Contracts made of those decided, in percent (one decimal), as the page shows rates."""
+    return round(100 * made / decided, 1) if decided else None
 
 
 def _json_value(v):
@@ -52,20 +59,40 @@ def _json_value(v):
     return v
 
 
+def explanations(con: duckdb.DuckDBPyConnection, rules, game_ids: list[str]) -> dict[str, str]:
+    """game id -> the game explained as ``rebelote show --game`` prints it, for the games of ``game_ids`` in the
+    connection's views, under ``rules`` (a loaded ruleset, or ``own``: each game under its own)."""
+    if not game_ids:
+        return {}
+    rows = con.sql("SELECT * FROM hands WHERE game_id IN (SELECT unnest($ids)) ORDER BY game_id, hand_no",
+                   params={"ids": game_ids}).to_arrow_table().to_pylist()
+    targets = dict(con.sql("SELECT game_id, target FROM games WHERE game_id IN (SELECT unnest($ids))",
+                           params={"ids": game_ids}).fetchall())
+    by_game: dict[str, list] = {}
+    for r in rows:
+        by_game.setdefault(r["game_id"], []).append(r)
+    return {gid: show.game_text(hands, report_rules.game_rules(rules, hands[0]), targets.get(gid) or None)
+            for gid, hands in by_game.items()}
+
+
 def player_data(con: duckdb.DuckDBPyConnection, ruleset: str, reports: dict[str, pa.Table],
-                results: pa.Table, lake_option: str = "") -> tuple[dict, dict[tuple[str, str], int], "ratings.RatingSummary"]:
-    """(the pages' JSON object ``{"players": [...]}``, (name, source) -> index of its page, the ratings with the
-    players' trails) for the first
+                results: pa.Table, lake_option: str = "", rules=None,
+                commands: bool = True) -> tuple[dict, dict[tuple[str, str], int], "ratings.RatingSummary"]:
+    """(the pages' JSON object ``{"players": [...], "games": {game id: text}}``, (name, source) -> index of its
+    page, the ratings with the players' trails) for the first
     :data:`MAX_PLAYERS` rows of ``reports["players"]``. ``reports`` also holds the ruleset's partnerships,
     head_to_head and declaration_kinds rows; ``results``: :func:`pipeline.ratings.game_results` of the same
-    connection; ``lake_option``: appended to the ``show`` commands (``--lake DIR``)."""
+    connection; ``lake_option``: appended to the ``show`` commands (``--lake DIR``); ``rules``: ``ruleset``
+    loaded (:func:`pipeline.report_rules.load_rules`), to explain the last games (None: none explained);
+    ``commands``: whether a game not explained gives its ``show`` command (not on a pseudonymized page, whose
+    game ids are keyed)."""
     players = reports["players"].slice(0, MAX_PLAYERS).to_pylist()
     names = {p["player"] for p in players}
     summary = ratings.rate(results, history_of=names, history_points=TRAIL_POINTS)
     contracts: dict[tuple, list] = {}
     for r in con.sql(CONTRACTS_SQL, params={"ruleset": ruleset}).to_arrow_table().to_pylist():
         contracts.setdefault((r["player"], r["source"]), []).append(
-            [r["strain"], r["level"], r["contracts"], f"{r['made']}/{r['decided']}", _rate(r["made"], r["decided"])])
+            [r["strain"], r["level"], r["contracts"], f"{r['made']}/{r['decided']}", _percent(r["made"], r["decided"])])
     # each report's rows by (name, source), read once (a page per player must not scan every row)
     partners_of: dict[tuple, list] = {}
     for r in reports["partnerships"].to_pylist():
@@ -88,6 +115,7 @@ def player_data(con: duckdb.DuckDBPyConnection, ruleset: str, reports: dict[str,
         kinds_of.setdefault((r["player"], r["source"]), []).append(
             [r["kind"], r["hands"], r["items"], r["per_100_hands"], r["scored_points"]])
     index, pages = {}, []
+    explained: dict[str, None] = {}       # game ids to explain, in the order the pages name them
     for n, p in enumerate(players):
         key = (p["player"], p["source"])
         index[key] = n
@@ -103,12 +131,18 @@ def player_data(con: duckdb.DuckDBPyConnection, ruleset: str, reports: dict[str,
                       ["ordinal (rank by)", round(ent.rating.ordinal(), 2)]]
         partners = sorted(partners_of.get(key, []), key=lambda r: -r[1])[:TABLE_ROWS]
         opponents = sorted(opponents_of.get(key, []), key=lambda r: -r[2])[:TABLE_ROWS]
-        recent = [[h["game_id"], _json_value(h["played_at"]), "won" if h["won"] else "lost", round(h["mu"], 2),
-                   f"rebelote show --game {shlex.quote(h['game_id'])} --rules {shlex.quote(ruleset)}{lake_option}"]
-                  for h in reversed(summary.recent.get(((p["player"],), p["source"]), []))]
+        recent = []
+        for k, h in enumerate(reversed(summary.recent.get(((p["player"],), p["source"]), []))):
+            gid = h["game_id"]
+            if rules is not None and k < EXPLAINED_PER_PLAYER and (gid in explained or len(explained) < EXPLAINED_GAMES):
+                explained.setdefault(gid, None)
+            how = "explained: follow the link" if gid in explained else (
+                f"rebelote show --game {shlex.quote(gid)} --rules {shlex.quote(ruleset)}{lake_option}" if commands
+                else "")
+            recent.append([gid, _json_value(h["played_at"]), "won" if h["won"] else "lost", round(h["mu"], 2), how])
         tables = [
             {"title": "Contracts taken, by strain and level", "id": f"p{n}-contracts",
-             "columns": [["strain", 0], ["level", 0], ["contracts", 1], ["made_of", 0], ["success_rate", 1]],
+             "columns": [["strain", 0], ["level", 0], ["contracts", 1], ["made_of", 0], ["success %", 1]],
              "rows": contracts.get(key, [])[:TABLE_ROWS]},
             {"title": "Partners", "id": f"p{n}-partners",
              "columns": [["partner", 0], ["games", 1], ["hands", 1], ["made_of", 0], ["points_per_hand", 1],
@@ -119,8 +153,10 @@ def player_data(con: duckdb.DuckDBPyConnection, ruleset: str, reports: dict[str,
              "columns": [["kind", 0], ["hands", 1], ["items", 1], ["per_100_hands", 1], ["scored_points", 1]],
              "rows": kinds_of.get(key, [])},
             {"title": "Last games rated", "id": f"p{n}-games",
-             "note": "The command of a row explains the game hand by hand.",
-             "columns": [["game_id", 0], ["played_at", 0], ["result", 0], ["rating after", 1], ["command", 0]],
+             "note": "A linked game id opens the game explained hand by hand (what `rebelote show` prints); "
+                     "the command of another row gives the same text.",
+             "columns": [["game_id", 0, "game"], ["played_at", 0], ["result", 0], ["rating after", 1],
+                         ["explanation", 0]],
              "rows": recent},
         ]
         for t in tables:
@@ -130,7 +166,8 @@ def player_data(con: duckdb.DuckDBPyConnection, ruleset: str, reports: dict[str,
                       "trail": {"x": [t[0] for t in trail], "mu": [round(t[1], 3) for t in trail],
                                 "lo": [round(t[1] - t[2], 3) for t in trail],
                                 "hi": [round(t[1] + t[2], 3) for t in trail]}})
-    return {"players": pages}, index, summary
+    games = explanations(con, rules, list(explained)) if rules is not None else {}
+    return {"players": pages, "games": games}, index, summary
 
 
 def _pct(x) -> str:

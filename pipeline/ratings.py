@@ -132,6 +132,25 @@ class RatingSummary:
     def skip(self, why: str) -> None:
         self.skipped[why] = self.skipped.get(why, 0) + 1
 
+    def line(self, ruleset: str) -> str:
+        """One line: how many games were rated under ``ruleset``, how many were placed without a time, what was
+        not rated and why, and the model."""
+        skipped = ", ".join(f"{n:,} {why}" for why, n in sorted(self.skipped.items()))
+        return (f"ratings [{ruleset}]: {self.rated:,} game{'' if self.rated == 1 else 's'} rated"
+                + (f" ({self.undated:,} without a recorded time, placed after the dated ones by source and game "
+                   "id)" if self.undated else "") + (f"; not rated: {skipped}" if skipped else "") + f"; {MODEL}")
+
+    def calibration_line(self) -> str:
+        """The calibration figures in one line ('' when no game was held back)."""
+        c = self.calibration
+        if not c:
+            return ""
+        line = (f"calibration on the last {c['held_back_games']:,} games held back: log-loss {c['log_loss']:.4f} "
+                f"(even prediction {c['log_loss_even']:.4f}), favourite won {c['accuracy']:.1%}")
+        if "brier" in c:
+            line += f", Brier {c['brier']:.4f} (even {c['brier_even']:.4f}) over {c['two_team_games']:,} two-team games"
+        return line
+
 
 def _teams(n: int, players: list, winner: int, totals: list | None, partnerships: bool):
     """(teams as lists of name tuples, ranks) of one game, or the reason it cannot be rated. In a 4-player game
@@ -355,3 +374,29 @@ def predict(summary: RatingSummary, teams: list[str]) -> pa.Table:
     return pa.table({"team": teams,
                      "rating": [round(sum(summary.entities[k].rating.mu for k in team), 3) for team in members],
                      "win_probability": [round(x, 4) for x in p]})
+
+
+def board(summary: RatingSummary, players: Collection[str] = (), min_games: int = 1, history: bool = False,
+          predict_teams: Collection[str] = ()) -> pa.Table:
+    """What ``rebelote stats ratings`` prints: the win probabilities of ``predict_teams`` (:func:`predict`), or the
+    ``history_of`` player's trajectory (``history``: the one name of ``players``, :func:`history_table` of its
+    source), or the leaderboard (:func:`leaderboard`) kept to the rows of ``players`` (with partnerships, the
+    pairs holding one). Raises ValueError for an unknown or ambiguous name (:func:`find`) or a bad prediction."""
+    if predict_teams:
+        return predict(summary, list(predict_teams))
+    if history:
+        import pyarrow.compute as pc
+        key = find(summary, next(iter(players)))          # one rated player: a clear error otherwise
+        table = history_table(summary)
+        return table.filter(pc.equal(table.column("source"), key[1]))
+    table = leaderboard(summary, min_games)
+    if not players:
+        return table
+    keep = {find(summary, p) for p in players}
+    sources = table.column("source").to_pylist()
+    if summary.partnerships:          # a pair holding the player as either name
+        mask = [any((a in k[0] or (b is not None and b in k[0])) and s == k[1] for k in keep)
+                for a, b, s in zip(table.column("player_a").to_pylist(), table.column("player_b").to_pylist(), sources)]
+    else:
+        mask = [((n,), s) in keep for n, s in zip(table.column("player").to_pylist(), sources)]
+    return table.filter(pa.array(mask, pa.bool_()))

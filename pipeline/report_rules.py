@@ -77,3 +77,36 @@ def choose(lake, arg: str | None) -> Choice:
     why = staleness(lake, rules, present)
     return Choice(rules.name, rules if why else None, why)
 
+
+
+def load_rules(name: str, lake=None, house: bool = True):
+    """A shipped ruleset or a .toml file; with ``lake``, ``own`` (or ``auto``: each game under its own ruleset,
+    :func:`pipeline.rules.own.plan`), and with ``house`` also a house ruleset the lake was rescored with (its
+    resolved parameters are kept in ``scores/ruleset=NAME/_ruleset.json``). Raises RulesetError (unknown name,
+    bad file, bad own-rules choice) or OSError (the lake cannot be read)."""
+    import orjson
+
+    if own.is_own(name) and lake is not None:
+        return own.plan(lake)
+    try:
+        return load(name)
+    except RulesetError:
+        if not (house and lake is not None and "/" not in name and not name.endswith(".toml")):
+            raise
+        try:
+            data = lakemod.read_bytes(lake, f"scores/ruleset={name}/_ruleset.json")
+        except (OSError, ValueError):
+            data = None
+        if not data:
+            raise
+        d = orjson.loads(data)
+        return Ruleset(d["name"], f"as rescored in lake {lake}", d["params"], d.get("sources", {}),
+                       tuple(d.get("chain", ())))
+
+
+def game_rules(rules, hand: dict):
+    """``rules``, or under ``own`` the ruleset the game of ``hand`` (a hands row: its source, variant and
+    recorded ruleset) is scored under, so a game is explained as the reports count it."""
+    if not isinstance(rules, own.OwnRules):
+        return rules
+    return rules.game_ruleset(hand["source"], hand["variant"], hand.get("ruleset_hint"))

@@ -397,6 +397,23 @@ def _stacked(breakdowns: list[dict[str, Any]], layout: list[tuple[str, list[Row]
     return out
 
 
+def breakdowns(hands: list[dict[str, Any]], rules: list[Ruleset], whole: bool = True,
+               target: int | None = None) -> list[list[dict[str, Any]]]:
+    """Per hand of ``hands`` (one game's rows, in order), its breakdown under each ruleset of ``rules``; with
+    ``whole``, then the game's running totals and result under each (:func:`game_summary`, ``target``: its
+    recorded target). Each item is what :func:`render` takes."""
+    out = [[explain(h, r) for r in rules] for h in hands]
+    if whole:
+        out.append([game_summary(hands, r, target) for r in rules])
+    return out
+
+
+def game_text(hands: list[dict[str, Any]], rules: Ruleset, target: int | None = None, width: int = 80) -> str:
+    """The whole game explained as ``rebelote show --game`` prints it (plain text, no colour): each hand's
+    breakdown, then the running totals and result, blocks separated by a blank line."""
+    return "\n\n".join(render(b, width=width) for b in breakdowns(hands, [rules], True, target))
+
+
 def game_hands(lake, game: str, hand_no: int | None = None) -> list[dict[str, Any]]:
     """Hand rows of a game (by game id, or by the source's own game id), in order; one hand with ``hand_no``.
     Raises LookupError naming what was not found and where to look: the closest game ids and `rebelote games`

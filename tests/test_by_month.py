@@ -69,3 +69,26 @@ def test_the_command(lake):
     assert "left out by --by month" in " ".join(r.stderr.split())
     r = CliRunner().invoke(app, ["stats", "players", "--by", "week", "--lake", str(lake)])
     assert r.exit_code == 2 and "--by month" in r.output
+
+
+def test_the_dashboard_file_holds_the_monthly_tables(lake, tmp_path):
+    """Issue 21: `export duckdb` writes report_<name>_by_month for players, partnerships and bidders, each the
+    rows of `stats NAME --by month` (pipeline.dashboard.monthly_tables), and documents them."""
+    import duckdb
+
+    from pipeline import dashboard
+
+    lake, _ = lake
+    out = tmp_path / "d.duckdb"
+    dashboard.export_duckdb(lake, out)
+    con = duckdb.connect(str(out), read_only=True)
+    try:
+        for name in dashboard.MONTHLY:
+            got = con.sql(f"SELECT * FROM report_{name}_by_month").to_arrow_table().to_pylist()
+            want = stats.run_report_by_month(lake, name, RULES).to_pylist()
+            assert got == want and got, name
+            assert {r["month"] for r in got} == {"2026-01", "2026-03"}
+    finally:
+        con.close()
+    described = {o.name: [c for c, _, _ in o.columns] for o in dashboard.describe()}
+    assert described["report_players_by_month"][:3] == ["ruleset", "month", "player"]

@@ -92,6 +92,16 @@ def test_report_tables_are_the_reports(lake, tmp_path):
                 assert part.to_pylist() == want.to_pylist(), (name, r)
                 rows += want.num_rows
             assert got.num_rows == rows
+        # the rating history: every player's rating after each game, as `stats ratings --history` gives it
+        from pipeline import ratings
+        for r in RULESETS:
+            results = ratings.game_results(lake_con, r)
+            want = ratings.history_table(ratings.rate(results, history_of=PLAYERS)).to_pylist()
+            got = con.sql("SELECT * EXCLUDE (ruleset) FROM report_rating_history WHERE ruleset = $r",
+                          params={"r": r}).to_arrow_table().to_pylist()
+            assert got == want and len({g["player"] for g in got}) > 4, r
+            one = ratings.history_table(ratings.rate(results, history_of="Bruno")).to_pylist()
+            assert [g for g in got if g["player"] == "Bruno"] == one and one
         for by in dashboard.FAIRNESS_GROUPINGS:
             part = con.sql("SELECT * EXCLUDE (grouped_by) FROM report_fairness WHERE grouped_by = $b",
                            params={"b": by}).to_arrow_table()
@@ -182,8 +192,9 @@ def test_cli_export_duckdb(lake, tmp_path):
     r = runner.invoke(app, ["export", "duckdb", str(out), "--lake", str(lake), "--rules", "colver", "--materialize"])
     assert r.exit_code == 0, r.output
     # 6 lake views + 7 derived tables (player_hands, player_games, hand_facts, pair_hands, pair_games,
-    # declaration_items, dealt_events) copied in; 7 SQL reports (queries/ minus compare) + fairness
-    assert "export duckdb: 61 hands; 13 tables copied in; 11 report tables" in r.stdout and "rulesets: colver" in r.stdout
+    # declaration_items, dealt_events) copied in; 9 SQL reports (queries/ minus compare), ratings, rating
+    # history, 3 monthly reports and fairness
+    assert "export duckdb: 61 hands; 13 tables copied in; 15 report tables" in r.stdout and "rulesets: colver" in r.stdout
     assert _query(out, "SELECT DISTINCT ruleset FROM report_contracts") == [("colver",)]
     r = runner.invoke(app, ["export", "duckdb", str(out), "--lake", str(lake), "--rules", "nope"])
     assert r.exit_code == 2 and "unknown ruleset 'nope'" in r.stderr
@@ -205,8 +216,9 @@ def test_docs_are_generated():
     text = DOCS.read_text()
     for obj in dashboard.describe():       # every object has a section, every report its SQL header
         assert f"## `{obj.name}`" in text
-        if obj.name.startswith("report_") and obj.name not in ("report_fairness", "report_ratings"):
+        if obj.name in [f"report_{n}" for n in dashboard.REPORTS]:
             assert stats.report_doc(obj.name.removeprefix("report_")) in text
     assert json.dumps(sorted(o.name for o in dashboard.describe())) == json.dumps(sorted(
         list(stats.VIEWS) + [f"report_{n}" for n in dashboard.REPORTS]
-        + ["report_ratings", "report_fairness", "export_info"]))
+        + [f"report_{n}_by_month" for n in dashboard.MONTHLY]
+        + ["report_ratings", "report_rating_history", "report_fairness", "export_info"]))

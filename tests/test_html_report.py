@@ -335,7 +335,70 @@ def test_the_page_sorts_pages_and_opens_a_player_in_chromium(lake, tmp_path):
     for title in ("Contracts taken, by strain and level", "Partners", "Opponents", "Declarations by kind",
                   "Last games rated"):
         assert f"<h3>{title}</h3>" in page, title
-    assert "rebelote show --game " in page
+    # the last games link to their explanation in the page itself: #game=ID draws show's text
+    gid = html.unescape(re.search(r'<a href="#game=([^"]+)">', page).group(1))
+    from urllib.parse import unquote
+    gid = unquote(gid)
+    dom, console = _dom(out.as_uri() + "#game=" + gid, tmp_path)
+    assert not [c for c in console if "Uncaught" in c or "Error" in c or "net::" in c], console
+    pre = html.unescape(dom.split('<pre class="explained">', 1)[1].split("</pre>", 1)[0])
+    assert pre == _show_text(lake, gid) and pre.startswith(f"game {gid} hand 1")
+
+
+def _show_text(lake, gid: str, rules: str = RULES) -> str:
+    """What `rebelote show --game GID --rules RULES` prints (piped: plain text), without its last blank line."""
+    r = runner.invoke(app, ["show", "--game", gid, "--rules", rules, "--lake", str(lake)])
+    assert r.exit_code == 0, r.output
+    return r.output.rstrip("\n")
+
+
+def test_a_player_pages_last_games_are_explained_as_show_prints_them(lake):
+    """Issue 21: the page holds the last games of each player page explained hand by hand, the very text
+    `rebelote show --game` prints (pipeline/player_pages.explanations); the rows of those games link to it
+    (column kind 'game') and say so instead of giving the command; the others keep the command. At most
+    EXPLAINED_PER_PLAYER games of a page are explained."""
+    from pipeline import player_pages
+
+    text, *_ = html_report.build_html(lake, RULES)
+    data = json.loads(text.split('id="player-data">', 1)[1].split("</script>", 1)[0])
+    games = data["games"]
+    assert games
+    for gid in list(games)[:3]:
+        assert games[gid] == _show_text(lake, gid)
+    for p in data["players"]:
+        last = next(t for t in p["tables"] if t["title"] == "Last games rated")
+        assert last["columns"][0] == ["game_id", 0, "game"]
+        linked = [r for r in last["rows"] if r[0] in games]
+        assert [r[0] for r in linked] == [r[0] for r in last["rows"][:player_pages.EXPLAINED_PER_PLAYER]]
+        assert all(r[4].startswith("explained") for r in linked)
+        assert all(r[4].startswith("rebelote show --game") for r in last["rows"] if r[0] not in games)
+    assert len(games) <= player_pages.EXPLAINED_GAMES
+
+
+def test_explained_games_of_a_pseudonymized_page_show_no_name(lake):
+    """--pseudonymize: the explained games come from the page's own (pseudonymized) views, so their text names
+    players by pseudonym and games by keyed id; with those put back it is exactly show's text of the real game.
+    No row gives a `show` command (a keyed id would not find the game)."""
+    from pipeline.pseudonymize import keyed
+
+    salt = "pepper"
+    text, *_ = html_report.build_html(lake, RULES, stats.Filters(pseudonymize=salt))
+    data = json.loads(text.split('id="player-data">', 1)[1].split("</script>", 1)[0])
+    real_ids = [r[0] for r in stats.connect(lake).sql("SELECT game_id FROM games").fetchall()]
+    by_key = {keyed(salt, g): g for g in real_ids}
+    assert data["games"]
+    names = set(PLAYERS) | {HOSTILE}
+    for gid, explained in data["games"].items():
+        assert gid in by_key and not any(n in explained for n in names)
+        real = _show_text(lake, by_key[gid])
+        back = explained.replace(gid, by_key[gid])
+        for source in ("club", "online"):
+            for n in names:
+                back = back.replace(pseudonym(salt, source, n), n)
+        assert back == real
+    for p in data["players"]:
+        last = next(t for t in p["tables"] if t["title"] == "Last games rated")
+        assert not any(str(r[4]).startswith("rebelote show") for r in last["rows"])
 
 
 def test_a_player_page_holds_the_reports_rows_of_that_player(lake):
@@ -365,6 +428,9 @@ def test_a_player_page_holds_the_reports_rows_of_that_player(lake):
     assert sum(r[2] for r in tables["Opponents"]["rows"]) == sum(r["games"] for r in h2h)
     took = [r for r in rep["players"].to_pylist() if (r["player"], r["source"]) == ("Bruno", "club")][0]
     assert sum(r[2] for r in tables["Contracts taken, by strain and level"]["rows"]) == took["taken"]
+    for r in tables["Contracts taken, by strain and level"]["rows"]:     # success in percent of those decided
+        made, decided = map(int, r[3].split("/"))
+        assert r[4] == (round(100 * made / decided, 1) if decided else None)
     kinds = [r for r in rep["declaration_kinds"].to_pylist() if (r["player"], r["source"]) == ("Bruno", "club")]
     assert [r[0] for r in tables["Declarations by kind"]["rows"]] == [r["kind"] for r in kinds]
     history = ratings.rate(results, history_of="Bruno").history

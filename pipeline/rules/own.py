@@ -68,6 +68,7 @@ class OwnRules:
     sources: dict[str, str] = field(default_factory=dict)
     chain: tuple[str, ...] = (OWN,)
     by_variant: dict[str, Ruleset] = field(default_factory=dict)   # variant -> ruleset for hands of no known game
+    by_combo: dict[tuple, str] = field(default_factory=dict)       # (source, variant, hint or '') -> member name
 
     def member(self, name: str) -> Ruleset:
         """The ruleset of that name among the members or the variants' defaults (KeyError otherwise)."""
@@ -77,6 +78,16 @@ class OwnRules:
             if r.name == name:
                 return r
         raise KeyError(name)
+
+    def game_ruleset(self, source: str, variant: str, hint: str | None) -> Ruleset:
+        """The ruleset a game of that source, variant and recorded ruleset is scored under (by its variant's
+        default when the plan saw no such game). Needs no game id, so it works on pseudonymized rows too."""
+        name = self.by_combo.get((source, variant, hint or ""))
+        if name is not None:
+            return self.members[name]
+        if variant in self.by_variant:
+            return self.by_variant[variant]
+        raise KeyError(f"no ruleset for the {variant!r} games of source {source!r}")
 
     def ruleset_of(self, hands: pa.Table | pa.RecordBatch) -> pa.Array:
         """The member name (string array, one per row) each row of ``hands`` (columns ``game_id`` and ``variant``)
@@ -184,7 +195,7 @@ def plan(lake) -> OwnRules:
     combos = games.group_by(["source", "variant", "ruleset_hint"], use_threads=False).aggregate([("game_id", "count")])
     members: dict[str, Ruleset] = {}
     loaded: dict[str, Ruleset] = {}
-    choices, names_of = [], {}
+    choices, names_of, chosen = [], {}, {}
     for row in sorted(combos.to_pylist(), key=lambda r: (r["source"], r["variant"], r["ruleset_hint"] or "")):
         ref, why = _choose(row["source"], row["variant"], row["ruleset_hint"], over, by_variant, shipped)
         if ref not in loaded:
@@ -195,6 +206,7 @@ def plan(lake) -> OwnRules:
         r = loaded[ref]
         members[r.name] = r
         names_of["\x1f".join((row["source"], row["variant"], row["ruleset_hint"] or ""))] = r.name
+        chosen[(row["source"], row["variant"], row["ruleset_hint"] or "")] = r.name
         choices.append(Choice(row["source"], row["variant"], row["ruleset_hint"], r.name, why, row["game_id_count"]))
     fallback = {}
     for variant, ref in by_variant.items():     # hands of games the plan has not seen: by variant
@@ -212,7 +224,8 @@ def plan(lake) -> OwnRules:
         f"{c.source} {c.variant} -> {c.ruleset}" for c in choices) or "no games yet")
     return OwnRules(OWN, desc, params, members, choices, games.column("game_id").combine_chunks(),
                     rules.combine_chunks() if isinstance(rules, pa.ChunkedArray) else rules,
-                    games.column("ruleset_hint").combine_chunks(), by_variant=fallback)
+                    games.column("ruleset_hint").combine_chunks(), by_variant=fallback,
+                    by_combo=chosen)
 
 
 def describe(changes: list[tuple[str, Any, Any]]) -> str:
