@@ -205,7 +205,7 @@ def ingest(
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn, TransferSpeedColumn
 
     from pipeline.limits import Limits
-    from pipeline.ingest.run import walk
+    from pipeline.ingest.input_files import walk
 
     # a progress bar over the bytes to read, on a terminal only (never in pipes, logs or CI): each file's size
     # counts from where the walk meets it, its records move the bar as they are read (a gzip file's offsets are

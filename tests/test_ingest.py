@@ -357,12 +357,12 @@ def test_lake_file_name_is_the_digest_of_its_keys_end_to_end(tmp_path):
 
 
 def test_hands_without_a_number_are_named_as_such_not_as_hand_none_twice(tmp_path):
-    """The shared check (run._Writer.check) on a game two of whose hands carry no hand number: the reject says the
+    """The shared check (validate.check_game) on a game two of whose hands carry no hand number: the reject says the
     number is missing (it used to say "hand number None appears twice")."""
     from pipeline.ingest.records import GameRecord, Provenance
-    from pipeline.ingest.run import IngestSummary, _Writer
+    from pipeline.ingest.validate import check_game
     game = {"game_id": "x:g1", "source": "x"}
     rec = GameRecord(game, [{"hand_no": 1}, {"hand_no": None}, {"hand_no": None}], Provenance("x", "f.jsonl", 3))
-    r = _Writer(tmp_path / "lake", IngestSummary()).check(rec)
+    r = check_game(rec)
     assert (r.code, r.reason, r.game_id, r.hand_no) == (
         "missing_field", "the game's hand 2 (in record order) has no hand number", "x:g1", None)
