@@ -12,6 +12,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
+
+from pipeline import lake_write
 from pipeline import ingest, lake as lakemod
 from pipeline.ingest import deal_copies, game_copies
 from pipeline.ingest.input_files import physical_name
@@ -232,8 +234,8 @@ class CopyChecks:
         game_keys = {k for k, _, _ in self.richer.values() if k}
         hand_keys = set().union(*(h for _, h, _ in self.richer.values()))
         files = {f for _, _, f in self.richer.values()}
-        lakemod.delete_rows(self.lake, "games", "game_key", game_keys)
-        lakemod.delete_rows(self.lake, "hands", "hand_key", hand_keys, where=_read_from(files))
+        lake_write.delete_rows(self.lake, "games", "game_key", game_keys)
+        lake_write.delete_rows(self.lake, "hands", "hand_key", hand_keys, where=_read_from(files))
         self.keys["games"] -= game_keys
         self.keys["hands"] -= hand_keys
         self.richer = {}
@@ -245,7 +247,7 @@ def _intern(name: str | None) -> str | None:
 
 
 def _read_from(files: set[tuple[str, str | None]]) -> Callable[[pa.Table], pa.ChunkedArray]:
-    """A row condition for :func:`pipeline.lake.delete_rows` on hands: the row was read from one of ``files``,
+    """A row condition for :func:`pipeline.lake_write.delete_rows` on hands: the row was read from one of ``files``,
     each a (recorded source_file, physical ingest_file) pair: by its ``ingest_file`` when the pair has one, by
     its ``source_file`` for a row whose ``ingest_file`` is null."""
     physical = pa.array(sorted({p for _, p in files if p is not None}), pa.string())

@@ -7,6 +7,8 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.compute as pc
 
+
+from pipeline import lake_write
 from pipeline import lake as lakemod
 from pipeline.ingest import holdings, takeover
 from pipeline.ingest.input_files import same_file
@@ -73,13 +75,13 @@ class FileReplacement:
         old_games = old_rows("games", "game_key")
         old_hands = old_rows("hands", "hand_key")
         self._note_orphans(set(old_hands))
-        lakemod.delete_rows(self.lake, "games", "game_key", set(old_games))
-        n = lakemod.delete_rows(self.lake, "hands", "hand_key", set(old_hands))
+        lake_write.delete_rows(self.lake, "games", "game_key", set(old_games))
+        n = lake_write.delete_rows(self.lake, "hands", "hand_key", set(old_hands))
         # the rejects its old version raised and its new one no longer does (a bad record fixed or removed)
         rej = lakemod.read(self.lake, "rejects", columns=["reject_key", "source_file", "ingest_file"], filter=mine)
         fixed = {k for k, sf, pf in zip(*(rej.column(c).to_pylist() for c in rej.column_names))
                  if k not in self.file_rejects and (pf == self.reading or (pf is None and same_file(sf, path)))}
-        lakemod.delete_rows(self.lake, "rejects", "reject_key", fixed)
+        lake_write.delete_rows(self.lake, "rejects", "reject_key", fixed)
         self.keys["rejects"] -= fixed
         self.summary.rejects_cleared += len(fixed)
         self.keys["games"] -= set(old_games)

@@ -20,7 +20,6 @@ from pathlib import Path
 import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
-
 from pipeline import ingest, lake as lakemod
 from pipeline.ingest import (archives, content_keys, fast_native, holdings, input_files, native_columns, native_jsonl,
                              takeover, validate)

@@ -12,6 +12,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
+
+from pipeline import lake_write
 from pipeline import lake as lakemod, schema
 from pipeline.ingest import deal_copies, game_copies, holdings, key_index, takeover
 from pipeline.ingest.copy_checks import DEAL_COPY_FORMATS, CopyChecks, _intern
@@ -155,7 +157,7 @@ and, from the columnar native reader, Arrow tables of rows already checked and d
         early, self._early = self._early, {}
         n = 0
         for f, keys in early.items():
-            n += lakemod.delete_rows(self.lake, holdings.TABLE, "ingest_file", {f},
+            n += lake_write.delete_rows(self.lake, holdings.TABLE, "ingest_file", {f},
                                      where=lambda t, keys=keys: pa.array(keys.contains_many(t.column("hand_key"))))
         return n
 
@@ -290,7 +292,7 @@ and, from the columnar native reader, Arrow tables of rows already checked and d
 def _write_buffers(lake, buf: dict[str, list]) -> None:
     """Append each table's buffered rows to the lake (the background writer's job, in flush order)."""
     for table, rows in buf.items():
-        lakemod.append(lake, table, _table(table, rows))
+        lake_write.append(lake, table, _table(table, rows))
 
 
 def _table(table: str, rows: list) -> pa.Table:
