@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline import commits, derived, schema
-from pipeline.lake import FILE_BYTES, ROW_GROUP, Location, RollingWriter, list_files, locate, lock, partitions
+from pipeline.lake import FILE_BYTES, ROW_GROUP, Location, list_files, locate, lock, partitions
+from pipeline.lake_write import RollingWriter
 
 
 @dataclass

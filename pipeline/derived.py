@@ -79,6 +79,7 @@ def materialize(lake, ruleset: str, only: tuple[str, ...] | None = None, games: 
     old rows: an update, :mod:`pipeline.rescore.stale`); their ``hand_facts`` rows carry no ``hand_seq``.
     Returns rows written per table. Raises duckdb.Error / OSError on a read or write failure, KeyError for an unknown table."""
     from pipeline import lake as lakemod
+    from pipeline import lake_write
     from pipeline.duck import arrow_reader, duckdb_connection, empty_sql, table_source
 
     wanted = set(DERIVED) if only is None else {t for t in only} | {DERIVED[t].parent for t in only if DERIVED[t].parent}
@@ -110,7 +111,7 @@ def materialize(lake, ruleset: str, only: tuple[str, ...] | None = None, games: 
         results = (f"SELECT * FROM {table_source(con, lake, 'game_scores')} WHERE ruleset = {r}{only}"
                    if lakemod.has_table(lake, "game_scores") else empty_sql(con, "game_scores"))
         con.execute(f"CREATE TEMP VIEW game_scores AS {results}")
-        write = lakemod.replace_partition if games is None else lakemod.append_partition
+        write = lake_write.replace_partition if games is None else lake_write.append_partition
         parents = {d.parent for d in DERIVED.values() if d.parent}
         for name, d in DERIVED.items():
             if name not in wanted:

@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 import pyarrow.compute as pc
 
+
+from pipeline import lake_write
 from pipeline import lake as lakemod, schema
 from pipeline.words import count
 
@@ -69,7 +71,7 @@ class MigrateSummary:
 
 
 def _with_every_column(table: str):
-    """A :func:`pipeline.lake.rewrite_files` fix: a file's rows with the columns of ``table``'s schema it lacks
+    """A :func:`pipeline.lake_write.rewrite_files` fix: a file's rows with the columns of ``table``'s schema it lacks
     added as nulls (partition columns aside: the folder names hold them), or None when it has them all."""
     parts = set(schema.partition_columns(table))
     want = [f for f in schema.schema(table) if f.name not in parts]
@@ -104,10 +106,10 @@ def _v1_to_v2(lake, summary: "MigrateSummary") -> None:
         if table in DERIVED:
             gone = _partitions_missing_columns(lake, table)
             for part in gone:
-                lakemod.drop_partition(lake, table, part.split("=", 1)[1])
+                lake_write.drop_partition(lake, table, part.split("=", 1)[1])
             summary.dropped[table] = len(gone)
         else:
-            summary.rewritten[table] = lakemod.rewrite_files(lake, table, _with_every_column(table))
+            summary.rewritten[table] = lake_write.rewrite_files(lake, table, _with_every_column(table))
 
 
 def _new_hand_keys(lake) -> pa.Table:
@@ -123,7 +125,7 @@ def _new_hand_keys(lake) -> pa.Table:
 
 
 def _remap(column: str, old: pa.Array, new: pa.Array):
-    """A :func:`pipeline.lake.rewrite_files` fix: ``column``'s values found in ``old`` replaced by the ``new``
+    """A :func:`pipeline.lake_write.rewrite_files` fix: ``column``'s values found in ``old`` replaced by the ``new``
     value at the same position (others kept), or None when no value changes."""
     def fix(t: pa.Table) -> pa.Table | None:
         if column not in t.column_names or not t.num_rows:
@@ -157,11 +159,11 @@ def _v2_to_v3(lake, summary: "MigrateSummary") -> None:
             return None
         return t.set_column(t.column_names.index("game_key"), t.schema.field("game_key"), new)
 
-    summary.rekeyed["games"] = lakemod.rewrite_files(lake, "games", rekey_games)
+    summary.rekeyed["games"] = lake_write.rewrite_files(lake, "games", rekey_games)
     old, new = keys.column("old").combine_chunks(), keys.column("new").combine_chunks()
     for table in schema.ALL_TABLES:
         if "hand_key" in schema.schema(table).names:
-            summary.rekeyed[table] = lakemod.rewrite_files(lake, table, _remap("hand_key", old, new))
+            summary.rekeyed[table] = lake_write.rewrite_files(lake, table, _remap("hand_key", old, new))
     derived.record_hands(lake, fresh)
 
 
@@ -204,7 +206,7 @@ def _v3_to_v4(lake, summary: "MigrateSummary") -> None:
             return t.set_column(t.column_names.index("game_key"), key_field, key)
         return t.add_column(t.column_names.index("game_id") + 1, key_field, key)
 
-    summary.results_keyed = lakemod.rewrite_files(lake, "game_scores", with_game_key)
+    summary.results_keyed = lake_write.rewrite_files(lake, "game_scores", with_game_key)
     derived.record_hands(lake, fresh)
 
 

@@ -348,7 +348,7 @@ def _slow_first_score_batch(monkeypatch) -> list[int]:
     engine would); returns the list of each call's row count."""
     import time
 
-    import pipeline.cli as cli
+    from pipeline.cli import common
     import pipeline.rescore.own as rescore_pkg
     real = rescore_pkg.score_any
     calls: list[int] = []
@@ -359,7 +359,7 @@ def _slow_first_score_batch(monkeypatch) -> list[int]:
         calls.append(batch.num_rows)
         return real(batch, rules)
 
-    monkeypatch.setattr(cli, "COMPILE_NOTE_AFTER", 0.1)
+    monkeypatch.setattr(common, "COMPILE_NOTE_AFTER", 0.1)
     monkeypatch.setattr(rescore_pkg, "score_any", slow_first)
     return calls
 

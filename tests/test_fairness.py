@@ -11,7 +11,9 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from pipeline import cards, lake as lakemod, schema
+
+from pipeline import lake_write
+from pipeline import cards, schema
 from pipeline.fairness import (REPORT_COLUMNS, binomial_test, deck_probabilities, exact_probabilities,
                                fairness_report, hand_events)
 
@@ -191,7 +193,7 @@ def lake(tmp_path: Path) -> Path:
     ]
     sch = schema.schema("hands")
     table = schema.conform("hands", pa.table({f.name: pa.array([r.get(f.name) for r in rows], f.type) for f in sch}))
-    lakemod.append(tmp_path, "hands", table)
+    lake_write.append(tmp_path, "hands", table)
     return tmp_path
 
 
@@ -262,7 +264,7 @@ def _dated_games(lake: Path) -> None:
             for s, when in (("alpha", datetime(2026, 3, 1, 20, tzinfo=timezone.utc)),
                             ("beta", datetime(2026, 3, 5, 8, tzinfo=timezone.utc)))]
     sch = schema.schema("games")
-    lakemod.append(lake, "games", schema.conform("games", pa.table(
+    lake_write.append(lake, "games", schema.conform("games", pa.table(
         {f.name: pa.array([r.get(f.name) for r in rows], f.type) for f in sch})))
 
 

@@ -31,7 +31,8 @@ from deals import DEAL_A, DEAL_K, DEAL_L, native_game, native_hand
 from test_fuzz import mutate, mutation
 from pipeline import lake as lakemod
 from pipeline.export import export_jsonl
-from pipeline.ingest import fast_native, kernels, native_pool, run
+from pipeline.ingest import fast_native, input_files, kernels, native_pool, run
+from pipeline.ingest import writer as writer_mod
 from pipeline.ingest.run import StrictError, ingest_paths
 from pipeline.simulate import simulate
 
@@ -62,7 +63,7 @@ def _ingest(files, lake: Path, mode: str, monkeypatch, block: int, flush: int, s
     monkeypatch.setenv(native_pool.WORKERS_ENV, str(workers))
     monkeypatch.setattr(native_pool, "POOL_MIN_BYTES", 0)
     monkeypatch.setattr(fast_native, "BLOCK_BYTES", block)
-    monkeypatch.setattr(run, "FLUSH_HANDS", flush)
+    monkeypatch.setattr(writer_mod, "FLUSH_HANDS", flush)
     seen: Counter = Counter()
     real_row_path = fast_native._row_path
 
@@ -494,7 +495,7 @@ CORRUPTIONS = {
 
 def test_exported_single_deal_games_are_matched_by_deal_as_the_row_path_does(tmp_path, monkeypatch):
     # an export of colver CFN games (provenance.source_format "colver-cfn", one hand each) is matched by deal against
-    # its copies (run._Writer.same_deal): the columnar path leaves such lines to the row path (it kept both copies)
+    # its copies (copy_checks.CopyChecks.same_deal): the columnar path leaves such lines to the row path (it kept both copies)
     g = json.loads(_base()[0])
     one = dict(g, hands=[dict(g["hands"][P], hand_no=1)], provenance={"source_format": "colver-cfn",
                                                                       "source_file": "x.cfn"})
@@ -753,7 +754,7 @@ def test_big_native_file_is_hashed_for_the_manifest_after_the_workers_fork(tmp_p
     monkeypatch.setenv(native_pool.WORKERS_ENV, "2")
     monkeypatch.setattr(native_pool, "POOL_MIN_BYTES", 0)
     events: list[str] = []
-    real_init, real_hash = native_pool.BlockPool.__init__, run._hash_later
+    real_init, real_hash = native_pool.BlockPool.__init__, input_files.hash_later
 
     def init(self, n, converter):
         real_init(self, n, converter)
@@ -763,11 +764,11 @@ def test_big_native_file_is_hashed_for_the_manifest_after_the_workers_fork(tmp_p
         events.append("hash started")
         return real_hash(path)
     monkeypatch.setattr(native_pool.BlockPool, "__init__", init)
-    monkeypatch.setattr(run, "_hash_later", hash_later)
+    monkeypatch.setattr(input_files, "hash_later", hash_later)
     lake = tmp_path / "lake"
     s = ingest_paths([f], lake)
     assert s.games == len(_base()) and events == ["forked", "hash started"]
-    [entry] = run._load_manifest(lake).values()
+    [entry] = input_files.load_manifest(lake).values()
     assert entry[3] == hashlib.sha256(f.read_bytes()).hexdigest()
     assert ingest_paths([f], lake).unchanged == 1           # the manifest recognises it: not read again
 
@@ -792,7 +793,7 @@ def test_a_failed_read_leaves_no_hash_thread_running(tmp_path, monkeypatch):
     def failing_read(fh, path, writer, take, block_bytes=None, size=None, forked=None, bounds=None):
         forked()
         raise RuntimeError("a reader bug")
-    monkeypatch.setattr(run, "_hash_later", slow_hash)
+    monkeypatch.setattr(input_files, "hash_later", slow_hash)
     monkeypatch.setattr(fast_native, "read_into", failing_read)
     s = ingest_paths([f], tmp_path / "lake")
     assert s.rejected == {"reader_error": 1}

@@ -10,6 +10,8 @@ import orjson
 import pyarrow as pa
 import pytest
 
+
+from pipeline import lake_write
 from pipeline import lake as lakemod, names
 from pipeline.ingest.run import ingest_paths
 from pipeline.rules import RulesetError, load
@@ -83,9 +85,9 @@ def test_lake_partitions_refuse_a_value_that_is_no_plain_name(tmp_path, bad):
     before = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*"))
     t = pa.table({"ruleset": [bad]})
     with pytest.raises(names.BadName, match="is not a plain name"):
-        lakemod.replace_partition(lake, "scores", bad, [t])
+        lake_write.replace_partition(lake, "scores", bad, [t])
     with pytest.raises(names.BadName, match="is not a plain name"):
-        lakemod.drop_partition(lake, "scores", bad)
+        lake_write.drop_partition(lake, "scores", bad)
     assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*")) == before
 
 

@@ -22,7 +22,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "pipeline"
 STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("cards", "words", "names", "catalog", "resources", "limits", "jit", "trick_order", "arrow_rows",
               "output", "report_data", "rules.citations", "terminal")),
-    ("storage", ("commits", "schema", "lake", "duck")),
+    ("storage", ("commits", "schema", "lake", "lake_write", "duck")),
     ("rules", ("rules",)),
     ("ingest", ("ingest", "native")),
     ("facts", ("derived", "dealt_events", "declaration_facts", "hand_facts", "pair_facts", "player_facts",

@@ -8,6 +8,7 @@ import pytest
 from conftest import write_jsonl
 from deals import DEAL_A, DEAL_K, DEAL_L, native_game, native_hand
 from pipeline import lake as lakemod
+from pipeline import lake_write
 from pipeline.ingest.run import StrictError, ingest_paths
 
 
@@ -344,25 +345,24 @@ def test_edited_file_with_a_renamed_player_renames_its_hands(tmp_path):
 
 
 def test_lake_file_name_is_the_digest_of_its_keys_end_to_end(tmp_path):
-    # pipeline.lake._keys_digest hashes the key column's buffers; the name must stay the sha256 of the keys
+    # pipeline.lake_write._keys_digest hashes the key column's buffers; the name must stay the sha256 of the keys
     # joined as text (first 16 hex digits), as lakes written before it were named. Keys: a sliced, chunked column.
     import hashlib
     import pyarrow as pa
-    from pipeline import lake as lakemod
     keys = pa.chunked_array([pa.array(["x", "ab", "cd"]).slice(1), pa.array(["é"])])
     want = hashlib.sha256("abcdé".encode()).hexdigest()[:16]
-    assert lakemod._keys_digest(keys) == want
-    assert lakemod._keys_digest(pa.chunked_array([pa.array(["ab"], pa.large_string())])) == \
+    assert lake_write._keys_digest(keys) == want
+    assert lake_write._keys_digest(pa.chunked_array([pa.array(["ab"], pa.large_string())])) == \
         hashlib.sha256(b"ab").hexdigest()[:16]
 
 
 def test_hands_without_a_number_are_named_as_such_not_as_hand_none_twice(tmp_path):
-    """The shared check (run._Writer.check) on a game two of whose hands carry no hand number: the reject says the
+    """The shared check (validate.check_game) on a game two of whose hands carry no hand number: the reject says the
     number is missing (it used to say "hand number None appears twice")."""
     from pipeline.ingest.records import GameRecord, Provenance
-    from pipeline.ingest.run import IngestSummary, _Writer
+    from pipeline.ingest.validate import check_game
     game = {"game_id": "x:g1", "source": "x"}
     rec = GameRecord(game, [{"hand_no": 1}, {"hand_no": None}, {"hand_no": None}], Provenance("x", "f.jsonl", 3))
-    r = _Writer(tmp_path / "lake", IngestSummary()).check(rec)
+    r = check_game(rec)
     assert (r.code, r.reason, r.game_id, r.hand_no) == (
         "missing_field", "the game's hand 2 (in record order) has no hand number", "x:g1", None)

@@ -27,7 +27,7 @@ import pytest
 
 from pipeline import ingest, lake as lakemod, rules, schema
 from pipeline.cards import card_str
-from pipeline.ingest import bga, run
+from pipeline.ingest import bga, input_files, run
 from pipeline.ingest.records import GameRecord, Reject
 from pipeline.rescore import game_pass, score_batch
 
@@ -59,8 +59,8 @@ def read_text(text: str, name: str = "mem.json") -> list[GameRecord | Reject]:
 
 
 def read_path(path: Path) -> list[GameRecord | Reject]:
-    with run._open(path) as fh:
-        return list(run.keyed(bga.read(run._lines(fh), str(path))))
+    with input_files.open_stream(path) as fh:
+        return list(run.keyed(bga.read(input_files.numbered_lines(fh), str(path))))
 
 
 def one_game(path: Path) -> GameRecord:
@@ -116,7 +116,7 @@ def test_fixture_files_are_what_the_generator_writes():
 
 def test_sniff():
     for p in FIX.rglob("*.json*"):
-        head = text_of(p)[:run.HEAD_BYTES]
+        head = text_of(p)[:input_files.HEAD_BYTES]
         assert bga.sniff(p.name, head), p
         for other in ingest.READERS:
             if other is not bga:

@@ -15,6 +15,7 @@ import pytest
 
 from pipeline import lake as lakemod
 from pipeline.ingest import fast_native, run, sorted_runs
+from pipeline.ingest import writer as writer_mod
 from pipeline.ingest.key_index import GameIndex, KeySet
 
 
@@ -96,7 +97,7 @@ def test_a_strict_stop_leaves_no_holdings_written_ahead(tmp_path, monkeypatch, p
     written'), so those go too: the code before session 7 (09f541b) left 180 holdings rows, a's alone, and
     the first version 340 (b.jsonl, never imported, holding 160 hands, listed by a later --prune as 'holding
     removed hands no longer on disk')."""
-    monkeypatch.setattr(run, "FLUSH_HANDS", 40)           # holdings written ahead every 80 rows
+    monkeypatch.setattr(writer_mod, "FLUSH_HANDS", 40)           # holdings written ahead every 80 rows
     monkeypatch.setenv(fast_native.ENV, path)
     lake = tmp_path / "lake"
     a = tmp_path / "a.jsonl"

@@ -214,7 +214,7 @@ def test_pipe_named_on_the_command_line_is_a_usage_error_not_an_empty_file(tmp_p
     from typer.testing import CliRunner
 
     from pipeline.cli import app
-    from pipeline.ingest.run import NotRegularFileError
+    from pipeline.ingest.input_files import NotRegularFileError
     fifo = tmp_path / "games.jsonl"
     os.mkfifo(fifo)                  # no writer: opening it would block; stat() does not
     with pytest.raises(NotRegularFileError, match="games.jsonl: not a regular file"):
@@ -267,11 +267,11 @@ def test_utf16_without_byte_order_mark_is_named_not_unrecognised(tmp_path, codec
 
 
 def test_cr_only_head_then_crlf_lines_keep_the_editor_line_numbers(tmp_path, native_path):
-    # A file whose head (the first 64 KiB, run.HEAD_BYTES) ends its lines in CR alone is read with CR as the line
+    # A file whose head (the first 64 KiB, input_files.HEAD_BYTES) ends its lines in CR alone is read with CR as the line
     # end; when later lines end in CR LF (a file appended to on another system), each CR LF became two line ends
     # (LF, LF): the blank line between them shifted every later line number by one (the last game, on line n + 2
     # in an editor, was reported on line n + 3). Only a bare CR (not followed by LF) is a line end to translate.
-    from pipeline.ingest.run import HEAD_BYTES
+    from pipeline.ingest.input_files import HEAD_BYTES
     body = [orjson.dumps(native_game(f"m{i}", [native_hand(DEAL_A, 1, taker=0)])) for i in range(1, 200)]
     n = next(k for k in range(len(body)) if sum(len(b) + 1 for b in body[:k]) > HEAD_BYTES)   # CR lines 1..n
     f = tmp_path / "mixed.jsonl"

@@ -2,7 +2,7 @@
 
 The expected values come from the models they replace: ``set[str]`` for :class:`KeySet` and ``dict`` for
 :class:`GameIndex` (the ingest held exactly those until session 7), and for ``add_new`` the row path's rule
-(``run._Writer.add_game``: a game's hands are looked up together, then its new ones added)."""
+(``writer.Writer.add_game``: a game's hands are looked up together, then its new ones added)."""
 
 from __future__ import annotations
 

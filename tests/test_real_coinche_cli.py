@@ -20,7 +20,7 @@ import pytest
 
 from conftest import shared_path
 from pipeline import ingest, lake as lakemod, rules
-from pipeline.ingest import coinche_cli, coinche_cli_log, run
+from pipeline.ingest import coinche_cli, coinche_cli_log, input_files, run
 from pipeline.ingest.records import GameRecord, Reject
 from pipeline.rescore import game_pass, rescore_lake, score_batch
 
@@ -33,13 +33,13 @@ N, W, S, E = range(4)          # our seats: the server plays N -> W -> S -> E
 def read_folder(folder: Path) -> tuple[list[GameRecord], list[Reject], list[Path]]:
     """What the ingest driver would get from every file under ``folder``: games, rejects, unrecognised files."""
     games, rejects, unrec = [], [], []
-    for f in run.walk([folder]):
-        head = f.read_bytes()[:run.HEAD_BYTES].decode("utf-8", errors="replace")
+    for f in input_files.walk([folder]):
+        head = f.read_bytes()[:input_files.HEAD_BYTES].decode("utf-8", errors="replace")
         if not coinche_cli.sniff(f.name, head):
             unrec.append(f)
             continue
-        with run._open(f) as fh:
-            for rec in run.keyed(coinche_cli.read(run._lines(fh), str(f))):     # keyed as the driver keys them
+        with input_files.open_stream(f) as fh:
+            for rec in run.keyed(coinche_cli.read(input_files.numbered_lines(fh), str(f))):     # keyed as the driver keys them
                 (rejects if isinstance(rec, Reject) else games).append(rec)
     return games, rejects, unrec
 
@@ -229,7 +229,7 @@ def test_private_deals_from_four_streams():
     assert h2["recorded_score"] == [2000, 0] and scores_of(g)[1]["matches_recorded"] is True
     for seat in "ESW":
         with (folder / f"stream_{seat}.jsonl").open("rb") as fh:
-            assert list(coinche_cli.read(run._lines(fh), str(folder / f"stream_{seat}.jsonl"))) == []
+            assert list(coinche_cli.read(input_files.numbered_lines(fh), str(folder / f"stream_{seat}.jsonl"))) == []
 
 
 def test_private_deals_from_four_streams_missing_stream(tmp_path):

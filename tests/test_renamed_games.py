@@ -16,7 +16,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from pipeline import lake as lakemod, schema
-from pipeline.ingest import coinche_cli, game_copies, run
+from pipeline.ingest import coinche_cli, game_copies, input_files, run
 from pipeline.ingest.run import ingest_paths
 
 FIX = Path(__file__).parent / "fixtures" / "coinche_cli"
@@ -117,8 +117,8 @@ def test_a_copied_folder_in_the_same_run_is_imported_once_and_takes_over_when_th
 def _read_game(folder: Path):
     """The one game a coinche-cli folder gives (its entry stream read by the reader)."""
     entry = next(folder.glob("stream_*.jsonl"))
-    with run._open(entry) as fh:
-        (rec,) = list(coinche_cli.read(run._lines(fh), str(entry)))
+    with input_files.open_stream(entry) as fh:
+        (rec,) = list(coinche_cli.read(input_files.numbered_lines(fh), str(entry)))
     return rec
 
 

@@ -137,7 +137,7 @@ def test_summary_time_counts_the_compile_and_says_so(tmp_path, monkeypatch):
     # the command: its first summary's time includes the warm-up (made to take 5 s here)
     from typer.testing import CliRunner
 
-    from pipeline import cli
+    from pipeline.cli import common
     from pipeline.cli import app
     from pipeline.ingest.run import ingest_paths
     from pipeline.rules import load
@@ -146,7 +146,7 @@ def test_summary_time_counts_the_compile_and_says_so(tmp_path, monkeypatch):
     f = tmp_path / "g.jsonl"
     f.write_bytes(b"\n".join(orjson.dumps(g) for g in simulate(load("belote-classic"), 2, 3)) + b"\n")
     ingest_paths([f], tmp_path / "lake")
-    monkeypatch.setattr(cli, "_warm_engine", lambda lake, rules: 5.0)
+    monkeypatch.setattr(common, "_warm_engine", lambda lake, rules: 5.0)
     r = CliRunner().invoke(app, ["rescore", "--rules", "belote-classic", "--rules", "belote-classic-501",
                                  "--lake", str(tmp_path / "lake")])
     first, second = [line for line in r.output.splitlines() if line.startswith("rescore [")]

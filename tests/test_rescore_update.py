@@ -16,6 +16,8 @@ import orjson
 import pyarrow.compute as pc
 import pytest
 
+
+from pipeline import lake_write
 from pipeline import derived, lake as lakemod
 from pipeline.ingest.run import ingest_paths
 from pipeline.rescore import rescore_lake
@@ -138,9 +140,9 @@ def test_stale_rows_are_found_by_joins_not_by_what_ingest_deleted(scored, tmp_pa
     with lakemod.lock(scored):
         if gone == "one hand":      # the game keeps its other hands and its result row
             keys = lakemod.read(scored, "hands", columns=["hand_key", "game_id"]).filter(pc.field("game_id") == gid)
-            lakemod.delete_rows(scored, "hands", "hand_key", {keys.column("hand_key")[0].as_py()})
+            lake_write.delete_rows(scored, "hands", "hand_key", {keys.column("hand_key")[0].as_py()})
         else:
-            lakemod.delete_rows(scored, gone, "game_id", {gid})
+            lake_write.delete_rows(scored, gone, "game_id", {gid})
     summary = rescore_lake(scored, own.plan(scored), update=True)
     assert summary.update and summary.games == (0 if gone == "hands" else 1)
     assert _rows(scored) == _full_copy(scored, tmp_path)

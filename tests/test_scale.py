@@ -14,6 +14,8 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
+
+from pipeline import lake_write
 from pipeline import compaction, lake as lakemod, schema, stats
 from pipeline.cli import app
 from pipeline.ingest.run import ingest_paths
@@ -101,7 +103,7 @@ def test_rolling_writer_row_groups_and_files(tmp_path):
     loc = lakemod.locate(tmp_path)
     sch = pa.schema([("x", pa.int64())])
     # 10 tables of 1,000 rows, row groups of 2,500 rows: 4 row groups of 2,500
-    w = lakemod.RollingWriter(loc, str(tmp_path / "one"), sch, row_group=2500)
+    w = lake_write.RollingWriter(loc, str(tmp_path / "one"), sch, row_group=2500)
     for i in range(10):
         w.write(pa.table({"x": pa.array(range(i * 1000, (i + 1) * 1000), pa.int64())}))
     paths = w.close()
@@ -110,7 +112,7 @@ def test_rolling_writer_row_groups_and_files(tmp_path):
     assert [meta.row_group(i).num_rows for i in range(meta.num_row_groups)] == [2500] * 4
     assert pq.read_table(paths[0]).column("x").to_pylist() == list(range(10_000))
     # a file size limit of 1 byte closes each file after its first row group: 4 files
-    w = lakemod.RollingWriter(loc, str(tmp_path / "many"), sch, row_group=2500, file_bytes=1)
+    w = lake_write.RollingWriter(loc, str(tmp_path / "many"), sch, row_group=2500, file_bytes=1)
     for i in range(10):
         w.write(pa.table({"x": pa.array(range(i * 1000, (i + 1) * 1000), pa.int64())}))
     paths = w.close()

@@ -109,7 +109,7 @@ def test_export_to_a_terminal_asks_for_a_file(tmp_path, monkeypatch):
     import pytest
     import typer
 
-    from pipeline import cli
+    from pipeline.cli import export_cmds
 
     _file(tmp_path / "a.jsonl", 1)
     ingest_paths([tmp_path / "a.jsonl"], tmp_path / "lake")
@@ -119,7 +119,7 @@ def test_export_to_a_terminal_asks_for_a_file(tmp_path, monkeypatch):
             return True
     monkeypatch.setattr(sys, "stdout", Terminal())
     with pytest.raises(typer.Exit) as e:
-        cli._export_jsonl(None, tmp_path / "lake", None, None)
+        export_cmds._export_jsonl(None, tmp_path / "lake", None, None)
     assert e.value.exit_code == 2 and sys.stdout.getvalue() == ""
     # redirected (not a terminal), it writes the games as before
     r = CliRunner().invoke(app, ["export", "jsonl", "--lake", str(tmp_path / "lake")])

@@ -16,6 +16,8 @@ import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 
+
+from pipeline import lake_write
 from pipeline import lake as lakemod, schema
 from pipeline.rules import load
 from pipeline.simulate import simulate
@@ -74,7 +76,7 @@ def replicate_lake(base_lake: Path, lake: Path, hands: int) -> int:
     if len(sources) != 1:
         raise ValueError(f"{base_lake}: a benchmark base lake has one source, found {sorted(sources)}")
     part = f"source={sources.pop()}"
-    writers = {t: lakemod.RollingWriter(loc, loc.path(t, part), schema.schema(t).remove(schema.schema(t).get_field_index("source")))
+    writers = {t: lake_write.RollingWriter(loc, loc.path(t, part), schema.schema(t).remove(schema.schema(t).get_field_index("source")))
                for t in ("hands", "games")}
     # hands per game, so the last copy stops at a whole game
     gid = base_h.column("game_id").to_numpy(zero_copy_only=False)

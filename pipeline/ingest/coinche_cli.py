@@ -608,7 +608,7 @@ def _reject(e: _Bad, entry: str, game_id: str | None) -> Reject:
 SIDE_FILES = True
 GAME_ID_FROM_PATH = True
 """A game's id is its folder's name (or a lone stream's file name): a renamed or copied folder gives the same game
-under another id, which the ingest driver recognises by content (:meth:`pipeline.ingest.run._Writer.same_content`)."""
+under another id, which the ingest driver recognises by content (:meth:`pipeline.ingest.copy_checks.CopyChecks.same_content`)."""
 
 
 def read(lines: Iterator[Line], path: str) -> Iterator[GameRecord | Reject]:

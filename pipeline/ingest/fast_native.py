@@ -78,7 +78,7 @@ def read_into(fh, path: str, writer, take: Callable[[GameRecord | Reject], None]
         fh: binary file object. A gzip stream is iterated line by line, as the row path iterates it, so a
             damaged stream fails after the same lines; a plain file is read in blocks.
         path: the file name recorded in rows and rejects.
-        writer: the driver's lake writer (``run._Writer``): its key sets, game ids, summary and buffers.
+        writer: the driver's lake writer (``writer.Writer``): its key sets, game ids, summary and buffers.
         take: the driver's handler for one row-path result (check, conflict, add or reject).
         block_bytes: block size (default :data:`BLOCK_BYTES`); any size gives the same lake.
         size: bytes of the file as stored (decides between the two ways, and compiled or plain kernels;
@@ -568,7 +568,7 @@ def _add_run(run: list, writer, lines: _Lines, path: str, take) -> None:
     driver's add_game would, one game after the other: a game whose id is already in the lake with other
     content goes through the row path (which writes the duplicate_game_id reject)."""
     batch, first, end, line0 = run
-    # a changed file read again: its games replace the old ones (run._Writer.replace_stale needs their keys)
+    # a changed file read again: its games replace the old ones (file_replace.FileReplacement.replace_stale needs their keys)
     writer.note_file_keys(batch.game_keys[first:end],
                           batch.hand_keys[int(batch.hand_offsets[first]):int(batch.hand_offsets[end])],
                           batch.game_ids[first:end], batch.source_files[first:end])
@@ -609,7 +609,7 @@ def _remember(writer, pending: dict[str, tuple]) -> None:
 def _add_games(batch: ncol.Batch, a: int, b: int, writer) -> None:
     """Buffer accepted games a..b: hands already in the lake (or earlier in the run) are duplicates, a game
     whose key is known is not added again, and the buffer is flushed after the game that reaches the
-    driver's flush size, exactly as ``run._Writer.add_game`` does row by row."""
+    driver's flush size, exactly as ``writer.Writer.add_game`` does row by row."""
     if b <= a:
         return
     ho = batch.hand_offsets

@@ -24,7 +24,9 @@ from typing import Any
 
 import pyarrow as pa
 
-from pipeline import lake as lakemod, schema
+
+from pipeline import lake_write
+from pipeline import schema
 
 TABLE = "holdings"
 STORED, POORER, SET_ASIDE = "stored", "poorer", "set_aside"
@@ -107,4 +109,4 @@ class Rows:
 
 def remove(lake, files: set[str]) -> int:
     """Delete the holdings of ``files`` (physical names); returns rows removed."""
-    return lakemod.delete_rows(lake, TABLE, "ingest_file", files)
+    return lake_write.delete_rows(lake, TABLE, "ingest_file", files)

@@ -1,7 +1,7 @@
 """The ingest's memory of what the lake holds: keys as 16-byte digests in sorted NumPy arrays.
 
 ``ingest`` deduplicates every hand, game and reject against the lake and against what the run read before
-(:class:`pipeline.ingest.run._Writer`). It used to hold those keys in Python sets and the game ids in a dict:
+(:class:`pipeline.ingest.writer.Writer`). It used to hold those keys in Python sets and the game ids in a dict:
 about 171 bytes per hand (a 32-character ``str`` is 81 bytes before its set slot; a game's id, key and tuple
 ~450 bytes), 2 GB at 10^7 hands. Here a key costs 16 bytes and a game's entry 40:
 
@@ -213,7 +213,7 @@ class KeySet:
     def add_new(self, keys: Any, groups: Sequence[int] | None = None) -> np.ndarray:
         """Per key, whether it is new; the new ones are added. ``groups``: offsets into ``keys`` (None: one
         group per key). Each group is looked up whole before its new keys are added, as
-        ``run._Writer.add_game`` does for a game's hands: a key repeated inside one group is new in each
+        ``writer.Writer.add_game`` does for a game's hands: a key repeated inside one group is new in each
         place, a key repeated in a later group is not.
 
         Returns:

@@ -2,7 +2,7 @@
 
 The row path reads a native line with :func:`pipeline.native.game_to_rows`, checks each hand with
 :func:`pipeline.ingest.validate.check_hand` and lets the ingest driver check the rows against the lake
-schema (``run._Writer.check``). This module does the same for a block of lines at once, on the Arrow table
+schema (``validate.check_game``). This module does the same for a block of lines at once, on the Arrow table
 pyarrow's JSON reader gives for it (:data:`SCHEMA`: version 2 gives every field one JSON type), with numpy and
 pyarrow kernels:
 
@@ -358,7 +358,7 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     ok &= _in_range(target, target_v, _INT32)
     winner, winner_v = _ints(col["recorded_winner"])
     ok &= _in_range(winner, winner_v, _INT8)
-    # the driver's game checks (run._Writer.check): a positive target, a winner among the teams
+    # the driver's game checks (validate.check_game): a positive target, a winner among the teams
     ok &= ~target_v | (target > 0)
     ok &= ~winner_v | ((winner >= 0) & (winner < np.where(n == 3, 3, 2)))
     played_at, played_ok = _times(col["played_at"])
@@ -523,7 +523,7 @@ def convert(t: pa.Table, blk: Block) -> Batch:
         "source": source.take(pa.array(hp)),
         "source_format": source_format.take(pa.array(hp)),
         "source_file": source_file.take(pa.array(hp)),
-        "ingest_file": pa.nulls(len(hs), pa.string()),      # the file read: set by the driver (run._Writer)
+        "ingest_file": pa.nulls(len(hs), pa.string()),      # the file read: set by the driver (writer.Writer)
         "source_line": pa.array(sl_val, pa.int64(), mask=sl_null),
         "source_game_id": col["source_game_id"].take(pa.array(hp)),
         "source_hand_id": _field(hv, "source_hand_id").take(take_h),

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from pipeline import names, schema
 from pipeline.cards import card_str
 from pipeline.ingest import lenient
-from pipeline.ingest.records import RecordError
+from pipeline.ingest.records import GameRecord, RecordError, Reject
 
 
 COMPLETENESS = ("full_play", "tricks_taken", "summary", "deal")
@@ -192,3 +193,39 @@ def _check_hand(row: dict[str, Any], cards_per_seat: int | None = None) -> None:
                 remaining[s] &= ~bit
         if row.get("completeness") == "full_play" and cards_per_seat and len(plays) != n * cards_per_seat:
             raise RecordError("truncated_play", f"{len(plays)} cards played, expected {n * cards_per_seat}", hn)
+
+
+def check_game(rec: GameRecord) -> Reject | None:
+    """Checks shared by every reader, on the finished rows: a safe source name (it becomes a folder),
+    values that fit the schema, hand numbers 1..n without repeats, at least one hand."""
+    gid = rec.game.get("game_id")
+
+    def rej(code: str, reason: str, hand_no=None) -> Reject:
+        return Reject(rec.where, code, reason, "", gid, hand_no)
+    source = rec.game.get("source")
+    if not names.is_plain(source):
+        return rej("bad_source", f"source {source!r} is not a plain name ({names.RULE}; it names a lake "
+                                 "folder)")
+    if not rec.hands:
+        return rej("no_hands", "the game has no hands")
+    err = schema.check_row("games", rec.game, ("game_key",))
+    if err:
+        return rej("bad_value", err)
+    target, winner, n = rec.game.get("target"), rec.game.get("recorded_winner"), rec.game.get("n_players")
+    if target is not None and target <= 0:
+        return rej("bad_value", f"game target {target} must be a positive number of game points")
+    if winner is not None and not 0 <= winner < (3 if n == 3 else 2):
+        return rej("bad_value", f"recorded winner {winner} is not a team of this {n}-player game "
+                                f"(0..{2 if n == 3 else 1})")
+    numbers = [h.get("hand_no") for h in rec.hands]
+    if None in numbers:     # else two such hands would read as "hand number None appears twice"
+        return rej("missing_field", f"the game's hand {numbers.index(None) + 1} (in record order) has no hand "
+                                    "number")
+    if len(set(numbers)) != len(numbers):
+        dup = next(x for x in numbers if numbers.count(x) > 1)
+        return rej("duplicate_hand_no", f"hand number {dup} appears twice", dup)
+    for h in rec.hands:
+        err = schema.check_row("hands", h, ("hand_key",))
+        if err:
+            return rej("bad_value", err, h.get("hand_no"))
+    return None

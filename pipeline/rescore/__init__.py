@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 import pyarrow.compute as pc
 
+
+from pipeline import lake_write
 from pipeline import lake as lakemod
 from pipeline.rules import Ruleset
 from pipeline.rules.own import OwnRules
@@ -241,11 +243,11 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
     summary = RescoreSummary(rules.name, update=touched is not None)
     games = touched.game_ids if touched is not None else None
     part = f"ruleset={rules.name}"
-    write = lakemod.replace_partition if games is None else lakemod.append_partition
+    write = lake_write.replace_partition if games is None else lake_write.append_partition
     if games is not None:
         gids = set(games.to_pylist())
         for table in ("scores", "game_scores"):
-            lakemod.delete_rows(lake, table, "game_id", gids, partition=part)
+            lake_write.delete_rows(lake, table, "game_id", gids, partition=part)
     own = isinstance(rules, OwnRules)
     foreign, summary.unknown_hints = rules.foreign() if own else foreign_games(lake, rules)
     if own:
@@ -300,12 +302,12 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
         progress("derived", 0, None)
         if games is not None:
             for name, d in derived.DERIVED.items():
-                lakemod.delete_rows(lake, name, d.key, touched.hand_keys if d.key == "hand_key" else gids,
+                lake_write.delete_rows(lake, name, d.key, touched.hand_keys if d.key == "hand_key" else gids,
                                     partition=part)
         derived.materialize(lake, rules.name, games=games)
     elif games is None:   # none stored for this ruleset (not stale ones): the reports compute them from hands and scores
         for name in derived.DERIVED:
-            lakemod.drop_partition(lake, name, rules.name)
+            lake_write.drop_partition(lake, name, rules.name)
     if summary.hands or games is not None:
         # which parameters these scores were computed with (pyarrow and DuckDB skip files starting with "_"),
         # and which hand and game files they cover (pipeline.derived.hands_unchanged)

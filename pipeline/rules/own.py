@@ -25,7 +25,6 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
-
 from pipeline import lake as lakemod
 from pipeline.resources import resource_dir
 from pipeline.rules import Ruleset, RulesetError, load, shipped_names

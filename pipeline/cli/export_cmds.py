@@ -1,0 +1,167 @@
+"""`rebelote export` (JSON Lines, the dashboard database) and `report --html`."""
+
+from __future__ import annotations
+
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from pipeline.catalog import DEFAULT_LAKE
+from pipeline.words import count
+
+
+from pipeline.cli.common import (_games_where, app, _complete_rules, err, _fail, _filters, _has_hands, LakeOpt, out,
+                                 _outside_lake, _phase_progress, PlayerOpt, PseudoOpt, _report_rules, _salt,
+                                 SinceOpt, SourceOpt, UntilOpt, VariantOpt)
+
+
+export_app = typer.Typer(help="Export the lake: native JSON Lines (`export jsonl`, or `export --format jsonl` as "
+                                "before) or a DuckDB database for dashboards (`export duckdb FILE.duckdb`).")
+app.add_typer(export_app, name="export", invoke_without_command=True)
+
+
+def _export_jsonl(output: Optional[Path], lake: Path, source: Optional[list[str]], salt: Optional[str],
+                  where: str = "") -> None:
+    import gzip
+
+    from pipeline.export import export_jsonl
+
+    if not _has_hands(lake):
+        _fail(f"no hands in lake {lake}")
+    _outside_lake(output, lake)
+    if output is None and sys.stdout.isatty():     # the whole lake as JSON on the screen helps no one
+        _fail("export writes every game of the lake as JSON Lines: give --output FILE (FILE.gz to compress it), "
+              "or redirect it: rebelote export jsonl > games.jsonl")
+    try:
+        if output is None:
+            games, hands = export_jsonl(lake, sys.stdout.buffer, source, salt, where=where)
+        else:
+            opener = gzip.open if output.suffix == ".gz" else open
+            with opener(output, "wb") as f:
+                games, hands = export_jsonl(lake, f, source, salt, where=where)
+    except OSError as e:
+        _fail(f"cannot write {output}: {e.strerror or e}")
+    err.print(f"export: {count(games, 'game', grouped=True)}, {count(hands, 'hand', grouped=True)}" + (" (pseudonymized)" if salt else "")
+              + (f" -> {output}" if output else ""))
+    if games == 0:
+        err.print("[yellow]warning:[/] nothing exported" + (" (no game matches the filters)" if source or where else ""))
+
+
+JsonlOutputOpt = Annotated[Optional[Path], typer.Option("--output", "-o", help="File to write (default: standard "
+                                                        "output; FILE.gz is gzipped).")]
+ExportSourceOpt = Annotated[Optional[list[str]], typer.Option("--source", help="Only these sources (repeatable).")]
+
+
+@export_app.callback()
+def export(
+    ctx: typer.Context,
+    format: Annotated[str, typer.Option("--format", help="jsonl (Rebelote native JSON Lines). For a DuckDB "
+                                        "file use `rebelote export duckdb FILE`.")] = "jsonl",
+    output: JsonlOutputOpt = None,
+    lake: LakeOpt = DEFAULT_LAKE,
+    source: ExportSourceOpt = None,
+    pseudonymize: PseudoOpt = None,
+    variant: VariantOpt = None,
+    player: PlayerOpt = None,
+    since: SinceOpt = None,
+    until: UntilOpt = None,
+) -> None:
+    """Export the lake: native JSON Lines (the default), or a DuckDB database for dashboards.
+
+    Without a subcommand: the games in the native JSON Lines format (lossless; re-importable; FILE.gz is
+    gzipped), as `export jsonl`. `export duckdb FILE.duckdb` writes the dashboard database."""
+    if ctx.invoked_subcommand is not None:
+        return
+    if format.lower() != "jsonl":
+        _fail(f"unknown export format {format!r}; available: jsonl (for DuckDB: rebelote export duckdb FILE.duckdb)")
+    _export_jsonl(output, lake, source, _salt(pseudonymize), _games_where(variant, player, since, until))
+
+
+@export_app.command("jsonl")
+def export_jsonl_cmd(
+    output: JsonlOutputOpt = None,
+    lake: LakeOpt = DEFAULT_LAKE,
+    source: ExportSourceOpt = None,
+    pseudonymize: PseudoOpt = None,
+    variant: VariantOpt = None,
+    player: PlayerOpt = None,
+    since: SinceOpt = None,
+    until: UntilOpt = None,
+) -> None:
+    """Write the lake's games in the native JSON Lines format (lossless; re-importable; FILE.gz is gzipped)."""
+    _export_jsonl(output, lake, source, _salt(pseudonymize), _games_where(variant, player, since, until))
+
+
+@export_app.command("duckdb")
+def export_duckdb_cmd(
+    file: Annotated[Path, typer.Argument(help="DuckDB file to write (replaced if it exists).")],
+    lake: LakeOpt = DEFAULT_LAKE,
+    rules: Annotated[Optional[list[str]], typer.Option("--rules", autocompletion=_complete_rules, help="Rulesets to report (repeatable; default: "
+                                                       "every ruleset rescored).")] = None,
+    source: SourceOpt = None,
+    variant: VariantOpt = None,
+    player: Annotated[Optional[list[str]], typer.Option("--player", help="Only hands where this player sat "
+                                                        "(repeatable); per-player reports keep only these players.")] = None,
+    min_hands: Annotated[Optional[int], typer.Option("--min-hands", min=1, help="Only report rows with at least "
+                                                     "this many hands.")] = None,
+    materialize: Annotated[bool, typer.Option("--materialize", help="Copy the lake's rows into the file (self-"
+                                              "contained) instead of views over the lake's Parquet files.")] = False,
+    pseudonymize: PseudoOpt = None,
+) -> None:
+    """Write a DuckDB database for dashboards (Metabase, Superset, Grafana, Evidence).
+
+    It holds views (or, with --materialize, tables) hands, games, rejects, scores, game_scores, seats, and one
+    report_<name> table per report for each ruleset. docs/dashboards.md describes every table and view."""
+    from pipeline import dashboard, stats
+
+    filters = _filters(source, variant, player, min_hands, _salt(pseudonymize))
+    names = [_report_rules(r, lake) for r in rules or []]
+    _outside_lake(file, lake)
+    try:
+        with _phase_progress(f"export {file.name}") as progress:
+            summary = dashboard.export_duckdb(lake, file, names, filters, materialize, progress=progress)
+    except stats.StatsError as e:
+        _fail(str(e))
+    except OSError as e:
+        _fail(f"cannot write {file}: {e.strerror or e}")
+    if filters.pseudonymize and not materialize:
+        err.print("note: --pseudonymize copies the rows into the file (as --materialize does): views would "
+                  "carry the salt and read the real names")
+    out.print(str(summary))
+
+
+@app.command()
+def report(
+    html: Annotated[Path, typer.Option("--html", help="Write one self-contained HTML page (charts and tables; "
+                                       "opens with no network).")],
+    lake: LakeOpt = DEFAULT_LAKE,
+    rules: Annotated[Optional[str], typer.Option("--rules", autocompletion=_complete_rules, help="Ruleset whose scores to use, scored first if "
+                                                 "needed (default: each game under its own ruleset).")] = None,
+    source: SourceOpt = None,
+    variant: VariantOpt = None,
+    player: Annotated[Optional[list[str]], typer.Option("--player", help="Only hands where this player sat "
+                                                        "(repeatable); per-player tables keep only these players.")] = None,
+    min_hands: Annotated[Optional[int], typer.Option("--min-hands", min=1, help="Only table rows with at least "
+                                                     "this many hands.")] = None,
+    pseudonymize: PseudoOpt = None,
+) -> None:
+    """Write the main reports as one self-contained static HTML page.
+
+    Charts and tables: hand scores and contract margins, take and success rates per player, contracts by
+    strain, dealt declarations observed vs expected, partnerships, head to head, score audit."""
+    from pipeline import html_report, stats
+
+    filters = _filters(source, variant, player, min_hands, _salt(pseudonymize))
+    rules = _report_rules(rules, lake)
+    _outside_lake(html, lake)
+    try:
+        with _phase_progress(f"report {html.name}") as progress:
+            summary = html_report.write_html_report(lake, html, rules, filters, progress=progress)
+    except stats.StatsError as e:
+        _fail(str(e))
+    except OSError as e:
+        _fail(f"cannot write {html}: {e.strerror or e}")
+    out.print(str(summary))
