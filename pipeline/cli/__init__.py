@@ -44,7 +44,3 @@ def main() -> None:
     # a closed pipe (`rebelote export | head`) ends the command quietly, as for other Unix tools
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     app()
-
-
-if __name__ == "__main__":
-    main()
