@@ -1,0 +1,443 @@
+"""Double-dummy solver: the card points each side takes from a position when every player sees every card and
+plays best (issue 22).
+
+The search is alpha-beta over the legal cards, compiled (numba), with no Python object per node:
+
+* hands are ``int64`` bitmasks (card ``suit * 8 + rank``, :mod:`pipeline.cards`); the legal cards of a seat are
+  :func:`pipeline.rescore.play.legal_one`'s, the one implementation of the ruleset's ``[play]`` duties, so the
+  solver plays by exactly the rules the rescoring checks;
+* a transposition table keyed at trick boundaries by (cards still out, leader, teams that took a trick so far)
+  keeps the lower and upper bounds found for the rest of the hand (the cards still out say who holds what: the
+  hands are fixed by the deal);
+* equivalent cards are one move: cards of one suit in one hand that are adjacent in the suit's strength order
+  once the cards played are gone (no card of another hand, nor of the trick on the table, between them) **and
+  worth the same card points** (belote cards carry points, so a king and a queen that rank next to each other
+  are not interchangeable, unlike bridge's);
+* cards are tried winners first and cheap cards before dear ones, which makes cut-offs come early.
+
+The value is card points with the last trick's bonus (``cards.last_trick``, dix de der), or, when one side takes
+every trick, ``cards.capot_last_trick`` instead (252 in all: FFB-B16 §9.2), for a "side" of the game: in
+4-player games the two partnerships (seat % 2), in 3-player games the taker against the two defenders, in
+2-player games each player. Side 0 maximises, side 1 minimises; :func:`solve` returns side 0's points, from the
+position given (the points of a trick in progress included).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pipeline.jit import njit
+from pipeline.rescore.play import flags, legal_one, PlayRules
+from pipeline.rescore.tables import ABOVE_TRUMP, build
+from pipeline.rules import Ruleset
+from pipeline.trick_order import STRENGTH
+
+#: transposition-table slots (a power of two): 2^20 entries, 20 bytes each
+TT_BITS = 20
+_STRENGTH = STRENGTH.astype(np.int64)
+_ABOVE_TRUMP = ABOVE_TRUMP.astype(np.int64)
+_INF = np.int64(1 << 20)
+
+
+class Spec:
+    """What the search needs of a ruleset, as arrays the compiled code takes: card points per strain
+    (``points``: int64 (6, 32)), the play duties (``fl``: :func:`pipeline.rescore.play.flags`), the last trick's
+    bonus and the capot's last trick (card points)."""
+
+    def __init__(self, rules: Ruleset):
+        self.points = build(rules).points.astype(np.int64)
+        self.suit_points = suit_points(self.points)
+        self.fl = np.int64(flags(PlayRules.of(rules)))
+        self.last = np.int64(rules["cards.last_trick"])
+        self.capot_last = np.int64(rules["cards.capot_last_trick"])
+
+
+def new_table() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """An empty transposition table: (keys int64, lower bounds int16, upper bounds int16, best card int8),
+    2^TT_BITS slots; a key of -1 is an empty slot. One table serves one deal and strain: clear it
+    (:func:`clear`) between."""
+    n = 1 << TT_BITS
+    return np.full(n, -1, np.int64), np.zeros(n, np.int16), np.zeros(n, np.int16), np.full(n, -1, np.int8)
+
+
+def clear(tt) -> None:
+    tt[0].fill(-1)
+    tt[3].fill(-1)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _hash(key):
+    h = np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)
+    return np.int64(h >> np.uint64(64 - TT_BITS))
+
+
+def _orders() -> tuple[np.ndarray, np.ndarray]:
+    """``ORDER[strain * 4 + suit]``: the suit's 8 cards strongest first under ``strain`` (trump order for the
+    trump suit and in all-trump, plain order otherwise); ``RANK[strain * 32 + card]``: the card's place in that
+    order (7 = strongest)."""
+    order = np.zeros((24, 8), np.int64)
+    rank = np.zeros(6 * 32, np.int64)
+    for strain in range(6):
+        for suit in range(4):
+            trumpish = strain == 5 or suit == strain
+            row = (5 if trumpish else 4) * 128 + suit * 32
+            cards = sorted(range(suit * 8, suit * 8 + 8), key=lambda c: -int(STRENGTH[row + c]))
+            order[strain * 4 + suit] = cards
+            for place, c in enumerate(cards):
+                rank[strain * 32 + c] = 7 - place
+    return order, rank
+
+
+ORDER, RANK = _orders()
+
+
+def suit_points(points: np.ndarray) -> np.ndarray:
+    """``SP[strain * 4 + suit, m]``: the card points of the cards of ``suit`` in the 8-bit mask ``m``, under
+    ``strain`` (``points``: (6, 32))."""
+    out = np.zeros((24, 256), np.int64)
+    for strain in range(6):
+        for suit in range(4):
+            for m in range(256):
+                out[strain * 4 + suit, m] = sum(int(points[strain, suit * 8 + r]) for r in range(8) if m >> r & 1)
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _moves(legal, seat, hands, tcard, tseat, k, strain, strength_row, pts, side, order, rank, out, keys):
+    """The moves worth trying among ``legal`` (one card of each group of equivalent cards, module text), in
+    trial order: on lead, strongest first; following, cards that would win the trick now first (strongest
+    first), then the others cheapest first, or dearest first when the trick is one's own side's so far.
+    Writes them to ``out`` (``keys``: scratch of the same size); returns how many."""
+    others = np.int64(0)
+    for s in range(hands.shape[0]):
+        if s != seat:
+            others |= hands[s]
+    for j in range(k):
+        others |= np.int64(1) << tcard[j]
+    best = np.int64(-2)             # the strength winning the trick so far (none when leading)
+    ours = False
+    for j in range(k):
+        v = strength_row[tcard[j]]
+        if v > best:
+            best = v
+            ours = side[tseat[j]] == side[seat]
+    n = 0
+    mine_all = hands[seat]
+    for suit in range(4):
+        if (legal >> (8 * suit)) & 0xFF == 0:
+            continue
+        prev = np.int64(-1)
+        base = strain * 4 + suit
+        for a in range(8):
+            c = order[base, a]
+            bit = np.int64(1) << c
+            if legal & bit:
+                if prev >= 0 and pts[prev] == pts[c]:
+                    continue                  # equivalent to the card just kept: adjacent, same points
+                prev = c
+                r = rank[strain * 32 + c]
+                if k == 0:
+                    key = (64 - r) * 64 - pts[c]
+                else:
+                    v = strength_row[c]
+                    if v > best:
+                        key = (64 - v) * 64
+                    elif ours:
+                        key = 65536 + (64 - pts[c]) * 64 + r
+                    else:
+                        key = 65536 + pts[c] * 64 + r
+                b = n                         # insertion into the moves sorted by key
+                while b > 0 and keys[b - 1] > key:
+                    out[b] = out[b - 1]
+                    keys[b] = keys[b - 1]
+                    b -= 1
+                out[b] = c
+                keys[b] = key
+                n += 1
+            elif (others & bit) or (mine_all & bit):
+                prev = -1                     # a card still in play between: the run ends
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts, spts, fl, above, last, capot_last,
+           order, rank, tt_keys, tt_lo, tt_hi, tt_move, nodes, alpha0, beta0):
+    """Side 0's card points from the position given (the trick on the table included) with best play:
+    fail-soft alpha-beta, written as a loop over an explicit stack of frames (one per card played; numba cannot
+    cache a recursive function). Frame ``d`` is the position before the ``d``-th card from the root; the trick
+    on the table is row ``tricks_left`` of ``tcards``/``tseats``."""
+    hands = hands0.copy()
+    D = tl0 * P + 2
+    tcards = np.zeros((tl0 + 1, P), np.int64)
+    tseats = np.zeros((tl0 + 1, P), np.int64)
+    tcards[tl0, :] = tcard0
+    tseats[tl0, :] = tseat0
+    fk = np.zeros(D, np.int64)
+    fleader = np.zeros(D, np.int64)
+    ftl = np.zeros(D, np.int64)
+    ftook = np.zeros(D, np.int64)
+    falpha = np.zeros(D, np.int64)
+    fbeta = np.zeros(D, np.int64)
+    fa0 = np.zeros(D, np.int64)
+    fb0 = np.zeros(D, np.int64)
+    fbest = np.zeros(D, np.int64)
+    fslot = np.zeros(D, np.int64)
+    fkey = np.zeros(D, np.int64)
+    fn = np.zeros(D, np.int64)
+    fi = np.zeros(D, np.int64)
+    fgain = np.zeros(D, np.int64)
+    fseat = np.zeros(D, np.int64)
+    fbestmove = np.zeros(D, np.int64)
+    mv = np.zeros((D, 32), np.int64)
+    mkeys = np.zeros(32, np.int64)
+    d = 0
+    fk[0], fleader[0], ftl[0], ftook[0], falpha[0], fbeta[0] = k0, leader0, tl0, took0, alpha0, beta0
+    entering = True
+    ret = np.int64(0)
+    while True:
+        if entering:
+            entering = False
+            nodes[0] += 1
+            k, leader, tl, took = fk[d], fleader[d], ftl[d], ftook[d]
+            alpha, beta = falpha[d], fbeta[d]
+            done = False
+            if k == 0:
+                if tl == 0:
+                    ret = np.int64(0)
+                    done = True
+                else:
+                    out_cards = np.int64(0)
+                    for s in range(P):
+                        out_cards |= hands[s]
+                    key = out_cards | (leader << 32) | (took << 36)
+                    slot = _hash(key)
+                    fkey[d], fslot[d] = key, slot
+                    # side 0 takes at most every card still out and the last trick's bonus (capot's, while
+                    # side 1 has taken nothing)
+                    most = capot_last if took & 2 == 0 else last
+                    for suit in range(4):
+                        most += spts[strain * 4 + suit, (out_cards >> (8 * suit)) & 0xFF]
+                    if most <= alpha:
+                        ret, done = most, True
+                    elif tt_keys[slot] == key:
+                        lo, hi = np.int64(tt_lo[slot]), np.int64(tt_hi[slot])
+                        if lo >= beta:
+                            ret, done = lo, True
+                        elif hi <= alpha:
+                            ret, done = hi, True
+                        else:
+                            if lo > alpha:
+                                alpha = lo
+                            if hi < beta:
+                                beta = hi
+                            if alpha >= beta:
+                                ret, done = alpha, True
+            if not done:
+                falpha[d], fbeta[d], fa0[d], fb0[d] = alpha, beta, alpha, beta
+                seat = (leader + k) % P
+                fseat[d] = seat
+                tcard = tcards[tl]
+                led = tcard[0] >> 3 if k > 0 else np.int64(0)
+                row = strain * 128 + led * 32
+                strength_row = _STRENGTH[row:row + 32]
+                if k == 0:
+                    legal = hands[seat]
+                else:
+                    win_j = 0
+                    for j in range(1, k):
+                        if strength_row[tcard[j]] > strength_row[tcard[win_j]]:
+                            win_j = j
+                    partner = P == 4 and (tseats[tl, win_j] & 1) == (seat & 1)
+                    legal, why = legal_one(hands[seat], False, led, strain, tcard[win_j], partner, fl, above)
+                fn[d] = _moves(legal, seat, hands, tcard, tseats[tl], k, strain, strength_row, pts, side, order, rank,
+                               mv[d], mkeys)
+                if k == 0 and tt_keys[fslot[d]] == fkey[d] and tt_move[fslot[d]] >= 0:
+                    # the card that was best (or cut off) here before is tried first
+                    first = np.int64(tt_move[fslot[d]])
+                    for j in range(fn[d]):
+                        if mv[d, j] == first:
+                            for q in range(j, 0, -1):
+                                mv[d, q] = mv[d, q - 1]
+                            mv[d, 0] = first
+                            break
+                fi[d] = 0
+                fbest[d] = -_INF if side[seat] == 0 else _INF
+                fbestmove[d] = mv[d, 0]
+        else:
+            # a child returned ``ret``: undo its move, fold its value into this frame
+            seat = fseat[d]
+            hands[seat] ^= np.int64(1) << mv[d, fi[d]]
+            v = fgain[d] + ret
+            if side[seat] == 0:
+                if v > fbest[d]:
+                    fbest[d] = v
+                    fbestmove[d] = mv[d, fi[d]]
+                if fbest[d] > falpha[d]:
+                    falpha[d] = fbest[d]
+            else:
+                if v < fbest[d]:
+                    fbest[d] = v
+                    fbestmove[d] = mv[d, fi[d]]
+                if fbest[d] < fbeta[d]:
+                    fbeta[d] = fbest[d]
+            fi[d] += 1
+            done = False
+        if not done and fi[d] < fn[d] and falpha[d] < fbeta[d]:
+            # try the next move: play it and enter the child position
+            k, leader, tl, took = fk[d], fleader[d], ftl[d], ftook[d]
+            seat = fseat[d]
+            c = mv[d, fi[d]]
+            hands[seat] ^= np.int64(1) << c
+            tcards[tl, k] = c
+            tseats[tl, k] = seat
+            gain = np.int64(0)
+            if k + 1 < P:
+                fk[d + 1], fleader[d + 1], ftl[d + 1], ftook[d + 1] = k + 1, leader, tl, took
+            else:
+                # the trick is complete: its winner leads the next one
+                row2 = strain * 128 + (tcards[tl, 0] >> 3) * 32
+                w = 0
+                trick_pts = np.int64(0)
+                for j in range(P):
+                    trick_pts += pts[tcards[tl, j]]
+                    if _STRENGTH[row2 + tcards[tl, j]] > _STRENGTH[row2 + tcards[tl, w]]:
+                        w = j
+                winner = tseats[tl, w]
+                ws = side[winner]
+                now = took | (np.int64(1) << ws)
+                if tl == 1:
+                    trick_pts += capot_last if now == (np.int64(1) << ws) else last
+                gain = trick_pts if ws == 0 else np.int64(0)
+                fk[d + 1], fleader[d + 1], ftl[d + 1], ftook[d + 1] = 0, winner, tl - 1, now
+            fgain[d] = gain
+            falpha[d + 1], fbeta[d + 1] = falpha[d] - gain, fbeta[d] - gain
+            d += 1
+            entering = True
+            continue
+        if not done:
+            # every move tried (or cut off): store what was learnt at a trick's start, return the best
+            ret = fbest[d]
+            if fk[d] == 0:
+                slot, key = fslot[d], fkey[d]
+                if tt_keys[slot] != key:
+                    tt_keys[slot] = key
+                    tt_lo[slot] = 0
+                    tt_hi[slot] = 32767
+                tt_move[slot] = fbestmove[d]
+                if ret <= fa0[d]:
+                    tt_hi[slot] = min(np.int64(tt_hi[slot]), ret)
+                elif ret >= fb0[d]:
+                    tt_lo[slot] = max(np.int64(tt_lo[slot]), ret)
+                else:
+                    tt_lo[slot] = ret
+                    tt_hi[slot] = ret
+        if d == 0:
+            return ret
+        d -= 1
+
+
+@njit(cache=True, nogil=True)
+def _mtdf(hands, side, P, strain, tcard, tseat, k, leader, tl, took, pts, spts, fl, above, last, capot_last, order, rank,
+          tt_keys, tt_lo, tt_hi, tt_move, nodes, hi):
+    """The exact value by null-window searches that halve the range [0, ``hi``] it lies in (fail-soft: each
+    search's result also narrows it), the transposition table carrying what each learnt to the next. Stepping
+    from a guess (MTD(f)) moved one point a search here: card points are fine-grained, bisection is not."""
+    lo = np.int64(0)
+    while lo < hi:
+        beta = (lo + hi + 1) // 2
+        g = _solve(hands, side, P, strain, tcard, tseat, k, leader, tl, took, pts, spts, fl, above, last, capot_last,
+                   order, rank, tt_keys, tt_lo, tt_hi, tt_move, nodes, beta - 1, beta)
+        if g >= beta:
+            lo = g
+        else:
+            hi = g
+    return lo
+
+
+def side_of(n_players: int, taker: int | None = None) -> np.ndarray:
+    """Side of each seat (int64 (P,)): partnerships seat % 2 with 4 players, the taker (side 0) against the
+    others with 3, each player its own side with 2."""
+    if n_players == 4:
+        return np.array([0, 1, 0, 1], np.int64)
+    if n_players == 3:
+        return np.array([0 if s == taker else 1 for s in range(3)], np.int64)
+    return np.array([0, 1], np.int64)
+
+
+def solve(spec: Spec, hands, strain: int, leader: int, trick=(), side=None, took: int = 0, tt=None,
+          tricks_left: int | None = None, nodes: np.ndarray | None = None, fresh: bool = True) -> int:
+    """Side 0's card points with best play from a position: ``hands`` the cards each seat holds (masks),
+    ``strain`` 0-5, ``leader`` the seat that led (or leads) the trick on the table, ``trick`` its cards so far
+    (in order from the leader), ``side`` per seat (:func:`side_of`; default partnerships of 4 seats), ``took``
+    the sides that took a trick before (bit per side: decides capot), ``tricks_left`` counting the trick on
+    the table (default: from the cards held). ``tt``: a table from :func:`new_table`, cleared here unless not
+    ``fresh`` (what it holds stays true for every position of the same deal and strain, so the positions of one
+    hand share it); ``nodes``: int64 (1,) adding up the positions searched."""
+    hands = np.asarray(hands, np.int64)
+    P = len(hands)
+    side = side_of(P) if side is None else np.asarray(side, np.int64)
+    k = len(trick)
+    tcard = np.zeros(P, np.int64)
+    tseat = np.zeros(P, np.int64)
+    for j, c in enumerate(trick):
+        tcard[j], tseat[j] = c, (leader + j) % P
+    if tricks_left is None:
+        tricks_left = (sum(bin(int(h)).count("1") for h in hands) + k) // P
+    if tt is None:
+        tt = new_table()
+    elif fresh:
+        clear(tt)
+    nodes = np.zeros(1, np.int64) if nodes is None else nodes
+    most = int(spec.suit_points[strain * 4:strain * 4 + 4].max(axis=1).sum() + max(spec.last, spec.capot_last))
+    return int(_mtdf(hands, side, np.int64(P), np.int64(strain), tcard, tseat, np.int64(k), np.int64(leader),
+                     np.int64(tricks_left), np.int64(took), spec.points[strain], spec.suit_points, spec.fl,
+                     _ABOVE_TRUMP, spec.last, spec.capot_last, ORDER, RANK, tt[0], tt[1], tt[2], tt[3], nodes,
+                     np.int64(most)))
+
+
+def card_values(spec: Spec, hands, strain: int, leader: int, trick=(), side=None, took: int = 0, tt=None,
+                tricks_left: int | None = None, nodes: np.ndarray | None = None) -> dict[int, int]:
+    """Side 0's card points with best play after each legal card of the seat to play (card -> points, the
+    trick on the table included), from the position :func:`solve` takes. ``tt`` is not cleared: pass a fresh
+    table (:func:`new_table`, :func:`clear`) for a new deal or strain."""
+    from pipeline.rescore.play import legal_one as legal_py
+
+    hands = [int(h) for h in hands]
+    P = len(hands)
+    side = side_of(P) if side is None else np.asarray(side, np.int64)
+    trick = list(trick)
+    if tricks_left is None:
+        tricks_left = (sum(bin(h).count("1") for h in hands) + len(trick)) // P
+    tt = new_table() if tt is None else tt
+    seat = (leader + len(trick)) % P
+    if trick:
+        row = strain * 128 + (trick[0] // 8) * 32
+        w = max(range(len(trick)), key=lambda j: int(_STRENGTH[row + trick[j]]))
+        partner = P == 4 and ((leader + w) & 1) == (seat & 1)
+        legal, _ = legal_py(np.int64(hands[seat]), False, np.int64(trick[0] // 8), np.int64(strain),
+                            np.int64(trick[w]), partner, spec.fl, _ABOVE_TRUMP)
+    else:
+        legal = hands[seat]
+    out = {}
+    for c in range(32):
+        if not int(legal) >> c & 1:
+            continue
+        after = list(hands)
+        after[seat] &= ~(1 << c)
+        t = trick + [c]
+        if len(t) < P:
+            out[c] = solve(spec, after, strain, leader, t, side, took, tt, tricks_left, nodes, fresh=False)
+            continue
+        row = strain * 128 + (t[0] // 8) * 32
+        w = max(range(P), key=lambda j: int(_STRENGTH[row + t[j]]))
+        winner = (leader + w) % P
+        s = int(side[winner])
+        now = took | 1 << s
+        gain = int(sum(spec.points[strain][x] for x in t))
+        if tricks_left == 1:
+            gain += int(spec.capot_last if now == 1 << s else spec.last)
+            out[c] = gain if s == 0 else 0
+            continue
+        rest = solve(spec, after, strain, winner, (), side, now, tt, tricks_left - 1, nodes, fresh=False)
+        out[c] = (gain if s == 0 else 0) + rest
+    return out

@@ -1,0 +1,166 @@
+"""The double-dummy solver (pipeline/rescore/dd_solver.py, issue 22) against a second oracle and hand-checked
+endings.
+
+The oracle is a plain minimax over every legal card (no pruning, no table, no equivalent cards), written here in
+Python: the legal cards come from `play.legal_cards` (the rules the rescoring applies), the trick's winner from
+`trick_order.strength`, the points from the ruleset's tables. On random 3-trick endings (and a few of 4 tricks)
+under every shipped ruleset family's play rules, with tricks in progress, the solver must give the oracle's value
+exactly. The hand-checked endings each pin one play duty: removing the duty from the ruleset changes the value,
+so the test fails if the solver stops applying it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pipeline.cards import parse_card
+from pipeline.rescore import dd_solver as dd
+from pipeline.rescore.play import PlayRules, legal_cards
+from pipeline.rescore.tables import build
+from pipeline.rules import load
+from pipeline.trick_order import strength
+
+#: one ruleset per family of play rules and card points (classic, contrée, Bulgarian with its no-trump and
+#: all-trump, the 3-player game, FFB with undertrump, libcoinche's partner raise)
+FAMILIES = ("belote-classic", "colver", "bulgarian", "belote-3p", "ffb-contree-2016", "libcoinche", "openspiel")
+
+
+def mask(*cards: str) -> int:
+    return sum(1 << parse_card(c) for c in cards)
+
+
+def oracle(rules, hands: list[int], strain: int, leader: int, trick: list[int], side: list[int],
+           took: int = 0) -> int:
+    """Side 0's card points with best play, by trying every legal card at every turn."""
+    pts = build(rules).points[strain]
+    pr = PlayRules.of(rules)
+    last, capot_last = rules["cards.last_trick"], rules["cards.capot_last_trick"]
+    P = len(hands)
+
+    def value(hands, leader, trick, took):
+        if not trick and not any(hands):
+            return 0
+        seat = (leader + len(trick)) % P
+        if trick:
+            st = strength(np.array(trick, np.int8), np.repeat(trick[0] // 8, len(trick)),
+                          np.repeat(strain, len(trick)))
+            w = int(np.argmax(st))
+            legal = int(legal_cards(np.array([hands[seat]], np.uint32), np.array([False]),
+                                    np.array([trick[0] // 8]), np.array([strain], np.int8),
+                                    np.array([trick[w]], np.int8), np.array([P == 4 and (leader + w) % 2 == seat % 2]),
+                                    pr)[0])
+        else:
+            legal = hands[seat]
+        results = []
+        for c in range(32):
+            if not legal >> c & 1:
+                continue
+            h = list(hands)
+            h[seat] &= ~(1 << c)
+            t = trick + [c]
+            if len(t) < P:
+                results.append(value(h, leader, t, took))
+                continue
+            st = strength(np.array(t, np.int8), np.repeat(t[0] // 8, P), np.repeat(strain, P))
+            winner = (leader + int(np.argmax(st))) % P
+            s = side[winner]
+            now = took | 1 << s
+            gain = int(sum(pts[x] for x in t))
+            if not any(h):
+                gain += capot_last if now == 1 << s else last
+            results.append((gain if s == 0 else 0) + value(h, winner, [], now))
+        return max(results) if side[seat] == 0 else min(results)
+
+    return value(hands, leader, list(trick), took)
+
+
+def random_ending(rng, P: int, tricks: int, on_table: int):
+    """Hands of ``tricks`` cards a seat (one fewer for the seats that already played to the trick on the
+    table), the trick so far, and the leader."""
+    cards = rng.permutation(32)
+    leader = int(rng.integers(P))
+    need = [tricks - (1 if (s - leader) % P < on_table else 0) for s in range(P)]
+    hands, i = [], 0
+    for s in range(P):
+        hands.append(int(sum(1 << int(c) for c in cards[i:i + need[s]])))
+        i += need[s]
+    trick = [int(c) for c in cards[i:i + on_table]]
+    return hands, leader, trick
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_the_solver_gives_the_oracles_value_on_random_endings(name):
+    rules = load(name)
+    spec = dd.Spec(rules)
+    tt = dd.new_table()
+    rng = np.random.default_rng(22)
+    P = 3 if name == "belote-3p" else 4
+    strains = [0, 1, 2, 3] + ([4, 5] if name == "bulgarian" else [])
+    checked = 0
+    for i in range(40):
+        strain = strains[i % len(strains)]
+        tricks = 4 if i % 10 == 0 else 3
+        hands, leader, trick = random_ending(rng, P, tricks, on_table=i % P)
+        side = list(dd.side_of(P, taker=int(rng.integers(P))))
+        took = int(rng.integers(4))
+        want = oracle(rules, hands, strain, leader, trick, side, took)
+        got = dd.solve(spec, hands, strain, leader, trick, side, took, tt=tt, tricks_left=tricks)
+        assert got == want, (name, i, hands, strain, leader, trick, side, took)
+        checked += 1
+    assert checked == 40
+
+
+def _classic(**play) -> "object":
+    """belote-classic with some ``[play]`` duties changed."""
+    import copy
+    import dataclasses
+    rules = load("belote-classic")
+    params = copy.deepcopy(rules.params)
+    params["play"].update(play)
+    return dataclasses.replace(rules, params=params)
+
+
+HEARTS = parse_card("AH") // 8
+BOTH_TOOK = 3        # both sides took a trick before the ending: no capot in these endings
+
+
+def test_hand_checked_must_trump():
+    """Hearts trump; North led the ace of spades. East (void in spades) holds the 7 of hearts and the 10 of
+    clubs; South the 7 of spades and the 8 of clubs; West the 8 of spades and the 9 of clubs; North keeps the
+    ace of clubs. With play.must_trump, East, an opponent winning, must trump: East takes the spades (11
+    points), then leads the 10 of clubs, which North's ace takes (10 + 11, and 10 for the last trick): North-South
+    31. Without the duty East discards the 10 of clubs under the ace (North-South 21) and trumps North's ace of
+    clubs at the last trick (11 + 10 to East-West): North-South 21."""
+    hands = [mask("AC"), mask("7H", "TC"), mask("7S", "8C"), mask("8S", "9C")]
+    trick = [parse_card("AS")]
+    for must, want in ((True, 31), (False, 21)):
+        rules = _classic(must_trump=must)
+        assert oracle(rules, hands, HEARTS, 0, trick, [0, 1, 0, 1], BOTH_TOOK) == want
+        assert dd.solve(dd.Spec(rules), hands, HEARTS, 0, trick, took=BOTH_TOOK) == want, must
+
+
+def test_hand_checked_partner_exemption():
+    """Hearts trump; North led the ace of spades and East followed with the 7 of spades. South (void in spades)
+    holds the 7 of hearts and the 10 of clubs; West the 8 of spades and the 8 of clubs; North the 9 of clubs; East
+    the ace of clubs. With play.partner_exemption South, partner winning, discards the 10 of clubs (21 to
+    North-South), then trumps East's ace of clubs at the last trick (11 + 10): North-South 42. Without it South
+    must trump the ace of spades (11) and East's ace of clubs then takes the 10 at the last trick: North-South 11."""
+    hands = [mask("9C"), mask("AC"), mask("7H", "TC"), mask("8S", "8C")]
+    trick = [parse_card("AS"), parse_card("7S")]
+    for exempt, want in ((True, 42), (False, 11)):
+        rules = _classic(partner_exemption=exempt)
+        assert oracle(rules, hands, HEARTS, 0, trick, [0, 1, 0, 1], BOTH_TOOK) == want
+        assert dd.solve(dd.Spec(rules), hands, HEARTS, 0, trick, took=BOTH_TOOK) == want, exempt
+
+
+def test_hand_checked_capot_and_last_trick():
+    """One trick left, North leads the jack of hearts (trump) and every other card is a small spade: North-South
+    take the trick's 20 points and the last trick. Having taken every trick before (East-West took none) it is a
+    capot: 20 + cards.capot_last_trick (100); otherwise 20 + cards.last_trick (10)."""
+    rules = load("belote-classic")
+    hands = [mask("JH"), mask("7S"), mask("8S"), mask("9S")]
+    spec = dd.Spec(rules)
+    assert dd.solve(spec, hands, HEARTS, 0, took=1) == 20 + rules["cards.capot_last_trick"] == 120
+    assert dd.solve(spec, hands, HEARTS, 0, took=3) == 20 + rules["cards.last_trick"] == 30
+    assert dd.solve(spec, hands, HEARTS, 0, took=2) == 30
