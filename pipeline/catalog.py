@@ -11,7 +11,7 @@ import os
 
 #: Every table of the lake, the lake's own first, then the derived ones (schemas/<table>.toml each).
 TABLES = ("hands", "games", "rejects", "scores", "game_scores", "player_hands", "player_games", "hand_facts",
-          "pair_hands", "pair_games", "declaration_items", "dealt_events")
+          "pair_hands", "pair_games", "declaration_items", "dealt_events", "dd_hands")
 
 #: Tables the ingest keeps for itself (which file holds which hand): documented and compacted, never reported.
 BOOKKEEPING = ("holdings",)

@@ -37,7 +37,7 @@ from pipeline.pseudonymize import keyed
 
 #: Reports of ``queries/`` written to the file as ``report_<name>`` (``compare`` needs two rulesets: not here).
 REPORTS = ("players", "partnerships", "head_to_head", "contracts", "bidding", "bidders", "declarations",
-           "declaration_kinds", "audit")
+           "declaration_kinds", "dd_players", "audit")
 #: Reports also written month by month, as ``report_<name>_by_month`` (``rebelote stats NAME --by month``).
 MONTHLY = ("players", "partnerships", "bidders")
 #: The groupings of ``report_fairness`` (column ``grouped_by``).
@@ -342,6 +342,9 @@ _VIEW_TEXT = {
     "pair_games": "One row per 4-player game and pair of partners under each ruleset: the teams the pair sat as.",
     "declaration_items": "One row per declaration (counted under the ruleset, or recorded as announced) of each "
                          "hand scored with a result, with the name at its seat (written by `rebelote rescore`).",
+    "dd_hands": "One row per hand analysed double-dummy under each ruleset (written by `rebelote analyse`): best-play "
+                "card points in the contract's strain and in each strain, whether the contract was makeable, and "
+                "what each card played cost its side.",
     "dealt_events": "One row per seat of each complete 4-player deal: the fairness events its dealt hand shows (a bit "
                     "set) and its number of trumps, what the fairness report counts (written by `rebelote rescore`; "
                     "the same rows under every ruleset).",

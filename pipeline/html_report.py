@@ -318,7 +318,7 @@ code { background: #f0f4f8; padding: 1px 4px; border-radius: 3px; }
 SECTIONS = (("overview", "Overview"), ("hand-scores", "Hand scores"), ("margins", "Contract margins"),
             ("ratings", "Ratings"), ("players", "Players"), ("contracts", "Contracts"), ("dealt-hands", "Dealt hands"),
             ("declarations", "Declarations"), ("partnerships", "Partnerships"), ("head-to-head", "Head to head"),
-            ("audit", "Score audit"))
+            ("double-dummy", "Double-dummy"), ("audit", "Score audit"))
 
 
 @dataclass
@@ -349,7 +349,8 @@ def _filters_text(filters: stats.Filters) -> str:
     return "; ".join(parts) or "none"
 
 
-_SECTIONS = ("players", "partnerships", "head_to_head", "contracts", "declarations", "declaration_kinds", "audit")
+_SECTIONS = ("players", "partnerships", "head_to_head", "contracts", "declarations", "declaration_kinds", "dd_players",
+             "audit")
 
 
 def build_html(lake: Path | str, ruleset: str | None = None, filters: stats.Filters | None = None,
@@ -473,6 +474,17 @@ def build_html(lake: Path | str, ruleset: str | None = None, filters: stats.Filt
     body.append(_section("head-to-head", "Head to head",
                          _table(rep["head_to_head"], stats.display_columns("head_to_head"),
                                 more=cmd.format("head-to-head"), tid="head-to-head")))
+    dd = rep["dd_players"]
+    body.append(_section("double-dummy", "Double-dummy: play and bids against best play",
+                         '<p class="lead">Each hand analysed with every hand visible and best play by all '
+                         "(<code>rebelote analyse</code>, pipeline/rescore/dd_solver.py): a card's cost is the card "
+                         "points it cost its side against the best card its player held; a contract is makeable when "
+                         "best play makes it under the ruleset's made test.</p>"
+                         + (_table(dd, stats.display_columns("dd_players"), more=cmd.format("dd-players"),
+                                   tid="double-dummy") if dd.num_rows else
+                            f'<p class="note">No hand analysed under {esc(ruleset)}: run <code>rebelote analyse '
+                            f"--rules {esc(ruleset)}</code> (about half a CPU-second a hand; --sample N for a "
+                            "part).</p>")))
     audit = rep["audit"]
     by_component: dict[str, int] = {}
     for c in audit.column("component").to_pylist():

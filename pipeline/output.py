@@ -61,6 +61,15 @@ def fit_columns(table: pa.Table, width: int) -> tuple[pa.Table, list[str]]:
             [n for i, n in enumerate(names) if i not in keep])
 
 
+def _json_number(value):
+    """A DuckDB decimal (a SUM of integers is a HUGEINT, which Arrow carries as a decimal) as a JSON number: an
+    int when whole, else a float. Raises TypeError for anything else, as orjson does."""
+    from decimal import Decimal
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    raise TypeError(f"Type is not JSON serializable: {type(value).__name__}")
+
+
 def is_secondary(name: str) -> bool:
     """A column a narrow terminal leaves out first: a confidence interval's bound."""
     return name.endswith(("_lo", "_hi"))
@@ -89,7 +98,7 @@ def write(table: pa.Table, fmt: str, output: Path | None, console: Console, warn
         return
     if fmt == "json":
         import orjson
-        data = orjson.dumps(table.to_pylist(), option=orjson.OPT_INDENT_2) + b"\n"
+        data = orjson.dumps(table.to_pylist(), option=orjson.OPT_INDENT_2, default=_json_number) + b"\n"
         if output is None:
             console.file.write(data.decode())
         else:

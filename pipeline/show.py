@@ -66,8 +66,10 @@ def _hand_text(mask: int, strain: int) -> str:
     return "  ".join(parts) or "-"
 
 
-def explain(hand: dict[str, Any], rules: Ruleset) -> dict[str, Any]:
-    """The breakdown of one hand row (a dict with the ``hands`` columns) under ``rules``."""
+def explain(hand: dict[str, Any], rules: Ruleset, dd: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The breakdown of one hand row (a dict with the ``hands`` columns) under ``rules``; ``dd``: the hand's
+    ``dd_hands`` row under the same ruleset (``rebelote analyse``), which adds the double-dummy lines: best play's
+    points, makeable, par, and after each trick what each card cost its side."""
     row = pa.Table.from_pylist([hand], schema=schema.schema("hands"))
     (sc,) = score_batch(row, rules).to_pylist()
     players = hand["players"]
@@ -144,7 +146,21 @@ def explain(hand: dict[str, Any], rules: Ruleset) -> dict[str, Any]:
             lines.append(_line(f"trick {t + 1}", f"{cards} -> {P[w]} +{int(pr.trick_points[0, t])}",
                                "cards.trump / cards.plain" if strain < 4 else
                                ("cards.no_trump" if strain == NO_TRUMP else "cards.all_trump")))
+            if dd is not None and len(dd["play_cost"]) == len(hand["plays"]):
+                costs = [(hand["play_seats"][t * n + k], dd["play_cost"][t * n + k]) for k in range(n)]
+                lost = [f"{P[s]} -{c}" for s, c in costs if c]
+                lines.append(_line("  double-dummy", "every card optimal" if not lost else
+                                   "card points lost against best play: " + ", ".join(lost), "play.*", key=f"dd {t}"))
         section("Tricks (card points)", lines)
+        if dd is not None:
+            team = dd["taker_team"]
+            by = ", ".join(f"{s} {v}" for s, v in zip(STRAINS, dd["dd_by_strain"]) if v is not None)
+            section("Double-dummy (every hand visible, best play)", [
+                _line("taker's side", f"{dd['dd_points']} card points in {dd['strain']} with best play, "
+                      f"{dd['taker_points']} in the play recorded", "cards.*"),
+                _line("makeable", "litige" if dd["makeable"] is None else "yes" if dd["makeable"] else "no",
+                      "contract.*"),
+                _line("par", f"{dd['par_strain']} (team {team}'s best-play points by strain: {by})", "auction.strains")])
         if not sc["legal"]:
             section("Legality", [_line(f"trick {sc['illegal_trick']}",
                                        f"{P[sc['illegal_seat']]} played {card_str(sc['illegal_card'])}: "
@@ -398,11 +414,13 @@ def _stacked(breakdowns: list[dict[str, Any]], layout: list[tuple[str, list[Row]
 
 
 def breakdowns(hands: list[dict[str, Any]], rules: list[Ruleset], whole: bool = True,
-               target: int | None = None) -> list[list[dict[str, Any]]]:
+               target: int | None = None, dd: dict[tuple[str, str], dict] | None = None) -> list[list[dict[str, Any]]]:
     """Per hand of ``hands`` (one game's rows, in order), its breakdown under each ruleset of ``rules``; with
     ``whole``, then the game's running totals and result under each (:func:`game_summary`, ``target``: its
-    recorded target). Each item is what :func:`render` takes."""
-    out = [[explain(h, r) for r in rules] for h in hands]
+    recorded target). ``dd``: (ruleset name, hand_key) -> the hand's ``dd_hands`` row, where analysed. Each item
+    is what :func:`render` takes."""
+    dd = dd or {}
+    out = [[explain(h, r, dd.get((r.name, h["hand_key"]))) for r in rules] for h in hands]
     if whole:
         out.append([game_summary(hands, r, target) for r in rules])
     return out
@@ -412,6 +430,17 @@ def game_text(hands: list[dict[str, Any]], rules: Ruleset, target: int | None = 
     """The whole game explained as ``rebelote show --game`` prints it (plain text, no colour): each hand's
     breakdown, then the running totals and result, blocks separated by a blank line."""
     return "\n\n".join(render(b, width=width) for b in breakdowns(hands, [rules], True, target))
+
+
+def dd_rows(lake, hand_keys: list[str], names: list[str]) -> dict[tuple[str, str], dict]:
+    """(ruleset, hand_key) -> the ``dd_hands`` row of those hands under those rulesets, where analysed."""
+    import pyarrow.compute as pc
+
+    from pipeline import lake as lakemod
+    if not lakemod.has_table(lake, "dd_hands"):
+        return {}
+    t = lakemod.read(lake, "dd_hands", filter=pc.field("hand_key").isin(hand_keys) & pc.field("ruleset").isin(names))
+    return {(r["ruleset"], r["hand_key"]): r for r in t.to_pylist()}
 
 
 def game_hands(lake, game: str, hand_no: int | None = None) -> list[dict[str, Any]]:

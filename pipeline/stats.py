@@ -165,7 +165,7 @@ SEATS_SQL = """
 
 #: The views every connection (and a dashboard file) has, in creation order.
 VIEWS = ("hands", "games", "rejects", "scores", "game_scores", "seats", "player_hands", "player_games",
-         "hand_facts", "pair_hands", "pair_games", "declaration_items", "dealt_events")
+         "hand_facts", "pair_hands", "pair_games", "declaration_items", "dealt_events", "dd_hands")
 
 
 def table_sql(lake, table: str, con: duckdb.DuckDBPyConnection, check: bool = True) -> str:
@@ -297,8 +297,10 @@ def create_views(con: duckdb.DuckDBPyConnection, lake: Path | str, filters: Filt
                     "WHERE hand_key IN (SELECT hand_key FROM hands)")
         con.execute(f"CREATE VIEW game_scores AS SELECT * FROM {src['game_scores']} "
                     "WHERE game_id IN (SELECT game_id FROM hands)")
+        con.execute(f"CREATE VIEW dd_hands AS SELECT * FROM {src['dd_hands']} "
+                    "WHERE hand_key IN (SELECT hand_key FROM hands)")
     else:
-        for t in BASE_TABLES:
+        for t in BASE_TABLES + ANALYSIS_TABLES:
             con.execute(f"CREATE VIEW {t} AS SELECT * FROM {src[t]}")
     con.execute(f"CREATE VIEW seats AS {SEATS_SQL}")
     _derived_views(con, src, filters if where else None, stored_names, salt, lake)
@@ -492,6 +494,8 @@ def _examples_in_first_games(con: duckdb.DuckDBPyConnection, a: str, b: str, n: 
 
 #: The lake's own tables; the others of :data:`schema.TABLES` are derived from them (:mod:`pipeline.derived`).
 BASE_TABLES = ("hands", "games", "rejects", "scores", "game_scores")
+#: Tables of analyses run on demand (``rebelote analyse``): a view each, filtered with the hands.
+ANALYSIS_TABLES = ("dd_hands",)
 
 
 def _derived_views(con: duckdb.DuckDBPyConnection, src: dict, filters: Filters | None, names: tuple[str, ...] | None,

@@ -158,3 +158,20 @@ def test_bidders_per_player_from_the_records(games):
     assert any(r["coinches"] for r in rows.values())
     doc = stats.report_doc("bidders")
     assert all(c in doc for c in rows[next(iter(rows))])
+
+
+def test_bidders_as_json_gives_numbers(games):
+    """`stats bidders --format json`: its sums come out of DuckDB as decimals (HUGEINT), which JSON writes as the
+    same integers (pipeline/output.py); it used to fail with 'Type is not JSON serializable: decimal.Decimal'."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from pipeline.cli import app
+    lake, _ = games
+    r = CliRunner().invoke(app, ["stats", "bidders", "--lake", str(lake), "--format", "json"])
+    assert r.exit_code == 0, r.output
+    rows = json.loads(r.stdout)
+    want = stats.run_report(lake, "bidders", "own").to_pylist()
+    assert [x["made"] for x in rows] == [int(x["made"]) for x in want] and rows
+    assert all(isinstance(x["made"], int) for x in rows)

@@ -228,7 +228,7 @@ def test_pseudonymized_page(lake, tmp_path):
     r = runner.invoke(app, ["report", "--html", str(out), "--lake", str(lake), "--rules", RULES,
                             "--pseudonymize", "pepper"])
     assert r.exit_code == 0, r.output
-    assert re.match(r"report \[belote-classic\]: 61 hands, 11 sections, 8 charts, \d+\.\d MB -> ", r.stdout)
+    assert re.match(r"report \[belote-classic\]: 61 hands, 12 sections, 8 charts, \d+\.\d MB -> ", r.stdout)
     text = out.read_text()
     assert [n for n in PLAYERS + (HOSTILE, html.escape(HOSTILE)) if n in text] == []
     assert f"<td>{pseudonym('pepper', 'club', 'Bruno')}</td>" in text

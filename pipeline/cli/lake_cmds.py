@@ -14,7 +14,7 @@ from pipeline import limits as _limits     # the reading limits' defaults (impor
 from pipeline.terminal import printable
 
 
-from pipeline.cli.common import (app, _complete_rules, err, EXIT_REJECTED, _fail, _has_hands, _lake_has_table,
+from pipeline.cli.common import (app, _phase_progress, _report_rules, _complete_rules, err, EXIT_REJECTED, _fail, _has_hands, _lake_has_table,
                                  LakeOpt, _LIMITS, _load_rules, _need_lake, out, _run_rescore)
 
 
@@ -309,3 +309,38 @@ def compact(
         _fail(str(e))
     except OSError as e:
         _fail(f"{e.filename or lake}: {e.strerror or e}")
+
+
+@app.command()
+def analyse(
+    rules: Annotated[Optional[str], typer.Option("--rules", autocompletion=_complete_rules, help="The scoring whose "
+                                                 "hands to analyse (default: each game under its own rules); scored "
+                                                 "first when its scores are missing or stale.")] = None,
+    lake: LakeOpt = DEFAULT_LAKE,
+    sample: Annotated[Optional[int], typer.Option("--sample", min=1, help="Analyse this many hands at most, the same "
+                                                  "ones each time (chosen by the hash of their keys).")] = None,
+    workers: Annotated[int, typer.Option("--workers", min=1, help="Processes solving at once (one per core).")] = 1,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object.")] = False,
+) -> None:
+    """Double-dummy analysis of every 4-player hand with its deal and whole play: what the taker's side makes
+    with best play in the contract's strain and in each strain (par), whether the contract was makeable, and
+    what each card played cost its side. Writes the dd_hands table (`rebelote stats dd-players` reports it;
+    `rebelote show` adds it to each trick). Solving costs about half a CPU-second a hand: use --sample and
+    --workers on a large lake."""
+    from pipeline import analyse as analyse_mod, stats
+    from pipeline.rules import RulesetError
+
+    _need_lake(lake)
+    used = _report_rules(rules, lake)
+    with _phase_progress("analyse") as progress:
+        try:
+            summary = analyse_mod.analyse_lake(lake, used or "own", sample, workers,
+                                               progress=lambda done, total: progress("hands", done, total))
+        except (stats.StatsError, RulesetError) as e:
+            _fail(str(e))
+        except OSError as e:
+            _fail(f"{e.filename or lake}: {e.strerror or e}")
+    if as_json:
+        out.print_json(data=summary.to_dict(), indent=None)
+    else:
+        out.print(str(summary))

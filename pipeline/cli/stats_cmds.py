@@ -116,6 +116,8 @@ for _report, _doc in [
                      "often they decided the contract."),
     ("declaration_kinds", "Each kind of declaration (tierce ... each carré, belote) per player and per source: "
                           "items per 100 hands, points, scored, announced vs held."),
+    ("dd_players", "Per player, against double-dummy best play (`rebelote analyse` first): share of optimal cards, "
+                   "card points lost per hand as taker and as defender, contracts makeable (x/y), coinches right."),
     ("audit", "Hands whose recorded score differs from the rescoring, with the component that differs and the "
               "`rebelote show` command that explains it."),
 ]:

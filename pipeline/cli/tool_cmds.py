@@ -104,7 +104,10 @@ def show(
     loaded = [report_rules.game_rules(_load_rules(r, lake), hands[0]) for r in names]
     # the whole game: running totals, carry-over and result after the hands (a per-table target option)
     target = showmod.game_target(lake, hands[0]["game_id"]) if hand is None else None
-    result = showmod.breakdowns(hands, loaded, whole=hand is None, target=target)
+    # the double-dummy lines, where `rebelote analyse` ran under the ruleset named (own: stored as "own")
+    analysed = showmod.dd_rows(lake, [h["hand_key"] for h in hands], list(dict.fromkeys(names)))
+    dd = {(r.name, k): v for r, name in zip(loaded, names) for (n_, k), v in analysed.items() if n_ == name}
+    result = showmod.breakdowns(hands, loaded, whole=hand is None, target=target, dd=dd)
     if format.lower() == "json":   # each line says whether it differs from the line it faces under the other ruleset
         result = [showmod.mark_differences(per_rules) for per_rules in result]
         out.file.write(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode() + "\n")

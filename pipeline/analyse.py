@@ -1,0 +1,235 @@
+"""`rebelote analyse`: the double-dummy analysis of the lake's hands (issue 22), written to the ``dd_hands`` table.
+
+For each 4-player hand with its deal, its whole play and a contract scored under the ruleset (and every play
+legal), the solver (:mod:`pipeline.rescore.dd_solver`) gives, with every hand visible and best play by all:
+
+* the taker's side's card points in the contract's strain from the deal, and in every strain the ruleset plays
+  (``dd_by_strain``, the par strain its best);
+* whether the contract was makeable: those card points, scaled as the rescoring scales them, with the hand's
+  declarations and belote as the rescoring scored them, through the ruleset's own made test
+  (:func:`pipeline.rescore.contract.settle`);
+* for every card played, what it cost its player's side: the best value any legal card kept minus the value
+  after the card played (:func:`pipeline.rescore.dd_solver.card_values`), 0 for an optimal card.
+
+The hands are read from the lake with the ruleset's stored scores (a ruleset is scored first by the caller),
+analysed in worker processes by batches, and the ruleset's partition of ``dd_hands`` is replaced in one
+transaction. ``sample`` analyses that many hands chosen by their keys' hash (the same hands every time).
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from pipeline import lake as lakemod, lake_write, report_rules, schema, stats
+from pipeline.cards import ALL_TRUMP, NO_TRUMP, STRAINS
+from pipeline.rescore import dd_solver as dd
+from pipeline.rescore.contract import settle
+
+TABLE = "dd_hands"
+#: hands a worker analyses at a time
+BATCH = 64
+
+#: the hands analysed, with what the made test needs from the ruleset's scores
+HANDS_SQL = """
+SELECT h.hand_key, h.game_id, h.hand_no, h.source, h.variant, h.ruleset_hint, h.dealer, h.initial_hands, h.plays,
+       h.play_seats, h.taker, h.strain, h.bid, h.capot_bid, h.coinche, s.declaration_points, s.belote_points,
+       s.contract_made, s.card_points
+FROM hands AS h JOIN scores AS s ON s.hand_key = h.hand_key AND s.ruleset = $ruleset
+WHERE h.n_players = 4 AND h.completeness = 'full_play' AND h.taker IS NOT NULL AND h.strain IS NOT NULL
+  AND s.status = 'scored' AND s.legal AND len(h.plays) = 32 AND len(h.initial_hands) = 4
+ORDER BY {order}
+{limit}
+"""
+
+
+@dataclass
+class AnalyseSummary:
+    """What :func:`analyse_lake` did: ruleset, hands analysed (of those ``eligible``), hands scored that could not
+    be analysed (not 4-player, no full play, no contract, an illegal play...), plays analysed, CPU seconds of the
+    solver (all workers), wall seconds, contracts makeable and made among the hands analysed."""
+
+    ruleset: str
+    hands: int = 0
+    eligible: int = 0
+    skipped: int = 0
+    plays: int = 0
+    cpu_seconds: float = 0.0
+    seconds: float = 0.0
+    makeable: int = 0
+    made: int = 0
+    by_source: dict[str, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {**vars(self), "summary": str(self)}
+
+    def __str__(self) -> str:
+        rate = self.hands / self.cpu_seconds if self.cpu_seconds else 0.0
+        sampled = f" (a sample of the {self.eligible:,} analysable)" if self.hands < self.eligible else ""
+        return (f"analyse [{self.ruleset}]: {self.hands:,} hands{sampled} ({self.plays:,} plays) analysed "
+                f"double-dummy, {self.skipped:,} not analysable (not a 4-player hand with its deal, whole legal play "
+                f"and a contract); contract makeable {self.makeable:,}/{self.hands:,}, made {self.made:,}/{self.hands:,}; "
+                f"{self.seconds:.2f} s, {self.cpu_seconds:.2f} CPU s of solving ({rate:,.1f} hands per CPU-second)")
+
+
+def analyse_rows(rows: list[dict], rules) -> tuple[pa.Table, float]:
+    """The ``dd_hands`` rows of ``rows`` (dicts of :data:`HANDS_SQL`) under ``rules`` (a ruleset, or ``own``),
+    and the CPU seconds spent."""
+    t0 = time.process_time()
+    specs: dict[str, dd.Spec] = {}
+    tt = dd.new_table()
+    cols: dict[str, list] = {f.name: [] for f in schema.schema(TABLE)}
+    for r in rows:
+        rs = report_rules.game_rules(rules, r)
+        spec = specs.get(rs.name) or specs.setdefault(rs.name, dd.Spec(rs))
+        strain = STRAINS.index(r["strain"])
+        taker_team = r["taker"] % 2
+        side = np.array([0 if s % 2 == taker_team else 1 for s in range(4)], np.int64)
+        hands = [int(h) for h in r["initial_hands"]]
+        leader = (r["dealer"] + 1) % 4
+        played = [STRAINS.index(s) for s in rs["auction.strains"]]
+        by_strain = [dd.solve(spec, hands, st, leader, side=side, tt=tt) if st in played or st == strain else None
+                     for st in range(6)]
+        dd_points = by_strain[strain]
+        cost, took_pts = _play_costs(spec, hands, strain, leader, side, r["plays"], r["play_seats"], tt)
+        cards = int(sum(spec.points[strain]))
+        if dd_points == cards + int(spec.capot_last):        # every trick to the taker's side: a capot
+            pair, capot = [dd_points, 0], 0
+        else:   # (0 points may still be a trick of small cards: the outcome is a failure either way)
+            pair, capot = [dd_points, cards + int(spec.last) - dd_points], -1
+        card = _scaled(pair, strain, rs)
+        if capot >= 0:
+            card[capot] += int(rs["cards.capot_bonus"])
+        by_team = [card[0], card[1]] if taker_team == 0 else [card[1], card[0]]
+        res = settle(np.array([by_team]), np.array([r["declaration_points"][:2]]), np.array([r["belote_points"][:2]]),
+                     np.array([taker_team]), np.array([r["bid"] or 0]), np.array([bool(r["capot_bid"])]),
+                     np.array([r["coinche"] or 0]),
+                     np.array([-1 if capot < 0 else (taker_team if capot == 0 else 1 - taker_team)]), rs,
+                     np.array([strain]), outcome_only=True)
+        litige = bool(res.litige[0])
+        cols["ruleset"].append(rules.name)
+        for c in ("hand_key", "game_id", "hand_no", "source"):
+            cols[c].append(r[c])
+        cols["taker_team"].append(taker_team)
+        cols["strain"].append(r["strain"])
+        cols["taker_points"].append(took_pts)
+        cols["dd_points"].append(dd_points)
+        cols["dd_by_strain"].append(by_strain)
+        best = max(range(6), key=lambda s: (by_strain[s] if by_strain[s] is not None else -1, -s))
+        cols["par_strain"].append(STRAINS[best])
+        cols["makeable"].append(None if litige else bool(res.made[0]))
+        cols["made"].append(r["contract_made"])
+        cols["play_cost"].append(cost)
+        cols["play_seats"].append(list(r["play_seats"]))
+    table = pa.table(cols, schema=schema.schema(TABLE))
+    return table, time.process_time() - t0
+
+
+def _scaled(pair: list[int], strain: int, rules) -> list[int]:
+    """Card points scaled as the rescoring scales a no-trump or all-trump hand (cards.*_scale: x a / b, rounded
+    half up: pipeline/rescore/hand_pass.py)."""
+    key = "cards.no_trump_scale" if strain == NO_TRUMP else "cards.all_trump_scale" if strain == ALL_TRUMP else None
+    if key is None:
+        return list(pair)
+    a, b = rules[key]
+    return [(x * a * 2 + b) // (2 * b) for x in pair]
+
+
+def _play_costs(spec, hands: list[int], strain: int, leader: int, side: np.ndarray, plays, seats, tt):
+    """Per play, what it cost its player's side (card points), and the taker's side's card points in the play
+    recorded. The positions of one hand share the transposition table (cleared once, for this strain)."""
+    dd.clear(tt)
+    held = list(hands)
+    trick: list[int] = []
+    took = 0
+    side0 = 0
+    cost = []
+    for j, (c, s) in enumerate(zip(plays, seats)):
+        values = dd.card_values(spec, held, strain, leader, trick, side=side, took=took, tt=tt,
+                                tricks_left=8 - j // 4)
+        mine = values[c]
+        if side[s] == 0:
+            cost.append(max(values.values()) - mine)
+        else:
+            cost.append(mine - min(values.values()))
+        held[s] &= ~(1 << c)
+        trick.append(c)
+        if len(trick) == 4:
+            row = strain * 128 + (trick[0] // 8) * 32
+            w = max(range(4), key=lambda k: int(dd._STRENGTH[row + trick[k]]))
+            winner = (leader + w) % 4
+            ws = int(side[winner])
+            now = took | 1 << ws
+            pts = int(sum(spec.points[strain][x] for x in trick))
+            if j == 31:
+                pts += int(spec.capot_last if now == 1 << ws else spec.last)
+            if ws == 0:
+                side0 += pts
+            took, leader, trick = now, winner, []
+    return cost, side0
+
+
+def _work(args):
+    rows, rules_name, lake = args
+    rules = report_rules.load_rules(rules_name, lake)
+    return analyse_rows(rows, rules)
+
+
+def analyse_lake(lake: Path | str, ruleset: str, sample: int | None = None, workers: int = 1,
+                 progress=None) -> AnalyseSummary:
+    """Analyse the hands of ``lake`` scored under ``ruleset`` (a name whose scores the lake holds; ``own``:
+    each game under its own rules) and replace the ruleset's partition of ``dd_hands``. ``sample``: that many
+    hands at most (chosen by hash of their keys); ``workers``: processes; ``progress(done, total)`` after each
+    batch. Raises :class:`pipeline.stats.StatsError` when the ruleset is not scored, RulesetError when it cannot
+    be loaded."""
+    t0 = time.perf_counter()
+    summary = AnalyseSummary(ruleset)
+    con = stats.connect(lake)
+    try:
+        ruleset = stats.resolve_ruleset(con, ruleset)
+        summary.ruleset = ruleset
+        order = "hash(h.hand_key), h.hand_key" if sample else "h.source, h.game_id, h.hand_no"
+        limit = f"LIMIT {int(sample)}" if sample else ""
+        rows = con.sql(HANDS_SQL.format(order=order, limit=limit),
+                       params={"ruleset": ruleset}).to_arrow_table().to_pylist()
+        total = con.sql("SELECT count(*) FROM scores WHERE ruleset = $r", params={"r": ruleset}).fetchall()[0][0]
+        eligible = con.sql(f"SELECT count(*) FROM ({HANDS_SQL.format(order='1', limit='')})",
+                           params={"ruleset": ruleset}).fetchall()[0][0]
+    finally:
+        con.close()
+    rules = report_rules.load_rules(ruleset, lake)
+    batches = [rows[i:i + BATCH] for i in range(0, len(rows), BATCH)]
+    parts = []
+    done = 0
+    if workers > 1 and len(batches) > 1:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            for table, cpu in pool.map(_work, [(b, ruleset, str(lake)) for b in batches]):
+                parts.append(table)
+                summary.cpu_seconds += cpu
+                done += table.num_rows
+                if progress:
+                    progress(done, len(rows))
+    else:
+        for b in batches:
+            table, cpu = analyse_rows(b, rules)
+            parts.append(table)
+            summary.cpu_seconds += cpu
+            done += table.num_rows
+            if progress:
+                progress(done, len(rows))
+    out = pa.concat_tables(parts) if parts else schema.empty(TABLE)
+    with lakemod.lock(lake):
+        lake_write.replace_partition(lake, TABLE, ruleset, [out])
+    summary.hands = out.num_rows
+    summary.skipped = total - eligible
+    summary.eligible = eligible
+    summary.plays = sum(len(x) for x in out.column("play_cost").to_pylist())
+    summary.makeable = sum(1 for x in out.column("makeable").to_pylist() if x)
+    summary.made = sum(1 for x in out.column("made").to_pylist() if x)
+    summary.seconds = time.perf_counter() - t0
+    return summary

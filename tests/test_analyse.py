@@ -1,0 +1,144 @@
+"""`rebelote analyse` (pipeline/analyse.py, issue 22): the double-dummy table of a lake and its report.
+
+The lake: two simulated contrée games (source 'club', colver ruleset), rescored. The checks use facts the
+analysis does not compute itself: the tricks of the play recorded, and an identity that ties every card's cost to
+the values around it. Before play j, let W_j be the card points the taker's side took in the tricks already
+played plus its best-play value from there; W_0 is dd_points and W_32 the points it took in the play recorded.
+A card of the taker's side costs W_j - W_j+1, a defender's card W_j+1 - W_j, so
+taker_points = dd_points - (the taker's side's costs) + (the defence's costs), exactly, for every hand.
+"""
+
+from __future__ import annotations
+
+import json
+
+import duckdb
+import numpy as np
+import orjson
+import pytest
+from typer.testing import CliRunner
+
+from pipeline import analyse, stats
+from pipeline.cards import STRAINS
+from pipeline.cli import app
+from pipeline.ingest.run import ingest_paths
+from pipeline.rescore import dd_solver as dd
+from pipeline.rescore import rescore_lake
+from pipeline.rules import load
+from pipeline.simulate import simulate
+
+RULES = "colver"
+
+
+@pytest.fixture(scope="module")
+def lake(tmp_path_factory):
+    d = tmp_path_factory.mktemp("dd")
+    games = list(simulate(load(RULES), 2, 5))
+    for g in games:
+        g["source"] = "club"
+    f = d / "g.jsonl"
+    f.write_bytes(b"\n".join(orjson.dumps(g) for g in games) + b"\n")
+    lake = d / "lake"
+    ingest_paths([f], lake)
+    rescore_lake(lake, load(RULES))
+    summary = analyse.analyse_lake(lake, RULES, sample=6)
+    assert summary.hands == 6 and summary.plays == 6 * 32
+    return lake
+
+
+def _rows(lake):
+    return duckdb.sql(f"SELECT * FROM read_parquet('{lake}/dd_hands/**/*.parquet', hive_partitioning=true) "
+                      "ORDER BY hand_key").to_arrow_table().to_pylist()
+
+
+def test_every_cards_cost_adds_up_to_the_points_taken(lake):
+    rows = _rows(lake)
+    con = stats.connect(lake)
+    hands = {r["hand_key"]: r for r in con.sql("SELECT * FROM hands").to_arrow_table().to_pylist()}
+    con.close()
+    spec = dd.Spec(load(RULES))
+    for r in rows:
+        h = hands[r["hand_key"]]
+        side = [0 if s % 2 == r["taker_team"] else 1 for s in range(4)]
+        own = sum(c for c, s in zip(r["play_cost"], r["play_seats"]) if side[s] == 0)
+        theirs = sum(c for c, s in zip(r["play_cost"], r["play_seats"]) if side[s] == 1)
+        assert r["taker_points"] == r["dd_points"] - own + theirs, r["hand_key"]
+        assert min(r["play_cost"]) >= 0 and r["play_seats"] == h["play_seats"]
+        # the taker's side's points in the play recorded, from its tricks (trick_order, the ruleset's points)
+        strain = STRAINS.index(r["strain"])
+        from pipeline.trick_order import strength
+        leader, got, took = (h["dealer"] + 1) % 4, 0, set()
+        for t in range(8):
+            cards = h["plays"][t * 4:t * 4 + 4]
+            st = strength(np.array(cards, np.int8), np.repeat(cards[0] // 8, 4), np.repeat(strain, 4))
+            winner = h["play_seats"][t * 4 + int(np.argmax(st))]
+            took.add(side[winner])
+            pts = int(sum(spec.points[strain][c] for c in cards))
+            if t == 7:
+                pts += int(spec.capot_last if took == {side[winner]} else spec.last)
+            got += pts if side[winner] == 0 else 0
+            leader = winner
+        assert r["taker_points"] == got
+        assert r["dd_by_strain"][strain] == r["dd_points"]
+        assert r["dd_by_strain"][4] is None and r["dd_by_strain"][5] is None     # colver plays suits only
+        assert r["par_strain"] == STRAINS[int(np.argmax([x if x is not None else -1 for x in r["dd_by_strain"]]))]
+
+
+def test_the_dd_values_are_the_solvers_from_the_deal(lake):
+    con = stats.connect(lake)
+    hands = {r["hand_key"]: r for r in con.sql("SELECT * FROM hands").to_arrow_table().to_pylist()}
+    con.close()
+    spec = dd.Spec(load(RULES))
+    for r in _rows(lake)[:2]:
+        h = hands[r["hand_key"]]
+        side = [0 if s % 2 == r["taker_team"] else 1 for s in range(4)]
+        for st in range(4):
+            assert r["dd_by_strain"][st] == dd.solve(spec, h["initial_hands"], st, (h["dealer"] + 1) % 4, side=side)
+
+
+def test_the_report_adds_up_the_table(lake):
+    rows = _rows(lake)
+    con = stats.connect(lake)
+    hands = {r["hand_key"]: r for r in con.sql("SELECT * FROM hands").to_arrow_table().to_pylist()}
+    con.close()
+    report = {(p["player"], p["source"]): p for p in stats.run_report(lake, "dd_players", RULES).to_pylist()}
+    cards: dict[str, list] = {}
+    for r in rows:
+        h = hands[r["hand_key"]]
+        for c, s in zip(r["play_cost"], r["play_seats"]):
+            cards.setdefault(h["players"][s], []).append(c)
+    assert {p for p, _ in report} == set(cards)
+    for name, costs in cards.items():
+        p = report[(name, "club")]
+        assert (p["cards"], p["optimal_cards"]) == (len(costs), costs.count(0))
+        assert p["optimal_share"] == round(costs.count(0) / len(costs), 4)
+    taken = sum(p["contracts"] for p in report.values())
+    assert taken == sum(1 for r in rows if r["makeable"] is not None)
+    assert sum(p["makeable"] for p in report.values()) == sum(1 for r in rows if r["makeable"])
+
+
+def test_the_command_line(lake):
+    r = CliRunner().invoke(app, ["analyse", "--lake", str(lake), "--rules", RULES, "--sample", "2", "--json"])
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.stdout)
+    assert d["hands"] == 2 and d["plays"] == 64 and d["ruleset"] == RULES and "analyse [colver]" in d["summary"]
+    r = CliRunner().invoke(app, ["stats", "dd-players", "--lake", str(lake), "--rules", RULES, "--format", "json"])
+    assert r.exit_code == 0 and sum(p["hands"] for p in json.loads(r.stdout)) == 2 * 4
+
+
+def test_show_adds_the_double_dummy_lines(lake):
+    """`rebelote show` of an analysed hand: after each trick, who lost how many card points against best play
+    (the row's play_cost), and the hand's best-play points, makeable and par."""
+    row = _rows(lake)[0]
+    r = CliRunner().invoke(app, ["show", "--game", row["game_id"], "--hand", str(row["hand_no"]), "--rules", RULES,
+                                 "--lake", str(lake)])
+    assert r.exit_code == 0, r.output
+    text = r.stdout
+    assert text.count("double-dummy:") == 8
+    for t in range(8):
+        lost = [(s, c) for s, c in zip(row["play_seats"][t * 4:t * 4 + 4], row["play_cost"][t * 4:t * 4 + 4]) if c]
+        want = ("every card optimal" if not lost else
+                "card points lost against best play: " + ", ".join(f"P{s} -{c}" for s, c in lost))
+        assert want in text.split(f"trick {t + 1}:", 1)[1].split("\n")[1], t
+    assert f"taker's side: {row['dd_points']} card points in {row['strain']} with best play" in text
+    assert f"par: {row['par_strain']} " in text
