@@ -164,3 +164,31 @@ def test_hand_checked_capot_and_last_trick():
     assert dd.solve(spec, hands, HEARTS, 0, took=1) == 20 + rules["cards.capot_last_trick"] == 120
     assert dd.solve(spec, hands, HEARTS, 0, took=3) == 20 + rules["cards.last_trick"] == 30
     assert dd.solve(spec, hands, HEARTS, 0, took=2) == 30
+
+
+def test_hand_checked_must_overtrump():
+    """Hearts trump; North led the 7 of spades and East trumped with the 9 of hearts (14). South (void in spades)
+    holds the jack and the 8 of hearts; West the 8 of spades and the king of clubs; North the queen of clubs; East
+    the 10 of hearts. With play.must_overtrump South must beat the 9: the jack takes 34, and East's 10 of hearts
+    takes the last trick (8H, KC, QC, TH: 17 + 10): North-South 34. Without it South under-trumps with the 8 (East
+    takes 14) and keeps the jack for East's 10 at the last trick (10 + 20 + 4 + 3 + 10): North-South 47."""
+    hands = [mask("QC"), mask("TH"), mask("JH", "8H"), mask("8S", "KC")]
+    trick = [parse_card("7S"), parse_card("9H")]
+    for must, want in ((True, 34), (False, 47)):
+        rules = _classic(must_overtrump=must)
+        assert oracle(rules, hands, HEARTS, 0, trick, [0, 1, 0, 1], BOTH_TOOK) == want
+        assert dd.solve(dd.Spec(rules), hands, HEARTS, 0, trick, took=BOTH_TOOK) == want, must
+
+
+def test_hand_checked_must_undertrump():
+    """Hearts trump; North led the 7 of spades and East trumped with the jack of hearts. South (void in spades)
+    holds the 8 of hearts and the 7 of diamonds; West the 8 of spades and the 9 of clubs; North the queen of
+    diamonds; East the 10 of clubs. With play.must_undertrump South must play the 8 of hearts under the jack, and
+    East's 10 of clubs then takes the last trick (13 + 10): North-South 0. Without it South discards the 7 of
+    diamonds and ruffs the 10 of clubs with the 8 of hearts (10 + 3 + 10): North-South 23."""
+    hands = [mask("QD"), mask("TC"), mask("8H", "7D"), mask("8S", "9C")]
+    trick = [parse_card("7S"), parse_card("JH")]
+    for must, want in ((True, 0), (False, 23)):
+        rules = _classic(must_undertrump=must)
+        assert oracle(rules, hands, HEARTS, 0, trick, [0, 1, 0, 1], BOTH_TOOK) == want
+        assert dd.solve(dd.Spec(rules), hands, HEARTS, 0, trick, took=BOTH_TOOK) == want, must
