@@ -15,7 +15,7 @@ colver = pytest.importorskip("colver", reason="optional extra: pip install -e '.
 from pipeline import native, rules, schema  # noqa: E402
 from pipeline.rescore import score_batch  # noqa: E402
 from pipeline.rescore.play import PlayRules, legal_cards  # noqa: E402
-from pipeline.rescore.tables import strength  # noqa: E402
+from pipeline.trick_order import strength  # noqa: E402
 
 RANK_MAP = [0, 1, 2, 4, 5, 6, 3, 7]          # colver rank index -> ours (7 8 9 J Q K 10 A -> face order)
 
