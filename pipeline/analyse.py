@@ -34,6 +34,9 @@ from pipeline.rescore.contract import settle
 TABLE = "dd_hands"
 #: hands a worker analyses at a time
 BATCH = 64
+#: the bid levels tried for ``makeable_bid`` (80 to 160), and the value that stands for a capot bid
+LEVELS = list(range(80, 170, 10))
+CAPOT_LEVEL = 250
 
 #: the hands analysed, with what the made test needs from the ruleset's scores
 HANDS_SQL = """
@@ -106,12 +109,19 @@ def analyse_rows(rows: list[dict], rules) -> tuple[pa.Table, float]:
         if capot >= 0:
             card[capot] += int(rs["cards.capot_bonus"])
         by_team = [card[0], card[1]] if taker_team == 0 else [card[1], card[0]]
-        res = settle(np.array([by_team]), np.array([r["declaration_points"][:2]]), np.array([r["belote_points"][:2]]),
-                     np.array([taker_team]), np.array([r["bid"] or 0]), np.array([bool(r["capot_bid"])]),
-                     np.array([r["coinche"] or 0]),
-                     np.array([-1 if capot < 0 else (taker_team if capot == 0 else 1 - taker_team)]), rs,
-                     np.array([strain]), outcome_only=True)
+        # the contract played, then (a bidding auction) every level from 80 to 160 and capot: the made test each
+        bid_style = r["bid"] is not None or bool(r["capot_bid"])
+        bids = [r["bid"] or 0] + (LEVELS + [0] if bid_style else [])
+        capot_bids = [bool(r["capot_bid"])] + ([False] * len(LEVELS) + [True] if bid_style else [])
+        k = len(bids)
+        res = settle(np.array([by_team] * k), np.array([r["declaration_points"][:2]] * k),
+                     np.array([r["belote_points"][:2]] * k), np.array([taker_team] * k), np.array(bids),
+                     np.array(capot_bids), np.array([r["coinche"] or 0] * k),
+                     np.array([-1 if capot < 0 else (taker_team if capot == 0 else 1 - taker_team)] * k), rs,
+                     np.array([strain] * k), outcome_only=True)
         litige = bool(res.litige[0])
+        made_levels = [CAPOT_LEVEL if c else b for b, c, m in zip(bids[1:], capot_bids[1:], res.made[1:]) if m]
+        cols["makeable_bid"].append(max(made_levels) if made_levels else None)
         cols["ruleset"].append(rules.name)
         for c in ("hand_key", "game_id", "hand_no", "source"):
             cols[c].append(r[c])

@@ -37,7 +37,7 @@ from pipeline.pseudonymize import keyed
 
 #: Reports of ``queries/`` written to the file as ``report_<name>`` (``compare`` needs two rulesets: not here).
 REPORTS = ("players", "partnerships", "head_to_head", "contracts", "bidding", "bidders", "declarations",
-           "declaration_kinds", "dd_players", "audit")
+           "declaration_kinds", "dd_players", "dd_bids", "audit")
 #: Reports also written month by month, as ``report_<name>_by_month`` (``rebelote stats NAME --by month``).
 MONTHLY = ("players", "partnerships", "bidders")
 #: The groupings of ``report_fairness`` (column ``grouped_by``).

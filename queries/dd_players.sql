@@ -46,9 +46,9 @@ played AS (
            count(*)::INTEGER                                                    AS hands,
            sum(cards)::INTEGER                                                  AS cards,
            sum(optimal)::INTEGER                                                AS optimal_cards,
-           count_if(seat = taker)::INTEGER                                      AS taker_hands,
+           count_if(coalesce(seat = taker, false))::INTEGER                     AS taker_hands,
            round(avg(lost) FILTER (WHERE seat = taker), 2)                      AS lost_as_taker,
-           count_if(seat % 2 <> taker % 2)::INTEGER                             AS defender_hands,
+           count_if(coalesce(seat % 2 <> taker % 2, false))::INTEGER            AS defender_hands,
            round(avg(lost) FILTER (WHERE seat % 2 <> taker % 2), 2)             AS lost_as_defender
     FROM per_seat WHERE player IS NOT NULL
     GROUP BY ALL
@@ -56,10 +56,10 @@ played AS (
 took AS (
     SELECT players[taker + 1] AS player, source,
            count_if(makeable IS NOT NULL)                                       AS contracts,
-           count_if(makeable)                                                   AS makeable,
-           count_if(makeable = false)                                           AS overbids,
-           count_if(makeable = false AND made)                                  AS made_unmakeable,
-           count_if(makeable AND made = false)                                  AS failed_makeable,
+           count_if(coalesce(makeable, false))                                  AS makeable,
+           count_if(coalesce(makeable = false, false))                          AS overbids,
+           count_if(coalesce(makeable = false AND made, false))                 AS made_unmakeable,
+           count_if(coalesce(makeable AND made = false, false))                 AS failed_makeable,
            round(avg((par_strain = strain)::INTEGER), 4)                        AS par_strain_share
     FROM d WHERE players[taker + 1] IS NOT NULL
     GROUP BY ALL
@@ -67,7 +67,7 @@ took AS (
 coinched AS (
     SELECT players[call.seat + 1] AS player, source,
            count(*)                                                             AS coinches,
-           count_if(makeable = false)                                           AS coinches_right
+           count_if(coalesce(makeable = false, false))                          AS coinches_right
     FROM (SELECT *, unnest(auction) AS call FROM d)
     WHERE call.call = 'coinche' AND makeable IS NOT NULL AND players[call.seat + 1] IS NOT NULL
     GROUP BY ALL

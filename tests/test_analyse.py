@@ -142,3 +142,26 @@ def test_show_adds_the_double_dummy_lines(lake):
         assert want in text.split(f"trick {t + 1}:", 1)[1].split("\n")[1], t
     assert f"taker's side: {row['dd_points']} card points in {row['strain']} with best play" in text
     assert f"par: {row['par_strain']} " in text
+
+
+def test_makeable_bid_and_the_bids_report(lake):
+    """makeable_bid is the highest level the ruleset's made test passes with the best-play points: a makeable
+    contract's bid is at most it, an unmakeable one's above it; dd_bids adds the table up by strain and level."""
+    con = stats.connect(lake)
+    hands = {r["hand_key"]: r for r in con.sql("SELECT hand_key, bid, capot_bid FROM hands").to_arrow_table().to_pylist()}
+    con.close()
+    rows = _rows(lake)
+    for r in rows:
+        h = hands[r["hand_key"]]
+        if h["bid"] is None or h["capot_bid"] or r["makeable"] is None:
+            continue
+        if r["makeable"]:
+            assert r["makeable_bid"] is not None and r["makeable_bid"] >= h["bid"]
+        else:
+            assert r["makeable_bid"] is None or r["makeable_bid"] < h["bid"]
+    bids = stats.run_report(lake, "dd_bids", RULES).to_pylist()
+    assert sum(b["contracts"] for b in bids) == len(rows)
+    assert sum(b["makeable"] for b in bids) == sum(1 for r in rows if r["makeable"])
+    assert sum(b["underbids"] for b in bids) == sum(
+        1 for r in rows if hands[r["hand_key"]]["bid"] is not None and not hands[r["hand_key"]]["capot_bid"]
+        and r["makeable_bid"] is not None and r["makeable_bid"] > hands[r["hand_key"]]["bid"])

@@ -118,6 +118,8 @@ for _report, _doc in [
                           "items per 100 hands, points, scored, announced vs held."),
     ("dd_players", "Per player, against double-dummy best play (`rebelote analyse` first): share of optimal cards, "
                    "card points lost per hand as taker and as defender, contracts makeable (x/y), coinches right."),
+    ("dd_bids", "Contracts against double-dummy best play (`rebelote analyse` first), by strain and level: makeable "
+                "(x/y), made (x/y), overbids, underbids, par strain."),
     ("audit", "Hands whose recorded score differs from the rescoring, with the component that differs and the "
               "`rebelote show` command that explains it."),
 ]:
