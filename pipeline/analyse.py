@@ -100,28 +100,13 @@ def analyse_rows(rows: list[dict], rules) -> tuple[pa.Table, float]:
                      for st in range(6)]
         dd_points = by_strain[strain]
         cost, took_pts = _play_costs(spec, hands, strain, leader, side, r["plays"], r["play_seats"], tt)
-        cards = int(sum(spec.points[strain]))
-        if dd_points == cards + int(spec.capot_last):        # every trick to the taker's side: a capot
-            pair, capot = [dd_points, 0], 0
-        else:   # (0 points may still be a trick of small cards: the outcome is a failure either way)
-            pair, capot = [dd_points, cards + int(spec.last) - dd_points], -1
-        card = _scaled(pair, strain, rs)
-        if capot >= 0:
-            card[capot] += int(rs["cards.capot_bonus"])
-        by_team = [card[0], card[1]] if taker_team == 0 else [card[1], card[0]]
-        # the contract played, then (a bidding auction) every level from 80 to 160 and capot: the made test each
-        bid_style = r["bid"] is not None or bool(r["capot_bid"])
-        bids = [r["bid"] or 0] + (LEVELS + [0] if bid_style else [])
-        capot_bids = [bool(r["capot_bid"])] + ([False] * len(LEVELS) + [True] if bid_style else [])
-        k = len(bids)
-        res = settle(np.array([by_team] * k), np.array([r["declaration_points"][:2]] * k),
-                     np.array([r["belote_points"][:2]] * k), np.array([taker_team] * k), np.array(bids),
-                     np.array(capot_bids), np.array([r["coinche"] or 0] * k),
-                     np.array([-1 if capot < 0 else (taker_team if capot == 0 else 1 - taker_team)] * k), rs,
-                     np.array([strain] * k), outcome_only=True)
-        litige = bool(res.litige[0])
-        made_levels = [CAPOT_LEVEL if c else b for b, c, m in zip(bids[1:], capot_bids[1:], res.made[1:]) if m]
-        cols["makeable_bid"].append(max(made_levels) if made_levels else None)
+        # can the taker's side take every trick? (the value above may prefer card points to a capot scored
+        # mostly as a bonus, and a capot bid needs every trick)
+        capot = dd.solve(capot_spec(spec), hands, strain, leader, side=side, tt=tt) >= CAPOT_PROBE
+        res, levels = _made_tests(r, rs, spec, strain, taker_team, dd_points, capot)
+        made_any = bool(res.made[0]) or bool(capot and res.made[1])
+        litige = not made_any and (bool(res.litige[0]) or bool(capot and res.litige[1]))
+        cols["makeable_bid"].append(max(levels) if levels else None)
         cols["ruleset"].append(rules.name)
         for c in ("hand_key", "game_id", "hand_no", "source"):
             cols[c].append(r[c])
@@ -130,14 +115,70 @@ def analyse_rows(rows: list[dict], rules) -> tuple[pa.Table, float]:
         cols["taker_points"].append(took_pts)
         cols["dd_points"].append(dd_points)
         cols["dd_by_strain"].append(by_strain)
-        best = max(range(6), key=lambda s: (by_strain[s] if by_strain[s] is not None else -1, -s))
+        total = [int(sum(spec.points[st])) + int(spec.last) for st in range(6)]
+        worth = [_scaled([v, total[st] - v], st, rs)[0] if v is not None else -1 for st, v in enumerate(by_strain)]
+        best = max(range(6), key=lambda st: (worth[st], -st))      # par: scaled points, the first of equals
         cols["par_strain"].append(STRAINS[best])
-        cols["makeable"].append(None if litige else bool(res.made[0]))
+        cols["makeable"].append(None if litige else made_any)
         cols["made"].append(r["contract_made"])
         cols["play_cost"].append(cost)
         cols["play_seats"].append(list(r["play_seats"]))
     table = pa.table(cols, schema=schema.schema(TABLE))
     return table, time.process_time() - t0
+
+
+#: a capot's last trick worth more than every card: a value at least this says the side can take every trick
+CAPOT_PROBE = 1000
+
+
+def capot_spec(spec: "dd.Spec") -> "dd.Spec":
+    """``spec`` with the capot's last trick worth :data:`CAPOT_PROBE`: solved with it, a side's value reaches the
+    probe exactly when it can take every trick against best defence."""
+    import copy
+    probe = copy.copy(spec)
+    probe.capot_last = np.int64(CAPOT_PROBE)
+    return probe
+
+
+def _made_tests(r: dict, rs, spec, strain: int, taker_team: int, dd_points: int, capot: bool):
+    """The ruleset's made test (:func:`pipeline.rescore.contract.settle`) on the best-play outcomes of hand ``r``:
+    row 0 the best-play card points without a capot, row 1 a capot by the taker's side (when it can take every
+    trick), then, for a bidding auction, each level of :data:`LEVELS` and a capot bid on both outcomes. Returns
+    (the result, the levels made: a bid, or :data:`CAPOT_LEVEL`)."""
+    cards = int(sum(spec.points[strain]))
+    capot_total = cards + int(spec.capot_last)
+    if spec.capot_last > spec.last and dd_points == capot_total:      # the value is itself the capot
+        plain = [capot_total, 0]
+        plain_capot = True
+    else:
+        plain = [dd_points, cards + int(spec.last) - dd_points]
+        plain_capot = False
+    outcomes = []
+    for pair, is_capot in ((plain, plain_capot), ([capot_total, 0], True)):
+        card = _scaled(pair, strain, rs)
+        if is_capot:
+            card[0] += int(rs["cards.capot_bonus"])
+        by_team = [card[0], card[1]] if taker_team == 0 else [card[1], card[0]]
+        outcomes.append((by_team, taker_team if is_capot else -1))
+    bid_style = r["bid"] is not None or bool(r["capot_bid"])
+    levels = [(r["bid"] or 0, bool(r["capot_bid"]))]
+    rows = [(o, levels[0]) for o in outcomes]
+    tried = (LEVELS + [0]) if bid_style else []
+    for b in tried:
+        for o in outcomes:
+            rows.append((o, (b, b == 0)))
+    n = len(rows)
+    res = settle(np.array([o[0] for o, _ in rows]), np.array([r["declaration_points"][:2]] * n),
+                 np.array([r["belote_points"][:2]] * n), np.array([taker_team] * n),
+                 np.array([lv[0] for _, lv in rows]), np.array([lv[1] for _, lv in rows]),
+                 np.array([r["coinche"] or 0] * n), np.array([o[1] for o, _ in rows]), rs,
+                 np.array([strain] * n), outcome_only=True)
+    made = []
+    for i in range(2, n, 2):
+        b = tried[(i - 2) // 2]
+        if res.made[i] or (capot and res.made[i + 1]):
+            made.append(CAPOT_LEVEL if b == 0 else b)
+    return res, made
 
 
 def _scaled(pair: list[int], strain: int, rules) -> list[int]:
@@ -184,9 +225,16 @@ def _play_costs(spec, hands: list[int], strain: int, leader: int, side: np.ndarr
     return cost, side0
 
 
+_LOADED: dict[tuple[str, str], object] = {}
+
+
 def _work(args):
+    """A worker's batch: its rows analysed under the ruleset, loaded once per worker process (``own`` reads the
+    lake's games)."""
     rows, rules_name, lake = args
-    rules = report_rules.load_rules(rules_name, lake)
+    rules = _LOADED.get((rules_name, lake))
+    if rules is None:
+        rules = _LOADED[(rules_name, lake)] = report_rules.load_rules(rules_name, lake)
     return analyse_rows(rows, rules)
 
 

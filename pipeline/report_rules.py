@@ -106,7 +106,11 @@ def load_rules(name: str, lake=None, house: bool = True):
 
 def game_rules(rules, hand: dict):
     """``rules``, or under ``own`` the ruleset the game of ``hand`` (a hands row: its source, variant and
-    recorded ruleset) is scored under, so a game is explained as the reports count it."""
+    recorded ruleset) is scored under, so a game is explained as the reports count it. Raises RulesetError for a
+    variant no ruleset is chosen for."""
     if not isinstance(rules, own.OwnRules):
         return rules
-    return rules.game_ruleset(hand["source"], hand["variant"], hand.get("ruleset_hint"))
+    try:
+        return rules.game_ruleset(hand["source"], hand["variant"], hand.get("ruleset_hint"))
+    except KeyError as e:        # a variant with no default ruleset: say which, as a ruleset error
+        raise RulesetError(f"{e.args[0]}: name one with `rebelote rules sources --set SOURCE=RULESET`") from None

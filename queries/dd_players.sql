@@ -3,8 +3,9 @@
 -- One row per (player, source) with a hand analysed double-dummy (`rebelote analyse`, table dd_hands: every
 -- hand visible, best play by all, under the ruleset's play rules). A card's cost is the card points it cost
 -- its player's side against the best card the player held then (0: an optimal card); a hand's cost for a
--- player is the sum over that player's own cards. Taker: the seat that took the contract; defender: a seat of
--- the other side (the taker's partner counts in neither).
+-- player is the sum over that player's own cards (over both seats for a name that sits on two, as colver names a
+-- team of bots). Taker: the seat that took the contract; defender: a seat of the other side (the taker's partner
+-- counts in neither).
 --
 -- Parameters:
 --   $ruleset   ruleset name (dd_hands.ruleset)
@@ -36,8 +37,10 @@ cards AS (     -- one row per card played: its seat, its cost
     SELECT hand_key, source, players, taker, unnest(play_seats) AS seat, unnest(play_cost) AS cost   -- side by side
     FROM d
 ),
-per_seat AS (
-    SELECT hand_key, source, players[seat + 1] AS player, seat, taker,
+per_hand AS (   -- one row per hand and name (a name on two seats, as colver names a team of bots, is one row)
+    SELECT hand_key, source, players[seat + 1] AS player,
+           bool_or(seat = taker)                                                AS took_it,
+           bool_or(seat % 2 <> taker % 2)                                       AS defended,
            count(*) AS cards, count_if(cost = 0) AS optimal, sum(cost)::INTEGER AS lost
     FROM cards GROUP BY ALL
 ),
@@ -46,11 +49,11 @@ played AS (
            count(*)::INTEGER                                                    AS hands,
            sum(cards)::INTEGER                                                  AS cards,
            sum(optimal)::INTEGER                                                AS optimal_cards,
-           count_if(coalesce(seat = taker, false))::INTEGER                     AS taker_hands,
-           round(avg(lost) FILTER (WHERE seat = taker), 2)                      AS lost_as_taker,
-           count_if(coalesce(seat % 2 <> taker % 2, false))::INTEGER            AS defender_hands,
-           round(avg(lost) FILTER (WHERE seat % 2 <> taker % 2), 2)             AS lost_as_defender
-    FROM per_seat WHERE player IS NOT NULL
+           count_if(took_it)::INTEGER                                           AS taker_hands,
+           round(avg(lost) FILTER (WHERE took_it), 2)                           AS lost_as_taker,
+           count_if(defended)::INTEGER                                          AS defender_hands,
+           round(avg(lost) FILTER (WHERE defended), 2)                          AS lost_as_defender
+    FROM per_hand WHERE player IS NOT NULL
     GROUP BY ALL
 ),
 took AS (

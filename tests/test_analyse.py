@@ -165,3 +165,29 @@ def test_makeable_bid_and_the_bids_report(lake):
     assert sum(b["underbids"] for b in bids) == sum(
         1 for r in rows if hands[r["hand_key"]]["bid"] is not None and not hands[r["hand_key"]]["capot_bid"]
         and r["makeable_bid"] is not None and r["makeable_bid"] > hands[r["hand_key"]]["bid"])
+
+
+def test_a_name_on_two_seats_counts_each_hand_once(tmp_path):
+    """colver names both seats of a team by its pair of bots: dd-players counts such a name once per hand, its
+    cost the sum over both seats (queries/dd_players.sql, per_hand)."""
+    games = list(simulate(load(RULES), 1, 9))
+    for g in games:
+        g["source"] = "club"
+        g["players"] = ["team A", "East", "team A", "West"]
+    f = tmp_path / "g.jsonl"
+    f.write_bytes(b"\n".join(orjson.dumps(g) for g in games) + b"\n")
+    lake = tmp_path / "lake"
+    ingest_paths([f], lake)
+    rescore_lake(lake, load(RULES))
+    analyse.analyse_lake(lake, RULES, sample=2)
+    rows = _rows(lake)
+    team = [p for p in stats.run_report(lake, "dd_players", RULES).to_pylist() if p["player"] == "team A"][0]
+    assert team["hands"] == 2 and team["cards"] == 2 * 16
+    mine = [sum(c for c, s in zip(r["play_cost"], r["play_seats"]) if s in (0, 2)) for r in rows]
+    taken = [m for m, r in zip(mine, rows) if r["taker_team"] == 0]
+    if taken:
+        assert team["lost_as_taker"] is None or team["taker_hands"] <= len(taken)
+    defended = [m for m, r in zip(mine, rows) if r["taker_team"] == 1]
+    assert team["defender_hands"] == len(defended)
+    if defended:
+        assert team["lost_as_defender"] == round(sum(defended) / len(defended), 2)

@@ -192,9 +192,9 @@ def test_cli_export_duckdb(lake, tmp_path):
     r = runner.invoke(app, ["export", "duckdb", str(out), "--lake", str(lake), "--rules", "colver", "--materialize"])
     assert r.exit_code == 0, r.output
     # 6 lake views + 7 derived tables (player_hands, player_games, hand_facts, pair_hands, pair_games,
-    # declaration_items, dealt_events) and the analysis table dd_hands copied in; 10 SQL reports (queries/ minus
-    # compare), ratings, rating history, 3 monthly reports and fairness
-    assert "export duckdb: 61 hands; 14 tables copied in; 16 report tables" in r.stdout and "rulesets: colver" in r.stdout
+    # declaration_items, dealt_events) and the analysis table dd_hands copied in; 11 SQL reports (queries/ minus
+    # compare; dd_players and dd_bids empty here), ratings, rating history, 3 monthly reports and fairness
+    assert "export duckdb: 61 hands; 14 tables copied in; 17 report tables" in r.stdout and "rulesets: colver" in r.stdout
     assert _query(out, "SELECT DISTINCT ruleset FROM report_contracts") == [("colver",)]
     r = runner.invoke(app, ["export", "duckdb", str(out), "--lake", str(lake), "--rules", "nope"])
     assert r.exit_code == 2 and "unknown ruleset 'nope'" in r.stderr

@@ -22,8 +22,10 @@ from pipeline.rules import load
 from pipeline.trick_order import strength
 
 #: one ruleset per family of play rules and card points (classic, contrée, Bulgarian with its no-trump and
-#: all-trump, the 3-player game, FFB with undertrump, libcoinche's partner raise)
-FAMILIES = ("belote-classic", "colver", "bulgarian", "belote-3p", "ffb-contree-2016", "libcoinche", "openspiel")
+#: all-trump, the 3-player game, FFB with undertrump, libcoinche's partner raise, BGA's capot last trick worth less
+#: than the plain one: 0 against 10)
+FAMILIES = ("belote-classic", "colver", "bulgarian", "belote-3p", "ffb-contree-2016", "libcoinche", "openspiel",
+            "bga-coinche")
 
 
 def mask(*cards: str) -> int:
@@ -192,3 +194,15 @@ def test_hand_checked_must_undertrump():
         rules = _classic(must_undertrump=must)
         assert oracle(rules, hands, HEARTS, 0, trick, [0, 1, 0, 1], BOTH_TOOK) == want
         assert dd.solve(dd.Spec(rules), hands, HEARTS, 0, trick, took=BOTH_TOOK) == want, must
+
+
+def test_a_capot_last_trick_worth_less_than_the_plain_one():
+    """bga-coinche scores the capot's last trick 0 (its capot is a bonus) and the plain last trick 10. While
+    East-West have taken nothing, the most North-South can still take must count the plain last trick's 10 (East-West
+    may yet take a trick): in this 3-trick ending (clubs trump, South leads, found by a review against the oracle)
+    the oracle's value is 61; the bound that counted the capot's 0 cut the best line off and gave 53."""
+    rules = load("bga-coinche")
+    assert rules["cards.capot_last_trick"] < rules["cards.last_trick"]
+    hands = [mask("8H", "QS", "AS"), mask("7C", "QD", "TS"), mask("JC", "9D", "KD"), mask("7H", "9H", "JS")]
+    assert oracle(rules, hands, 0, 2, [], [0, 1, 0, 1], took=0) == 61
+    assert dd.solve(dd.Spec(rules), hands, 0, 2, took=0, tricks_left=3) == 61

@@ -101,7 +101,11 @@ def show(
     if not names:
         _fail("the game names no ruleset of its own: choose one with --rules")
     from pipeline import report_rules
-    loaded = [report_rules.game_rules(_load_rules(r, lake), hands[0]) for r in names]
+    from pipeline.rules import RulesetError
+    try:
+        loaded = [report_rules.game_rules(_load_rules(r, lake), hands[0]) for r in names]
+    except RulesetError as e:
+        _fail(str(e))
     # the whole game: running totals, carry-over and result after the hands (a per-table target option)
     target = showmod.game_target(lake, hands[0]["game_id"]) if hand is None else None
     # the double-dummy lines, where `rebelote analyse` ran under the ruleset named (own: stored as "own")

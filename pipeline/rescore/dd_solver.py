@@ -17,8 +17,11 @@ The search is alpha-beta over the legal cards, compiled (numba), with no Python 
 
 The value is card points with the last trick's bonus (``cards.last_trick``, dix de der), or, when one side takes
 every trick, ``cards.capot_last_trick`` instead (252 in all: FFB-B16 §9.2), for a "side" of the game: in
-4-player games the two partnerships (seat % 2), in 3-player games the taker against the two defenders, in
-2-player games each player. Side 0 maximises, side 1 minimises; :func:`solve` returns side 0's points, from the
+4-player games the two partnerships (seat % 2), in 3-player games the taker against the two defenders (as one
+side: ``cards.capot_split_each``, the 3-player split when one player takes no trick, is not modelled), in
+2-player games each player. ``cards.capot_bonus`` (added after scaling) is not in the value: a caller that
+needs to know whether a side can take every trick solves with a large capot_last_trick
+(:func:`pipeline.analyse.capot_spec`). Side 0 maximises, side 1 minimises; :func:`solve` returns side 0's points, from the
 position given (the points of a trick in progress included).
 """
 
@@ -212,9 +215,9 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                     key = out_cards | (leader << 32) | (took << 36)
                     slot = _hash(key)
                     fkey[d], fslot[d] = key, slot
-                    # side 0 takes at most every card still out and the last trick's bonus (capot's, while
-                    # side 1 has taken nothing)
-                    most = capot_last if took & 2 == 0 else last
+                    # side 0 takes at most every card still out and the last trick's bonus (while side 1 has taken
+                    # nothing, the larger of the capot's and the plain one: a ruleset may make the capot's smaller)
+                    most = max(capot_last, last) if took & 2 == 0 else last
                     for suit in range(4):
                         most += spts[strain * 4 + suit, (out_cards >> (8 * suit)) & 0xFF]
                     if most <= alpha:
