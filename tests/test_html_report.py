@@ -25,7 +25,7 @@ import pytest
 from typer.testing import CliRunner
 
 from helpers import simulated_lake
-from pipeline import html_report, lake as lakemod, report_data, stats
+from pipeline import html_report, lake as lakemod, report_charts, report_data, stats
 from pipeline.cli import app
 from pipeline.fairness import TRUMP_CAVEAT, depends_on_trump, exact_probabilities, fairness_report
 from pipeline.pseudonymize import pseudonym
@@ -115,7 +115,7 @@ def test_player_names_escaped(page, lake):
 def test_players_numbers(page, lake):
     players = stats.run_report(lake, "players", RULES).to_pylist()
     take, success = figure_data(page, "players")
-    shown = players[:html_report.CHART_PLAYERS]
+    shown = players[:report_charts.CHART_PLAYERS]
     # the bars are the report's rates, labelled with their numerator/denominator
     assert take["x"] == [r["take_rate"] for r in shown]
     assert take["text"] == [f"{r['taken']}/{r['hands']}" for r in shown]

@@ -30,7 +30,7 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("rescore", ("rescore",)),
     ("reports", ("stats", "ratings", "fairness", "pseudonymize", "export", "dashboard", "show", "simulate", "scored_with", "report_rules", "analyse",
                  "compaction", "migrate", "status")),
-    ("commands", ("html_tables", "player_pages", "html_report", "bench", "cli")),
+    ("commands", ("html_tables", "player_pages", "report_charts", "html_report", "bench", "cli")),
 ]
 
 #: Edges that break the stages today, each with what removes it. The test fails when one of these is gone (so
