@@ -206,3 +206,32 @@ def test_a_capot_last_trick_worth_less_than_the_plain_one():
     hands = [mask("8H", "QS", "AS"), mask("7C", "QD", "TS"), mask("JC", "9D", "KD"), mask("7H", "9H", "JS")]
     assert oracle(rules, hands, 0, 2, [], [0, 1, 0, 1], took=0) == 61
     assert dd.solve(dd.Spec(rules), hands, 0, 2, took=0, tricks_left=3) == 61
+
+
+def test_hand_checked_overtrump_on_trump_lead():
+    """Hearts trump; North led the 8 of hearts. East holds the jack and the 7 of hearts; South the queen and the 8
+    of spades; West the 10 and the 7 of clubs; North the 9 of hearts. With play.overtrump_on_trump_lead East must
+    beat the 8: the jack takes the trick (West adds the 10 of clubs: 30 to East-West) and North's 9 of hearts
+    takes the last trick (7H, QS, 7C, 9H: 17 + 10): North-South 27. Without it East ducks with the 7, North's 8
+    takes a trick South adds the queen to (3), and East's jack takes North's 9 at the last trick: North-South 3."""
+    hands = [mask("9H"), mask("JH", "7H"), mask("QS", "8S"), mask("TC", "7C")]
+    trick = [parse_card("8H")]
+    for must, want in ((True, 27), (False, 3)):
+        rules = _classic(overtrump_on_trump_lead=must)
+        assert oracle(rules, hands, HEARTS, 0, trick, [0, 1, 0, 1], BOTH_TOOK) == want
+        assert dd.solve(dd.Spec(rules), hands, HEARTS, 0, trick, took=BOTH_TOOK) == want, must
+
+
+def test_hand_checked_partner_exemption_on_trump_lead():
+    """Hearts trump; North led the 9 of hearts. East holds the 10 and the 8 of hearts; South the jack and the 7 of
+    hearts; West the queen and the ace of spades; North the king of spades. Without
+    play.partner_exemption_on_trump_lead South must beat his partner's 9 with the jack (37 to North-South: 9H, 8H,
+    JH, QS), and East's 10 of hearts then takes South's 7 at the last trick: North-South 37. With it (seed 002)
+    South plays the 7 under the 9 (17), keeps the jack for East's 10 at the last trick (KS, TH, JH, AS: 45 + 10):
+    North-South 72, every point."""
+    hands = [mask("KS"), mask("TH", "8H"), mask("JH", "7H"), mask("QS", "AS")]
+    trick = [parse_card("9H")]
+    for exempt, want in ((False, 37), (True, 72)):
+        rules = _classic(partner_exemption_on_trump_lead=exempt)
+        assert oracle(rules, hands, HEARTS, 0, trick, [0, 1, 0, 1], BOTH_TOOK) == want
+        assert dd.solve(dd.Spec(rules), hands, HEARTS, 0, trick, took=BOTH_TOOK) == want, exempt
