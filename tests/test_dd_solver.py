@@ -235,3 +235,19 @@ def test_hand_checked_partner_exemption_on_trump_lead():
         rules = _classic(partner_exemption_on_trump_lead=exempt)
         assert oracle(rules, hands, HEARTS, 0, trick, [0, 1, 0, 1], BOTH_TOOK) == want
         assert dd.solve(dd.Spec(rules), hands, HEARTS, 0, trick, took=BOTH_TOOK) == want, exempt
+
+
+def test_hand_checked_all_trump_must_head():
+    """All-trump (J 14, 9 9, A 6, 10 5, K 3, Q 1: cards.all_trump); North led the king of spades. East holds the
+    ace and the 7 of spades; South the jack of spades and the 7 of diamonds; West the 8 of spades and the ace of
+    diamonds; North the 8 of diamonds. With play.all_trump_must_head East must beat the king with his ace, which
+    South's jack takes (KS, AS, JS, 8S: 23 to North-South); West's ace of diamonds takes the last trick (6 + 10):
+    North-South 23. Without it East ducks with the 7 (North-South 17) and puts his ace on West's winning ace of
+    diamonds at the last trick (12 + 10 to East-West): North-South 17."""
+    hands = [mask("8D"), mask("AS", "7S"), mask("JS", "7D"), mask("8S", "AD")]
+    trick = [parse_card("KS")]
+    all_trump = 5
+    for must, want in ((True, 23), (False, 17)):
+        rules = _classic(all_trump_must_head=must)
+        assert oracle(rules, hands, all_trump, 0, trick, [0, 1, 0, 1], BOTH_TOOK) == want
+        assert dd.solve(dd.Spec(rules), hands, all_trump, 0, trick, took=BOTH_TOOK) == want, must
