@@ -127,6 +127,15 @@ HEARTS = parse_card("AH") // 8
 BOTH_TOOK = 3        # both sides took a trick before the ending: no capot in these endings
 
 
+def _flips(param: str, hands: list[int], trick: list[int], want: dict[bool, int], strain: int = HEARTS) -> None:
+    """North-South's value of a hand-checked ending (North led ``trick``) with ``play.<param>`` on and off: the
+    oracle and the solver both give ``want[value]``."""
+    for value, points in want.items():
+        rules = _classic(**{param: value})
+        assert oracle(rules, hands, strain, 0, trick, [0, 1, 0, 1], BOTH_TOOK) == points, value
+        assert dd.solve(dd.Spec(rules), hands, strain, 0, trick, took=BOTH_TOOK) == points, value
+
+
 def test_hand_checked_must_trump():
     """Hearts trump; North led the ace of spades. East (void in spades) holds the 7 of hearts and the 10 of
     clubs; South the 7 of spades and the 8 of clubs; West the 8 of spades and the 9 of clubs; North keeps the
@@ -136,10 +145,7 @@ def test_hand_checked_must_trump():
     clubs at the last trick (11 + 10 to East-West): North-South 21."""
     hands = [mask("AC"), mask("7H", "TC"), mask("7S", "8C"), mask("8S", "9C")]
     trick = [parse_card("AS")]
-    for must, want in ((True, 31), (False, 21)):
-        rules = _classic(must_trump=must)
-        assert oracle(rules, hands, HEARTS, 0, trick, [0, 1, 0, 1], BOTH_TOOK) == want
-        assert dd.solve(dd.Spec(rules), hands, HEARTS, 0, trick, took=BOTH_TOOK) == want, must
+    _flips("must_trump", hands, trick, {True: 31, False: 21})
 
 
 def test_hand_checked_partner_exemption():
@@ -150,10 +156,7 @@ def test_hand_checked_partner_exemption():
     must trump the ace of spades (11) and East's ace of clubs then takes the 10 at the last trick: North-South 11."""
     hands = [mask("9C"), mask("AC"), mask("7H", "TC"), mask("8S", "8C")]
     trick = [parse_card("AS"), parse_card("7S")]
-    for exempt, want in ((True, 42), (False, 11)):
-        rules = _classic(partner_exemption=exempt)
-        assert oracle(rules, hands, HEARTS, 0, trick, [0, 1, 0, 1], BOTH_TOOK) == want
-        assert dd.solve(dd.Spec(rules), hands, HEARTS, 0, trick, took=BOTH_TOOK) == want, exempt
+    _flips("partner_exemption", hands, trick, {True: 42, False: 11})
 
 
 def test_hand_checked_capot_and_last_trick():
@@ -176,10 +179,7 @@ def test_hand_checked_must_overtrump():
     takes 14) and keeps the jack for East's 10 at the last trick (10 + 20 + 4 + 3 + 10): North-South 47."""
     hands = [mask("QC"), mask("TH"), mask("JH", "8H"), mask("8S", "KC")]
     trick = [parse_card("7S"), parse_card("9H")]
-    for must, want in ((True, 34), (False, 47)):
-        rules = _classic(must_overtrump=must)
-        assert oracle(rules, hands, HEARTS, 0, trick, [0, 1, 0, 1], BOTH_TOOK) == want
-        assert dd.solve(dd.Spec(rules), hands, HEARTS, 0, trick, took=BOTH_TOOK) == want, must
+    _flips("must_overtrump", hands, trick, {True: 34, False: 47})
 
 
 def test_hand_checked_must_undertrump():
@@ -190,10 +190,7 @@ def test_hand_checked_must_undertrump():
     diamonds and ruffs the 10 of clubs with the 8 of hearts (10 + 3 + 10): North-South 23."""
     hands = [mask("QD"), mask("TC"), mask("8H", "7D"), mask("8S", "9C")]
     trick = [parse_card("7S"), parse_card("JH")]
-    for must, want in ((True, 0), (False, 23)):
-        rules = _classic(must_undertrump=must)
-        assert oracle(rules, hands, HEARTS, 0, trick, [0, 1, 0, 1], BOTH_TOOK) == want
-        assert dd.solve(dd.Spec(rules), hands, HEARTS, 0, trick, took=BOTH_TOOK) == want, must
+    _flips("must_undertrump", hands, trick, {True: 0, False: 23})
 
 
 def test_a_capot_last_trick_worth_less_than_the_plain_one():
@@ -216,10 +213,7 @@ def test_hand_checked_overtrump_on_trump_lead():
     takes a trick South adds the queen to (3), and East's jack takes North's 9 at the last trick: North-South 3."""
     hands = [mask("9H"), mask("JH", "7H"), mask("QS", "8S"), mask("TC", "7C")]
     trick = [parse_card("8H")]
-    for must, want in ((True, 27), (False, 3)):
-        rules = _classic(overtrump_on_trump_lead=must)
-        assert oracle(rules, hands, HEARTS, 0, trick, [0, 1, 0, 1], BOTH_TOOK) == want
-        assert dd.solve(dd.Spec(rules), hands, HEARTS, 0, trick, took=BOTH_TOOK) == want, must
+    _flips("overtrump_on_trump_lead", hands, trick, {True: 27, False: 3})
 
 
 def test_hand_checked_partner_exemption_on_trump_lead():
@@ -231,10 +225,7 @@ def test_hand_checked_partner_exemption_on_trump_lead():
     North-South 72, every point."""
     hands = [mask("KS"), mask("TH", "8H"), mask("JH", "7H"), mask("QS", "AS")]
     trick = [parse_card("9H")]
-    for exempt, want in ((False, 37), (True, 72)):
-        rules = _classic(partner_exemption_on_trump_lead=exempt)
-        assert oracle(rules, hands, HEARTS, 0, trick, [0, 1, 0, 1], BOTH_TOOK) == want
-        assert dd.solve(dd.Spec(rules), hands, HEARTS, 0, trick, took=BOTH_TOOK) == want, exempt
+    _flips("partner_exemption_on_trump_lead", hands, trick, {False: 37, True: 72})
 
 
 def test_hand_checked_all_trump_must_head():
@@ -247,7 +238,4 @@ def test_hand_checked_all_trump_must_head():
     hands = [mask("8D"), mask("AS", "7S"), mask("JS", "7D"), mask("8S", "AD")]
     trick = [parse_card("KS")]
     all_trump = 5
-    for must, want in ((True, 23), (False, 17)):
-        rules = _classic(all_trump_must_head=must)
-        assert oracle(rules, hands, all_trump, 0, trick, [0, 1, 0, 1], BOTH_TOOK) == want
-        assert dd.solve(dd.Spec(rules), hands, all_trump, 0, trick, took=BOTH_TOOK) == want, must
+    _flips("all_trump_must_head", hands, trick, {True: 23, False: 17}, strain=all_trump)
