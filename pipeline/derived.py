@@ -70,22 +70,25 @@ DERIVED: dict[str, Derived] = {d.table: d for d in (
 )}
 
 
-def materialize(lake, ruleset: str, only: tuple[str, ...] | None = None, games: pa.Array | None = None) -> dict[str, int]:
+def materialize(lake, ruleset: str, only: tuple[str, ...] | None = None, games: pa.Array | None = None,
+                written: tuple[str, ...] = ()) -> dict[str, int]:
     """Write the ``ruleset`` partition of every derived table (or of those in ``only`` and their parents) from
     the lake's hands, its scores under that ruleset and their game results (``game_scores``: the game-level
     tables carry the winner), replacing earlier ones; a game-level table reads its parent's rows back from the
     files just written. DuckDB's memory limit: ``$REBELOTE_DUCKDB_MEMORY``, default 4GB (it spills past it).
     With ``games`` (game ids): only the rows of those games, added to the partitions (the caller deleted their
     old rows: an update, :mod:`pipeline.rescore.stale`); their ``hand_facts`` rows carry no ``hand_seq``.
+    ``written``: tables whose rows the caller has just written in this transaction (the rescore's hand pass,
+    :mod:`pipeline.batch_facts`): not computed again, their children read them.
     Returns rows written per table. Raises duckdb.Error / OSError on a read or write failure, KeyError for an unknown table."""
     from pipeline import lake as lakemod
     from pipeline import lake_write
     from pipeline.duck import arrow_reader, duckdb_connection, empty_sql, table_source
 
     wanted = set(DERIVED) if only is None else {t for t in only} | {DERIVED[t].parent for t in only if DERIVED[t].parent}
-    written = {t: 0 for t in DERIVED if t in wanted}
+    counts = {t: 0 for t in DERIVED if t in wanted and t not in written}
     if not lakemod.has_table(lake, "hands") or not lakemod.has_table(lake, "scores"):
-        return written
+        return counts
     con = duckdb_connection(default_limit="4GB")   # as the reports: past 1GB the joins spilled, twice as slow
     try:
         loc = lakemod.locate(lake)
@@ -116,15 +119,17 @@ def materialize(lake, ruleset: str, only: tuple[str, ...] | None = None, games: 
         for name, d in DERIVED.items():
             if name not in wanted:
                 continue
-            if d.parent:
+            if name in written:
+                pass
+            elif d.parent:
                 sql = d.from_parent(f"_t_{d.parent}", f"({d.seated('h', f'SELECT {r} AS ruleset')})")
             elif name == "hand_facts":     # written in hand order, with the position (compare pairs rows by it)
                 sql = hand_facts.live_sql("h", "s", f"SELECT {r} AS ruleset", hand_seq="h.hand_seq") + " ORDER BY hand_seq"
             else:
                 sql = d.live("h", "s", f"SELECT {r} AS ruleset")
-            # streamed out in batches
-            written[name] = write(lake, name, ruleset, (
-                _conform(name, pa.Table.from_batches([b])) for b in arrow_reader(con, sql, {}, 262_144)))
+            if name not in written:     # streamed out in batches
+                counts[name] = write(lake, name, ruleset, (
+                    _conform(name, pa.Table.from_batches([b])) for b in arrow_reader(con, sql, {}, 262_144)))
             if name in parents:
                 # its children read the rows just written back from their files: a temporary table of them
                 # (40 M rows at 10^7 hands) spilled past DuckDB's memory limit and doubled the time
@@ -132,7 +137,7 @@ def materialize(lake, ruleset: str, only: tuple[str, ...] | None = None, games: 
                 src = (table_source(con, loc, name, files) if files
                        else f"({empty_sql(con, name)})")
                 con.execute(f"CREATE OR REPLACE TEMP VIEW _t_{name} AS SELECT * FROM {src} WHERE ruleset = {r}{only}")
-        return written
+        return counts
     finally:
         con.close()
 

@@ -322,17 +322,28 @@ def iter_batches(lake: str | Path | Location, table: str, batch_size: int = 262_
         yield from dataset(lake, table).to_batches(batch_size=batch_size, columns=columns, filter=filter,
                                                    batch_readahead=2, fragment_readahead=1)
         return
+    for _, _, b in iter_positioned(lake, table, batch_size, columns):
+        yield b
+
+
+def iter_positioned(lake: str | Path | Location, table: str, batch_size: int = 262_144,
+                    columns: list[str] | None = None) -> Iterator[tuple[int, int, pa.RecordBatch]]:
+    """:func:`iter_batches` without a filter, each batch with where it comes from: (the file's index in the
+    table's files sorted by path, the batch's first row in that file, the batch)."""
     import pyarrow.parquet as pq
 
+    if not has_table(lake, table):
+        return
     loc = locate(lake)
     sch = schema.schema(table)
     want = pa.schema([sch.field(c) for c in (columns or sch.names)])
-    for f in list_files(loc, table):
+    for i, f in enumerate(list_files(loc, table)):
         parts = _hive_values(loc, table, f.path)
         with loc.fs.open_input_file(f.path) as fh:
             pf = pq.ParquetFile(fh)
             present = set(pf.schema_arrow.names)
             read = [c for c in want.names if c in present and c not in parts]
+            row = 0
             for b in pf.iter_batches(batch_size=batch_size, columns=read):
                 n = b.num_rows
                 cols = []
@@ -344,7 +355,8 @@ def iter_batches(lake: str | Path | Location, table: str, batch_size: int = 262_
                         cols.append(col if col.type == fld.type else col.cast(fld.type))
                     else:
                         cols.append(pa.nulls(n, fld.type))
-                yield pa.RecordBatch.from_arrays(cols, schema=want)
+                yield i, row, pa.RecordBatch.from_arrays(cols, schema=want)
+                row += n
 
 
 def read_bytes(lake: str | Path | Location, name: str) -> bytes | None:

@@ -212,28 +212,49 @@ def append_partition(lake: str | Path | Location, table: str, value: str, batche
 
 def _write_partition(lake, table: str, value: str, batches, replace: bool) -> int:
     loc = locate(lake)
-    part = schema.partition_columns(table)[0]
-    name = _partition(table, part, value)
-    folder = loc.path(table, name)
-    sch = schema.schema(table)
-    out_schema = sch.remove(sch.get_field_index(part))
     with commits.transaction(loc) as tx:
-        old = _partition_files(loc, folder) if replace else []
-        w = RollingWriter(loc, folder, out_schema, tx)
+        w = PartitionWriter(loc, table, value, replace, tx)
         try:
             for t in batches:
-                if t.num_rows == 0:
-                    continue
-                if isinstance(t, pa.RecordBatch):
-                    t = pa.Table.from_batches([t])
-                w.write(schema.conform(table, t).drop_columns([part]))
-            w.close()
+                w.write(t)
         except BaseException:
-            w._close_file()
+            w.abandon()
             raise
-        for p in old:
-            tx.retire(p)
-    return w.rows
+        return w.close()
+
+
+class PartitionWriter:
+    """Writes the rows of partition ``<col>=value`` of ``table`` as they come (:class:`RollingWriter`), in
+    transaction ``tx``; :meth:`close` retires the partition's earlier files when ``replace`` (they stay visible
+    until then) and returns the rows written. Several of them let one pass write several tables (the rescore's
+    hand pass writes ``scores`` and the hand-level derived tables side by side)."""
+
+    def __init__(self, loc: Location, table: str, value: str, replace: bool, tx: commits.Transaction,
+                 buffer_bytes: int = BUFFER_BYTES):
+        self.loc, self.table, self.tx = loc, table, tx
+        self.part = schema.partition_columns(table)[0]
+        self.folder = loc.path(table, _partition(table, self.part, value))
+        self.old = _partition_files(loc, self.folder) if replace else []
+        sch = schema.schema(table)
+        self.writer = RollingWriter(loc, self.folder, sch.remove(sch.get_field_index(self.part)), tx,
+                                    buffer_bytes=buffer_bytes)
+
+    def write(self, t: pa.Table | pa.RecordBatch) -> None:
+        if t.num_rows == 0:
+            return
+        if isinstance(t, pa.RecordBatch):
+            t = pa.Table.from_batches([t])
+        self.writer.write(schema.conform(self.table, t).drop_columns([self.part]))
+
+    def abandon(self) -> None:
+        """Close the open file after a failure (the transaction, rolled back, removes what was written)."""
+        self.writer._close_file()
+
+    def close(self) -> int:
+        self.writer.close()
+        for p in self.old:
+            self.tx.retire(p)
+        return self.writer.rows
 
 
 def _partition_files(loc: Location, folder: str) -> list[str]:

@@ -18,10 +18,12 @@ from __future__ import annotations
 from pipeline.summary_points import summary_points_sql
 
 
-def live_hands_sql(hands: str = "hands", scores: str = "scores", rulesets: str | None = None) -> str:
+def live_hands_sql(hands: str = "hands", scores: str = "scores", rulesets: str | None = None, summary: str | None = None) -> str:
     """SELECT producing ``pair_hands`` rows (schema column order) from relations ``hands`` and ``scores``, for
     every ruleset of ``scores`` (or those listed by the SELECT ``rulesets``). Row-local: team 0's row always,
-    team 1's row unless the two teams are the same pair (then team 0's row stands for both)."""
+    team 1's row unless the two teams are the same pair (then team 0's row stands for both).
+    ``summary``: a relation of the summary hands' points (:func:`pipeline.summary_points.summary_points_sql`
+    rows) to read instead of computing them from ``hands``, which may hold only part of a game (a batch)."""
     rs = rulesets or f"SELECT DISTINCT ruleset FROM {scores}"
     return f"""
 WITH pairs AS (
@@ -35,7 +37,7 @@ WITH pairs AS (
     FROM ({rs}) AS r
     CROSS JOIN (SELECT * FROM {hands} WHERE n_players = 4) AS h
     LEFT JOIN {scores} AS sc ON sc.hand_key = h.hand_key AND sc.ruleset = r.ruleset
-    LEFT JOIN ({summary_points_sql(hands)}) AS sp ON sp.hand_key = h.hand_key
+    LEFT JOIN {summary or f'({summary_points_sql(hands)})'} AS sp ON sp.hand_key = h.hand_key
 ),
 teams AS (
     SELECT *, pair0 IS NOT DISTINCT FROM pair1 AS same,

@@ -34,7 +34,7 @@ _SAME = """coalesce(is_taker AND contract_made, false)                          
 
 
 def live_hands_sql(hands: str = "hands", scores: str = "scores", rulesets: str | None = None,
-                   general: bool = False) -> str:
+                   general: bool = False, summary: str | None = None) -> str:
     """SELECT producing ``player_hands`` rows (schema column order) from relations ``hands`` and ``scores``,
     for every ruleset of ``scores`` (or the rulesets listed by the SELECT ``rulesets``).
 
@@ -43,7 +43,9 @@ def live_hands_sql(hands: str = "hands", scores: str = "scores", rulesets: str |
     any other hand (a name on two seats, a missing name, a list of another length) one row per distinct name,
     from the list of its seats. The second is the rules' statement (module text); the first is that statement
     for a one-seat list, and cheaper.
-    ``general``: every hand through the second (tests compare the two)."""
+    ``general``: every hand through the second (tests compare the two).
+    ``summary``: a relation of the summary hands' points (:func:`pipeline.summary_points.summary_points_sql`
+    rows) to read instead of computing them from ``hands``, which may hold only part of a game (a batch)."""
     rs = rulesets or f"SELECT DISTINCT ruleset FROM {scores}"
     team_of = _TEAM.format(s="s")
     one_seat_each = ("false" if general else
@@ -61,7 +63,7 @@ WITH joined AS (
     FROM ({rs}) AS r
     CROSS JOIN {hands} AS h
     LEFT JOIN {scores} AS sc ON sc.hand_key = h.hand_key AND sc.ruleset = r.ruleset
-    LEFT JOIN ({summary_points_sql(hands)}) AS sp ON sp.hand_key = h.hand_key
+    LEFT JOIN {summary or f'({summary_points_sql(hands)})'} AS sp ON sp.hand_key = h.hand_key
 ),
 -- one row per seat: the name's seats are [seat], its teams [team]
 seated AS (

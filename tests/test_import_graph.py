@@ -26,7 +26,7 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("rules", ("rules",)),
     ("ingest", ("ingest", "native")),
     ("facts", ("derived", "dealt_events", "declaration_facts", "hand_facts", "pair_facts", "player_facts",
-               "summary_points")),
+               "summary_points", "batch_facts")),
     ("rescore", ("rescore",)),
     ("reports", ("stats", "ratings", "fairness", "pseudonymize", "export", "dashboard", "show", "simulate", "scored_with", "report_rules", "analyse",
                  "compaction", "migrate", "status")),

@@ -13,11 +13,12 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 
-from pipeline import lake_write
+from pipeline import commits, lake_write
 from pipeline import lake as lakemod
 from pipeline.rules import Ruleset
 from pipeline.rules.own import OwnRules
@@ -124,6 +125,8 @@ class RescoreSummary:
 
 
 ENGINES = ("local", "ray")
+DERIVED_BUFFER = 32 << 20
+"""Bytes of rows a hand-level derived table buffers before writing a row group (the hand pass writes five)."""
 
 
 def ordered_map(fn, items, threads: int):
@@ -235,6 +238,12 @@ def comparable_only(s: pa.Table | pa.RecordBatch, foreign: pa.Array) -> tuple[pa
     return s.set_column(i, s.schema.field(i), pc.if_else(gone, pa.scalar(None, pa.bool_()), mr)), n
 
 
+def _positions(file_index: int, row: int, n: int) -> np.ndarray:
+    """int64 (n,): ``hand_facts.hand_seq`` of ``n`` hands from row ``row`` of the hand file numbered ``file_index``
+    (as :func:`pipeline.derived.materialize` numbers them: file index << 32 | row in the file)."""
+    return (np.int64(file_index) << 32) | np.arange(row, row + n, dtype=np.int64)
+
+
 def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 1,
              write_derived: bool = True, progress=lambda *a: None, touched=None) -> RescoreSummary:
     """The rescore; with ``touched`` (:class:`pipeline.rescore.stale.Stale`) only those games: their old rows
@@ -248,6 +257,10 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
         gids = set(games.to_pylist())
         for table in ("scores", "game_scores"):
             lake_write.delete_rows(lake, table, "game_id", gids, partition=part)
+        if write_derived and engine == "local":     # the hand pass appends the hand-level derived rows anew
+            from pipeline import batch_facts
+            for name in batch_facts.HAND_LEVEL:
+                lake_write.delete_rows(lake, name, "hand_key", touched.hand_keys, partition=part)
     own = isinstance(rules, OwnRules)
     foreign, summary.unknown_hints = rules.foreign() if own else foreign_games(lake, rules)
     if own:
@@ -255,26 +268,50 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
     from pipeline import derived
     # the hand and game files this rescore reads (taken under the lake lock)
     hands_files, games_files = derived.hands_snapshot(lake), derived.hands_snapshot(lake, "games")
+    facts = None    # the hand-level derived tables, written beside the scores (pipeline.batch_facts)
     if engine == "ray":
         from pipeline.rescore.ray_engine import score_batches_ray
-        scored = score_batches_ray(lake, rules, batch_size)
+        scored = ((None, s, None) for s in score_batches_ray(lake, rules, batch_size))
     else:
         from pipeline.rescore.own import score_any
-        only = None if games is None else pc.field("game_id").isin(games)
-        scored = ordered_map(lambda b: score_any(b, rules),
-                             lakemod.iter_batches(lake, "hands", batch_size=batch_size, filter=only), threads)
+        if games is None:
+            read = ((b, _positions(i, row, b.num_rows))
+                    for i, row, b in lakemod.iter_positioned(lake, "hands", batch_size=batch_size))
+        else:
+            read = ((b, None) for b in lakemod.iter_batches(lake, "hands", batch_size=batch_size,
+                                                             filter=pc.field("game_id").isin(games)))
+        scored = ordered_map(lambda bs: (bs[0], score_any(bs[0], rules), bs[1]), read, threads)
+        if write_derived:
+            from pipeline import batch_facts
+            facts = batch_facts.BatchFacts(lake, rules.name)
 
     total = lakemod.row_count(lake, "hands") if games is None else touched.hands
-
-    def batches():
-        for s in scored:
+    loc = lakemod.locate(lake)
+    tx = commits.active(loc)
+    tables = ("scores",) + (batch_facts.HAND_LEVEL if facts is not None else ())
+    # six tables written side by side: smaller row groups for the derived ones keep the buffers small
+    writers = {name: lake_write.PartitionWriter(loc, name, rules.name, games is None, tx,
+                                                **({} if name == "scores" else {"buffer_bytes": DERIVED_BUFFER}))
+               for name in tables}
+    try:
+        for b, s, seq in scored:
             s, uncompared = comparable_only(s, foreign)
             summary.other_rules += uncompared
             count_scores(summary, s)
+            writers["scores"].write(s)
+            if facts is not None:
+                for name, rows in facts.rows(b, s, seq).items():
+                    writers[name].write(rows)
             progress("hands", summary.hands, total)
-            yield s
-
-    write(lake, "scores", rules.name, batches())
+        for w in writers.values():
+            w.close()
+    except BaseException:
+        for w in writers.values():
+            w.abandon()
+        raise
+    finally:
+        if facts is not None:
+            facts.close()
     pa.default_memory_pool().release_unused()   # hand the hand pass's buffers back before DuckDB's sort starts
     t1, c1 = time.perf_counter(), time.process_time()
     summary.seconds_hands, summary.cpu_hands = t1 - t0, c1 - c0
@@ -302,9 +339,10 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
         progress("derived", 0, None)
         if games is not None:
             for name, d in derived.DERIVED.items():
-                lake_write.delete_rows(lake, name, d.key, touched.hand_keys if d.key == "hand_key" else gids,
-                                    partition=part)
-        derived.materialize(lake, rules.name, games=games)
+                if facts is None or d.parent is not None:    # the hand pass replaced the others' rows already
+                    lake_write.delete_rows(lake, name, d.key, touched.hand_keys if d.key == "hand_key" else gids,
+                                           partition=part)
+        derived.materialize(lake, rules.name, games=games, written=tables[1:])
     elif games is None:   # none stored for this ruleset (not stale ones): the reports compute them from hands and scores
         for name in derived.DERIVED:
             lake_write.drop_partition(lake, name, rules.name)
