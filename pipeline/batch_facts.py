@@ -79,6 +79,8 @@ class BatchFacts:
                 out[name] = self._sql(name, hands, scores)
                 continue
             rows = fast(ph, ps, self.ruleset_name)
+            if rows is None:        # the function declines this batch: the SQL takes it
+                rows = self._sql(name, ph, ps)
             out[name] = rows if every else pa.concat_tables([rows, self._sql(name, rh, rs)])
         return out
 
@@ -380,5 +382,79 @@ def _dealt_events(h: pa.Table, s: pa.Table, ruleset: str) -> pa.Table:
     return schema.conform("dealt_events", pa.table(cols))
 
 
+
+_RANK_NAMES = np.array(["7", "8", "9", "10", "J", "Q", "K", "A"])
+
+
+def _declaration_items(h: pa.Table, s: pa.Table, ruleset: str) -> pa.Table | None:
+    """``declaration_items`` rows of plain hands: the items of each scored hand's ``scores.declarations``
+    (announced false), then of its ``hands.announced`` (announced true). None when an item's seat or rank is
+    out of its range (or null), where DuckDB's list indexing would answer otherwise than plainly: the SQL then
+    takes the batch."""
+    scored = _np(pc.equal(s.column("status"), "scored"), False)
+    p_start, p_len, names = _lists(h.column("players"))
+    parts = []
+    for announced, col in ((False, s.column("declarations")), (True, h.column("announced"))):
+        lists = (col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col).filter(pa.array(scored))
+        rows = np.nonzero(scored)[0]
+        items = pc.list_flatten(lists)
+        if len(items) == 0:
+            continue
+        parent = rows[pc.list_parent_indices(lists).to_numpy(zero_copy_only=False)]
+        seat = pc.struct_field(items, "seat")
+        seat_v, seat_ok = _np(seat, -1).astype(np.int64), _valid(seat)
+        kind = pc.struct_field(items, "kind")
+        rank = pc.struct_field(items, "rank")
+        rank_v, rank_ok = _np(rank, -1).astype(np.int64), _valid(rank)
+        is_carre = _np(pc.equal(kind, "carre"), False)
+        seat_in = seat_ok & (seat_v >= 0) & (seat_v < p_len[parent])
+        rank_in = ~is_carre | (rank_ok & (rank_v >= 0) & (rank_v < 8))
+        if not (seat_in & rank_in).all():
+            return None
+        player = names.take(pa.array(p_start[parent] + seat_v))
+        carre = pc.binary_join_element_wise("carre_", pa.array(_RANK_NAMES[np.clip(rank_v, 0, 7)]), "")
+        listed = pc.is_in(kind, value_set=pa.array(["tierce", "quarte", "quinte", "belote"]))
+        other = kind if not announced else pa.nulls(len(items), pa.string())
+        kind_out = pc.if_else(pa.array(is_carre), carre, pc.if_else(pc.fill_null(listed, False), kind, other))
+        # an item is the first of its kind in its list (by anyone / by its name): compare with every earlier item
+        k_code = _np(pc.dictionary_encode(kind_out).indices, -1).astype(np.int64)
+        p_code = _np(pc.dictionary_encode(player).indices, -1).astype(np.int64)
+        first_hand = np.ones(len(items), bool)
+        first_player = np.ones(len(items), bool)
+        same_list = np.ones(len(items), bool)
+        for d in range(1, len(items)):
+            same_list[d:] &= parent[d:] == parent[:-d]
+            same_list[:d] = False
+            if not same_list.any():
+                break
+            same_kind = np.zeros(len(items), bool)
+            same_kind[d:] = same_list[d:] & (k_code[d:] == k_code[:-d]) & (k_code[:-d] >= 0)
+            first_hand &= ~same_kind
+            same_player = np.zeros(len(items), bool)
+            same_player[d:] = p_code[d:] == p_code[:-d]
+            first_player &= ~(same_kind & same_player)
+        keep = pa.array(k_code >= 0)
+        take = pa.array(parent)
+        t = pa.table({
+            "ruleset": pa.repeat(pa.scalar(ruleset), len(items)),
+            "hand_key": h.column("hand_key").take(take),
+            "source": h.column("source").take(take),
+            "player": player,
+            "announced": pa.repeat(pa.scalar(announced), len(items)),
+            "kind": kind_out,
+            "points": pc.struct_field(items, "points") if not announced else pa.nulls(len(items), pa.int16()),
+            "scored": pc.struct_field(items, "scored") if not announced else pa.nulls(len(items), pa.bool_()),
+            "first_for_player": pa.array(first_player),
+            "first_in_hand": pa.array(first_hand),
+            "declarations_from": s.column("declarations_from").take(take),
+            "records_announced": pc.is_valid(h.column("announced")).take(take),
+            "players": h.column("players").take(take),
+        })
+        parts.append(t.filter(keep))
+    if not parts:
+        return schema.empty("declaration_items")
+    return schema.conform("declaration_items", pa.concat_tables([schema.conform("declaration_items", p) for p in parts]))
+
+
 _FAST = {"player_hands": _player_hands, "hand_facts": _hand_facts, "pair_hands": _pair_hands,
-         "dealt_events": _dealt_events}
+         "dealt_events": _dealt_events, "declaration_items": _declaration_items}

@@ -125,8 +125,11 @@ class RescoreSummary:
 
 
 ENGINES = ("local", "ray")
+BATCH = 65_536
+"""Hands read and scored at a time by the hand pass: each batch's scores and derived rows are held together, so
+this (with the input row group) sets the pass's memory; smaller batches cost no measurable CPU (docs/bench-results.md)."""
 DERIVED_BUFFER = 32 << 20
-"""Bytes of rows a hand-level derived table buffers before writing a row group (the hand pass writes five)."""
+"""Bytes of rows each table the hand pass writes (scores and five derived ones) buffers before writing a row group."""
 
 
 def ordered_map(fn, items, threads: int):
@@ -148,7 +151,7 @@ def ordered_map(fn, items, threads: int):
             yield pending.popleft().result()
 
 
-def rescore_lake(lake, rules: "Ruleset | OwnRules", batch_size: int = 262_144, engine: str = "local",
+def rescore_lake(lake, rules: "Ruleset | OwnRules", batch_size: int = BATCH, engine: str = "local",
                  threads: int = 1, derived: bool = True, progress=None, update: bool = False) -> RescoreSummary:
     """Rescore every hand in ``lake`` (a folder or URL, see :func:`pipeline.lake.locate`) under ``rules``;
     replace ``scores/ruleset=<name>`` and ``game_scores/ruleset=<name>``. ``rules`` may be the lake's ``own``
@@ -289,9 +292,8 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
     loc = lakemod.locate(lake)
     tx = commits.active(loc)
     tables = ("scores",) + (batch_facts.HAND_LEVEL if facts is not None else ())
-    # six tables written side by side: smaller row groups for the derived ones keep the buffers small
-    writers = {name: lake_write.PartitionWriter(loc, name, rules.name, games is None, tx,
-                                                **({} if name == "scores" else {"buffer_bytes": DERIVED_BUFFER}))
+    # six tables written side by side: row groups flushed at DERIVED_BUFFER bytes keep their buffers small
+    writers = {name: lake_write.PartitionWriter(loc, name, rules.name, games is None, tx, buffer_bytes=DERIVED_BUFFER)
                for name in tables}
     try:
         for b, s, seq in scored:

@@ -31,7 +31,7 @@ def _last_game_start(gid: np.ndarray) -> int:
     return int(change[-1] + 1) if len(change) else 0
 
 
-def sorted_game_batches(lake, ruleset: str, batch_rows: int = 1 << 20, games: pa.Array | None = None) -> Iterator[pa.Table]:
+def sorted_game_batches(lake, ruleset: str, batch_rows: int = 1 << 18, games: pa.Array | None = None) -> Iterator[pa.Table]:
     """The ``scores`` rows of ``ruleset`` (columns :data:`GAME_COLUMNS` plus the game's recorded ``target``,
     ``recorded_final`` and ``game_key`` from ``games``, and, when the lake holds summary-level hands, their recorded score as
     :data:`pipeline.rescore.game.SUMMARY_SCORE`), sorted by (game_id, hand_no), in tables of about ``batch_rows``
@@ -91,7 +91,7 @@ def _pass_columns(t: pa.Table) -> pa.Table:
     return t.select(GAME_COLUMNS + [c for c in (SUMMARY_SCORE,) if c in t.column_names])
 
 
-def game_results(lake, rules: Ruleset, on_game_batch=None, batch_rows: int = 1 << 20,
+def game_results(lake, rules: Ruleset, on_game_batch=None, batch_rows: int = 1 << 18,
                  games: pa.Array | None = None) -> Iterator[pa.Table]:
     """``game_scores`` tables for ``rules`` over the lake's scores (already written for that ruleset), streamed.
 
