@@ -32,7 +32,7 @@ from pipeline.rescore import dd_solver as dd
 from pipeline.rescore.contract import settle
 
 TABLE = "dd_hands"
-#: hands a worker analyses at a time
+#: hands a worker analyses at a time (a job: a few are in flight per worker)
 BATCH = 64
 #: the bid levels tried for ``makeable_bid`` (80 to 160), and the value that stands for a capot bid
 LEVELS = list(range(80, 170, 10))
@@ -238,13 +238,70 @@ def _work(args):
     return analyse_rows(rows, rules)
 
 
+ENGINES = ("local", "ray")
+
+
+def _local(workers: int):
+    """A runner over worker processes (``workers`` > 1) or this process: ``run(jobs)`` yields each job's result
+    in order, at most ``2 * workers`` jobs in flight (so that memory holds a few batches, not the lake)."""
+    def run(jobs):
+        if workers <= 1:
+            yield from map(_work, jobs)
+            return
+        import os
+
+        from pipeline.ingest.native_pool import die_with_parent
+
+        # the workers end with this process, even killed (kill -9): no solver left running on its own
+        with ProcessPoolExecutor(max_workers=workers, initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
+            yield from _in_order((pool.submit(_work, j) for j in jobs), 2 * workers, lambda f: f.result())
+    return run
+
+
+def _ray(workers: int):
+    """The runner of ``--engine ray``: each batch a Ray task (:func:`_work`, on the cluster ``$RAY_ADDRESS`` names
+    or a local runtime), results in order, at most ``2 *`` the cluster's CPUs in flight. Raises
+    :class:`pipeline.rescore.ray_engine.EngineUnavailable` when Ray is not installed."""
+    from pipeline.rescore.ray_engine import ensure_ray
+
+    ray = ensure_ray()
+    task = ray.remote(_work)
+    window = 2 * max(int(ray.cluster_resources().get("CPU", workers)), 1)
+
+    def run(jobs):
+        yield from _in_order((task.remote(j) for j in jobs), window, ray.get)
+    return run
+
+
+def _in_order(started, window: int, result):
+    """The results of ``started`` (an iterator that starts each job as it is advanced), in order, with at most
+    ``window`` jobs started and not yet collected."""
+    from collections import deque
+
+    pending: deque = deque()
+    for job in started:
+        pending.append(job)
+        if len(pending) >= window:
+            yield result(pending.popleft())
+    while pending:
+        yield result(pending.popleft())
+
+
 def analyse_lake(lake: Path | str, ruleset: str, sample: int | None = None, workers: int = 1,
-                 progress=None) -> AnalyseSummary:
+                 progress=None, engine: str = "local") -> AnalyseSummary:
     """Analyse the hands of ``lake`` scored under ``ruleset`` (a name whose scores the lake holds; ``own``:
     each game under its own rules) and replace the ruleset's partition of ``dd_hands``. ``sample``: that many
-    hands at most (chosen by hash of their keys); ``workers``: processes; ``progress(done, total)`` after each
-    batch. Raises :class:`pipeline.stats.StatsError` when the ruleset is not scored, RulesetError when it cannot
-    be loaded."""
+    hands at most (chosen by hash of their keys); ``workers``: processes (``engine="local"``); ``engine="ray"``:
+    the batches as Ray tasks; ``progress(done, total)`` after each batch.
+
+    The hands' deals and plays are read first as Arrow columns (about 200 bytes a hand), then solved
+    :data:`BATCH` at a time, a few batches ahead at most (a batch becomes Python objects only as it is handed
+    out); the rows, a few hundred bytes a hand, are written at the end under the lake's lock (so a long
+    analysis does not hold the lock). Raises :class:`pipeline.stats.StatsError` when the ruleset is not scored,
+    RulesetError when it cannot be loaded, ValueError for an unknown engine,
+    :class:`pipeline.rescore.ray_engine.EngineUnavailable` when Ray is asked for and not installed."""
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r}; engines: {', '.join(ENGINES)}")
     t0 = time.perf_counter()
     summary = AnalyseSummary(ruleset)
     con = stats.connect(lake)
@@ -253,37 +310,27 @@ def analyse_lake(lake: Path | str, ruleset: str, sample: int | None = None, work
         summary.ruleset = ruleset
         order = "hash(h.hand_key), h.hand_key" if sample else "h.source, h.game_id, h.hand_no"
         limit = f"LIMIT {int(sample)}" if sample else ""
-        rows = con.sql(HANDS_SQL.format(order=order, limit=limit),
-                       params={"ruleset": ruleset}).to_arrow_table().to_pylist()
+        hands = con.sql(HANDS_SQL.format(order=order, limit=limit), params={"ruleset": ruleset}).to_arrow_table()
         total = con.sql("SELECT count(*) FROM scores WHERE ruleset = $r", params={"r": ruleset}).fetchall()[0][0]
         eligible = con.sql(f"SELECT count(*) FROM ({HANDS_SQL.format(order='1', limit='')})",
                            params={"ruleset": ruleset}).fetchall()[0][0]
     finally:
-        con.close()
-    rules = report_rules.load_rules(ruleset, lake)
-    batches = [rows[i:i + BATCH] for i in range(0, len(rows), BATCH)]
+        con.close()     # before any worker process is forked
+    # a ruleset that cannot be loaded fails before any solving; this process's batches use it
+    _LOADED[(ruleset, str(lake))] = report_rules.load_rules(ruleset, lake)
+    run = _ray(workers) if engine == "ray" else _local(workers)
+    # each batch made Python objects only as it is handed to a worker (a few in flight)
+    jobs = ((hands.slice(i, BATCH).to_pylist(), ruleset, str(lake)) for i in range(0, hands.num_rows, BATCH))
     parts = []
-    done = 0
-    if workers > 1 and len(batches) > 1:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            for table, cpu in pool.map(_work, [(b, ruleset, str(lake)) for b in batches]):
-                parts.append(table)
-                summary.cpu_seconds += cpu
-                done += table.num_rows
-                if progress:
-                    progress(done, len(rows))
-    else:
-        for b in batches:
-            table, cpu = analyse_rows(b, rules)
-            parts.append(table)
-            summary.cpu_seconds += cpu
-            done += table.num_rows
-            if progress:
-                progress(done, len(rows))
+    for table, cpu in run(jobs):
+        parts.append(table)
+        summary.cpu_seconds += cpu
+        summary.hands += table.num_rows
+        if progress:
+            progress(summary.hands, hands.num_rows)
     out = pa.concat_tables(parts) if parts else schema.empty(TABLE)
     with lakemod.lock(lake):
         lake_write.replace_partition(lake, TABLE, ruleset, [out])
-    summary.hands = out.num_rows
     summary.skipped = total - eligible
     summary.eligible = eligible
     summary.plays = sum(len(x) for x in out.column("play_cost").to_pylist())

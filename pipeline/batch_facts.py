@@ -36,10 +36,19 @@ class BatchFacts:
     :meth:`close`. Raises duckdb.Error / OSError when the lake's hands cannot be read."""
 
     def __init__(self, lake, ruleset: str):
-        from pipeline import lake as lakemod
-        from pipeline.duck import duckdb_connection, empty_sql, table_source
+        from pipeline.duck import duckdb_connection
 
         self.con = duckdb_connection()
+        try:
+            self._prepare(lake, ruleset)
+        except BaseException:
+            self.con.close()
+            raise
+
+    def _prepare(self, lake, ruleset: str) -> None:
+        from pipeline import lake as lakemod
+        from pipeline.duck import empty_sql, table_source
+
         self.con.execute("SET threads = 1")
         self.ruleset = "SELECT '" + ruleset.replace("'", "''") + "' AS ruleset"
         self.ruleset_name = ruleset
@@ -81,7 +90,12 @@ class BatchFacts:
             rows = fast(ph, ps, self.ruleset_name)
             if rows is None:        # the function declines this batch: the SQL takes it
                 rows = self._sql(name, ph, ps)
-            out[name] = rows if every else pa.concat_tables([rows, self._sql(name, rh, rs)])
+            if not every:
+                rows = pa.concat_tables([rows, self._sql(name, rh, rs)])
+                if name == "hand_facts":    # one row per hand, kept in the hands' order (its hand_seq order)
+                    rows = rows.take(np.argsort(np.concatenate([np.nonzero(plain)[0], np.nonzero(~plain)[0]]),
+                                                kind="stable"))
+            out[name] = rows
         return out
 
     def _sql(self, name: str, hands: pa.Table, scores: pa.Table) -> pa.Table:
@@ -139,7 +153,8 @@ def _plain_hands(hands: pa.Table) -> np.ndarray:
     """bool (n,): each hand is plain (module text above)."""
     n_players = _np(hands.column("n_players"), 0).astype(np.int64)
     start, length, names = _lists(hands.column("players"))
-    plain = (length == n_players) & (n_players > 0) & ~_np(pc.equal(hands.column("completeness"), "summary"), False)
+    plain = ((length == n_players) & (n_players > 0) & (n_players <= 4)
+             & ~_np(pc.equal(hands.column("completeness"), "summary"), False))
     for i in range(4):
         for j in range(i + 1, 4):
             both = plain & (n_players > j)
@@ -158,7 +173,8 @@ def _plain_hands(hands: pa.Table) -> np.ndarray:
 
 
 def _team(seat: np.ndarray, n_players: np.ndarray) -> np.ndarray:
-    return np.where(n_players == 3, seat, seat % 2)
+    """``CASE WHEN n_players = 3 THEN seat ELSE seat % 2 END`` (SQL's remainder takes the dividend's sign)."""
+    return np.where(n_players == 3, seat, np.fmod(seat, 2))
 
 
 def _player_hands(h: pa.Table, s: pa.Table, ruleset: str) -> pa.Table:
@@ -297,7 +313,7 @@ def _pair_hands(h: pa.Table, s: pa.Table, ruleset: str) -> pa.Table:
     hand = np.tile(np.arange(n), 2)
     take = pa.array(hand)
     taker, has_taker = _np(h.column("taker"), 0).astype(np.int64), _valid(h.column("taker"))
-    side = np.where(has_taker, taker % 2, _np(h.column("taker_team"), 0).astype(np.int64))
+    side = np.where(has_taker, np.fmod(taker, 2), _np(h.column("taker_team"), 0).astype(np.int64))
     side_ok = has_taker | _valid(h.column("taker_team"))
     took = (side_ok & (side == np.arange(2)[:, None])).reshape(-1)
     cm, cm_valid = _np(s.column("contract_made"), False)[hand], _valid(s.column("contract_made"))[hand]

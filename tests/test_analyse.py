@@ -191,3 +191,38 @@ def test_a_name_on_two_seats_counts_each_hand_once(tmp_path):
     assert team["defender_hands"] == len(defended)
     if defended:
         assert team["lost_as_defender"] == round(sum(defended) / len(defended), 2)
+
+
+def _copy(lake, tmp_path, name):
+    import shutil
+    dst = tmp_path / name
+    shutil.copytree(lake, dst)
+    return dst
+
+
+@pytest.mark.parametrize("how", ["workers", "ray"])
+def test_the_rows_do_not_depend_on_how_the_hands_are_solved(lake, tmp_path, monkeypatch, how):
+    """In this process, 3 hands a batch on 2 worker processes, or each batch a Ray task: the same rows in the same
+    order (the batches are solved a few at a time, their results kept in order)."""
+    if how == "ray":
+        pytest.importorskip("ray.data", reason="the 'ray' extra is not installed (pip install -e '.[ray]')")
+    base = _copy(lake, tmp_path, "base")
+    analyse.analyse_lake(base, RULES, sample=6)
+    want = _rows(base)
+    other = _copy(lake, tmp_path, how)
+    monkeypatch.setattr(analyse, "BATCH", 3)
+    seen = []
+    summary = analyse.analyse_lake(other, RULES, sample=6, workers=2, engine="local" if how == "workers" else "ray",
+                                   progress=lambda done, total: seen.append((done, total)))
+    assert seen == [(3, 6), (6, 6)]
+    assert summary.hands == 6 and summary.plays == 6 * 32
+    assert _rows(other) == want
+    in_order = lambda path: duckdb.sql(f"SELECT hand_key FROM read_parquet('{path}/dd_hands/**/*.parquet')").fetchall()  # noqa: E731
+    assert in_order(other) == in_order(base)
+
+
+def test_an_unknown_engine_is_refused(lake):
+    with pytest.raises(ValueError, match="unknown engine 'spark'"):
+        analyse.analyse_lake(lake, RULES, engine="spark")
+    res = CliRunner().invoke(app, ["analyse", "--lake", str(lake), "--rules", RULES, "--engine", "spark"])
+    assert res.exit_code != 0 and "unknown engine 'spark'" in res.output

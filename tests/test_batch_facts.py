@@ -136,6 +136,11 @@ def test_rescore_writes_what_materialize_writes(lake: Path, tmp_path: Path):  # 
             assert a.num_rows == b.num_rows > 0 or name in ("declaration_items", "dealt_events", "pair_hands",
                                                            "pair_games"), name
             assert _sorted(a).equals(_sorted(b)), (r, name)
+        # hand_facts is stored in hand order (schemas/hand_facts.toml: compare pairs two rulesets' rows by it),
+        # also where a batch mixes plain hands with others
+        a, b = (t["hand_facts"].filter(pa.compute.equal(t["hand_facts"].column("ruleset"), r)) for t in (written, again))
+        assert a.column("hand_seq").to_pylist() == sorted(a.column("hand_seq").to_pylist())
+        assert a.equals(b), r
         if r == "pagat-coinche":    # the substitute: seated in the game, not in every hand of it
             pg = again["player_games"].filter(pa.compute.and_(pa.compute.equal(again["player_games"].column("game_id"), game),
                                                               pa.compute.equal(again["player_games"].column("ruleset"), r)))

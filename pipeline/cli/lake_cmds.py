@@ -320,6 +320,9 @@ def analyse(
     sample: Annotated[Optional[int], typer.Option("--sample", min=1, help="Analyse this many hands at most, the same "
                                                   "ones each time (chosen by the hash of their keys).")] = None,
     workers: Annotated[int, typer.Option("--workers", min=1, help="Processes solving at once (one per core).")] = 1,
+    engine: Annotated[str, typer.Option("--engine", help="local (this process, or --workers processes) or ray "
+                                        "(each batch of hands a Ray task; needs the 'ray' extra; joins $RAY_ADDRESS "
+                                        "if set).")] = "local",
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object.")] = False,
 ) -> None:
     """Double-dummy analysis of every 4-player hand with its deal and whole play: what the taker's side makes
@@ -328,15 +331,18 @@ def analyse(
     `rebelote show` adds it to each trick). Solving costs about half a CPU-second a hand: use --sample and
     --workers on a large lake."""
     from pipeline import analyse as analyse_mod, stats
+    from pipeline.rescore.ray_engine import EngineUnavailable
     from pipeline.rules import RulesetError
 
+    if engine not in analyse_mod.ENGINES:
+        _fail(f"unknown engine {engine!r}; engines: {', '.join(analyse_mod.ENGINES)}")
     _need_lake(lake)
     used = _report_rules(rules, lake)
     with _phase_progress("analyse") as progress:
         try:
-            summary = analyse_mod.analyse_lake(lake, used or "own", sample, workers,
+            summary = analyse_mod.analyse_lake(lake, used or "own", sample, workers, engine=engine,
                                                progress=lambda done, total: progress("hands", done, total))
-        except (stats.StatsError, RulesetError) as e:
+        except (stats.StatsError, RulesetError, EngineUnavailable) as e:
             _fail(str(e))
         except OSError as e:
             _fail(f"{e.filename or lake}: {e.strerror or e}")

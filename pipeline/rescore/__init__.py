@@ -271,14 +271,18 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
     from pipeline import derived
     # the hand and game files this rescore reads (taken under the lake lock)
     hands_files, games_files = derived.hands_snapshot(lake), derived.hands_snapshot(lake, "games")
+    total = lakemod.row_count(lake, "hands") if games is None else touched.hands
+    loc = lakemod.locate(lake)
+    tx = commits.active(loc)
     facts = None    # the hand-level derived tables, written beside the scores (pipeline.batch_facts)
     if engine == "ray":
         from pipeline.rescore.ray_engine import score_batches_ray
         scored = ((None, s, None) for s in score_batches_ray(lake, rules, batch_size))
     else:
         from pipeline.rescore.own import score_any
-        if games is None:
-            read = ((b, _positions(i, row, b.num_rows))
+        if games is None:       # hand_facts.hand_seq: on a local lake (as derived.materialize numbers them)
+            local = lakemod.locate(lake).local
+            read = ((b, _positions(i, row, b.num_rows) if local else None)
                     for i, row, b in lakemod.iter_positioned(lake, "hands", batch_size=batch_size))
         else:
             read = ((b, None) for b in lakemod.iter_batches(lake, "hands", batch_size=batch_size,
@@ -288,14 +292,13 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
             from pipeline import batch_facts
             facts = batch_facts.BatchFacts(lake, rules.name)
 
-    total = lakemod.row_count(lake, "hands") if games is None else touched.hands
-    loc = lakemod.locate(lake)
-    tx = commits.active(loc)
     tables = ("scores",) + (batch_facts.HAND_LEVEL if facts is not None else ())
-    # six tables written side by side: row groups flushed at DERIVED_BUFFER bytes keep their buffers small
-    writers = {name: lake_write.PartitionWriter(loc, name, rules.name, games is None, tx, buffer_bytes=DERIVED_BUFFER)
-               for name in tables}
+    writers = {}
     try:
+        # six tables written side by side: row groups flushed at DERIVED_BUFFER bytes keep their buffers small
+        for name in tables:
+            writers[name] = lake_write.PartitionWriter(loc, name, rules.name, games is None, tx,
+                                                       buffer_bytes=DERIVED_BUFFER)
         for b, s, seq in scored:
             s, uncompared = comparable_only(s, foreign)
             summary.other_rules += uncompared
