@@ -5,8 +5,11 @@ hands and scores back and joining them on ``hand_key``: a second read, a hash jo
 growing with it), five times. Every hand-level table (``player_hands``, ``hand_facts``, ``pair_hands``,
 ``declaration_items``, ``dealt_events``) is row-local, so here each batch of hands is derived as it is scored,
 from the hands batch and its scores batch already in memory, and written beside the scores in the same pass.
-The rows are those of the same SQL (each table's ``live`` SELECT, run by DuckDB over the two batches), so
-both paths give identical tables (``tests/test_batch_facts.py``).
+The rows are those of each table's ``live`` SELECT: for a plain hand (each seat its own name, not
+summary-level: nearly all) a function of :data:`_FAST` restates that SELECT column by column in Arrow and numpy
+(the SELECT costs about 15 CPU-seconds per million hands, these about 3: docs/bench-results.md); every other hand
+goes through the SELECT itself, run by DuckDB over the batch. ``tests/test_batch_facts.py`` holds both equal
+to the whole-lake SELECT. ``hand_facts`` keeps the hands' order (the ``compare`` report pairs rows by it).
 
 Two things are not row-local, and are given to each batch instead:
 
@@ -26,7 +29,8 @@ import pyarrow.compute as pc
 from pipeline import derived, hand_facts, pair_facts, player_facts, schema
 from pipeline.summary_points import summary_points_sql
 
-#: the derived tables computed here: those computed from hands and scores (their children, per game, after)
+#: the derived tables computed here: those computed from hands and scores (the game-level ones, their children,
+#: are computed after the game pass by :func:`pipeline.derived.materialize`, from these tables' files)
 HAND_LEVEL = tuple(name for name, d in derived.DERIVED.items() if d.parent is None)
 
 

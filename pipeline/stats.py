@@ -723,7 +723,7 @@ def unscorable_by_source(lake: Path | str, ruleset: str, filters: Filters | None
         ``[(source, hands, reason), ...]``, most hands first: ``hands`` an int count of hands, ``reason`` the
         commonest ``scores.reason`` of the source's unscorable hands. Empty when every hand was scored.
     """
-    from pipeline.rescore.engine import SUMMARY_REASON
+    from pipeline.rescore.reasons import SUMMARY_REASON
 
     con = connect(lake, filters)
     try:

@@ -14,6 +14,7 @@ import random
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pytest
 
@@ -147,3 +148,39 @@ def test_rescore_writes_what_materialize_writes(lake: Path, tmp_path: Path):  # 
             seated = pg.column("players")[0].as_py()
             every = pg.column("players_every_hand")[0].as_py()
             assert "Zoé" in seated and "Zoé" not in every and len(seated) == len(every) + 2
+
+
+def test_odd_values_give_the_sql_rows(lake: Path):  # noqa: F811
+    """Values no simulated game has, put into plain hands: the taker's seat unknown but its team named (as colver
+    CFN records give it), a contract with no strain, a hand with an empty auction, coinches from no seat or from
+    a seat outside the table. The rows must still be the SQL's."""
+    import pyarrow.compute as pc
+
+    rules = load("pagat-coinche")
+    hands = lakemod.read(lake, "hands")
+    hands = hands.filter(pc.equal(hands.column("n_players"), 4)).slice(0, 40)
+    n = hands.num_rows
+    idx = np.arange(n)
+
+    def put(table, name, values):
+        i = table.schema.get_field_index(name)
+        return table.set_column(i, table.schema.field(i), pa.array(values, table.schema.field(i).type))
+
+    taker = hands.column("taker").to_pylist()
+    hands = put(hands, "taker", [None if i % 4 == 0 else t for i, t in zip(idx, taker)])
+    hands = put(hands, "taker_team", [1 if i % 4 == 0 else None for i in idx])
+    hands = put(hands, "strain", [None if i % 7 == 3 else s for i, s in zip(idx, hands.column("strain").to_pylist())])
+    auction = hands.column("auction").to_pylist()
+    auction = [[] if i % 5 == 1 else a + [{"seat": 5 if i % 3 else None, "call": "coinche"}]
+               for i, a in zip(idx, auction)]
+    hands = put(hands, "auction", auction)
+    scores = score_any(hands, rules)
+    facts = batch_facts.BatchFacts(lake, "pagat-coinche")
+    try:
+        got = facts.rows(hands, scores)
+        h = hands.append_column("hand_seq", pa.nulls(n, pa.int64()))
+        assert batch_facts._plain_hands(h).sum() >= n // 2       # most of them through the Arrow path
+        for name in batch_facts.HAND_LEVEL:
+            assert _sorted(got[name]).equals(_sorted(facts._sql(name, h, scores))), name
+    finally:
+        facts.close()

@@ -22,17 +22,18 @@ from pipeline import commits, lake_write
 from pipeline import lake as lakemod
 from pipeline.rules import Ruleset
 from pipeline.rules.own import OwnRules
+from pipeline.rescore.reasons import SUMMARY_REASON
 from pipeline.words import count
 
 # score_batch, game_pass and game_results are imported on first use (__getattr__ below, and inside the
 # functions): importing a submodule such as pipeline.rescore.tables then does not import the engine, DuckDB
 # and every compiled kernel's module too
-_LAZY = {"score_batch": "pipeline.rescore.engine", "SUMMARY_REASON": "pipeline.rescore.engine",
+_LAZY = {"score_batch": "pipeline.rescore.engine",
          "game_pass": "pipeline.rescore.game", "game_results": "pipeline.rescore.sorted_games"}
 
 
 def __getattr__(name: str):
-    """``score_batch``, ``game_pass``, ``SUMMARY_REASON``, ``game_results``: imported from their modules on
+    """``score_batch``, ``game_pass``, ``game_results``: imported from their modules on
     first access (PEP 562). Raises AttributeError for any other missing name."""
     if name in _LAZY:
         import importlib
@@ -108,7 +109,6 @@ class RescoreSummary:
             why = "; unscorable: " + ", ".join(f"{n} {reason}" for reason, n in top)
             if len(self.unscorable) > 3:
                 why += f", {sum(self.unscorable.values()) - sum(n for _, n in top)} for other reasons"
-            from pipeline.rescore.engine import SUMMARY_REASON
             if SUMMARY_REASON in self.unscorable:
                 why += " (summary hands keep their recorded scores, which the reports count)"
         compiled = (f" (of which {self.seconds_compile:.1f} s compiling the rules engine, once)"

@@ -23,12 +23,11 @@ import pyarrow.compute as pc
 from pipeline import schema
 from pipeline.cards import STRAINS
 from pipeline.rescore import columns, contract, declarations, hand_pass as hp, play, tables
+from pipeline.rescore.reasons import SUMMARY_REASON
 from pipeline.rules import Ruleset
 
 _STATUS = ("passed_out", "scored", "unscorable")
 CHUNK = 65_536
-#: scores.reason of a summary-level hand (points only, as on a score sheet): no cards, so nothing to rescore
-SUMMARY_REASON = "summary hands carry no cards: nothing to rescore"
 
 _OPTIONAL = ("tricks_taken", "last_trick_seat", "announced", "recorded_score", "recorded_margin", "bid",
              "carried_in", "taker_team", "penalties", "claim")
