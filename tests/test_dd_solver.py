@@ -159,6 +159,20 @@ def test_hand_checked_partner_exemption():
     _flips("partner_exemption", hands, trick, {True: 42, False: 11})
 
 
+def test_hand_checked_partner_exemption_must_raise():
+    """Hearts trump; North led the 7 of spades and East trumped with the 8 of hearts. South holds the 8 of spades and
+    the 9 of hearts (he follows with the 8 of spades); West, void in spades, the jack and the 7 of hearts; North
+    keeps the ace of clubs, East the 10 of clubs. West's partner wins with a trump, so the partner exemption frees
+    him. With play.partner_exemption_must_raise (libcoinche) a trump he plays must still beat the 8: the jack
+    (trick 1, 20 points to East-West); he then leads the 7 of hearts, South's 9 of hearts takes it with the ace and
+    the 10 of clubs (0 + 11 + 10 + 14, and 10 for the last trick): North-South 45. Without it West plays the 7 under
+    his partner's 8 (0 points to East-West), East leads the 10 of clubs, South must trump it with the 9 and West's
+    jack takes everything (10 + 14 + 20 + 11, and 10): North-South 0."""
+    hands = [mask("AC"), mask("TC"), mask("8S", "9H"), mask("JH", "7H")]
+    trick = [parse_card("7S"), parse_card("8H")]
+    _flips("partner_exemption_must_raise", hands, trick, {True: 45, False: 0})
+
+
 def test_hand_checked_capot_and_last_trick():
     """One trick left, North leads the jack of hearts (trump) and every other card is a small spade: North-South
     take the trick's 20 points and the last trick. Having taken every trick before (East-West took none) it is a
