@@ -89,7 +89,7 @@ class Bounded(io.RawIOBase):
 
     ``plain``: ``inner`` is the plain file itself; then ``fileno``, ``tell`` and ``name`` are the file's and
     ``stream_only`` is False, so the columnar native reader may ``pread`` the file (and hold it to the limits
-    itself, :func:`pipeline.ingest.fast_native._blocks`); otherwise ``stream_only`` is True: it reads this
+    itself, :func:`pipeline.ingest.native_blocks.blocks`); otherwise ``stream_only`` is True: it reads this
     stream."""
 
     def __init__(self, inner, limits: Limits, stored: int, compressed: bool, plain=None):

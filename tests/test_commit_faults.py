@@ -205,9 +205,8 @@ def test_a_killed_ingest_process_is_rolled_back_or_forward(lakes, inputs, tmp_pa
 
 POOL = """
 import os, sys, time
-from pipeline.ingest import fast_native
 from pipeline.ingest.native_pool import BlockPool
-pool = BlockPool(2, fast_native)
+pool = BlockPool(2)
 print(" ".join(str(p) for p in pool._ex._processes), flush=True)
 time.sleep(60)
 """

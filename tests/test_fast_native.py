@@ -31,7 +31,7 @@ from deals import DEAL_A, DEAL_K, DEAL_L, native_game, native_hand
 from test_fuzz import mutate, mutation
 from pipeline import lake as lakemod
 from pipeline.export import export_jsonl
-from pipeline.ingest import fast_native, input_files, kernels, native_pool, run
+from pipeline.ingest import fast_native, input_files, kernels, native_blocks, native_pool, run
 from pipeline.ingest import writer as writer_mod
 from pipeline.ingest.run import StrictError, ingest_paths
 from pipeline.simulate import simulate
@@ -65,12 +65,12 @@ def _ingest(files, lake: Path, mode: str, monkeypatch, block: int, flush: int, s
     monkeypatch.setattr(fast_native, "BLOCK_BYTES", block)
     monkeypatch.setattr(writer_mod, "FLUSH_HANDS", flush)
     seen: Counter = Counter()
-    real_row_path = fast_native._row_path
+    real_row_path = native_blocks.read_line
 
     def counting_row_path(lineno, offset, text, *a):
         seen["row path lines"] += text is None or bool(text.strip())
         return real_row_path(lineno, offset, text, *a)
-    monkeypatch.setattr(fast_native, "_row_path", counting_row_path)
+    monkeypatch.setattr(native_blocks, "read_line", counting_row_path)
     messages: list[str] = []
     try:
         s = ingest_paths([Path(f) for f in files], lake, strict=strict, on_reject=lambda r: messages.append(r.message()))
@@ -683,8 +683,8 @@ def test_blocks_of_a_stream_that_is_not_a_file(tmp_path):
     data = b"".join(_base())
     f = _write(tmp_path, "s.jsonl", data)
     with f.open("rb") as fh:
-        by_file = [(b.lineno, b.n, b.end) for b in fast_native._blocks(fh, 2500)]
-    by_stream = [(b.lineno, b.n, b.end) for b in fast_native._blocks(io.BytesIO(data), 2500)]
+        by_file = [(b.lineno, b.n, b.end) for b in native_blocks.blocks(fh, 2500)]
+    by_stream = [(b.lineno, b.n, b.end) for b in native_blocks.blocks(io.BytesIO(data), 2500)]
     assert by_file == by_stream and sum(n for _, n, _ in by_file) == len(_base())
 
 
@@ -719,7 +719,7 @@ def test_small_files_use_plain_python_kernels(tmp_path, monkeypatch):
     real = kernels.pure
     monkeypatch.setattr(kernels, "pure", lambda k: called.append(k.py_func.__name__) or real(k))
     s = ingest_paths([f], tmp_path / "lake")
-    assert s.games == 6 and {"_masks_kernel", "_plays_ok"} <= set(called)
+    assert s.games == 6 and {"_masks_kernel", "plays_ok"} <= set(called)
     assert kernels.compiled()                  # the mode is restored after the file
     assert kernels.use_compiled(None) and kernels.use_compiled(kernels.COMPILED_MIN_BYTES)
     assert not kernels.use_compiled(kernels.COMPILED_MIN_BYTES - 1)
@@ -742,7 +742,7 @@ def test_block_pool_leaves_no_block_folder_when_its_workers_cannot_start(tmp_pat
     monkeypatch.setattr(native_pool.tempfile, "mkdtemp", mkdtemp)
     monkeypatch.setattr(native_pool, "ProcessPoolExecutor", NoFork)
     with pytest.raises(OSError, match="fork refused"):
-        native_pool.BlockPool(2, fast_native)
+        native_pool.BlockPool(2)
     assert len(made) == 1 and not Path(made[0]).exists()
 
 
@@ -756,8 +756,8 @@ def test_big_native_file_is_hashed_for_the_manifest_after_the_workers_fork(tmp_p
     events: list[str] = []
     real_init, real_hash = native_pool.BlockPool.__init__, input_files.hash_later
 
-    def init(self, n, converter):
-        real_init(self, n, converter)
+    def init(self, n):
+        real_init(self, n)
         events.append("forked")
 
     def hash_later(path):

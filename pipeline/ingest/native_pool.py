@@ -27,12 +27,13 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from types import ModuleType
 from typing import Self
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.ipc
+
+from pipeline.ingest import native_blocks as nb
 
 WORKERS_ENV = "REBELOTE_INGEST_WORKERS"
 """Number of worker processes (``1``: parse in this process, with one background thread). Default: the CPUs
@@ -61,19 +62,12 @@ def workers() -> int:
         return os.cpu_count() or 1
 
 
-#: The module whose ``_Lines``, ``convert_groups`` and ``warm_up`` the workers run
-#: (:mod:`pipeline.ingest.fast_native`), given to :class:`BlockPool`: passed down, not imported, so that the
-#: reader imports the pool and not the other way round.
-_CONVERTER: ModuleType | None = None
-
-
 def _work(src, end: int, lineno: int, offset: int, path: str, out_dir: str) -> list:
     """In a worker: prepare (find the lines, parse them) and convert one block, whose lines are those of the parent's
-    :class:`~pipeline.ingest.fast_native._Lines`. ``src``: the block's bytes, or the name of the plain file
-    they are read from (``end`` bytes at ``offset``). Returns (:func:`pipeline.ingest.fast_native.convert_groups`'
+    :class:`~pipeline.ingest.native_blocks.Lines`. ``src``: the block's bytes, or the name of the plain file
+    they are read from (``end`` bytes at ``offset``). Returns (:func:`pipeline.ingest.native_blocks.convert_groups`'
     list, each batch's tables written to Arrow IPC files in ``out_dir`` (see :func:`_ship`); the block's line
     starts)."""
-    fast_native = _CONVERTER
     if isinstance(src, str):
         data = bytearray(end)        # read straight into one buffer, no copy
         fd = os.open(src, os.O_RDONLY)
@@ -83,11 +77,11 @@ def _work(src, end: int, lineno: int, offset: int, path: str, out_dir: str) -> l
             os.close(fd)
         if got != end:
             raise OSError(f"{src}: {got} bytes read at offset {offset}, {end} expected (file changed?)")
-        lines = fast_native._Lines(data, end, lineno, offset)
+        lines = nb.Lines(data, end, lineno, offset)
     else:
-        lines = fast_native._Lines(src, end, lineno, offset)
+        lines = nb.Lines(src, end, lineno, offset)
     lines.prepare(path)
-    out = fast_native.convert_groups(lines)
+    out = nb.convert_groups(lines)
     for _, batch in out:
         _ship(batch, out_dir)
     return out, lines.starts
@@ -123,10 +117,9 @@ def _convert_here(lines, path: str) -> tuple:
     """(lines, converted groups) of a block converted in this process, as a worker would have: the fallback when
     the pool is broken. ``lines``: the block as :meth:`BlockPool.converted` read it (its lines maybe only
     counted)."""
-    fast_native = _CONVERTER
-    here = fast_native._Lines(lines.data, lines.end, lines.lineno, lines.offset)
+    here = nb.Lines(lines.data, lines.end, lines.lineno, lines.offset)
     here.prepare(path)
-    return here, fast_native.convert_groups(here)
+    return here, nb.convert_groups(here)
 
 
 def die_with_parent(parent: int) -> None:
@@ -146,10 +139,8 @@ class BlockPool:
     """``n`` worker processes converting blocks; a context manager (leaving it stops the workers, also after an
     error: blocks not started are cancelled)."""
 
-    def __init__(self, n: int, converter: ModuleType):
-        global _CONVERTER
-        _CONVERTER = converter         # read by the workers forked below (and by _convert_here)
-        converter.warm_up()            # compiled once here, inherited by every forked worker
+    def __init__(self, n: int):
+        nb.warm_up()                   # compiled once here, inherited by every forked worker
         self.n = n
         self.lost: int | None = None   # the first line of the block a worker died on (then read in this process)
         shm = "/dev/shm"
@@ -178,7 +169,7 @@ class BlockPool:
             shutil.rmtree(self._dir, ignore_errors=True)
 
     def converted(self, blocks: Iterable, path: str, file: str | None = None) -> Iterator[tuple]:
-        """(lines, converted groups) for each block of ``blocks`` (:class:`~pipeline.ingest.fast_native._Lines`,
+        """(lines, converted groups) for each block of ``blocks`` (:class:`~pipeline.ingest.native_blocks.Lines`,
         not prepared), in order; ``n + 1`` blocks are submitted ahead. ``file``: the plain (not compressed) file
         the blocks are read from, which the workers then read themselves; None: the blocks' bytes are sent. An error reading ``blocks`` is raised
         after the blocks read before it are yielded; a worker's error is raised where its block would be. A worker
