@@ -1,7 +1,7 @@
 """Arrow tables from columns of Python values, without importing pandas.
 
 pyarrow converts Python sequences (``pa.array([...])``, ``pa.table({...})``, ``pa.scalar(x)``) through a path that
-first imports pandas to recognise pandas objects: 0.3 s of CPU, more than the rest of a `rebelote stats` start-up.
+first imports pandas to recognise pandas objects, which costs more than the rest of a `rebelote stats` start-up.
 The few small result tables the commands build from Python values (the fairness report's rows) go through
 :func:`table` instead, which lays out the Arrow buffers itself from numpy arrays.
 """

@@ -7,7 +7,7 @@ growing with it), five times. Every hand-level table (``player_hands``, ``hand_f
 from the hands batch and its scores batch already in memory, and written beside the scores in the same pass.
 The rows are those of each table's ``live`` SELECT: for a plain hand (each seat its own name, not
 summary-level: nearly all) a function of :data:`_FAST` restates that SELECT column by column in Arrow and numpy
-(the SELECT costs about 15 CPU-seconds per million hands, these about 3: docs/bench-results.md); every other hand
+(several times cheaper than the SELECT: docs/bench-results.md); every other hand
 goes through the SELECT itself, run by DuckDB over the batch. ``tests/test_batch_facts.py`` holds both equal
 to the whole-lake SELECT. ``hand_facts`` keeps the hands' order (the ``compare`` report pairs rows by it).
 

@@ -1,7 +1,7 @@
 """The lake's table names and its default location, importable without pyarrow or DuckDB.
 
 The command line reads both while its commands are declared (``--lake``'s default, the ``schema`` command's help),
-before it knows which command runs: kept here, ``rebelote --help`` starts without importing pyarrow (0.15-0.2 s).
+before it knows which command runs: kept here, ``rebelote --help`` starts without importing pyarrow.
 :mod:`pipeline.schema` and :mod:`pipeline.lake` re-export them (``schema.TABLES``, ``lake.DEFAULT_LAKE``).
 """
 

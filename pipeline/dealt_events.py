@@ -15,7 +15,7 @@ the 32-card deck: the deals :func:`pipeline.fairness.fairness_table` counts; oth
   no trial of the trump events).
 * ``players``: the deal's ``hands.players``, on each of its four rows: ``--player`` keeps the rows of the deals
   where one of the names sat by testing this list (:func:`pipeline.stats.create_views`), not by joining
-  ``hands`` on the string ``hand_key`` (2 s over 20 M rows).
+  ``hands`` on the string ``hand_key`` (a join on a string, much dearer).
 
 The rows are the same under every ruleset; the table is partitioned by ruleset like the other derived tables
 (the report reads one ruleset's partition: :func:`pipeline.fairness.fairness_on`).

@@ -91,7 +91,7 @@ def materialize(lake, ruleset: str, only: tuple[str, ...] | None = None, games: 
     counts = {t: 0 for t in DERIVED if t in wanted and t not in written}
     if not lakemod.has_table(lake, "hands") or not lakemod.has_table(lake, "scores"):
         return counts
-    con = duckdb_connection(default_limit="4GB")   # as the reports: past 1GB the joins spilled, twice as slow
+    con = duckdb_connection(default_limit="4GB")   # as the reports: under 1GB these joins spill to disk
     try:
         loc = lakemod.locate(lake)
         src = table_source(con, loc, "hands", hands_files(loc))

@@ -183,7 +183,7 @@ def hand_events(masks: np.ndarray, trump: np.ndarray | None = None, *, suits: in
 
     Works suit by suit: each suit's part of a hand is a ``ranks``-bit number, and lookup tables over the
     2^ranks of them give its longest run and its length, so the cost is a few passes over the hands
-    whatever the number of events (about 1 s per 10^7 hands).
+    whatever the number of events.
     """
     if carre_ranks is None:
         carre_ranks = {name: rank_index(name) for name in CARRE_RANKS}

@@ -52,7 +52,7 @@ from pipeline.commits import FaultInjected, LakeBusy  # noqa: F401  (re-exported
 if TYPE_CHECKING:
     import pyarrow.dataset as ds
 
-# pyarrow.dataset (which imports pandas: 0.2-0.4 s), pyarrow.compute and pyarrow.parquet are imported by the
+# pyarrow.dataset (which imports pandas), pyarrow.compute and pyarrow.parquet are imported by the
 # functions that use them, so that a command which only lists the lake's files (every `rebelote stats`) starts
 # without them.
 
@@ -313,8 +313,8 @@ def iter_batches(lake: str | Path | Location, table: str, batch_size: int = 262_
     """Stream a table in record batches of at most ``batch_size`` rows with the table's schema (partition
     columns filled from the folder names, columns a file lacks as nulls), file by file in path order.
 
-    Memory is bounded by one row group of one file (about 1 GB for a 10^7-hand lake, measured; a pyarrow
-    dataset scanner reading ahead across files held twice that). With ``filter`` (a pyarrow expression) the
+    Memory is bounded by one row group of one file (a pyarrow dataset scanner, reading ahead across files,
+    held more: docs/scale.md). With ``filter`` (a pyarrow expression) the
     dataset scanner is used instead."""
     if not has_table(lake, table):
         return

@@ -196,8 +196,8 @@ def register(con: duckdb.DuckDBPyConnection, salt: str, names_sql: str | None = 
     table ``_pseudonyms(source, name, pseudonym)`` (all VARCHAR): the pseudonym of every distinct
     (source, name) of the SELECT ``names_sql`` (columns ``source`` and ``name``; None: no rows), each hashed
     once in Python. ``rebelote_pseudonyms`` takes Arrow batches (:meth:`Pseudonymizer.lists`: each distinct name
-    of a batch hashed once, about 0.2 µs per list). :func:`pseudonymized_sql` looks names up in that table by a hash join, which DuckDB runs in
-    parallel (0.4 s of CPU per 20 M rows, against about 4 s for a Python call per row), and calls
+    of a batch hashed once). :func:`pseudonymized_sql` looks names up in that table by a hash join, which DuckDB runs in
+    parallel (a tenth of the CPU of a Python call per row: docs/bench-results.md), and calls
     ``rebelote_pseudonym`` only for a name the table lacks. The functions live in this Python process only: views
     that call them cannot be stored in a database file for other programs. Returns the :class:`Pseudonymizer`
     they use. Raises ValueError for an empty salt."""
@@ -288,7 +288,7 @@ def pseudonymized_sql(relation: str, names: Sequence[str] = (), lists: Sequence[
     if not pair:
         return sql
     # sorted again as list_sort sorts the pair (NULLs last), written with least/greatest: list_sort builds a
-    # sort per row (0.4 s per million pairs)
+    # sort per row
     a, b = names
     first = f"CASE WHEN {a} IS NULL THEN {b} WHEN {b} IS NULL THEN {a} ELSE least({a}, {b}) END"
     second = f"CASE WHEN {a} IS NULL OR {b} IS NULL THEN NULL ELSE greatest({a}, {b}) END"

@@ -121,7 +121,7 @@ def conform(table: str, data: pa.Table) -> pa.Table:
 
 def empty(table: str) -> pa.Table:
     """An empty table with ``table``'s schema."""
-    # not Schema.empty_table(), whose array conversion imports pandas (0.2 s of every `rebelote stats`)
+    # not Schema.empty_table(), whose array conversion imports pandas (a large share of every `rebelote stats` start-up)
     return pa.Table.from_batches([], schema=schema(table))
 
 

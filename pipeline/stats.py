@@ -98,7 +98,7 @@ class Filters:
         if self.variants:
             conds.append(f"variant IN ({', '.join(_sql_str(x) for x in self.variants)})")
         if players:
-            # one list_contains per name: what len(list_intersect(...)) > 0 tests, 7 times faster over 20 M lists
+            # one list_contains per name: what len(list_intersect(...)) > 0 tests, without building a list per row
             conds.append("(" + " OR ".join(f"list_contains(players, {_sql_str(x)})" for x in players) + ")")
         if self.since or self.until:
             when = [f"played_at >= {_sql_str(self.since.isoformat())}::TIMESTAMPTZ" if self.since else "true",
@@ -428,7 +428,7 @@ def hand_pairing(con: duckdb.DuckDBPyConnection, a: str, b: str) -> str:
     Row by row: on unfiltered views (``_views_filtered``) each partition holds, as written by
     :func:`pipeline.derived.materialize`, one row per hand of those files in ``hand_seq`` order, so equal row
     counts (read from the Parquet footers) are checked, not the rows; under a filter the rows are checked (one
-    pass over two BIGINT columns, 0.2 s per 5 M hands)."""
+    pass over two BIGINT columns)."""
     try:
         bases = dict(con.execute("SELECT ruleset, basis FROM _hand_seq_basis WHERE ruleset IN ($a, $b)",
                                  {"a": a, "b": b}).fetchall())
@@ -511,7 +511,7 @@ def _derived_views(con: duckdb.DuckDBPyConnection, src: dict, filters: Filters |
     (:attr:`Filters.row_local`) is tested on the stored rows' own ``source`` and ``players`` columns when the table
     has them (``players``: in the partitions written since that column exists,
     :func:`pipeline.derived.rulesets_with_column`); otherwise the rows are those whose key is among the filtered
-    hands' (a join on a string: 2 s over 20 M rows). A game-level table's row adds up its game's hands: under
+    hands' (a join on a string, much dearer than the list test). A game-level table's row adds up its game's hands: under
     a filter it is computed from the selected rows of its hand-level parent, except where the filter selects
     every hand of the game (:func:`_filtered_games`), where the stored row is that sum already. A game-level
     table's stored rows carry the game's ``winner``; partitions written before that column get it from
@@ -853,7 +853,7 @@ def _run(con: duckdb.DuckDBPyConnection, sql: str, params: dict, filters: Filter
     """Run a report's SQL with its parameters and keep the rows ``filters`` asks for (see :func:`run_report`)."""
     rel = con.sql(sql, params=params)
     # the row filters run in DuckDB, on the report's result (in its order): converting Python values for
-    # pyarrow.compute would import pandas (0.3 s)
+    # pyarrow.compute would import pandas, a large share of the command's start-up
     columns, keep = set(rel.columns), []
     if filters and filters.min_hands and "hands" in columns:
         keep.append(f"hands >= {int(filters.min_hands)}")

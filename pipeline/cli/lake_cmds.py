@@ -186,7 +186,7 @@ def rescore(
     engine: Annotated[str, typer.Option("--engine", help="local (this process) or ray (Ray Data map_batches; needs "
                                         "the 'ray' extra; joins $RAY_ADDRESS if set).")] = "local",
     threads: Annotated[int, typer.Option("--threads", min=1, help="Local engine: score this many batches at once "
-                                         "(one more batch in memory each; score_batch alone ran 1.4x faster with 2 on 2 cores).")] = 1,
+                                         "(one more batch in memory each; score_batch runs faster on two threads when two cores are free).")] = 1,
     batch_size: Annotated[int, typer.Option("--batch-size", min=1024, help="Hands per score_batch call (with the input row group, this bounds memory).")] = 65_536,
     no_derived: Annotated[bool, typer.Option("--no-derived", help="Do not write the derived report tables (player_hands, "
                                              "hand_facts...): a faster rescore, slower reports (they compute the same "

@@ -202,7 +202,7 @@ class CopyChecks:
     def _index_rows(self, hands: pa.Table, games: pa.Table) -> None:
         """What :meth:`_index_game` does for one game, for the columnar reader's rows: add them to the loaded
         deal indexes of their sources (reloading an index from the lake after every block made a file mixing
-        row-path and columnar lines quadratic: 74 s for 2,677 one-deal games)."""
+        row-path and columnar lines quadratic in the number of one-deal games)."""
         gid = games.column("game_id").to_pylist()
         self.added.update(gid)
         copies = pc.is_in(games.column("source_format"), value_set=pa.array(sorted(DEAL_COPY_FORMATS), pa.string()))

@@ -1,4 +1,4 @@
-"""Columnar ingest of Rebelote native JSON Lines (one game per line): same lake, 5-9x the speed.
+"""Columnar ingest of Rebelote native JSON Lines (one game per line): same lake as the row path, several times faster.
 
 The ingest driver (:mod:`pipeline.ingest.run`) hands native files to :func:`read_into` instead of the
 row-by-row reader (:mod:`pipeline.ingest.native_jsonl`) unless ``REBELOTE_NATIVE_PATH=rows``. The file is

@@ -7,12 +7,12 @@ deals, contracts, plays and tricks: :func:`fingerprint`), and which of the two c
 source's own results (:func:`richness`: recorded scores, totals, winner). :class:`LakeCopies` answers from the
 lake and reads only the rows it needs: the hands and the game row of that one game id, selected by DuckDB's
 Parquet reader inside the game's ``source`` partition (it tests ``game_id`` first and decodes the other columns
-only where it matches: 0.1 s and +60 MB at 10^6 hands, where a pyarrow dataset filter decoded the whole row
-group of every list column, +430 MB). A file of many such games (OpenSpiel's 2,400 per-deal state files repeat
+only where it matches, where a pyarrow dataset filter decoded the whole row group of every list column:
+docs/scale.md). A file of many such games (OpenSpiel's 2,400 per-deal state files repeat
 ``histories.jsonl``) would pay one scan per game, so after :data:`TARGETED_LOOKUPS` lookups in one source, one
 streamed pass over that source's hands computes every game's fingerprint and richness at once. Either way
 memory holds one batch of hand rows, plus two integers and a key per game of the source once the pass has run;
-never the hand lists of the lake (about 2.5 GB at 10^6 hands, which the previous whole-lake read held).
+never the hand lists of the lake.
 
 A game whose id comes from where its file lies (``GAME_ID_FROM_PATH`` readers: a coinche-cli game is named after
 its folder) gets a new id when its folder is renamed or copied, and with it new hand keys. :func:`content` is what

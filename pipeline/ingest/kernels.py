@@ -1,11 +1,11 @@
 """The native reader's kernels, run compiled (numba) or as plain Python: same code, same results.
 
 The columnar native reader (:mod:`pipeline.ingest.fast_native`) checks hands with small loops compiled by
-numba (``@njit(cache=True)`` in :mod:`~pipeline.ingest.native_columns`). Compiling them takes about 10 s the
-first time after an install, and even loading them from numba's cache costs about 0.5 CPU s per process: more
-than reading a small file takes. So a file smaller than :data:`COMPILED_MIN_BYTES` is read with the kernels'
-own Python functions (``dispatcher.py_func``), which run the very same source, one byte at a time in the
-interpreter (about 0.3 CPU s per MB), and never touch numba's compiler or cache.
+numba (``@njit(cache=True)`` in :mod:`~pipeline.ingest.native_fields`). Compiling them the first time after an
+install, and even loading them from numba's cache in each process, costs more than reading a small file takes.
+So a file smaller than :data:`COMPILED_MIN_BYTES` is read with the kernels' own Python functions
+(``dispatcher.py_func``), which run the very same source, one byte at a time in the interpreter, and never
+touch numba's compiler or cache (docs/scale.md has the figures).
 
 Plain Python differs from numba in one way that matters here: numba widens every integer to 64 bits, while a
 numpy scalar read from a ``uint8`` array stays 8 bits wide in Python arithmetic (NumPy 2 casts the plain
@@ -28,9 +28,8 @@ from numba.core.dispatcher import Dispatcher
 
 COMPILED_MIN_BYTES = 2 << 20
 """Native files (bytes as stored) at least this big use the compiled kernels; smaller ones the plain Python
-functions. Measured (whole ingest in a fresh process, CPU s): compiled about 0.7 + 0.02 per MB with the
-machine code cached, plain Python about 0.3 + 0.28 per MB: even with a warm cache they break even near 1.5 MB,
-and a first run saves the ~10 s compile."""
+functions: near where the two break even with a warm cache (a whole ingest in a fresh process; a first run
+also saves the compile: docs/scale.md)."""
 
 class _Mode(threading.local):
     compiled = True

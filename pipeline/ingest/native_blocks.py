@@ -26,7 +26,7 @@ from pipeline.ingest import native_columns as ncol, native_jsonl
 
 PARSE_THREADS = False
 """Let pyarrow parse a block on several threads. Off: the block being parsed already runs beside the block
-being converted (measured on the 2-core test machine, extra parse threads only added contention)."""
+being converted, and extra parse threads only added contention on two cores (docs/scale.md)."""
 
 DEBUG_ENV = "REBELOTE_NATIVE_DEBUG"
 """When set, an unexpected error while preparing or converting a block is raised (tests) instead of sending
@@ -40,8 +40,8 @@ _WARM: list = []          # the warm-up thread once started (start_warm_up), or 
 
 
 def warm_up() -> None:
-    """Compile, or load from numba's cache, every kernel this reader uses, by reading one small line (about
-    0.4 s in a fresh process, once; 0 afterwards); waits for the warm-up :func:`start_warm_up` started. The
+    """Compile, or load from numba's cache, every kernel this reader uses, by reading one small line (once
+    per process); waits for the warm-up :func:`start_warm_up` started. The
     worker processes of :mod:`pipeline.ingest.native_pool` are forked after it, so they start with the machine
     code instead of loading it each."""
     with _WARM_LOCK:
@@ -339,7 +339,7 @@ def _candidates(lines: Lines) -> tuple[np.ndarray, tuple[bytearray, np.ndarray]]
 
 
 def _valid_utf8(text: bytearray) -> bool:
-    """Whether ``text`` is valid UTF-8, by Arrow's (vectorised) validation: 6x faster than ``decode``."""
+    """Whether ``text`` is valid UTF-8, by Arrow's (vectorised) validation, cheaper than ``decode``."""
     arr = pa.Array.from_buffers(pa.binary(), 1, [None, pa.py_buffer(np.array([0, len(text)], np.int32)),
                                                  pa.py_buffer(text)])
     try:
@@ -381,7 +381,7 @@ def _parsed(cand: np.ndarray, text_starts: tuple[bytearray, np.ndarray], lineno:
     reads with one row per line, in line order."""
     buf, starts = text_starts
     longest = int((starts[1:] - starts[:-1]).max())
-    # one pyarrow block for the whole text: one chunk per column (no copy to combine them), and a few % faster
+    # one pyarrow block for the whole text: one chunk per column (no copy to combine them)
     read_opts = pj.ReadOptions(use_threads=PARSE_THREADS, block_size=max(1 << 20, 2 * longest + 1, len(buf) + 1))
     for lo, hi, table in _parse(buf, starts, 0, len(cand), read_opts):
         yield table, ncol.Block(lineno + cand[lo:hi], path), cand[lo:hi]

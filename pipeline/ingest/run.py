@@ -271,7 +271,7 @@ def _import_file(path: Path, key: str, forced, label: str, reread: bool, run: _R
 
     def forked() -> None:
         """The hash thread starts once the worker processes exist: a thread inside OpenSSL while they fork could
-        leave a lock held in them (waiting for the hash first cost 0.8 s of a 9 s import, one core idle)."""
+        leave a lock held in them (waiting for the hash first would leave a core idle)."""
         if stamp[3] is None:
             stamp[3] = input_files.hash_later(path)
     try:
@@ -307,7 +307,7 @@ def _import_file(path: Path, key: str, forced, label: str, reread: bool, run: _R
         writer.finish_holdings(changed=not (unchanged or disputed))
         if unchanged or disputed:
             # --reread of unchanged bytes that gave nothing new: the same rows as before, none stale (checking
-            # reads the lake, per file: it made re-reading a folder of small files 4x slower than importing it)
+            # reads the lake, per file: it made re-reading a folder of small files slower than importing it)
             writer.replacing = None
         summary.replaced += writer.replace_stale()
     if isinstance(stamp[3], Future):

@@ -299,7 +299,7 @@ class Runs:
         """Overwrite payload columns (not "hi"/"lo") of the entry at run ``r``, position ``p``, in place: a
         spilled run's payload files are mapped writable for this (a few dirty pages), so changing one entry
         does not rewrite the run as :meth:`remove` and :meth:`add` would (that made setting every game of a
-        re-read file quadratic: 1.3 ms a game at 3 x 10^5 games, and growing)."""
+        re-read file quadratic)."""
         cols = self.runs[r]
         for k, v in values.items():
             if k in ("hi", "lo", "fence"):

@@ -135,7 +135,7 @@ DERIVED_BUFFER = 32 << 20
 def ordered_map(fn, items, threads: int):
     """``map(fn, items)`` on ``threads`` threads, results in input order, at most ``threads + 1`` items in flight
     (so memory stays bounded by a few batches). numpy releases the GIL in its array operations, which is what
-    lets two threads of score_batch run about 1.4x faster than one on 2 cores."""
+    lets two threads of score_batch run faster than one."""
     if threads <= 1:
         yield from map(fn, items)
         return
