@@ -1,13 +1,17 @@
 """`rebelote analyse`: the double-dummy analysis of the lake's hands (issue 22), written to the ``dd_hands`` table.
 
-For each 4-player hand with its deal, its whole play and a contract scored under the ruleset (and every play
-legal), the solver (:mod:`pipeline.rescore.dd_solver`) gives, with every hand visible and best play by all:
+For each hand of 2, 3 or 4 players with its deal, its whole play and a contract scored under the ruleset (and
+every play legal), the solver (:mod:`pipeline.rescore.dd_solver`) gives, with every hand visible and best play
+by all:
 
 * the taker's side's card points in the contract's strain from the deal, and in every strain the ruleset plays
-  (``dd_by_strain``, the par strain its best);
-* whether the contract was makeable: those card points, scaled as the rescoring scales them, with the hand's
-  declarations and belote as the rescoring scored them, through the ruleset's own made test
-  (:func:`pipeline.rescore.contract.settle`);
+  (``dd_by_strain``, the par strain its best). The taker's side: his partnership with 4 players, himself with 2
+  or 3 (with 3, against the two others as one side);
+* whether the contract was makeable: with 2 or 4 players, those card points, scaled as the rescoring scales
+  them, with the hand's declarations and belote as the rescoring scored them, through the ruleset's own made
+  test (:func:`pipeline.rescore.contract.settle`); with 3 players, whose made test compares the taker with each
+  opponent (not a sum of card points), by the search of :mod:`pipeline.rescore.dd_solo`, which scores each
+  line of play as the rescoring does;
 * for every card played, what it cost its player's side: the best value any legal card kept minus the value
   after the card played (:func:`pipeline.rescore.dd_solver.card_values`), 0 for an optimal card.
 
@@ -28,8 +32,9 @@ import pyarrow as pa
 
 from pipeline import lake as lakemod, lake_write, report_rules, schema, stats
 from pipeline.cards import ALL_TRUMP, NO_TRUMP, STRAINS
-from pipeline.rescore import dd_solver as dd
+from pipeline.rescore import dd_solo, dd_solver as dd
 from pipeline.rescore.contract import settle
+from pipeline.rules import n_teams
 
 TABLE = "dd_hands"
 #: hands a worker analyses at a time (a job: a few are in flight per worker)
@@ -40,12 +45,15 @@ CAPOT_LEVEL = 250
 
 #: the hands analysed, with what the made test needs from the ruleset's scores
 HANDS_SQL = """
-SELECT h.hand_key, h.game_id, h.hand_no, h.source, h.variant, h.ruleset_hint, h.dealer, h.initial_hands, h.plays,
+SELECT h.hand_key, h.game_id, h.hand_no, h.source, h.variant, h.ruleset_hint, h.n_players, h.dealer,
+       h.initial_hands, h.plays,
        h.play_seats, h.taker, h.strain, h.bid, h.capot_bid, h.coinche, s.declaration_points, s.belote_points,
        s.contract_made, s.card_points
 FROM hands AS h JOIN scores AS s ON s.hand_key = h.hand_key AND s.ruleset = $ruleset
-WHERE h.n_players = 4 AND h.completeness = 'full_play' AND h.taker IS NOT NULL AND h.strain IS NOT NULL
-  AND s.status = 'scored' AND s.legal AND len(h.plays) = 32 AND len(h.initial_hands) = 4
+WHERE h.n_players IN (2, 3, 4) AND h.completeness = 'full_play' AND h.taker IS NOT NULL AND h.strain IS NOT NULL
+  AND s.status = 'scored' AND s.legal AND len(h.initial_hands) = h.n_players
+  AND len(h.plays) = h.n_players * bit_count(h.initial_hands[1])
+  AND list_sum(list_transform(h.initial_hands, lambda x: bit_count(x))) = len(h.plays)
 ORDER BY {order}
 {limit}
 """
@@ -54,7 +62,7 @@ ORDER BY {order}
 @dataclass
 class AnalyseSummary:
     """What :func:`analyse_lake` did: ruleset, hands analysed (of those ``eligible``), hands scored that could not
-    be analysed (not 4-player, no full play, no contract, an illegal play...), plays analysed, CPU seconds of the
+    be analysed (no deal, no full play, no contract, an illegal play...), plays analysed, CPU seconds of the
     solver (all workers), wall seconds, contracts makeable and made among the hands analysed."""
 
     ruleset: str
@@ -75,8 +83,8 @@ class AnalyseSummary:
         rate = self.hands / self.cpu_seconds if self.cpu_seconds else 0.0
         sampled = f" (a sample of the {self.eligible:,} analysable)" if self.hands < self.eligible else ""
         return (f"analyse [{self.ruleset}]: {self.hands:,} hands{sampled} ({self.plays:,} plays) analysed "
-                f"double-dummy, {self.skipped:,} not analysable (not a 4-player hand with its deal, whole legal play "
-                f"and a contract); contract makeable {self.makeable:,}/{self.hands:,}, made {self.made:,}/{self.hands:,}; "
+                f"double-dummy, {self.skipped:,} not analysable (no deal, whole legal play "
+                f"or contract); contract makeable {self.makeable:,}/{self.hands:,}, made {self.made:,}/{self.hands:,}; "
                 f"{self.seconds:.2f} s, {self.cpu_seconds:.2f} CPU s of solving ({rate:,.1f} hands per CPU-second)")
 
 
@@ -85,27 +93,37 @@ def analyse_rows(rows: list[dict], rules) -> tuple[pa.Table, float]:
     and the CPU seconds spent."""
     t0 = time.process_time()
     specs: dict[str, dd.Spec] = {}
-    tt = dd.new_table()
+    solo_specs: dict[str, dd_solo.SoloSpec] = {}
+    tt, solo_tt = dd.new_table(), None
     cols: dict[str, list] = {f.name: [] for f in schema.schema(TABLE)}
     for r in rows:
         rs = report_rules.game_rules(rules, r)
         spec = specs.get(rs.name) or specs.setdefault(rs.name, dd.Spec(rs))
         strain = STRAINS.index(r["strain"])
-        taker_team = r["taker"] % 2
-        side = np.array([0 if s % 2 == taker_team else 1 for s in range(4)], np.int64)
+        P = r["n_players"]
+        taker_team = r["taker"] % n_teams(P)     # teams are seats with 2 or 3 players
+        side = np.array([0 if s % n_teams(P) == taker_team else 1 for s in range(P)], np.int64)
         hands = [int(h) for h in r["initial_hands"]]
-        leader = (r["dealer"] + 1) % 4
+        leader = (r["dealer"] + 1) % P
         played = [STRAINS.index(s) for s in rs["auction.strains"]]
         by_strain = [dd.solve(spec, hands, st, leader, side=side, tt=tt) if st in played or st == strain else None
                      for st in range(6)]
         dd_points = by_strain[strain]
         cost, took_pts = _play_costs(spec, hands, strain, leader, side, r["plays"], r["play_seats"], tt)
-        # can the taker's side take every trick? (the value above may prefer card points to a capot scored
-        # mostly as a bonus, and a capot bid needs every trick)
-        capot = dd.solve(capot_spec(spec), hands, strain, leader, side=side, tt=tt) >= CAPOT_PROBE
-        res, levels = _made_tests(r, rs, spec, strain, taker_team, dd_points, capot)
-        made_any = bool(res.made[0]) or bool(capot and res.made[1])
-        litige = not made_any and (bool(res.litige[0]) or bool(capot and res.litige[1]))
+        in_play = [_in_play(spec, hands, st) for st in range(6)]
+        if P == 3:
+            solo = solo_specs.get(rs.name) or solo_specs.setdefault(rs.name, dd_solo.SoloSpec(rs))
+            solo_tt = solo_tt or dd_solo.new_table()
+            answer = dd_solo.outcome(solo, hands, strain, r["taker"], leader, r["declaration_points"][:3],
+                                     r["belote_points"][:3], tt=solo_tt)
+            made_any, litige, levels = answer == "made", answer == "litige", []
+        else:
+            # can the taker's side take every trick? (the value above may prefer card points to a capot scored
+            # mostly as a bonus, and a capot bid needs every trick)
+            capot = dd.solve(capot_spec(spec), hands, strain, leader, side=side, tt=tt) >= CAPOT_PROBE
+            res, levels = _made_tests(r, rs, spec, strain, taker_team, dd_points, capot, in_play[strain])
+            made_any = bool(res.made[0]) or bool(capot and res.made[1])
+            litige = not made_any and (bool(res.litige[0]) or bool(capot and res.litige[1]))
         cols["makeable_bid"].append(max(levels) if levels else None)
         cols["ruleset"].append(rules.name)
         for c in ("hand_key", "game_id", "hand_no", "source"):
@@ -115,7 +133,7 @@ def analyse_rows(rows: list[dict], rules) -> tuple[pa.Table, float]:
         cols["taker_points"].append(took_pts)
         cols["dd_points"].append(dd_points)
         cols["dd_by_strain"].append(by_strain)
-        total = [int(sum(spec.points[st])) + int(spec.last) for st in range(6)]
+        total = [in_play[st] + int(spec.last) for st in range(6)]
         worth = [_scaled([v, total[st] - v], st, rs)[0] if v is not None else -1 for st, v in enumerate(by_strain)]
         best = max(range(6), key=lambda st: (worth[st], -st))      # par: scaled points, the first of equals
         cols["par_strain"].append(STRAINS[best])
@@ -140,12 +158,20 @@ def capot_spec(spec: "dd.Spec") -> "dd.Spec":
     return probe
 
 
-def _made_tests(r: dict, rs, spec, strain: int, taker_team: int, dd_points: int, capot: bool):
+def _in_play(spec, hands: list[int], strain: int) -> int:
+    """The card points of the cards dealt (with 2 or 3 players some of the 32 stay out of play) in ``strain``."""
+    dealt = 0
+    for h in hands:
+        dealt |= h
+    return int(sum(int(spec.points[strain][c]) for c in range(32) if dealt >> c & 1))
+
+
+def _made_tests(r: dict, rs, spec, strain: int, taker_team: int, dd_points: int, capot: bool, cards: int):
     """The ruleset's made test (:func:`pipeline.rescore.contract.settle`) on the best-play outcomes of hand ``r``:
     row 0 the best-play card points without a capot, row 1 a capot by the taker's side (when it can take every
-    trick), then, for a bidding auction, each level of :data:`LEVELS` and a capot bid on both outcomes. Returns
-    (the result, the levels made: a bid, or :data:`CAPOT_LEVEL`)."""
-    cards = int(sum(spec.points[strain]))
+    trick), then, for a bidding auction, each level of :data:`LEVELS` and a capot bid on both outcomes;
+    ``cards``: the card points of the cards in play. Two teams (4 players, or 2). Returns (the result, the
+    levels made: a bid, or :data:`CAPOT_LEVEL`)."""
     capot_total = cards + int(spec.capot_last)
     if spec.capot_last > spec.last and dd_points == capot_total:      # the value is itself the capot
         plain = [capot_total, 0]
@@ -195,6 +221,8 @@ def _play_costs(spec, hands: list[int], strain: int, leader: int, side: np.ndarr
     """Per play, what it cost its player's side (card points), and the taker's side's card points in the play
     recorded. The positions of one hand share the transposition table (cleared once, for this strain)."""
     dd.clear(tt)
+    P = len(hands)
+    tricks = len(plays) // P
     held = list(hands)
     trick: list[int] = []
     took = 0
@@ -202,7 +230,7 @@ def _play_costs(spec, hands: list[int], strain: int, leader: int, side: np.ndarr
     cost = []
     for j, (c, s) in enumerate(zip(plays, seats)):
         values = dd.card_values(spec, held, strain, leader, trick, side=side, took=took, tt=tt,
-                                tricks_left=8 - j // 4)
+                                tricks_left=tricks - j // P)
         mine = values[c]
         if side[s] == 0:
             cost.append(max(values.values()) - mine)
@@ -210,14 +238,14 @@ def _play_costs(spec, hands: list[int], strain: int, leader: int, side: np.ndarr
             cost.append(mine - min(values.values()))
         held[s] &= ~(1 << c)
         trick.append(c)
-        if len(trick) == 4:
+        if len(trick) == P:
             row = strain * 128 + (trick[0] // 8) * 32
-            w = max(range(4), key=lambda k: int(dd._STRENGTH[row + trick[k]]))
-            winner = (leader + w) % 4
+            w = max(range(P), key=lambda k: int(dd._STRENGTH[row + trick[k]]))
+            winner = (leader + w) % P
             ws = int(side[winner])
             now = took | 1 << ws
             pts = int(sum(spec.points[strain][x] for x in trick))
-            if j == 31:
+            if j == len(plays) - 1:
                 pts += int(spec.capot_last if now == 1 << ws else spec.last)
             if ws == 0:
                 side0 += pts

@@ -5,7 +5,7 @@
 -- its player's side against the best card the player held then (0: an optimal card); a hand's cost for a
 -- player is the sum over that player's own cards (over both seats for a name that sits on two, as colver names a
 -- team of bots). Taker: the seat that took the contract; defender: a seat of the other side (the taker's partner
--- counts in neither).
+-- counts in neither; with 2 or 3 players, every other seat).
 --
 -- Parameters:
 --   $ruleset   ruleset name (dd_hands.ruleset)
@@ -34,13 +34,13 @@ WITH d AS (
     WHERE d.ruleset = $ruleset
 ),
 cards AS (     -- one row per card played: its seat, its cost
-    SELECT hand_key, source, players, taker, unnest(play_seats) AS seat, unnest(play_cost) AS cost   -- side by side
+    SELECT hand_key, source, players, taker, n_players, unnest(play_seats) AS seat, unnest(play_cost) AS cost
     FROM d
 ),
 per_hand AS (   -- one row per hand and name (a name on two seats, as colver names a team of bots, is one row)
     SELECT hand_key, source, players[seat + 1] AS player,
            bool_or(seat = taker)                                                AS took_it,
-           bool_or(seat % 2 <> taker % 2)                                       AS defended,
+           bool_or(CASE WHEN n_players = 4 THEN seat % 2 <> taker % 2 ELSE seat <> taker END) AS defended,
            count(*) AS cards, count_if(cost = 0) AS optimal, sum(cost)::INTEGER AS lost
     FROM cards GROUP BY ALL
 ),

@@ -22,10 +22,10 @@ from pipeline.rules import load
 from pipeline.trick_order import strength
 
 #: one ruleset per family of play rules and card points (classic, contrée, Bulgarian with its no-trump and
-#: all-trump, the 3-player game, FFB with undertrump, libcoinche's partner raise, BGA's capot last trick worth less
+#: all-trump, the 3- and 2-player games, FFB with undertrump, libcoinche's partner raise, BGA's capot last trick worth less
 #: than the plain one: 0 against 10)
-FAMILIES = ("belote-classic", "colver", "bulgarian", "belote-3p", "ffb-contree-2016", "libcoinche", "openspiel",
-            "bga-coinche")
+FAMILIES = ("belote-classic", "colver", "bulgarian", "belote-3p", "belote-2p", "ffb-contree-2016", "libcoinche",
+            "openspiel", "bga-coinche")
 
 
 def mask(*cards: str) -> int:
@@ -97,7 +97,7 @@ def test_the_solver_gives_the_oracles_value_on_random_endings(name):
     spec = dd.Spec(rules)
     tt = dd.new_table()
     rng = np.random.default_rng(22)
-    P = 3 if name == "belote-3p" else 4
+    P = load(name)["deal.n_players"]
     strains = [0, 1, 2, 3] + ([4, 5] if name == "bulgarian" else [])
     checked = 0
     for i in range(40):

@@ -325,10 +325,10 @@ def analyse(
                                         "if set).")] = "local",
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object.")] = False,
 ) -> None:
-    """Double-dummy analysis of every 4-player hand with its deal and whole play: what the taker's side makes
-    with best play in the contract's strain and in each strain (par), whether the contract was makeable, and
+    """Double-dummy analysis of every hand (2, 3 or 4 players) with its deal and whole play: what the taker's side
+    makes with best play in the contract's strain and in each strain (par), whether the contract was makeable, and
     what each card played cost its side. Writes the dd_hands table (`rebelote stats dd-players` reports it;
-    `rebelote show` adds it to each trick). Solving costs about half a CPU-second a hand: use --sample and
+    `rebelote show` adds it to each trick). Solving takes a fraction of a CPU-second a hand: use --sample and
     --workers on a large lake."""
     from pipeline import analyse as analyse_mod, stats
     from pipeline.rescore.ray_engine import EngineUnavailable
