@@ -76,70 +76,19 @@ def ingest(
         except KeyError as e:
             _fail(str(e.args[0]))
 
-    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn, TransferSpeedColumn
-
-    from pipeline.limits import Limits
+    from pipeline.cli.ingest_console import IngestConsole
     from pipeline.ingest.input_files import walk
+    from pipeline.limits import Limits
 
-    # a progress bar over the bytes to read, on a terminal only (never in pipes, logs or CI): each file's size
-    # counts from where the walk meets it, its records move the bar as they are read (a gzip file's offsets are
-    # in its decompressed text: capped at its size on disk)
-    progress = Progress(TextColumn("ingest"), BarColumn(), DownloadColumn(), TransferSpeedColumn(), TimeElapsedColumn(),
-                        console=err, transient=True, disable=quiet or not err.is_terminal)
     try:
         sizes = {str(p): p.stat().st_size for p in walk(paths)}
     except OSError as e:          # missing, or not a regular file (a pipe): exit 2
         _fail(str(e))
-    before, at = {}, 0
-    for name, size in sizes.items():
-        before[name] = at
-        at += size
-    task = progress.add_task("bytes", total=at)
-    reading = {"base": 0, "size": 0}
-
-    def on_bytes(offset: int) -> None:
-        progress.update(task, completed=reading["base"] + min(offset, reading["size"]))
-    # one line per file with --verbose; by default only for a file no reader recognises, and, before its first
-    # reject or kept hand, for a file that gives one (thousands of clean files print nothing)
-    current: dict = {"path": None, "reader": None, "shown": True}
-
-    def show_file(path: Path, reader: str | None) -> None:
-        progress.console.print(escape(str(path)) + ": " + (reader or "[yellow]not recognised (skipped; use --format to force a reader)[/]"))
-
-    def on_file(path: Path, reader: str | None) -> None:
-        reading.update(base=before.get(str(path), 0), size=sizes.get(str(path), 0))
-        progress.update(task, completed=reading["base"])
-        shown = not quiet and (verbose or reader is None)
-        if shown:
-            show_file(path, reader)
-        current.update(path=path, reader=reader, shown=shown or quiet)
-
-    def name_file(source_file: str | None) -> None:
-        """The current file's line, once, before the first problem it gives (``source_file``: the problem's)."""
-        if not current["shown"] and source_file == str(current["path"]):
-            show_file(current["path"], current["reader"])
-            current["shown"] = True
-
-    def on_reject(rej) -> None:
-        if not quiet:
-            name_file(rej.where.source_file)
-            progress.console.print(f"[red]rejected[/] {escape(printable(rej.message()))}")
-
-    def on_repair(rep) -> None:
-        if not quiet:
-            name_file(rep.source_file)
-            progress.console.print(f"[yellow]kept[/] {escape(printable(rep.message()))}")
-
-    def on_notice(text: str) -> None:
-        if not quiet:
-            progress.console.print(f"[yellow]note[/] {escape(text)}")
-
     try:
-        with progress:
-            summary = ingest_paths(paths, lake, fmt=format, strict=strict, on_reject=on_reject, on_file=on_file,
-                                   reread=reread, lenient=on_error == "lenient", on_repair=on_repair,
-                                   on_notice=on_notice, prune=prune,
-                                   bounds=Limits(max_bytes, max_ratio, max_line_bytes, max_depth), on_bytes=on_bytes)
+        with IngestConsole(err, sizes, quiet, verbose) as console:
+            summary = ingest_paths(paths, lake, fmt=format, strict=strict, reread=reread,
+                                   lenient=on_error == "lenient", prune=prune,
+                                   bounds=Limits(max_bytes, max_ratio, max_line_bytes, max_depth), **console.callbacks())
     except StrictError as e:
         _fail(f"--strict: {e}")
     except OSError as e:
