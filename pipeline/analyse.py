@@ -34,6 +34,7 @@ from pipeline import lake as lakemod, lake_write, report_rules, schema, stats
 from pipeline.cards import ALL_TRUMP, NO_TRUMP, STRAINS
 from pipeline.rescore import dd_solo, dd_solver as dd
 from pipeline.rescore.contract import settle
+from pipeline.rescore.declarations import on_capot
 from pipeline.rules import n_teams
 
 TABLE = "dd_hands"
@@ -47,7 +48,7 @@ CAPOT_LEVEL = 250
 HANDS_SQL = """
 SELECT h.hand_key, h.game_id, h.hand_no, h.source, h.variant, h.ruleset_hint, h.n_players, h.dealer,
        h.initial_hands, h.plays,
-       h.play_seats, h.taker, h.strain, h.bid, h.capot_bid, h.coinche, s.declaration_points, s.belote_points,
+       h.play_seats, h.taker, h.strain, h.bid, h.capot_bid, h.coinche, s.declarations, s.belote_points,
        s.contract_made, s.card_points
 FROM hands AS h JOIN scores AS s ON s.hand_key = h.hand_key AND s.ruleset = $ruleset
 WHERE h.n_players IN (2, 3, 4) AND h.completeness = 'full_play' AND h.taker IS NOT NULL AND h.strain IS NOT NULL
@@ -114,8 +115,8 @@ def analyse_rows(rows: list[dict], rules) -> tuple[pa.Table, float]:
         if P == 3:
             solo = solo_specs.get(rs.name) or solo_specs.setdefault(rs.name, dd_solo.SoloSpec(rs))
             solo_tt = solo_tt or dd_solo.new_table()
-            answer = dd_solo.outcome(solo, hands, strain, r["taker"], leader, r["declaration_points"][:3],
-                                     r["belote_points"][:3], tt=solo_tt)
+            answer = dd_solo.outcome(solo, hands, strain, r["taker"], leader, declared(r, 3), r["belote_points"][:3],
+                                     tt=solo_tt)
             made_any, litige, levels = answer == "made", answer == "litige", []
         else:
             # can the taker's side take every trick? (the value above may prefer card points to a capot scored
@@ -158,6 +159,17 @@ def capot_spec(spec: "dd.Spec") -> "dd.Spec":
     return probe
 
 
+def declared(r: dict, teams: int) -> list[int]:
+    """Each team's declaration points after the contest and before ``declarations.on_capot`` (which takes them
+    from a team that took no trick, so depends on the line of play): the points of the hand's scored
+    ``declarations`` items, belote aside (``r``: a row of :data:`HANDS_SQL`)."""
+    out = [0] * teams
+    for item in r["declarations"] or []:
+        if item["scored"] and item["kind"] != "belote":
+            out[item["seat"] % teams] += item["points"]
+    return out
+
+
 def _in_play(spec, hands: list[int], strain: int) -> int:
     """The card points of the cards dealt (with 2 or 3 players some of the 32 stay out of play) in ``strain``."""
     dealt = 0
@@ -194,7 +206,15 @@ def _made_tests(r: dict, rs, spec, strain: int, taker_team: int, dd_points: int,
         for o in outcomes:
             rows.append((o, (b, b == 0)))
     n = len(rows)
-    res = settle(np.array([o[0] for o, _ in rows]), np.array([r["declaration_points"][:2]] * n),
+    # the declarations each outcome leaves: a capot takes the capoted team's (declarations.on_capot)
+    decl = np.array([declared(r, 2)] * n, np.int64)
+    took = np.ones((n, 2), np.bool_)
+    mode = dd_solo.ON_CAPOT.index(rs["declarations.on_capot"])
+    for i, (o, _) in enumerate(rows):
+        if o[1] >= 0:
+            took[i, 1 - o[1]] = False
+            on_capot(decl, i, 2, o[1], took, mode)
+    res = settle(np.array([o[0] for o, _ in rows]), decl,
                  np.array([r["belote_points"][:2]] * n), np.array([taker_team] * n),
                  np.array([lv[0] for _, lv in rows]), np.array([lv[1] for _, lv in rows]),
                  np.array([r["coinche"] or 0] * n), np.array([o[1] for o, _ in rows]), rs,

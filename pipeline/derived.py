@@ -144,24 +144,6 @@ def materialize(lake, ruleset: str, only: tuple[str, ...] | None = None, games: 
         con.close()
 
 
-def rulesets_with_column(lake, table: str, column: str) -> set[str]:
-    """The rulesets whose stored partition of derived ``table`` has ``column`` in every file (a column added to
-    the schema after an older rescore wrote the partition is missing from its files, and reads as null). Reads
-    the files' Parquet footers only. Raises OSError when a file cannot be read."""
-    import pyarrow.parquet as pq
-
-    from pipeline import lake as lakemod
-
-    loc = lakemod.locate(lake)
-    found = set()
-    for part in lakemod.partitions(loc, table):
-        if part:
-            files = lakemod.list_files(loc, table, part)
-            if all(column in pq.read_schema(loc.fs.open_input_file(f.path)).names for f in files):
-                found.add(part.split("=", 1)[1])
-    return found
-
-
 def _conform(table: str, t: pa.Table) -> pa.Table:
     return schema.conform(table, t.select(schema.schema(table).names))
 

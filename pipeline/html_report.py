@@ -334,8 +334,7 @@ def build_html(lake: Path | str, ruleset: str | None = None, filters: stats.Filt
                          + (_table(dd, stats.display_columns("dd_players"), more=cmd.format("dd-players"),
                                    tid="double-dummy") if dd.num_rows else
                             f'<p class="note">No hand analysed under {esc(ruleset)}: run <code>rebelote analyse '
-                            f"--rules {esc(ruleset)}</code> (about half a CPU-second a hand; --sample N for a "
-                            "part).</p>")))
+                            f"--rules {esc(ruleset)}</code> (--sample N for a part of a large lake).</p>")))
     audit = rep["audit"]
     by_component: dict[str, int] = {}
     for c in audit.column("component").to_pylist():

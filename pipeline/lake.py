@@ -62,7 +62,7 @@ NAME_COLUMNS = {"holdings": ("ingest_file", "hand_key", "copy")}
 #: The lake's layout version, recorded in :data:`VERSION_FILE` by the first write. A lake written before the
 #: record existed is version 1; :mod:`pipeline.migrate` brings an older lake to this one, and a writer refuses a
 #: lake of another version (:class:`LakeVersionError`) rather than guess how to read its files.
-LAKE_VERSION = 4
+LAKE_VERSION = 5
 VERSION_FILE = "_lake.json"
 ROW_GROUP = 1_000_000                 # rows per Parquet row group (the scan unit)
 FILE_BYTES = 200 * 1024 * 1024        # a written file is closed once it reaches about this size (target 100-250 MB)
@@ -210,6 +210,20 @@ def write_version(lake: str | Path | Location, v: int = LAKE_VERSION) -> None:
     import json
 
     write_bytes(lake, VERSION_FILE, json.dumps({"format": "rebelote-lake", "version": v}).encode() + b"\n")
+
+
+def require_current(lake: str | Path | Location) -> None:
+    """Refuse to read a lake of another layout version: its files may lack what the readers expect, and
+    :mod:`pipeline.migrate` (not a fallback in each reader) brings it to this one. An empty or absent lake
+    passes. Raises :class:`LakeVersionError` naming the command to run."""
+    loc = locate(lake)
+    v = version(loc)
+    if v > LAKE_VERSION:
+        raise LakeVersionError(f"the lake {loc.uri} has layout version {v}, written by a newer Rebelote; this one "
+                               f"reads version {LAKE_VERSION}: upgrade Rebelote to read it")
+    if v < LAKE_VERSION:
+        raise LakeVersionError(f"the lake {loc.uri} has layout version {v}, older than this Rebelote's "
+                               f"{LAKE_VERSION}: run `rebelote migrate --lake {loc.uri}` once, then read it")
 
 
 def _check_version(loc: Location, migrating: bool) -> None:

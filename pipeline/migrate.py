@@ -50,6 +50,7 @@ class MigrateSummary:
     dropped: dict[str, int] = field(default_factory=dict)
     rekeyed: dict[str, int] = field(default_factory=dict)
     results_keyed: int = 0      # game_scores files given their games' keys (3 -> 4)
+    completed: dict[str, int] = field(default_factory=dict)   # derived partitions lacking a column dropped (4 -> 5)
 
     def __str__(self) -> str:
         if self.before == self.after:
@@ -67,6 +68,9 @@ class MigrateSummary:
         if self.before < 4:
             text += (f"; game results keyed by the game they were computed from, "
                      f"{count(self.results_keyed, 'file')} rewritten")
+        if self.before < 5:
+            text += (f"; {count(sum(self.completed.values()), 'stored partition')} of derived tables written before "
+                     f"a column was added dropped (computed from scores until the next rescore){listed(self.completed)}")
         return text
 
 
@@ -210,8 +214,21 @@ def _v3_to_v4(lake, summary: "MigrateSummary") -> None:
     derived.record_hands(lake, fresh)
 
 
+def _v4_to_v5(lake, summary: "MigrateSummary") -> None:
+    """Derived partitions written before a column was added to their schema (``players``, ``winner``,
+    ``players_every_hand``...) are dropped, as step 1 -> 2 drops them: the views compute those rows until the
+    next rescore, and the reports read every column as written, with no fallback for a missing one."""
+    from pipeline.derived import DERIVED
+
+    for table in DERIVED:
+        gone = _partitions_missing_columns(lake, table)
+        for part in gone:
+            lake_write.drop_partition(lake, table, part.split("=", 1)[1])
+        summary.completed[table] = len(gone)
+
+
 #: version -> the step that takes a lake of that version to the next one
-STEPS = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
+STEPS = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4, 4: _v4_to_v5}
 
 
 def migrate(lake) -> MigrateSummary:

@@ -509,14 +509,12 @@ def _derived_views(con: duckdb.DuckDBPyConnection, src: dict, filters: Filters |
     ``filters`` (None: no filter) selects the hands; ``names`` are its player names as stored (real names: the
     filter is tested before the names are pseudonymized). A filter on sources and players only
     (:attr:`Filters.row_local`) is tested on the stored rows' own ``source`` and ``players`` columns when the table
-    has them (``players``: in the partitions written since that column exists,
-    :func:`pipeline.derived.rulesets_with_column`); otherwise the rows are those whose key is among the filtered
-    hands' (a join on a string, much dearer than the list test). A game-level table's row adds up its game's hands: under
-    a filter it is computed from the selected rows of its hand-level parent, except where the filter selects
-    every hand of the game (:func:`_filtered_games`), where the stored row is that sum already. A game-level
-    table's stored rows carry the game's ``winner``; partitions written before that column get it from
-    ``game_scores`` (:func:`_with_winner`)."""
-    from pipeline import derived, lake as lakemod, pseudonymize as pseudo
+    has them; otherwise the rows are those whose key is among the filtered hands' (a join on a string, much
+    dearer than the list test). A game-level table's row adds up its game's hands: under a filter it is computed
+    from the selected rows of its hand-level parent, except where the filter selects every hand of the game
+    (:func:`_filtered_games`), where the stored row is that sum already. Every stored partition holds every
+    column of its schema (layout version 5: :mod:`pipeline.migrate`)."""
+    from pipeline import lake as lakemod, pseudonymize as pseudo
     from pipeline.derived import DERIVED
 
     def rulesets(table: str) -> set[str]:
@@ -528,14 +526,11 @@ def _derived_views(con: duckdb.DuckDBPyConnection, src: dict, filters: Filters |
             return pseudo.pseudonymized_sql(sql, d.names, d.name_lists, d.pair, d.sorted_lists) if salt else sql
         written = rulesets(name)
         if filters is not None and d.parent:
-            con.execute(f"CREATE VIEW {name} AS {_filtered_games(con, src, name, d, filters, names, written, scored, pz, lake)}")
+            con.execute(f"CREATE VIEW {name} AS {_filtered_games(con, src, name, d, filters, names, written, scored, pz)}")
             continue
         stored = f"SELECT * FROM {src[name]}"
         if filters is not None:
-            stored = _filtered_rows(stored, name, d.key, filters, names, written,
-                                    lambda: derived.rulesets_with_column(lake, name, "players"))
-        elif d.parent and written:
-            stored = _with_winner(stored, written - derived.rulesets_with_column(lake, name, "winner"))
+            stored = _filtered_rows(stored, name, d.key, filters, names)
         stored = pz(stored)
         missing = sorted(scored - written)
         if missing:
@@ -550,21 +545,17 @@ def _any_name(column: str, names: tuple[str, ...]) -> str:
 
 
 def _filtered_games(con: duckdb.DuckDBPyConnection, src: dict, name: str, d, filters: Filters,
-                    names: tuple[str, ...] | None, written: set[str], scored: set[str], pz, lake) -> str:
+                    names: tuple[str, ...] | None, written: set[str], scored: set[str], pz) -> str:
     """SELECT of game-level derived table ``name``'s rows under ``filters`` (see :func:`_derived_views`): each row
     adds up the selected hands of its game.
 
-    A filter on sources and players only, over partitions that all carry ``players`` and ``players_every_hand``:
-    a game whose source is kept and where one of ``names`` sat in every hand has all its hands selected, so its
-    stored rows are the answer as they are (read directly, pseudonymized by ``pz``). Only the other games where one
-    of ``names`` sat in some hand (counted here, usually none) and the rulesets without stored rows are added up
-    from the filtered parent view. Otherwise every row is added up from the parent view (20 M rows read for 5 M
-    hands)."""
-    from pipeline import derived
-
+    A filter on sources and players only: a game whose source is kept and where one of ``names`` sat in every
+    hand has all its hands selected, so its stored rows are the answer as they are (read directly, pseudonymized
+    by ``pz``). Only the other games where one of ``names`` sat in some hand (counted here, usually none) and the
+    rulesets without stored rows are added up from the filtered parent view. Otherwise every row is added up
+    from the parent view (four rows a hand)."""
     everything = d.from_parent(d.parent)
-    if not (filters.row_local and written
-            and all(derived.rulesets_with_column(lake, name, c) >= written for c in ("players", "players_every_hand"))):
+    if not (filters.row_local and written):
         return everything
     conds = [Filters(sources=filters.sources).hands_where()] if filters.sources else []
     partial = None
@@ -586,37 +577,14 @@ def _filtered_games(con: duckdb.DuckDBPyConnection, src: dict, name: str, d, fil
     return f"SELECT * FROM ({stored}) UNION ALL BY NAME ({added})"
 
 
-def _with_winner(stored: str, older: set[str]) -> str:
-    """SELECT of a game-level derived table's stored rows (``stored``) with their ``winner``: as written, and for
-    the rulesets of ``older`` (partitions written before that column existed, where it reads null) from the
-    ``game_scores`` view, as :func:`pipeline.player_facts.per_game_sql` writes it."""
-    if not older:
-        return stored
-    listed = ", ".join(_sql_str(r) for r in sorted(older))
-    return (f"SELECT * FROM ({stored}) WHERE ruleset NOT IN ({listed}) UNION ALL "
-            f"SELECT p.* REPLACE (g.winner AS winner) FROM ({stored}) AS p LEFT JOIN game_scores AS g "
-            f"ON g.game_id = p.game_id AND g.ruleset = p.ruleset WHERE p.ruleset IN ({listed})")
-
-
-def _filtered_rows(stored: str, table: str, key: str, filters: Filters, names: tuple[str, ...] | None,
-                   written: set[str], with_players) -> str:
+def _filtered_rows(stored: str, table: str, key: str, filters: Filters, names: tuple[str, ...] | None) -> str:
     """SELECT of the rows of ``stored`` (a derived table's stored rows, pseudonymized) that belong to the hands
-    ``filters`` selects (see :func:`_derived_views`). ``written``: the rulesets with stored rows;
-    ``with_players()``: those whose rows carry the ``players`` column (asked only for a player filter)."""
+    ``filters`` selects (see :func:`_derived_views`)."""
     semi = f"SELECT * FROM ({stored}) WHERE {key} IN (SELECT {key} FROM hands)"
     columns = schema.schema(table).names
     if not filters.row_local or (filters.sources and "source" not in columns) or (names and "players" not in columns):
         return semi
-    direct = f"SELECT * FROM ({stored}) WHERE {Filters(sources=filters.sources).hands_where(names)}"
-    if not names:
-        return direct
-    have = set(with_players())
-    if have >= written:
-        return direct
-    if not have:
-        return semi
-    listed = ", ".join(_sql_str(r) for r in sorted(have))
-    return f"{direct} AND ruleset IN ({listed}) UNION ALL {semi} AND ruleset NOT IN ({listed})"
+    return f"SELECT * FROM ({stored}) WHERE {Filters(sources=filters.sources).hands_where(names)}"
 
 
 def connect(lake: Path | str, filters: Filters | None = None) -> duckdb.DuckDBPyConnection:
@@ -625,8 +593,9 @@ def connect(lake: Path | str, filters: Filters | None = None) -> duckdb.DuckDBPy
 
     With ``filters``, the views hold only the selected hands and what belongs to them; with
     ``filters.pseudonymize``, player names are pseudonyms in every view and ``rejects.raw`` is blanked.
-    Raises :class:`StatsError` when ``lake`` is not a folder or a table's files cannot be read together
-    (e.g. partitioned and unpartitioned files mixed). Missing table folders give empty views.
+    Raises :class:`StatsError` when ``lake`` is not a folder, is of another layout version (``rebelote
+    migrate`` first), or a table's files cannot be read together (e.g. partitioned and unpartitioned files
+    mixed). Missing table folders give empty views.
     """
     from pipeline import lake as lakemod
     from pipeline.duck import duckdb_connection
@@ -638,6 +607,10 @@ def connect(lake: Path | str, filters: Filters | None = None) -> duckdb.DuckDBPy
     if not lakemod.exists(loc):
         raise StatsError(f"lake folder not found: {lake} (import records first with `rebelote ingest FILES... "
                          f"--lake {lake}`, or name another lake with --lake DIR or $REBELOTE_LAKE)")
+    try:
+        lakemod.require_current(loc)
+    except lakemod.LakeVersionError as e:
+        raise StatsError(str(e)) from None
     con = duckdb_connection(default_limit="4GB")   # $REBELOTE_DUCKDB_MEMORY: big reports spill to disk past it
     try:
         create_views(con, loc, filters)

@@ -57,3 +57,15 @@ def simulated_lake(lake, plan=(("belote-classic", 4, 11, "club"), ("colver", 2, 
     for ruleset in dict.fromkeys(p[0] for p in plan):
         rescore_lake(lake, rules.load(ruleset))
     return lake
+
+
+def record_version(lake) -> None:
+    """Record the current layout version in a lake a test wrote by hand (Parquet files only): readers refuse a
+    lake without the record as one written before it existed (layout version 1, ``rebelote migrate`` first)."""
+    import json
+    from pathlib import Path
+
+    from pipeline import lake as lakemod
+
+    Path(lake, lakemod.VERSION_FILE).write_text(
+        json.dumps({"format": "rebelote-lake", "version": lakemod.LAKE_VERSION}) + "\n")

@@ -30,7 +30,8 @@ def analysed(request, tmp_path_factory):
     name = request.param
     d = tmp_path_factory.mktemp(name)
     f = d / "g.jsonl"
-    f.write_bytes(b"\n".join(orjson.dumps(g) for g in simulate(load(name), 2, 7)) + b"\n")
+    games = 6 if load(name)["deal.n_players"] == 2 else 2      # 2-player hands solve fast: more of them
+    f.write_bytes(b"\n".join(orjson.dumps(g) for g in simulate(load(name), games, 7)) + b"\n")
     lake = d / "lake"
     ingest_paths([f], lake)
     rescore_lake(lake, load(name))
@@ -38,7 +39,8 @@ def analysed(request, tmp_path_factory):
     con = stats.connect(lake)
     try:
         hands = {r["hand_key"]: r for r in con.sql(
-            "SELECT h.*, s.contract_made, s.litige, s.declaration_points, s.belote_points, s.legal, s.status "
+            "SELECT h.*, s.contract_made, s.litige, s.declaration_points, s.declarations, s.belote_points, s.legal, "
+            "s.status, s.capot_team "
             "FROM hands h JOIN scores s USING (hand_key) WHERE s.ruleset = $r",
             params={"r": name}).to_arrow_table().to_pylist()}
     finally:
@@ -85,9 +87,9 @@ def test_costs_add_up_to_the_points_taken_in_the_play_recorded(analysed):
 
 
 def test_three_players_are_judged_by_the_rescorings_own_made_test(analysed):
-    """The search scores each line as the rescoring does: on the play recorded its leaf gives the rescoring's
-    result, hand by hand; and a contract made in the play recorded with every card optimal for the taker is
-    makeable (he has a line that makes it; the others' errors can only help him)."""
+    """The search scores each line as the rescoring does: on the play recorded its leaf, given the declarations
+    before declarations.on_capot (analyse.declared), gives the rescoring's result, hand by hand; and analyse's
+    makeable is the search's answer from the deal."""
     name, _, _, hands, rows = analysed
     if load(name)["deal.n_players"] != 3:
         pytest.skip("3-player made test")
@@ -98,14 +100,14 @@ def test_three_players_are_judged_by_the_rescorings_own_made_test(analysed):
             continue
         want = "litige" if h["litige"] else "made" if h["contract_made"] else "failed"
         got = dd_solo.played_outcome(spec, STRAINS.index(h["strain"]), h["taker"], h["plays"], h["play_seats"],
-                                     h["declaration_points"], h["belote_points"])
+                                     analyse.declared(h, 3), h["belote_points"])
         assert got == want, h["hand_key"]
         outcomes.add(want)
     assert outcomes >= {"made", "failed"}
     for r in rows:
         h = hands[r["hand_key"]]
         want = dd_solo.outcome(spec, h["initial_hands"], STRAINS.index(h["strain"]), h["taker"],
-                               (h["dealer"] + 1) % 3, h["declaration_points"], h["belote_points"])
+                               (h["dealer"] + 1) % 3, analyse.declared(h, 3), h["belote_points"])
         assert r["makeable"] == {"made": True, "litige": None, "failed": False}[want]
 
 
@@ -116,3 +118,38 @@ def test_the_player_report_counts_two_defenders_with_three_players(analysed):
     assert sum(x["taker_hands"] for x in rep) == len(rows)
     assert sum(x["defender_hands"] for x in rep) == (P - 1) * len(rows)
     assert sum(x["cards"] for x in rep) == sum(len(r["play_cost"]) for r in rows)
+
+
+def test_the_declarations_before_a_capot_are_the_scored_ones(analysed):
+    """analyse.declared (the declarations before declarations.on_capot) equals the scores' declaration_points
+    wherever every team took a trick in the play recorded (no capot rule applied), and declarations occur."""
+    name, _, _, hands, _ = analysed
+    P = load(name)["deal.n_players"]
+    checked = 0
+    for h in hands.values():
+        if h["status"] != "scored" or h["capot_team"] is not None and h["capot_team"] >= 0:
+            continue
+        took = {h["play_seats"][t * P + int(np.argmax(strength(
+            np.array(h["plays"][t * P:(t + 1) * P], np.int8), np.repeat(h["plays"][t * P] // 8, P),
+            np.repeat(STRAINS.index(h["strain"]), P))))] for t in range(len(h["plays"]) // P)}
+        if len(took) == P:
+            assert analyse.declared(h, P) == list(h["declaration_points"]), h["hand_key"]
+            checked += any(h["declaration_points"])
+    assert checked
+
+
+def test_two_players_best_play_recorded_is_judged_as_recorded(analysed):
+    """With 2 players, a hand whose play recorded gave the taker exactly his best-play card points (and no
+    capot either way) was played as best play allows: makeable is its recorded result."""
+    name, _, _, hands, rows = analysed
+    if load(name)["deal.n_players"] != 2:
+        pytest.skip("2-player made test")
+    checked = 0
+    for r in rows:
+        h = hands[r["hand_key"]]
+        if r["taker_points"] == r["dd_points"] and (h["capot_team"] is None or h["capot_team"] < 0):
+            want = None if h["litige"] else h["contract_made"]
+            assert r["makeable"] == want, r["hand_key"]
+            checked += 1
+    assert checked > 3
+

@@ -3,9 +3,11 @@
 The oracle shares nothing with the module but the legal cards (pipeline.rescore.play.legal_cards_py, the one
 implementation of the play rules): it plays every legal card at every turn, scores each finished hand in plain
 Python from the ruleset's parameters (card points, last trick or capot's last trick, the 3-player capot split,
-the made test comparing the taker with each opponent or with both), and takes the best outcome for the taker
-against the worst the two others can do together. Random endings of 2-4 tricks under every shipped 3-player
-ruleset (and a "combined" variant), with random declarations and belote.
+the strain's scaling, the capot bonus, the declarations of a player who took no trick lost or given to the
+capot player, the made test comparing the taker with each opponent or with both), and takes the best outcome
+for the taker against the worst the two others can do together. Random endings of 2-4 tricks under every
+shipped 3-player ruleset and two house variants (the others' totals combined; a capot bonus, scaled no-trump
+and all-trump, declarations given to the capot player, ties a litige), with random declarations and belote.
 """
 
 from __future__ import annotations
@@ -57,7 +59,9 @@ def _made_rank(rules, C: list[int], D, B, taker: int) -> int:
     return 1 if tie else (2 if ok else 0)
 
 
-def _final(rules, acc: list[int], took: set[int], last: int, strain: int) -> list[int]:
+def _final(rules, acc: list[int], took: set[int], last: int, strain: int, D) -> tuple[list[int], list[int]]:
+    """Each player's card points and declaration points at the end of a line (rulesets/base.toml's cards.* and
+    declarations.on_capot: a player who took no trick loses his, or gives them to a player who took every trick)."""
     C = list(acc)
     capot = next(iter(took)) if len(took) == 1 else None
     bonus = rules["cards.capot_last_trick"] if capot is not None else rules["cards.last_trick"]
@@ -66,9 +70,19 @@ def _final(rules, acc: list[int], took: set[int], last: int, strain: int) -> lis
         for p in took:
             C[p] += rules["cards.capot_split_each"]
     C[last] += bonus
+    scale = {4: "cards.no_trump_scale", 5: "cards.all_trump_scale"}.get(strain)
+    if scale:
+        a, b = rules[scale]
+        C = [(x * a * 2 + b) // (2 * b) for x in C]
     if capot is not None:
         C[capot] += rules["cards.capot_bonus"]
-    return C
+    D = list(D)
+    if rules["declarations.on_capot"] != "keep":
+        given = sum(D[p] for p in range(3) if p not in took)
+        D = [D[p] if p in took else 0 for p in range(3)]
+        if rules["declarations.on_capot"] == "to_capot_team" and capot is not None:
+            D[capot] += given
+    return C, D
 
 
 def exhaustive(rules, hands: list[int], strain: int, taker: int, leader: int, D, B) -> int:
@@ -77,7 +91,7 @@ def exhaustive(rules, hands: list[int], strain: int, taker: int, leader: int, D,
 
     def play(hands, leader, trick, acc, took):
         if not trick and not any(hands):
-            return _made_rank(rules, _final(rules, acc, took, leader, strain), D, B, taker)
+            return _made_rank(rules, *_final(rules, acc, took, leader, strain, D), B, taker)
         seat = (leader + len(trick)) % 3
         vals = []
         for c in _legal(rules, hands[seat], trick, strain):
@@ -105,24 +119,42 @@ def _deal(rng: random.Random, tricks: int) -> list[int]:
 NAMES = {0: "failed", 1: "litige", 2: "made"}
 
 
-def _combined(tmp_path) -> "object":
-    """belote-3p with contract.solo_made = "combined" (the two others' totals added)."""
-    f = tmp_path / "belote-3p-combined.toml"
-    f.write_text('name = "belote-3p-combined"\nextends = "belote-3p"\n[contract]\nsolo_made = "combined"\n')
+def _house(tmp_path, name: str, body: str) -> "object":
+    """belote-3p with the parameters of ``body`` (TOML sections) changed."""
+    f = tmp_path / f"{name}.toml"
+    f.write_text(f'name = "{name}"\nextends = "belote-3p"\n{body}')
     return load(str(f))
 
 
-@pytest.mark.parametrize("name", RULESETS + ["combined"])
+def _combined(tmp_path) -> "object":
+    """belote-3p with contract.solo_made = "combined" (the two others' totals added)."""
+    return _house(tmp_path, "belote-3p-combined", '[contract]\nsolo_made = "combined"\n')
+
+
+VARIANTS = {
+    # a capot bonus, scaled no-trump and all-trump, declarations kept whoever takes no trick (so that big ones
+    # can outweigh a capot)
+    "bonus": '[cards]\ncapot_bonus = 90\nno_trump_scale = [2, 1]\nall_trump_scale = [3, 2]\ncapot_split_each = 0\n'
+             '[declarations]\non_capot = "keep"\n',
+    # declarations given to the player who takes every trick, an equal total a litige
+    "to_capot": '[declarations]\non_capot = "to_capot_team"\n[contract]\ntie = "litige"\n',
+}
+
+
+@pytest.mark.parametrize("name", RULESETS + ["combined", *VARIANTS])
 def test_random_endings_agree_with_the_exhaustive_search(name, tmp_path):
-    rules = _combined(tmp_path) if name == "combined" else load(name)
+    rules = (_combined(tmp_path) if name == "combined" else _house(tmp_path, f"belote-3p-{name}", VARIANTS[name])
+             if name in VARIANTS else load(name))
     spec, tt = dd_solo.SoloSpec(rules), dd_solo.new_table()
     rng = random.Random(f"dd-solo-{name}")
     seen = set()
-    for _ in range(60):
-        tricks = rng.choice([2, 3, 3, 4])
+    # the scaling changes an outcome only now and then (about 1 ending in 60): more endings, shorter, for "bonus"
+    for _ in range(400 if name == "bonus" else 80):
+        tricks = rng.choice([2, 3] if name == "bonus" else [2, 3, 3, 4])
         hands = _deal(rng, tricks)
-        strain, taker, leader = rng.randrange(4), rng.randrange(3), rng.randrange(3)
-        D = [rng.choice([0, 0, 20, 50]) for _ in range(3)]
+        strain = rng.choice([0, 4, 5] if name == "bonus" else [0, 1, 2, 3])
+        taker, leader = rng.randrange(3), rng.randrange(3)
+        D = [rng.choice([0, 0, 20, 50] + ([100, 150, 200] if name == "bonus" else [])) for _ in range(3)]
         B = [0, 0, 0]
         B[rng.randrange(3)] = rng.choice([0, 20])
         want = NAMES[exhaustive(rules, hands, strain, taker, leader, D, B)]
@@ -143,15 +175,45 @@ def test_each_opponent_or_both_together(tmp_path):
       the trick and the capot: 25 + 0 and capot's last trick 100 -> 125 against 0 and 0: made.
     So the taker makes it whatever the others play. Under contract.solo_made = "combined" the same line gives
     125 against 0: made too. The two readings part on declarations: give seat 1 a declaration of 100 (a carré
-    of jacks, say, as the contest left it) and seat 2 one of 50. Each: 125 against max(100, 50) = 100: made.
-    Combined: 125 against 150: failed, and no other line does better for the taker (a capot is his best).
+    of jacks, say, as the contest left it) and seat 2 one of 50, kept though they take no trick
+    (declarations.on_capot = "keep"; belote-3p's "lost" would take them away). Each: 125 against
+    max(100, 50) = 100: made. Combined: 125 against 150: failed, and no other line does better for the taker
+    (a capot is his best).
     """
     hands = [sum(1 << parse_card(c) for c in h) for h in (["AS", "7S"], ["TS", "7C"], ["KS", "8C"])]
     hearts = 2
     D = [0, 100, 50]
-    each = load("belote-3p")
-    combined = _combined(tmp_path)
+    keep = '[declarations]\non_capot = "keep"\n'
+    each = _house(tmp_path, "belote-3p-keep", keep)
+    combined = _house(tmp_path, "belote-3p-keep-combined", keep + '[contract]\nsolo_made = "combined"\n')
     assert dd_solo.outcome(dd_solo.SoloSpec(each), hands, hearts, 0, 0, D, [0, 0, 0]) == "made"
     assert dd_solo.outcome(dd_solo.SoloSpec(combined), hands, hearts, 0, 0, D, [0, 0, 0]) == "failed"
     # the defenders' points not piled: seat 2's declaration moved to seat 1 (150 against 125): failed either way
     assert dd_solo.outcome(dd_solo.SoloSpec(each), hands, hearts, 0, 0, [0, 150, 0], [0, 0, 0]) == "failed"
+
+
+def test_a_player_who_takes_no_trick_loses_his_declarations():
+    """Hand-checked under belote-3p (declarations.on_capot = "lost": a player who takes no trick scores no
+    declaration), spades trump. Seat 0 (leads) holds TC 8D and a declaration worth 50 after the contest; seat 1
+    holds 9D AH; seat 2, the taker, holds 7D QS (his only trump). Card points: T 10, A 11, Q of trumps 3.
+
+    * 0 leads TC: 1 is void in clubs and has no trump (any card); 2 is void and must trump: QS.
+      - 1 plays AH: 2 takes 10 + 11 + 3 = 24, leads 7D; 0 plays 8D, 1 9D: 1 takes 0 + 10 (last trick). Seat 0
+        took no trick: his 50 are lost. 24 against 10 and 0: made.
+      - 1 plays 9D: 2 takes 10 + 0 + 3 = 13, leads 7D; 0 plays 8D, 1 AH (void: any card): 8D wins, 0 takes
+        0 + 0 + 11 + 10 = 21 and keeps his 50: 71 against 13: failed.
+    * 0 leads 8D: 1 follows 9D, 2 follows 7D: 1 takes it (0), leads AH; 0 plays TC, 2 must trump QS: 2 takes
+      11 + 10 + 3 + 10 = 34; seat 0 took nothing and loses his 50: 34 against 0 and 0: made.
+    The two others choose the first line with 9D: failed. Counted with the 50 already taken away (as the line
+    AH / 8D records it), the taker would make it either way; counted as kept whatever the line, failed too but
+    for the wrong reason: the declaration is lost or kept by the line."""
+    hands = [sum(1 << parse_card(c) for c in h) for h in (["TC", "8D"], ["9D", "AH"], ["7D", "QS"])]
+    spades = 3
+    spec = dd_solo.SoloSpec(load("belote-3p"))
+    assert dd_solo.outcome(spec, hands, spades, 2, 0, [50, 0, 0], [0, 0, 0]) == "failed"
+    assert dd_solo.outcome(spec, hands, spades, 2, 0, [0, 0, 0], [0, 0, 0]) == "made"
+    seat = {"TC": 0, "8D": 0, "9D": 1, "AH": 1, "7D": 2, "QS": 2}
+    line = ["TC", "AH", "QS", "7D", "8D", "9D"]
+    assert dd_solo.played_outcome(spec, spades, 2, [parse_card(c) for c in line], [seat[c] for c in line],
+                                  [50, 0, 0], [0, 0, 0]) == "made"
+

@@ -12,6 +12,7 @@ import pyarrow as pa
 import pytest
 
 
+from helpers import record_version
 from pipeline import lake_write
 from pipeline import cards, schema
 from pipeline.fairness import (REPORT_COLUMNS, binomial_test, deck_probabilities, exact_probabilities,
@@ -194,6 +195,7 @@ def lake(tmp_path: Path) -> Path:
     sch = schema.schema("hands")
     table = schema.conform("hands", pa.table({f.name: pa.array([r.get(f.name) for r in rows], f.type) for f in sch}))
     lake_write.append(tmp_path, "hands", table)
+    record_version(tmp_path)
     return tmp_path
 
 
@@ -397,13 +399,14 @@ def test_report_same_from_stored_events_and_deals(tmp_path: Path):
 def test_player_filter_tests_the_rows_own_players(tmp_path: Path):
     """--player keeps the dealt_events rows of the deals where one of the names sat by testing the rows' own
     `players` list, not by joining the filtered hands on hand_key; a partition written before that column
-    existed is joined as before. Every way gives the rows the deals themselves give."""
+    existed is refused until `rebelote migrate` drops it. Every way gives the rows the deals themselves give."""
     import shutil
     from helpers import simulated_lake
 
     import pyarrow.parquet as pq
 
-    from pipeline import derived, stats
+    from pipeline import lake as lakemod, stats
+    from pipeline.migrate import migrate
     from pipeline.pseudonymize import pseudonym
 
     lake = simulated_lake(tmp_path / "lake")           # two rulesets: belote-classic (source club), colver (online)
@@ -423,7 +426,6 @@ def test_player_filter_tests_the_rows_own_players(tmp_path: Path):
         finally:
             con.close()
 
-    assert derived.rulesets_with_column(lake, "dealt_events", "players") == {"belote-classic", "colver"}
     for f in filters:
         sql = view_sql(f)
         assert "list_contains(players" in sql and "SELECT hand_key FROM hands" not in sql, sql
@@ -438,15 +440,18 @@ def test_player_filter_tests_the_rows_own_players(tmp_path: Path):
         con.close()
     assert n_hands and per_ruleset == [("belote-classic", 4 * n_hands), ("colver", 4 * n_hands)]
 
-    # partitions written before the column: one, then both (read as null; the filter joins on hand_key there)
-    for ruleset, have in (("colver", {"belote-classic"}), ("belote-classic", set())):
-        for f in (lake / "dealt_events" / f"ruleset={ruleset}").glob("*.parquet"):
-            pq.write_table(pq.read_table(f).drop_columns(["players"]), f)
-        assert derived.rulesets_with_column(lake, "dealt_events", "players") == have
-        sql = view_sql(filters[0])
-        assert "SELECT hand_key FROM hands" in sql and ("list_contains(players" in sql) == bool(have), sql
-        for f in filters:
-            assert fairness_report(lake, "player", filters=f).to_pylist() == expected[f, "player"], (ruleset, f)
+    # a partition written before the column (a layout version 4 lake): refused until migrated, which drops it;
+    # the view then computes that ruleset's rows, with the same report
+    for f in (lake / "dealt_events" / "ruleset=colver").glob("*.parquet"):
+        pq.write_table(pq.read_table(f).drop_columns(["players"]), f)
+    (lake / lakemod.VERSION_FILE).write_text('{"format": "rebelote-lake", "version": 4}\n')
+    with pytest.raises(stats.StatsError, match="run `rebelote migrate"):
+        fairness_report(lake, "player", filters=filters[0])
+    assert migrate(lake).completed["dealt_events"] == 1
+    assert not (lake / "dealt_events" / "ruleset=colver").exists() or not list(
+        (lake / "dealt_events" / "ruleset=colver").glob("*.parquet"))
+    for f in filters:
+        assert fairness_report(lake, "player", filters=f).to_pylist() == expected[f, "player"], f
 
 
 def test_fairness_from_stored_events_with_only_passed_out_hands(tmp_path: Path):

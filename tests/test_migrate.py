@@ -89,9 +89,9 @@ def _old(current: Path, to: Path) -> Path:
 def test_a_new_lake_records_the_current_version(current):
     assert json.loads((current / lakemod.VERSION_FILE).read_text()) == {"format": "rebelote-lake",
                                                                          "version": lakemod.LAKE_VERSION}
-    assert lakemod.version(current) == 4
+    assert lakemod.version(current) == lakemod.LAKE_VERSION == 5
     s = migrate(current)
-    assert (s.before, s.after) == (4, 4) and str(s).endswith("already at layout version 4, nothing to do")
+    assert (s.before, s.after) == (5, 5) and str(s).endswith("already at layout version 5, nothing to do")
 
 
 def test_an_old_lake_is_refused_by_every_writer_then_migrated(current, tmp_path):
@@ -99,16 +99,16 @@ def test_an_old_lake_is_refused_by_every_writer_then_migrated(current, tmp_path)
     assert lakemod.version(lake) == 1
     for write in (lambda: ingest_paths([], lake), lambda: rescore_lake(lake, RULES),
                   lambda: compaction.compact(lake)):
-        with pytest.raises(lakemod.LakeVersionError, match=r"layout version 1, older than this Rebelote's 4: "
+        with pytest.raises(lakemod.LakeVersionError, match=r"layout version 1, older than this Rebelote's 5: "
                                                             r"run `rebelote migrate --lake .*` once"):
             write()
     s = migrate(lake)
-    assert (s.before, s.after) == (1, 4)
+    assert (s.before, s.after) == (1, 5)
     # every file of hands, games, rejects, game_scores was rewritten; the one stored player_games partition dropped
     assert {t: n for t, n in s.rewritten.items() if n} == {"hands": 1, "games": 1, "rejects": 1, "game_scores": 1}
     assert s.results_keyed == 1
     assert {t: n for t, n in s.dropped.items() if n} == {"player_games": 1}
-    assert lakemod.version(lake) == 4 and migrate(lake).before == 4
+    assert lakemod.version(lake) == 5 and migrate(lake).before == 5
     for table, column in DROPPED[:3]:
         for p in (lake / table).rglob("*.parquet"):
             assert column in pq.read_schema(p).names
@@ -130,7 +130,7 @@ def test_a_version_2_lake_gets_the_keys_of_its_typed_columns(current, tmp_path):
     (lake / lakemod.VERSION_FILE).write_text('{"format": "rebelote-lake", "version": 2}\n')
     assert state(lake) != state(current)
     s = migrate(lake)
-    assert (s.before, s.after) == (2, 4) and "keys recomputed from the typed columns" in str(s)
+    assert (s.before, s.after) == (2, 5) and "keys recomputed from the typed columns" in str(s)
     assert {t for t, n in s.rekeyed.items() if n} >= {"hands", "games", "scores", "holdings", "player_hands"}
     assert state(lake) == state(current)
     assert derived.fresh_rulesets(lake) == ["belote-classic"]
@@ -157,13 +157,26 @@ def test_a_version_3_lake_keys_its_game_results_and_stays_fresh(current, tmp_pat
     lake = _version_3(current, tmp_path / "v3")
     assert derived.fresh_rulesets(lake) == []        # version 4's test wants the game files too
     s = migrate(lake)
-    assert (s.before, s.after, s.results_keyed) == (3, 4, 1) and "game results keyed by the game" in str(s)
+    assert (s.before, s.after, s.results_keyed) == (3, 5, 1) and "game results keyed by the game" in str(s)
     assert state(lake) == state(current)
     assert derived.fresh_rulesets(lake) == ["belote-classic"]
     keys = pq.read_table(next((lake / "game_scores").rglob("*.parquet")), partitioning=None)
     games = lakemod.read(lake, "games", columns=["game_id", "game_key"])
     assert dict(zip(*(keys.column(c).to_pylist() for c in ("game_id", "game_key")))) == \
         dict(zip(*(games.column(c).to_pylist() for c in ("game_id", "game_key"))))
+
+
+def test_readers_refuse_an_old_lake_until_it_is_migrated(current, tmp_path):
+    """Reports read every column as written (no fallback for a column an older lake lacks): `stats`, `show` and
+    the exports refuse a lake of an older layout with the command to run, and read it once migrated."""
+    lake = _old(current, tmp_path / "old")
+    with pytest.raises(stats.StatsError, match=r"layout version 1, older than this Rebelote's 5: run `rebelote "
+                                                r"migrate --lake .*` once, then read it"):
+        stats.connect(lake)
+    r = CliRunner().invoke(app, ["stats", "players", "--rules", "belote-classic", "--lake", str(lake)])
+    assert r.exit_code == 2 and "run `rebelote migrate --lake" in r.output and "Traceback" not in r.output
+    migrate(lake)
+    assert _reports(lake) == _reports(current)
 
 
 def test_a_newer_lake_is_refused(current, tmp_path):
@@ -185,7 +198,7 @@ def test_the_commands_say_it_in_one_line(current, tmp_path):
     r = CliRunner().invoke(app, ["rescore", "--rules", "belote-classic", "--lake", str(lake)])
     assert r.exit_code == 2 and "run `rebelote migrate --lake" in r.output and "Traceback" not in r.output
     r = CliRunner().invoke(app, ["migrate", "--lake", str(lake)])
-    assert r.exit_code == 0 and "migrated from layout version 1 to 4; 4 files rewritten" in r.output
+    assert r.exit_code == 0 and "migrated from layout version 1 to 5; 4 files rewritten" in r.output
     r = CliRunner().invoke(app, ["migrate", "--lake", str(lake)])
     assert r.exit_code == 0 and "nothing to do" in r.output
 

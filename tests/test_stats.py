@@ -23,6 +23,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
+from helpers import record_version
 from pipeline import schema, stats
 
 RULES = "belote-classic"
@@ -47,6 +48,8 @@ def _write(lake: Path, table: str, rows: list[dict], drop_partition: bool) -> No
     ``drop_partition``: leave the partition column out of the files (read back from the path)."""
     data = _rows(table, rows)
     keys = schema.partition_columns(table)
+    lake.mkdir(parents=True, exist_ok=True)
+    record_version(lake)
     if not keys:
         folder = lake / table
         folder.mkdir(parents=True, exist_ok=True)

@@ -35,6 +35,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
+from helpers import record_version
 from pipeline import schema, stats
 
 RULES = "belote-classic"
@@ -80,6 +81,7 @@ def _write(lake: Path, table: str, rows: list[dict]) -> None:
     for folder, part in parts:
         folder.mkdir(parents=True, exist_ok=True)
         pq.write_table(part, folder / f"part-{len(list(folder.glob('part-*.parquet')))}.parquet")
+    record_version(lake)
 
 
 def _hand(game: str, no: int, players: list[str], taker: int | None, strain: str | None = None,
@@ -416,8 +418,17 @@ def test_audit_cli_commands_name_the_lake(lake: Path):
 
     from typer.testing import CliRunner
 
+    from pipeline import derived
     from pipeline.cli import app
+    from pipeline.rules import load
 
+    # the scores written by hand recorded as a rescore records them (its parameters, the hand and game files it
+    # read), so that the command reports them as they are instead of rescoring first
+    rules = load(RULES)
+    (lake / "scores" / f"ruleset={RULES}" / "_ruleset.json").write_text(json.dumps(
+        {"name": RULES, "chain": list(rules.chain), "params": rules.params, "sources": rules.sources,
+         "hands_files": derived.hands_snapshot(lake), "games_files": derived.hands_snapshot(lake, "games"),
+         "hand_seq_files": None}, sort_keys=True))
     r = CliRunner().invoke(app, ["stats", "audit", "--lake", str(lake), "--rules", RULES, "--format", "json"])
     assert r.exit_code == 0, r.output
     rows = json.loads(r.stdout)

@@ -227,7 +227,7 @@ def recover(lake: LakeOpt = DEFAULT_LAKE) -> None:
 @app.command()
 def migrate(lake: LakeOpt = DEFAULT_LAKE) -> None:
     """Bring a lake written by an older Rebelote to this one's layout version (one transaction: a crash leaves it
-    as before). Writes to an older lake refuse until it is migrated; reading it works without."""
+    as before). An older lake is neither read nor written until it is migrated."""
     from pipeline import migrate as migration
 
     _need_lake(lake)

@@ -123,7 +123,7 @@ def prepare_for(path: Path) -> None:
     """Start :func:`pipeline.ingest.native_blocks.warm_up` on a background thread when ``path`` is a native
     file big enough for the worker processes (it then overlaps reading the lake's keys, the manifest's hash of the file and the sniffing); a
     no-op otherwise or once started."""
-    if not forks_for(path):
+    if nb.warm_up_started() or not forks_for(path):
         return
     try:
         with open(path, "rb") as f:

@@ -54,6 +54,11 @@ def warm_up() -> None:
         started.join()
 
 
+def warm_up_started() -> bool:
+    """Whether :func:`warm_up` has run or is running (in this process)."""
+    return bool(_WARM)
+
+
 def start_warm_up() -> None:
     """Start :func:`warm_up` on a background thread (a no-op once started or done), so that it overlaps
     the work before the file is read."""

@@ -205,7 +205,7 @@ class Runs:
         """:meth:`find` of one digest given as two Python ints (0 <= each < 2^64): (run index or -1, position).
 
         The row-path readers look keys up one at a time (every hand of every game); :meth:`find` on arrays of
-        one costs ~75 us in NumPy call overhead, which made reading an imported file again on the row path
+        one costs mostly NumPy call overhead, which made reading an imported file again on the row path
         twice as slow as with the ``set`` this replaced. Here: the filter bit with ints, then one
         ``searchsorted`` per run (a spilled run's inside its fenced block)."""
         if not self.runs:

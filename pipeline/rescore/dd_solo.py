@@ -13,7 +13,9 @@ It is a search over true/false, the taker's cards an OR and the others' an AND, 
 node (numba, an explicit stack of frames as in dd_solver). A leaf scores the hand exactly as the rescoring
 does: the last trick's bonus or, when one player took every trick, ``cards.capot_last_trick``; the
 ``cards.capot_split_each`` to each of the two players who took a trick when the third took none; the strain's
-scaling; the capot bonus; then ``solo_one``'s made test with the hand's declarations and belote.
+scaling; the capot bonus; the declarations of a player who took no trick lost or given to the capot player
+(``declarations.on_capot``, :func:`pipeline.rescore.declarations.on_capot`), which depends on the line; then
+``solo_one``'s made test with the hand's declarations and belote.
 
 The transposition table, at trick starts, is keyed by the cards still out, the leader and which players took
 a trick. The points the two defenders hold so far are not in the key: the outcome can only get worse for the
@@ -31,6 +33,7 @@ from pipeline.cards import ALL_TRUMP, NO_TRUMP
 from pipeline.jit import njit
 from pipeline.rescore.contract import _made_params
 from pipeline.rescore.dd_solver import _ABOVE_TRUMP, _STRENGTH, ORDER, RANK, _moves
+from pipeline.rescore.declarations import on_capot
 from pipeline.rescore.play import flags, legal_one, PlayRules
 from pipeline.rescore.solo import solo_one
 from pipeline.rescore.tables import build
@@ -40,13 +43,15 @@ from pipeline.rules import Ruleset
 TT_BITS = 18
 #: the outcomes in the taker's order of preference: a search asks whether he can force at least one of them
 FAILED_RANK, LITIGE_RANK, MADE_RANK = 0, 1, 2
+#: ``declarations.on_capot`` as :func:`pipeline.rescore.declarations.on_capot` codes it
+ON_CAPOT = ("keep", "to_capot_team", "lost")
 
 
 class SoloSpec:
     """What the search needs of a 3-player ruleset, as arrays: card points per strain (``points`` int64 (6, 32)),
-    the play duties (``fl``), the leaf's points parameters (``fin``: last trick, capot's last trick, capot split,
-    no-trump and all-trump scales, capot bonus), the made test's (``mp``: contract._made_params) and whether
-    ``solo_made`` is "combined"."""
+    the play duties (``fl``), the leaf's parameters (``fin``: last trick, capot's last trick, capot split,
+    no-trump and all-trump scales, capot bonus, declarations.on_capot code), the made test's (``mp``:
+    contract._made_params), whether ``solo_made`` is "combined", and whether an outcome can be a litige."""
 
     def __init__(self, rules: Ruleset):
         self.points = build(rules).points.astype(np.int64)
@@ -54,10 +59,12 @@ class SoloSpec:
         nt_a, nt_b = rules["cards.no_trump_scale"]
         at_a, at_b = rules["cards.all_trump_scale"]
         self.fin = np.array([rules["cards.last_trick"], rules["cards.capot_last_trick"],
-                             rules["cards.capot_split_each"], nt_a, nt_b, at_a, at_b, rules["cards.capot_bonus"]],
-                            np.int64)
+                             rules["cards.capot_split_each"], nt_a, nt_b, at_a, at_b, rules["cards.capot_bonus"],
+                             ON_CAPOT.index(rules["declarations.on_capot"])], np.int64)
         self.mp = _made_params(rules)
         self.combined = rules["contract.solo_made"] != "each"
+        # outcome(): a tie is a litige only under made_vs_defence "gt" with contract.tie "litige"
+        self.litige = rules["contract.made_vs_defence"] == "gt" and rules["contract.tie"] == "litige"
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -72,15 +79,18 @@ def new_table() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 @njit(cache=True, nogil=True)
-def _leaf(acc, took, last_winner, P, taker, strain, fin, D, B, mp, combined, C, made, litige, decided, Pout,
+def _leaf(acc, took, last_winner, P, taker, strain, fin, D, B, mp, combined, C, Dl, tk, made, litige, decided, Pout,
           score, held):
     """The outcome rank (FAILED_RANK...) of a finished hand: ``acc`` each player's card points from his tricks,
-    ``took`` the players who took a trick (bit per seat), ``last_winner`` the last trick's; scored as
-    :func:`pipeline.rescore.hand_pass.cards_pass` and :func:`~pipeline.rescore.solo.solo_one` score it."""
+    ``took`` the players who took a trick (bit per seat), ``last_winner`` the last trick's, ``D`` the
+    declarations after the contest (before on_capot); scored as :func:`pipeline.rescore.hand_pass.cards_pass`
+    and :func:`~pipeline.rescore.solo.solo_one` score it. ``C``, ``Dl`` (1, P) and ``tk`` (1, P) are scratch."""
     n_took = 0
     capt = -1
     for p in range(P):
         C[0, p] = acc[p]
+        Dl[0, p] = D[0, p]
+        tk[0, p] = took >> p & 1 == 1
         if took >> p & 1:
             n_took += 1
             capt = p
@@ -101,7 +111,8 @@ def _leaf(acc, took, last_winner, P, taker, strain, fin, D, B, mp, combined, C, 
             C[0, p] = (C[0, p] * fin[5] * 2 + fin[6]) // (2 * fin[6])
     if capt >= 0:
         C[0, capt] += fin[7]
-    solo_one(0, C, D, B, taker, mp, combined, 0, False, False, 0, False, made, litige, decided, Pout, score, held)
+    on_capot(Dl, 0, P, capt, tk, fin[8])
+    solo_one(0, C, Dl, B, taker, mp, combined, 0, False, False, 0, False, made, litige, decided, Pout, score, held)
     return MADE_RANK if made[0] else (LITIGE_RANK if litige[0] else FAILED_RANK)
 
 
@@ -132,6 +143,8 @@ def _search(hands0, P, taker, strain, leader0, tl0, pts, fl, above, order, rank,
     mv = np.zeros((DEPTH, 32), np.int64)
     mkeys = np.zeros(32, np.int64)
     C = np.zeros((1, P), np.int64)
+    Dl = np.zeros((1, P), np.int64)
+    tk = np.zeros((1, P), np.bool_)
     made = np.zeros(1, np.bool_)
     litige = np.zeros(1, np.bool_)
     decided = np.zeros(1, np.bool_)
@@ -150,8 +163,8 @@ def _search(hands0, P, taker, strain, leader0, tl0, pts, fl, above, order, rank,
             done = False
             fslot[d] = -1
             if k == 0 and tl == 0:
-                ret = _leaf(acc, took, leader, P, taker, strain, fin, D, B, mp, combined, C, made, litige, decided,
-                            Pout, score, held) >= target
+                ret = _leaf(acc, took, leader, P, taker, strain, fin, D, B, mp, combined, C, Dl, tk, made, litige,
+                            decided, Pout, score, held) >= target
                 done = True
             elif k == 0:
                 out_cards = np.int64(0)
@@ -245,8 +258,10 @@ def outcome(spec: SoloSpec, hands, strain: int, taker: int, leader: int, declara
     """The made test's outcome with best play from the deal (no card played): "made" when the taker can make
     the contract whatever the two others play, else "litige" when he can force a tie that the ruleset calls a
     litige, else "failed". ``hands``: the three dealt hands (int masks); ``strain`` 0-5; ``leader``: the seat
-    that leads the first trick; ``declarations`` / ``belote``: each player's points as the rescoring scored
-    them (3 ints each); ``tt``: a table from :func:`new_table` (cleared here); ``nodes``: int64 (1,) adding
+    that leads the first trick; ``declarations``: each player's declaration points after the contest, before
+    ``declarations.on_capot`` takes them from a player who took no trick (the scores' ``declarations`` items
+    that scored: which player takes no trick depends on the line); ``belote``: each player's belote points as
+    the rescoring scored them (3 ints each); ``tt``: a table from :func:`new_table` (cleared here); ``nodes``: int64 (1,) adding
     up the positions searched."""
     hands = np.asarray([int(h) for h in hands], np.int64)
     P = len(hands)
@@ -259,6 +274,8 @@ def outcome(spec: SoloSpec, hands, strain: int, taker: int, leader: int, declara
     D = np.asarray(declarations, np.int64).reshape(1, P)
     B = np.asarray(belote, np.int64).reshape(1, P)
     for target, name in ((MADE_RANK, "made"), (LITIGE_RANK, "litige")):
+        if target == LITIGE_RANK and not spec.litige:
+            break            # no tie is a litige under this ruleset: not made is failed
         tt[0].fill(-1)
         if _search(hands, np.int64(P), np.int64(taker), np.int64(strain), np.int64(leader), np.int64(tl),
                    spec.points[strain], spec.fl, _ABOVE_TRUMP, ORDER, RANK, side, spec.fin, D, B, spec.mp,
@@ -269,8 +286,9 @@ def outcome(spec: SoloSpec, hands, strain: int, taker: int, leader: int, declara
 
 def played_outcome(spec: SoloSpec, strain: int, taker: int, plays, seats, declarations, belote) -> str:
     """The made test's outcome of one line of play (``plays`` / ``seats``: every card of the hand in order),
-    scored by this module's leaf: "made", "litige" or "failed". What the rescoring gives for the same hand is
-    the same (``tests/test_analyse_few_players.py`` holds them equal); the search scores every line this way."""
+    scored by this module's leaf: "made", "litige" or "failed" (``declarations`` as :func:`outcome` takes them).
+    What the rescoring gives for the same hand is the same (``tests/test_analyse_few_players.py`` holds them
+    equal); the search scores every line this way."""
     P = 3
     acc = np.zeros(P, np.int64)
     took = 0
@@ -286,7 +304,7 @@ def played_outcome(spec: SoloSpec, strain: int, taker: int, plays, seats, declar
     D = np.asarray(declarations, np.int64).reshape(1, P)
     B = np.asarray(belote, np.int64).reshape(1, P)
     rank_ = _leaf(acc, np.int64(took), np.int64(winner), np.int64(P), np.int64(taker), np.int64(strain), spec.fin,
-                  D, B, spec.mp, bool(spec.combined), np.zeros((1, P), np.int64), np.zeros(1, np.bool_),
-                  np.zeros(1, np.bool_), np.zeros(1, np.bool_), np.zeros((1, P), np.int64), np.zeros((1, P), np.int32),
-                  np.zeros(1, np.int32))
+                  D, B, spec.mp, bool(spec.combined), np.zeros((1, P), np.int64), np.zeros((1, P), np.int64),
+                  np.zeros((1, P), np.bool_), np.zeros(1, np.bool_), np.zeros(1, np.bool_), np.zeros(1, np.bool_),
+                  np.zeros((1, P), np.int64), np.zeros((1, P), np.int32), np.zeros(1, np.int32))
     return {MADE_RANK: "made", LITIGE_RANK: "litige"}.get(rank_, "failed")
