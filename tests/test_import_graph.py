@@ -28,7 +28,7 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("facts", ("derived", "dealt_events", "declaration_facts", "hand_facts", "pair_facts", "player_facts",
                "summary_points", "batch_facts")),
     ("rescore", ("rescore",)),
-    ("reports", ("report_filters", "views", "stats", "ratings", "fairness", "pseudonymize", "export", "dashboard", "show", "simulate", "scored_with", "report_rules", "analyse",
+    ("reports", ("report_filters", "views", "stats", "ratings", "fairness", "pseudonymize", "export", "dashboard", "show", "simulate_bots", "simulate", "scored_with", "report_rules", "analyse",
                  "compaction", "migrate", "status")),
     ("commands", ("html_tables", "player_pages", "report_charts", "html_report", "bench", "cli")),
 ]
