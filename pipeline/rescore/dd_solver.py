@@ -35,8 +35,9 @@ from pipeline.rescore.tables import ABOVE_TRUMP, build
 from pipeline.rules import Ruleset
 from pipeline.trick_order import STRENGTH
 
-#: transposition-table slots (a power of two): 2^20 entries, 20 bytes each
+#: transposition-table slots (a power of two): 2^20 entries, 16 bytes each
 TT_BITS = 20
+IN_TRICK = False
 _STRENGTH = STRENGTH.astype(np.int64)
 _ABOVE_TRUMP = ABOVE_TRUMP.astype(np.int64)
 _INF = np.int64(1 << 20)
@@ -55,23 +56,15 @@ class Spec:
         self.capot_last = np.int64(rules["cards.capot_last_trick"])
 
 
-def new_table() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """An empty transposition table: (keys int64, lower bounds int16, upper bounds int16, best card int8),
-    2^TT_BITS slots; a key of -1 is an empty slot. One table serves one deal and strain: clear it
-    (:func:`clear`) between."""
-    n = 1 << TT_BITS
-    return np.full(n, -1, np.int64), np.zeros(n, np.int16), np.zeros(n, np.int16), np.full(n, -1, np.int8)
+def new_table() -> np.ndarray:
+    """An empty transposition table: int64 (2^TT_BITS, 2), each slot a key (-1: empty) and beside it, in the
+    same cache line, the lower bound, the upper bound and the best card + 1 (bits 0-15, 16-31, 32-). One table
+    serves one deal and strain: clear it (:func:`clear`) between."""
+    return np.full((1 << TT_BITS, 2), -1, np.int64)
 
 
 def clear(tt) -> None:
-    tt[0].fill(-1)
-    tt[3].fill(-1)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _hash(key):
-    h = np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)
-    return np.int64(h >> np.uint64(64 - TT_BITS))
+    tt.fill(-1)
 
 
 def _orders() -> tuple[np.ndarray, np.ndarray]:
@@ -162,9 +155,15 @@ def _moves(legal, seat, hands, tcard, tseat, k, strain, strength_row, pts, side,
     return n
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _hash(key):
+    h = np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)
+    return np.int64(h >> np.uint64(64 - TT_BITS))
+
+
 @njit(cache=True, nogil=True)
 def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts, spts, fl, above, last, capot_last,
-           order, rank, tt_keys, tt_lo, tt_hi, tt_move, nodes, alpha0, beta0):
+           order, rank, tt, nodes, alpha0, beta0):
     """Side 0's card points from the position given (the trick on the table included) with best play:
     fail-soft alpha-beta, written as a loop over an explicit stack of frames (one per card played; numba cannot
     cache a recursive function). Frame ``d`` is the position before the ``d``-th card from the root; the trick
@@ -204,42 +203,97 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
             k, leader, tl, took = fk[d], fleader[d], ftl[d], ftook[d]
             alpha, beta = falpha[d], fbeta[d]
             done = False
-            if k == 0:
-                if tl == 0:
-                    ret = np.int64(0)
-                    done = True
-                else:
-                    out_cards = np.int64(0)
-                    for s in range(P):
-                        out_cards |= hands[s]
-                    key = out_cards | (leader << 32) | (took << 36)
-                    slot = _hash(key)
-                    fkey[d], fslot[d] = key, slot
+            tcard = tcards[tl]
+            if tl <= 1:
+                # the last trick: every card is forced (none left: nothing more to take)
+                ret = np.int64(0)
+                done = True
+                if tl == 1:
+                    trick_pts = np.int64(0)
+                    row2, wv, winner = np.int64(0), np.int64(-1), leader
+                    for j in range(P):
+                        if j < k:
+                            c = tcard[j]
+                        else:
+                            h = hands[(leader + j) % P]
+                            c = np.int64(0)
+                            while (h >> c) & 1 == 0:
+                                c += 1
+                        if j == 0:
+                            row2 = strain * 128 + (c >> 3) * 32
+                        if _STRENGTH[row2 + c] > wv:
+                            wv, winner = _STRENGTH[row2 + c], (leader + j) % P
+                        trick_pts += pts[c]
+                    ws = side[winner]
+                    if ws == 0:
+                        ret = trick_pts + (capot_last if took | 1 == 1 else last)
+            if not done and (k == 0 or IN_TRICK):
+                out_cards = np.int64(0)
+                for s in range(P):
+                    out_cards |= hands[s]
+                key = out_cards | (leader << 32) | (took << 34) | (k << 36)
+                for j in range(k):
+                    key |= tcard[j] << (38 + 5 * j)
+                slot = _hash(key)
+                fkey[d], fslot[d] = key, slot
+                if k == 0:
                     # side 0 takes at most every card still out and the last trick's bonus (while side 1 has taken
-                    # nothing, the larger of the capot's and the plain one: a ruleset may make the capot's smaller)
-                    most = max(capot_last, last) if took & 2 == 0 else last
+                    # nothing, the larger of the capot's and the plain one: a ruleset may make the capot's smaller);
+                    # the top trumps out held by one side are that side's whatever happens (each wins its trick or
+                    # falls under a higher one of the same side), and that side takes a trick
+                    most = np.int64(0)
                     for suit in range(4):
                         most += spts[strain * 4 + suit, (out_cards >> (8 * suit)) & 0xFF]
+                    least = np.int64(0)
+                    sure_side = np.int64(-1)
+                    if strain < 4:
+                        sure = np.int64(0)
+                        for a in range(8):
+                            c = order[strain * 5, a]
+                            bit = np.int64(1) << c
+                            if out_cards & bit == 0:
+                                continue
+                            s_of = np.int64(0)
+                            for s in range(P):
+                                if hands[s] & bit:
+                                    s_of = side[s]
+                            if sure_side < 0:
+                                sure_side = s_of
+                            elif s_of != sure_side:
+                                break
+                            sure += pts[c]
+                        if sure_side == 0:
+                            least = sure
+                        elif sure_side == 1:
+                            most -= sure
+                    most += max(capot_last, last) if took & 2 == 0 and sure_side != 1 else last
                     if most <= alpha:
                         ret, done = most, True
-                    elif tt_keys[slot] == key:
-                        lo, hi = np.int64(tt_lo[slot]), np.int64(tt_hi[slot])
-                        if lo >= beta:
-                            ret, done = lo, True
-                        elif hi <= alpha:
-                            ret, done = hi, True
-                        else:
-                            if lo > alpha:
-                                alpha = lo
-                            if hi < beta:
-                                beta = hi
-                            if alpha >= beta:
-                                ret, done = alpha, True
+                    elif least >= beta:
+                        ret, done = least, True
+                    else:
+                        if least > alpha:
+                            alpha = least
+                        if most < beta:
+                            beta = most
+                if not done and tt[slot, 0] == key:
+                    data = tt[slot, 1]
+                    lo, hi = data & 0xFFFF, (data >> 16) & 0xFFFF
+                    if lo >= beta:
+                        ret, done = lo, True
+                    elif hi <= alpha:
+                        ret, done = hi, True
+                    else:
+                        if lo > alpha:
+                            alpha = lo
+                        if hi < beta:
+                            beta = hi
+                        if alpha >= beta:
+                            ret, done = alpha, True
             if not done:
                 falpha[d], fbeta[d], fa0[d], fb0[d] = alpha, beta, alpha, beta
                 seat = (leader + k) % P
                 fseat[d] = seat
-                tcard = tcards[tl]
                 led = tcard[0] >> 3 if k > 0 else np.int64(0)
                 row = strain * 128 + led * 32
                 strength_row = _STRENGTH[row:row + 32]
@@ -254,9 +308,9 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                     legal, why = legal_one(hands[seat], False, led, strain, tcard[win_j], partner, fl, above)
                 fn[d] = _moves(legal, seat, hands, tcard, tseats[tl], k, strain, strength_row, pts, side, order, rank,
                                mv[d], mkeys)
-                if k == 0 and tt_keys[fslot[d]] == fkey[d] and tt_move[fslot[d]] >= 0:
+                if (k == 0 or IN_TRICK) and tt[fslot[d], 0] == fkey[d] and (tt[fslot[d], 1] >> 32) > 0:
                     # the card that was best (or cut off) here before is tried first
-                    first = np.int64(tt_move[fslot[d]])
+                    first = (tt[fslot[d], 1] >> 32) - 1
                     for j in range(fn[d]):
                         if mv[d, j] == first:
                             for q in range(j, 0, -1):
@@ -297,7 +351,7 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
             if k + 1 < P:
                 fk[d + 1], fleader[d + 1], ftl[d + 1], ftook[d + 1] = k + 1, leader, tl, took
             else:
-                # the trick is complete: its winner leads the next one
+                # the trick is complete: its winner leads the next one (never the last trick: solved on entry)
                 row2 = strain * 128 + (tcards[tl, 0] >> 3) * 32
                 w = 0
                 trick_pts = np.int64(0)
@@ -307,33 +361,33 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                         w = j
                 winner = tseats[tl, w]
                 ws = side[winner]
-                now = took | (np.int64(1) << ws)
-                if tl == 1:
-                    trick_pts += capot_last if now == (np.int64(1) << ws) else last
                 gain = trick_pts if ws == 0 else np.int64(0)
-                fk[d + 1], fleader[d + 1], ftl[d + 1], ftook[d + 1] = 0, winner, tl - 1, now
+                fk[d + 1], fleader[d + 1], ftl[d + 1], ftook[d + 1] = 0, winner, tl - 1, took | (np.int64(1) << ws)
             fgain[d] = gain
             falpha[d + 1], fbeta[d + 1] = falpha[d] - gain, fbeta[d] - gain
             d += 1
             entering = True
             continue
         if not done:
-            # every move tried (or cut off): store what was learnt at a trick's start, return the best
+            # every move tried (or cut off): store what was learnt, return the best
             ret = fbest[d]
-            if fk[d] == 0:
-                slot, key = fslot[d], fkey[d]
-                if tt_keys[slot] != key:
-                    tt_keys[slot] = key
-                    tt_lo[slot] = 0
-                    tt_hi[slot] = 32767
-                tt_move[slot] = fbestmove[d]
-                if ret <= fa0[d]:
-                    tt_hi[slot] = min(np.int64(tt_hi[slot]), ret)
-                elif ret >= fb0[d]:
-                    tt_lo[slot] = max(np.int64(tt_lo[slot]), ret)
-                else:
-                    tt_lo[slot] = ret
-                    tt_hi[slot] = ret
+            slot, key = fslot[d], fkey[d]
+            if fk[d] > 0 and not IN_TRICK:
+                pass
+            elif tt[slot, 0] == key:
+                data = tt[slot, 1]
+                lo, hi = data & 0xFFFF, (data >> 16) & 0xFFFF
+            else:
+                lo, hi = np.int64(0), np.int64(0xFFFF)
+            if ret <= fa0[d]:
+                hi = min(hi, ret)
+            elif ret >= fb0[d]:
+                lo = max(lo, ret)
+            else:
+                lo, hi = ret, ret
+            if fk[d] == 0 or IN_TRICK:
+                tt[slot, 0] = key
+                tt[slot, 1] = lo | (hi << 16) | ((fbestmove[d] + 1) << 32)
         if d == 0:
             return ret
         d -= 1
@@ -341,7 +395,7 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
 
 @njit(cache=True, nogil=True)
 def _mtdf(hands, side, P, strain, tcard, tseat, k, leader, tl, took, pts, spts, fl, above, last, capot_last, order, rank,
-          tt_keys, tt_lo, tt_hi, tt_move, nodes, hi):
+          tt, nodes, hi):
     """The exact value by null-window searches that halve the range [0, ``hi``] it lies in (fail-soft: each
     search's result also narrows it), the transposition table carrying what each learnt to the next. Stepping
     from a guess (MTD(f)) moved one point a search here: card points are fine-grained, bisection is not."""
@@ -349,7 +403,7 @@ def _mtdf(hands, side, P, strain, tcard, tseat, k, leader, tl, took, pts, spts, 
     while lo < hi:
         beta = (lo + hi + 1) // 2
         g = _solve(hands, side, P, strain, tcard, tseat, k, leader, tl, took, pts, spts, fl, above, last, capot_last,
-                   order, rank, tt_keys, tt_lo, tt_hi, tt_move, nodes, beta - 1, beta)
+                   order, rank, tt, nodes, beta - 1, beta)
         if g >= beta:
             lo = g
         else:
@@ -394,7 +448,7 @@ def solve(spec: Spec, hands, strain: int, leader: int, trick=(), side=None, took
     most = int(spec.suit_points[strain * 4:strain * 4 + 4].max(axis=1).sum() + max(spec.last, spec.capot_last))
     return int(_mtdf(hands, side, np.int64(P), np.int64(strain), tcard, tseat, np.int64(k), np.int64(leader),
                      np.int64(tricks_left), np.int64(took), spec.points[strain], spec.suit_points, spec.fl,
-                     _ABOVE_TRUMP, spec.last, spec.capot_last, ORDER, RANK, tt[0], tt[1], tt[2], tt[3], nodes,
+                     _ABOVE_TRUMP, spec.last, spec.capot_last, ORDER, RANK, tt, nodes,
                      np.int64(most)))
 
 
