@@ -85,6 +85,8 @@ def _orders() -> tuple[np.ndarray, np.ndarray]:
 
 
 ORDER, RANK = _orders()
+#: the number of cards in each 8-bit mask
+POP8 = np.array([bin(m).count("1") for m in range(256)], np.int64)
 
 
 def suit_points(points: np.ndarray) -> np.ndarray:
@@ -99,7 +101,7 @@ def suit_points(points: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _moves(legal, seat, hands, tcard, tseat, k, strain, strength_row, pts, side, order, rank, out, keys):
+def _moves(legal, seat, hands, tcards, tseats, tl, k, strain, row, pts, side, order, rank, out, d, keys):
     """The moves worth trying among ``legal`` (one card of each group of equivalent cards, module text), in
     trial order: on lead, strongest first; following, cards that would win the trick now first (strongest
     first), then the others cheapest first, or dearest first when the trick is one's own side's so far.
@@ -109,14 +111,14 @@ def _moves(legal, seat, hands, tcard, tseat, k, strain, strength_row, pts, side,
         if s != seat:
             others |= hands[s]
     for j in range(k):
-        others |= np.int64(1) << tcard[j]
+        others |= np.int64(1) << tcards[tl, j]
     best = np.int64(-2)             # the strength winning the trick so far (none when leading)
     ours = False
     for j in range(k):
-        v = strength_row[tcard[j]]
+        v = _STRENGTH[row + tcards[tl, j]]
         if v > best:
             best = v
-            ours = side[tseat[j]] == side[seat]
+            ours = side[tseats[tl, j]] == side[seat]
     n = 0
     mine_all = hands[seat]
     for suit in range(4):
@@ -135,7 +137,7 @@ def _moves(legal, seat, hands, tcard, tseat, k, strain, strength_row, pts, side,
                 if k == 0:
                     key = (64 - r) * 64 - pts[c]
                 else:
-                    v = strength_row[c]
+                    v = _STRENGTH[row + c]
                     if v > best:
                         key = (64 - v) * 64
                     elif ours:
@@ -144,10 +146,10 @@ def _moves(legal, seat, hands, tcard, tseat, k, strain, strength_row, pts, side,
                         key = 65536 + pts[c] * 64 + r
                 b = n                         # insertion into the moves sorted by key
                 while b > 0 and keys[b - 1] > key:
-                    out[b] = out[b - 1]
+                    out[d, b] = out[d, b - 1]
                     keys[b] = keys[b - 1]
                     b -= 1
-                out[b] = c
+                out[d, b] = c
                 keys[b] = key
                 n += 1
             elif (others & bit) or (mine_all & bit):
@@ -203,7 +205,6 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
             k, leader, tl, took = fk[d], fleader[d], ftl[d], ftook[d]
             alpha, beta = falpha[d], fbeta[d]
             done = False
-            tcard = tcards[tl]
             if tl <= 1:
                 # the last trick: every card is forced (none left: nothing more to take)
                 ret = np.int64(0)
@@ -213,7 +214,7 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                     row2, wv, winner = np.int64(0), np.int64(-1), leader
                     for j in range(P):
                         if j < k:
-                            c = tcard[j]
+                            c = tcards[tl, j]
                         else:
                             h = hands[(leader + j) % P]
                             c = np.int64(0)
@@ -233,7 +234,7 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                     out_cards |= hands[s]
                 key = out_cards | (leader << 32) | (took << 34) | (k << 36)
                 for j in range(k):
-                    key |= tcard[j] << (38 + 5 * j)
+                    key |= tcards[tl, j] << (38 + 5 * j)
                 slot = _hash(key)
                 fkey[d], fslot[d] = key, slot
                 if k == 0:
@@ -266,7 +267,37 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                             least = sure
                         elif sure_side == 1:
                             most -= sure
-                    most += max(capot_last, last) if took & 2 == 0 and sure_side != 1 else last
+                    # the leader's masters in the other suits, cashed one after the other while every other player
+                    # who could ruff still follows suit: the leader's side's too
+                    lside = side[leader]
+                    mine = hands[leader]
+                    cash = np.int64(0)
+                    cashed = False
+                    for suit in range(4):
+                        if suit == strain or (mine >> (8 * suit)) & 0xFF == 0:
+                            continue
+                        lim = np.int64(8)
+                        if strain < 4:
+                            for s in range(P):
+                                if s != leader and (hands[s] >> (8 * strain)) & 0xFF != 0:
+                                    lim = min(lim, POP8[(hands[s] >> (8 * suit)) & 0xFF])
+                        run = np.int64(0)
+                        for a in range(8):
+                            c = order[strain * 4 + suit, a]
+                            bit = np.int64(1) << c
+                            if out_cards & bit == 0:
+                                continue
+                            if mine & bit == 0 or run >= lim:
+                                break
+                            cash += pts[c]
+                            run += 1
+                        cashed = cashed or run > 0
+                    if lside == 0:
+                        least += cash
+                    else:
+                        most -= cash
+                    no_capot = sure_side == 1 or (cashed and lside == 1)
+                    most += max(capot_last, last) if took & 2 == 0 and not no_capot else last
                     if most <= alpha:
                         ret, done = most, True
                     elif least >= beta:
@@ -294,20 +325,19 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                 falpha[d], fbeta[d], fa0[d], fb0[d] = alpha, beta, alpha, beta
                 seat = (leader + k) % P
                 fseat[d] = seat
-                led = tcard[0] >> 3 if k > 0 else np.int64(0)
+                led = tcards[tl, 0] >> 3 if k > 0 else np.int64(0)
                 row = strain * 128 + led * 32
-                strength_row = _STRENGTH[row:row + 32]
                 if k == 0:
                     legal = hands[seat]
                 else:
                     win_j = 0
                     for j in range(1, k):
-                        if strength_row[tcard[j]] > strength_row[tcard[win_j]]:
+                        if _STRENGTH[row + tcards[tl, j]] > _STRENGTH[row + tcards[tl, win_j]]:
                             win_j = j
                     partner = P == 4 and (tseats[tl, win_j] & 1) == (seat & 1)
-                    legal, why = legal_one(hands[seat], False, led, strain, tcard[win_j], partner, fl, above)
-                fn[d] = _moves(legal, seat, hands, tcard, tseats[tl], k, strain, strength_row, pts, side, order, rank,
-                               mv[d], mkeys)
+                    legal, why = legal_one(hands[seat], False, led, strain, tcards[tl, win_j], partner, fl, above)
+                fn[d] = _moves(legal, seat, hands, tcards, tseats, tl, k, strain, row, pts, side, order, rank, mv, d,
+                               mkeys)
                 if (k == 0 or IN_TRICK) and tt[fslot[d], 0] == fkey[d] and (tt[fslot[d], 1] >> 32) > 0:
                     # the card that was best (or cut off) here before is tried first
                     first = (tt[fslot[d], 1] >> 32) - 1
