@@ -85,6 +85,8 @@ def _orders() -> tuple[np.ndarray, np.ndarray]:
 
 
 ORDER, RANK = _orders()
+#: play.legal_one (the one implementation of the play rules) compiled inline into the search
+_legal_one = njit(cache=True, nogil=True, inline="always")(legal_one.py_func)
 #: the number of cards in each 8-bit mask
 POP8 = np.array([bin(m).count("1") for m in range(256)], np.int64)
 
@@ -158,6 +160,95 @@ def _moves(legal, seat, hands, tcards, tseats, tl, k, strain, row, pts, side, or
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _two_tricks(hands, P, side, leader, took, strain, pts, fl, above, last, capot_last, cards, tried, best):
+    """Side 0's card points from a trick start with two tricks left, every card of the first trick tried (at most
+    2^P ways) and the last one forced: exact, no bookkeeping per position (``cards``, ``tried``, ``best``:
+    scratch of P)."""
+    j = 0
+    tried[0] = hands[leader]
+    best[0] = -_INF if side[leader] == 0 else _INF
+    row = np.int64(0)
+    while True:
+        seat = leader + j
+        if seat >= P:
+            seat -= P
+        if tried[j] == 0:
+            # every card of this seat tried: its best goes up to the seat before
+            v = best[j]
+            if j == 0:
+                return v
+            j -= 1
+            seat = leader + j
+            if seat >= P:
+                seat -= P
+            if side[seat] == 0:
+                best[j] = max(best[j], v)
+            else:
+                best[j] = min(best[j], v)
+            continue
+        m = tried[j]
+        c = np.int64(0)
+        while (m >> c) & 1 == 0:
+            c += 1
+        tried[j] = m & (m - 1)
+        cards[j] = c
+        if j == 0:
+            row = strain * 128 + (c >> 3) * 32
+        if j + 1 < P:
+            j += 1
+            nxt = leader + j
+            if nxt >= P:
+                nxt -= P
+            w = 0
+            for q in range(1, j):
+                if _STRENGTH[row + cards[q]] > _STRENGTH[row + cards[w]]:
+                    w = q
+            ws = leader + w
+            if ws >= P:
+                ws -= P
+            partner = P == 4 and (ws & 1) == (nxt & 1)
+            tried[j], why = _legal_one(hands[nxt], False, cards[0] >> 3, strain, cards[w], partner, fl, above)
+            best[j] = -_INF if side[nxt] == 0 else _INF
+            continue
+        # the first trick complete: its winner leads the last one, every card forced
+        w = 0
+        p1 = np.int64(0)
+        for q in range(P):
+            p1 += pts[cards[q]]
+            if _STRENGTH[row + cards[q]] > _STRENGTH[row + cards[w]]:
+                w = q
+        w1 = leader + w
+        if w1 >= P:
+            w1 -= P
+        p2 = np.int64(0)
+        row2, wv, w2 = np.int64(0), np.int64(-1), w1
+        for q in range(P):
+            s = w1 + q
+            if s >= P:
+                s -= P
+            t = s - leader
+            if t < 0:
+                t += P
+            h = hands[s] ^ (np.int64(1) << cards[t])
+            c2 = np.int64(0)
+            while (h >> c2) & 1 == 0:
+                c2 += 1
+            if q == 0:
+                row2 = strain * 128 + (c2 >> 3) * 32
+            if _STRENGTH[row2 + c2] > wv:
+                wv, w2 = _STRENGTH[row2 + c2], s
+            p2 += pts[c2]
+        now = took | (np.int64(1) << side[w1]) | (np.int64(1) << side[w2])
+        v = p1 if side[w1] == 0 else np.int64(0)
+        if side[w2] == 0:
+            v += p2 + (capot_last if now == 1 else last)
+        if side[seat] == 0:
+            best[j] = max(best[j], v)
+        else:
+            best[j] = min(best[j], v)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _hash(key):
     h = np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)
     return np.int64(h >> np.uint64(64 - TT_BITS))
@@ -194,6 +285,9 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
     fbestmove = np.zeros(D, np.int64)
     mv = np.zeros((D, 32), np.int64)
     mkeys = np.zeros(32, np.int64)
+    s_cards = np.zeros(P, np.int64)
+    s_tried = np.zeros(P, np.int64)
+    s_best = np.zeros(P, np.int64)
     d = 0
     fk[0], fleader[0], ftl[0], ftook[0], falpha[0], fbeta[0] = k0, leader0, tl0, took0, alpha0, beta0
     entering = True
@@ -230,14 +324,31 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                         ret = trick_pts + (capot_last if took | 1 == 1 else last)
             if not done and (k == 0 or IN_TRICK):
                 out_cards = np.int64(0)
+                side0 = np.int64(0)
                 for s in range(P):
                     out_cards |= hands[s]
+                    if side[s] == 0:
+                        side0 |= hands[s]
                 key = out_cards | (leader << 32) | (took << 34) | (k << 36)
                 for j in range(k):
                     key |= tcards[tl, j] << (38 + 5 * j)
                 slot = _hash(key)
                 fkey[d], fslot[d] = key, slot
-                if k == 0:
+                if tt[slot, 0] == key:
+                    data = tt[slot, 1]
+                    lo, hi = data & 0xFFFF, (data >> 16) & 0xFFFF
+                    if lo >= beta:
+                        ret, done = lo, True
+                    elif hi <= alpha:
+                        ret, done = hi, True
+                    else:
+                        if lo > alpha:
+                            alpha = lo
+                        if hi < beta:
+                            beta = hi
+                        if alpha >= beta:
+                            ret, done = alpha, True
+                if not done and k == 0:
                     # side 0 takes at most every card still out and the last trick's bonus (while side 1 has taken
                     # nothing, the larger of the capot's and the plain one: a ruleset may make the capot's smaller);
                     # the top trumps out held by one side are that side's whatever happens (each wins its trick or
@@ -254,10 +365,7 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                             bit = np.int64(1) << c
                             if out_cards & bit == 0:
                                 continue
-                            s_of = np.int64(0)
-                            for s in range(P):
-                                if hands[s] & bit:
-                                    s_of = side[s]
+                            s_of = np.int64(0) if side0 & bit else np.int64(1)
                             if sure_side < 0:
                                 sure_side = s_of
                             elif s_of != sure_side:
@@ -269,34 +377,37 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                             most -= sure
                     # the leader's masters in the other suits, cashed one after the other while every other player
                     # who could ruff still follows suit: the leader's side's too
-                    lside = side[leader]
                     mine = hands[leader]
                     cash = np.int64(0)
                     cashed = False
                     for suit in range(4):
                         if suit == strain or (mine >> (8 * suit)) & 0xFF == 0:
                             continue
-                        lim = np.int64(8)
-                        if strain < 4:
-                            for s in range(P):
-                                if s != leader and (hands[s] >> (8 * strain)) & 0xFF != 0:
-                                    lim = min(lim, POP8[(hands[s] >> (8 * suit)) & 0xFF])
+                        lim = np.int64(-1)
                         run = np.int64(0)
                         for a in range(8):
                             c = order[strain * 4 + suit, a]
                             bit = np.int64(1) << c
                             if out_cards & bit == 0:
                                 continue
-                            if mine & bit == 0 or run >= lim:
+                            if mine & bit == 0:
+                                break
+                            if lim < 0:
+                                lim = np.int64(8)
+                                if strain < 4:
+                                    for s in range(P):
+                                        if s != leader and (hands[s] >> (8 * strain)) & 0xFF != 0:
+                                            lim = min(lim, POP8[(hands[s] >> (8 * suit)) & 0xFF])
+                            if run >= lim:
                                 break
                             cash += pts[c]
                             run += 1
                         cashed = cashed or run > 0
-                    if lside == 0:
+                    if side[leader] == 0:
                         least += cash
                     else:
                         most -= cash
-                    no_capot = sure_side == 1 or (cashed and lside == 1)
+                    no_capot = sure_side == 1 or (cashed and side[leader] == 1)
                     most += max(capot_last, last) if took & 2 == 0 and not no_capot else last
                     if most <= alpha:
                         ret, done = most, True
@@ -307,23 +418,17 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                             alpha = least
                         if most < beta:
                             beta = most
-                if not done and tt[slot, 0] == key:
-                    data = tt[slot, 1]
-                    lo, hi = data & 0xFFFF, (data >> 16) & 0xFFFF
-                    if lo >= beta:
-                        ret, done = lo, True
-                    elif hi <= alpha:
-                        ret, done = hi, True
-                    else:
-                        if lo > alpha:
-                            alpha = lo
-                        if hi < beta:
-                            beta = hi
-                        if alpha >= beta:
-                            ret, done = alpha, True
+                    if not done and tl == 2:
+                        ret = _two_tricks(hands, P, side, leader, took, strain, pts, fl, above, last, capot_last,
+                                          s_cards, s_tried, s_best)
+                        done = True
+                        tt[slot, 0] = key
+                        tt[slot, 1] = ret | (ret << 16)
             if not done:
                 falpha[d], fbeta[d], fa0[d], fb0[d] = alpha, beta, alpha, beta
-                seat = (leader + k) % P
+                seat = leader + k
+                if seat >= P:
+                    seat -= P
                 fseat[d] = seat
                 led = tcards[tl, 0] >> 3 if k > 0 else np.int64(0)
                 row = strain * 128 + led * 32
@@ -335,7 +440,7 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                         if _STRENGTH[row + tcards[tl, j]] > _STRENGTH[row + tcards[tl, win_j]]:
                             win_j = j
                     partner = P == 4 and (tseats[tl, win_j] & 1) == (seat & 1)
-                    legal, why = legal_one(hands[seat], False, led, strain, tcards[tl, win_j], partner, fl, above)
+                    legal, why = _legal_one(hands[seat], False, led, strain, tcards[tl, win_j], partner, fl, above)
                 fn[d] = _moves(legal, seat, hands, tcards, tseats, tl, k, strain, row, pts, side, order, rank, mv, d,
                                mkeys)
                 if (k == 0 or IN_TRICK) and tt[fslot[d], 0] == fkey[d] and (tt[fslot[d], 1] >> 32) > 0:
