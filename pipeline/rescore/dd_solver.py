@@ -38,6 +38,9 @@ from pipeline.trick_order import STRENGTH
 #: transposition-table slots (a power of two): 2^20 entries, 16 bytes each
 TT_BITS = 20
 IN_TRICK = False
+ETC = True
+ORD4 = 1
+LEAD = 1
 _STRENGTH = STRENGTH.astype(np.int64)
 _ABOVE_TRUMP = ABOVE_TRUMP.astype(np.int64)
 _INF = np.int64(1 << 20)
@@ -128,9 +131,12 @@ def _moves(legal, seat, hands, tcards, tseats, tl, k, strain, row, pts, side, or
             continue
         prev = np.int64(-1)
         base = strain * 4 + suit
+        master = True
         for a in range(8):
             c = order[base, a]
             bit = np.int64(1) << c
+            if others & bit:
+                master = False
             if legal & bit:
                 if prev >= 0 and pts[prev] == pts[c]:
                     continue                  # equivalent to the card just kept: adjacent, same points
@@ -138,9 +144,18 @@ def _moves(legal, seat, hands, tcards, tseats, tl, k, strain, row, pts, side, or
                 r = rank[strain * 32 + c]
                 if k == 0:
                     key = (64 - r) * 64 - pts[c]
+                    if LEAD == 1 and not master:
+                        key = 65536 + r * 64 + pts[c]
                 else:
                     v = _STRENGTH[row + c]
-                    if v > best:
+                    if k == hands.shape[0] - 1 and ORD4 >= 1:
+                        if ours:
+                            key = 65536 + (64 - pts[c]) * 64 + r
+                        elif v > best:
+                            key = (64 - pts[c]) * 64 + v
+                        else:
+                            key = 65536 + pts[c] * 64 + r
+                    elif v > best:
                         key = (64 - v) * 64
                     elif ours:
                         key = 65536 + (64 - pts[c]) * 64 + r
@@ -452,6 +467,38 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                                 mv[d, q] = mv[d, q - 1]
                             mv[d, 0] = first
                             break
+                if ETC and k == P - 1 and tl > 2:
+                    # the last card of a trick: a next trick's start already known to cut this position off
+                    # ends it without a search
+                    out_cards = np.int64(0)
+                    for s in range(P):
+                        out_cards |= hands[s]
+                    row2 = strain * 128 + (tcards[tl, 0] >> 3) * 32
+                    w = 0
+                    base_pts = np.int64(0)
+                    for j in range(k):
+                        base_pts += pts[tcards[tl, j]]
+                        if _STRENGTH[row2 + tcards[tl, j]] > _STRENGTH[row2 + tcards[tl, w]]:
+                            w = j
+                    for i in range(fn[d]):
+                        c = mv[d, i]
+                        if _STRENGTH[row2 + c] > _STRENGTH[row2 + tcards[tl, w]]:
+                            winner = seat
+                        else:
+                            winner = tseats[tl, w]
+                        ws = side[winner]
+                        gain = base_pts + pts[c] if ws == 0 else np.int64(0)
+                        key2 = (out_cards & ~(np.int64(1) << c)) | (winner << 32) | ((took | (np.int64(1) << ws)) << 34)
+                        slot2 = _hash(key2)
+                        if tt[slot2, 0] == key2:
+                            data = tt[slot2, 1]
+                            if side[seat] == 0 and (data & 0xFFFF) + gain >= beta:
+                                ret, done = (data & 0xFFFF) + gain, True
+                                break
+                            if side[seat] == 1 and ((data >> 16) & 0xFFFF) + gain <= alpha:
+                                ret, done = ((data >> 16) & 0xFFFF) + gain, True
+                                break
+            if not done:
                 fi[d] = 0
                 fbest[d] = -_INF if side[seat] == 0 else _INF
                 fbestmove[d] = mv[d, 0]
