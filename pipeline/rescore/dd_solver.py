@@ -36,11 +36,14 @@ from pipeline.rules import Ruleset
 from pipeline.trick_order import STRENGTH
 
 #: transposition-table slots (a power of two): 2^20 entries, 16 bytes each
-TT_BITS = 20
+TT_BITS = 18
 IN_TRICK = False
 ETC = True
+SURE = True
+CASH = True
 ORD4 = 1
 LEAD = 1
+LEADC = True
 _STRENGTH = STRENGTH.astype(np.int64)
 _ABOVE_TRUMP = ABOVE_TRUMP.astype(np.int64)
 _INF = np.int64(1 << 20)
@@ -89,7 +92,7 @@ def _orders() -> tuple[np.ndarray, np.ndarray]:
 
 ORDER, RANK = _orders()
 #: play.legal_one (the one implementation of the play rules) compiled inline into the search
-_legal_one = njit(cache=True, nogil=True, inline="always")(legal_one.py_func)
+_legal_one = njit(cache=True, nogil=True, _nrt=False)(legal_one.py_func)
 #: the number of cards in each 8-bit mask
 POP8 = np.array([bin(m).count("1") for m in range(256)], np.int64)
 
@@ -105,16 +108,19 @@ def suit_points(points: np.ndarray) -> np.ndarray:
     return out
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False)
 def _moves(legal, seat, hands, tcards, tseats, tl, k, strain, row, pts, side, order, rank, out, d, keys):
     """The moves worth trying among ``legal`` (one card of each group of equivalent cards, module text), in
     trial order: on lead, strongest first; following, cards that would win the trick now first (strongest
     first), then the others cheapest first, or dearest first when the trick is one's own side's so far.
     Writes them to ``out`` (``keys``: scratch of the same size); returns how many."""
     others = np.int64(0)
+    mates = np.int64(0)
     for s in range(hands.shape[0]):
         if s != seat:
             others |= hands[s]
+            if side[s] == side[seat]:
+                mates |= hands[s]
     for j in range(k):
         others |= np.int64(1) << tcards[tl, j]
     best = np.int64(-2)             # the strength winning the trick so far (none when leading)
@@ -132,9 +138,14 @@ def _moves(legal, seat, hands, tcards, tseats, tl, k, strain, row, pts, side, or
         prev = np.int64(-1)
         base = strain * 4 + suit
         master = True
+        mate_master = False
+        seen = False
         for a in range(8):
             c = order[base, a]
             bit = np.int64(1) << c
+            if not seen and (others & bit or mine_all & bit):
+                seen = True
+                mate_master = (mates & bit) != 0
             if others & bit:
                 master = False
             if legal & bit:
@@ -145,7 +156,7 @@ def _moves(legal, seat, hands, tcards, tseats, tl, k, strain, row, pts, side, or
                 if k == 0:
                     key = (64 - r) * 64 - pts[c]
                     if LEAD == 1 and not master:
-                        key = 65536 + r * 64 + pts[c]
+                        key = (32768 if mate_master and LEADC else 65536) + r * 64 + pts[c]
                 else:
                     v = _STRENGTH[row + c]
                     if k == hands.shape[0] - 1 and ORD4 >= 1:
@@ -174,7 +185,7 @@ def _moves(legal, seat, hands, tcards, tseats, tl, k, strain, row, pts, side, or
     return n
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False)
 def _two_tricks(hands, P, side, leader, took, strain, pts, fl, above, last, capot_last, cards, tried, best):
     """Side 0's card points from a trick start with two tricks left, every card of the first trick tried (at most
     2^P ways) and the last one forced: exact, no bookkeeping per position (``cards``, ``tried``, ``best``:
@@ -373,7 +384,7 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                         most += spts[strain * 4 + suit, (out_cards >> (8 * suit)) & 0xFF]
                     least = np.int64(0)
                     sure_side = np.int64(-1)
-                    if strain < 4:
+                    if SURE and strain < 4:
                         sure = np.int64(0)
                         for a in range(8):
                             c = order[strain * 5, a]
@@ -395,7 +406,7 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                     mine = hands[leader]
                     cash = np.int64(0)
                     cashed = False
-                    for suit in range(4):
+                    for suit in range(4 if CASH else 0):
                         if suit == strain or (mine >> (8 * suit)) & 0xFF == 0:
                             continue
                         lim = np.int64(-1)
@@ -467,7 +478,7 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                                 mv[d, q] = mv[d, q - 1]
                             mv[d, 0] = first
                             break
-                if ETC and k == P - 1 and tl > 2:
+                if ETC and k == P - 1 and tl > 2 and fn[d] > 1:
                     # the last card of a trick: a next trick's start already known to cut this position off
                     # ends it without a search
                     out_cards = np.int64(0)
@@ -480,7 +491,7 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                         base_pts += pts[tcards[tl, j]]
                         if _STRENGTH[row2 + tcards[tl, j]] > _STRENGTH[row2 + tcards[tl, w]]:
                             w = j
-                    for i in range(fn[d]):
+                    for i in range(1, fn[d]):
                         c = mv[d, i]
                         if _STRENGTH[row2 + c] > _STRENGTH[row2 + tcards[tl, w]]:
                             winner = seat
