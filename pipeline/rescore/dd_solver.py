@@ -6,14 +6,18 @@ The search is alpha-beta over the legal cards, compiled (numba), with no Python 
 * hands are ``int64`` bitmasks (card ``suit * 8 + rank``, :mod:`pipeline.cards`); the legal cards of a seat are
   :func:`pipeline.rescore.play.legal_one`'s, the one implementation of the ruleset's ``[play]`` duties, so the
   solver plays by exactly the rules the rescoring checks;
-* a transposition table keyed at trick boundaries by (cards still out, leader, teams that took a trick so far)
-  keeps the lower and upper bounds found for the rest of the hand (the cards still out say who holds what: the
-  hands are fixed by the deal);
-* equivalent cards are one move: cards of one suit in one hand that are adjacent in the suit's strength order
-  once the cards played are gone (no card of another hand, nor of the trick on the table, between them) **and
-  worth the same card points** (belote cards carry points, so a king and a queen that rank next to each other
-  are not interchangeable, unlike bridge's);
-* cards are tried winners first and cheap cards before dear ones, which makes cut-offs come early.
+* the value is found by null-window searches that halve the range it lies in (:func:`_mtdf`);
+* a transposition table keyed at trick starts by (cards still out, leader, sides that took a trick so far)
+  keeps the lower and upper bounds found for the rest of the hand and the best card (the cards still out say
+  who holds what: the hands are fixed by the deal); a table inside tricks cost more than it saved;
+* at a trick's start, bounds before any search: side 0 takes at most the points still out and the last
+  trick's bonus; the top trumps out held by one side are that side's, whoever plays them; the leader's masters
+  that it can cash while every player able to ruff follows suit are its side's;
+* the last card of a trick first looks up the next trick's starts it leads to: one known to cut the position
+  off ends it without a search; with two tricks left, the first trick's cards are tried by a plain loop (the
+  last trick is forced), and the last trick is scored on entry;
+* the moves and their order (:mod:`pipeline.rescore.dd_order`): one card of each group of equivalent cards,
+  the table's best card first, then masters, winners, and cheap or dear cards by whose the trick is.
 
 The value is card points with the last trick's bonus (``cards.last_trick``, dix de der), or, when one side takes
 every trick, ``cards.capot_last_trick`` instead (252 in all: FFB-B16 §9.2), for a "side" of the game: in
@@ -21,8 +25,8 @@ every trick, ``cards.capot_last_trick`` instead (252 in all: FFB-B16 §9.2), for
 side: ``cards.capot_split_each``, the 3-player split when one player takes no trick, is not modelled), in
 2-player games each player. ``cards.capot_bonus`` (added after scaling) is not in the value: a caller that
 needs to know whether a side can take every trick solves with a large capot_last_trick
-(:func:`pipeline.analyse.capot_spec`). Side 0 maximises, side 1 minimises; :func:`solve` returns side 0's points, from the
-position given (the points of a trick in progress included).
+(:func:`pipeline.analyse.capot_spec`). Side 0 maximises, side 1 minimises; :func:`solve` returns side 0's points,
+from the position given (the points of a trick in progress included).
 """
 
 from __future__ import annotations
@@ -30,20 +34,14 @@ from __future__ import annotations
 import numpy as np
 
 from pipeline.jit import njit
+from pipeline.rescore.dd_order import moves, ORDER, RANK
 from pipeline.rescore.play import flags, legal_one, PlayRules
 from pipeline.rescore.tables import ABOVE_TRUMP, build
 from pipeline.rules import Ruleset
 from pipeline.trick_order import STRENGTH
 
-#: transposition-table slots (a power of two): 2^20 entries, 16 bytes each
+#: transposition-table slots (a power of two): 2^18 of 16 bytes, 4 MiB (a larger table saves few positions)
 TT_BITS = 18
-IN_TRICK = False
-ETC = True
-SURE = True
-CASH = True
-ORD4 = 1
-LEAD = 1
-LEADC = True
 _STRENGTH = STRENGTH.astype(np.int64)
 _ABOVE_TRUMP = ABOVE_TRUMP.astype(np.int64)
 _INF = np.int64(1 << 20)
@@ -73,25 +71,8 @@ def clear(tt) -> None:
     tt.fill(-1)
 
 
-def _orders() -> tuple[np.ndarray, np.ndarray]:
-    """``ORDER[strain * 4 + suit]``: the suit's 8 cards strongest first under ``strain`` (trump order for the
-    trump suit and in all-trump, plain order otherwise); ``RANK[strain * 32 + card]``: the card's place in that
-    order (7 = strongest)."""
-    order = np.zeros((24, 8), np.int64)
-    rank = np.zeros(6 * 32, np.int64)
-    for strain in range(6):
-        for suit in range(4):
-            trumpish = strain == 5 or suit == strain
-            row = (5 if trumpish else 4) * 128 + suit * 32
-            cards = sorted(range(suit * 8, suit * 8 + 8), key=lambda c: -int(STRENGTH[row + c]))
-            order[strain * 4 + suit] = cards
-            for place, c in enumerate(cards):
-                rank[strain * 32 + c] = 7 - place
-    return order, rank
-
-
-ORDER, RANK = _orders()
-#: play.legal_one (the one implementation of the play rules) compiled inline into the search
+#: play.legal_one (the one implementation of the play rules), compiled a second time without reference counting
+#: (the search calls it at every position; counting the array passed cost more than the rules)
 _legal_one = njit(cache=True, nogil=True, _nrt=False)(legal_one.py_func)
 #: the number of cards in each 8-bit mask
 POP8 = np.array([bin(m).count("1") for m in range(256)], np.int64)
@@ -106,83 +87,6 @@ def suit_points(points: np.ndarray) -> np.ndarray:
             for m in range(256):
                 out[strain * 4 + suit, m] = sum(int(points[strain, suit * 8 + r]) for r in range(8) if m >> r & 1)
     return out
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def _moves(legal, seat, hands, tcards, tseats, tl, k, strain, row, pts, side, order, rank, out, d, keys):
-    """The moves worth trying among ``legal`` (one card of each group of equivalent cards, module text), in
-    trial order: on lead, strongest first; following, cards that would win the trick now first (strongest
-    first), then the others cheapest first, or dearest first when the trick is one's own side's so far.
-    Writes them to ``out`` (``keys``: scratch of the same size); returns how many."""
-    others = np.int64(0)
-    mates = np.int64(0)
-    for s in range(hands.shape[0]):
-        if s != seat:
-            others |= hands[s]
-            if side[s] == side[seat]:
-                mates |= hands[s]
-    for j in range(k):
-        others |= np.int64(1) << tcards[tl, j]
-    best = np.int64(-2)             # the strength winning the trick so far (none when leading)
-    ours = False
-    for j in range(k):
-        v = _STRENGTH[row + tcards[tl, j]]
-        if v > best:
-            best = v
-            ours = side[tseats[tl, j]] == side[seat]
-    n = 0
-    mine_all = hands[seat]
-    for suit in range(4):
-        if (legal >> (8 * suit)) & 0xFF == 0:
-            continue
-        prev = np.int64(-1)
-        base = strain * 4 + suit
-        master = True
-        mate_master = False
-        seen = False
-        for a in range(8):
-            c = order[base, a]
-            bit = np.int64(1) << c
-            if not seen and (others & bit or mine_all & bit):
-                seen = True
-                mate_master = (mates & bit) != 0
-            if others & bit:
-                master = False
-            if legal & bit:
-                if prev >= 0 and pts[prev] == pts[c]:
-                    continue                  # equivalent to the card just kept: adjacent, same points
-                prev = c
-                r = rank[strain * 32 + c]
-                if k == 0:
-                    key = (64 - r) * 64 - pts[c]
-                    if LEAD == 1 and not master:
-                        key = (32768 if mate_master and LEADC else 65536) + r * 64 + pts[c]
-                else:
-                    v = _STRENGTH[row + c]
-                    if k == hands.shape[0] - 1 and ORD4 >= 1:
-                        if ours:
-                            key = 65536 + (64 - pts[c]) * 64 + r
-                        elif v > best:
-                            key = (64 - pts[c]) * 64 + v
-                        else:
-                            key = 65536 + pts[c] * 64 + r
-                    elif v > best:
-                        key = (64 - v) * 64
-                    elif ours:
-                        key = 65536 + (64 - pts[c]) * 64 + r
-                    else:
-                        key = 65536 + pts[c] * 64 + r
-                b = n                         # insertion into the moves sorted by key
-                while b > 0 and keys[b - 1] > key:
-                    out[d, b] = out[d, b - 1]
-                    keys[b] = keys[b - 1]
-                    b -= 1
-                out[d, b] = c
-                keys[b] = key
-                n += 1
-            elif (others & bit) or (mine_all & bit):
-                prev = -1                     # a card still in play between: the run ends
-    return n
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -348,16 +252,14 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                     ws = side[winner]
                     if ws == 0:
                         ret = trick_pts + (capot_last if took | 1 == 1 else last)
-            if not done and (k == 0 or IN_TRICK):
+            if not done and k == 0:
                 out_cards = np.int64(0)
                 side0 = np.int64(0)
                 for s in range(P):
                     out_cards |= hands[s]
                     if side[s] == 0:
                         side0 |= hands[s]
-                key = out_cards | (leader << 32) | (took << 34) | (k << 36)
-                for j in range(k):
-                    key |= tcards[tl, j] << (38 + 5 * j)
+                key = out_cards | (leader << 32) | (took << 34)
                 slot = _hash(key)
                 fkey[d], fslot[d] = key, slot
                 if tt[slot, 0] == key:
@@ -384,7 +286,7 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                         most += spts[strain * 4 + suit, (out_cards >> (8 * suit)) & 0xFF]
                     least = np.int64(0)
                     sure_side = np.int64(-1)
-                    if SURE and strain < 4:
+                    if strain < 4:
                         sure = np.int64(0)
                         for a in range(8):
                             c = order[strain * 5, a]
@@ -406,7 +308,7 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                     mine = hands[leader]
                     cash = np.int64(0)
                     cashed = False
-                    for suit in range(4 if CASH else 0):
+                    for suit in range(4):
                         if suit == strain or (mine >> (8 * suit)) & 0xFF == 0:
                             continue
                         lim = np.int64(-1)
@@ -467,9 +369,9 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                             win_j = j
                     partner = P == 4 and (tseats[tl, win_j] & 1) == (seat & 1)
                     legal, why = _legal_one(hands[seat], False, led, strain, tcards[tl, win_j], partner, fl, above)
-                fn[d] = _moves(legal, seat, hands, tcards, tseats, tl, k, strain, row, pts, side, order, rank, mv, d,
+                fn[d] = moves(legal, seat, hands, tcards, tseats, tl, k, strain, row, pts, side, order, rank, mv, d,
                                mkeys)
-                if (k == 0 or IN_TRICK) and tt[fslot[d], 0] == fkey[d] and (tt[fslot[d], 1] >> 32) > 0:
+                if k == 0 and tt[fslot[d], 0] == fkey[d] and (tt[fslot[d], 1] >> 32) > 0:
                     # the card that was best (or cut off) here before is tried first
                     first = (tt[fslot[d], 1] >> 32) - 1
                     for j in range(fn[d]):
@@ -478,7 +380,7 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                                 mv[d, q] = mv[d, q - 1]
                             mv[d, 0] = first
                             break
-                if ETC and k == P - 1 and tl > 2 and fn[d] > 1:
+                if k == P - 1 and tl > 2 and fn[d] > 1:
                     # the last card of a trick: a next trick's start already known to cut this position off
                     # ends it without a search
                     out_cards = np.int64(0)
@@ -562,23 +464,19 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
             entering = True
             continue
         if not done:
-            # every move tried (or cut off): store what was learnt, return the best
+            # every move tried (or cut off): store what was learnt at a trick's start, return the best
             ret = fbest[d]
-            slot, key = fslot[d], fkey[d]
-            if fk[d] > 0 and not IN_TRICK:
-                pass
-            elif tt[slot, 0] == key:
-                data = tt[slot, 1]
-                lo, hi = data & 0xFFFF, (data >> 16) & 0xFFFF
-            else:
+            if fk[d] == 0:
+                slot, key = fslot[d], fkey[d]
                 lo, hi = np.int64(0), np.int64(0xFFFF)
-            if ret <= fa0[d]:
-                hi = min(hi, ret)
-            elif ret >= fb0[d]:
-                lo = max(lo, ret)
-            else:
-                lo, hi = ret, ret
-            if fk[d] == 0 or IN_TRICK:
+                if tt[slot, 0] == key:
+                    lo, hi = tt[slot, 1] & 0xFFFF, (tt[slot, 1] >> 16) & 0xFFFF
+                if ret <= fa0[d]:
+                    hi = min(hi, ret)
+                elif ret >= fb0[d]:
+                    lo = max(lo, ret)
+                else:
+                    lo, hi = ret, ret
                 tt[slot, 0] = key
                 tt[slot, 1] = lo | (hi << 16) | ((fbestmove[d] + 1) << 32)
         if d == 0:
