@@ -21,7 +21,7 @@ The transposition table, at trick starts, is keyed by the cards still out, the l
 a trick. The points the two defenders hold so far are not in the key: the outcome can only get worse for the
 taker when a defender holds more (his total rises, the taker's falls by as much), so an entry keeps one point
 (``o1``, ``o2``) where the taker was found to win (he wins wherever both defenders hold no more) and one where
-he was found to lose (he loses wherever both hold no less). Equivalent cards are one move, as in dd_solver:
+he was found to lose (he loses wherever both hold no less). Equivalent cards are one move (:mod:`pipeline.rescore.dd_order`):
 swapping them changes no trick's winner or points, so no made test.
 """
 
@@ -32,7 +32,8 @@ import numpy as np
 from pipeline.cards import ALL_TRUMP, NO_TRUMP
 from pipeline.jit import njit
 from pipeline.rescore.contract import _made_params
-from pipeline.rescore.dd_solver import _ABOVE_TRUMP, _STRENGTH, ORDER, RANK, _moves
+from pipeline.rescore.dd_order import ORDER, RANK, moves
+from pipeline.rescore.dd_solver import _ABOVE_TRUMP, _STRENGTH
 from pipeline.rescore.declarations import on_capot
 from pipeline.rescore.play import flags, legal_one, PlayRules
 from pipeline.rescore.solo import solo_one
@@ -182,20 +183,18 @@ def _search(hands0, P, taker, strain, leader0, tl0, pts, fl, above, order, rank,
             if not done:
                 seat = (leader + k) % P
                 fseat[d] = seat
-                tcard = tcards[tl]
-                led = tcard[0] >> 3 if k > 0 else np.int64(0)
+                led = tcards[tl, 0] >> 3 if k > 0 else np.int64(0)
                 row = strain * 128 + led * 32
-                strength_row = _STRENGTH[row:row + 32]
                 if k == 0:
                     legal = hands[seat]
                 else:
                     win_j = 0
                     for j in range(1, k):
-                        if strength_row[tcard[j]] > strength_row[tcard[win_j]]:
+                        if _STRENGTH[row + tcards[tl, j]] > _STRENGTH[row + tcards[tl, win_j]]:
                             win_j = j
-                    legal, why = legal_one(hands[seat], False, led, strain, tcard[win_j], False, fl, above)
-                fn[d] = _moves(legal, seat, hands, tcard, tseats[tl], k, strain, strength_row, pts, side, order, rank,
-                               mv[d], mkeys)
+                    legal, why = legal_one(hands[seat], False, led, strain, tcards[tl, win_j], False, fl, above)
+                fn[d] = moves(legal, seat, hands, tcards, tseats, tl, k, strain, row, pts, side, order, rank, mv, d,
+                              mkeys)
                 fi[d] = 0
                 fres[d] = seat != taker      # the taker's cards: any one that works; the others': all must
         else:

@@ -6,14 +6,18 @@ The search is alpha-beta over the legal cards, compiled (numba), with no Python 
 * hands are ``int64`` bitmasks (card ``suit * 8 + rank``, :mod:`pipeline.cards`); the legal cards of a seat are
   :func:`pipeline.rescore.play.legal_one`'s, the one implementation of the ruleset's ``[play]`` duties, so the
   solver plays by exactly the rules the rescoring checks;
-* a transposition table keyed at trick boundaries by (cards still out, leader, teams that took a trick so far)
-  keeps the lower and upper bounds found for the rest of the hand (the cards still out say who holds what: the
-  hands are fixed by the deal);
-* equivalent cards are one move: cards of one suit in one hand that are adjacent in the suit's strength order
-  once the cards played are gone (no card of another hand, nor of the trick on the table, between them) **and
-  worth the same card points** (belote cards carry points, so a king and a queen that rank next to each other
-  are not interchangeable, unlike bridge's);
-* cards are tried winners first and cheap cards before dear ones, which makes cut-offs come early.
+* the value is found by null-window searches that halve the range it lies in (:func:`_mtdf`);
+* a transposition table keyed at trick starts by (cards still out, leader, sides that took a trick so far)
+  keeps the lower and upper bounds found for the rest of the hand and the best card (the cards still out say
+  who holds what: the hands are fixed by the deal); a table inside tricks cost more than it saved;
+* at a trick's start, bounds before any search: side 0 takes at most the points still out and the last
+  trick's bonus; the top trumps out held by one side are that side's, whoever plays them; the leader's masters
+  that it can cash while every player able to ruff follows suit are its side's;
+* the last card of a trick first looks up the next trick's starts it leads to: one known to cut the position
+  off ends it without a search; with two tricks left, the first trick's cards are tried by a plain loop (the
+  last trick is forced), and the last trick is scored on entry;
+* the moves and their order (:mod:`pipeline.rescore.dd_order`): one card of each group of equivalent cards,
+  the table's best card first, then masters, winners, and cheap or dear cards by whose the trick is.
 
 The value is card points with the last trick's bonus (``cards.last_trick``, dix de der), or, when one side takes
 every trick, ``cards.capot_last_trick`` instead (252 in all: FFB-B16 §9.2), for a "side" of the game: in
@@ -21,8 +25,8 @@ every trick, ``cards.capot_last_trick`` instead (252 in all: FFB-B16 §9.2), for
 side: ``cards.capot_split_each``, the 3-player split when one player takes no trick, is not modelled), in
 2-player games each player. ``cards.capot_bonus`` (added after scaling) is not in the value: a caller that
 needs to know whether a side can take every trick solves with a large capot_last_trick
-(:func:`pipeline.analyse.capot_spec`). Side 0 maximises, side 1 minimises; :func:`solve` returns side 0's points, from the
-position given (the points of a trick in progress included).
+(:func:`pipeline.analyse.capot_spec`). Side 0 maximises, side 1 minimises; :func:`solve` returns side 0's points,
+from the position given (the points of a trick in progress included).
 """
 
 from __future__ import annotations
@@ -30,13 +34,14 @@ from __future__ import annotations
 import numpy as np
 
 from pipeline.jit import njit
+from pipeline.rescore.dd_order import moves, ORDER, RANK
 from pipeline.rescore.play import flags, legal_one, PlayRules
 from pipeline.rescore.tables import ABOVE_TRUMP, build
 from pipeline.rules import Ruleset
 from pipeline.trick_order import STRENGTH
 
-#: transposition-table slots (a power of two): 2^20 entries, 20 bytes each
-TT_BITS = 20
+#: transposition-table slots (a power of two): 2^18 of 16 bytes, 4 MiB (a larger table saves few positions)
+TT_BITS = 18
 _STRENGTH = STRENGTH.astype(np.int64)
 _ABOVE_TRUMP = ABOVE_TRUMP.astype(np.int64)
 _INF = np.int64(1 << 20)
@@ -55,43 +60,22 @@ class Spec:
         self.capot_last = np.int64(rules["cards.capot_last_trick"])
 
 
-def new_table() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """An empty transposition table: (keys int64, lower bounds int16, upper bounds int16, best card int8),
-    2^TT_BITS slots; a key of -1 is an empty slot. One table serves one deal and strain: clear it
-    (:func:`clear`) between."""
-    n = 1 << TT_BITS
-    return np.full(n, -1, np.int64), np.zeros(n, np.int16), np.zeros(n, np.int16), np.full(n, -1, np.int8)
+def new_table() -> np.ndarray:
+    """An empty transposition table: int64 (2^TT_BITS, 2), each slot a key (-1: empty) and beside it, in the
+    same cache line, the lower bound, the upper bound and the best card + 1 (bits 0-15, 16-31, 32-). One table
+    serves one deal and strain: clear it (:func:`clear`) between."""
+    return np.full((1 << TT_BITS, 2), -1, np.int64)
 
 
 def clear(tt) -> None:
-    tt[0].fill(-1)
-    tt[3].fill(-1)
+    tt.fill(-1)
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _hash(key):
-    h = np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)
-    return np.int64(h >> np.uint64(64 - TT_BITS))
-
-
-def _orders() -> tuple[np.ndarray, np.ndarray]:
-    """``ORDER[strain * 4 + suit]``: the suit's 8 cards strongest first under ``strain`` (trump order for the
-    trump suit and in all-trump, plain order otherwise); ``RANK[strain * 32 + card]``: the card's place in that
-    order (7 = strongest)."""
-    order = np.zeros((24, 8), np.int64)
-    rank = np.zeros(6 * 32, np.int64)
-    for strain in range(6):
-        for suit in range(4):
-            trumpish = strain == 5 or suit == strain
-            row = (5 if trumpish else 4) * 128 + suit * 32
-            cards = sorted(range(suit * 8, suit * 8 + 8), key=lambda c: -int(STRENGTH[row + c]))
-            order[strain * 4 + suit] = cards
-            for place, c in enumerate(cards):
-                rank[strain * 32 + c] = 7 - place
-    return order, rank
-
-
-ORDER, RANK = _orders()
+#: play.legal_one (the one implementation of the play rules), compiled a second time without reference counting
+#: (the search calls it at every position; counting the array passed cost more than the rules)
+_legal_one = njit(cache=True, nogil=True, _nrt=False)(legal_one.py_func)
+#: the number of cards in each 8-bit mask
+POP8 = np.array([bin(m).count("1") for m in range(256)], np.int64)
 
 
 def suit_points(points: np.ndarray) -> np.ndarray:
@@ -105,66 +89,104 @@ def suit_points(points: np.ndarray) -> np.ndarray:
     return out
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _moves(legal, seat, hands, tcard, tseat, k, strain, strength_row, pts, side, order, rank, out, keys):
-    """The moves worth trying among ``legal`` (one card of each group of equivalent cards, module text), in
-    trial order: on lead, strongest first; following, cards that would win the trick now first (strongest
-    first), then the others cheapest first, or dearest first when the trick is one's own side's so far.
-    Writes them to ``out`` (``keys``: scratch of the same size); returns how many."""
-    others = np.int64(0)
-    for s in range(hands.shape[0]):
-        if s != seat:
-            others |= hands[s]
-    for j in range(k):
-        others |= np.int64(1) << tcard[j]
-    best = np.int64(-2)             # the strength winning the trick so far (none when leading)
-    ours = False
-    for j in range(k):
-        v = strength_row[tcard[j]]
-        if v > best:
-            best = v
-            ours = side[tseat[j]] == side[seat]
-    n = 0
-    mine_all = hands[seat]
-    for suit in range(4):
-        if (legal >> (8 * suit)) & 0xFF == 0:
+@njit(cache=True, nogil=True, _nrt=False)
+def _two_tricks(hands, P, side, leader, took, strain, pts, fl, above, last, capot_last, cards, tried, best):
+    """Side 0's card points from a trick start with two tricks left, every card of the first trick tried (at most
+    2^P ways) and the last one forced: exact, no bookkeeping per position (``cards``, ``tried``, ``best``:
+    scratch of P)."""
+    j = 0
+    tried[0] = hands[leader]
+    best[0] = -_INF if side[leader] == 0 else _INF
+    row = np.int64(0)
+    while True:
+        seat = leader + j
+        if seat >= P:
+            seat -= P
+        if tried[j] == 0:
+            # every card of this seat tried: its best goes up to the seat before
+            v = best[j]
+            if j == 0:
+                return v
+            j -= 1
+            seat = leader + j
+            if seat >= P:
+                seat -= P
+            if side[seat] == 0:
+                best[j] = max(best[j], v)
+            else:
+                best[j] = min(best[j], v)
             continue
-        prev = np.int64(-1)
-        base = strain * 4 + suit
-        for a in range(8):
-            c = order[base, a]
-            bit = np.int64(1) << c
-            if legal & bit:
-                if prev >= 0 and pts[prev] == pts[c]:
-                    continue                  # equivalent to the card just kept: adjacent, same points
-                prev = c
-                r = rank[strain * 32 + c]
-                if k == 0:
-                    key = (64 - r) * 64 - pts[c]
-                else:
-                    v = strength_row[c]
-                    if v > best:
-                        key = (64 - v) * 64
-                    elif ours:
-                        key = 65536 + (64 - pts[c]) * 64 + r
-                    else:
-                        key = 65536 + pts[c] * 64 + r
-                b = n                         # insertion into the moves sorted by key
-                while b > 0 and keys[b - 1] > key:
-                    out[b] = out[b - 1]
-                    keys[b] = keys[b - 1]
-                    b -= 1
-                out[b] = c
-                keys[b] = key
-                n += 1
-            elif (others & bit) or (mine_all & bit):
-                prev = -1                     # a card still in play between: the run ends
-    return n
+        m = tried[j]
+        c = np.int64(0)
+        while (m >> c) & 1 == 0:
+            c += 1
+        tried[j] = m & (m - 1)
+        cards[j] = c
+        if j == 0:
+            row = strain * 128 + (c >> 3) * 32
+        if j + 1 < P:
+            j += 1
+            nxt = leader + j
+            if nxt >= P:
+                nxt -= P
+            w = 0
+            for q in range(1, j):
+                if _STRENGTH[row + cards[q]] > _STRENGTH[row + cards[w]]:
+                    w = q
+            ws = leader + w
+            if ws >= P:
+                ws -= P
+            partner = P == 4 and (ws & 1) == (nxt & 1)
+            tried[j], why = _legal_one(hands[nxt], False, cards[0] >> 3, strain, cards[w], partner, fl, above)
+            best[j] = -_INF if side[nxt] == 0 else _INF
+            continue
+        # the first trick complete: its winner leads the last one, every card forced
+        w = 0
+        p1 = np.int64(0)
+        for q in range(P):
+            p1 += pts[cards[q]]
+            if _STRENGTH[row + cards[q]] > _STRENGTH[row + cards[w]]:
+                w = q
+        w1 = leader + w
+        if w1 >= P:
+            w1 -= P
+        p2 = np.int64(0)
+        row2, wv, w2 = np.int64(0), np.int64(-1), w1
+        for q in range(P):
+            s = w1 + q
+            if s >= P:
+                s -= P
+            t = s - leader
+            if t < 0:
+                t += P
+            h = hands[s] ^ (np.int64(1) << cards[t])
+            c2 = np.int64(0)
+            while (h >> c2) & 1 == 0:
+                c2 += 1
+            if q == 0:
+                row2 = strain * 128 + (c2 >> 3) * 32
+            if _STRENGTH[row2 + c2] > wv:
+                wv, w2 = _STRENGTH[row2 + c2], s
+            p2 += pts[c2]
+        now = took | (np.int64(1) << side[w1]) | (np.int64(1) << side[w2])
+        v = p1 if side[w1] == 0 else np.int64(0)
+        if side[w2] == 0:
+            v += p2 + (capot_last if now == 1 else last)
+        if side[seat] == 0:
+            best[j] = max(best[j], v)
+        else:
+            best[j] = min(best[j], v)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _hash(key):
+    h = np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)
+    return np.int64(h >> np.uint64(64 - TT_BITS))
 
 
 @njit(cache=True, nogil=True)
 def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts, spts, fl, above, last, capot_last,
-           order, rank, tt_keys, tt_lo, tt_hi, tt_move, nodes, alpha0, beta0):
+           order, rank, tt, nodes, alpha0, beta0):
     """Side 0's card points from the position given (the trick on the table included) with best play:
     fail-soft alpha-beta, written as a loop over an explicit stack of frames (one per card played; numba cannot
     cache a recursive function). Frame ``d`` is the position before the ``d``-th card from the root; the trick
@@ -193,6 +215,9 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
     fbestmove = np.zeros(D, np.int64)
     mv = np.zeros((D, 32), np.int64)
     mkeys = np.zeros(32, np.int64)
+    s_cards = np.zeros(P, np.int64)
+    s_tried = np.zeros(P, np.int64)
+    s_best = np.zeros(P, np.int64)
     d = 0
     fk[0], fleader[0], ftl[0], ftook[0], falpha[0], fbeta[0] = k0, leader0, tl0, took0, alpha0, beta0
     entering = True
@@ -204,65 +229,189 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
             k, leader, tl, took = fk[d], fleader[d], ftl[d], ftook[d]
             alpha, beta = falpha[d], fbeta[d]
             done = False
-            if k == 0:
-                if tl == 0:
-                    ret = np.int64(0)
-                    done = True
-                else:
-                    out_cards = np.int64(0)
-                    for s in range(P):
-                        out_cards |= hands[s]
-                    key = out_cards | (leader << 32) | (took << 36)
-                    slot = _hash(key)
-                    fkey[d], fslot[d] = key, slot
+            if tl <= 1:
+                # the last trick: every card is forced (none left: nothing more to take)
+                ret = np.int64(0)
+                done = True
+                if tl == 1:
+                    trick_pts = np.int64(0)
+                    row2, wv, winner = np.int64(0), np.int64(-1), leader
+                    for j in range(P):
+                        if j < k:
+                            c = tcards[tl, j]
+                        else:
+                            h = hands[(leader + j) % P]
+                            c = np.int64(0)
+                            while (h >> c) & 1 == 0:
+                                c += 1
+                        if j == 0:
+                            row2 = strain * 128 + (c >> 3) * 32
+                        if _STRENGTH[row2 + c] > wv:
+                            wv, winner = _STRENGTH[row2 + c], (leader + j) % P
+                        trick_pts += pts[c]
+                    ws = side[winner]
+                    if ws == 0:
+                        ret = trick_pts + (capot_last if took | 1 == 1 else last)
+            if not done and k == 0:
+                out_cards = np.int64(0)
+                side0 = np.int64(0)
+                for s in range(P):
+                    out_cards |= hands[s]
+                    if side[s] == 0:
+                        side0 |= hands[s]
+                key = out_cards | (leader << 32) | (took << 34)
+                slot = _hash(key)
+                fkey[d], fslot[d] = key, slot
+                if tt[slot, 0] == key:
+                    data = tt[slot, 1]
+                    lo, hi = data & 0xFFFF, (data >> 16) & 0xFFFF
+                    if lo >= beta:
+                        ret, done = lo, True
+                    elif hi <= alpha:
+                        ret, done = hi, True
+                    else:
+                        if lo > alpha:
+                            alpha = lo
+                        if hi < beta:
+                            beta = hi
+                        if alpha >= beta:
+                            ret, done = alpha, True
+                if not done and k == 0:
                     # side 0 takes at most every card still out and the last trick's bonus (while side 1 has taken
-                    # nothing, the larger of the capot's and the plain one: a ruleset may make the capot's smaller)
-                    most = max(capot_last, last) if took & 2 == 0 else last
+                    # nothing, the larger of the capot's and the plain one: a ruleset may make the capot's smaller);
+                    # the top trumps out held by one side are that side's whatever happens (each wins its trick or
+                    # falls under a higher one of the same side), and that side takes a trick
+                    most = np.int64(0)
                     for suit in range(4):
                         most += spts[strain * 4 + suit, (out_cards >> (8 * suit)) & 0xFF]
+                    least = np.int64(0)
+                    sure_side = np.int64(-1)
+                    if strain < 4:
+                        sure = np.int64(0)
+                        for a in range(8):
+                            c = order[strain * 5, a]
+                            bit = np.int64(1) << c
+                            if out_cards & bit == 0:
+                                continue
+                            s_of = np.int64(0) if side0 & bit else np.int64(1)
+                            if sure_side < 0:
+                                sure_side = s_of
+                            elif s_of != sure_side:
+                                break
+                            sure += pts[c]
+                        if sure_side == 0:
+                            least = sure
+                        elif sure_side == 1:
+                            most -= sure
+                    # the leader's masters in the other suits, cashed one after the other while every other player
+                    # who could ruff still follows suit: the leader's side's too
+                    mine = hands[leader]
+                    cash = np.int64(0)
+                    cashed = False
+                    for suit in range(4):
+                        if suit == strain or (mine >> (8 * suit)) & 0xFF == 0:
+                            continue
+                        lim = np.int64(-1)
+                        run = np.int64(0)
+                        for a in range(8):
+                            c = order[strain * 4 + suit, a]
+                            bit = np.int64(1) << c
+                            if out_cards & bit == 0:
+                                continue
+                            if mine & bit == 0:
+                                break
+                            if lim < 0:
+                                lim = np.int64(8)
+                                if strain < 4:
+                                    for s in range(P):
+                                        if s != leader and (hands[s] >> (8 * strain)) & 0xFF != 0:
+                                            lim = min(lim, POP8[(hands[s] >> (8 * suit)) & 0xFF])
+                            if run >= lim:
+                                break
+                            cash += pts[c]
+                            run += 1
+                        cashed = cashed or run > 0
+                    if side[leader] == 0:
+                        least += cash
+                    else:
+                        most -= cash
+                    no_capot = sure_side == 1 or (cashed and side[leader] == 1)
+                    most += max(capot_last, last) if took & 2 == 0 and not no_capot else last
                     if most <= alpha:
                         ret, done = most, True
-                    elif tt_keys[slot] == key:
-                        lo, hi = np.int64(tt_lo[slot]), np.int64(tt_hi[slot])
-                        if lo >= beta:
-                            ret, done = lo, True
-                        elif hi <= alpha:
-                            ret, done = hi, True
-                        else:
-                            if lo > alpha:
-                                alpha = lo
-                            if hi < beta:
-                                beta = hi
-                            if alpha >= beta:
-                                ret, done = alpha, True
+                    elif least >= beta:
+                        ret, done = least, True
+                    else:
+                        if least > alpha:
+                            alpha = least
+                        if most < beta:
+                            beta = most
+                    if not done and tl == 2:
+                        ret = _two_tricks(hands, P, side, leader, took, strain, pts, fl, above, last, capot_last,
+                                          s_cards, s_tried, s_best)
+                        done = True
+                        tt[slot, 0] = key
+                        tt[slot, 1] = ret | (ret << 16)
             if not done:
                 falpha[d], fbeta[d], fa0[d], fb0[d] = alpha, beta, alpha, beta
-                seat = (leader + k) % P
+                seat = leader + k
+                if seat >= P:
+                    seat -= P
                 fseat[d] = seat
-                tcard = tcards[tl]
-                led = tcard[0] >> 3 if k > 0 else np.int64(0)
+                led = tcards[tl, 0] >> 3 if k > 0 else np.int64(0)
                 row = strain * 128 + led * 32
-                strength_row = _STRENGTH[row:row + 32]
                 if k == 0:
                     legal = hands[seat]
                 else:
                     win_j = 0
                     for j in range(1, k):
-                        if strength_row[tcard[j]] > strength_row[tcard[win_j]]:
+                        if _STRENGTH[row + tcards[tl, j]] > _STRENGTH[row + tcards[tl, win_j]]:
                             win_j = j
                     partner = P == 4 and (tseats[tl, win_j] & 1) == (seat & 1)
-                    legal, why = legal_one(hands[seat], False, led, strain, tcard[win_j], partner, fl, above)
-                fn[d] = _moves(legal, seat, hands, tcard, tseats[tl], k, strain, strength_row, pts, side, order, rank,
-                               mv[d], mkeys)
-                if k == 0 and tt_keys[fslot[d]] == fkey[d] and tt_move[fslot[d]] >= 0:
+                    legal, why = _legal_one(hands[seat], False, led, strain, tcards[tl, win_j], partner, fl, above)
+                fn[d] = moves(legal, seat, hands, tcards, tseats, tl, k, strain, row, pts, side, order, rank, mv, d,
+                               mkeys)
+                if k == 0 and tt[fslot[d], 0] == fkey[d] and (tt[fslot[d], 1] >> 32) > 0:
                     # the card that was best (or cut off) here before is tried first
-                    first = np.int64(tt_move[fslot[d]])
+                    first = (tt[fslot[d], 1] >> 32) - 1
                     for j in range(fn[d]):
                         if mv[d, j] == first:
                             for q in range(j, 0, -1):
                                 mv[d, q] = mv[d, q - 1]
                             mv[d, 0] = first
                             break
+                if k == P - 1 and tl > 2 and fn[d] > 1:
+                    # the last card of a trick: a next trick's start already known to cut this position off
+                    # ends it without a search
+                    out_cards = np.int64(0)
+                    for s in range(P):
+                        out_cards |= hands[s]
+                    row2 = strain * 128 + (tcards[tl, 0] >> 3) * 32
+                    w = 0
+                    base_pts = np.int64(0)
+                    for j in range(k):
+                        base_pts += pts[tcards[tl, j]]
+                        if _STRENGTH[row2 + tcards[tl, j]] > _STRENGTH[row2 + tcards[tl, w]]:
+                            w = j
+                    for i in range(1, fn[d]):
+                        c = mv[d, i]
+                        if _STRENGTH[row2 + c] > _STRENGTH[row2 + tcards[tl, w]]:
+                            winner = seat
+                        else:
+                            winner = tseats[tl, w]
+                        ws = side[winner]
+                        gain = base_pts + pts[c] if ws == 0 else np.int64(0)
+                        key2 = (out_cards & ~(np.int64(1) << c)) | (winner << 32) | ((took | (np.int64(1) << ws)) << 34)
+                        slot2 = _hash(key2)
+                        if tt[slot2, 0] == key2:
+                            data = tt[slot2, 1]
+                            if side[seat] == 0 and (data & 0xFFFF) + gain >= beta:
+                                ret, done = (data & 0xFFFF) + gain, True
+                                break
+                            if side[seat] == 1 and ((data >> 16) & 0xFFFF) + gain <= alpha:
+                                ret, done = ((data >> 16) & 0xFFFF) + gain, True
+                                break
+            if not done:
                 fi[d] = 0
                 fbest[d] = -_INF if side[seat] == 0 else _INF
                 fbestmove[d] = mv[d, 0]
@@ -297,7 +446,7 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
             if k + 1 < P:
                 fk[d + 1], fleader[d + 1], ftl[d + 1], ftook[d + 1] = k + 1, leader, tl, took
             else:
-                # the trick is complete: its winner leads the next one
+                # the trick is complete: its winner leads the next one (never the last trick: solved on entry)
                 row2 = strain * 128 + (tcards[tl, 0] >> 3) * 32
                 w = 0
                 trick_pts = np.int64(0)
@@ -307,11 +456,8 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                         w = j
                 winner = tseats[tl, w]
                 ws = side[winner]
-                now = took | (np.int64(1) << ws)
-                if tl == 1:
-                    trick_pts += capot_last if now == (np.int64(1) << ws) else last
                 gain = trick_pts if ws == 0 else np.int64(0)
-                fk[d + 1], fleader[d + 1], ftl[d + 1], ftook[d + 1] = 0, winner, tl - 1, now
+                fk[d + 1], fleader[d + 1], ftl[d + 1], ftook[d + 1] = 0, winner, tl - 1, took | (np.int64(1) << ws)
             fgain[d] = gain
             falpha[d + 1], fbeta[d + 1] = falpha[d] - gain, fbeta[d] - gain
             d += 1
@@ -322,18 +468,17 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
             ret = fbest[d]
             if fk[d] == 0:
                 slot, key = fslot[d], fkey[d]
-                if tt_keys[slot] != key:
-                    tt_keys[slot] = key
-                    tt_lo[slot] = 0
-                    tt_hi[slot] = 32767
-                tt_move[slot] = fbestmove[d]
+                lo, hi = np.int64(0), np.int64(0xFFFF)
+                if tt[slot, 0] == key:
+                    lo, hi = tt[slot, 1] & 0xFFFF, (tt[slot, 1] >> 16) & 0xFFFF
                 if ret <= fa0[d]:
-                    tt_hi[slot] = min(np.int64(tt_hi[slot]), ret)
+                    hi = min(hi, ret)
                 elif ret >= fb0[d]:
-                    tt_lo[slot] = max(np.int64(tt_lo[slot]), ret)
+                    lo = max(lo, ret)
                 else:
-                    tt_lo[slot] = ret
-                    tt_hi[slot] = ret
+                    lo, hi = ret, ret
+                tt[slot, 0] = key
+                tt[slot, 1] = lo | (hi << 16) | ((fbestmove[d] + 1) << 32)
         if d == 0:
             return ret
         d -= 1
@@ -341,7 +486,7 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
 
 @njit(cache=True, nogil=True)
 def _mtdf(hands, side, P, strain, tcard, tseat, k, leader, tl, took, pts, spts, fl, above, last, capot_last, order, rank,
-          tt_keys, tt_lo, tt_hi, tt_move, nodes, hi):
+          tt, nodes, hi):
     """The exact value by null-window searches that halve the range [0, ``hi``] it lies in (fail-soft: each
     search's result also narrows it), the transposition table carrying what each learnt to the next. Stepping
     from a guess (MTD(f)) moved one point a search here: card points are fine-grained, bisection is not."""
@@ -349,7 +494,7 @@ def _mtdf(hands, side, P, strain, tcard, tseat, k, leader, tl, took, pts, spts, 
     while lo < hi:
         beta = (lo + hi + 1) // 2
         g = _solve(hands, side, P, strain, tcard, tseat, k, leader, tl, took, pts, spts, fl, above, last, capot_last,
-                   order, rank, tt_keys, tt_lo, tt_hi, tt_move, nodes, beta - 1, beta)
+                   order, rank, tt, nodes, beta - 1, beta)
         if g >= beta:
             lo = g
         else:
@@ -394,7 +539,7 @@ def solve(spec: Spec, hands, strain: int, leader: int, trick=(), side=None, took
     most = int(spec.suit_points[strain * 4:strain * 4 + 4].max(axis=1).sum() + max(spec.last, spec.capot_last))
     return int(_mtdf(hands, side, np.int64(P), np.int64(strain), tcard, tseat, np.int64(k), np.int64(leader),
                      np.int64(tricks_left), np.int64(took), spec.points[strain], spec.suit_points, spec.fl,
-                     _ABOVE_TRUMP, spec.last, spec.capot_last, ORDER, RANK, tt[0], tt[1], tt[2], tt[3], nodes,
+                     _ABOVE_TRUMP, spec.last, spec.capot_last, ORDER, RANK, tt, nodes,
                      np.int64(most)))
 
 

@@ -1,0 +1,120 @@
+"""The double-dummy solver's moves (:mod:`pipeline.rescore.dd_solver`, issue 22): which of a seat's legal cards
+are worth trying and in what order, compiled (numba).
+
+One card stands for each group of equivalent cards: cards of one suit in one hand that are adjacent in the suit's
+strength order once the cards played are gone (no card of another hand, nor of the trick on the table, between
+them) **and** worth the same card points (a king and a queen next to each other are not interchangeable, as they
+would be in bridge). The order makes cut-offs come early; it changes how much is searched, never the value.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pipeline.jit import njit
+from pipeline.trick_order import STRENGTH
+
+_STRENGTH = STRENGTH.astype(np.int64)
+
+
+def _orders() -> tuple[np.ndarray, np.ndarray]:
+    """``ORDER[strain * 4 + suit]``: the suit's 8 cards strongest first under ``strain`` (trump order for the
+    trump suit and in all-trump, plain order otherwise); ``RANK[strain * 32 + card]``: the card's place in that
+    order (7 = strongest)."""
+    order = np.zeros((24, 8), np.int64)
+    rank = np.zeros(6 * 32, np.int64)
+    for strain in range(6):
+        for suit in range(4):
+            trumpish = strain == 5 or suit == strain
+            row = (5 if trumpish else 4) * 128 + suit * 32
+            cards = sorted(range(suit * 8, suit * 8 + 8), key=lambda c: -int(STRENGTH[row + c]))
+            order[strain * 4 + suit] = cards
+            for place, c in enumerate(cards):
+                rank[strain * 32 + c] = 7 - place
+    return order, rank
+
+
+ORDER, RANK = _orders()
+
+
+# no reference counting (_nrt=False): the search calls this at every position, and counting the arrays passed
+# (atomic increments and decrements) cost more than the work
+@njit(cache=True, nogil=True, _nrt=False)
+def moves(legal, seat, hands, tcards, tseats, tl, k, strain, row, pts, side, order, rank, out, d, keys):
+    """The moves worth trying among ``legal`` (one card of each group of equivalent cards, module text), in
+    trial order, written to ``out[d]``; returns how many. The trick on the table is ``tcards[tl, :k]`` (played
+    by ``tseats[tl, :k]``), ``row`` its strength row in ``trick_order.STRENGTH``; ``keys``: scratch of 32.
+
+    * leading: the masters (no card out in another hand above them) strongest first, then low cards (weakest
+      first) of the suits where a partner holds the master, then the other low cards;
+    * last to the trick: dearest first when the trick is one's side's; else the cards that win it, dearest
+      first, then the others cheapest first;
+    * otherwise: the cards that would win the trick now, strongest first, then the others, dearest first when
+      the trick is one's side's so far, cheapest first when not.
+    """
+    others = np.int64(0)
+    mates = np.int64(0)
+    for s in range(hands.shape[0]):
+        if s != seat:
+            others |= hands[s]
+            if side[s] == side[seat]:
+                mates |= hands[s]
+    for j in range(k):
+        others |= np.int64(1) << tcards[tl, j]
+    best = np.int64(-2)             # the strength winning the trick so far (none when leading)
+    ours = False
+    for j in range(k):
+        v = _STRENGTH[row + tcards[tl, j]]
+        if v > best:
+            best = v
+            ours = side[tseats[tl, j]] == side[seat]
+    last = k == hands.shape[0] - 1
+    n = 0
+    mine = hands[seat]
+    for suit in range(4):
+        if (legal >> (8 * suit)) & 0xFF == 0:
+            continue
+        prev = np.int64(-1)
+        base = strain * 4 + suit
+        master = True                 # no card of another hand above so far
+        mate_master = False           # the strongest card out in the suit is a partner's
+        seen = False
+        for a in range(8):
+            c = order[base, a]
+            bit = np.int64(1) << c
+            if not seen and (others & bit or mine & bit):
+                seen = True
+                mate_master = (mates & bit) != 0
+            if others & bit:
+                master = False
+            if legal & bit:
+                if prev >= 0 and pts[prev] == pts[c]:
+                    continue                  # equivalent to the card just kept: adjacent, same points
+                prev = c
+                r = rank[strain * 32 + c]
+                if k == 0:
+                    if master:
+                        key = (64 - r) * 64 - pts[c]
+                    else:
+                        key = (32768 if mate_master else 65536) + r * 64 + pts[c]
+                else:
+                    v = _STRENGTH[row + c]
+                    if last and not ours and v > best:
+                        key = (64 - pts[c]) * 64 + v
+                    elif v > best and not last:
+                        key = (64 - v) * 64
+                    elif ours:
+                        key = 65536 + (64 - pts[c]) * 64 + r
+                    else:
+                        key = 65536 + pts[c] * 64 + r
+                b = n                         # insertion into the moves sorted by key
+                while b > 0 and keys[b - 1] > key:
+                    out[d, b] = out[d, b - 1]
+                    keys[b] = keys[b - 1]
+                    b -= 1
+                out[d, b] = c
+                keys[b] = key
+                n += 1
+            elif (others & bit) or (mine & bit):
+                prev = -1                     # a card still in play between: the run ends
+    return n
