@@ -18,9 +18,9 @@ passes hand each other per-hand values through :class:`Scratch` and :class:`Outp
 than one keep each compiled function small (numba's compile time grows faster than the size of a function)
 and let a ruleset compile only the settlement it uses.
 
-The passes are compiled without numba's reference counting (``_nrt=False``): they allocate nothing (their
-working arrays, :class:`Scratch`, come from the caller), and with it every function inlined into them took and
-dropped a reference to each of its array arguments, with atomic operations, in every hand.
+The passes and the per-hand functions they call (:func:`pipeline.jit.njit_inner`) are compiled without numba's
+reference counting (``_nrt=False``): they allocate nothing (their working arrays, :class:`Scratch`, come from the
+caller), and with it every call took and dropped a reference to each array argument, atomically, in every hand.
 
 Ruleset parameters come as one int64 vector (:func:`params`, indices ``P_*``) and the ruleset's tables as
 :class:`Tables`; the input columns as :class:`Inputs`. Declarations recorded as announced are settled
@@ -39,7 +39,7 @@ from pipeline.rescore.arith import mod
 from pipeline.rescore.contract import _FAIL_DECL, settle_one
 from pipeline.rescore.declarations import (CONTESTS, TIES, belote_suits, belote_items, belote_not_led, held_one,
                                             on_capot, seat_items)
-from pipeline.jit import njit
+from pipeline.jit import njit, njit_inner
 from pipeline.rescore.play import OK, play_one
 from pipeline.rescore.solo import solo_one
 from pipeline.rules import Ruleset
@@ -307,14 +307,14 @@ def run(n: int, rp: np.ndarray, tab: Tables, inp: Inputs, ann: tuple, classify_o
     return out, items
 
 
-@njit(cache=True, nogil=True)
+@njit_inner
 def _bit(bits, off, i):
     """Bit (off + i) of an Arrow bitmap (least significant bit first)."""
     j = off + i
     return (bits[j >> 3] >> (j & 7)) & 1 == 1
 
 
-@njit(cache=True, nogil=True)
+@njit_inner
 def _text_code(offsets, data, i, t_offsets, t_data):
     """Index of row i's string (offsets/data, :func:`columns.string_parts`) among the texts (t_offsets/t_data),
     -1 when it is none of them."""
@@ -333,7 +333,7 @@ def _text_code(offsets, data, i, t_offsets, t_data):
     return -1
 
 
-@njit(cache=True, nogil=True)
+@njit_inner
 def _low_cards(hands_v, h0, P):
     """Whether any of the P hands from h0 holds a 7 or an 8."""
     m = np.int64(0)
@@ -342,7 +342,7 @@ def _low_cards(hands_v, h0, P):
     return m & 0x03030303 != 0
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, no_cfunc_wrapper=True)
 def cards_pass(n, rp, n_pl, taker, taker_bits, taker_off, tteam, tteam_bits, tteam_off,
                comp_o, comp_d, comp_bits, comp_off, comp_texts_o, comp_texts_d,
                strain_o, strain_d, strain_bits, strain_off, strain_texts_o, strain_texts_d,
@@ -369,7 +369,7 @@ def cards_pass(n, rp, n_pl, taker, taker_bits, taker_off, tteam, tteam_bits, tte
         if team_only:
             t_team = np.int64(tteam[i])
         else:
-            t_team = mod(taker[i], K) if has_taker_seat else np.int64(0)
+            t_team = mod(np.int64(taker[i]), K) if has_taker_seat else np.int64(0)
         comp = _text_code(comp_o, comp_d, i, comp_texts_o, comp_texts_d) \
             if _bit(comp_bits, comp_off, i) else -1
         if comp < 0:
@@ -473,7 +473,7 @@ def cards_pass(n, rp, n_pl, taker, taker_bits, taker_off, tteam, tteam_bits, tte
                         s += points[st * 32 + c]
                 C[i, t] = s
                 took[i, t] = mask != 0
-            lt = mod(lts[i], K)
+            lt = mod(np.int64(lts[i]), K)
         # ---- last trick, capot, strain scaling
         n_took = 0
         first_took = -1
@@ -509,7 +509,7 @@ def cards_pass(n, rp, n_pl, taker, taker_bits, taker_off, tteam, tteam_bits, tte
         flags[F_CAPOT, i] = capt >= 0
 
 
-@njit(cache=True, nogil=True)
+@njit_inner
 def _claim_tricks(i, P, K, upto, plays_v, p0, st, points, winners, team16):
     """Hand i's points per team at a claim after ``upto`` tricks: the card points of the tricks each team won up
     to then (T_CLAIM; no last-trick bonus, no strain scaling) and whether it won one holding a card worth points
@@ -527,7 +527,7 @@ def _claim_tricks(i, P, K, upto, plays_v, p0, st, points, winners, team16):
             team16[T_COUNTING, i, team] = 1
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, no_cfunc_wrapper=True)
 def declarations_pass(n, rp, hands_o, hands_v, plays_o, plays_v, dealer, carre_points, carre_key, seq_points, seq_key,
                       slot_length, slot_top, slot_points, D, B, took, sp, sk, cp, ck, pts, key, tk, th, team1, seq_w,
                       carre_w, ann_team, ann_belote, flags, small, item_offsets,
@@ -549,7 +549,7 @@ def declarations_pass(n, rp, hands_o, hands_v, plays_o, plays_v, dealer, carre_p
     at_counts = rp[P_BELOTE_AT] != 0
     in_seq = rp[P_CARRE_IN_SEQ] != 0
     cap = len(e_row)
-    o = 0
+    o = np.int64(0)     # not the literal 0: seat_items would be compiled for it too
     short = False
     item_offsets[0] = 0
     for i in range(n):
@@ -624,7 +624,7 @@ def declarations_pass(n, rp, hands_o, hands_v, plays_o, plays_v, dealer, carre_p
     return o, short
 
 
-@njit(cache=True, nogil=True)
+@njit_inner
 def _finish_row(i, K, penalty, each, C, D, B, made, litige, decided, flags, small, team16, score):
     """After the settlement of scored hand i: the revoke penalty (each of the offender's opponents scores it,
     rules.md R37; once per hand for the first illegal play, or with ``each`` (play.revoke_count = "each") once
@@ -653,7 +653,7 @@ def _finish_row(i, K, penalty, each, C, D, B, made, litige, decided, flags, smal
     flags[F_LITIGE, i] = litige[i]
 
 
-@njit(cache=True, nogil=True)
+@njit_inner
 def _match_row(i, K, rec_o, rec_v, rec_bits, rec_off, margin, margin_bits, margin_off, flags, score):
     """Whether hand i's score (scored or passed out) matches the recorded score, or the recorded margin of
     two teams."""
@@ -672,7 +672,7 @@ def _match_row(i, K, rec_o, rec_v, rec_bits, rec_off, margin, margin_bits, margi
     flags[F_MATCH, i] = match
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, no_cfunc_wrapper=True)
 def contract_pass(n, rp, bid, bid_bits, bid_off, cbid_bits, cbid_off, coinche, rec_o, rec_v, rec_bits, rec_off, margin,
                   margin_bits, margin_off, made_p, award_p, C, D, B, made, litige, decided, flags, small, team16, score, held):
     """Pass 3 with two teams: each scored hand's contract (:func:`pipeline.rescore.contract.settle_one`: made,
@@ -692,7 +692,7 @@ def contract_pass(n, rp, bid, bid_bits, bid_off, cbid_bits, cbid_off, coinche, r
         _match_row(i, K, rec_o, rec_v, rec_bits, rec_off, margin, margin_bits, margin_off, flags, score)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, no_cfunc_wrapper=True)
 def solo_pass(n, rp, bid, bid_bits, bid_off, cbid_bits, cbid_off, coinche, rec_o, rec_v, rec_bits, rec_off, margin,
               margin_bits, margin_off, made_p, award_p, C, D, B, made, litige, decided, flags, small, team16, score, held):
     """Pass 3 when each player plays for himself: each scored hand's contract

@@ -16,7 +16,7 @@ import numpy as np
 
 from pipeline.cards import ALL_TRUMP, NO_TRUMP
 from pipeline.rescore.arith import mod
-from pipeline.jit import njit
+from pipeline.jit import njit, njit_inner
 from pipeline.rescore.tables import ABOVE_TRUMP, Tables
 from pipeline.trick_order import STRENGTH
 from pipeline.rules import Ruleset, n_teams
@@ -188,7 +188,7 @@ def unpack(bad_teams: int, K: int) -> list[int]:
     return [(int(bad_teams) >> (8 * t)) & 0xFF for t in range(K)]
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit_inner
 def play_one(plays, p0, seats, s0, hands, h0, P, n_tricks, dealer, st, points, strength, fl, above_trump, K, i,
              winners, trick_points, team_points, took):
     """Replay one hand: the one implementation of the trick play (winners, points, legality), compiled.
