@@ -307,7 +307,7 @@ def settle_one(i, C, D, B, t, bid, cb, coinche, capot_team, strain, mp, ap, rcod
     cT, cO, dT, dO, bT, bO = C[i, t], C[i, o], D[i, t], D[i, o], B[i, t], B[i, o]
     mult = ap[9] if coinche == 1 else (ap[10] if coinche == 2 else 1)
     doubled = mult > 1
-    if bg:
+    if bg is not None:   # None (no Bulgarian awards): numba drops the branch and does not compile _bulgarian
         if ap[19] and capot_team >= 0:   # still scored as a doubled pot, at x1 (BG-NIK, rules_examples D14)
             mult = 1
         _bulgarian(i, t, P, res, mult, doubled, strain, bg == 2, score, held)
@@ -404,9 +404,10 @@ def _settle_kernel(C, D, B, T, bid, capot_bid, coinche, capot_team, strain, mp, 
     """Two teams, :func:`settle_one` for each hand: the made test (params ``mp``, :func:`_made_params`), whether
     it is decided by the declarations, and (``awards``) the hand score and held points in game points (params
     ``ap``, :func:`_award_params`; rounding ``rcode``, :data:`ROUND_MODES`, or ``bg`` 1 "bg_2001", 2
-    "bg_modern": the Bulgarian awards, :func:`_bulgarian`). strain: int64 (n,). C/D/B: int64 (n, 2) card,
-    declaration, belote points; T, bid, coinche, capot_team: int64 (n,); capot_bid: bool (n,). Outputs
-    made/litige/decided bool (n,), P int32 (n, 2), score int32 (n, 2), held int32 (n,)."""
+    "bg_modern": the Bulgarian awards, :func:`_bulgarian`; None for neither: then it is not compiled).
+    strain: int64 (n,). C/D/B: int64 (n, 2) card, declaration, belote points; T, bid, coinche, capot_team: int64
+    (n,); capot_bid: bool (n,). Outputs made/litige/decided bool (n,), P int32 (n, 2), score int32 (n, 2), held
+    int32 (n,)."""
     for i in range(T.shape[0]):
         settle_one(i, C, D, B, T[i], bid[i], capot_bid[i], coinche[i], capot_team[i], strain[i], mp, ap, rcode, bg,
                    awards, made, litige, decided, P, score, held)
@@ -445,7 +446,7 @@ def settle(card_points: np.ndarray, decl_points: np.ndarray, belote_points: np.n
         raise ValueError("Bulgarian rounding needs the strain of each hand")
     _settle_kernel(C, D, B, i64(taker_team), i64(bid), np.ascontiguousarray(capot_bid, dtype=np.bool_), i64(coinche),
                    i64(capot_team), i64(strain if strain is not None else np.zeros(n)), _made_params(R),
-                   _award_params(R), rcode, bg, not outcome_only, made, litige, decided, P, score, held)
+                   _award_params(R), rcode, bg or None, not outcome_only, made, litige, decided, P, score, held)
     if outcome_only:
         return ContractResult(made, litige, P, None, None, decided)
     return ContractResult(made, litige, P, score, held, decided)
