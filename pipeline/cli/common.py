@@ -307,7 +307,7 @@ COMPILE_NOTE_AFTER = 2.0
 
 def _warm_engine(lake, rules) -> float:
     """Score the lake's first hand before the rescore: when the rules engine has to be compiled for this machine
-    (the first rescore after an install or an upgrade, about 15 s; later runs load it from numba's cache in
+    (the first rescore after an install or an upgrade, about 10 s; later runs load it from numba's cache in
     about 0.5 s), a note says so instead of a silent wait. Errors are left to the rescore, which reports them.
     Returns the seconds it took (the rescore's summary counts them)."""
     import threading
@@ -323,7 +323,7 @@ def _warm_engine(lake, rules) -> float:
     if first is None:
         return 0.0
     note = threading.Timer(COMPILE_NOTE_AFTER, lambda: err.print(
-        "note: compiling the rules engine for this machine (once after an install or an upgrade, about 15 s; "
+        "note: compiling the rules engine for this machine (once after an install or an upgrade, about 10 s; "
         "later runs load it from the cache)"))
     note.daemon = True
     note.start()

@@ -188,7 +188,9 @@ def unpack(bad_teams: int, K: int) -> list[int]:
     return [(int(bad_teams) >> (8 * t)) & 0xFF for t in range(K)]
 
 
-@njit_inner
+# inlined by numba into its callers rather than called (pipeline.jit.njit_inner): the hottest per-hand function,
+# whose call made score_batch measurably slower, for little compile time saved
+@njit(cache=True, nogil=True, inline="always")
 def play_one(plays, p0, seats, s0, hands, h0, P, n_tricks, dealer, st, points, strength, fl, above_trump, K, i,
              winners, trick_points, team_points, took):
     """Replay one hand: the one implementation of the trick play (winners, points, legality), compiled.
