@@ -113,3 +113,13 @@ def _register_locators() -> bool:
 
 LOCATORS = _register_locators()
 njit = numba.njit
+
+
+def njit_inner(fn):
+    """``njit(cache=True, nogil=True)`` for a function that only compiled code calls (calling it from Python
+    fails), allocating nothing. numba otherwise builds two wrappers for every function, one to call it from
+    Python (unboxing each argument) and one as a C callback, and optimises and emits them with it: on the
+    rescore kernels they were the larger part of a helper's compile, and the Python wrapper of a function of
+    many array arguments grows faster than their count. Without reference counting (``_nrt=False``, as the
+    passes that call these), a call adds no atomic reference updates of its array arguments."""
+    return numba.njit(cache=True, nogil=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)(fn)

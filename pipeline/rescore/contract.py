@@ -47,7 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.cards import ALL_TRUMP, NO_TRUMP
-from pipeline.jit import njit
+from pipeline.jit import njit, njit_inner
 from pipeline.rules import Ruleset
 
 
@@ -83,7 +83,7 @@ def _round_code(mode: str) -> int:
     return ROUND_MODES.index(mode)
 
 
-@njit(cache=True, nogil=True)
+@njit_inner
 def round1(x, code):
     """One value in game points, ``code`` from :data:`ROUND_MODES`: 0 "none"; 1 "nearest10_5up" (85 -> 90,
     FFB-Co15 §10.2); 2 "nearest10_6up" (85 -> 80, 86 -> 90, FFB-LOCAL); 3 "tens_5up" (points divided by 10
@@ -116,7 +116,7 @@ def round_points(x: np.ndarray, mode: str) -> np.ndarray:
     return out
 
 
-@njit(cache=True, nogil=True)
+@njit_inner
 def outcome(ok, pT, pO, no_tie, vs, tie_rule):
     """The made test's comparison with the defence, after the ruleset's other conditions ``ok`` (bool).
     ``pT``/``pO``: the taker's and the defence's totals in card points (3-player: the better opponent's, or
@@ -139,20 +139,20 @@ def outcome(ok, pT, pO, no_tie, vs, tie_rule):
     return MADE if ok else FAILED
 
 
-@njit(cache=True, nogil=True)
+@njit_inner
 def _half_away(x):
     """x / 10 rounded to nearest, halves away from zero (x >= 0)."""
     return (x + 5) // 10
 
 
-@njit(cache=True, nogil=True)
+@njit_inner
 def _half_even(x):
     """x / 10 rounded to nearest, halves to even (.NET Math.Round, BG-NIK)."""
     q, r = divmod(x, 10)
     return q + (1 if r > 5 or (r == 5 and q % 2 == 1) else 0)
 
 
-@njit(cache=True, nogil=True)
+@njit_inner
 def bg_round1(pts, strain, leader, nt_half_even):
     """Bulgarian contract-dependent rounding of one side's points (int) to game points (tens), rules.md R34, D8:
     suit: units >= 7 up (the side with more points) or >= 6 up (the side with fewer); all-trump: >= 5 / >= 4;
@@ -186,7 +186,7 @@ def bg_round(pts: np.ndarray, strain: np.ndarray, leader: np.ndarray | bool, nt_
     return out
 
 
-@njit(cache=True, nogil=True)
+@njit_inner
 def _bulgarian(i, t, P, res, mult, doubled, strain, modern, score, held):
     """Bulgarian awards of hand ``i`` in game points (tens), rounding.mode "bg_2001" (Bridge Belot v2.06,
     oracles/README.md) or "bg_modern" (``modern``, BG-NIK ScoreManager). P: int32 (n, 2) totals; t: the
@@ -208,10 +208,11 @@ def _bulgarian(i, t, P, res, mult, doubled, strain, modern, score, held):
     total = pT + pO
     w = 0 if P[i, 0] > P[i, 1] else 1
     pW, pL = np.int64(P[i, w]), np.int64(P[i, 1 - w])
+    yes, no = np.bool_(True), np.bool_(False)    # not literals: one compile of bg_round1, not one per constant
     if modern:
         pot = _half_even(total) * mult
-        lead = bg_round1(pW, strain, True, True)
-        trail = bg_round1(pL, strain, False, True)
+        lead = bg_round1(pW, strain, yes, yes)
+        trail = bg_round1(pL, strain, no, yes)
     else:
         pot = _half_away(total * mult)
         if doubled and pot % 2 == 1:
@@ -219,14 +220,14 @@ def _bulgarian(i, t, P, res, mult, doubled, strain, modern, score, held):
                 pot += 1
             elif strain < 4:
                 pot -= 1
-        lead = bg_round1(pW, strain, True, False)
+        lead = bg_round1(pW, strain, yes, no)
         trail = _half_away(total) - lead
         if trail <= 0 and pL > 0:
             trail = 1
             lead -= 1
     if res == LITIGE:   # hanging
         score[i, t] = 0
-        score[i, o] = 0 if doubled else bg_round1(pO, strain, True, modern)
+        score[i, o] = 0 if doubled else bg_round1(pO, strain, yes, modern)
         held[i] = pot if doubled else bg_round1(pT, strain, not modern, modern)
     elif doubled or res != MADE:
         score[i, w] = pot
@@ -262,7 +263,7 @@ def _award_params(R: Ruleset) -> np.ndarray:
         dtype=np.int64)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit_inner
 def settle_one(i, C, D, B, t, bid, cb, coinche, capot_team, strain, mp, ap, rcode, bg, awards, made, litige, decided,
                P, score, held):
     """Settle hand ``i`` of two teams: the one implementation of the made test, whether the declarations decide
@@ -306,7 +307,7 @@ def settle_one(i, C, D, B, t, bid, cb, coinche, capot_team, strain, mp, ap, rcod
     cT, cO, dT, dO, bT, bO = C[i, t], C[i, o], D[i, t], D[i, o], B[i, t], B[i, o]
     mult = ap[9] if coinche == 1 else (ap[10] if coinche == 2 else 1)
     doubled = mult > 1
-    if bg:
+    if bg is not None:   # None (no Bulgarian awards): numba drops the branch and does not compile _bulgarian
         if ap[19] and capot_team >= 0:   # still scored as a doubled pot, at x1 (BG-NIK, rules_examples D14)
             mult = 1
         _bulgarian(i, t, P, res, mult, doubled, strain, bg == 2, score, held)
@@ -403,9 +404,10 @@ def _settle_kernel(C, D, B, T, bid, capot_bid, coinche, capot_team, strain, mp, 
     """Two teams, :func:`settle_one` for each hand: the made test (params ``mp``, :func:`_made_params`), whether
     it is decided by the declarations, and (``awards``) the hand score and held points in game points (params
     ``ap``, :func:`_award_params`; rounding ``rcode``, :data:`ROUND_MODES`, or ``bg`` 1 "bg_2001", 2
-    "bg_modern": the Bulgarian awards, :func:`_bulgarian`). strain: int64 (n,). C/D/B: int64 (n, 2) card,
-    declaration, belote points; T, bid, coinche, capot_team: int64 (n,); capot_bid: bool (n,). Outputs
-    made/litige/decided bool (n,), P int32 (n, 2), score int32 (n, 2), held int32 (n,)."""
+    "bg_modern": the Bulgarian awards, :func:`_bulgarian`; None for neither: then it is not compiled).
+    strain: int64 (n,). C/D/B: int64 (n, 2) card, declaration, belote points; T, bid, coinche, capot_team: int64
+    (n,); capot_bid: bool (n,). Outputs made/litige/decided bool (n,), P int32 (n, 2), score int32 (n, 2), held
+    int32 (n,)."""
     for i in range(T.shape[0]):
         settle_one(i, C, D, B, T[i], bid[i], capot_bid[i], coinche[i], capot_team[i], strain[i], mp, ap, rcode, bg,
                    awards, made, litige, decided, P, score, held)
@@ -444,7 +446,7 @@ def settle(card_points: np.ndarray, decl_points: np.ndarray, belote_points: np.n
         raise ValueError("Bulgarian rounding needs the strain of each hand")
     _settle_kernel(C, D, B, i64(taker_team), i64(bid), np.ascontiguousarray(capot_bid, dtype=np.bool_), i64(coinche),
                    i64(capot_team), i64(strain if strain is not None else np.zeros(n)), _made_params(R),
-                   _award_params(R), rcode, bg, not outcome_only, made, litige, decided, P, score, held)
+                   _award_params(R), rcode, bg or None, not outcome_only, made, litige, decided, P, score, held)
     if outcome_only:
         return ContractResult(made, litige, P, None, None, decided)
     return ContractResult(made, litige, P, score, held, decided)

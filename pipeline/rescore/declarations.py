@@ -34,7 +34,7 @@ import pyarrow.compute as pc
 
 from pipeline.cards import ALL_TRUMP, NO_TRUMP
 from pipeline.rescore.arith import mod
-from pipeline.jit import njit
+from pipeline.jit import njit, njit_inner
 from pipeline.trick_order import PLAIN_ORDER
 from pipeline.rules import Ruleset, n_teams
 
@@ -190,7 +190,7 @@ CONTESTS = ("unified", "separate", "sequences_only", "all")
 TIES = ("none", "first_announcer")
 
 
-@njit(cache=True, nogil=True)
+@njit_inner
 def _contest_row(points, key, src, K, team, wins, dst, team_key, team_held, tie, first):
     """One contest in one hand: the team with the strictly best key scores all its points. An equal best key
     in two teams (``declarations.tie``, ``tie`` indexes :data:`TIES`) scores for nobody ("none"), or for the
@@ -231,7 +231,7 @@ def _contest_row(points, key, src, K, team, wins, dst, team_key, team_held, tie,
             team[dst, t] += team_held[t]
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit_inner
 def _settle_row(src, dst, sp, sk, cp, ck, active, contest, K, team, seq_wins, carre_wins, pts, key, tk, th, tie,
                 first):
     """The contest between teams (see module doc) of one hand; ``contest`` indexes :data:`CONTESTS`, ``tie``
@@ -322,7 +322,7 @@ def _mark_scored(e: Entries, dec: Declarations) -> Entries:
     return e
 
 
-@njit(cache=True, nogil=True)
+@njit_inner
 def _carres(h, nt, carre_points):
     """Ranks (bit r = rank index r) of the carrés that hand ``h`` holds and that score (points > 0), in
     no-trump (``nt``) or not."""
@@ -338,7 +338,7 @@ def _carres(h, nt, carre_points):
     return ranks
 
 
-@njit(cache=True, nogil=True)
+@njit_inner
 def _seq_hand(h, ranks, carre_cards_in_sequences):
     """The cards of ``h`` that sequences are read from: without the carrés' cards under the Bulgarian rule."""
     if carre_cards_in_sequences:
@@ -349,7 +349,7 @@ def _seq_hand(h, ranks, carre_cards_in_sequences):
     return h
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit_inner
 def held_one(hands, h0, P, strain, active, carre_points, carre_key, seq_points, seq_key, slot_points, trump_bonus,
              carre_cards_in_sequences, contest, K, sp, sk, cp, ck, src, team, seq_wins, carre_wins, dst, pts, key, tk,
              th, tie, first):
@@ -398,7 +398,7 @@ def held_one(hands, h0, P, strain, active, carre_points, carre_key, seq_points, 
     return c if active else 0
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit_inner
 def seat_items(h, strain, carre_points, slot_length, slot_top, slot_points, carre_cards_in_sequences, seq_win,
                carre_win, row, p, o, e_row, e_seat, e_kind, e_rank, e_suit, e_length, e_points, e_scored):
     """List the declarations of seat ``p``'s hand ``h`` (int64 card mask) in hand ``row`` one by one, from item
@@ -603,7 +603,7 @@ def belote_seat(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> np.nda
     return out
 
 
-@njit(cache=True, nogil=True)
+@njit_inner
 def belote_suits(h, strain, all_trump_counts):
     """Suits (bit s) whose king and queen hand ``h`` holds and whose belote counts in ``strain``: the trump
     suit in a suit contract; every suit in all-trump when ``all_trump_counts``; none in no-trump."""
@@ -634,7 +634,7 @@ def _belote_kernel(hands, strain, all_trump_counts, value, K, points, count):
         count[i] = c
 
 
-@njit(cache=True, nogil=True)
+@njit_inner
 def belote_not_led(hands, h0, P, plays, p0, total, value, K, points, row):
     """All-trump belotes under ``belote.all_trump = "per_suit_led"`` (BG-HIT, BG-NIK) in one fully played hand:
     a suit's belote counts only when its holder plays the first of the king and queen leading or following
@@ -666,7 +666,7 @@ def belote_not_led(hands, h0, P, plays, p0, total, value, K, points, row):
     return lost
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit_inner
 def belote_items(suits, lost, value, row, p, o, e_row, e_seat, e_kind, e_rank, e_suit, e_length, e_points, e_scored):
     """List seat ``p``'s belotes of hand ``row`` (``suits``: bit s for each suit held, :func:`belote_suits`), by
     suit, from item ``o`` on, worth ``value``; a suit whose bit is set in ``lost`` did not score. Returns the

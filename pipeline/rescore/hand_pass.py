@@ -4,23 +4,21 @@ Three passes over the hands, each one compiled loop that reads the hands table's
 columns by their offsets, validity bitmaps bit by bit, strings byte by byte: no gather into temporary arrays)
 and writes the output columns' buffers as it goes:
 
-1. :func:`cards_pass`: whether each hand can be scored (its ``reason``), the play replayed
-   (:func:`pipeline.rescore.play.play_one`) or the tricks taken summed, the last trick, capot and strain
-   scaling;
+1. :func:`cards_pass`: whether each hand can be scored (its ``reason``), the play replayed (``play.play_one``)
+   or the tricks taken summed, the last trick, capot and strain scaling;
 2. :func:`declarations_pass`: the declarations held (:func:`pipeline.rescore.declarations.held_one`, listed one
    by one) or recorded as announced, belote-rebelote, ``declarations.on_capot``;
 3. :func:`contract_pass` (two teams, :func:`pipeline.rescore.contract.settle_one`) or :func:`solo_pass` (three
-   players, :func:`pipeline.rescore.solo.solo_one`): the contract, the revoke penalty, the recorded score
-   compared.
+   players, :func:`pipeline.rescore.solo.solo_one`): the contract, revoke penalty, recorded score compared.
 
 The rules themselves live in those per-hand functions, which the batch kernels of their modules also run. The
 passes hand each other per-hand values through :class:`Scratch` and :class:`Outputs`. Three passes rather
 than one keep each compiled function small (numba's compile time grows faster than the size of a function)
-and let a ruleset compile only the settlement it uses.
+and let a ruleset compile only the settlement it uses (and only the rare rules it has, :func:`run`).
 
-The passes are compiled without numba's reference counting (``_nrt=False``): they allocate nothing (their
-working arrays, :class:`Scratch`, come from the caller), and with it every function inlined into them took and
-dropped a reference to each of its array arguments, with atomic operations, in every hand.
+The passes and the per-hand functions they call (:func:`pipeline.jit.njit_inner`) are compiled without numba's
+reference counting (``_nrt=False``): they allocate nothing (their working arrays, :class:`Scratch`, come from the
+caller), and with it every call took and dropped a reference to each array argument, atomically, in every hand.
 
 Ruleset parameters come as one int64 vector (:func:`params`, indices ``P_*``) and the ruleset's tables as
 :class:`Tables`; the input columns as :class:`Inputs`. Declarations recorded as announced are settled
@@ -39,7 +37,7 @@ from pipeline.rescore.arith import mod
 from pipeline.rescore.contract import _FAIL_DECL, settle_one
 from pipeline.rescore.declarations import (CONTESTS, TIES, belote_suits, belote_items, belote_not_led, held_one,
                                             on_capot, seat_items)
-from pipeline.jit import njit
+from pipeline.jit import njit, njit_inner
 from pipeline.rescore.play import OK, play_one
 from pipeline.rescore.solo import solo_one
 from pipeline.rules import Ruleset
@@ -51,8 +49,7 @@ from pipeline.rules import Ruleset
  P_SOLO_COMBINED, P_FAIL_DECL, P_TO_DEFENCE, P_SOLO_SHARE, P_PENALTY, P_FLAGS, P_STRAIN_MASK, P_PRISE,
  P_TIE, P_BELOTE_COUNT) = range(37)
 # appended after the others (the vector's order is the one above, then these)
-P_REVOKE_EACH, = range(37, 38)
-N_PARAMS = 38
+P_REVOKE_EACH, N_PARAMS = 37, 38      # N_PARAMS: the vector's length
 COUNT_HELD, COUNT_ANNOUNCED, COUNT_ELSE_HELD = 0, 1, 2
 _COUNT = {"held": COUNT_HELD, "announced": COUNT_ANNOUNCED, "announced_else_held": COUNT_ELSE_HELD}
 _ON_CAPOT = {"keep": 0, "to_capot_team": 1, "lost": 2}
@@ -275,10 +272,11 @@ def scratch(n: int, K: int, P: int, T: int) -> Scratch:
 def run(n: int, rp: np.ndarray, tab: Tables, inp: Inputs, ann: tuple, classify_only: bool) -> tuple[Outputs, int]:
     """Run the passes over n hands (only the classification of :func:`cards_pass` with ``classify_only``); again
     with room enough when the declaration items overflow the first guess. ``ann``: (team points, belote) int64
-    (n, K) of the rows that take their declarations from the record. Returns (outputs, declaration items).
-    (The kernels take the arrays they read one by one: a tuple argument of many arrays costs much more to
-    compile.)"""
+    (n, K) of the rows that take their declarations from the record. Returns (outputs, declaration items). (The
+    kernels take the arrays they read one by one: a tuple of many arrays costs much more to compile. ``led``/``bg``
+    are None for a ruleset without the belote led in all-trump / Bulgarian awards: numba drops that code unseen.)"""
     P, T, K = int(rp[P_PLAYERS]), int(rp[P_TRICKS]), int(rp[P_TEAMS])
+    led, bg = (True if rp[P_BELOTE_LED] else None), (rp[P_BG] if rp[P_BG] else None)
     w = scratch(n, K, P, T)
     out = Outputs(n, K, T, 0 if classify_only else 2 * n + ITEMS_PER_SEAT * P)
     cards_pass(n, rp, inp.n_pl, inp.taker, inp.taker_bits, inp.taker_off, inp.tteam, inp.tteam_bits, inp.tteam_off,
@@ -296,25 +294,25 @@ def run(n: int, rp: np.ndarray, tab: Tables, inp: Inputs, ann: tuple, classify_o
                                          tab.carre_points, tab.carre_key, tab.seq_points, tab.seq_key,
                                          tab.slot_length, tab.slot_top, tab.slot_points, w.D, w.B, w.took, w.sp, w.sk,
                                          w.cp, w.ck, w.pts, w.key, w.tk, w.th, w.team1, w.seq_w, w.carre_w, ann[0],
-                                         ann[1], out.flags, out.small, out.item_offsets, *out.items)
+                                         ann[1], out.flags, out.small, out.item_offsets, *out.items, led)
         if not short:
             break
         out.items = Outputs.item_buffers(items + ITEMS_PER_SEAT * P)
     settle = contract_pass if K == 2 else solo_pass
     settle(n, rp, inp.bid, inp.bid_bits, inp.bid_off, inp.cbid_bits, inp.cbid_off, inp.coinche, inp.rec_o, inp.rec_v,
            inp.rec_bits, inp.rec_off, inp.margin, inp.margin_bits, inp.margin_off, tab.made, tab.award, w.C, w.D, w.B,
-           w.made, w.litige, w.decided, out.flags, out.small, out.team16, out.score, out.held)
+           w.made, w.litige, w.decided, out.flags, out.small, out.team16, out.score, out.held, bg)
     return out, items
 
 
-@njit(cache=True, nogil=True)
+@njit_inner
 def _bit(bits, off, i):
     """Bit (off + i) of an Arrow bitmap (least significant bit first)."""
     j = off + i
     return (bits[j >> 3] >> (j & 7)) & 1 == 1
 
 
-@njit(cache=True, nogil=True)
+@njit_inner
 def _text_code(offsets, data, i, t_offsets, t_data):
     """Index of row i's string (offsets/data, :func:`columns.string_parts`) among the texts (t_offsets/t_data),
     -1 when it is none of them."""
@@ -333,7 +331,7 @@ def _text_code(offsets, data, i, t_offsets, t_data):
     return -1
 
 
-@njit(cache=True, nogil=True)
+@njit_inner
 def _low_cards(hands_v, h0, P):
     """Whether any of the P hands from h0 holds a 7 or an 8."""
     m = np.int64(0)
@@ -342,7 +340,7 @@ def _low_cards(hands_v, h0, P):
     return m & 0x03030303 != 0
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, no_cfunc_wrapper=True)
 def cards_pass(n, rp, n_pl, taker, taker_bits, taker_off, tteam, tteam_bits, tteam_off,
                comp_o, comp_d, comp_bits, comp_off, comp_texts_o, comp_texts_d,
                strain_o, strain_d, strain_bits, strain_off, strain_texts_o, strain_texts_d,
@@ -369,7 +367,7 @@ def cards_pass(n, rp, n_pl, taker, taker_bits, taker_off, tteam, tteam_bits, tte
         if team_only:
             t_team = np.int64(tteam[i])
         else:
-            t_team = mod(taker[i], K) if has_taker_seat else np.int64(0)
+            t_team = mod(np.int64(taker[i]), K) if has_taker_seat else np.int64(0)
         comp = _text_code(comp_o, comp_d, i, comp_texts_o, comp_texts_d) \
             if _bit(comp_bits, comp_off, i) else -1
         if comp < 0:
@@ -473,7 +471,7 @@ def cards_pass(n, rp, n_pl, taker, taker_bits, taker_off, tteam, tteam_bits, tte
                         s += points[st * 32 + c]
                 C[i, t] = s
                 took[i, t] = mask != 0
-            lt = mod(lts[i], K)
+            lt = mod(np.int64(lts[i]), K)
         # ---- last trick, capot, strain scaling
         n_took = 0
         first_took = -1
@@ -509,7 +507,7 @@ def cards_pass(n, rp, n_pl, taker, taker_bits, taker_off, tteam, tteam_bits, tte
         flags[F_CAPOT, i] = capt >= 0
 
 
-@njit(cache=True, nogil=True)
+@njit_inner
 def _claim_tricks(i, P, K, upto, plays_v, p0, st, points, winners, team16):
     """Hand i's points per team at a claim after ``upto`` tricks: the card points of the tricks each team won up
     to then (T_CLAIM; no last-trick bonus, no strain scaling) and whether it won one holding a card worth points
@@ -527,11 +525,11 @@ def _claim_tricks(i, P, K, upto, plays_v, p0, st, points, winners, team16):
             team16[T_COUNTING, i, team] = 1
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, no_cfunc_wrapper=True)
 def declarations_pass(n, rp, hands_o, hands_v, plays_o, plays_v, dealer, carre_points, carre_key, seq_points, seq_key,
                       slot_length, slot_top, slot_points, D, B, took, sp, sk, cp, ck, pts, key, tk, th, team1, seq_w,
                       carre_w, ann_team, ann_belote, flags, small, item_offsets,
-                      e_row, e_seat, e_kind, e_rank, e_suit, e_length, e_points, e_scored):
+                      e_row, e_seat, e_kind, e_rank, e_suit, e_length, e_points, e_scored, led):
     """Pass 2 over the hands :func:`cards_pass` found scorable: their declaration points (``D``, int64 (n, K),
     after the contest and ``declarations.on_capot``) and belote points (``B``), taken from ``ann_team`` /
     ``ann_belote`` (int64 (n, K)) for the rows that take them from the record, else detected in the initial
@@ -549,7 +547,7 @@ def declarations_pass(n, rp, hands_o, hands_v, plays_o, plays_v, dealer, carre_p
     at_counts = rp[P_BELOTE_AT] != 0
     in_seq = rp[P_CARRE_IN_SEQ] != 0
     cap = len(e_row)
-    o = 0
+    o = np.int64(0)     # not the literal 0: seat_items would be compiled for it too
     short = False
     item_offsets[0] = 0
     for i in range(n):
@@ -589,7 +587,7 @@ def declarations_pass(n, rp, hands_o, hands_v, plays_o, plays_v, dealer, carre_p
                             if suits >> suit & 1:
                                 B[i, mod(p, K)] += value
                                 n_items += 1
-                if bel_held and rp[P_BELOTE_LED] and flags[F_FULL, i] and st == ALL_TRUMP:
+                if led is not None and bel_held and flags[F_FULL, i] and st == ALL_TRUMP:   # led: see run()
                     lost = belote_not_led(hands_v, h0, P, plays_v, plays_o[i], P * T, value, K, B, i)
                 if n_items > 0:
                     if o + ITEMS_PER_SEAT * P <= cap:
@@ -624,7 +622,7 @@ def declarations_pass(n, rp, hands_o, hands_v, plays_o, plays_v, dealer, carre_p
     return o, short
 
 
-@njit(cache=True, nogil=True)
+@njit_inner
 def _finish_row(i, K, penalty, each, C, D, B, made, litige, decided, flags, small, team16, score):
     """After the settlement of scored hand i: the revoke penalty (each of the offender's opponents scores it,
     rules.md R37; once per hand for the first illegal play, or with ``each`` (play.revoke_count = "each") once
@@ -653,7 +651,7 @@ def _finish_row(i, K, penalty, each, C, D, B, made, litige, decided, flags, smal
     flags[F_LITIGE, i] = litige[i]
 
 
-@njit(cache=True, nogil=True)
+@njit_inner
 def _match_row(i, K, rec_o, rec_v, rec_bits, rec_off, margin, margin_bits, margin_off, flags, score):
     """Whether hand i's score (scored or passed out) matches the recorded score, or the recorded margin of
     two teams."""
@@ -672,9 +670,10 @@ def _match_row(i, K, rec_o, rec_v, rec_bits, rec_off, margin, margin_bits, margi
     flags[F_MATCH, i] = match
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, no_cfunc_wrapper=True)
 def contract_pass(n, rp, bid, bid_bits, bid_off, cbid_bits, cbid_off, coinche, rec_o, rec_v, rec_bits, rec_off, margin,
-                  margin_bits, margin_off, made_p, award_p, C, D, B, made, litige, decided, flags, small, team16, score, held):
+                  margin_bits, margin_off, made_p, award_p, C, D, B, made, litige, decided, flags, small, team16, score,
+                  held, bg):
     """Pass 3 with two teams: each scored hand's contract (:func:`pipeline.rescore.contract.settle_one`: made,
     litige, whether the declarations decide it, contract points, hand score and held points in game points),
     the revoke penalty; for every hand, the recorded score compared."""
@@ -686,17 +685,18 @@ def contract_pass(n, rp, bid, bid_bits, bid_off, cbid_bits, cbid_off, coinche, r
             bid_i = np.int64(bid[i]) if _bit(bid_bits, bid_off, i) else np.int64(0)
             settle_one(i, C, D, B, np.int64(small[S_TAKER_TEAM, i]), bid_i, _bit(cbid_bits, cbid_off, i),
                        np.int64(coinche[i]), np.int64(small[S_CAPOT_TEAM, i]), np.int64(small[S_STRAIN, i]),
-                       made_p, award_p, rp[P_RCODE], rp[P_BG], True, made, litige, decided, CP, score, held)
+                       made_p, award_p, rp[P_RCODE], bg, True, made, litige, decided, CP, score, held)
             _finish_row(i, K, rp[P_PENALTY], rp[P_REVOKE_EACH], C, D, B, made, litige, decided, flags, small, team16,
                         score)
         _match_row(i, K, rec_o, rec_v, rec_bits, rec_off, margin, margin_bits, margin_off, flags, score)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, no_cfunc_wrapper=True)
 def solo_pass(n, rp, bid, bid_bits, bid_off, cbid_bits, cbid_off, coinche, rec_o, rec_v, rec_bits, rec_off, margin,
-              margin_bits, margin_off, made_p, award_p, C, D, B, made, litige, decided, flags, small, team16, score, held):
+              margin_bits, margin_off, made_p, award_p, C, D, B, made, litige, decided, flags, small, team16, score,
+              held, bg):
     """Pass 3 when each player plays for himself: each scored hand's contract
-    (:func:`pipeline.rescore.solo.solo_one`), as :func:`contract_pass`."""
+    (:func:`pipeline.rescore.solo.solo_one`), as :func:`contract_pass` (``bg``: unused)."""
     K = rp[P_TEAMS]
     CP = team16[T_CONTRACT]
     for i in range(n):

@@ -16,7 +16,7 @@ import numpy as np
 
 from pipeline.cards import ALL_TRUMP, NO_TRUMP
 from pipeline.rescore.arith import mod
-from pipeline.jit import njit
+from pipeline.jit import njit, njit_inner
 from pipeline.rescore.tables import ABOVE_TRUMP, Tables
 from pipeline.trick_order import STRENGTH
 from pipeline.rules import Ruleset, n_teams
@@ -188,6 +188,8 @@ def unpack(bad_teams: int, K: int) -> list[int]:
     return [(int(bad_teams) >> (8 * t)) & 0xFF for t in range(K)]
 
 
+# inlined by numba into its callers rather than called (pipeline.jit.njit_inner): the hottest per-hand function,
+# whose call made score_batch measurably slower, for little compile time saved
 @njit(cache=True, nogil=True, inline="always")
 def play_one(plays, p0, seats, s0, hands, h0, P, n_tricks, dealer, st, points, strength, fl, above_trump, K, i,
              winners, trick_points, team_points, took):

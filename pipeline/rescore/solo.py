@@ -27,10 +27,10 @@ from __future__ import annotations
 import numpy as np
 
 from pipeline.rescore.contract import (FAILED, LITIGE, MADE, outcome, round1)
-from pipeline.jit import njit
+from pipeline.jit import njit_inner
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit_inner
 def solo_one(i, C, D, B, t, mp, combined, fd, to_def, share, rcode, awards, made, litige, decided, P, score, held):
     """Settle hand ``i`` of K players each for himself: the one implementation of the 3-player made test and
     awards, compiled, called by :func:`pipeline.rescore.hand_pass.solo_pass` for each hand. C/D/B: int64
