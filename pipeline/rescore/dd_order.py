@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from pipeline.jit import njit
+from pipeline.rescore.play import legal_one
 from pipeline.trick_order import STRENGTH
 
 _STRENGTH = STRENGTH.astype(np.int64)
@@ -35,6 +36,10 @@ def _orders() -> tuple[np.ndarray, np.ndarray]:
 
 
 ORDER, RANK = _orders()
+
+#: play.legal_one (the one implementation of the play rules), compiled a second time without reference counting
+#: (the search calls it at every position; counting the array passed cost more than the rules)
+legal_cards = njit(cache=True, nogil=True, _nrt=False)(legal_one.py_func)
 
 
 # no reference counting (_nrt=False): the search calls this at every position, and counting the arrays passed
@@ -118,3 +123,39 @@ def moves(legal, seat, hands, tcards, tseats, tl, k, strain, row, pts, side, ord
             elif (others & bit) or (mine & bit):
                 prev = -1                     # a card still in play between: the run ends
     return n
+
+
+@njit(cache=True, nogil=True, inline="always")
+def leading_card(tcards, tl, n, row):
+    """Which of the first ``n`` cards of the trick in row ``tl`` of ``tcards`` wins it so far (its index),
+    ``row`` the trick's strength row in ``trick_order.STRENGTH``: the solvers' one test of a trick's winner."""
+    w = 0
+    for j in range(1, n):
+        if _STRENGTH[row + tcards[tl, j]] > _STRENGTH[row + tcards[tl, w]]:
+            w = j
+    return w
+
+
+@njit(cache=True, nogil=True, inline="always")
+def trick_points(tcards, tl, n, pts):
+    """Card points of the first ``n`` cards of the trick in row ``tl`` of ``tcards``."""
+    s = np.int64(0)
+    for j in range(n):
+        s += pts[tcards[tl, j]]
+    return s
+
+
+@njit(cache=True, nogil=True, inline="always")
+def legal_at(hands, seat, tcards, tseats, tl, k, strain, P, fl, above):
+    """The legal cards of ``seat`` at a position of the search (the trick on the table: the first ``k`` cards
+    of row ``tl`` of ``tcards``, played by ``tseats``) and the trick's strength row; the partner exemption
+    applies with 4 players only."""
+    led = tcards[tl, 0] >> 3 if k > 0 else np.int64(0)
+    row = strain * 128 + led * 32
+    if k == 0:
+        return hands[seat], row
+    win_j = leading_card(tcards, tl, k, row)
+    partner = P == 4 and (tseats[tl, win_j] & 1) == (seat & 1)
+    legal, why = legal_cards(hands[seat], False, led, strain, tcards[tl, win_j], partner, fl, above)
+    return legal, row
+

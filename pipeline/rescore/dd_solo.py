@@ -32,10 +32,10 @@ import numpy as np
 from pipeline.cards import ALL_TRUMP, NO_TRUMP
 from pipeline.jit import njit
 from pipeline.rescore.contract import _made_params
-from pipeline.rescore.dd_order import ORDER, RANK, moves
+from pipeline.rescore.dd_order import ORDER, RANK, leading_card, legal_at, moves, trick_points
 from pipeline.rescore.dd_solver import _ABOVE_TRUMP, _STRENGTH
 from pipeline.rescore.declarations import on_capot
-from pipeline.rescore.play import flags, legal_one, PlayRules
+from pipeline.rescore.play import flags, PlayRules
 from pipeline.rescore.solo import solo_one
 from pipeline.rescore.tables import build
 from pipeline.rules import Ruleset
@@ -183,16 +183,7 @@ def _search(hands0, P, taker, strain, leader0, tl0, pts, fl, above, order, rank,
             if not done:
                 seat = (leader + k) % P
                 fseat[d] = seat
-                led = tcards[tl, 0] >> 3 if k > 0 else np.int64(0)
-                row = strain * 128 + led * 32
-                if k == 0:
-                    legal = hands[seat]
-                else:
-                    win_j = 0
-                    for j in range(1, k):
-                        if _STRENGTH[row + tcards[tl, j]] > _STRENGTH[row + tcards[tl, win_j]]:
-                            win_j = j
-                    legal, why = legal_one(hands[seat], False, led, strain, tcards[tl, win_j], False, fl, above)
+                legal, row = legal_at(hands, seat, tcards, tseats, tl, k, strain, P, fl, above)
                 fn[d] = moves(legal, seat, hands, tcards, tseats, tl, k, strain, row, pts, side, order, rank, mv, d,
                               mkeys)
                 fi[d] = 0
@@ -222,12 +213,8 @@ def _search(hands0, P, taker, strain, leader0, tl0, pts, fl, above, order, rank,
                 fk[d + 1], fleader[d + 1], ftl[d + 1], ftook[d + 1] = k + 1, leader, tl, took
             else:
                 row2 = strain * 128 + (tcards[tl, 0] >> 3) * 32
-                w = 0
-                trick_pts = np.int64(0)
-                for j in range(P):
-                    trick_pts += pts[tcards[tl, j]]
-                    if _STRENGTH[row2 + tcards[tl, j]] > _STRENGTH[row2 + tcards[tl, w]]:
-                        w = j
+                w = leading_card(tcards, tl, P, row2)
+                trick_pts = trick_points(tcards, tl, P, pts)
                 winner = tseats[tl, w]
                 acc[winner] += trick_pts
                 fwin[d], fgain[d] = winner, trick_pts

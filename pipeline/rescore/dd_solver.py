@@ -34,8 +34,8 @@ from __future__ import annotations
 import numpy as np
 
 from pipeline.jit import njit
-from pipeline.rescore.dd_order import moves, ORDER, RANK
-from pipeline.rescore.play import flags, legal_one, PlayRules
+from pipeline.rescore.dd_order import leading_card, legal_cards, moves, ORDER, RANK, trick_points
+from pipeline.rescore.play import flags, PlayRules
 from pipeline.rescore.tables import ABOVE_TRUMP, build
 from pipeline.rules import Ruleset
 from pipeline.trick_order import STRENGTH
@@ -71,9 +71,6 @@ def clear(tt) -> None:
     tt.fill(-1)
 
 
-#: play.legal_one (the one implementation of the play rules), compiled a second time without reference counting
-#: (the search calls it at every position; counting the array passed cost more than the rules)
-_legal_one = njit(cache=True, nogil=True, _nrt=False)(legal_one.py_func)
 #: the number of cards in each 8-bit mask
 POP8 = np.array([bin(m).count("1") for m in range(256)], np.int64)
 
@@ -137,7 +134,7 @@ def _two_tricks(hands, P, side, leader, took, strain, pts, fl, above, last, capo
             if ws >= P:
                 ws -= P
             partner = P == 4 and (ws & 1) == (nxt & 1)
-            tried[j], why = _legal_one(hands[nxt], False, cards[0] >> 3, strain, cards[w], partner, fl, above)
+            tried[j], why = legal_cards(hands[nxt], False, cards[0] >> 3, strain, cards[w], partner, fl, above)
             best[j] = -_INF if side[nxt] == 0 else _INF
             continue
         # the first trick complete: its winner leads the last one, every card forced
@@ -358,17 +355,15 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                 if seat >= P:
                     seat -= P
                 fseat[d] = seat
+                # dd_order.legal_at written out: as a call returning a pair it made the search about a sixth slower
                 led = tcards[tl, 0] >> 3 if k > 0 else np.int64(0)
                 row = strain * 128 + led * 32
                 if k == 0:
                     legal = hands[seat]
                 else:
-                    win_j = 0
-                    for j in range(1, k):
-                        if _STRENGTH[row + tcards[tl, j]] > _STRENGTH[row + tcards[tl, win_j]]:
-                            win_j = j
+                    win_j = leading_card(tcards, tl, k, row)
                     partner = P == 4 and (tseats[tl, win_j] & 1) == (seat & 1)
-                    legal, why = _legal_one(hands[seat], False, led, strain, tcards[tl, win_j], partner, fl, above)
+                    legal, why = legal_cards(hands[seat], False, led, strain, tcards[tl, win_j], partner, fl, above)
                 fn[d] = moves(legal, seat, hands, tcards, tseats, tl, k, strain, row, pts, side, order, rank, mv, d,
                                mkeys)
                 if k == 0 and tt[fslot[d], 0] == fkey[d] and (tt[fslot[d], 1] >> 32) > 0:
@@ -387,12 +382,8 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                     for s in range(P):
                         out_cards |= hands[s]
                     row2 = strain * 128 + (tcards[tl, 0] >> 3) * 32
-                    w = 0
-                    base_pts = np.int64(0)
-                    for j in range(k):
-                        base_pts += pts[tcards[tl, j]]
-                        if _STRENGTH[row2 + tcards[tl, j]] > _STRENGTH[row2 + tcards[tl, w]]:
-                            w = j
+                    w = leading_card(tcards, tl, k, row2)
+                    base_pts = trick_points(tcards, tl, k, pts)
                     for i in range(1, fn[d]):
                         c = mv[d, i]
                         if _STRENGTH[row2 + c] > _STRENGTH[row2 + tcards[tl, w]]:
@@ -448,12 +439,8 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
             else:
                 # the trick is complete: its winner leads the next one (never the last trick: solved on entry)
                 row2 = strain * 128 + (tcards[tl, 0] >> 3) * 32
-                w = 0
-                trick_pts = np.int64(0)
-                for j in range(P):
-                    trick_pts += pts[tcards[tl, j]]
-                    if _STRENGTH[row2 + tcards[tl, j]] > _STRENGTH[row2 + tcards[tl, w]]:
-                        w = j
+                w = leading_card(tcards, tl, P, row2)
+                trick_pts = trick_points(tcards, tl, P, pts)
                 winner = tseats[tl, w]
                 ws = side[winner]
                 gain = trick_pts if ws == 0 else np.int64(0)
