@@ -14,7 +14,7 @@ the 32-card deck: the deals :func:`pipeline.fairness.fairness_table` counts; oth
 * ``trump_len``: the number of trump cards held when the strain is a suit (C D H S), else NULL (the hand is then
   no trial of the trump events).
 * ``players``: the deal's ``hands.players``, on each of its four rows: ``--player`` keeps the rows of the deals
-  where one of the names sat by testing this list (:func:`pipeline.stats.create_views`), not by joining
+  where one of the names sat by testing this list (:func:`pipeline.views.create_views`), not by joining
   ``hands`` on the string ``hand_key`` (a join on a string, much dearer).
 
 The rows are the same under every ruleset; the table is partitioned by ruleset like the other derived tables

@@ -5,7 +5,7 @@ Each derived table (:data:`DERIVED`) has a SELECT that computes its rows from th
 ``scores`` (its module's ``live_*sql``). At rescore time the hand-level tables are computed batch by batch in
 the hand pass (:mod:`pipeline.batch_facts`) and the game-level ones by :func:`materialize` from their files
 (which also computes every table on its own: the Ray engine, ``migrate``), each writing the ruleset's
-partition; :func:`pipeline.stats.create_views` shows the written rows, plus the same rows computed on the fly
+partition; :func:`pipeline.views.create_views` shows the written rows, plus the same rows computed on the fly
 for the rulesets rescored before the table existed (so a report never depends on which path ran, as long as
 every hand has been rescored). Ingest never touches them: the rows of a hand or game imported again with other
 content are found stale by joins on the keys they carry (:mod:`pipeline.rescore.stale`) and replaced by the

@@ -52,6 +52,7 @@ def export_jsonl(lake, out: IO[bytes], source: list[str] | str | None = None,
     if isinstance(source, str):
         source = [source]
     loc = lakemod.locate(lake)
+    lakemod.require_current(loc)      # LakeVersionError (an OSError) for a lake of another layout version
     if not lakemod.has_table(loc, "games"):
         return 0, 0
     conds = (["source IN (SELECT unnest($sources))"] if source else []) + ([f"({where})"] if where else [])

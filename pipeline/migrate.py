@@ -70,7 +70,9 @@ class MigrateSummary:
                      f"{count(self.results_keyed, 'file')} rewritten")
         if self.before < 5:
             text += (f"; {count(sum(self.completed.values()), 'stored partition')} of derived tables written before "
-                     f"a column was added dropped (computed from scores until the next rescore){listed(self.completed)}")
+                     f"a column was added dropped{listed(self.completed)}")
+            if sum(self.completed.values()):
+                text += " (the reports compute them from the scores; `rebelote rescore` writes them again)"
         return text
 
 

@@ -450,6 +450,7 @@ def game_hands(lake, game: str, hand_no: int | None = None) -> list[dict[str, An
     import pyarrow.compute as pc
 
     from pipeline import lake as lakemod
+    lakemod.require_current(lake)     # LakeVersionError for a lake of another layout version
     rows = lakemod.read(lake, "hands", filter=pc.field("game_id") == game).to_pylist()
     if not rows:
         rows = lakemod.read(lake, "hands", filter=pc.field("source_game_id") == game).to_pylist()

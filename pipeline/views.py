@@ -156,7 +156,7 @@ def create_views(con: duckdb.DuckDBPyConnection, lake: Path | str, filters: Filt
     """Create the views :data:`VIEWS` on ``con`` over ``lake`` (see :func:`connect`).
 
     internal=True also creates ``_all_<table>``, the unfiltered (but pseudonymized) tables, which
-    :func:`rulesets` and :func:`lake_values` read; internal=False inlines them into the public views, so
+    :func:`pipeline.stats.rulesets` and :func:`pipeline.stats.lake_values` read; internal=False inlines them into the public views, so
     ``con`` holds exactly :data:`VIEWS` (what a dashboard file wants). Pseudonymization needs a Python
     function, so it is refused with internal=False (:class:`StatsError`).
     """
@@ -314,7 +314,7 @@ def _dealt_events_ruleset(con: duckdb.DuckDBPyConnection, lake) -> None:
 def _hand_seq_bases(con: duckdb.DuckDBPyConnection, lake) -> None:
     """Temp table ``_hand_seq_basis(ruleset VARCHAR, basis VARCHAR)``: per ruleset with stored ``hand_facts``
     rows, a digest of the hand files their ``hand_seq`` numbers (:func:`pipeline.derived.hand_seq_basis`); none
-    when unknown. Read by :func:`hand_pairing`."""
+    when unknown. Read by :func:`pipeline.stats.hand_pairing`."""
     import hashlib
 
     import orjson

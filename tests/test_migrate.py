@@ -173,8 +173,11 @@ def test_readers_refuse_an_old_lake_until_it_is_migrated(current, tmp_path):
     with pytest.raises(stats.StatsError, match=r"layout version 1, older than this Rebelote's 5: run `rebelote "
                                                 r"migrate --lake .*` once, then read it"):
         stats.connect(lake)
-    r = CliRunner().invoke(app, ["stats", "players", "--rules", "belote-classic", "--lake", str(lake)])
-    assert r.exit_code == 2 and "run `rebelote migrate --lake" in r.output and "Traceback" not in r.output
+    game = lakemod.read(current, "games", columns=["game_id"]).column("game_id")[0].as_py()
+    for args in (["stats", "players", "--rules", "belote-classic"], ["games"], ["show", "--game", game, "--hand", "1"],
+                 ["export", "jsonl", "--output", str(tmp_path / "out.jsonl")]):
+        r = CliRunner().invoke(app, [*args, "--lake", str(lake)])
+        assert r.exit_code == 2 and "run `rebelote migrate --lake" in r.output and "Traceback" not in r.output, args
     migrate(lake)
     assert _reports(lake) == _reports(current)
 

@@ -63,6 +63,16 @@ def _need_lake(lake) -> None:
               "or name another lake with --lake DIR or $REBELOTE_LAKE)")
 
 
+def _need_current(lake) -> None:
+    """Exit with status 2 and the command to run when the lake is of another layout version (readers refuse it as
+    writers do: :func:`pipeline.lake.require_current`)."""
+    from pipeline import lake as lakemod
+    try:
+        lakemod.require_current(lake)
+    except lakemod.LakeVersionError as e:
+        _fail(str(e))
+
+
 def _load_rules(name: str, lake=None, house: bool = True):
     """:func:`pipeline.report_rules.load_rules`, its errors ending the command."""
     from pipeline import report_rules

@@ -13,7 +13,7 @@ from pipeline.catalog import DEFAULT_LAKE
 from pipeline.words import count
 
 
-from pipeline.cli.common import (_games_where, app, _complete_rules, err, _fail, _filters, _has_hands, LakeOpt, out,
+from pipeline.cli.common import (_need_current, _games_where, app, _complete_rules, err, _fail, _filters, _has_hands, LakeOpt, out,
                                  _outside_lake, _phase_progress, PlayerOpt, PseudoOpt, _report_rules, _salt,
                                  SinceOpt, SourceOpt, UntilOpt, VariantOpt)
 
@@ -31,6 +31,7 @@ def _export_jsonl(output: Optional[Path], lake: Path, source: Optional[list[str]
 
     if not _has_hands(lake):
         _fail(f"no hands in lake {lake}")
+    _need_current(lake)
     _outside_lake(output, lake)
     if output is None and sys.stdout.isatty():     # the whole lake as JSON on the screen helps no one
         _fail("export writes every game of the lake as JSON Lines: give --output FILE (FILE.gz to compress it), "

@@ -14,7 +14,7 @@ from pipeline.catalog import DEFAULT_LAKE
 from pipeline.words import count
 
 
-from pipeline.cli.common import (_games_where, app, ByOpt, ColumnsOpt, _complete_rules, _emit, err, _fail, _filters,
+from pipeline.cli.common import (_need_current, _games_where, app, ByOpt, ColumnsOpt, _complete_rules, _emit, err, _fail, _filters,
                                  FormatOpt, LakeOpt, LimitOpt, MinHandsOpt, _need_lake, out, OutputOpt,
                                  PlayerOpt, PseudoOpt, _report_rules, RulesOpt, _salt, _shape, SinceOpt,
                                  SortOpt, SourceOpt, stats_app, UntilOpt, VariantOpt, _warn_undated)
@@ -310,6 +310,7 @@ def games(
     from pipeline import lake as lakemod
 
     _need_lake(lake)
+    _need_current(lake)
     cols = ["game_id", "source", "variant", "n_hands", "players", "played_at", "recorded_final", "source_file"]
     table = (lakemod.read(lake, "games", columns=cols) if lakemod.has_table(lake, "games")
              else _empty_games(cols))

@@ -17,7 +17,7 @@ from pipeline.words import count
 
 
 from pipeline.cli.lake_cmds import _score_own, ingest
-from pipeline.cli.common import (app, _complete_rules, _emit, err, EXIT_REJECTED, _fail, FormatOpt, LakeOpt,
+from pipeline.cli.common import (_need_current, app, _complete_rules, _emit, err, EXIT_REJECTED, _fail, FormatOpt, LakeOpt,
                                  _load_rules, _need_lake, out, OutputOpt, _phase_progress, rules_app)
 
 
@@ -91,6 +91,7 @@ def show(
 
     from pipeline import show as showmod
 
+    _need_current(lake)
     try:
         hands = showmod.game_hands(lake, game, hand)
     except LookupError as e:
