@@ -68,11 +68,10 @@ class MigrateSummary:
         if self.before < 4:
             text += (f"; game results keyed by the game they were computed from, "
                      f"{count(self.results_keyed, 'file')} rewritten")
-        if self.before < 5:
+        if self.before < 5 and sum(self.completed.values()):
             text += (f"; {count(sum(self.completed.values()), 'stored partition')} of derived tables written before "
-                     f"a column was added dropped{listed(self.completed)}")
-            if sum(self.completed.values()):
-                text += " (the reports compute them from the scores; `rebelote rescore` writes them again)"
+                     f"a column was added dropped{listed(self.completed)} (the reports compute them from the scores; "
+                     f"`rebelote rescore` writes them again)")
         return text
 
 
