@@ -85,8 +85,7 @@ def report_tables(con: duckdb.DuckDBPyConnection, rulesets: list[str],
         progress(f"report {name}", i, len(REPORTS) + 1)
         parts = [stats.run_report_on(con, name, r, filters) for r in rulesets]
         out[f"report_{name}"] = pa.concat_tables(parts) if parts else _empty_report(con, name)
-    out["report_ratings"] = ratings_table(con, rulesets)
-    out["report_rating_history"] = rating_history_table(con, rulesets)
+    out["report_ratings"], out["report_rating_history"] = rating_tables(con, rulesets)
     parts = []
     progress("report fairness", len(REPORTS), len(REPORTS) + 1)
     for by in FAIRNESS_GROUPINGS:
@@ -114,28 +113,6 @@ RATINGS_COLUMNS = (
 )
 
 
-def ratings_table(con: duckdb.DuckDBPyConnection, rulesets: list[str]) -> pa.Table:
-    """``report_ratings``: the players' and the partnerships' leaderboards (``rebelote stats ratings``, with and
-    without ``--partnerships``) for each ruleset of ``rulesets``, stacked (:data:`RATINGS_COLUMNS`)."""
-    from pipeline import ratings
-
-    parts = []
-    for r in rulesets:
-        results = ratings.game_results(con, r)
-        for kind, pairs in (("player", False), ("partnership", True)):
-            board = ratings.leaderboard(ratings.rate(results, partnerships=pairs))
-            if pairs:
-                board = board.rename_columns(["partner" if c == "player_b" else "player" if c == "player_a" else c
-                                              for c in board.column_names])
-            else:
-                board = board.add_column(board.column_names.index("player") + 1, "partner",
-                                         pa.nulls(board.num_rows, pa.string()))
-            n = board.num_rows
-            board = board.add_column(0, "kind", pa.array([kind] * n, pa.string()))
-            parts.append(board.add_column(0, "ruleset", pa.array([r] * n, pa.string())))
-    return pa.concat_tables(parts) if parts else _empty(RATINGS_COLUMNS)
-
-
 #: Columns of ``report_rating_history``: (name, DuckDB type, meaning).
 RATING_HISTORY_COLUMNS = (
     ("ruleset", "VARCHAR", "The ruleset whose game results were rated."),
@@ -158,19 +135,36 @@ def _empty(columns) -> pa.Table:
     return pa.schema([(c, types[t]) for c, t, _ in columns]).empty_table()
 
 
-def rating_history_table(con: duckdb.DuckDBPyConnection, rulesets: list[str]) -> pa.Table:
-    """``report_rating_history``: every player's rating after each of its games (``rebelote stats ratings
-    --history``, for every player at once), for each ruleset of ``rulesets``, stacked
-    (:data:`RATING_HISTORY_COLUMNS`)."""
+def rating_tables(con: duckdb.DuckDBPyConnection, rulesets: list[str]) -> tuple[pa.Table, pa.Table]:
+    """(``report_ratings``, ``report_rating_history``) for each ruleset of ``rulesets``, stacked.
+
+    ``report_ratings`` (:data:`RATINGS_COLUMNS`): the players' and the partnerships' leaderboards (``rebelote
+    stats ratings``, with and without ``--partnerships``). ``report_rating_history``
+    (:data:`RATING_HISTORY_COLUMNS`): every player's rating after each of its games (``stats ratings
+    --history``, for every player at once). The players are rated once for both tables: keeping the history
+    does not change the ratings, and each rating pass calls the library once per game."""
     from pipeline import ratings
 
-    parts = []
+    boards, histories = [], []
     for r in rulesets:
         results = ratings.game_results(con, r)
         names = {n for ps in results.column("players").to_pylist() if ps for n in ps if n is not None}
-        t = ratings.history_table(ratings.rate(results, history_of=names))
-        parts.append(t.add_column(0, "ruleset", pa.array([r] * t.num_rows, pa.string())))
-    return pa.concat_tables(parts) if parts else _empty(RATING_HISTORY_COLUMNS)
+        players = ratings.rate(results, history_of=names)
+        t = ratings.history_table(players)
+        histories.append(t.add_column(0, "ruleset", pa.array([r] * t.num_rows, pa.string())))
+        for kind, summary in (("player", players), ("partnership", ratings.rate(results, partnerships=True))):
+            board = ratings.leaderboard(summary)
+            if summary.partnerships:
+                board = board.rename_columns(["partner" if c == "player_b" else "player" if c == "player_a" else c
+                                              for c in board.column_names])
+            else:
+                board = board.add_column(board.column_names.index("player") + 1, "partner",
+                                         pa.nulls(board.num_rows, pa.string()))
+            n = board.num_rows
+            board = board.add_column(0, "kind", pa.array([kind] * n, pa.string()))
+            boards.append(board.add_column(0, "ruleset", pa.array([r] * n, pa.string())))
+    return (pa.concat_tables(boards) if boards else _empty(RATINGS_COLUMNS),
+            pa.concat_tables(histories) if histories else _empty(RATING_HISTORY_COLUMNS))
 
 
 def monthly_tables(con: duckdb.DuckDBPyConnection, lake, rulesets: list[str],
