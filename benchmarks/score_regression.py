@@ -97,8 +97,9 @@ def _corrupt(row: dict, rng: np.random.Generator, R_hint) -> dict:
     if kind == "swap_same_seat" and plays:
         s = seats[rng.integers(len(seats))]
         pos = [j for j, x in enumerate(seats) if x == s]
-        a, b = rng.choice(pos, 2, replace=False)
-        plays[a], plays[b] = plays[b], plays[a]
+        if len(pos) >= 2:      # an earlier corruption may have left the seat one play
+            a, b = rng.choice(pos, 2, replace=False)
+            plays[a], plays[b] = plays[b], plays[a]
     elif kind == "swap_any" and plays:
         a, b = rng.choice(len(plays), 2, replace=False)
         plays[a], plays[b] = plays[b], plays[a]

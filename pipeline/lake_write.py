@@ -156,19 +156,22 @@ class RollingWriter:
             if self.buf_rows >= self.row_group or self.buf_bytes >= self.buffer_bytes:
                 self._flush()
 
+    def _open(self) -> None:
+        import pyarrow.parquet as pq
+
+        path = (self.tx.new_path(posixpath.join(self.folder, self.prefix)) if self.tx is not None
+                else posixpath.join(self.folder, f"{self.prefix}-{len(self.paths):05d}.parquet"))
+        commits.step(f"write {path[len(self.loc.root):].lstrip('/')}")
+        self.loc.fs.create_dir(self.folder, recursive=True)
+        self.paths.append(path)
+        self.sink = self.loc.fs.open_output_stream(path)
+        self.writer = pq.ParquetWriter(self.sink, self.schema, compression="zstd")
+
     def _flush(self) -> None:
         if not self.buf_rows:
             return
         if self.writer is None:
-            import pyarrow.parquet as pq
-
-            path = (self.tx.new_path(posixpath.join(self.folder, self.prefix)) if self.tx is not None
-                    else posixpath.join(self.folder, f"{self.prefix}-{len(self.paths):05d}.parquet"))
-            commits.step(f"write {path[len(self.loc.root):].lstrip('/')}")
-            self.loc.fs.create_dir(self.folder, recursive=True)
-            self.paths.append(path)
-            self.sink = self.loc.fs.open_output_stream(path)
-            self.writer = pq.ParquetWriter(self.sink, self.schema, compression="zstd")
+            self._open()
         group = pa.concat_tables(self.buf)      # chunked: the writer encodes it without a combined copy
         commits.step(f"write a row group of {self.paths[-1][len(self.loc.root):].lstrip('/')}")
         self.writer.write_table(group, row_group_size=group.num_rows)
@@ -183,9 +186,12 @@ class RollingWriter:
             self.sink.close()
             self.writer = self.sink = None
 
-    def close(self) -> list[str]:
-        """Flush the last row group, close the file; the paths of every file written."""
+    def close(self, keep_empty: bool = False) -> list[str]:
+        """Flush the last row group, close the file; the paths of every file written. ``keep_empty``: with no
+        row written, write one file of no rows (its schema), so that readers see an empty table, not none."""
         self._flush()
+        if keep_empty and not self.paths:
+            self._open()
         self._close_file()
         return self.paths
 
@@ -231,7 +237,7 @@ class PartitionWriter:
 
     def __init__(self, loc: Location, table: str, value: str, replace: bool, tx: commits.Transaction,
                  buffer_bytes: int = BUFFER_BYTES):
-        self.loc, self.table, self.tx = loc, table, tx
+        self.loc, self.table, self.tx, self.replace = loc, table, tx, replace
         self.part = schema.partition_columns(table)[0]
         self.folder = loc.path(table, _partition(table, self.part, value))
         self.old = _partition_files(loc, self.folder) if replace else []
@@ -251,7 +257,11 @@ class PartitionWriter:
         self.writer._close_file()
 
     def close(self) -> int:
-        self.writer.close()
+        """Close the last file, retire the replaced ones; the rows written. A replaced partition that gets no
+        rows keeps one file of none: a ruleset's report table with no rows (no declaration in any hand) is then
+        written and empty, which readers tell from one never written (computed on the fly by the views,
+        named by ``rebelote status``)."""
+        self.writer.close(keep_empty=self.replace)
         for p in self.old:
             self.tx.retire(p)
         return self.writer.rows

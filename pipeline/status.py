@@ -32,12 +32,15 @@ class SourceStatus:
 class RulesetStatus:
     """A ruleset with stored scores: the hands scored; ``fresh`` when they are exactly the lake's hands;
     ``changed``: the parameters whose value differs from the ruleset's now (None when the ruleset cannot be
-    loaded by name here: a house file given by path)."""
+    loaded by name here: a house file given by path); ``unwritten``: the report tables (:data:`pipeline.derived.DERIVED`)
+    with no rows stored for it (``rescore --no-derived``, or dropped by ``migrate``): the reports compute those rows
+    on the fly, which is slower over many hands, until a rescore writes them."""
 
     name: str
     hands: int
     fresh: bool
     changed: list[str] | None
+    unwritten: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -75,6 +78,8 @@ class LakeStatus:
                 state = "fresh (house ruleset: its file is not checked here)"
             if r.name == "own":
                 state += " (each game under its own ruleset)"
+            if r.unwritten:
+                state += f"; report tables not written: {', '.join(r.unwritten)} (the reports compute them, slower)"
             out.append(f"  scores under {r.name}: {count(r.hands, 'hand')}, {state}")
         out += [f"next: {step}" for step in self.next_steps]
         return out
@@ -125,6 +130,7 @@ def lake_status(lake) -> LakeStatus:
         scored = dict(_rows(con, f"SELECT ruleset, count(*) FROM {duck.table_source(con, loc, 'scores')} "
                                  "GROUP BY 1 ORDER BY 1"))
     shipped = set(shipped_names())
+    written = {t: set(lakemod.partitions(loc, t)) if lakemod.has_table(loc, t) else set() for t in derived.DERIVED}
     for name, n in scored.items():
         changed = None
         if name in shipped or name == own.OWN:
@@ -133,7 +139,8 @@ def lake_status(lake) -> LakeStatus:
                 changed = [c[0] for c in scored_with.changed_parameters(loc, rules)]
             except (RulesetError, OSError, ValueError):
                 changed = None
-        st.rulesets.append(RulesetStatus(name, n, derived.hands_unchanged(loc, name), changed))
+        st.rulesets.append(RulesetStatus(name, n, derived.hands_unchanged(loc, name), changed,
+                                         [t for t in derived.DERIVED if f"ruleset={name}" not in written[t]]))
     st.next_steps = _next_steps(st, loc.uri)
     return st
 
@@ -152,6 +159,10 @@ def _next_steps(st: LakeStatus, uri: str) -> list[str]:
         if not r.fresh or r.changed:
             what = "" if r.name == "own" else f" --rules {r.name}"
             steps.append(f"rebelote rescore{what}{lake}  (its scores are stale)")
+        elif r.unwritten:
+            what = "" if r.name == "own" else f" --rules {r.name}"
+            steps.append(f"rebelote rescore{what}{lake}  (writes the report tables the reports now compute on the "
+                         "fly)")
     alone = [r for r in st.rulesets if r.fresh and not r.changed]
     if "own" not in scored and not (len(st.rulesets) == 1 and alone):    # the reports' default (report_rules)
         steps.append(f"rebelote rescore{lake}  (scores each game under its own ruleset: `rebelote rules sources"

@@ -124,3 +124,34 @@ def test_export_to_a_terminal_asks_for_a_file(tmp_path, monkeypatch):
     # redirected (not a terminal), it writes the games as before
     r = CliRunner().invoke(app, ["export", "jsonl", "--lake", str(tmp_path / "lake")])
     assert r.exit_code == 0 and len(r.stdout.splitlines()) == 3
+
+
+def test_report_tables_not_written_are_named_and_a_ruleset_without_rows_is_written_empty(tmp_path):
+    """A report table with no rows stored for a scored ruleset (dropped by ``migrate``, or ``rescore
+    --no-derived``) makes the reports compute it on the fly: status names it and the rescore that writes it.
+    A table a rescore leaves with no rows (belote-2p scores no hand of these 4-player games, so no declaration
+    item) is written as an empty partition, so it is not named, and the views read it as stored."""
+    from pipeline import derived, lake_write
+
+    lake = tmp_path / "lake"
+    hands = _file(tmp_path / "a.jsonl", 1)
+    ingest_paths([tmp_path / "a.jsonl"], lake)
+    rescore_lake(lake, load("belote-2p"))
+    assert lakemod.row_count(lake, "declaration_items") == 0
+    assert derived.fresh_ruleset(lake, "declaration_items") == "belote-2p"      # written, with no rows
+    st = lake_status(lake)
+    assert [(r.name, r.fresh, r.unwritten) for r in st.rulesets] == [("belote-2p", True, [])]
+
+    rescore_lake(lake, RULES)
+    with lakemod.lock(lake):
+        lake_write.drop_partition(lake, "player_games", "belote-classic")
+        lake_write.drop_partition(lake, "pair_games", "belote-classic")
+    st = lake_status(lake)
+    assert [(r.name, r.unwritten) for r in st.rulesets] == [("belote-2p", []),
+                                                            ("belote-classic", ["player_games", "pair_games"])]
+    assert (f"scores under belote-classic: {hands} hands, fresh; report tables not written: player_games, "
+            "pair_games (the reports compute them, slower)") in str(st)
+    assert st.next_steps[0] == (f"rebelote rescore --rules belote-classic --lake {lake}  (writes the report tables "
+                                "the reports now compute on the fly)")
+    rescore_lake(lake, RULES)
+    assert [r.unwritten for r in lake_status(lake).rulesets] == [[], []]
