@@ -16,7 +16,8 @@ from pipeline import native, rules, schema
 from pipeline.cards import ALL_TRUMP, mask_of, parse_cards, parse_strain
 from pipeline.rescore import score_batch
 from pipeline.rescore.belote import belote_announceable
-from pipeline.rescore.declarations import KINDS, build_tables, detect
+from pipeline.rescore.declaration_items import KINDS
+from pipeline.rescore.declarations import build_tables, detect
 from pipeline.simulate import simulate
 
 RULESETS = tuple(rules.shipped_names())

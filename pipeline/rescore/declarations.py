@@ -34,11 +34,10 @@ import pyarrow.compute as pc
 
 from pipeline.cards import ALL_TRUMP, NO_TRUMP
 from pipeline.rescore.arith import mod
+from pipeline.rescore.declaration_items import KINDS, Entries
 from pipeline.jit import njit, njit_inner
 from pipeline.trick_order import PLAIN_ORDER
 from pipeline.rules import Ruleset, n_teams
-
-KINDS = ("tierce", "quarte", "quinte", "carre", "belote")
 
 
 def _runs(byte: int) -> list[tuple[int, int]]:
@@ -136,45 +135,6 @@ class Declarations:
     seq_wins: np.ndarray
     carre_wins: np.ndarray
     entries: "Entries | None" = None
-
-
-@dataclass
-class Entries:
-    """Declarations one per item (k items), in hand order then seat order, for the ``scores.declarations``
-    column. row: int64 index of the hand in the batch; seat: int8; kind: int8 index in :data:`KINDS`;
-    rank: int8 top face rank index of a sequence, rank of a carré, NULL-worthy -1 for a belote;
-    suit: int8 suit of a sequence or belote, -1 for a carré; length: int8 cards in a sequence (4 for a carré,
-    2 for a belote); points: int32 card points it is worth under the ruleset; scored: bool whether it scored
-    for its team after the contest (before any capot transfer, ``declarations.on_capot``).
-    """
-
-    row: np.ndarray
-    seat: np.ndarray
-    kind: np.ndarray
-    rank: np.ndarray
-    suit: np.ndarray
-    length: np.ndarray
-    points: np.ndarray
-    scored: np.ndarray
-
-    @staticmethod
-    def concat(parts: "list[Entries]") -> "Entries":
-        """All parts' items, stably sorted by (row, seat)."""
-        cols = {f: np.concatenate([getattr(p, f) for p in parts]) for f in Entries.__dataclass_fields__}
-        # one stable sort on a combined key (seat is int8: +128 keeps its order in 8 bits); the parts come
-        # sorted, which the stable sort's run detection turns into a merge
-        key = (cols["row"].astype(np.int64) << 8) | (cols["seat"].astype(np.int64) + 128)
-        order = np.argsort(key, kind="stable")
-        return Entries(**{f: a[order] for f, a in cols.items()})
-
-    def take(self, idx: np.ndarray) -> "Entries":
-        """The items at positions ``idx`` (int array), in that order."""
-        return Entries(**{f: getattr(self, f)[idx] for f in Entries.__dataclass_fields__})
-
-    @staticmethod
-    def empty() -> "Entries":
-        return Entries(*(np.zeros(0, dtype=t) for t in (np.int64, np.int8, np.int8, np.int8, np.int8, np.int8,
-                                                          np.int32, bool)))
 
 
 def _active(strain: np.ndarray, rules: Ruleset) -> np.ndarray:

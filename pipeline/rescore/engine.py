@@ -23,6 +23,7 @@ import pyarrow.compute as pc
 from pipeline import schema
 from pipeline.cards import STRAINS
 from pipeline.rescore import columns, contract, declarations, hand_pass as hp, play, tables
+from pipeline.rescore.declaration_items import KINDS, Entries
 from pipeline.rescore.reasons import SUMMARY_REASON
 from pipeline.rules import Ruleset
 
@@ -174,12 +175,12 @@ def claim_notes(hands: pa.Table, rules: Ruleset, counted: np.ndarray) -> tuple[n
     return code, texts, has & (late | ~counted)
 
 
-def _entries_column(e: declarations.Entries, offsets: np.ndarray, typ: pa.DataType, valid: pa.Buffer) -> pa.Array:
+def _entries_column(e: Entries, offsets: np.ndarray, typ: pa.DataType, valid: pa.Buffer) -> pa.Array:
     """``scores.declarations`` (a list column of ``typ``): hand i's items are e[offsets[i]:offsets[i + 1]] (rows
     sorted), NULL where ``valid`` (a bitmap) is not set."""
     item = typ.value_type
     items = pa.StructArray.from_arrays(
-        [columns.primitive(e.seat, pa.int8()), columns.strings(e.kind, declarations.KINDS),
+        [columns.primitive(e.seat, pa.int8()), columns.strings(e.kind, KINDS),
          columns.primitive(e.rank, pa.int8(), e.rank >= 0), columns.primitive(e.suit, pa.int8(), e.suit >= 0),
          columns.primitive(e.length, pa.int8()), columns.primitive(e.points.astype(np.int16), pa.int16()),
          columns.primitive(e.scored, pa.bool_())], fields=list(item))
@@ -217,16 +218,16 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
     inputs = _inputs(hands, prep)
     ann, ann_entries = _announced(hands, prep, inputs)
     out, n_items = hp.run(n, prep.params, prep.tables, inputs, ann, False)
-    e = declarations.Entries(*(a[:n_items] for a in out.items))
+    e = Entries(*(a[:n_items] for a in out.items))
     offsets = out.item_offsets
     if ann_entries is not None and len(ann_entries.row):   # merge by (row, seat), as the held ones are listed
-        e = declarations.Entries.concat([ann_entries, e])
+        e = Entries.concat([ann_entries, e])
         offsets = np.zeros(n + 1, dtype=np.int32)
         np.cumsum(np.bincount(e.row, minlength=n), out=offsets[1:])
     return _table(hands, prep, out, e, offsets)
 
 
-def _announced(hands: pa.Table, prep: _Prepared, inputs: hp.Inputs) -> tuple[tuple, declarations.Entries | None]:
+def _announced(hands: pa.Table, prep: _Prepared, inputs: hp.Inputs) -> tuple[tuple, Entries | None]:
     """The declarations of the hands that take them from the record (``declarations.count``) and are scored,
     settled in Python (:func:`declarations.from_announced`) before the passes: ((team points, belote) int64
     (n, K), or (1, K) zeros when no hand takes them; their items, rows renumbered to the batch, or None).
@@ -255,12 +256,12 @@ def _announced(hands: pa.Table, prep: _Prepared, inputs: hp.Inputs) -> tuple[tup
     # each row lists the record's items only for what it takes from the record (declarations.count, belote.count)
     e = dec.entries
     e.row = ai[e.row]
-    is_bel = e.kind == declarations.KINDS.index("belote")
+    is_bel = e.kind == KINDS.index("belote")
     keep = np.where(is_bel, bel_ann[e.row], from_ann[e.row])
     return ann, e.take(np.nonzero(keep)[0]) if not keep.all() else e
 
 
-def _table(hands: pa.Table, prep: _Prepared, out: hp.Outputs, e: declarations.Entries, offsets: np.ndarray) -> pa.Table:
+def _table(hands: pa.Table, prep: _Prepared, out: hp.Outputs, e: Entries, offsets: np.ndarray) -> pa.Table:
     """The ``scores`` table of the passes' outputs (the Arrow arrays wrap their buffers) and the hands' own
     columns; ``e``/``offsets``: the declaration items and each hand's first item."""
     n = hands.num_rows

@@ -205,7 +205,7 @@ class Outputs:
     (N_TEAM16, n, K) card, declaration, belote and contract points (card points); score: int32 (n, K) hand
     score (game points); held: int32 (n,); winners: int8 (n, tricks); item_offsets: int32 (n + 1,) each hand's
     first declaration item; items: the declaration items (row int64, seat, kind, rank, suit, length int8,
-    points int32, scored bool), as :class:`pipeline.rescore.declarations.Entries` holds them.
+    points int32, scored bool), as :class:`pipeline.rescore.declaration_items.Entries` holds them.
     """
 
     def __init__(self, n: int, K: int, tricks: int, cap: int):
