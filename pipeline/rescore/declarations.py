@@ -18,10 +18,7 @@ Contest between teams (rules.md R23), ``declarations.contest``:
     team whose tied best declaration belongs to the seat that announces first ("first_announcer", PAGAT-B,
     ACANOMAS): declarations are announced in playing order during the first trick, from the eldest hand on the
     dealer's left (seat dealer + 1, who leads it), so the first seat from dealer + 1 holding the best key wins.
-Ranking key: value, then a carré above a sequence of equal value ("un carré de 100 bat un cent"), then run
-length (``long_runs = "quinte"`` ranks any run of 5+ as a quinte, as Bridge Belot 2001 does), then the top
-card (sequences by face rank; carrés by ``carre_order``: "face" A K Q J 10 9 or "trick" A 10 K Q J 9), then
-(``trump_breaks_ties``) a sequence in trump above one outside.
+Values, the contracts declarations count in and the ranking key: :mod:`pipeline.rescore.declaration_values`.
 """
 
 from __future__ import annotations
@@ -32,11 +29,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline.cards import ALL_TRUMP, NO_TRUMP
+from pipeline.cards import NO_TRUMP
 from pipeline.rescore.arith import mod
 from pipeline.rescore.declaration_items import KINDS, Entries
+from pipeline.rescore.declaration_values import _active, _seq_value, carre_key, seq_key
 from pipeline.jit import njit, njit_inner
-from pipeline.trick_order import PLAIN_ORDER
 from pipeline.rules import Ruleset, n_teams
 
 
@@ -52,27 +49,6 @@ def _runs(byte: int) -> list[tuple[int, int]]:
         else:
             r += 1
     return out
-
-
-def _seq_value(length: int, rules: Ruleset) -> int:
-    if length >= 5:
-        return int(rules["declarations.quinte"])
-    return int({3: rules["declarations.tierce"], 4: rules["declarations.quarte"]}.get(length, 0))
-
-
-def seq_key(value, length, top, trump, rules: Ruleset):
-    """Ranking key of a sequence (works on ints or numpy arrays); 0 when value is 0."""
-    cap = 5 if rules["declarations.long_runs"] == "quinte" else 8
-    t = np.asarray(trump, dtype=np.int64) if rules["declarations.trump_breaks_ties"] else 0
-    value = np.asarray(value, dtype=np.int64)
-    return np.where(value > 0, value * 100000 + np.minimum(np.asarray(length, dtype=np.int64), cap) * 1000
-                    + np.asarray(top, dtype=np.int64) * 10 + t, 0)
-
-
-def carre_key(value, rank, rules: Ruleset):
-    """Ranking key of a carré (ints or arrays); 0 when value is 0."""
-    order = np.asarray(PLAIN_ORDER[rank] if rules["declarations.carre_order"] == "trick" else rank, dtype=np.int64)
-    return np.where(np.asarray(value) > 0, np.asarray(value, dtype=np.int64) * 100000 + 14000 + order * 10, 0)
 
 
 @dataclass(frozen=True)
@@ -135,14 +111,6 @@ class Declarations:
     seq_wins: np.ndarray
     carre_wins: np.ndarray
     entries: "Entries | None" = None
-
-
-def _active(strain: np.ndarray, rules: Ruleset) -> np.ndarray:
-    s = strain.astype(np.int64)
-    on = np.full(len(s), bool(rules["declarations.enabled"]))
-    on &= (s != NO_TRUMP) | bool(rules["declarations.in_no_trump"])
-    on &= (s != ALL_TRUMP) | bool(rules["declarations.in_all_trump"])
-    return on
 
 
 CONTESTS = ("unified", "separate", "sequences_only", "all")
