@@ -34,7 +34,7 @@ from pipeline import lake as lakemod, lake_write, report_rules, schema, stats
 from pipeline.cards import ALL_TRUMP, NO_TRUMP, STRAINS
 from pipeline.rescore import dd_solo, dd_solver as dd
 from pipeline.rescore.contract import settle
-from pipeline.rescore.declarations import on_capot
+from pipeline.rescore.declaration_contest import on_capot
 from pipeline.rules import n_teams
 
 TABLE = "dd_hands"

@@ -36,7 +36,8 @@ from pipeline.cards import ALL_TRUMP, NO_TRUMP, STRAINS
 from pipeline.rescore.arith import mod
 from pipeline.rescore.contract import _FAIL_DECL, settle_one
 from pipeline.rescore.belote import belote_suits, belote_items, belote_not_led
-from pipeline.rescore.declarations import CONTESTS, TIES, held_one, on_capot, seat_items
+from pipeline.rescore.declaration_contest import CONTESTS, TIES, on_capot
+from pipeline.rescore.declarations import held_one, seat_items
 from pipeline.jit import njit, njit_inner
 from pipeline.rescore.play import OK, play_one
 from pipeline.rescore.solo import solo_one
