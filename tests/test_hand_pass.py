@@ -1,6 +1,6 @@
-"""The compiled passes of score_batch (pipeline/rescore/hand_pass.py) and the helpers they rest on: Arrow buffers
-read in place (columns.py), seat/team reduction without division (arith.py), the package-wide numba cache stamp
-(jit.py)."""
+"""The compiled passes of score_batch (cards_pass.py, declarations_pass.py, contract_pass.py, run by
+pipeline/rescore/hand_pass.py) and the helpers they rest on: Arrow buffers read in place (columns.py), seat/team
+reduction without division (arith.py), the package-wide numba cache stamp (jit.py)."""
 
 import numpy as np
 import pyarrow as pa
