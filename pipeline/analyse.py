@@ -34,7 +34,7 @@ from pipeline import lake as lakemod, lake_write, report_rules, schema, stats
 from pipeline.cards import ALL_TRUMP, NO_TRUMP, STRAINS
 from pipeline.rescore import dd_solo, dd_solver as dd
 from pipeline.rescore.contract import settle
-from pipeline.rescore.declarations import on_capot
+from pipeline.rescore.declaration_contest import on_capot
 from pipeline.rules import n_teams
 
 TABLE = "dd_hands"
@@ -229,7 +229,7 @@ def _made_tests(r: dict, rs, spec, strain: int, taker_team: int, dd_points: int,
 
 def _scaled(pair: list[int], strain: int, rules) -> list[int]:
     """Card points scaled as the rescoring scales a no-trump or all-trump hand (cards.*_scale: x a / b, rounded
-    half up: pipeline/rescore/hand_pass.py)."""
+    half up: pipeline/rescore/cards_pass.py)."""
     key = "cards.no_trump_scale" if strain == NO_TRUMP else "cards.all_trump_scale" if strain == ALL_TRUMP else None
     if key is None:
         return list(pair)

@@ -10,7 +10,7 @@ compiles in memory in every process (slower start, same results).
 Import :data:`njit` from here, not from numba, so the cache folder is chosen before anything compiles.
 
 numba checks a cached kernel against its own source file only, not against the files of the compiled
-functions it calls (``hand_pass.cards_pass`` calls ``play.play_one``, ``hand_pass.contract_pass``
+functions it calls (``cards_pass.cards_pass`` calls ``play.play_one``, ``contract_pass.contract_pass``
 ``contract.settle_one``...): after an
 edit of ``play.py`` it would load the old machine code. The locators registered here stamp every kernel of
 ``pipeline/rescore`` with a hash of all that package's sources instead (:func:`package_stamp`), so an edit anywhere in

@@ -26,7 +26,7 @@ import pyarrow as pa
 
 from pipeline import schema
 from pipeline.cards import ALL_TRUMP, NO_TRUMP, RANKS, STRAINS, SUITS, card_str, cards_of
-from pipeline.rescore import declarations as decl
+from pipeline.rescore import declaration_contest as contest, declarations as decl
 from pipeline.rescore import play, score_batch
 from pipeline.rescore.tables import build
 from pipeline.trick_order import PLAIN_ORDER, TRUMP_ORDER
@@ -197,7 +197,7 @@ def explain(hand: dict[str, Any], rules: Ruleset, dd: dict[str, Any] | None = No
     dl = []
     entries = []   # (seat, kind, top rank, suit, length) that the ruleset counts, for the contest line
     count = rules["declarations.count"]
-    # as the engine decides (hand_pass.cards_pass, from_ann): "announced" settles the recorded list even when the
+    # as the engine decides (cards_pass.cards_pass, from_ann): "announced" settles the recorded list even when the
     # record holds none (nothing scores), "announced_else_held" only when it holds one
     use_announced = count == "announced" or (count == "announced_else_held" and hand.get("announced") is not None)
     for a in hand.get("announced") or []:
@@ -215,9 +215,9 @@ def explain(hand: dict[str, Any], rules: Ruleset, dd: dict[str, Any] | None = No
                 if not use_announced:
                     entries.append((s_, kind, top, suit, length))
     if rules["declarations.enabled"] and entries:
-        flags = decl.resolve_list(entries, strain, rules, n, hand["dealer"])
+        flags = contest.resolve_list(entries, strain, rules, n, hand["dealer"])
         won = sorted({f"team {e[0] % K}" for e, f in zip(entries, flags) if f and e[1] != "belote"})
-        firsts = sorted({s for _, s in decl.contest_outcomes(entries, strain, rules, n, hand["dealer"]).values()
+        firsts = sorted({s for _, s in contest.contest_outcomes(entries, strain, rules, n, hand["dealer"]).values()
                          if s is not None})
         broken = "".join(f" (equal best: {P[s]} announces first)" for s in firsts)
         dl.append(_line("contest", (", ".join(won) + " scores its declarations" + broken) if won else

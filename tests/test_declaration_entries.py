@@ -3,7 +3,7 @@ of the Bulgarian rules.
 
 Expected values are computed by hand from the ruleset values (belote-classic: tierce 20, quarte 50, carré of
 nines 150; PAGAT-B, FFB-Co15 §8; rules.md R18) or come from an independent, per-play Python reading of the rule
-(``declarations.belote_announceable``, a per-play reference kept for tests and the oracles) compared with the vectorised engine.
+(``belote.belote_announceable``, a per-play reference kept for tests and the oracles) compared with the vectorised engine.
 """
 
 import functools
@@ -15,7 +15,9 @@ import pytest
 from pipeline import native, rules, schema
 from pipeline.cards import ALL_TRUMP, mask_of, parse_cards, parse_strain
 from pipeline.rescore import score_batch
-from pipeline.rescore.declarations import KINDS, belote_announceable, build_tables, detect
+from pipeline.rescore.belote import belote_announceable
+from pipeline.rescore.declaration_items import KINDS
+from pipeline.rescore.declarations import build_tables, detect
 from pipeline.simulate import simulate
 
 RULESETS = tuple(rules.shipped_names())

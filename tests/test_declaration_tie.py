@@ -19,7 +19,8 @@ import pytest
 from pipeline import rules, schema
 from pipeline.cards import mask_of, parse_cards, parse_strain
 from pipeline.rescore import score_batch
-from pipeline.rescore.declarations import build_tables, detect, from_announced, resolve_list
+from pipeline.rescore.declaration_contest import resolve_list
+from pipeline.rescore.declarations import build_tables, detect, from_announced
 from tests.deals import native_game, native_hand
 from tests.helpers import hands_table
 

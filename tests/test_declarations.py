@@ -1,4 +1,4 @@
-"""Declarations and belote detection (pipeline/rescore/declarations.py), hands built by hand.
+"""Declarations and belote detection (pipeline/rescore/declarations.py, belote.py), hands built by hand.
 
 Values: tierce 20, quarte 50, quinte 100, carré J 200, 9 150, A/10/K/Q 100 (PAGAT-B, FFB-Co15 §8; rules.md R18).
 Contest: only the team with the best declaration scores, all of its declarations; exact tie -> the first
@@ -11,7 +11,8 @@ import pytest
 
 from pipeline import rules
 from pipeline.cards import mask_of, parse_cards, parse_strain
-from pipeline.rescore.declarations import belote_seat, build_tables, detect
+from pipeline.rescore.belote import belote_seat
+from pipeline.rescore.declarations import build_tables, detect
 
 R = rules.load("belote-classic")
 DT = build_tables(R)

@@ -1,6 +1,6 @@
-"""The compiled passes of score_batch (pipeline/rescore/hand_pass.py) and the helpers they rest on: Arrow buffers
-read in place (columns.py), seat/team reduction without division (arith.py), the package-wide numba cache stamp
-(jit.py)."""
+"""The compiled passes of score_batch (cards_pass.py, declarations_pass.py, contract_pass.py, run by
+pipeline/rescore/hand_pass.py) and the helpers they rest on: Arrow buffers read in place (columns.py), seat/team
+reduction without division (arith.py), the package-wide numba cache stamp (jit.py)."""
 
 import numpy as np
 import pyarrow as pa
@@ -8,7 +8,7 @@ import pytest
 
 from pipeline import rules
 from pipeline import jit
-from pipeline.rescore import arith, columns, hand_pass, score_batch
+from pipeline.rescore import arith, cards_pass, columns, hand_pass, score_batch
 from helpers import hands_table, score
 
 CLUBS, DIAMONDS, HEARTS, SPADES = (f"7{s} 8{s} 9{s} T{s} J{s} Q{s} K{s} A{s}".split() for s in "CDHS")
@@ -145,15 +145,15 @@ def test_columns_written_from_buffers():
 
 def test_kernel_cache_is_stamped_with_every_source_of_the_package(tmp_path):
     """numba stamps a cached kernel with its own file only; the package's kernels are stamped with all of the
-    package's sources, so an edit of play.py also recompiles hand_pass's passes that inline play_one."""
+    package's sources, so an edit of play.py also recompiles the passes that inline play_one (cards_pass)."""
     (tmp_path / "a.py").write_text("x = 1\n")
     (tmp_path / "b.py").write_text("y = 1\n")
     before = jit.package_stamp(tmp_path)
     (tmp_path / "b.py").write_text("y = 2\n")
     assert jit.package_stamp(tmp_path) != before
     assert jit.LOCATORS
-    hand_pass.cards_pass.enable_caching()
-    locator = hand_pass.cards_pass._cache._impl.locator
+    cards_pass.cards_pass.enable_caching()
+    locator = cards_pass.cards_pass._cache._impl.locator
     assert type(locator).__name__.startswith("PackageStamped")
     assert locator.get_source_stamp() == jit.package_stamp()
 

@@ -1,7 +1,7 @@
 """HackBulgaria Programming-101 belote declaration examples (../shared/oracles/cases/hackbulgaria_declarations.json,
 7 cases) under the `hackbulgaria` ruleset: team against team contests, through
 :func:`pipeline.rescore.declarations.from_announced` (points each team scores) and
-:func:`pipeline.rescore.declarations.resolve_list` (which declarations score), which must agree.
+:func:`pipeline.rescore.declaration_contest.resolve_list` (which declarations score), which must agree.
 
 T1 declares from seat 0, T2 from seat 1. The cases name no contract; they are settled in all-trumps, where every
 declaration counts and each suit's belote can be held (hackbulgaria-002 needs both), and trump breaks no tie."""
@@ -15,7 +15,8 @@ import pytest
 from conftest import shared_cases, shared_path
 from pipeline import rules, schema
 from pipeline.cards import ALL_TRUMP, RANKS, SUITS
-from pipeline.rescore.declarations import from_announced, resolve_list
+from pipeline.rescore.declaration_contest import resolve_list
+from pipeline.rescore.declarations import from_announced
 
 FILE = "oracles/cases/hackbulgaria_declarations.json"
 R = functools.partial(rules.load, "hackbulgaria")

@@ -12,7 +12,10 @@ from pipeline import native, rules, schema
 from pipeline.cards import RANKS, card_str, mask_of, parse_card
 from pipeline.rescore import score_batch
 from pipeline.rescore.contract import bg_round
-from pipeline.rescore.declarations import belote_announceable, carre_key, list_held, resolve_list, seq_key
+from pipeline.rescore.belote import belote_announceable
+from pipeline.rescore.declaration_contest import resolve_list
+from pipeline.rescore.declaration_values import carre_key, seq_key
+from pipeline.rescore.declarations import list_held
 from pipeline.rescore.play import PlayRules, legal_cards
 from pipeline.trick_order import strength
 

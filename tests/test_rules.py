@@ -157,8 +157,8 @@ def test_capoted_team_declarations_per_ruleset(ruleset, expected):
     # team 1 holds a tierce (20) and team 0 takes every trick: rules.md R24, PAGAT-B (classic): a side that
     # took no trick counts none of its declarations; FFB-Co15: they change hands to the capot team
     import numpy as np
-    from pipeline.rescore.declarations import on_capot
-    from pipeline.rescore.hand_pass import _ON_CAPOT
+    from pipeline.rescore.declaration_contest import on_capot
+    from pipeline.rescore.pass_layout import _ON_CAPOT
     D = np.array([[0, 20]], dtype=np.int64)
     on_capot(D, 0, 2, 0, np.array([[True, False]]), _ON_CAPOT[rules.load(ruleset)["declarations.on_capot"]])
     assert D.tolist() == expected

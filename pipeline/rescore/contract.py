@@ -271,7 +271,7 @@ def settle_one(i, C, D, B, t, bid, cb, coinche, capot_team, strain, mp, ap, rcod
     declaration, belote points (row i); t: the taker's team; bid: its value (0 when none); cb: a capot bid;
     coinche: 0/1/2; capot_team: -1 none; strain: 0-5; mp, ap, rcode, bg: as :func:`_settle_kernel`. Writes row
     i of made/litige/decided (bool), P (the totals compared, card points: int32 (., 2) from :func:`settle`,
-    int16 in :func:`pipeline.rescore.hand_pass.contract_pass`), score (int32 (., 2), game points) and held
+    int16 in :func:`pipeline.rescore.contract_pass.contract_pass`), score (int32 (., 2), game points) and held
     (int32, game points); decided is only written where a team has declaration points."""
     m_decl, m_bel, m_round, vs_bid, min_pts, vs, tie_rule, capot_value, min_cards = \
         mp[0], mp[1], mp[2], mp[3], mp[4], mp[5], mp[6], mp[7], mp[8]

@@ -14,7 +14,7 @@ node (numba, an explicit stack of frames as in dd_solver). A leaf scores the han
 does: the last trick's bonus or, when one player took every trick, ``cards.capot_last_trick``; the
 ``cards.capot_split_each`` to each of the two players who took a trick when the third took none; the strain's
 scaling; the capot bonus; the declarations of a player who took no trick lost or given to the capot player
-(``declarations.on_capot``, :func:`pipeline.rescore.declarations.on_capot`), which depends on the line; then
+(``declarations.on_capot``, :func:`pipeline.rescore.declaration_contest.on_capot`), which depends on the line; then
 ``solo_one``'s made test with the hand's declarations and belote.
 
 The transposition table, at trick starts, is keyed by the cards still out, the leader and which players took
@@ -34,7 +34,7 @@ from pipeline.jit import njit
 from pipeline.rescore.contract import _made_params
 from pipeline.rescore.dd_order import ORDER, RANK, leading_card, legal_at, moves, trick_points
 from pipeline.rescore.dd_solver import _ABOVE_TRUMP, _STRENGTH
-from pipeline.rescore.declarations import on_capot
+from pipeline.rescore.declaration_contest import on_capot
 from pipeline.rescore.play import flags, PlayRules
 from pipeline.rescore.solo import solo_one
 from pipeline.rescore.tables import build
@@ -44,7 +44,7 @@ from pipeline.rules import Ruleset
 TT_BITS = 18
 #: the outcomes in the taker's order of preference: a search asks whether he can force at least one of them
 FAILED_RANK, LITIGE_RANK, MADE_RANK = 0, 1, 2
-#: ``declarations.on_capot`` as :func:`pipeline.rescore.declarations.on_capot` codes it
+#: ``declarations.on_capot`` as :func:`pipeline.rescore.declaration_contest.on_capot` codes it
 ON_CAPOT = ("keep", "to_capot_team", "lost")
 
 
@@ -84,7 +84,7 @@ def _leaf(acc, took, last_winner, P, taker, strain, fin, D, B, mp, combined, C, 
           score, held):
     """The outcome rank (FAILED_RANK...) of a finished hand: ``acc`` each player's card points from his tricks,
     ``took`` the players who took a trick (bit per seat), ``last_winner`` the last trick's, ``D`` the
-    declarations after the contest (before on_capot); scored as :func:`pipeline.rescore.hand_pass.cards_pass`
+    declarations after the contest (before on_capot); scored as :func:`pipeline.rescore.cards_pass.cards_pass`
     and :func:`~pipeline.rescore.solo.solo_one` score it. ``C``, ``Dl`` (1, P) and ``tk`` (1, P) are scratch."""
     n_took = 0
     capt = -1

@@ -1,4 +1,4 @@
-"""Declarations (tierce, quarte, quinte, carré) and belote-rebelote.
+"""Declarations (tierce, quarte, quinte, carré): those each seat holds or announced, settled between teams.
 
 Where they come from (``declarations.count``):
     "held": detected in the initial hands. Sequences run in face order 7 8 9 10 J Q K A within a suit
@@ -7,21 +7,8 @@ Where they come from (``declarations.count``):
     above 0 by ``declarations.carre`` (``carre_no_trump`` in no-trump). With
     ``carre_cards_in_sequences = false`` (Bulgarian rule) a carré's cards are removed before runs are read.
     "announced": taken from what the source recorded (``hands.announced``), belote included.
-
-Contest between teams (rules.md R23), ``declarations.contest``:
-    "unified": only the team holding the single best declaration scores, all of its declarations;
-    "separate" (Bulgarian, BG-HIT/BG-NIK): sequences and carrés are two contests, each won separately;
-    "sequences_only" (HackBulgaria exercise): sequences contested, every carré scores for its holder;
-    "all" (seed 002 read literally: declarations are added to the final score, no comparison named): no
-    contest, every team scores all its declarations.
-    An exact tie of the best keys (``declarations.tie``) scores for nobody ("none", FFB-Co15 §8.3), or for the
-    team whose tied best declaration belongs to the seat that announces first ("first_announcer", PAGAT-B,
-    ACANOMAS): declarations are announced in playing order during the first trick, from the eldest hand on the
-    dealer's left (seat dealer + 1, who leads it), so the first seat from dealer + 1 holding the best key wins.
-Ranking key: value, then a carré above a sequence of equal value ("un carré de 100 bat un cent"), then run
-length (``long_runs = "quinte"`` ranks any run of 5+ as a quinte, as Bridge Belot 2001 does), then the top
-card (sequences by face rank; carrés by ``carre_order``: "face" A K Q J 10 9 or "trick" A 10 K Q J 9), then
-(``trump_breaks_ties``) a sequence in trump above one outside.
+What they are worth and how they rank: :mod:`pipeline.rescore.declaration_values`; the contest between teams:
+:mod:`pipeline.rescore.declaration_contest`; belote-rebelote held in the hands: :mod:`pipeline.rescore.belote`.
 """
 
 from __future__ import annotations
@@ -32,13 +19,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline.cards import ALL_TRUMP, NO_TRUMP
+from pipeline.cards import NO_TRUMP
 from pipeline.rescore.arith import mod
+from pipeline.rescore.declaration_contest import (CONTESTS, TIES, Declarations, _dealers, _mark_scored, _settle,
+                                                  _settle_row)
+from pipeline.rescore.declaration_items import KINDS, Entries
+from pipeline.rescore.declaration_values import _active, _seq_value, carre_key, seq_key
 from pipeline.jit import njit, njit_inner
-from pipeline.trick_order import PLAIN_ORDER
 from pipeline.rules import Ruleset, n_teams
-
-KINDS = ("tierce", "quarte", "quinte", "carre", "belote")
 
 
 def _runs(byte: int) -> list[tuple[int, int]]:
@@ -53,27 +41,6 @@ def _runs(byte: int) -> list[tuple[int, int]]:
         else:
             r += 1
     return out
-
-
-def _seq_value(length: int, rules: Ruleset) -> int:
-    if length >= 5:
-        return int(rules["declarations.quinte"])
-    return int({3: rules["declarations.tierce"], 4: rules["declarations.quarte"]}.get(length, 0))
-
-
-def seq_key(value, length, top, trump, rules: Ruleset):
-    """Ranking key of a sequence (works on ints or numpy arrays); 0 when value is 0."""
-    cap = 5 if rules["declarations.long_runs"] == "quinte" else 8
-    t = np.asarray(trump, dtype=np.int64) if rules["declarations.trump_breaks_ties"] else 0
-    value = np.asarray(value, dtype=np.int64)
-    return np.where(value > 0, value * 100000 + np.minimum(np.asarray(length, dtype=np.int64), cap) * 1000
-                    + np.asarray(top, dtype=np.int64) * 10 + t, 0)
-
-
-def carre_key(value, rank, rules: Ruleset):
-    """Ranking key of a carré (ints or arrays); 0 when value is 0."""
-    order = np.asarray(PLAIN_ORDER[rank] if rules["declarations.carre_order"] == "trick" else rank, dtype=np.int64)
-    return np.where(np.asarray(value) > 0, np.asarray(value, dtype=np.int64) * 100000 + 14000 + order * 10, 0)
 
 
 @dataclass(frozen=True)
@@ -113,215 +80,6 @@ def build_tables(rules: Ruleset) -> DeclarationTables:
     return DeclarationTables(seq_points, seq_keys, carre_points, keys, slot_length, slot_top, slot_points)
 
 
-@dataclass
-class Declarations:
-    """Per-hand results for n hands of P seats and K teams (:func:`pipeline.rules.n_teams`: team = seat % 2
-    with 2 or 4 seats, team = seat with 3).
-
-    seq_points, carre_points: int32 (n, P) points of each seat's sequences / carrés.
-    seq_key, carre_key: int64 (n, P) key of each seat's best sequence / carré (0 = none).
-    belote: int32 (n, K) belote points each team holds (announced mode; held belote is separate).
-    team_points: int32 (n, K) declaration points each team scores after the contest (card points).
-    seq_wins, carre_wins: bool (n, K) whether each team's sequences / carrés score after the contest
-        (in the "unified" contest both say whether the team won it).
-    entries: the declarations one by one (:class:`Entries`), belotes excluded; None when not asked for.
-    """
-
-    seq_points: np.ndarray
-    seq_key: np.ndarray
-    carre_points: np.ndarray
-    carre_key: np.ndarray
-    belote: np.ndarray
-    team_points: np.ndarray
-    seq_wins: np.ndarray
-    carre_wins: np.ndarray
-    entries: "Entries | None" = None
-
-
-@dataclass
-class Entries:
-    """Declarations one per item (k items), in hand order then seat order, for the ``scores.declarations``
-    column. row: int64 index of the hand in the batch; seat: int8; kind: int8 index in :data:`KINDS`;
-    rank: int8 top face rank index of a sequence, rank of a carré, NULL-worthy -1 for a belote;
-    suit: int8 suit of a sequence or belote, -1 for a carré; length: int8 cards in a sequence (4 for a carré,
-    2 for a belote); points: int32 card points it is worth under the ruleset; scored: bool whether it scored
-    for its team after the contest (before any capot transfer, ``declarations.on_capot``).
-    """
-
-    row: np.ndarray
-    seat: np.ndarray
-    kind: np.ndarray
-    rank: np.ndarray
-    suit: np.ndarray
-    length: np.ndarray
-    points: np.ndarray
-    scored: np.ndarray
-
-    @staticmethod
-    def concat(parts: "list[Entries]") -> "Entries":
-        """All parts' items, stably sorted by (row, seat)."""
-        cols = {f: np.concatenate([getattr(p, f) for p in parts]) for f in Entries.__dataclass_fields__}
-        # one stable sort on a combined key (seat is int8: +128 keeps its order in 8 bits); the parts come
-        # sorted, which the stable sort's run detection turns into a merge
-        key = (cols["row"].astype(np.int64) << 8) | (cols["seat"].astype(np.int64) + 128)
-        order = np.argsort(key, kind="stable")
-        return Entries(**{f: a[order] for f, a in cols.items()})
-
-    def take(self, idx: np.ndarray) -> "Entries":
-        """The items at positions ``idx`` (int array), in that order."""
-        return Entries(**{f: getattr(self, f)[idx] for f in Entries.__dataclass_fields__})
-
-    @staticmethod
-    def empty() -> "Entries":
-        return Entries(*(np.zeros(0, dtype=t) for t in (np.int64, np.int8, np.int8, np.int8, np.int8, np.int8,
-                                                          np.int32, bool)))
-
-
-def _active(strain: np.ndarray, rules: Ruleset) -> np.ndarray:
-    s = strain.astype(np.int64)
-    on = np.full(len(s), bool(rules["declarations.enabled"]))
-    on &= (s != NO_TRUMP) | bool(rules["declarations.in_no_trump"])
-    on &= (s != ALL_TRUMP) | bool(rules["declarations.in_all_trump"])
-    return on
-
-
-CONTESTS = ("unified", "separate", "sequences_only", "all")
-#: ``declarations.tie`` values, in the order the kernels number them
-TIES = ("none", "first_announcer")
-
-
-@njit_inner
-def _contest_row(points, key, src, K, team, wins, dst, team_key, team_held, tie, first):
-    """One contest in one hand: the team with the strictly best key scores all its points. An equal best key
-    in two teams (``declarations.tie``, ``tie`` indexes :data:`TIES`) scores for nobody ("none"), or for the
-    team of the seat that announces first among those holding it ("first_announcer": seats announce in
-    playing order from ``first``, the eldest hand, dealer + 1). points, key: int64 (., P) per seat
-    (team = seat % K), row ``src``; adds the points won to ``team[dst]`` (int32 (., K)), sets ``wins[dst]``
-    (bool (., K)). team_key, team_held: int64 (K,) scratch. (Rows are indexed, not sliced: a slice per hand
-    costs more than the contest.)"""
-    P = points.shape[1]
-    for t in range(K):
-        team_key[t] = 0
-        team_held[t] = 0
-    for p in range(P):
-        t = mod(p, K)
-        team_key[t] = max(team_key[t], key[src, p])
-        team_held[t] += points[src, p]
-    best = team_key[0]
-    for t in range(1, K):
-        best = max(best, team_key[t])
-    n_top = 0
-    winner = -1
-    for t in range(K):
-        if team_key[t] == best:
-            n_top += 1
-            winner = t
-    if best <= 0 or (n_top > 1 and tie == 0):
-        winner = -1
-    elif n_top > 1:               # first_announcer: the first seat in playing order holding the best key
-        for j in range(P):
-            p = mod(first + j, P)
-            if key[src, p] == best:
-                winner = mod(p, K)
-                break
-    for t in range(K):
-        w = t == winner
-        wins[dst, t] = w
-        if w:
-            team[dst, t] += team_held[t]
-
-
-@njit_inner
-def _settle_row(src, dst, sp, sk, cp, ck, active, contest, K, team, seq_wins, carre_wins, pts, key, tk, th, tie,
-                first):
-    """The contest between teams (see module doc) of one hand; ``contest`` indexes :data:`CONTESTS`, ``tie``
-    :data:`TIES`; ``first``: the seat that announces first (the eldest hand, dealer + 1 mod P).
-    sp, sk, cp, ck: int64 (., P) per-seat points and best keys, row ``src``, set to 0 here when declarations
-    are not ``active`` (bool). Writes row ``dst`` of team (int (., K) points won, added to), seq_wins and
-    carre_wins (bool (., K)). pts, key: int64 (1, P) and tk, th: int64 (K,) scratch."""
-    P = sp.shape[1]
-    if not active:
-        for p in range(P):
-            sp[src, p] = 0
-            sk[src, p] = 0
-            cp[src, p] = 0
-            ck[src, p] = 0
-    if contest == 3:              # all: no contest, every team scores its own
-        for p in range(P):
-            team[dst, mod(p, K)] += sp[src, p] + cp[src, p]
-        for t in range(K):
-            seq_wins[dst, t] = active
-            carre_wins[dst, t] = active
-        return
-    if contest == 0:              # unified: one contest over every declaration
-        for p in range(P):
-            pts[0, p] = sp[src, p] + cp[src, p]
-            key[0, p] = max(sk[src, p], ck[src, p])
-        _contest_row(pts, key, 0, K, team, seq_wins, dst, tk, th, tie, first)
-        for t in range(K):
-            carre_wins[dst, t] = seq_wins[dst, t]
-    else:
-        _contest_row(sp, sk, src, K, team, seq_wins, dst, tk, th, tie, first)
-        if contest == 1:          # separate: sequences and carrés each contested
-            _contest_row(cp, ck, src, K, team, carre_wins, dst, tk, th, tie, first)
-        else:                     # sequences_only: every carré scores for its holder
-            for p in range(P):
-                team[dst, mod(p, K)] += cp[src, p]
-            for t in range(K):
-                carre_wins[dst, t] = active
-
-
-@njit(cache=True, nogil=True)
-def _settle_kernel(sp, sk, cp, ck, active, contest, K, team, seq_wins, carre_wins, tie, dealer):
-    """:func:`_settle_row` for every hand; dealer: int (n,) each hand's dealer seat (the eldest hand, dealer + 1,
-    announces first)."""
-    P = sp.shape[1]
-    pts = np.empty((1, P), dtype=np.int64)
-    key = np.empty((1, P), dtype=np.int64)
-    tk = np.empty(K, dtype=np.int64)
-    th = np.empty(K, dtype=np.int64)
-    for i in range(sp.shape[0]):
-        _settle_row(i, i, sp, sk, cp, ck, active[i], contest, K, team, seq_wins, carre_wins, pts, key, tk, th, tie,
-                    mod(np.int64(dealer[i]) + 1, P))
-
-
-def _dealers(dealer, n: int, rules: Ruleset) -> np.ndarray:
-    """The dealer seats as int64 (n,) for the contest; zeros when ``dealer`` is None, which only a ruleset with
-    ``declarations.tie = "none"`` allows (the dealer then changes nothing). Raises ValueError otherwise, or when
-    ``dealer`` does not hold n seats."""
-    if dealer is None:
-        if rules["declarations.tie"] != "none":
-            raise ValueError(f"ruleset {rules.name}: declarations.tie = {rules['declarations.tie']!r} needs each "
-                             "hand's dealer (the eldest hand, on the dealer's left, announces first)")
-        return np.zeros(n, dtype=np.int64)
-    d = np.asarray(dealer, dtype=np.int64).reshape(-1)
-    if len(d) != n:
-        raise ValueError(f"dealer: {len(d)} seats for {n} hands")
-    return d
-
-
-def _settle(sp, sk, cp, ck, belote, strain, rules: Ruleset, dealer=None) -> Declarations:
-    """Settle per-seat declarations (int (n, P) each; int64 ones are zeroed in place where inactive) between
-    teams, with ``belote`` (int32 (n, K)) passed through; ``dealer``: int (n,) dealer seats (see
-    :func:`_dealers`)."""
-    on = _active(strain, rules)
-    sp, sk, cp, ck = (np.ascontiguousarray(a, dtype=np.int64) for a in (sp, sk, cp, ck))
-    n, K = belote.shape
-    team = np.zeros((n, K), dtype=np.int32)
-    seq_wins = np.zeros((n, K), dtype=bool)
-    carre_wins = np.zeros((n, K), dtype=bool)
-    _settle_kernel(sp, sk, cp, ck, on, CONTESTS.index(rules["declarations.contest"]), K, team, seq_wins, carre_wins,
-                   TIES.index(rules["declarations.tie"]), _dealers(dealer, n, rules))
-    return Declarations(sp.astype(np.int32), sk, cp.astype(np.int32), ck, belote, team, seq_wins, carre_wins)
-
-
-def _mark_scored(e: Entries, dec: Declarations) -> Entries:
-    team = e.seat.astype(np.int64) % dec.seq_wins.shape[1]
-    wins = np.where(e.kind == KINDS.index("carre"), dec.carre_wins[e.row, team], dec.seq_wins[e.row, team])
-    e.scored = wins.astype(bool)
-    return e
-
-
 @njit_inner
 def _carres(h, nt, carre_points):
     """Ranks (bit r = rank index r) of the carrés that hand ``h`` holds and that score (points > 0), in
@@ -355,12 +113,12 @@ def held_one(hands, h0, P, strain, active, carre_points, carre_key, seq_points, 
              th, tie, first):
     """The declarations held in one hand, settled between its teams: the one implementation of held
     declarations (see module doc), compiled. hands: uint32 flat buffer holding the P initial hands from ``h0``
-    on; strain: 0-5; active: declarations count in this hand (:func:`_active`); the tables of
-    :class:`DeclarationTables`; trump_bonus: 1 when a sequence in trump breaks ties. Writes row ``src`` of
+    on; strain: 0-5; active: declarations count in this hand (:func:`declaration_values._active`); the tables
+    of :class:`DeclarationTables`; trump_bonus: 1 when a sequence in trump breaks ties. Writes row ``src`` of
     sp/cp (int64 (., P) points of each seat's sequences / carrés) and sk/ck (key of its best one), then the
-    contest (:func:`_settle_row`; ``tie`` indexes :data:`TIES`, ``first`` is the seat that announces first,
-    dealer + 1 mod P) into row ``dst`` of team (added to), seq_wins and carre_wins. Returns the items to list
-    (0 when not ``active``)."""
+    contest (:func:`declaration_contest._settle_row`; ``tie`` indexes :data:`TIES`, ``first`` is the seat that
+    announces first, dealer + 1 mod P) into row ``dst`` of team (added to), seq_wins and carre_wins. Returns the
+    items to list (0 when not ``active``)."""
     nt = 1 if strain == NO_TRUMP else 0
     c = 0
     for p in range(P):
@@ -564,143 +322,6 @@ def from_announced(announced: pa.Array | pa.ChunkedArray, strain: np.ndarray, ru
     return dec
 
 
-@njit(cache=True, nogil=True)
-def on_capot(D, i, K, capot_team, took, mode):
-    """``declarations.on_capot`` in hand i, after the contest; ``mode``: 0 "keep" (each team keeps what it won),
-    1 "to_capot_team" (FFB-Co15: the capoted team's declarations go to the team that took every trick), 2 "lost"
-    (pagat reading: a team that took no trick scores none). D: int64 (., K) declaration points (card points),
-    changed in place; capot_team: the team that took every trick, -1 when none; took: bool (., K) whether each
-    team took a trick. With 3 players a player who took no trick loses his declarations ("lost"), or gives them
-    to the one who took every trick ("to_capot_team"; when another player also took tricks they are lost)."""
-    if mode == 0:
-        return
-    if K == 2:
-        if capot_team >= 0:
-            if mode == 1:
-                D[i, capot_team] += D[i, 1 - capot_team]
-            D[i, 1 - capot_team] = 0
-        return
-    given = np.int64(0)
-    for t in range(K):
-        if not took[i, t]:
-            given += D[i, t]
-            D[i, t] = 0
-    if mode == 1 and capot_team >= 0:
-        D[i, capot_team] += given
-
-
-def belote_seat(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> np.ndarray:
-    """Seat holding king and queen of trump (belote-rebelote) in suit contracts, -1 when none; int8 (n,)."""
-    n, p = hands.shape
-    out = np.full(n, -1, dtype=np.int8)
-    if not rules["belote.enabled"]:
-        return out
-    s = np.clip(strain.astype(np.int64), 0, 3)
-    kq = (np.uint32(1) << (8 * s + 6).astype(np.uint32)) | (np.uint32(1) << (8 * s + 5).astype(np.uint32))
-    for seat in range(p):
-        has = (hands[:, seat].astype(np.uint32) & kq) == kq
-        out = np.where(has & (strain < 4) & (out < 0), seat, out).astype(np.int8)
-    return out
-
-
-@njit_inner
-def belote_suits(h, strain, all_trump_counts):
-    """Suits (bit s) whose king and queen hand ``h`` holds and whose belote counts in ``strain``: the trump
-    suit in a suit contract; every suit in all-trump when ``all_trump_counts``; none in no-trump."""
-    if 0 <= strain < 4:
-        kq = np.int64(0x60) << (8 * strain)          # queen (rank 5) and king (rank 6) of the trump suit
-        return (1 << strain) if h & kq == kq else 0
-    out = 0
-    if strain == ALL_TRUMP and all_trump_counts:
-        for suit in range(4):
-            kq = np.int64(0x60) << (8 * suit)
-            if h & kq == kq:
-                out |= 1 << suit
-    return out
-
-
-@njit(cache=True, nogil=True)
-def _belote_kernel(hands, strain, all_trump_counts, value, K, points, count):
-    """Belote points each team holds (points, int32 (n, K), added to) and belotes held per hand (count)."""
-    n, P = hands.shape
-    for i in range(n):
-        c = 0
-        for p in range(P):
-            suits = belote_suits(np.int64(hands[i, p]), strain[i], all_trump_counts)
-            for suit in range(4):
-                if suits >> suit & 1:
-                    points[i, p % K] += value
-                    c += 1
-        count[i] = c
-
-
-@njit_inner
-def belote_not_led(hands, h0, P, plays, p0, total, value, K, points, row):
-    """All-trump belotes under ``belote.all_trump = "per_suit_led"`` (BG-HIT, BG-NIK) in one fully played hand:
-    a suit's belote counts only when its holder plays the first of the king and queen leading or following
-    that suit. hands: uint32 flat buffer of the P initial hands from ``h0``; plays: int8 flat buffer of the
-    hand's ``total`` cards from ``p0``. Takes ``value`` from the holder's team (``points[row, seat % K]``,
-    card points) for each suit whose belote does not count, and returns those suits (bit s for suit s)."""
-    lost = 0
-    for suit in range(4):
-        queen, king = suit * 8 + 5, suit * 8 + 6
-        kq = (np.int64(1) << queen) | (np.int64(1) << king)
-        holder = -1
-        for s in range(P):
-            if np.int64(hands[h0 + s]) & kq == kq:
-                holder = s
-                break
-        if holder < 0:
-            continue
-        at_q = at_k = 0                       # position of each in the play (0 when not played)
-        for j in range(total - 1, -1, -1):
-            c = plays[p0 + j]
-            if c == queen:
-                at_q = j
-            elif c == king:
-                at_k = j
-        first = min(at_q, at_k)
-        if first % P != 0 and plays[p0 + first - first % P] // 8 != suit:
-            points[row, holder % K] -= value
-            lost |= 1 << suit
-    return lost
-
-
-@njit_inner
-def belote_items(suits, lost, value, row, p, o, e_row, e_seat, e_kind, e_rank, e_suit, e_length, e_points, e_scored):
-    """List seat ``p``'s belotes of hand ``row`` (``suits``: bit s for each suit held, :func:`belote_suits`), by
-    suit, from item ``o`` on, worth ``value``; a suit whose bit is set in ``lost`` did not score. Returns the
-    next free item."""
-    for suit in range(4):
-        if suits >> suit & 1:
-            e_row[o], e_seat[o], e_kind[o], e_rank[o], e_suit[o], e_length[o] = row, p, 4, -1, suit, 2
-            e_points[o], e_scored[o] = value, not (lost >> suit & 1)
-            o += 1
-    return o
-
-
-def _belote_pass(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> tuple[np.ndarray, np.ndarray]:
-    """(team points int32 (n, K), belotes held per hand int64 (n,)) of hands (n, P); zeros when disabled."""
-    n, p = hands.shape
-    points = np.zeros((n, n_teams(p)), dtype=np.int32)
-    count = np.zeros(n, dtype=np.int64)
-    if rules["belote.enabled"]:
-        _belote_kernel(np.ascontiguousarray(hands, dtype=np.uint32), np.ascontiguousarray(strain, dtype=np.int8),
-                       rules["belote.all_trump"] != "none", int(rules["belote.value"]), n_teams(p), points, count)
-    return points, count
-
-
-def belote_points(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> np.ndarray:
-    """Belote-rebelote points held by each team, int32 (n, K) for hands (n, P) (rules.md R25), card points.
-
-    Suit contracts: king and queen of trump in one hand. All-trump (``belote.all_trump = "per_suit"`` or
-    ``"per_suit_led"``): each suit's king and queen in one hand, up to four; under "per_suit_led" the engine
-    then takes away those not led or followed (:func:`belote_not_led`). None in no-trump. The cards are
-    always played in a complete hand, so holding them is scoring them.
-    """
-    return _belote_pass(hands, strain, rules)[0]
-
-
 def list_held(hand: int, strain: int, rules: Ruleset) -> list[tuple[str, int, int | None, int, int]]:
     """The declarations one hand (a card bitmask) holds, as (kind, top rank, suit or None, length, points),
     carrés first by rising rank, then sequences by suit C D H S and rising top. Same rules as :func:`detect`
@@ -724,93 +345,3 @@ def list_held(hand: int, strain: int, rules: Ruleset) -> list[tuple[str, int, in
                 if length == 8 and rules["declarations.eight_run_extra_tierce"]:
                     out.append(("tierce", top, s, 3, int(rules["declarations.tierce"])))
     return out
-
-
-def belote_announceable(strain: int, hand: int, trick: list[int], card: int, rules: Ruleset) -> bool:
-    """Whether playing ``card`` (a K or Q) from ``hand`` (bitmask, before the play) onto ``trick`` (cards so far)
-    announces belote-rebelote (rules.md R25; BG-HIT: on playing the first of the pair when leading or
-    following). Suit contracts: king or queen of trump with its partner card still held. All-trump:
-    any suit, and with ``belote.all_trump = "per_suit_led"`` only when leading or following that suit.
-    Never in no-trump. The per-play reference of the rule (tests, NikolayIT oracle); the engine applies it to a
-    whole hand at once (:func:`belote_not_led`)."""
-    rank, suit = card % 8, card // 8
-    if rank not in (5, 6) or strain == NO_TRUMP or not rules["belote.enabled"]:
-        return False
-    if strain == ALL_TRUMP:
-        mode = rules["belote.all_trump"]
-        if mode == "none" or (mode == "per_suit_led" and trick and trick[0] // 8 != suit):
-            return False
-    elif suit != strain:
-        return False
-    partner = suit * 8 + (11 - rank)
-    return bool(hand >> partner & 1)
-
-
-def _entry_keys(entries, strain: int, rules: Ruleset) -> tuple[list[int], list[str | None]]:
-    """Each entry's ranking key and contest group ("all" in the unified contest, else "seq" / "carre"; None
-    for a belote, which is never contested)."""
-    keys, groups = [], []
-    for seat, kind, rank, suit, length in entries:
-        if kind == "belote":
-            keys.append(0)
-            groups.append(None)
-            continue
-        if kind == "carre":
-            table = "declarations.carre_no_trump" if strain == NO_TRUMP else "declarations.carre"
-            value = rules.rank_table(table)[rank]
-            keys.append(int(carre_key(value, rank, rules)))
-            groups.append("carre")
-        else:
-            value = _seq_value(length, rules)
-            keys.append(int(seq_key(value, length, rank, int(suit is not None and suit == strain), rules)))
-            groups.append("seq")
-    if rules["declarations.contest"] == "unified":
-        groups = ["all" if g else None for g in groups]
-    return keys, groups
-
-
-def contest_outcomes(entries: list[tuple[int, str, int, int | None, int]], strain: int, rules: Ruleset,
-                     n_players: int = 4, dealer: int | None = None) -> dict[str, tuple[int | None, int | None]]:
-    """The contest of a hand's declarations (entries as :func:`resolve_list`), per contest group ("all" in the
-    unified contest, else "seq" and "carre"; a ``sequences_only`` contest's carrés included, though they are
-    not contested): (winning team or None, the seat whose announcing first broke an equal best, or None when
-    no tie was broken). Raises ValueError when ``declarations.tie = "first_announcer"`` gets no ``dealer``."""
-    K = n_teams(n_players)
-    first = int(_dealers(None if dealer is None else [dealer], 1, rules)[0] + 1) % n_players
-    keys, groups = _entry_keys(entries, strain, rules)
-    out: dict[str, tuple[int | None, int | None]] = {}
-    for group in sorted(set(g for g in groups if g)):
-        best = [max([k for (s, *_), k, g in zip(entries, keys, groups) if g == group and s % K == t] or [0])
-                for t in range(K)]
-        top = max(best)
-        tied = [t for t in range(K) if best[t] == top]
-        if top <= 0 or (len(tied) > 1 and rules["declarations.tie"] == "none"):
-            out[group] = (None, None)
-        elif len(tied) == 1:
-            out[group] = (tied[0], None)
-        else:             # first_announcer: seats announce in playing order from the eldest hand (dealer + 1)
-            holders = {s for (s, *_), k, g in zip(entries, keys, groups) if g == group and k == top}
-            seat = next(s for s in ((first + j) % n_players for j in range(n_players)) if s in holders)
-            out[group] = (seat % K, seat)
-    return out
-
-
-def resolve_list(entries: list[tuple[int, str, int, int | None, int]], strain: int, rules: Ruleset,
-                 n_players: int = 4, dealer: int | None = None) -> list[bool]:
-    """Which of a hand's declarations score, entry by entry: (seat, kind, top rank, suit or None, length) ->
-    scored flags, by the same keys, contest (``declarations.contest``) and tie rule (``declarations.tie``) as the
-    vectorised path, between the teams of ``n_players`` seats. Belotes always score. ``dealer``: the hand's
-    dealer seat; ``declarations.tie = "first_announcer"`` gives an equal best to the team of the seat that
-    announces first, in playing order from the eldest hand (dealer + 1), and raises ValueError without it. For
-    explanations and tests."""
-    K = n_teams(n_players)
-    _, groups = _entry_keys(entries, strain, rules)
-    winners = contest_outcomes(entries, strain, rules, n_players, dealer)
-    flags = []
-    for (seat, *_), group in zip(entries, groups):
-        if group is None or rules["declarations.contest"] == "all" or (
-                group == "carre" and rules["declarations.contest"] == "sequences_only"):
-            flags.append(True)
-        else:
-            flags.append(winners[group][0] == seat % K)
-    return flags

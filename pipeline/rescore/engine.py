@@ -22,7 +22,8 @@ import pyarrow.compute as pc
 
 from pipeline import schema
 from pipeline.cards import STRAINS
-from pipeline.rescore import columns, contract, declarations, hand_pass as hp, play, tables
+from pipeline.rescore import columns, contract, declarations, hand_pass, pass_layout as pl, play, tables
+from pipeline.rescore.declaration_items import KINDS, Entries
 from pipeline.rescore.reasons import SUMMARY_REASON
 from pipeline.rules import Ruleset
 
@@ -34,7 +35,7 @@ _OPTIONAL = ("tricks_taken", "last_trick_seat", "announced", "recorded_score", "
 
 
 def reason_texts(R: Ruleset) -> list[str]:
-    """The ``reason`` texts of ruleset ``R``, indexed by the reason codes of :mod:`pipeline.rescore.hand_pass`
+    """The ``reason`` texts of ruleset ``R``, indexed by the reason codes of :mod:`pipeline.rescore.pass_layout`
     (0: no reason). The first reason that applies to a hand, in this order, is its reason."""
     P, T = int(R["deal.n_players"]), int(R["deal.tricks"])
     return ["", f"ruleset {R.name} is for {P} players",
@@ -59,12 +60,12 @@ class _Prepared:
         self.rules = rules
         t = tables.build(rules)
         dt = declarations.build_tables(rules)
-        self.params = hp.params(rules, play.flags(play.PlayRules.of(rules)))
-        self.tables = hp.Tables(t.points_flat.astype(np.int64), play._STRENGTH, play._ABOVE_TRUMP, dt.carre_points,
+        self.params = pl.params(rules, play.flags(play.PlayRules.of(rules)))
+        self.tables = pl.Tables(t.points_flat.astype(np.int64), play._STRENGTH, play._ABOVE_TRUMP, dt.carre_points,
                                 dt.carre_key, dt.seq_points, dt.seq_key, dt.slot_length, dt.slot_top, dt.slot_points,
                                 contract._made_params(rules), contract._award_params(rules))
         self.texts = reason_texts(rules)
-        self.comp_texts = columns.texts_table(hp.COMPLETENESS)
+        self.comp_texts = columns.texts_table(pl.COMPLETENESS)
         self.strain_texts = columns.texts_table(STRAINS)
         sch = schema.schema("scores")
         self.types = {f.name: f.type for f in sch}
@@ -87,7 +88,7 @@ def _prepared(rules: Ruleset) -> _Prepared:
     return prep
 
 
-def _inputs(hands: pa.Table, prep: _Prepared) -> hp.Inputs:
+def _inputs(hands: pa.Table, prep: _Prepared) -> pl.Inputs:
     """The hands columns' buffers as the passes read them (columns cast to the ``hands`` schema's types first
     when they differ)."""
     hs = schema.schema("hands")
@@ -111,7 +112,7 @@ def _inputs(hands: pa.Table, prep: _Prepared) -> hp.Inputs:
 
     plays = lst("plays", np.int8)
     seats_o, seats_v = columns.list_parts(col("play_seats"), np.int8)
-    return hp.Inputs(
+    return pl.Inputs(
         columns.values(col("n_players"), np.int8), *prim("taker", np.int8), *prim("taker_team", np.int8),
         *text("completeness"), *prep.comp_texts, *text("strain"), *prep.strain_texts,
         *plays, seats_o, seats_v, *lst("initial_hands", np.uint32), *lst("tricks_taken", np.uint32),
@@ -174,12 +175,12 @@ def claim_notes(hands: pa.Table, rules: Ruleset, counted: np.ndarray) -> tuple[n
     return code, texts, has & (late | ~counted)
 
 
-def _entries_column(e: declarations.Entries, offsets: np.ndarray, typ: pa.DataType, valid: pa.Buffer) -> pa.Array:
+def _entries_column(e: Entries, offsets: np.ndarray, typ: pa.DataType, valid: pa.Buffer) -> pa.Array:
     """``scores.declarations`` (a list column of ``typ``): hand i's items are e[offsets[i]:offsets[i + 1]] (rows
     sorted), NULL where ``valid`` (a bitmap) is not set."""
     item = typ.value_type
     items = pa.StructArray.from_arrays(
-        [columns.primitive(e.seat, pa.int8()), columns.strings(e.kind, declarations.KINDS),
+        [columns.primitive(e.seat, pa.int8()), columns.strings(e.kind, KINDS),
          columns.primitive(e.rank, pa.int8(), e.rank >= 0), columns.primitive(e.suit, pa.int8(), e.suit >= 0),
          columns.primitive(e.length, pa.int8()), columns.primitive(e.points.astype(np.int16), pa.int16()),
          columns.primitive(e.scored, pa.bool_())], fields=list(item))
@@ -216,51 +217,51 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
     prep = _prepared(rules)
     inputs = _inputs(hands, prep)
     ann, ann_entries = _announced(hands, prep, inputs)
-    out, n_items = hp.run(n, prep.params, prep.tables, inputs, ann, False)
-    e = declarations.Entries(*(a[:n_items] for a in out.items))
+    out, n_items = hand_pass.run(n, prep.params, prep.tables, inputs, ann, False)
+    e = Entries(*(a[:n_items] for a in out.items))
     offsets = out.item_offsets
     if ann_entries is not None and len(ann_entries.row):   # merge by (row, seat), as the held ones are listed
-        e = declarations.Entries.concat([ann_entries, e])
+        e = Entries.concat([ann_entries, e])
         offsets = np.zeros(n + 1, dtype=np.int32)
         np.cumsum(np.bincount(e.row, minlength=n), out=offsets[1:])
     return _table(hands, prep, out, e, offsets)
 
 
-def _announced(hands: pa.Table, prep: _Prepared, inputs: hp.Inputs) -> tuple[tuple, declarations.Entries | None]:
+def _announced(hands: pa.Table, prep: _Prepared, inputs: pl.Inputs) -> tuple[tuple, Entries | None]:
     """The declarations of the hands that take them from the record (``declarations.count``) and are scored,
     settled in Python (:func:`declarations.from_announced`) before the passes: ((team points, belote) int64
     (n, K), or (1, K) zeros when no hand takes them; their items, rows renumbered to the batch, or None).
     Raises the settlement's ValueError when the ruleset's rounding mode has no code and a hand is scored."""
     R, rp = prep.rules, prep.params
-    n, K = hands.num_rows, int(rp[hp.P_TEAMS])
-    count, bel_count = int(rp[hp.P_COUNT]), int(rp[hp.P_BELOTE_COUNT]) if rp[hp.P_BELOTE_ON] else hp.COUNT_HELD
+    n, K = hands.num_rows, int(rp[pl.P_TEAMS])
+    count, bel_count = int(rp[pl.P_COUNT]), int(rp[pl.P_BELOTE_COUNT]) if rp[pl.P_BELOTE_ON] else pl.COUNT_HELD
     announced = hands.column("announced")
-    need_ann = any(c == hp.COUNT_ANNOUNCED or (c == hp.COUNT_ELSE_HELD and announced.null_count < n)
+    need_ann = any(c == pl.COUNT_ANNOUNCED or (c == pl.COUNT_ELSE_HELD and announced.null_count < n)
                    for c in (count, bel_count))
     ann = (np.zeros((1, K), np.int64), np.zeros((1, K), np.int64))
-    if not need_ann and rp[hp.P_RCODE] >= 0:
+    if not need_ann and rp[pl.P_RCODE] >= 0:
         return ann, None
-    first, _ = hp.run(n, rp, prep.tables, inputs, ann, True)      # which hands are scored
-    ok = first.flags[hp.F_OK].view(bool)
-    if rp[hp.P_RCODE] < 0 and ok.any():
+    first, _ = hand_pass.run(n, rp, prep.tables, inputs, ann, True)      # which hands are scored
+    ok = first.flags[pl.F_OK].view(bool)
+    if rp[pl.P_RCODE] < 0 and ok.any():
         contract._round_code(R["rounding.mode"])      # raises the settlement's ValueError
-    from_ann, bel_ann = first.flags[hp.F_FROM_ANN].view(bool), first.flags[hp.F_BELOTE_ANN].view(bool)
+    from_ann, bel_ann = first.flags[pl.F_FROM_ANN].view(bool), first.flags[pl.F_BELOTE_ANN].view(bool)
     ai = np.nonzero(ok & (from_ann | bel_ann))[0]
     if not (need_ann and len(ai)):
         return ann, None
-    dec = declarations.from_announced(hands.column("announced").take(pa.array(ai)), first.small[hp.S_STRAIN][ai],
-                                      R, int(rp[hp.P_PLAYERS]), inputs.dealer[ai])
+    dec = declarations.from_announced(hands.column("announced").take(pa.array(ai)), first.small[pl.S_STRAIN][ai],
+                                      R, int(rp[pl.P_PLAYERS]), inputs.dealer[ai])
     ann = (np.zeros((n, K), np.int64), np.zeros((n, K), np.int64))
     ann[0][ai], ann[1][ai] = dec.team_points, dec.belote
     # each row lists the record's items only for what it takes from the record (declarations.count, belote.count)
     e = dec.entries
     e.row = ai[e.row]
-    is_bel = e.kind == declarations.KINDS.index("belote")
+    is_bel = e.kind == KINDS.index("belote")
     keep = np.where(is_bel, bel_ann[e.row], from_ann[e.row])
     return ann, e.take(np.nonzero(keep)[0]) if not keep.all() else e
 
 
-def _table(hands: pa.Table, prep: _Prepared, out: hp.Outputs, e: declarations.Entries, offsets: np.ndarray) -> pa.Table:
+def _table(hands: pa.Table, prep: _Prepared, out: pl.Outputs, e: Entries, offsets: np.ndarray) -> pa.Table:
     """The ``scores`` table of the passes' outputs (the Arrow arrays wrap their buffers) and the hands' own
     columns; ``e``/``offsets``: the declaration items and each hand's first item."""
     n = hands.num_rows
@@ -268,7 +269,7 @@ def _table(hands: pa.Table, prep: _Prepared, out: hp.Outputs, e: declarations.En
     seat, _ = _claim_fields(hands.column("claim"))
     has_claim = seat >= 0
     claim_team = np.mod(seat.astype(np.int64), K).astype(np.int8)
-    note_code, note_texts, noted = claim_notes(hands, prep.rules, out.flags[hp.F_CLAIM].astype(bool))
+    note_code, note_texts, noted = claim_notes(hands, prep.rules, out.flags[pl.F_CLAIM].astype(bool))
     packed = np.packbits(out.flags, axis=1, bitorder="little")
     bit = lambda f: pa.py_buffer(packed[f])        # noqa: E731  the bitmap of a flags row
     small, team16, types = out.small, out.team16, prep.types
@@ -282,37 +283,37 @@ def _table(hands: pa.Table, prep: _Prepared, out: hp.Outputs, e: declarations.En
         "game_id": hands.column("game_id"),
         "hand_no": hands.column("hand_no"),
         "source": hands.column("source"),
-        "status": columns.strings(small[hp.S_STATUS], _STATUS),
-        "reason": columns.strings(small[hp.S_REASON], prep.texts, bit(hp.F_REASON)),
-        "legal": boolean(hp.F_LEGAL, hp.F_PLAYED),
-        "illegal_trick": columns.primitive(small[hp.S_ILL_TRICK], pa.int8(), bit(hp.F_ILLEGAL)),
-        "illegal_seat": columns.primitive(small[hp.S_ILL_SEAT], pa.int8(), bit(hp.F_ILLEGAL)),
-        "illegal_card": columns.primitive(small[hp.S_ILL_CARD], pa.int8(), bit(hp.F_ILLEGAL)),
-        "illegal_rule": columns.strings(small[hp.S_ILL_RULE], play.RULE_NAMES, bit(hp.F_ILLEGAL)),
-        "illegal_plays": columns.primitive(small[hp.S_ILL_COUNT], pa.int8(), bit(hp.F_PLAYED)),
-        "taker_team": columns.primitive(small[hp.S_TAKER_TEAM], pa.int8(), bit(hp.F_HAS_TAKER)),
-        "trick_winners": columns.fixed_lists(out.winners, types["trick_winners"], bit(hp.F_PLAYED)),
-        "card_points": columns.fixed_lists(team16[hp.T_CARD], types["card_points"], bit(hp.F_OK)),
-        "last_trick_team": columns.primitive(small[hp.S_LAST_TEAM], pa.int8(), bit(hp.F_OK)),
-        "capot_team": columns.primitive(small[hp.S_CAPOT_TEAM], pa.int8(), bit(hp.F_CAPOT)),
-        "declaration_points": columns.fixed_lists(team16[hp.T_DECL], types["declaration_points"], bit(hp.F_OK)),
-        "declarations": _entries_column(e, offsets, types["declarations"], bit(hp.F_OK)),
-        "declarations_from": columns.strings(out.flags[hp.F_FROM_ANN], ("held", "announced"), bit(hp.F_OK)),
-        "declarations_decided": boolean(hp.F_DECIDED, hp.F_DECIDED_V),
-        "belote_team": columns.primitive(small[hp.S_BELOTE_TEAM], pa.int8(), bit(hp.F_BELOTE)),
-        "belote_points": columns.fixed_lists(team16[hp.T_BELOTE], types["belote_points"], bit(hp.F_OK)),
-        "contract_points": columns.fixed_lists(team16[hp.T_CONTRACT], types["contract_points"], bit(hp.F_OK)),
-        "contract_made": boolean(hp.F_MADE, hp.F_MADE_V),
-        "litige": boolean(hp.F_LITIGE, None),
-        "hand_score": columns.fixed_lists(out.score, types["hand_score"], bit(hp.F_SCORE_V)),
+        "status": columns.strings(small[pl.S_STATUS], _STATUS),
+        "reason": columns.strings(small[pl.S_REASON], prep.texts, bit(pl.F_REASON)),
+        "legal": boolean(pl.F_LEGAL, pl.F_PLAYED),
+        "illegal_trick": columns.primitive(small[pl.S_ILL_TRICK], pa.int8(), bit(pl.F_ILLEGAL)),
+        "illegal_seat": columns.primitive(small[pl.S_ILL_SEAT], pa.int8(), bit(pl.F_ILLEGAL)),
+        "illegal_card": columns.primitive(small[pl.S_ILL_CARD], pa.int8(), bit(pl.F_ILLEGAL)),
+        "illegal_rule": columns.strings(small[pl.S_ILL_RULE], play.RULE_NAMES, bit(pl.F_ILLEGAL)),
+        "illegal_plays": columns.primitive(small[pl.S_ILL_COUNT], pa.int8(), bit(pl.F_PLAYED)),
+        "taker_team": columns.primitive(small[pl.S_TAKER_TEAM], pa.int8(), bit(pl.F_HAS_TAKER)),
+        "trick_winners": columns.fixed_lists(out.winners, types["trick_winners"], bit(pl.F_PLAYED)),
+        "card_points": columns.fixed_lists(team16[pl.T_CARD], types["card_points"], bit(pl.F_OK)),
+        "last_trick_team": columns.primitive(small[pl.S_LAST_TEAM], pa.int8(), bit(pl.F_OK)),
+        "capot_team": columns.primitive(small[pl.S_CAPOT_TEAM], pa.int8(), bit(pl.F_CAPOT)),
+        "declaration_points": columns.fixed_lists(team16[pl.T_DECL], types["declaration_points"], bit(pl.F_OK)),
+        "declarations": _entries_column(e, offsets, types["declarations"], bit(pl.F_OK)),
+        "declarations_from": columns.strings(out.flags[pl.F_FROM_ANN], ("held", "announced"), bit(pl.F_OK)),
+        "declarations_decided": boolean(pl.F_DECIDED, pl.F_DECIDED_V),
+        "belote_team": columns.primitive(small[pl.S_BELOTE_TEAM], pa.int8(), bit(pl.F_BELOTE)),
+        "belote_points": columns.fixed_lists(team16[pl.T_BELOTE], types["belote_points"], bit(pl.F_OK)),
+        "contract_points": columns.fixed_lists(team16[pl.T_CONTRACT], types["contract_points"], bit(pl.F_OK)),
+        "contract_made": boolean(pl.F_MADE, pl.F_MADE_V),
+        "litige": boolean(pl.F_LITIGE, None),
+        "hand_score": columns.fixed_lists(out.score, types["hand_score"], bit(pl.F_SCORE_V)),
         "penalty_points": columns.fixed_lists(penalty_points(hands, prep.rules).astype(np.int32),
                                               types["penalty_points"]),
         "claim_team": columns.primitive(claim_team, pa.int8(), has_claim),
-        "claim_points": columns.fixed_lists(np.ascontiguousarray(team16[hp.T_CLAIM]), types["claim_points"],
-                                            bit(hp.F_CLAIM)),
+        "claim_points": columns.fixed_lists(np.ascontiguousarray(team16[pl.T_CLAIM]), types["claim_points"],
+                                            bit(pl.F_CLAIM)),
         "claim_note": columns.strings(note_code, note_texts, noted),
         "carried_in": pc.fill_null(hands.column("carried_in"), 0).cast(pa.int32()),
         "held_points": columns.primitive(out.held, pa.int32()),
-        "matches_recorded": boolean(hp.F_MATCH, hp.F_MATCH_V),
+        "matches_recorded": boolean(pl.F_MATCH, pl.F_MATCH_V),
     }
     return schema.conform("scores", pa.table(cols))

@@ -33,7 +33,7 @@ from pipeline.jit import njit_inner
 @njit_inner
 def solo_one(i, C, D, B, t, mp, combined, fd, to_def, share, rcode, awards, made, litige, decided, P, score, held):
     """Settle hand ``i`` of K players each for himself: the one implementation of the 3-player made test and
-    awards, compiled, called by :func:`pipeline.rescore.hand_pass.solo_pass` for each hand. C/D/B: int64
+    awards, compiled, called by :func:`pipeline.rescore.contract_pass.solo_pass` for each hand. C/D/B: int64
     (n, K) card, declaration, belote points; ``t``: the taker's seat; ``mp``: :func:`contract._made_params`;
     ``combined``: ``solo_made = "combined"``; ``fd``: ``fail_declarations`` code; ``to_def``: belote.on_failure
     is "to_defence"; ``share``: solo_fail is "share"; ``rcode``: rounding code; ``awards``: compute the scores
