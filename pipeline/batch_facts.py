@@ -40,9 +40,9 @@ class BatchFacts:
     :meth:`close`. Raises duckdb.Error / OSError when the lake's hands cannot be read."""
 
     def __init__(self, lake, ruleset: str):
-        from pipeline.duck import duckdb_connection
+        from pipeline.duck import PASS_LIMIT, duckdb_connection
 
-        self.con = duckdb_connection()
+        self.con = duckdb_connection(default_limit=PASS_LIMIT)
         try:
             self._prepare(lake, ruleset)
         except BaseException:

@@ -85,13 +85,13 @@ def materialize(lake, ruleset: str, only: tuple[str, ...] | None = None, games: 
     Returns rows written per table. Raises duckdb.Error / OSError on a read or write failure, KeyError for an unknown table."""
     from pipeline import lake as lakemod
     from pipeline import lake_write
-    from pipeline.duck import arrow_reader, duckdb_connection, empty_sql, table_source
+    from pipeline.duck import PASS_LIMIT, arrow_reader, duckdb_connection, empty_sql, table_source
 
     wanted = set(DERIVED) if only is None else {t for t in only} | {DERIVED[t].parent for t in only if DERIVED[t].parent}
     counts = {t: 0 for t in DERIVED if t in wanted and t not in written}
     if not lakemod.has_table(lake, "hands") or not lakemod.has_table(lake, "scores"):
         return counts
-    con = duckdb_connection(default_limit="4GB")   # as the reports: under 1GB these joins spill to disk
+    con = duckdb_connection(default_limit=PASS_LIMIT)   # spills past it: the peak does not grow with the lake
     try:
         loc = lakemod.locate(lake)
         src = table_source(con, loc, "hands", hands_files(loc))

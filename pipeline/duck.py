@@ -18,6 +18,13 @@ def memory_limit(default: str = "1GB") -> str:
     return os.environ.get("REBELOTE_DUCKDB_MEMORY", default)
 
 
+PASS_LIMIT = "512MB"
+"""DuckDB's default memory limit in the rescore's passes (the game pass's sort by game, the game-level report
+tables, the hand pass's per-batch SQL): their peak then stays about the same from 10^5 to 10^7 hands instead of
+growing to the limit (at 10^7 hands a 4GB limit peaked at 3.4 GB, 400MB at 1.6 GB, for no more CPU;
+docs/bench-results.md); under 200MB the sort of 10^7 scores fails."""
+
+
 def duckdb_connection(tmp: str | None = None, default_limit: str = "1GB") -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB connection that spills to ``tmp`` (default: a ``rebelote-duckdb`` folder in the
     system's temporary folder) past :func:`memory_limit` (``default_limit`` when the variable is unset)."""

@@ -67,6 +67,7 @@ VERSION_FILE = "_lake.json"
 ROW_GROUP = 1_000_000                 # rows per Parquet row group (the scan unit)
 FILE_BYTES = 200 * 1024 * 1024        # a written file is closed once it reaches about this size (target 100-250 MB)
 BUFFER_BYTES = 256 * 1024 * 1024      # a row group is also flushed once its Arrow rows hold this much memory
+READ_BUFFER = 1 << 20                # bytes read at a time from a local Parquet file by iter_positioned
 
 
 class LakeWarning(UserWarning):
@@ -354,7 +355,11 @@ def iter_positioned(lake: str | Path | Location, table: str, batch_size: int = 2
     for i, f in enumerate(list_files(loc, table)):
         parts = _hive_values(loc, table, f.path)
         with loc.fs.open_input_file(f.path) as fh:
-            pf = pq.ParquetFile(fh)
+            # on a local disk, pages are read as decoded rather than a whole row group's column chunks first
+            # (pre_buffer): the reading then holds about one batch, whatever the row groups' size; object
+            # storage keeps pre_buffer, which coalesces its requests
+            pf = (pq.ParquetFile(fh, pre_buffer=False, buffer_size=READ_BUFFER) if loc.local
+                  else pq.ParquetFile(fh))
             present = set(pf.schema_arrow.names)
             read = [c for c in want.names if c in present and c not in parts]
             row = 0

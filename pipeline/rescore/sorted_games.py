@@ -2,7 +2,7 @@
 to disk past its memory limit), cut into batches of whole games, each batch through
 :func:`pipeline.rescore.game.game_pass`.
 
-Memory is bounded by DuckDB's ``memory_limit`` (``$REBELOTE_DUCKDB_MEMORY``, default 1GB) plus one batch
+Memory is bounded by DuckDB's ``memory_limit`` (``$REBELOTE_DUCKDB_MEMORY``, default :data:`pipeline.duck.PASS_LIMIT`) plus one batch
 of ``batch_rows`` score rows, not by the number of hands in the lake.
 """
 
@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipeline import lake as lakemod
-from pipeline.duck import arrow_reader, duckdb_connection, table_source
+from pipeline.duck import PASS_LIMIT, arrow_reader, duckdb_connection, table_source
 from pipeline.rescore.game import SUMMARY_SCORE, game_pass
 from pipeline.rules import Ruleset
 from pipeline.summary_points import summary_points_sql
@@ -40,7 +40,7 @@ def sorted_game_batches(lake, ruleset: str, batch_rows: int = 1 << 18, games: pa
     files = [f.path for f in lakemod.list_files(loc, "scores", f"ruleset={ruleset}")]
     if not files:
         return
-    con = duckdb_connection()
+    con = duckdb_connection(default_limit=PASS_LIMIT)
     try:
         scores = table_source(con, loc, "scores", files)
         if lakemod.has_table(loc, "games"):
