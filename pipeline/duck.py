@@ -20,9 +20,9 @@ def memory_limit(default: str = "1GB") -> str:
 
 PASS_LIMIT = "512MB"
 """DuckDB's default memory limit in the rescore's passes (the game pass's sort by game, the game-level report
-tables, the hand pass's per-batch SQL): their peak then stays about the same from 10^5 to 10^7 hands instead of
-growing to the limit (at 10^7 hands a 4GB limit peaked at 3.4 GB, 400MB at 1.6 GB, for no more CPU;
-docs/bench-results.md); under 200MB the sort of 10^7 scores fails."""
+tables, the hand pass's per-batch SQL). They spill past it, so a larger lake costs disk rather than memory; a
+larger limit bought no CPU at 10^7 hands, and a much smaller one makes the sort fail (docs/bench-results.md,
+"Rescore memory at 10^7 hands")."""
 
 
 def duckdb_connection(tmp: str | None = None, default_limit: str = "1GB") -> duckdb.DuckDBPyConnection:
