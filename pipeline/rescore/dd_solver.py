@@ -34,6 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from pipeline.jit import njit
+from pipeline.rescore.bits import lowest
 from pipeline.rescore.dd_order import leading_card, legal_cards, moves, ORDER, RANK, trick_points
 from pipeline.rescore.play import flags, PlayRules
 from pipeline.rescore.tables import ABOVE_TRUMP, build
@@ -114,9 +115,7 @@ def _two_tricks(hands, P, side, leader, took, strain, pts, fl, above, last, capo
                 best[j] = min(best[j], v)
             continue
         m = tried[j]
-        c = np.int64(0)
-        while (m >> c) & 1 == 0:
-            c += 1
+        c = lowest(m)
         tried[j] = m & (m - 1)
         cards[j] = c
         if j == 0:
@@ -156,10 +155,7 @@ def _two_tricks(hands, P, side, leader, took, strain, pts, fl, above, last, capo
             t = s - leader
             if t < 0:
                 t += P
-            h = hands[s] ^ (np.int64(1) << cards[t])
-            c2 = np.int64(0)
-            while (h >> c2) & 1 == 0:
-                c2 += 1
+            c2 = lowest(hands[s] ^ (np.int64(1) << cards[t]))
             if q == 0:
                 row2 = strain * 128 + (c2 >> 3) * 32
             if _STRENGTH[row2 + c2] > wv:
@@ -237,10 +233,7 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                         if j < k:
                             c = tcards[tl, j]
                         else:
-                            h = hands[(leader + j) % P]
-                            c = np.int64(0)
-                            while (h >> c) & 1 == 0:
-                                c += 1
+                            c = lowest(hands[(leader + j) % P])
                         if j == 0:
                             row2 = strain * 128 + (c >> 3) * 32
                         if _STRENGTH[row2 + c] > wv:
