@@ -25,6 +25,19 @@ def lowest(typingctx, m):
 
 
 @intrinsic
+def highest(typingctx, m):
+    """The index of the highest set bit of the int64 ``m`` (-1 when ``m`` is 0)."""
+    if not isinstance(m, types.Integer):
+        return None
+
+    def codegen(context, builder, sig, args):
+        zeros = builder.ctlz(args[0], ir.Constant(ir.IntType(1), 0))
+        return builder.sub(ir.Constant(ir.IntType(64), 63), zeros)
+
+    return types.int64(types.int64), codegen
+
+
+@intrinsic
 def count(typingctx, m):
     """The number of set bits of the int64 ``m``: how many cards a mask holds."""
     if not isinstance(m, types.Integer):

@@ -35,7 +35,7 @@ import numpy as np
 
 from pipeline.jit import njit
 from pipeline.rescore.bits import lowest
-from pipeline.rescore.dd_order import leading_card, legal_cards, moves, ORDER, RANK, trick_points
+from pipeline.rescore.dd_order import leading_card, legal_cards, moves, ORDER, trick_points
 from pipeline.rescore.play import flags, PlayRules
 from pipeline.rescore.tables import ABOVE_TRUMP, build
 from pipeline.rules import Ruleset
@@ -178,8 +178,8 @@ def _hash(key):
 
 
 @njit(cache=True, nogil=True)
-def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts, spts, fl, above, last, capot_last,
-           order, rank, tt, nodes, alpha0, beta0):
+def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts, fl, above, last, capot_last, order,
+           tt, nodes, alpha0, beta0):
     """Side 0's card points from the position given (the trick on the table included) with best play:
     fail-soft alpha-beta, written as a loop over an explicit stack of frames (one per card played; numba cannot
     cache a recursive function). Frame ``d`` is the position before the ``d``-th card from the root; the trick
@@ -206,6 +206,15 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
     fgain = np.zeros(D, np.int64)
     fseat = np.zeros(D, np.int64)
     fbestmove = np.zeros(D, np.int64)
+    # what each frame's position holds, kept as the cards are played (not recomputed from the hands): the cards
+    # still in hands (frem), those of side 0 (fs0), their points (fpts), the cards at the trick's start (flive:
+    # the hands and the trick on the table), the trick's points so far (ftp) and which of its cards wins it (fw)
+    frem = np.zeros(D, np.int64)
+    fs0 = np.zeros(D, np.int64)
+    fpts = np.zeros(D, np.int64)
+    flive = np.zeros(D, np.int64)
+    ftp = np.zeros(D, np.int64)
+    fw = np.zeros(D, np.int64)
     mv = np.zeros((D, 32), np.int64)
     mkeys = np.zeros(32, np.int64)
     s_cards = np.zeros(P, np.int64)
@@ -213,6 +222,19 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
     s_best = np.zeros(P, np.int64)
     d = 0
     fk[0], fleader[0], ftl[0], ftook[0], falpha[0], fbeta[0] = k0, leader0, tl0, took0, alpha0, beta0
+    for s in range(P):
+        frem[0] |= hands[s]
+        if side[s] == 0:
+            fs0[0] |= hands[s]
+    for c in range(32):
+        if (frem[0] >> c) & 1:
+            fpts[0] += pts[c]
+    flive[0] = frem[0]
+    if k0 > 0:
+        for j in range(k0):
+            flive[0] |= np.int64(1) << tcards[tl0, j]
+        ftp[0] = trick_points(tcards, tl0, k0, pts)
+        fw[0] = leading_card(tcards, tl0, k0, strain * 128 + (tcards[tl0, 0] >> 3) * 32)
     entering = True
     ret = np.int64(0)
     while True:
@@ -243,12 +265,8 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                     if ws == 0:
                         ret = trick_pts + (capot_last if took | 1 == 1 else last)
             if not done and k == 0:
-                out_cards = np.int64(0)
-                side0 = np.int64(0)
-                for s in range(P):
-                    out_cards |= hands[s]
-                    if side[s] == 0:
-                        side0 |= hands[s]
+                out_cards = frem[d]
+                side0 = fs0[d]
                 key = out_cards | (leader << 32) | (took << 34)
                 slot = _hash(key)
                 fkey[d], fslot[d] = key, slot
@@ -271,9 +289,7 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                     # nothing, the larger of the capot's and the plain one: a ruleset may make the capot's smaller);
                     # the top trumps out held by one side are that side's whatever happens (each wins its trick or
                     # falls under a higher one of the same side), and that side takes a trick
-                    most = np.int64(0)
-                    for suit in range(4):
-                        most += spts[strain * 4 + suit, (out_cards >> (8 * suit)) & 0xFF]
+                    most = fpts[d]
                     least = np.int64(0)
                     sure_side = np.int64(-1)
                     if strain < 4:
@@ -351,14 +367,25 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                 # dd_order.legal_at written out: as a call returning a pair it slowed the search (docs/bench-results.md)
                 led = tcards[tl, 0] >> 3 if k > 0 else np.int64(0)
                 row = strain * 128 + led * 32
+                mine = hands[seat]
+                best_v = np.int64(-2)
+                ours = False
                 if k == 0:
-                    legal = hands[seat]
+                    legal = mine
                 else:
-                    win_j = leading_card(tcards, tl, k, row)
+                    win_j = fw[d]
                     partner = P == 4 and (tseats[tl, win_j] & 1) == (seat & 1)
-                    legal, why = legal_cards(hands[seat], False, led, strain, tcards[tl, win_j], partner, fl, above)
-                fn[d] = moves(legal, seat, hands, tcards, tseats, tl, k, strain, row, pts, side, order, rank, mv, d,
-                               mkeys)
+                    legal, why = legal_cards(mine, False, led, strain, tcards[tl, win_j], partner, fl, above)
+                    best_v = _STRENGTH[row + tcards[tl, win_j]]
+                    ours = side[tseats[tl, win_j]] == side[seat]
+                if legal & (legal - 1) == 0:
+                    # one legal card: nothing to order
+                    fn[d] = 1
+                    mv[d, 0] = lowest(legal)
+                else:
+                    mates = (fs0[d] if side[seat] == 0 else frem[d] & ~fs0[d]) & ~mine
+                    fn[d] = moves(legal, mine, flive[d] & ~mine, mates, best_v, ours, k == P - 1, k, strain, row,
+                                  pts, order, mv, d, mkeys)
                 if k == 0 and tt[fslot[d], 0] == fkey[d] and (tt[fslot[d], 1] >> 32) > 0:
                     # the card that was best (or cut off) here before is tried first
                     first = (tt[fslot[d], 1] >> 32) - 1
@@ -371,12 +398,10 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                 if k == P - 1 and tl > 2 and fn[d] > 1:
                     # the last card of a trick: a next trick's start already known to cut this position off
                     # ends it without a search
-                    out_cards = np.int64(0)
-                    for s in range(P):
-                        out_cards |= hands[s]
+                    out_cards = frem[d]
                     row2 = strain * 128 + (tcards[tl, 0] >> 3) * 32
-                    w = leading_card(tcards, tl, k, row2)
-                    base_pts = trick_points(tcards, tl, k, pts)
+                    w = fw[d]
+                    base_pts = ftp[d]
                     for i in range(1, fn[d]):
                         c = mv[d, i]
                         if _STRENGTH[row2 + c] > _STRENGTH[row2 + tcards[tl, w]]:
@@ -426,18 +451,30 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
             hands[seat] ^= np.int64(1) << c
             tcards[tl, k] = c
             tseats[tl, k] = seat
+            bit = np.int64(1) << c
+            frem[d + 1] = frem[d] ^ bit
+            fs0[d + 1] = fs0[d] ^ bit if side[seat] == 0 else fs0[d]
+            fpts[d + 1] = fpts[d] - pts[c]
+            w = fw[d]
+            if k > 0 and _STRENGTH[strain * 128 + (tcards[tl, 0] >> 3) * 32 + c] > \
+                    _STRENGTH[strain * 128 + (tcards[tl, 0] >> 3) * 32 + tcards[tl, w]]:
+                w = k
             gain = np.int64(0)
             if k + 1 < P:
                 fk[d + 1], fleader[d + 1], ftl[d + 1], ftook[d + 1] = k + 1, leader, tl, took
+                flive[d + 1] = flive[d]
+                ftp[d + 1] = ftp[d] + pts[c]
+                fw[d + 1] = w
             else:
                 # the trick is complete: its winner leads the next one (never the last trick: solved on entry)
-                row2 = strain * 128 + (tcards[tl, 0] >> 3) * 32
-                w = leading_card(tcards, tl, P, row2)
-                trick_pts = trick_points(tcards, tl, P, pts)
+                trick_pts = ftp[d] + pts[c]
                 winner = tseats[tl, w]
                 ws = side[winner]
                 gain = trick_pts if ws == 0 else np.int64(0)
                 fk[d + 1], fleader[d + 1], ftl[d + 1], ftook[d + 1] = 0, winner, tl - 1, took | (np.int64(1) << ws)
+                flive[d + 1] = frem[d + 1]
+                ftp[d + 1] = 0
+                fw[d + 1] = 0
             fgain[d] = gain
             falpha[d + 1], fbeta[d + 1] = falpha[d] - gain, fbeta[d] - gain
             d += 1
@@ -465,16 +502,16 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
 
 
 @njit(cache=True, nogil=True)
-def _mtdf(hands, side, P, strain, tcard, tseat, k, leader, tl, took, pts, spts, fl, above, last, capot_last, order, rank,
-          tt, nodes, hi):
+def _mtdf(hands, side, P, strain, tcard, tseat, k, leader, tl, took, pts, fl, above, last, capot_last, order, tt, nodes,
+          hi):
     """The exact value by null-window searches that halve the range [0, ``hi``] it lies in (fail-soft: each
     search's result also narrows it), the transposition table carrying what each learnt to the next. Stepping
     from a guess (MTD(f)) moved one point a search here: card points are fine-grained, bisection is not."""
     lo = np.int64(0)
     while lo < hi:
         beta = (lo + hi + 1) // 2
-        g = _solve(hands, side, P, strain, tcard, tseat, k, leader, tl, took, pts, spts, fl, above, last, capot_last,
-                   order, rank, tt, nodes, beta - 1, beta)
+        g = _solve(hands, side, P, strain, tcard, tseat, k, leader, tl, took, pts, fl, above, last, capot_last, order,
+                   tt, nodes, beta - 1, beta)
         if g >= beta:
             lo = g
         else:
@@ -518,8 +555,8 @@ def solve(spec: Spec, hands, strain: int, leader: int, trick=(), side=None, took
     nodes = np.zeros(1, np.int64) if nodes is None else nodes
     most = int(spec.suit_points[strain * 4:strain * 4 + 4].max(axis=1).sum() + max(spec.last, spec.capot_last))
     return int(_mtdf(hands, side, np.int64(P), np.int64(strain), tcard, tseat, np.int64(k), np.int64(leader),
-                     np.int64(tricks_left), np.int64(took), spec.points[strain], spec.suit_points, spec.fl,
-                     _ABOVE_TRUMP, spec.last, spec.capot_last, ORDER, RANK, tt, nodes,
+                     np.int64(tricks_left), np.int64(took), spec.points[strain], spec.fl,
+                     _ABOVE_TRUMP, spec.last, spec.capot_last, ORDER, tt, nodes,
                      np.int64(most)))
 
 
