@@ -179,9 +179,11 @@ def _hash(key):
 
 @njit(cache=True, nogil=True)
 def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts, fl, above, last, capot_last, order,
-           tt, nodes, alpha0, beta0):
-    """Side 0's card points from the position given (the trick on the table included) with best play:
-    fail-soft alpha-beta, written as a loop over an explicit stack of frames (one per card played; numba cannot
+           tt, nodes, beta0):
+    """Whether side 0's card points from the position given (the trick on the table included), with best play,
+    reach ``beta0``: a null-window alpha-beta search (the window [beta0 - 1, beta0] at the root, shifted by the
+    points taken on the way), fail-soft: a value of at least ``beta0`` is a lower bound of the points, a smaller
+    one an upper bound. Written as a loop over an explicit stack of frames (one per card played; numba cannot
     cache a recursive function). Frame ``d`` is the position before the ``d``-th card from the root; the trick
     on the table is row ``tricks_left`` of ``tcards``/``tseats``."""
     hands = hands0.copy()
@@ -194,10 +196,7 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
     fleader = np.zeros(D, np.int64)
     ftl = np.zeros(D, np.int64)
     ftook = np.zeros(D, np.int64)
-    falpha = np.zeros(D, np.int64)
     fbeta = np.zeros(D, np.int64)
-    fa0 = np.zeros(D, np.int64)
-    fb0 = np.zeros(D, np.int64)
     fbest = np.zeros(D, np.int64)
     fslot = np.zeros(D, np.int64)
     fkey = np.zeros(D, np.int64)
@@ -221,7 +220,7 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
     s_tried = np.zeros(P, np.int64)
     s_best = np.zeros(P, np.int64)
     d = 0
-    fk[0], fleader[0], ftl[0], ftook[0], falpha[0], fbeta[0] = k0, leader0, tl0, took0, alpha0, beta0
+    fk[0], fleader[0], ftl[0], ftook[0], fbeta[0] = k0, leader0, tl0, took0, beta0
     for s in range(P):
         frem[0] |= hands[s]
         if side[s] == 0:
@@ -236,13 +235,14 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
         ftp[0] = trick_points(tcards, tl0, k0, pts)
         fw[0] = leading_card(tcards, tl0, k0, strain * 128 + (tcards[tl0, 0] >> 3) * 32)
     entering = True
+    cut = False
     ret = np.int64(0)
     while True:
         if entering:
             entering = False
             nodes[0] += 1
             k, leader, tl, took = fk[d], fleader[d], ftl[d], ftook[d]
-            alpha, beta = falpha[d], fbeta[d]
+            beta = fbeta[d]
             done = False
             if tl <= 1:
                 # the last trick: every card is forced (none left: nothing more to take)
@@ -275,15 +275,8 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                     lo, hi = data & 0xFFFF, (data >> 16) & 0xFFFF
                     if lo >= beta:
                         ret, done = lo, True
-                    elif hi <= alpha:
+                    elif hi < beta:
                         ret, done = hi, True
-                    else:
-                        if lo > alpha:
-                            alpha = lo
-                        if hi < beta:
-                            beta = hi
-                        if alpha >= beta:
-                            ret, done = alpha, True
                 if not done and k == 0:
                     # side 0 takes at most every card still out and the last trick's bonus (while side 1 has taken
                     # nothing, the larger of the capot's and the plain one: a ruleset may make the capot's smaller);
@@ -343,15 +336,10 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                         most -= cash
                     no_capot = sure_side == 1 or (cashed and side[leader] == 1)
                     most += max(capot_last, last) if took & 2 == 0 and not no_capot else last
-                    if most <= alpha:
+                    if most < beta:
                         ret, done = most, True
                     elif least >= beta:
                         ret, done = least, True
-                    else:
-                        if least > alpha:
-                            alpha = least
-                        if most < beta:
-                            beta = most
                     if not done and tl == 2:
                         ret = _two_tricks(hands, P, side, leader, took, strain, pts, fl, above, last, capot_last,
                                           s_cards, s_tried, s_best)
@@ -359,7 +347,6 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                         tt[slot, 0] = key
                         tt[slot, 1] = ret | (ret << 16)
             if not done:
-                falpha[d], fbeta[d], fa0[d], fb0[d] = alpha, beta, alpha, beta
                 seat = leader + k
                 if seat >= P:
                     seat -= P
@@ -417,13 +404,14 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                             if side[seat] == 0 and (data & 0xFFFF) + gain >= beta:
                                 ret, done = (data & 0xFFFF) + gain, True
                                 break
-                            if side[seat] == 1 and ((data >> 16) & 0xFFFF) + gain <= alpha:
+                            if side[seat] == 1 and ((data >> 16) & 0xFFFF) + gain < beta:
                                 ret, done = ((data >> 16) & 0xFFFF) + gain, True
                                 break
             if not done:
                 fi[d] = 0
                 fbest[d] = -_INF if side[seat] == 0 else _INF
                 fbestmove[d] = mv[d, 0]
+                cut = False
         else:
             # a child returned ``ret``: undo its move, fold its value into this frame
             seat = fseat[d]
@@ -433,17 +421,15 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                 if v > fbest[d]:
                     fbest[d] = v
                     fbestmove[d] = mv[d, fi[d]]
-                if fbest[d] > falpha[d]:
-                    falpha[d] = fbest[d]
+                cut = fbest[d] >= fbeta[d]
             else:
                 if v < fbest[d]:
                     fbest[d] = v
                     fbestmove[d] = mv[d, fi[d]]
-                if fbest[d] < fbeta[d]:
-                    fbeta[d] = fbest[d]
+                cut = fbest[d] < fbeta[d]
             fi[d] += 1
             done = False
-        if not done and fi[d] < fn[d] and falpha[d] < fbeta[d]:
+        if not done and fi[d] < fn[d] and not cut:
             # try the next move: play it and enter the child position
             k, leader, tl, took = fk[d], fleader[d], ftl[d], ftook[d]
             seat = fseat[d]
@@ -476,7 +462,7 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                 ftp[d + 1] = 0
                 fw[d + 1] = 0
             fgain[d] = gain
-            falpha[d + 1], fbeta[d + 1] = falpha[d] - gain, fbeta[d] - gain
+            fbeta[d + 1] = fbeta[d] - gain
             d += 1
             entering = True
             continue
@@ -488,12 +474,10 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                 lo, hi = np.int64(0), np.int64(0xFFFF)
                 if tt[slot, 0] == key:
                     lo, hi = tt[slot, 1] & 0xFFFF, (tt[slot, 1] >> 16) & 0xFFFF
-                if ret <= fa0[d]:
+                if ret < fbeta[d]:
                     hi = min(hi, ret)
-                elif ret >= fb0[d]:
-                    lo = max(lo, ret)
                 else:
-                    lo, hi = ret, ret
+                    lo = max(lo, ret)
                 tt[slot, 0] = key
                 tt[slot, 1] = lo | (hi << 16) | ((fbestmove[d] + 1) << 32)
         if d == 0:
@@ -511,7 +495,7 @@ def _mtdf(hands, side, P, strain, tcard, tseat, k, leader, tl, took, pts, fl, ab
     while lo < hi:
         beta = (lo + hi + 1) // 2
         g = _solve(hands, side, P, strain, tcard, tseat, k, leader, tl, took, pts, fl, above, last, capot_last, order,
-                   tt, nodes, beta - 1, beta)
+                   tt, nodes, beta)
         if g >= beta:
             lo = g
         else:
