@@ -192,10 +192,8 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
     tseats = np.zeros((tl0 + 1, P), np.int64)
     tcards[tl0, :] = tcard0
     tseats[tl0, :] = tseat0
-    fk = np.zeros(D, np.int64)
-    fleader = np.zeros(D, np.int64)
-    ftl = np.zeros(D, np.int64)
-    ftook = np.zeros(D, np.int64)
+    # k (cards of the trick played), leader, tricks left and the sides that took a trick, one word per frame
+    fst = np.zeros(D, np.int64)
     fbeta = np.zeros(D, np.int64)
     fbest = np.zeros(D, np.int64)
     fslot = np.zeros(D, np.int64)
@@ -220,7 +218,8 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
     s_tried = np.zeros(P, np.int64)
     s_best = np.zeros(P, np.int64)
     d = 0
-    fk[0], fleader[0], ftl[0], ftook[0], fbeta[0] = k0, leader0, tl0, took0, beta0
+    fst[0] = k0 | (leader0 << 4) | (tl0 << 8) | (took0 << 16)
+    fbeta[0] = beta0
     for s in range(P):
         frem[0] |= hands[s]
         if side[s] == 0:
@@ -241,7 +240,8 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
         if entering:
             entering = False
             nodes[0] += 1
-            k, leader, tl, took = fk[d], fleader[d], ftl[d], ftook[d]
+            st = fst[d]
+            k, leader, tl, took = st & 15, (st >> 4) & 15, (st >> 8) & 255, st >> 16
             beta = fbeta[d]
             done = False
             if tl <= 1:
@@ -431,7 +431,8 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
             done = False
         if not done and fi[d] < fn[d] and not cut:
             # try the next move: play it and enter the child position
-            k, leader, tl, took = fk[d], fleader[d], ftl[d], ftook[d]
+            st = fst[d]
+            k, leader, tl, took = st & 15, (st >> 4) & 15, (st >> 8) & 255, st >> 16
             seat = fseat[d]
             c = mv[d, fi[d]]
             hands[seat] ^= np.int64(1) << c
@@ -447,7 +448,7 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                 w = k
             gain = np.int64(0)
             if k + 1 < P:
-                fk[d + 1], fleader[d + 1], ftl[d + 1], ftook[d + 1] = k + 1, leader, tl, took
+                fst[d + 1] = fst[d] + 1
                 flive[d + 1] = flive[d]
                 ftp[d + 1] = ftp[d] + pts[c]
                 fw[d + 1] = w
@@ -457,7 +458,7 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                 winner = tseats[tl, w]
                 ws = side[winner]
                 gain = trick_pts if ws == 0 else np.int64(0)
-                fk[d + 1], fleader[d + 1], ftl[d + 1], ftook[d + 1] = 0, winner, tl - 1, took | (np.int64(1) << ws)
+                fst[d + 1] = (winner << 4) | ((tl - 1) << 8) | ((took | (np.int64(1) << ws)) << 16)
                 flive[d + 1] = frem[d + 1]
                 ftp[d + 1] = 0
                 fw[d + 1] = 0
@@ -469,7 +470,7 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
         if not done:
             # every move tried (or cut off): store what was learnt at a trick's start, return the best
             ret = fbest[d]
-            if fk[d] == 0:
+            if fst[d] & 15 == 0:
                 slot, key = fslot[d], fkey[d]
                 lo, hi = np.int64(0), np.int64(0xFFFF)
                 if tt[slot, 0] == key:
