@@ -14,7 +14,7 @@ The search is alpha-beta over the legal cards, compiled (numba), with no Python 
   trick's bonus; the top trumps out held by one side are that side's, whoever plays them; the leader's masters
   that it can cash while every player able to ruff follows suit are its side's;
 * the last card of a trick first looks up the next trick's starts it leads to: one known to cut the position
-  off ends it without a search; with two tricks left, the first trick's cards are tried by a plain loop (the
+  off, or all of them known to fail, end it without a search; with two tricks left, the first trick's cards are tried by a plain loop (the
   last trick is forced), and the last trick is scored on entry;
 * the moves and their order (:mod:`pipeline.rescore.dd_order`): one card of each group of equivalent cards,
   the table's best card first, then masters, winners, and cheap or dear cards by whose the trick is.
@@ -382,14 +382,16 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                                 mv[d, q] = mv[d, q - 1]
                             mv[d, 0] = first
                             break
-                if k == P - 1 and tl > 2 and fn[d] > 1:
+                if k == P - 1 and tl > 2:
                     # the last card of a trick: a next trick's start already known to cut this position off
-                    # ends it without a search
+                    # ends it without a search, and so do the next trick's starts all known to fail
                     out_cards = frem[d]
                     row2 = strain * 128 + (tcards[tl, 0] >> 3) * 32
                     w = fw[d]
                     base_pts = ftp[d]
-                    for i in range(1, fn[d]):
+                    fails = True
+                    bound = -_INF if side[seat] == 0 else _INF
+                    for i in range(fn[d]):
                         c = mv[d, i]
                         if _STRENGTH[row2 + c] > _STRENGTH[row2 + tcards[tl, w]]:
                             winner = seat
@@ -399,14 +401,28 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                         gain = base_pts + pts[c] if ws == 0 else np.int64(0)
                         key2 = (out_cards & ~(np.int64(1) << c)) | (winner << 32) | ((took | (np.int64(1) << ws)) << 34)
                         slot2 = _hash(key2)
-                        if tt[slot2, 0] == key2:
-                            data = tt[slot2, 1]
-                            if side[seat] == 0 and (data & 0xFFFF) + gain >= beta:
+                        if tt[slot2, 0] != key2:
+                            fails = False
+                            continue
+                        data = tt[slot2, 1]
+                        if side[seat] == 0:
+                            if (data & 0xFFFF) + gain >= beta:
                                 ret, done = (data & 0xFFFF) + gain, True
                                 break
-                            if side[seat] == 1 and ((data >> 16) & 0xFFFF) + gain < beta:
+                            if ((data >> 16) & 0xFFFF) + gain < beta:
+                                bound = max(bound, ((data >> 16) & 0xFFFF) + gain)
+                            else:
+                                fails = False
+                        else:
+                            if ((data >> 16) & 0xFFFF) + gain < beta:
                                 ret, done = ((data >> 16) & 0xFFFF) + gain, True
                                 break
+                            if (data & 0xFFFF) + gain >= beta:
+                                bound = min(bound, (data & 0xFFFF) + gain)
+                            else:
+                                fails = False
+                    if not done and fails:
+                        ret, done = bound, True
             if not done:
                 fi[d] = 0
                 fbest[d] = -_INF if side[seat] == 0 else _INF
