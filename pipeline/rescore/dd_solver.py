@@ -10,9 +10,9 @@ The search is alpha-beta over the legal cards, compiled (numba), with no Python 
 * a transposition table keyed at trick starts by (cards still out, leader, sides that took a trick so far)
   keeps the lower and upper bounds found for the rest of the hand and the best card (the cards still out say
   who holds what: the hands are fixed by the deal); a table inside tricks cost more than it saved;
-* at a trick's start, bounds before any search: side 0 takes at most the points still out and the last
-  trick's bonus; the top trumps out held by one side are that side's, whoever plays them; the leader's masters
-  that it can cash while every player able to ruff follows suit are its side's;
+* at a trick's start, bounds before any search (:mod:`pipeline.rescore.dd_bounds`): side 0 takes at most the
+  points still out and the last trick's bonus; the top trumps out held by one side are that side's, whoever
+  plays them; the leader's masters that it can cash while every player able to ruff follows suit are its side's;
 * the last card of a trick first looks up the next trick's starts it leads to: one known to cut the position
   off, or all of them known to fail, end it without a search; with two tricks left, the first trick's cards are tried by a plain loop (the
   last trick is forced), and the last trick is scored on entry;
@@ -35,6 +35,7 @@ import numpy as np
 
 from pipeline.jit import njit
 from pipeline.rescore.bits import lowest
+from pipeline.rescore.dd_bounds import bounds
 from pipeline.rescore.dd_order import leading_card, legal_cards, moves, ORDER, trick_points
 from pipeline.rescore.play import flags, PlayRules
 from pipeline.rescore.tables import ABOVE_TRUMP, build
@@ -70,10 +71,6 @@ def new_table() -> np.ndarray:
 
 def clear(tt) -> None:
     tt.fill(-1)
-
-
-#: the number of cards in each 8-bit mask
-POP8 = np.array([bin(m).count("1") for m in range(256)], np.int64)
 
 
 def suit_points(points: np.ndarray) -> np.ndarray:
@@ -278,64 +275,8 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                     elif hi < beta:
                         ret, done = hi, True
                 if not done and k == 0:
-                    # side 0 takes at most every card still out and the last trick's bonus (while side 1 has taken
-                    # nothing, the larger of the capot's and the plain one: a ruleset may make the capot's smaller);
-                    # the top trumps out held by one side are that side's whatever happens (each wins its trick or
-                    # falls under a higher one of the same side), and that side takes a trick
-                    most = fpts[d]
-                    least = np.int64(0)
-                    sure_side = np.int64(-1)
-                    if strain < 4:
-                        sure = np.int64(0)
-                        for a in range(8):
-                            c = order[strain * 5, a]
-                            bit = np.int64(1) << c
-                            if out_cards & bit == 0:
-                                continue
-                            s_of = np.int64(0) if side0 & bit else np.int64(1)
-                            if sure_side < 0:
-                                sure_side = s_of
-                            elif s_of != sure_side:
-                                break
-                            sure += pts[c]
-                        if sure_side == 0:
-                            least = sure
-                        elif sure_side == 1:
-                            most -= sure
-                    # the leader's masters in the other suits, cashed one after the other while every other player
-                    # who could ruff still follows suit: the leader's side's too
-                    mine = hands[leader]
-                    cash = np.int64(0)
-                    cashed = False
-                    for suit in range(4):
-                        if suit == strain or (mine >> (8 * suit)) & 0xFF == 0:
-                            continue
-                        lim = np.int64(-1)
-                        run = np.int64(0)
-                        for a in range(8):
-                            c = order[strain * 4 + suit, a]
-                            bit = np.int64(1) << c
-                            if out_cards & bit == 0:
-                                continue
-                            if mine & bit == 0:
-                                break
-                            if lim < 0:
-                                lim = np.int64(8)
-                                if strain < 4:
-                                    for s in range(P):
-                                        if s != leader and (hands[s] >> (8 * strain)) & 0xFF != 0:
-                                            lim = min(lim, POP8[(hands[s] >> (8 * suit)) & 0xFF])
-                            if run >= lim:
-                                break
-                            cash += pts[c]
-                            run += 1
-                        cashed = cashed or run > 0
-                    if side[leader] == 0:
-                        least += cash
-                    else:
-                        most -= cash
-                    no_capot = sure_side == 1 or (cashed and side[leader] == 1)
-                    most += max(capot_last, last) if took & 2 == 0 and not no_capot else last
+                    least, most = bounds(hands, P, side, leader, took, out_cards, side0, fpts[d], strain, pts, order,
+                                         last, capot_last)
                     if most < beta:
                         ret, done = most, True
                     elif least >= beta:
