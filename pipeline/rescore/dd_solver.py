@@ -14,8 +14,9 @@ The search is alpha-beta over the legal cards, compiled (numba), with no Python 
   points still out and the last trick's bonus; the top trumps out held by one side are that side's, whoever
   plays them; the leader's masters that it can cash while every player able to ruff follows suit are its side's;
 * the last card of a trick first looks up the next trick's starts it leads to: one known to cut the position
-  off, or all of them known to fail, end it without a search; with two tricks left, the first trick's cards are tried by a plain loop (the
-  last trick is forced), and the last trick is scored on entry;
+  off, or all of them known to fail, end it without a search; with two tricks left, the first trick's cards
+  are tried by a plain loop (the last trick is forced; with 4 players four nested loops, the values in
+  registers), and the last trick is scored on entry;
 * the moves and their order (:mod:`pipeline.rescore.dd_order`): one card of each group of equivalent cards,
   the table's best card first, then masters, winners, and cheap or dear cards by whose the trick is.
 
@@ -180,6 +181,71 @@ def _two_tricks(hands, P, side, leader, took, strain, pts, fl, above, last, capo
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _fold(best, v, maximise):
+    return max(best, v) if maximise else min(best, v)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _two_tricks4(hands, side, leader, took, strain, pts, fl, above, last, capot_last):
+    """:func:`_two_tricks` for 4 players: the first trick's cards by four nested loops over the legal cards (each
+    seat holds two), the values kept in registers rather than in arrays."""
+    s1 = (leader + 1) & 3
+    s2 = (leader + 2) & 3
+    s3 = (leader + 3) & 3
+    x0, x1, x2, x3 = side[leader] == 0, side[s1] == 0, side[s2] == 0, side[s3] == 0
+    best0 = -_INF if x0 else _INF
+    m0 = hands[leader]
+    while m0 != 0:
+        a = lowest(m0)
+        m0 &= m0 - 1
+        led = a >> 3
+        row = strain * 128 + led * 32
+        best1 = -_INF if x1 else _INF
+        m1, why = legal_cards(hands[s1], False, led, strain, a, False, fl, above)
+        while m1 != 0:
+            b = lowest(m1)
+            m1 &= m1 - 1
+            w1 = 1 if _STRENGTH[row + b] > _STRENGTH[row + a] else 0
+            wc1 = b if w1 == 1 else a
+            best2 = -_INF if x2 else _INF
+            m2, why = legal_cards(hands[s2], False, led, strain, wc1, w1 == 0, fl, above)
+            while m2 != 0:
+                c = lowest(m2)
+                m2 &= m2 - 1
+                w2, wc2 = w1, wc1
+                if _STRENGTH[row + c] > _STRENGTH[row + wc1]:
+                    w2, wc2 = 2, c
+                best3 = -_INF if x3 else _INF
+                m3, why = legal_cards(hands[s3], False, led, strain, wc2, w2 == 1, fl, above)
+                while m3 != 0:
+                    e = lowest(m3)
+                    m3 &= m3 - 1
+                    w = 3 if _STRENGTH[row + e] > _STRENGTH[row + wc2] else w2
+                    # the last trick: each seat's other card, led by the first trick's winner
+                    w1s = (leader + w) & 3
+                    r = (np.int64(1) << a) | (np.int64(1) << b) | (np.int64(1) << c) | (np.int64(1) << e)
+                    lc = lowest(hands[w1s] & ~r)
+                    row2 = strain * 128 + (lc >> 3) * 32
+                    p2 = np.int64(0)
+                    wv, w2s = np.int64(-1), w1s
+                    for q in range(4):
+                        s = (w1s + q) & 3
+                        c2 = lowest(hands[s] & ~r)
+                        if _STRENGTH[row2 + c2] > wv:
+                            wv, w2s = _STRENGTH[row2 + c2], s
+                        p2 += pts[c2]
+                    now = took | (np.int64(1) << side[w1s]) | (np.int64(1) << side[w2s])
+                    v = pts[a] + pts[b] + pts[c] + pts[e] if side[w1s] == 0 else np.int64(0)
+                    if side[w2s] == 0:
+                        v += p2 + (capot_last if now == 1 else last)
+                    best3 = _fold(best3, v, x3)
+                best2 = _fold(best2, best3, x2)
+            best1 = _fold(best1, best2, x1)
+        best0 = _fold(best0, best1, x0)
+    return best0
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _hash(key):
     h = np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)
     return np.int64(h >> np.uint64(64 - TT_BITS))
@@ -294,8 +360,11 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                     elif least >= beta:
                         ret, done = least, True
                     if not done and tl == 2:
-                        ret = _two_tricks(hands, P, side, leader, took, strain, pts, fl, above, last, capot_last,
-                                          s_cards, s_tried, s_best)
+                        if P == 4:
+                            ret = _two_tricks4(hands, side, leader, took, strain, pts, fl, above, last, capot_last)
+                        else:
+                            ret = _two_tricks(hands, P, side, leader, took, strain, pts, fl, above, last, capot_last,
+                                              s_cards, s_tried, s_best)
                         done = True
                         tt[slot, 0] = key
                         tt[slot, 1] = ret | (ret << 16)
