@@ -48,6 +48,29 @@ TT_BITS = 18
 _STRENGTH = STRENGTH.astype(np.int64)
 _ABOVE_TRUMP = ABOVE_TRUMP.astype(np.int64)
 _INF = np.int64(1 << 20)
+#: the fields of a search frame, a row of _solve's F (one 2-d array: as 16 arrays, each access reloaded a pointer,
+#: about 6 % slower): the trick position (cards of the trick played, leader, tricks left, sides that took a trick,
+#: in one word), the bound beta, the best value so far, the table slot and key, the moves and the one tried, the
+#: points the card played gains, the seat, the best card; and what the position holds, kept as the cards are
+#: played (not recomputed from the hands): the cards still in hands, those of side 0, their points, the cards at
+#: the trick's start (the hands and the trick on the table), the trick's points so far and which card wins it
+_ST = 0
+_BETA = 1
+_BEST = 2
+_SLOT = 3
+_KEY = 4
+_N = 5
+_I = 6
+_GAIN = 7
+_SEAT = 8
+_BESTMOVE = 9
+_REM = 10
+_S0 = 11
+_PTS = 12
+_LIVE = 13
+_TP = 14
+_W = 15
+_FIELDS = 16
 
 
 class Spec:
@@ -267,47 +290,28 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
     tseats = np.zeros((tl0 + 1, P), np.int64)
     tcards[tl0, :] = tcard0
     tseats[tl0, :] = tseat0
-    # k (cards of the trick played), leader, tricks left and the sides that took a trick, one word per frame
-    fst = np.zeros(D, np.int64)
-    fbeta = np.zeros(D, np.int64)
-    fbest = np.zeros(D, np.int64)
-    fslot = np.zeros(D, np.int64)
-    fkey = np.zeros(D, np.int64)
-    fn = np.zeros(D, np.int64)
-    fi = np.zeros(D, np.int64)
-    fgain = np.zeros(D, np.int64)
-    fseat = np.zeros(D, np.int64)
-    fbestmove = np.zeros(D, np.int64)
-    # what each frame's position holds, kept as the cards are played (not recomputed from the hands): the cards
-    # still in hands (frem), those of side 0 (fs0), their points (fpts), the cards at the trick's start (flive:
-    # the hands and the trick on the table), the trick's points so far (ftp) and which of its cards wins it (fw)
-    frem = np.zeros(D, np.int64)
-    fs0 = np.zeros(D, np.int64)
-    fpts = np.zeros(D, np.int64)
-    flive = np.zeros(D, np.int64)
-    ftp = np.zeros(D, np.int64)
-    fw = np.zeros(D, np.int64)
+    F = np.zeros((D, _FIELDS), np.int64)
     mv = np.zeros((D, 32), np.int64)
     mkeys = np.zeros(32, np.int64)
     s_cards = np.zeros(P, np.int64)
     s_tried = np.zeros(P, np.int64)
     s_best = np.zeros(P, np.int64)
     d = 0
-    fst[0] = k0 | (leader0 << 4) | (tl0 << 8) | (took0 << 16)
-    fbeta[0] = beta0
+    F[0, _ST] = k0 | (leader0 << 4) | (tl0 << 8) | (took0 << 16)
+    F[0, _BETA] = beta0
     for s in range(P):
-        frem[0] |= hands[s]
+        F[0, _REM] |= hands[s]
         if side[s] == 0:
-            fs0[0] |= hands[s]
+            F[0, _S0] |= hands[s]
     for c in range(32):
-        if (frem[0] >> c) & 1:
-            fpts[0] += pts[c]
-    flive[0] = frem[0]
+        if (F[0, _REM] >> c) & 1:
+            F[0, _PTS] += pts[c]
+    F[0, _LIVE] = F[0, _REM]
     if k0 > 0:
         for j in range(k0):
-            flive[0] |= np.int64(1) << tcards[tl0, j]
-        ftp[0] = trick_points(tcards, tl0, k0, pts)
-        fw[0] = leading_card(tcards, tl0, k0, strain * 128 + (tcards[tl0, 0] >> 3) * 32)
+            F[0, _LIVE] |= np.int64(1) << tcards[tl0, j]
+        F[0, _TP] = trick_points(tcards, tl0, k0, pts)
+        F[0, _W] = leading_card(tcards, tl0, k0, strain * 128 + (tcards[tl0, 0] >> 3) * 32)
     entering = True
     cut = False
     ret = np.int64(0)
@@ -315,9 +319,9 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
         if entering:
             entering = False
             nodes[0] += 1
-            st = fst[d]
+            st = F[d, _ST]
             k, leader, tl, took = st & 15, (st >> 4) & 15, (st >> 8) & 255, st >> 16
-            beta = fbeta[d]
+            beta = F[d, _BETA]
             done = False
             if tl <= 1:
                 # the last trick: every card is forced (none left: nothing more to take)
@@ -340,11 +344,11 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                     if ws == 0:
                         ret = trick_pts + (capot_last if took | 1 == 1 else last)
             if not done and k == 0:
-                out_cards = frem[d]
-                side0 = fs0[d]
+                out_cards = F[d, _REM]
+                side0 = F[d, _S0]
                 key = out_cards | (leader << 32) | (took << 34) | gen
                 slot = _hash(key)
-                fkey[d], fslot[d] = key, slot
+                F[d, _KEY], F[d, _SLOT] = key, slot
                 if tt[slot, 0] == key:
                     data = tt[slot, 1]
                     lo, hi = data & 0xFFFF, (data >> 16) & 0xFFFF
@@ -353,7 +357,7 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                     elif hi < beta:
                         ret, done = hi, True
                 if not done and k == 0:
-                    least, most = bounds(hands, P, side, leader, took, out_cards, side0, fpts[d], strain, pts, order,
+                    least, most = bounds(hands, P, side, leader, took, out_cards, side0, F[d, _PTS], strain, pts, order,
                                          last, capot_last)
                     if most < beta:
                         ret, done = most, True
@@ -372,7 +376,7 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                 seat = leader + k
                 if seat >= P:
                     seat -= P
-                fseat[d] = seat
+                F[d, _SEAT] = seat
                 # dd_order.legal_at written out: as a call returning a pair it slowed the search (docs/bench-results.md)
                 led = tcards[tl, 0] >> 3 if k > 0 else np.int64(0)
                 row = strain * 128 + led * 32
@@ -382,23 +386,23 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                 if k == 0:
                     legal = mine
                 else:
-                    win_j = fw[d]
+                    win_j = F[d, _W]
                     partner = P == 4 and (tseats[tl, win_j] & 1) == (seat & 1)
                     legal, why = legal_cards(mine, False, led, strain, tcards[tl, win_j], partner, fl, above)
                     best_v = _STRENGTH[row + tcards[tl, win_j]]
                     ours = side[tseats[tl, win_j]] == side[seat]
                 if legal & (legal - 1) == 0:
                     # one legal card: nothing to order
-                    fn[d] = 1
+                    F[d, _N] = 1
                     mv[d, 0] = lowest(legal)
                 else:
-                    mates = (fs0[d] if side[seat] == 0 else frem[d] & ~fs0[d]) & ~mine
-                    fn[d] = moves(legal, mine, flive[d] & ~mine, mates, best_v, ours, k == P - 1, k, strain, row,
+                    mates = (F[d, _S0] if side[seat] == 0 else F[d, _REM] & ~F[d, _S0]) & ~mine
+                    F[d, _N] = moves(legal, mine, F[d, _LIVE] & ~mine, mates, best_v, ours, k == P - 1, k, strain, row,
                                   pts, order, mv, d, mkeys)
-                if k == 0 and tt[fslot[d], 0] == fkey[d] and (tt[fslot[d], 1] >> 32) > 0:
+                if k == 0 and tt[F[d, _SLOT], 0] == F[d, _KEY] and (tt[F[d, _SLOT], 1] >> 32) > 0:
                     # the card that was best (or cut off) here before is tried first
-                    first = (tt[fslot[d], 1] >> 32) - 1
-                    for j in range(fn[d]):
+                    first = (tt[F[d, _SLOT], 1] >> 32) - 1
+                    for j in range(F[d, _N]):
                         if mv[d, j] == first:
                             for q in range(j, 0, -1):
                                 mv[d, q] = mv[d, q - 1]
@@ -407,13 +411,13 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                 if k == P - 1 and tl > 2:
                     # the last card of a trick: a next trick's start already known to cut this position off
                     # ends it without a search, and so do the next trick's starts all known to fail
-                    out_cards = frem[d]
+                    out_cards = F[d, _REM]
                     row2 = strain * 128 + (tcards[tl, 0] >> 3) * 32
-                    w = fw[d]
-                    base_pts = ftp[d]
+                    w = F[d, _W]
+                    base_pts = F[d, _TP]
                     fails = True
                     bound = -_INF if side[seat] == 0 else _INF
-                    for i in range(fn[d]):
+                    for i in range(F[d, _N]):
                         c = mv[d, i]
                         if _STRENGTH[row2 + c] > _STRENGTH[row2 + tcards[tl, w]]:
                             winner = seat
@@ -421,7 +425,8 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                             winner = tseats[tl, w]
                         ws = side[winner]
                         gain = base_pts + pts[c] if ws == 0 else np.int64(0)
-                        key2 = (out_cards & ~(np.int64(1) << c)) | (winner << 32) | ((took | (np.int64(1) << ws)) << 34) | gen
+                        took2 = took | (np.int64(1) << ws)
+                        key2 = (out_cards & ~(np.int64(1) << c)) | (winner << 32) | (took2 << 34) | gen
                         slot2 = _hash(key2)
                         if tt[slot2, 0] != key2:
                             fails = False
@@ -446,79 +451,79 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                     if not done and fails:
                         ret, done = bound, True
             if not done:
-                fi[d] = 0
-                fbest[d] = -_INF if side[seat] == 0 else _INF
-                fbestmove[d] = mv[d, 0]
+                F[d, _I] = 0
+                F[d, _BEST] = -_INF if side[seat] == 0 else _INF
+                F[d, _BESTMOVE] = mv[d, 0]
                 cut = False
         else:
             # a child returned ``ret``: undo its move, fold its value into this frame
-            seat = fseat[d]
-            hands[seat] ^= np.int64(1) << mv[d, fi[d]]
-            v = fgain[d] + ret
+            seat = F[d, _SEAT]
+            hands[seat] ^= np.int64(1) << mv[d, F[d, _I]]
+            v = F[d, _GAIN] + ret
             if side[seat] == 0:
-                if v > fbest[d]:
-                    fbest[d] = v
-                    fbestmove[d] = mv[d, fi[d]]
-                cut = fbest[d] >= fbeta[d]
+                if v > F[d, _BEST]:
+                    F[d, _BEST] = v
+                    F[d, _BESTMOVE] = mv[d, F[d, _I]]
+                cut = F[d, _BEST] >= F[d, _BETA]
             else:
-                if v < fbest[d]:
-                    fbest[d] = v
-                    fbestmove[d] = mv[d, fi[d]]
-                cut = fbest[d] < fbeta[d]
-            fi[d] += 1
+                if v < F[d, _BEST]:
+                    F[d, _BEST] = v
+                    F[d, _BESTMOVE] = mv[d, F[d, _I]]
+                cut = F[d, _BEST] < F[d, _BETA]
+            F[d, _I] += 1
             done = False
-        if not done and fi[d] < fn[d] and not cut:
+        if not done and F[d, _I] < F[d, _N] and not cut:
             # try the next move: play it and enter the child position
-            st = fst[d]
+            st = F[d, _ST]
             k, leader, tl, took = st & 15, (st >> 4) & 15, (st >> 8) & 255, st >> 16
-            seat = fseat[d]
-            c = mv[d, fi[d]]
+            seat = F[d, _SEAT]
+            c = mv[d, F[d, _I]]
             hands[seat] ^= np.int64(1) << c
             tcards[tl, k] = c
             tseats[tl, k] = seat
             bit = np.int64(1) << c
-            frem[d + 1] = frem[d] ^ bit
-            fs0[d + 1] = fs0[d] ^ bit if side[seat] == 0 else fs0[d]
-            fpts[d + 1] = fpts[d] - pts[c]
-            w = fw[d]
+            F[d + 1, _REM] = F[d, _REM] ^ bit
+            F[d + 1, _S0] = F[d, _S0] ^ bit if side[seat] == 0 else F[d, _S0]
+            F[d + 1, _PTS] = F[d, _PTS] - pts[c]
+            w = F[d, _W]
             if k > 0 and _STRENGTH[strain * 128 + (tcards[tl, 0] >> 3) * 32 + c] > \
                     _STRENGTH[strain * 128 + (tcards[tl, 0] >> 3) * 32 + tcards[tl, w]]:
                 w = k
             gain = np.int64(0)
             if k + 1 < P:
-                fst[d + 1] = fst[d] + 1
-                flive[d + 1] = flive[d]
-                ftp[d + 1] = ftp[d] + pts[c]
-                fw[d + 1] = w
+                F[d + 1, _ST] = F[d, _ST] + 1
+                F[d + 1, _LIVE] = F[d, _LIVE]
+                F[d + 1, _TP] = F[d, _TP] + pts[c]
+                F[d + 1, _W] = w
             else:
                 # the trick is complete: its winner leads the next one (never the last trick: solved on entry)
-                trick_pts = ftp[d] + pts[c]
+                trick_pts = F[d, _TP] + pts[c]
                 winner = tseats[tl, w]
                 ws = side[winner]
                 gain = trick_pts if ws == 0 else np.int64(0)
-                fst[d + 1] = (winner << 4) | ((tl - 1) << 8) | ((took | (np.int64(1) << ws)) << 16)
-                flive[d + 1] = frem[d + 1]
-                ftp[d + 1] = 0
-                fw[d + 1] = 0
-            fgain[d] = gain
-            fbeta[d + 1] = fbeta[d] - gain
+                F[d + 1, _ST] = (winner << 4) | ((tl - 1) << 8) | ((took | (np.int64(1) << ws)) << 16)
+                F[d + 1, _LIVE] = F[d + 1, _REM]
+                F[d + 1, _TP] = 0
+                F[d + 1, _W] = 0
+            F[d, _GAIN] = gain
+            F[d + 1, _BETA] = F[d, _BETA] - gain
             d += 1
             entering = True
             continue
         if not done:
             # every move tried (or cut off): store what was learnt at a trick's start, return the best
-            ret = fbest[d]
-            if fst[d] & 15 == 0:
-                slot, key = fslot[d], fkey[d]
+            ret = F[d, _BEST]
+            if F[d, _ST] & 15 == 0:
+                slot, key = F[d, _SLOT], F[d, _KEY]
                 lo, hi = np.int64(0), np.int64(0xFFFF)
                 if tt[slot, 0] == key:
                     lo, hi = tt[slot, 1] & 0xFFFF, (tt[slot, 1] >> 16) & 0xFFFF
-                if ret < fbeta[d]:
+                if ret < F[d, _BETA]:
                     hi = min(hi, ret)
                 else:
                     lo = max(lo, ret)
                 tt[slot, 0] = key
-                tt[slot, 1] = lo | (hi << 16) | ((fbestmove[d] + 1) << 32)
+                tt[slot, 1] = lo | (hi << 16) | ((F[d, _BESTMOVE] + 1) << 32)
         if d == 0:
             return ret
         d -= 1
