@@ -16,7 +16,10 @@ The search is alpha-beta over the legal cards, compiled (numba), with no Python 
 * the last card of a trick first looks up the next trick's starts it leads to: one known to cut the position
   off, or all of them known to fail, end it without a search; with two tricks left, the first trick's cards
   are tried by a plain loop (the last trick is forced; with 4 players four nested loops, the values in
-  registers), and the last trick is scored on entry;
+  registers, and the exact value is stored without asking the bounds first), and the last trick is scored on
+  entry;
+* a frame of the search (a row of one 2-d array) keeps what its position holds as the cards are played (the
+  cards in hands, side 0's, their points, the trick's points and winner): no position reads all the hands;
 * the moves and their order (:mod:`pipeline.rescore.dd_order`): one card of each group of equivalent cards,
   the table's best card first, then masters, winners, and cheap or dear cards by whose the trick is.
 
