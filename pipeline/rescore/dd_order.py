@@ -14,6 +14,7 @@ import types
 import numpy as np
 
 from pipeline.jit import njit
+from pipeline.rescore.bits import highest, lowest
 from pipeline.rescore.play import legal_one
 from pipeline.trick_order import STRENGTH
 
@@ -55,13 +56,30 @@ def _renamed(fn, name: str):
 legal_cards = njit(cache=True, nogil=True, _nrt=False)(_renamed(legal_one.py_func, "legal_one_without_refcounts"))
 
 
-# no reference counting (_nrt=False): the search calls this at every position, and counting the arrays passed
-# (atomic increments and decrements) cost more than the work
-@njit(cache=True, nogil=True, _nrt=False)
-def moves(legal, seat, hands, tcards, tseats, tl, k, strain, row, pts, side, order, rank, out, d, keys):
+def _perm() -> np.ndarray:
+    """``PERM[trumpish, m]``: the 8-bit mask ``m`` of a suit's cards (bit = card % 8) rewritten in strength
+    order (bit = the card's place in ``RANK``, 7 = strongest), for a plain suit (0) or a trump suit (1)."""
+    perm = np.zeros((2, 256), np.int64)
+    for trumpish, base in ((0, 4 * 4), (1, 5 * 4)):           # plain: no-trump's suit 0; trump: all-trump's
+        for m in range(256):
+            perm[trumpish, m] = sum(1 << int(RANK[(base // 4) * 32 + ORDER[base, a]]) for a in range(8)
+                                    if m >> int(ORDER[base, a]) & 1)
+    return perm
+
+
+PERM = _perm()
+
+
+# the searches run this at every position: inlined into them (a call cost about 6 % of dd_solver's time, and
+# counting references to the arrays passed more: _nrt=False for any caller that does not inline it)
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def moves(legal, mine, others, mates, best, ours, last, k, strain, row, pts, order, out, d, keys):
     """The moves worth trying among ``legal`` (one card of each group of equivalent cards, module text), in
-    trial order, written to ``out[d]``; returns how many. The trick on the table is ``tcards[tl, :k]`` (played
-    by ``tseats[tl, :k]``), ``row`` its strength row in ``trick_order.STRENGTH``; ``keys``: scratch of 32.
+    trial order, written to ``out[d]``; returns how many. ``mine``: the seat's cards; ``others``: the other
+    hands' and the trick's on the table; ``mates``: the partners'; the ``k`` cards of the trick on the table
+    (:func:`around`): ``best`` the strength of the one winning it (in row ``row`` of ``trick_order.STRENGTH``),
+    ``ours`` whether the seat's side played it, ``last`` whether the seat plays the trick's last card;
+    ``keys``: scratch of 32.
 
     * leading: the masters (no card out in another hand above them) strongest first, then low cards (weakest
       first) of the suits where a partner holds the master, then the other low cards;
@@ -69,7 +87,63 @@ def moves(legal, seat, hands, tcards, tseats, tl, k, strain, row, pts, side, ord
       first, then the others cheapest first;
     * otherwise: the cards that would win the trick now, strongest first, then the others, dearest first when
       the trick is one's side's so far, cheapest first when not.
+
+    Each suit is read as masks in strength order (:data:`PERM`), so a card's tests are shifts of masks: a
+    master has no other hand's card above it; a card is left out when the nearest card still in play above
+    it is a legal card worth the same points.
     """
+    n = 0
+    for suit in range(4):
+        sh = 8 * suit
+        if (legal >> sh) & 0xFF == 0:
+            continue
+        base = strain * 4 + suit
+        t = 1 if strain == 5 or suit == strain else 0
+        lo = PERM[t, (legal >> sh) & 0xFF]
+        oo = PERM[t, (others >> sh) & 0xFF]
+        inplay = oo | PERM[t, (mine >> sh) & 0xFF]
+        # the strongest card out in the suit is a partner's
+        mate_master = (PERM[t, (mates >> sh) & 0xFF] >> highest(inplay)) & 1 == 1
+        todo = lo
+        while todo != 0:
+            r = highest(todo)
+            todo ^= np.int64(1) << r
+            c = order[base, 7 - r]
+            above = inplay >> (r + 1)
+            if above != 0:
+                r2 = r + 1 + lowest(above)
+                if (lo >> r2) & 1 and pts[order[base, 7 - r2]] == pts[c]:
+                    continue                  # equivalent to the card just above: adjacent, same points
+            if k == 0:
+                if oo >> (r + 1) == 0:
+                    key = (64 - r) * 64 - pts[c]
+                else:
+                    key = (32768 if mate_master else 65536) + r * 64 + pts[c]
+            else:
+                v = _STRENGTH[row + c]
+                if last and not ours and v > best:
+                    key = (64 - pts[c]) * 64 + v
+                elif v > best and not last:
+                    key = (64 - v) * 64
+                elif ours:
+                    key = 65536 + (64 - pts[c]) * 64 + r
+                else:
+                    key = 65536 + pts[c] * 64 + r
+            b = n                         # insertion into the moves sorted by key
+            while b > 0 and keys[b - 1] > key:
+                out[d, b] = out[d, b - 1]
+                keys[b] = keys[b - 1]
+                b -= 1
+            out[d, b] = c
+            keys[b] = key
+            n += 1
+    return n
+
+
+@njit(cache=True, nogil=True, inline="always")
+def around(seat, hands, tcards, tseats, tl, k, row, side):
+    """What :func:`moves` needs of the position beyond the seat's cards, found from the hands and the trick on
+    the table: (others, mates, best, ours)."""
     others = np.int64(0)
     mates = np.int64(0)
     for s in range(hands.shape[0]):
@@ -81,61 +155,11 @@ def moves(legal, seat, hands, tcards, tseats, tl, k, strain, row, pts, side, ord
         others |= np.int64(1) << tcards[tl, j]
     best = np.int64(-2)             # the strength winning the trick so far (none when leading)
     ours = False
-    for j in range(k):
-        v = _STRENGTH[row + tcards[tl, j]]
-        if v > best:
-            best = v
-            ours = side[tseats[tl, j]] == side[seat]
-    last = k == hands.shape[0] - 1
-    n = 0
-    mine = hands[seat]
-    for suit in range(4):
-        if (legal >> (8 * suit)) & 0xFF == 0:
-            continue
-        prev = np.int64(-1)
-        base = strain * 4 + suit
-        master = True                 # no card of another hand above so far
-        mate_master = False           # the strongest card out in the suit is a partner's
-        seen = False
-        for a in range(8):
-            c = order[base, a]
-            bit = np.int64(1) << c
-            if not seen and (others & bit or mine & bit):
-                seen = True
-                mate_master = (mates & bit) != 0
-            if others & bit:
-                master = False
-            if legal & bit:
-                if prev >= 0 and pts[prev] == pts[c]:
-                    continue                  # equivalent to the card just kept: adjacent, same points
-                prev = c
-                r = rank[strain * 32 + c]
-                if k == 0:
-                    if master:
-                        key = (64 - r) * 64 - pts[c]
-                    else:
-                        key = (32768 if mate_master else 65536) + r * 64 + pts[c]
-                else:
-                    v = _STRENGTH[row + c]
-                    if last and not ours and v > best:
-                        key = (64 - pts[c]) * 64 + v
-                    elif v > best and not last:
-                        key = (64 - v) * 64
-                    elif ours:
-                        key = 65536 + (64 - pts[c]) * 64 + r
-                    else:
-                        key = 65536 + pts[c] * 64 + r
-                b = n                         # insertion into the moves sorted by key
-                while b > 0 and keys[b - 1] > key:
-                    out[d, b] = out[d, b - 1]
-                    keys[b] = keys[b - 1]
-                    b -= 1
-                out[d, b] = c
-                keys[b] = key
-                n += 1
-            elif (others & bit) or (mine & bit):
-                prev = -1                     # a card still in play between: the run ends
-    return n
+    if k > 0:
+        w = leading_card(tcards, tl, k, row)
+        best = _STRENGTH[row + tcards[tl, w]]
+        ours = side[tseats[tl, w]] == side[seat]
+    return others, mates, best, ours
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -32,7 +32,7 @@ import numpy as np
 from pipeline.cards import ALL_TRUMP, NO_TRUMP
 from pipeline.jit import njit
 from pipeline.rescore.contract import _made_params
-from pipeline.rescore.dd_order import ORDER, RANK, leading_card, legal_at, moves, trick_points
+from pipeline.rescore.dd_order import around, ORDER, leading_card, legal_at, moves, trick_points
 from pipeline.rescore.dd_solver import _ABOVE_TRUMP, _STRENGTH
 from pipeline.rescore.declaration_contest import on_capot
 from pipeline.rescore.play import flags, PlayRules
@@ -118,7 +118,7 @@ def _leaf(acc, took, last_winner, P, taker, strain, fin, D, B, mp, combined, C, 
 
 
 @njit(cache=True, nogil=True)
-def _search(hands0, P, taker, strain, leader0, tl0, pts, fl, above, order, rank, side, fin, D, B, mp, combined,
+def _search(hands0, P, taker, strain, leader0, tl0, pts, fl, above, order, side, fin, D, B, mp, combined,
             target, tt_keys, tt_win, tt_loss, nodes):
     """Whether the taker can force an outcome of rank ``target`` or better from the deal (``tl0`` tricks, no
     card played yet): an explicit stack of frames, one per card played (numba cannot cache a recursive
@@ -184,8 +184,9 @@ def _search(hands0, P, taker, strain, leader0, tl0, pts, fl, above, order, rank,
                 seat = (leader + k) % P
                 fseat[d] = seat
                 legal, row = legal_at(hands, seat, tcards, tseats, tl, k, strain, P, fl, above)
-                fn[d] = moves(legal, seat, hands, tcards, tseats, tl, k, strain, row, pts, side, order, rank, mv, d,
-                              mkeys)
+                others, mates, best, ours = around(seat, hands, tcards, tseats, tl, k, row, side)
+                fn[d] = moves(legal, hands[seat], others, mates, best, ours, k == P - 1, k, strain, row, pts, order,
+                              mv, d, mkeys)
                 fi[d] = 0
                 fres[d] = seat != taker      # the taker's cards: any one that works; the others': all must
         else:
@@ -264,7 +265,7 @@ def outcome(spec: SoloSpec, hands, strain: int, taker: int, leader: int, declara
             break            # no tie is a litige under this ruleset: not made is failed
         tt[0].fill(-1)
         if _search(hands, np.int64(P), np.int64(taker), np.int64(strain), np.int64(leader), np.int64(tl),
-                   spec.points[strain], spec.fl, _ABOVE_TRUMP, ORDER, RANK, side, spec.fin, D, B, spec.mp,
+                   spec.points[strain], spec.fl, _ABOVE_TRUMP, ORDER, side, spec.fin, D, B, spec.mp,
                    bool(spec.combined), np.int64(target), tt[0], tt[1], tt[2], nodes):
             return name
     return "failed"

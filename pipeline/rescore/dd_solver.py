@@ -10,12 +10,16 @@ The search is alpha-beta over the legal cards, compiled (numba), with no Python 
 * a transposition table keyed at trick starts by (cards still out, leader, sides that took a trick so far)
   keeps the lower and upper bounds found for the rest of the hand and the best card (the cards still out say
   who holds what: the hands are fixed by the deal); a table inside tricks cost more than it saved;
-* at a trick's start, bounds before any search: side 0 takes at most the points still out and the last
-  trick's bonus; the top trumps out held by one side are that side's, whoever plays them; the leader's masters
-  that it can cash while every player able to ruff follows suit are its side's;
+* at a trick's start, bounds before any search (:mod:`pipeline.rescore.dd_bounds`): side 0 takes at most the
+  points still out and the last trick's bonus; the top trumps out held by one side are that side's, whoever
+  plays them; the leader's masters that it can cash while every player able to ruff follows suit are its side's;
 * the last card of a trick first looks up the next trick's starts it leads to: one known to cut the position
-  off ends it without a search; with two tricks left, the first trick's cards are tried by a plain loop (the
-  last trick is forced), and the last trick is scored on entry;
+  off, or all of them known to fail, end it without a search; with two tricks left, the first trick's cards
+  are tried by a plain loop (the last trick is forced; with 4 players four nested loops, the values in
+  registers, and the exact value is stored without asking the bounds first), and the last trick is scored on
+  entry;
+* a frame of the search (a row of one 2-d array) keeps what its position holds as the cards are played (the
+  cards in hands, side 0's, their points, the trick's points and winner): no position reads all the hands;
 * the moves and their order (:mod:`pipeline.rescore.dd_order`): one card of each group of equivalent cards,
   the table's best card first, then masters, winners, and cheap or dear cards by whose the trick is.
 
@@ -34,7 +38,9 @@ from __future__ import annotations
 import numpy as np
 
 from pipeline.jit import njit
-from pipeline.rescore.dd_order import leading_card, legal_cards, moves, ORDER, RANK, trick_points
+from pipeline.rescore.bits import lowest
+from pipeline.rescore.dd_bounds import bounds
+from pipeline.rescore.dd_order import leading_card, legal_cards, moves, ORDER, trick_points
 from pipeline.rescore.play import flags, PlayRules
 from pipeline.rescore.tables import ABOVE_TRUMP, build
 from pipeline.rules import Ruleset
@@ -45,6 +51,29 @@ TT_BITS = 18
 _STRENGTH = STRENGTH.astype(np.int64)
 _ABOVE_TRUMP = ABOVE_TRUMP.astype(np.int64)
 _INF = np.int64(1 << 20)
+#: the fields of a search frame, a row of _solve's F (one 2-d array: as 16 arrays, each access reloaded a pointer,
+#: about 6 % slower): the trick position (cards of the trick played, leader, tricks left, sides that took a trick,
+#: in one word), the bound beta, the best value so far, the table slot and key, the moves and the one tried, the
+#: points the card played gains, the seat, the best card; and what the position holds, kept as the cards are
+#: played (not recomputed from the hands): the cards still in hands, those of side 0, their points, the cards at
+#: the trick's start (the hands and the trick on the table), the trick's points so far and which card wins it
+_ST = 0
+_BETA = 1
+_BEST = 2
+_SLOT = 3
+_KEY = 4
+_N = 5
+_I = 6
+_GAIN = 7
+_SEAT = 8
+_BESTMOVE = 9
+_REM = 10
+_S0 = 11
+_PTS = 12
+_LIVE = 13
+_TP = 14
+_W = 15
+_FIELDS = 16
 
 
 class Spec:
@@ -61,18 +90,25 @@ class Spec:
 
 
 def new_table() -> np.ndarray:
-    """An empty transposition table: int64 (2^TT_BITS, 2), each slot a key (-1: empty) and beside it, in the
-    same cache line, the lower bound, the upper bound and the best card + 1 (bits 0-15, 16-31, 32-). One table
-    serves one deal and strain: clear it (:func:`clear`) between."""
-    return np.full((1 << TT_BITS, 2), -1, np.int64)
+    """An empty transposition table: int64 (2^TT_BITS + 1, 2), each slot a key and beside it, in the same cache
+    line, the lower bound, the upper bound and the best card + 1 (bits 0-15, 16-31, 32-). A key holds the
+    position (bits 0-35) and the table's generation (bits 40-), kept in the last row: :func:`clear` starts a new
+    one, so the entries before no longer match, and wipes the table only when the generations run out. One
+    table serves one deal and strain: clear it between."""
+    tt = np.zeros(((1 << TT_BITS) + 1, 2), np.int64)
+    tt[-1, 0] = 1
+    return tt
+
+
+#: generations before the table is wiped (bits 40-62 of a key)
+GENERATIONS = (1 << 23) - 1
 
 
 def clear(tt) -> None:
-    tt.fill(-1)
-
-
-#: the number of cards in each 8-bit mask
-POP8 = np.array([bin(m).count("1") for m in range(256)], np.int64)
+    """Forget every entry: a new generation (clearing 4 MiB cost a fifth of a millisecond each time)."""
+    if tt[-1, 0] >= GENERATIONS:
+        tt.fill(0)
+    tt[-1, 0] = tt[-1, 0] % GENERATIONS + 1
 
 
 def suit_points(points: np.ndarray) -> np.ndarray:
@@ -114,9 +150,7 @@ def _two_tricks(hands, P, side, leader, took, strain, pts, fl, above, last, capo
                 best[j] = min(best[j], v)
             continue
         m = tried[j]
-        c = np.int64(0)
-        while (m >> c) & 1 == 0:
-            c += 1
+        c = lowest(m)
         tried[j] = m & (m - 1)
         cards[j] = c
         if j == 0:
@@ -156,10 +190,7 @@ def _two_tricks(hands, P, side, leader, took, strain, pts, fl, above, last, capo
             t = s - leader
             if t < 0:
                 t += P
-            h = hands[s] ^ (np.int64(1) << cards[t])
-            c2 = np.int64(0)
-            while (h >> c2) & 1 == 0:
-                c2 += 1
+            c2 = lowest(hands[s] ^ (np.int64(1) << cards[t]))
             if q == 0:
                 row2 = strain * 128 + (c2 >> 3) * 32
             if _STRENGTH[row2 + c2] > wv:
@@ -176,55 +207,124 @@ def _two_tricks(hands, P, side, leader, took, strain, pts, fl, above, last, capo
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _fold(best, v, maximise):
+    return max(best, v) if maximise else min(best, v)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _two_tricks4(hands, side, leader, took, strain, pts, fl, above, last, capot_last):
+    """:func:`_two_tricks` for 4 players: the first trick's cards by four nested loops over the legal cards (each
+    seat holds two), the values kept in registers rather than in arrays."""
+    s1 = (leader + 1) & 3
+    s2 = (leader + 2) & 3
+    s3 = (leader + 3) & 3
+    x0, x1, x2, x3 = side[leader] == 0, side[s1] == 0, side[s2] == 0, side[s3] == 0
+    best0 = -_INF if x0 else _INF
+    m0 = hands[leader]
+    while m0 != 0:
+        a = lowest(m0)
+        m0 &= m0 - 1
+        led = a >> 3
+        row = strain * 128 + led * 32
+        best1 = -_INF if x1 else _INF
+        m1, why = legal_cards(hands[s1], False, led, strain, a, False, fl, above)
+        while m1 != 0:
+            b = lowest(m1)
+            m1 &= m1 - 1
+            w1 = 1 if _STRENGTH[row + b] > _STRENGTH[row + a] else 0
+            wc1 = b if w1 == 1 else a
+            best2 = -_INF if x2 else _INF
+            m2, why = legal_cards(hands[s2], False, led, strain, wc1, w1 == 0, fl, above)
+            while m2 != 0:
+                c = lowest(m2)
+                m2 &= m2 - 1
+                w2, wc2 = w1, wc1
+                if _STRENGTH[row + c] > _STRENGTH[row + wc1]:
+                    w2, wc2 = 2, c
+                best3 = -_INF if x3 else _INF
+                m3, why = legal_cards(hands[s3], False, led, strain, wc2, w2 == 1, fl, above)
+                while m3 != 0:
+                    e = lowest(m3)
+                    m3 &= m3 - 1
+                    w = 3 if _STRENGTH[row + e] > _STRENGTH[row + wc2] else w2
+                    # the last trick: each seat's other card, led by the first trick's winner
+                    w1s = (leader + w) & 3
+                    r = (np.int64(1) << a) | (np.int64(1) << b) | (np.int64(1) << c) | (np.int64(1) << e)
+                    lc = lowest(hands[w1s] & ~r)
+                    row2 = strain * 128 + (lc >> 3) * 32
+                    p2 = np.int64(0)
+                    wv, w2s = np.int64(-1), w1s
+                    for q in range(4):
+                        s = (w1s + q) & 3
+                        c2 = lowest(hands[s] & ~r)
+                        if _STRENGTH[row2 + c2] > wv:
+                            wv, w2s = _STRENGTH[row2 + c2], s
+                        p2 += pts[c2]
+                    now = took | (np.int64(1) << side[w1s]) | (np.int64(1) << side[w2s])
+                    v = pts[a] + pts[b] + pts[c] + pts[e] if side[w1s] == 0 else np.int64(0)
+                    if side[w2s] == 0:
+                        v += p2 + (capot_last if now == 1 else last)
+                    best3 = _fold(best3, v, x3)
+                best2 = _fold(best2, best3, x2)
+            best1 = _fold(best1, best2, x1)
+        best0 = _fold(best0, best1, x0)
+    return best0
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _hash(key):
     h = np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)
     return np.int64(h >> np.uint64(64 - TT_BITS))
 
 
 @njit(cache=True, nogil=True)
-def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts, spts, fl, above, last, capot_last,
-           order, rank, tt, nodes, alpha0, beta0):
-    """Side 0's card points from the position given (the trick on the table included) with best play:
-    fail-soft alpha-beta, written as a loop over an explicit stack of frames (one per card played; numba cannot
+def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts, fl, above, last, capot_last, order,
+           tt, nodes, beta0):
+    """Whether side 0's card points from the position given (the trick on the table included), with best play,
+    reach ``beta0``: a null-window alpha-beta search (the window [beta0 - 1, beta0] at the root, shifted by the
+    points taken on the way), fail-soft: a value of at least ``beta0`` is a lower bound of the points, a smaller
+    one an upper bound. Written as a loop over an explicit stack of frames (one per card played; numba cannot
     cache a recursive function). Frame ``d`` is the position before the ``d``-th card from the root; the trick
     on the table is row ``tricks_left`` of ``tcards``/``tseats``."""
     hands = hands0.copy()
+    gen = tt[tt.shape[0] - 1, 0] << 40
     D = tl0 * P + 2
     tcards = np.zeros((tl0 + 1, P), np.int64)
     tseats = np.zeros((tl0 + 1, P), np.int64)
     tcards[tl0, :] = tcard0
     tseats[tl0, :] = tseat0
-    fk = np.zeros(D, np.int64)
-    fleader = np.zeros(D, np.int64)
-    ftl = np.zeros(D, np.int64)
-    ftook = np.zeros(D, np.int64)
-    falpha = np.zeros(D, np.int64)
-    fbeta = np.zeros(D, np.int64)
-    fa0 = np.zeros(D, np.int64)
-    fb0 = np.zeros(D, np.int64)
-    fbest = np.zeros(D, np.int64)
-    fslot = np.zeros(D, np.int64)
-    fkey = np.zeros(D, np.int64)
-    fn = np.zeros(D, np.int64)
-    fi = np.zeros(D, np.int64)
-    fgain = np.zeros(D, np.int64)
-    fseat = np.zeros(D, np.int64)
-    fbestmove = np.zeros(D, np.int64)
+    F = np.zeros((D, _FIELDS), np.int64)
     mv = np.zeros((D, 32), np.int64)
     mkeys = np.zeros(32, np.int64)
     s_cards = np.zeros(P, np.int64)
     s_tried = np.zeros(P, np.int64)
     s_best = np.zeros(P, np.int64)
     d = 0
-    fk[0], fleader[0], ftl[0], ftook[0], falpha[0], fbeta[0] = k0, leader0, tl0, took0, alpha0, beta0
+    F[0, _ST] = k0 | (leader0 << 4) | (tl0 << 8) | (took0 << 16)
+    F[0, _BETA] = beta0
+    for s in range(P):
+        F[0, _REM] |= hands[s]
+        if side[s] == 0:
+            F[0, _S0] |= hands[s]
+    for c in range(32):
+        if (F[0, _REM] >> c) & 1:
+            F[0, _PTS] += pts[c]
+    F[0, _LIVE] = F[0, _REM]
+    if k0 > 0:
+        for j in range(k0):
+            F[0, _LIVE] |= np.int64(1) << tcards[tl0, j]
+        F[0, _TP] = trick_points(tcards, tl0, k0, pts)
+        F[0, _W] = leading_card(tcards, tl0, k0, strain * 128 + (tcards[tl0, 0] >> 3) * 32)
     entering = True
+    cut = False
     ret = np.int64(0)
     while True:
         if entering:
             entering = False
             nodes[0] += 1
-            k, leader, tl, took = fk[d], fleader[d], ftl[d], ftook[d]
-            alpha, beta = falpha[d], fbeta[d]
+            st = F[d, _ST]
+            k, leader, tl, took = st & 15, (st >> 4) & 15, (st >> 8) & 255, st >> 16
+            beta = F[d, _BETA]
             done = False
             if tl <= 1:
                 # the last trick: every card is forced (none left: nothing more to take)
@@ -237,10 +337,7 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                         if j < k:
                             c = tcards[tl, j]
                         else:
-                            h = hands[(leader + j) % P]
-                            c = np.int64(0)
-                            while (h >> c) & 1 == 0:
-                                c += 1
+                            c = lowest(hands[(leader + j) % P])
                         if j == 0:
                             row2 = strain * 128 + (c >> 3) * 32
                         if _STRENGTH[row2 + c] > wv:
@@ -250,141 +347,82 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                     if ws == 0:
                         ret = trick_pts + (capot_last if took | 1 == 1 else last)
             if not done and k == 0:
-                out_cards = np.int64(0)
-                side0 = np.int64(0)
-                for s in range(P):
-                    out_cards |= hands[s]
-                    if side[s] == 0:
-                        side0 |= hands[s]
-                key = out_cards | (leader << 32) | (took << 34)
+                out_cards = F[d, _REM]
+                side0 = F[d, _S0]
+                key = out_cards | (leader << 32) | (took << 34) | gen
                 slot = _hash(key)
-                fkey[d], fslot[d] = key, slot
+                F[d, _KEY], F[d, _SLOT] = key, slot
                 if tt[slot, 0] == key:
                     data = tt[slot, 1]
                     lo, hi = data & 0xFFFF, (data >> 16) & 0xFFFF
                     if lo >= beta:
                         ret, done = lo, True
-                    elif hi <= alpha:
+                    elif hi < beta:
                         ret, done = hi, True
-                    else:
-                        if lo > alpha:
-                            alpha = lo
-                        if hi < beta:
-                            beta = hi
-                        if alpha >= beta:
-                            ret, done = alpha, True
-                if not done and k == 0:
-                    # side 0 takes at most every card still out and the last trick's bonus (while side 1 has taken
-                    # nothing, the larger of the capot's and the plain one: a ruleset may make the capot's smaller);
-                    # the top trumps out held by one side are that side's whatever happens (each wins its trick or
-                    # falls under a higher one of the same side), and that side takes a trick
-                    most = np.int64(0)
-                    for suit in range(4):
-                        most += spts[strain * 4 + suit, (out_cards >> (8 * suit)) & 0xFF]
-                    least = np.int64(0)
-                    sure_side = np.int64(-1)
-                    if strain < 4:
-                        sure = np.int64(0)
-                        for a in range(8):
-                            c = order[strain * 5, a]
-                            bit = np.int64(1) << c
-                            if out_cards & bit == 0:
-                                continue
-                            s_of = np.int64(0) if side0 & bit else np.int64(1)
-                            if sure_side < 0:
-                                sure_side = s_of
-                            elif s_of != sure_side:
-                                break
-                            sure += pts[c]
-                        if sure_side == 0:
-                            least = sure
-                        elif sure_side == 1:
-                            most -= sure
-                    # the leader's masters in the other suits, cashed one after the other while every other player
-                    # who could ruff still follows suit: the leader's side's too
-                    mine = hands[leader]
-                    cash = np.int64(0)
-                    cashed = False
-                    for suit in range(4):
-                        if suit == strain or (mine >> (8 * suit)) & 0xFF == 0:
-                            continue
-                        lim = np.int64(-1)
-                        run = np.int64(0)
-                        for a in range(8):
-                            c = order[strain * 4 + suit, a]
-                            bit = np.int64(1) << c
-                            if out_cards & bit == 0:
-                                continue
-                            if mine & bit == 0:
-                                break
-                            if lim < 0:
-                                lim = np.int64(8)
-                                if strain < 4:
-                                    for s in range(P):
-                                        if s != leader and (hands[s] >> (8 * strain)) & 0xFF != 0:
-                                            lim = min(lim, POP8[(hands[s] >> (8 * suit)) & 0xFF])
-                            if run >= lim:
-                                break
-                            cash += pts[c]
-                            run += 1
-                        cashed = cashed or run > 0
-                    if side[leader] == 0:
-                        least += cash
-                    else:
-                        most -= cash
-                    no_capot = sure_side == 1 or (cashed and side[leader] == 1)
-                    most += max(capot_last, last) if took & 2 == 0 and not no_capot else last
-                    if most <= alpha:
+                # with two tricks left and 4 players, the exact value (stored, which the last cards of the trick
+                # before look up) costs little more than the bounds: 7 % fewer positions
+                if not done and k == 0 and not (tl == 2 and P == 4):
+                    least, most = bounds(hands, P, side, leader, took, out_cards, side0, F[d, _PTS], strain, pts, order,
+                                         last, capot_last)
+                    if most < beta:
                         ret, done = most, True
                     elif least >= beta:
                         ret, done = least, True
+                if not done and k == 0 and tl == 2:
+                    if P == 4:
+                        ret = _two_tricks4(hands, side, leader, took, strain, pts, fl, above, last, capot_last)
                     else:
-                        if least > alpha:
-                            alpha = least
-                        if most < beta:
-                            beta = most
-                    if not done and tl == 2:
                         ret = _two_tricks(hands, P, side, leader, took, strain, pts, fl, above, last, capot_last,
                                           s_cards, s_tried, s_best)
-                        done = True
-                        tt[slot, 0] = key
-                        tt[slot, 1] = ret | (ret << 16)
+                    done = True
+                    tt[slot, 0] = key
+                    tt[slot, 1] = ret | (ret << 16)
             if not done:
-                falpha[d], fbeta[d], fa0[d], fb0[d] = alpha, beta, alpha, beta
                 seat = leader + k
                 if seat >= P:
                     seat -= P
-                fseat[d] = seat
+                F[d, _SEAT] = seat
                 # dd_order.legal_at written out: as a call returning a pair it slowed the search (docs/bench-results.md)
                 led = tcards[tl, 0] >> 3 if k > 0 else np.int64(0)
                 row = strain * 128 + led * 32
+                mine = hands[seat]
+                best_v = np.int64(-2)
+                ours = False
                 if k == 0:
-                    legal = hands[seat]
+                    legal = mine
                 else:
-                    win_j = leading_card(tcards, tl, k, row)
+                    win_j = F[d, _W]
                     partner = P == 4 and (tseats[tl, win_j] & 1) == (seat & 1)
-                    legal, why = legal_cards(hands[seat], False, led, strain, tcards[tl, win_j], partner, fl, above)
-                fn[d] = moves(legal, seat, hands, tcards, tseats, tl, k, strain, row, pts, side, order, rank, mv, d,
-                               mkeys)
-                if k == 0 and tt[fslot[d], 0] == fkey[d] and (tt[fslot[d], 1] >> 32) > 0:
+                    legal, why = legal_cards(mine, False, led, strain, tcards[tl, win_j], partner, fl, above)
+                    best_v = _STRENGTH[row + tcards[tl, win_j]]
+                    ours = side[tseats[tl, win_j]] == side[seat]
+                if legal & (legal - 1) == 0:
+                    # one legal card: nothing to order
+                    F[d, _N] = 1
+                    mv[d, 0] = lowest(legal)
+                else:
+                    mates = (F[d, _S0] if side[seat] == 0 else F[d, _REM] & ~F[d, _S0]) & ~mine
+                    F[d, _N] = moves(legal, mine, F[d, _LIVE] & ~mine, mates, best_v, ours, k == P - 1, k, strain, row,
+                                  pts, order, mv, d, mkeys)
+                if k == 0 and tt[F[d, _SLOT], 0] == F[d, _KEY] and (tt[F[d, _SLOT], 1] >> 32) > 0:
                     # the card that was best (or cut off) here before is tried first
-                    first = (tt[fslot[d], 1] >> 32) - 1
-                    for j in range(fn[d]):
+                    first = (tt[F[d, _SLOT], 1] >> 32) - 1
+                    for j in range(F[d, _N]):
                         if mv[d, j] == first:
                             for q in range(j, 0, -1):
                                 mv[d, q] = mv[d, q - 1]
                             mv[d, 0] = first
                             break
-                if k == P - 1 and tl > 2 and fn[d] > 1:
+                if k == P - 1 and tl > 2:
                     # the last card of a trick: a next trick's start already known to cut this position off
-                    # ends it without a search
-                    out_cards = np.int64(0)
-                    for s in range(P):
-                        out_cards |= hands[s]
+                    # ends it without a search, and so do the next trick's starts all known to fail
+                    out_cards = F[d, _REM]
                     row2 = strain * 128 + (tcards[tl, 0] >> 3) * 32
-                    w = leading_card(tcards, tl, k, row2)
-                    base_pts = trick_points(tcards, tl, k, pts)
-                    for i in range(1, fn[d]):
+                    w = F[d, _W]
+                    base_pts = F[d, _TP]
+                    fails = True
+                    bound = -_INF if side[seat] == 0 else _INF
+                    for i in range(F[d, _N]):
                         c = mv[d, i]
                         if _STRENGTH[row2 + c] > _STRENGTH[row2 + tcards[tl, w]]:
                             winner = seat
@@ -392,96 +430,121 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                             winner = tseats[tl, w]
                         ws = side[winner]
                         gain = base_pts + pts[c] if ws == 0 else np.int64(0)
-                        key2 = (out_cards & ~(np.int64(1) << c)) | (winner << 32) | ((took | (np.int64(1) << ws)) << 34)
+                        took2 = took | (np.int64(1) << ws)
+                        key2 = (out_cards & ~(np.int64(1) << c)) | (winner << 32) | (took2 << 34) | gen
                         slot2 = _hash(key2)
-                        if tt[slot2, 0] == key2:
-                            data = tt[slot2, 1]
-                            if side[seat] == 0 and (data & 0xFFFF) + gain >= beta:
+                        if tt[slot2, 0] != key2:
+                            fails = False
+                            continue
+                        data = tt[slot2, 1]
+                        if side[seat] == 0:
+                            if (data & 0xFFFF) + gain >= beta:
                                 ret, done = (data & 0xFFFF) + gain, True
                                 break
-                            if side[seat] == 1 and ((data >> 16) & 0xFFFF) + gain <= alpha:
+                            if ((data >> 16) & 0xFFFF) + gain < beta:
+                                bound = max(bound, ((data >> 16) & 0xFFFF) + gain)
+                            else:
+                                fails = False
+                        else:
+                            if ((data >> 16) & 0xFFFF) + gain < beta:
                                 ret, done = ((data >> 16) & 0xFFFF) + gain, True
                                 break
+                            if (data & 0xFFFF) + gain >= beta:
+                                bound = min(bound, (data & 0xFFFF) + gain)
+                            else:
+                                fails = False
+                    if not done and fails:
+                        ret, done = bound, True
             if not done:
-                fi[d] = 0
-                fbest[d] = -_INF if side[seat] == 0 else _INF
-                fbestmove[d] = mv[d, 0]
+                F[d, _I] = 0
+                F[d, _BEST] = -_INF if side[seat] == 0 else _INF
+                F[d, _BESTMOVE] = mv[d, 0]
+                cut = False
         else:
             # a child returned ``ret``: undo its move, fold its value into this frame
-            seat = fseat[d]
-            hands[seat] ^= np.int64(1) << mv[d, fi[d]]
-            v = fgain[d] + ret
+            seat = F[d, _SEAT]
+            hands[seat] ^= np.int64(1) << mv[d, F[d, _I]]
+            v = F[d, _GAIN] + ret
             if side[seat] == 0:
-                if v > fbest[d]:
-                    fbest[d] = v
-                    fbestmove[d] = mv[d, fi[d]]
-                if fbest[d] > falpha[d]:
-                    falpha[d] = fbest[d]
+                if v > F[d, _BEST]:
+                    F[d, _BEST] = v
+                    F[d, _BESTMOVE] = mv[d, F[d, _I]]
+                cut = F[d, _BEST] >= F[d, _BETA]
             else:
-                if v < fbest[d]:
-                    fbest[d] = v
-                    fbestmove[d] = mv[d, fi[d]]
-                if fbest[d] < fbeta[d]:
-                    fbeta[d] = fbest[d]
-            fi[d] += 1
+                if v < F[d, _BEST]:
+                    F[d, _BEST] = v
+                    F[d, _BESTMOVE] = mv[d, F[d, _I]]
+                cut = F[d, _BEST] < F[d, _BETA]
+            F[d, _I] += 1
             done = False
-        if not done and fi[d] < fn[d] and falpha[d] < fbeta[d]:
+        if not done and F[d, _I] < F[d, _N] and not cut:
             # try the next move: play it and enter the child position
-            k, leader, tl, took = fk[d], fleader[d], ftl[d], ftook[d]
-            seat = fseat[d]
-            c = mv[d, fi[d]]
+            st = F[d, _ST]
+            k, leader, tl, took = st & 15, (st >> 4) & 15, (st >> 8) & 255, st >> 16
+            seat = F[d, _SEAT]
+            c = mv[d, F[d, _I]]
             hands[seat] ^= np.int64(1) << c
             tcards[tl, k] = c
             tseats[tl, k] = seat
+            bit = np.int64(1) << c
+            F[d + 1, _REM] = F[d, _REM] ^ bit
+            F[d + 1, _S0] = F[d, _S0] ^ bit if side[seat] == 0 else F[d, _S0]
+            F[d + 1, _PTS] = F[d, _PTS] - pts[c]
+            w = F[d, _W]
+            if k > 0 and _STRENGTH[strain * 128 + (tcards[tl, 0] >> 3) * 32 + c] > \
+                    _STRENGTH[strain * 128 + (tcards[tl, 0] >> 3) * 32 + tcards[tl, w]]:
+                w = k
             gain = np.int64(0)
             if k + 1 < P:
-                fk[d + 1], fleader[d + 1], ftl[d + 1], ftook[d + 1] = k + 1, leader, tl, took
+                F[d + 1, _ST] = F[d, _ST] + 1
+                F[d + 1, _LIVE] = F[d, _LIVE]
+                F[d + 1, _TP] = F[d, _TP] + pts[c]
+                F[d + 1, _W] = w
             else:
                 # the trick is complete: its winner leads the next one (never the last trick: solved on entry)
-                row2 = strain * 128 + (tcards[tl, 0] >> 3) * 32
-                w = leading_card(tcards, tl, P, row2)
-                trick_pts = trick_points(tcards, tl, P, pts)
+                trick_pts = F[d, _TP] + pts[c]
                 winner = tseats[tl, w]
                 ws = side[winner]
                 gain = trick_pts if ws == 0 else np.int64(0)
-                fk[d + 1], fleader[d + 1], ftl[d + 1], ftook[d + 1] = 0, winner, tl - 1, took | (np.int64(1) << ws)
-            fgain[d] = gain
-            falpha[d + 1], fbeta[d + 1] = falpha[d] - gain, fbeta[d] - gain
+                F[d + 1, _ST] = (winner << 4) | ((tl - 1) << 8) | ((took | (np.int64(1) << ws)) << 16)
+                F[d + 1, _LIVE] = F[d + 1, _REM]
+                F[d + 1, _TP] = 0
+                F[d + 1, _W] = 0
+            F[d, _GAIN] = gain
+            F[d + 1, _BETA] = F[d, _BETA] - gain
             d += 1
             entering = True
             continue
         if not done:
             # every move tried (or cut off): store what was learnt at a trick's start, return the best
-            ret = fbest[d]
-            if fk[d] == 0:
-                slot, key = fslot[d], fkey[d]
+            ret = F[d, _BEST]
+            if F[d, _ST] & 15 == 0:
+                slot, key = F[d, _SLOT], F[d, _KEY]
                 lo, hi = np.int64(0), np.int64(0xFFFF)
                 if tt[slot, 0] == key:
                     lo, hi = tt[slot, 1] & 0xFFFF, (tt[slot, 1] >> 16) & 0xFFFF
-                if ret <= fa0[d]:
+                if ret < F[d, _BETA]:
                     hi = min(hi, ret)
-                elif ret >= fb0[d]:
-                    lo = max(lo, ret)
                 else:
-                    lo, hi = ret, ret
+                    lo = max(lo, ret)
                 tt[slot, 0] = key
-                tt[slot, 1] = lo | (hi << 16) | ((fbestmove[d] + 1) << 32)
+                tt[slot, 1] = lo | (hi << 16) | ((F[d, _BESTMOVE] + 1) << 32)
         if d == 0:
             return ret
         d -= 1
 
 
 @njit(cache=True, nogil=True)
-def _mtdf(hands, side, P, strain, tcard, tseat, k, leader, tl, took, pts, spts, fl, above, last, capot_last, order, rank,
-          tt, nodes, hi):
+def _mtdf(hands, side, P, strain, tcard, tseat, k, leader, tl, took, pts, fl, above, last, capot_last, order, tt, nodes,
+          hi):
     """The exact value by null-window searches that halve the range [0, ``hi``] it lies in (fail-soft: each
     search's result also narrows it), the transposition table carrying what each learnt to the next. Stepping
     from a guess (MTD(f)) moved one point a search here: card points are fine-grained, bisection is not."""
     lo = np.int64(0)
     while lo < hi:
         beta = (lo + hi + 1) // 2
-        g = _solve(hands, side, P, strain, tcard, tseat, k, leader, tl, took, pts, spts, fl, above, last, capot_last,
-                   order, rank, tt, nodes, beta - 1, beta)
+        g = _solve(hands, side, P, strain, tcard, tseat, k, leader, tl, took, pts, fl, above, last, capot_last, order,
+                   tt, nodes, beta)
         if g >= beta:
             lo = g
         else:
@@ -525,8 +588,8 @@ def solve(spec: Spec, hands, strain: int, leader: int, trick=(), side=None, took
     nodes = np.zeros(1, np.int64) if nodes is None else nodes
     most = int(spec.suit_points[strain * 4:strain * 4 + 4].max(axis=1).sum() + max(spec.last, spec.capot_last))
     return int(_mtdf(hands, side, np.int64(P), np.int64(strain), tcard, tseat, np.int64(k), np.int64(leader),
-                     np.int64(tricks_left), np.int64(took), spec.points[strain], spec.suit_points, spec.fl,
-                     _ABOVE_TRUMP, spec.last, spec.capot_last, ORDER, RANK, tt, nodes,
+                     np.int64(tricks_left), np.int64(took), spec.points[strain], spec.fl,
+                     _ABOVE_TRUMP, spec.last, spec.capot_last, ORDER, tt, nodes,
                      np.int64(most)))
 
 
