@@ -49,7 +49,24 @@ def _write(loc: Location, data: pa.Table, path: str) -> None:
 
     commits.step(f"write {path[len(loc.root):].lstrip('/')}")
     loc.fs.create_dir(posixpath.dirname(path), recursive=True)
-    pq.write_table(data, path, filesystem=loc.fs, compression="zstd", row_group_size=ROW_GROUP)
+    pq.write_table(data, path, filesystem=loc.fs, compression="zstd", row_group_size=ROW_GROUP,
+                   use_dictionary=dictionary_columns(data.schema))
+
+
+DISTINCT = frozenset({"hand_key", "game_key", "reject_key", "initial_hands", "tricks_taken"})
+"""Columns whose values are nearly all different (keys; dealt hands and tricks as bitmasks): written without a
+Parquet dictionary, which for them only costs time and space (it fills up and falls back to plain values)."""
+
+
+def dictionary_columns(sch: pa.Schema) -> list[str]:
+    """The Parquet column paths of ``sch`` written with a dictionary: every leaf outside :data:`DISTINCT`."""
+    def leaves(t: pa.DataType, path: str):
+        if pa.types.is_list(t) or pa.types.is_large_list(t):
+            return leaves(t.value_type, f"{path}.list.element")
+        if pa.types.is_struct(t):
+            return [p for f in t for p in leaves(f.type, f"{path}.{f.name}")]
+        return [path]
+    return [p for f in sch if f.name not in DISTINCT for p in leaves(f.type, f.name)]
 
 
 _TX_SUFFIX = re.compile(r"-[0-9a-f]{12}-\d+$")
@@ -165,7 +182,8 @@ class RollingWriter:
         self.loc.fs.create_dir(self.folder, recursive=True)
         self.paths.append(path)
         self.sink = self.loc.fs.open_output_stream(path)
-        self.writer = pq.ParquetWriter(self.sink, self.schema, compression="zstd")
+        self.writer = pq.ParquetWriter(self.sink, self.schema, compression="zstd",
+                                       use_dictionary=dictionary_columns(self.schema))
 
     def _flush(self) -> None:
         if not self.buf_rows:

@@ -126,11 +126,15 @@ def _two_char_cards() -> np.ndarray:
 
 def _card_ids(starts: np.ndarray, lengths: np.ndarray, data: np.ndarray, valid: np.ndarray) -> np.ndarray:
     """Card id (int16, -1 when not a card) of each token ``data[starts:starts+lengths]`` (where ``valid``)."""
-    out = np.full(len(starts), -1, np.int16)
     two = valid & (lengths == 2)
-    if two.any() and len(data) >= 2:
-        # the two bytes at any offset as one big-endian 16-bit number (an unaligned view, no copy)
+    if not two.any() or len(data) < 2:
+        pairs16 = None
+    else:   # the two bytes at any offset as one big-endian 16-bit number (an unaligned view, no copy)
         pairs16 = np.ndarray(shape=(len(data) - 1,), dtype=">u2", buffer=data, strides=(1,))
+        if two.all():                                   # every token two bytes long, the usual case
+            return _two_char_cards()[pairs16[starts]]
+    out = np.full(len(starts), -1, np.int16)
+    if pairs16 is not None:
         out[two] = _two_char_cards()[pairs16[starts[two]]]
     other = np.flatnonzero(valid & (lengths != 2) & (lengths >= 0))
     memo: dict[bytes, int] = {}

@@ -97,35 +97,55 @@ def _rows(n: int, bounds: np.ndarray, data: pa.Buffer) -> pa.Array:
 
 def _encode(arr: pa.Array) -> pa.Array:
     """Each value of ``arr`` written as the module text says: ``large_binary``, no nulls, offset 0."""
+    return _joined(_parts(arr))
+
+
+def _parts(arr: pa.Array) -> list:
+    """Each value of ``arr`` written as the module text says, as parts to be joined row by row: uint8 matrices
+    (n, width) for runs of bytes of one width, ``large_binary`` arrays for the others."""
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()
     n, t = len(arr), arr.type
     if not n:
-        return pa.array([], _BIN)
+        return [pa.array([], _BIN)]
     if _is_number(t):
-        units = _units(*_numbers(arr))
-        return _fixed(units.reshape(-1), units.shape[1])
+        return [_units(*_numbers(arr))]
     valid = arr.is_valid().to_numpy(zero_copy_only=False)
     if pa.types.is_list(t) or pa.types.is_large_list(t):
         lengths = np.where(valid, pc.fill_null(pc.list_value_length(arr), 0).to_numpy(zero_copy_only=False), 0)
-        head = _fixed(_units(valid, lengths, "<u4").reshape(-1), 5)
+        head = _units(valid, lengths, "<u4")
         items = arr.flatten()                        # the items of the non-null lists, in order
         ends = np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)])
         if _is_number(t.value_type) and len(items):  # items of one width: their bytes straight from numpy
             units = _units(*_numbers(items))
-            return _join(head, _rows(n, ends * units.shape[1], pa.py_buffer(units.reshape(-1))))
+            return [head, _rows(n, ends * units.shape[1], pa.py_buffer(units.reshape(-1)))]
         enc = _encode(items)
         data = enc.buffers()[2] if len(enc) else pa.py_buffer(b"")
-        return _join(head, _rows(n, _offsets(enc)[ends], data))
+        return [head, _rows(n, _offsets(enc)[ends], data)]
     if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t):
         data = pc.fill_null(arr.cast(_BIN), b"")
-        head = _units(valid, pc.binary_length(data).to_numpy(zero_copy_only=False), "<u4")
-        return _join(_fixed(head.reshape(-1), 5), data)
+        return [_units(valid, pc.binary_length(data).to_numpy(zero_copy_only=False), "<u4"), data]
     if pa.types.is_struct(t):
-        head = _fixed(valid.astype(np.uint8), 1)
-        fields = [pc.if_else(pa.array(valid), _encode(f), pa.scalar(b"", _BIN)) for f in arr.flatten()]
-        return _join(head, *fields)
+        head = [valid.astype(np.uint8).reshape(-1, 1)]
+        if valid.all():
+            return head + [p for f in arr.flatten() for p in _parts(f)]
+        if not valid.any():
+            return head
+        return head + [pc.if_else(pa.array(valid), _encode(f), pa.scalar(b"", _BIN)) for f in arr.flatten()]
     raise TypeError(f"no key encoding for Arrow type {t}")
+
+
+def _joined(parts: list) -> pa.Array:
+    """The parts (:func:`_parts`) joined row by row, each run of matrices side by side first: one join."""
+    runs: list = []
+    for p in parts:
+        if isinstance(p, np.ndarray) and runs and isinstance(runs[-1], list):
+            runs[-1].append(p)
+        else:
+            runs.append([p] if isinstance(p, np.ndarray) else p)
+    arrays = [_fixed(np.hstack(r).reshape(-1), sum(m.shape[1] for m in r)) if isinstance(r, list) else r
+              for r in runs]
+    return arrays[0] if len(arrays) == 1 else _join(*arrays)
 
 
 SMALL = 32
@@ -186,7 +206,7 @@ def _write(columns: list) -> pa.Array:
     """Each row of ``columns`` written as its key's binary string (``large_binary``)."""
     if len(columns[0]) <= SMALL:
         return _encode_small(columns)
-    return _join(*[_encode(c) for c in columns])
+    return _joined([p for c in columns for p in _parts(c)])
 
 
 def _digests(rows: pa.Array) -> pa.Array:

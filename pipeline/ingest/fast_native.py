@@ -194,8 +194,8 @@ def _add_run(run: list, writer, lines: nb.Lines, path: str, take) -> None:
     content goes through the row path (which writes the duplicate_game_id reject)."""
     batch, first, end, line0 = run
     # a changed file read again: its games replace the old ones (file_replace.FileReplacement.replace_stale needs their keys)
-    writer.note_file_keys(batch.game_keys[first:end],
-                          batch.hand_keys[int(batch.hand_offsets[first]):int(batch.hand_offsets[end])],
+    h0, h1 = int(batch.hand_offsets[first]), int(batch.hand_offsets[end])
+    writer.note_file_keys(batch.game_keys[first:end], batch.hands.column("hand_key").slice(h0, h1 - h0),
                           batch.game_ids[first:end], batch.source_files[first:end])
     gids = batch.game_ids[first:end]
     if len(set(gids)) == len(gids) and writer.game_ids.isdisjoint(gids):

@@ -115,7 +115,7 @@ def blocks(fh, limit: int, counted: bool = False, bounds: limits.Limits = limits
         at[1] += end
         return lines
 
-    if hasattr(fh, "read_block"):     # a bounded stream: whole lines by chunks, no object per line
+    if is_stream(fh) and hasattr(fh, "read_block"):   # a bounded stream: whole lines by chunks, no object per line
         while data := fh.read_block(limit):
             yield block(data, len(data))
         return
@@ -145,21 +145,20 @@ def blocks(fh, limit: int, counted: bool = False, bounds: limits.Limits = limits
         yield from _read_blocks(fh, block, limit)
         return
     size = os.fstat(fd).st_size
+    stop = min(size, bounds.max_bytes)      # no byte past the limit is read
     while pos < size:                # whole lines from pos: up to the last newline of the next `limit` bytes
-        if pos >= bounds.max_bytes:
-            raise limits.LimitExceeded("file_too_large", f"file too large: it holds more than {bounds.max_bytes:,} "
-                                       "bytes (--max-bytes raises the limit); the records after line "
-                                       f"{at[0] - 1} are not imported", at[0], at[1])
-        data = os.pread(fd, min(limit, bounds.max_bytes - pos), pos)
+        if pos >= stop:
+            _too_large(bounds, at)
+        data = os.pread(fd, min(limit, stop - pos), pos)
         while True:
             cut = data.rfind(b"\n") + 1
-            if cut or pos + len(data) >= size:
+            if cut or pos + len(data) >= stop:
                 if not cut and len(data) > bounds.max_line_bytes:
                     _line_too_long(bounds, at)
                 break
             if len(data) > bounds.max_line_bytes:               # a line without end is never held whole
                 _line_too_long(bounds, at)
-            more = os.pread(fd, limit, pos + len(data))      # a line longer than the block
+            more = os.pread(fd, min(limit, stop - pos - len(data)), pos + len(data))   # a line longer than the block
             if not more:
                 break
             data += more
@@ -170,11 +169,20 @@ def blocks(fh, limit: int, counted: bool = False, bounds: limits.Limits = limits
                     yield block(data, bad)
                 _line_too_long(bounds, at)
         if not cut:
+            if pos + len(data) < size:      # the limit cuts this line: the lines before it were imported
+                _too_large(bounds, at)
             cut = len(data)          # the file's last line, without a newline
         if not cut:
             break
         yield block(data, cut)
         pos += cut
+
+
+def _too_large(bounds: limits.Limits, at: list) -> None:
+    """Raise LimitExceeded: the file holds more than ``bounds.max_bytes``; the line at ``at`` is not imported."""
+    raise limits.LimitExceeded("file_too_large", f"file too large: it holds more than {bounds.max_bytes:,} bytes "
+                               f"(--max-bytes raises the limit); the records after line {at[0] - 1} are not imported",
+                               at[0], at[1])
 
 
 def _line_too_long(bounds: limits.Limits, at: list) -> None:
@@ -283,7 +291,8 @@ class Lines:
         self.groups: list[tuple[pa.Table, ncol.Block, np.ndarray]] = []
         if counted:
             self.starts = None
-            self.n = data.count(b"\n", 0, end) + (end > 0 and data[end - 1:end] != b"\n")
+            newlines = int(np.count_nonzero(np.frombuffer(data, np.uint8, count=end) == 10))
+            self.n = newlines + (end > 0 and data[end - 1:end] != b"\n")
             return
         # vectorised: a block of blank lines (a gzip of them) costs no Python object per line
         ends = np.flatnonzero(np.frombuffer(data, np.uint8, count=end) == 10) + 1 if end else np.zeros(0, np.int64)

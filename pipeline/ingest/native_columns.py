@@ -81,7 +81,6 @@ class Batch:
     hand_offsets: np.ndarray  # accepted game i owns hands[hand_offsets[i]:hand_offsets[i+1]]
     game_ids: list
     game_keys: list
-    hand_keys: list
     source_files: list
 
 
@@ -280,7 +279,7 @@ def convert(t: pa.Table, blk: Block) -> Batch:
 
     ok &= al.count_by_row(par, ~hok, N) == 0
     if not ok.any():
-        return Batch(ok, schema.empty("games"), schema.empty("hands"), np.zeros(1, np.int64), [], [], [], [])
+        return Batch(ok, schema.empty("games"), schema.empty("hands"), np.zeros(1, np.int64), [], [], [])
 
     # ---- the accepted rows
     games_sel = np.flatnonzero(ok)
@@ -342,7 +341,6 @@ def convert(t: pa.Table, blk: Block) -> Batch:
 
     players_sel = col["players"].take(pa.array(games_sel))
     hand_key_col = content_keys.hand_keys(pa.table({k: hand_cols[k] for k in content_keys.HAND_FIELDS}))
-    hand_keys = hand_key_col.to_pylist()
     hand_cols["hand_key"] = hand_key_col
     hsch = schema.schema("hands")
     hands = pa.Table.from_arrays([hand_cols[f.name] for f in hsch], schema=hsch)
@@ -368,8 +366,7 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     game_cols["game_key"] = game_key_col
     gsch = schema.schema("games")
     games = pa.Table.from_arrays([game_cols[f.name] for f in gsch], schema=gsch)
-    return Batch(ok, games, hands, hand_offsets, gid_sel.to_pylist(), game_keys, hand_keys,
-                 game_cols["source_file"].to_pylist())
+    return Batch(ok, games, hands, hand_offsets, gid_sel.to_pylist(), game_keys, game_cols["source_file"].to_pylist())
 
 
 # --------------------------------------------------------------------------------------------- columns

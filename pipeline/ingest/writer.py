@@ -225,11 +225,11 @@ and, from the columnar native reader, Arrow tables of rows already checked and d
             self.buf["rejects"].append(row)
 
     def note_file_keys(self, game_keys, hand_keys, game_ids=(), source_files=()) -> None:
-        """Keys of games and hands read from the file being replaced (the columnar native reader's batches),
-        with the games' ids and recorded source files."""
+        """Keys of games and hands read from the file being replaced (the columnar native reader's batches:
+        ``hand_keys`` an Arrow string array), with the games' ids and recorded source files."""
         if self.replacing is not None:
             self.file_keys["games"].update(game_keys)
-            self.file_keys["hands"].update(hand_keys)
+            self.file_keys["hands"].extend(hand_keys)
             self.file_games.update(list(game_ids), list(game_keys), list(source_files), self.reading)
 
     def start_file(self, path: Path | None, replacing: bool = False, same_bytes: bool = False) -> None:
