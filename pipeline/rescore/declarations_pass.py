@@ -17,25 +17,32 @@ from pipeline.rescore.declaration_contest import on_capot
 from pipeline.rescore.declarations import held_one, seat_items
 from pipeline.jit import njit
 from pipeline.rescore.pass_layout import (F_BELOTE, F_BELOTE_ANN, F_DECIDED_V, F_FROM_ANN, F_FULL, F_HANDS, F_OK,
-                                          ITEMS_PER_SEAT, P_BELOTE_AT, P_BELOTE_ON, P_BELOTE_VALUE, P_CARRE_IN_SEQ,
-                                          P_CONTEST, P_DECL_AT, P_DECL_NT, P_DECL_ON, P_ON_CAPOT, P_PLAYERS, P_TEAMS,
-                                          P_TIE, P_TRICKS, P_TRUMP_BONUS, S_BELOTE_TEAM, S_CAPOT_TEAM, S_STRAIN)
+                                          ITEMS_PER_SEAT, O_HANDS, O_PLAYS, P_BELOTE_AT, P_BELOTE_ON,
+                                          P_BELOTE_VALUE, P_CARRE_IN_SEQ, P_CONTEST, P_DECL_AT, P_DECL_NT, P_DECL_ON,
+                                          P_ON_CAPOT, P_PLAYERS, P_TEAMS, P_TIE, P_TRICKS, P_TRUMP_BONUS,
+                                          S_BELOTE_TEAM, S_CAPOT_TEAM, S_STRAIN, V_DEALER)
 
 
 @njit(cache=True, nogil=True, _nrt=False, no_cfunc_wrapper=True)
-def declarations_pass(n, rp, hands_o, hands_v, plays_o, plays_v, dealer, carre_points, carre_key, seq_points, seq_key,
-                      slot_length, slot_top, slot_points, D, B, took, sp, sk, cp, ck, pts, key, tk, th, team1, seq_w,
-                      carre_w, ann_team, ann_belote, flags, small, item_offsets,
-                      e_row, e_seat, e_kind, e_rank, e_suit, e_length, e_points, e_scored, led):
-    """Pass 2 over the hands :func:`cards_pass` found scorable: their declaration points (``D``, int64 (n, K),
-    after the contest and ``declarations.on_capot``) and belote points (``B``), taken from ``ann_team`` /
-    ``ann_belote`` (int64 (n, K)) for the rows that take them from the record, else detected in the initial
-    hands (``dealer``: int8 (n,) each hand's dealer seat, for ``declarations.tie = "first_announcer"``) and
-    listed one by one into the ``e_*`` items from ``item_offsets[i]`` on; the belote team. Returns
-    (the number of items, whether some were not written): a hand's items are written only when the room left
-    (len(e_row)) holds the most a hand can have (ITEMS_PER_SEAT per seat), else counted, and the caller runs
-    the pass again with room for them all. The other arrays: as :class:`pass_layout.Scratch` and
-    :class:`pass_layout.Tables`."""
+def declarations_pass(n, rp, vals, offs, hands_v, plays_v, carre_points, carre_key, seq_points, seq_key, slot,
+                      slot_points, cdb, took, seat, team, wins, ann, flags, small, item_offsets, e_row, e_small,
+                      e_points, e_scored, led):
+    """Pass 2 over the hands :func:`cards_pass` found scorable: their declaration points (``cdb[1]``, int64
+    (n, K), after the contest and ``declarations.on_capot``) and belote points (``cdb[2]``), taken from
+    ``ann[0]`` / ``ann[1]`` (int64 (n, K)) for the rows that take them from the record, else detected in the
+    initial hands (``vals[V_DEALER]``: each hand's dealer seat, for ``declarations.tie = "first_announcer"``)
+    and listed one by one into the ``e_*`` items (``e_small``: seat, kind, rank, suit, length) from
+    ``item_offsets[i]`` on; the belote team. Returns (the number of items, whether some were not written): a
+    hand's items are written only when the room left (len(e_row)) holds the most a hand can have
+    (ITEMS_PER_SEAT per seat), else counted, and the caller runs the pass again with room for them all. The
+    other arrays: as :class:`pass_layout.Scratch` and :class:`pass_layout.Tables`."""
+    D, B = cdb[1], cdb[2]
+    sp, sk, cp, ck, pts, key = seat[0], seat[1], seat[2], seat[3], seat[4], seat[5]
+    tk, th, team1 = team[0, 0], team[1, 0], team[2]
+    seq_w, carre_w = wins[0], wins[1]
+    ann_team, ann_belote = ann[0], ann[1]
+    slot_length, slot_top = slot[0], slot[1]
+    e_seat, e_kind, e_rank, e_suit, e_length = e_small[0], e_small[1], e_small[2], e_small[3], e_small[4]
     P = rp[P_PLAYERS]
     T = rp[P_TRICKS]
     K = rp[P_TEAMS]
@@ -65,7 +72,7 @@ def declarations_pass(n, rp, hands_o, hands_v, plays_o, plays_v, dealer, carre_p
                 for t in range(K):
                     B[i, t] = ann_belote[i, t]
             if flags[F_HANDS, i] and not (from_ann and not bel_held):
-                h0 = hands_o[i]
+                h0 = offs[O_HANDS, i]
                 active = decl_on and not from_ann and (st != NO_TRUMP or rp[P_DECL_NT] != 0) and (
                     st != ALL_TRUMP or rp[P_DECL_AT] != 0)
                 n_items = 0
@@ -75,7 +82,7 @@ def declarations_pass(n, rp, hands_o, hands_v, plays_o, plays_v, dealer, carre_p
                     n_items = held_one(hands_v, h0, P, st, active, carre_points, carre_key, seq_points,
                                        seq_key, slot_points, rp[P_TRUMP_BONUS], in_seq, rp[P_CONTEST], K,
                                        sp, sk, cp, ck, 0, team1, seq_w, carre_w, 0, pts, key,
-                                       tk, th, rp[P_TIE], mod(np.int64(dealer[i]) + 1, P))
+                                       tk, th, rp[P_TIE], mod(np.int64(vals[V_DEALER, i]) + 1, P))
                     for t in range(K):
                         D[i, t] = team1[0, t]
                 if bel_held:
@@ -86,7 +93,7 @@ def declarations_pass(n, rp, hands_o, hands_v, plays_o, plays_v, dealer, carre_p
                                 B[i, mod(p, K)] += value
                                 n_items += 1
                 if led is not None and bel_held and flags[F_FULL, i] and st == ALL_TRUMP:   # led: see run()
-                    lost = belote_not_led(hands_v, h0, P, plays_v, plays_o[i], P * T, value, K, B, i)
+                    lost = belote_not_led(hands_v, h0, P, plays_v, offs[O_PLAYS, i], P * T, value, K, B, i)
                 if n_items > 0:
                     if o + ITEMS_PER_SEAT * P <= cap:
                         for p in range(P):

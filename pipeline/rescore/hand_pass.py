@@ -39,37 +39,30 @@ from pipeline.rescore.pass_layout import (ITEMS_PER_SEAT, Inputs, Outputs, P_BEL
                                           P_TRICKS, Tables, scratch)
 
 
-def run(n: int, rp: np.ndarray, tab: Tables, inp: Inputs, ann: tuple, classify_only: bool) -> tuple[Outputs, int]:
+def run(n: int, rp: np.ndarray, tab: Tables, inp: Inputs, ann: np.ndarray, classify_only: bool) -> tuple[Outputs, int]:
     """Run the passes over n hands (only the classification of :func:`cards_pass` with ``classify_only``); again
-    with room enough when the declaration items overflow the first guess. ``ann``: (team points, belote) int64
-    (n, K) of the rows that take their declarations from the record. Returns (outputs, declaration items). (The
-    kernels take the arrays they read one by one: a tuple of many arrays costs much more to compile. ``led``/``bg``
-    are None for a ruleset without the belote led in all-trump / Bulgarian awards: numba drops that code unseen.)"""
+    with room enough when the declaration items overflow the first guess. ``ann``: int64 (2, n, K) team points
+    and belote of the rows that take their declarations from the record. Returns (outputs, declaration items).
+    (``led``/``bg`` are None for a ruleset without the belote led in all-trump / Bulgarian awards: numba drops
+    that code unseen.)"""
     P, T, K = int(rp[P_PLAYERS]), int(rp[P_TRICKS]), int(rp[P_TEAMS])
     led, bg = (True if rp[P_BELOTE_LED] else None), (rp[P_BG] if rp[P_BG] else None)
     w = scratch(n, K, P, T)
     out = Outputs(n, K, T, 0 if classify_only else 2 * n + ITEMS_PER_SEAT * P)
-    cards_pass(n, rp, inp.n_pl, inp.taker, inp.taker_bits, inp.taker_off, inp.tteam, inp.tteam_bits, inp.tteam_off,
-               inp.comp_o, inp.comp_d, inp.comp_bits, inp.comp_off, inp.comp_texts_o, inp.comp_texts_d,
-               inp.strain_o, inp.strain_d, inp.strain_bits, inp.strain_off, inp.strain_texts_o, inp.strain_texts_d,
-               inp.plays_o, inp.plays_v, inp.plays_bits, inp.plays_off, inp.seats_o, inp.seats_v,
-               inp.hands_o, inp.hands_v, inp.hands_bits, inp.hands_off, inp.tt_o, inp.tt_v, inp.tt_bits, inp.tt_off,
-               inp.lts, inp.lts_bits, inp.lts_off, inp.ann_bits, inp.ann_off, inp.dealer, inp.coinche,
-               inp.cbid_bits, inp.cbid_off, inp.bid_bits, inp.bid_off, tab.points, tab.strength, tab.above_trump,
-               w.C, w.took, w.no_tp, classify_only, out.flags, out.small, out.winners, out.team16, inp.claim_trick)
+    cards_pass(n, rp, inp.vals, inp.valid, inp.offs, inp.plays, inp.seats, inp.hands, inp.tt, tab.points,
+               tab.strength, tab.above_trump, w.cdb[0], w.took, w.no_tp, classify_only, out.flags, out.small,
+               out.winners, out.team16)
     if classify_only:
         return out, 0
     while True:     # the pass sets each scored row's declarations afresh: running it again changes nothing else
-        items, short = declarations_pass(n, rp, inp.hands_o, inp.hands_v, inp.plays_o, inp.plays_v, inp.dealer,
-                                         tab.carre_points, tab.carre_key, tab.seq_points, tab.seq_key,
-                                         tab.slot_length, tab.slot_top, tab.slot_points, w.D, w.B, w.took, w.sp, w.sk,
-                                         w.cp, w.ck, w.pts, w.key, w.tk, w.th, w.team1, w.seq_w, w.carre_w, ann[0],
-                                         ann[1], out.flags, out.small, out.item_offsets, *out.items, led)
+        items, short = declarations_pass(n, rp, inp.vals, inp.offs, inp.hands, inp.plays, tab.carre_points,
+                                         tab.carre_key, tab.seq_points, tab.seq_key, tab.slot, tab.slot_points,
+                                         w.cdb, w.took, w.seat, w.team, w.wins, ann, out.flags, out.small,
+                                         out.item_offsets, *out.items, led)
         if not short:
             break
         out.items = Outputs.item_buffers(items + ITEMS_PER_SEAT * P)
     settle = contract_pass if K == 2 else solo_pass
-    settle(n, rp, inp.bid, inp.bid_bits, inp.bid_off, inp.cbid_bits, inp.cbid_off, inp.coinche, inp.rec_o, inp.rec_v,
-           inp.rec_bits, inp.rec_off, inp.margin, inp.margin_bits, inp.margin_off, tab.made, tab.award, w.C, w.D, w.B,
-           w.made, w.litige, w.decided, out.flags, out.small, out.team16, out.score, out.held, bg)
+    settle(n, rp, inp.vals, inp.valid, inp.offs, inp.rec, tab.made, tab.award, w.cdb, w.outcome, out.flags,
+           out.small, out.team16, out.score, out.held, bg)
     return out, items
