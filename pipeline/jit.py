@@ -23,6 +23,7 @@ import functools
 import hashlib
 import os
 import tempfile
+import types
 from pathlib import Path
 
 import numba
@@ -123,3 +124,12 @@ def njit_inner(fn):
     many array arguments grows faster than their count. Without reference counting (``_nrt=False``, as the
     passes that call these), a call adds no atomic reference updates of its array arguments."""
     return numba.njit(cache=True, nogil=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)(fn)
+
+
+def renamed(fn, name: str):
+    """``fn``'s code as a function named ``name``: numba names a cache entry after the function (not after how it
+    was compiled), so a second compilation of the same code under its own name keeps its own machine code."""
+    copy = types.FunctionType(fn.__code__, fn.__globals__, name, fn.__defaults__, fn.__closure__)
+    copy.__qualname__ = name
+    copy.__module__ = fn.__module__
+    return copy
