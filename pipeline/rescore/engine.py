@@ -102,7 +102,8 @@ _LISTS = ((pl.O_PLAYS, "plays", np.int8), (pl.O_SEATS, "play_seats", np.int8),
 
 def _inputs(hands: pa.Table) -> pl.Inputs:
     """The hands columns as the passes read them (columns cast to the ``hands`` schema's types first when they
-    differ): per-hand values and validity copied into two small matrices, list columns' values in place."""
+    differ): per-hand values, validity and list offsets copied into three matrices (the thread's, reused: valid
+    until its next batch), list columns' values in place."""
     hs = schema.schema("hands")
     n = hands.num_rows
 
@@ -111,17 +112,15 @@ def _inputs(hands: pa.Table) -> pl.Inputs:
         typ = hs.field(name).type
         return c.cast(typ) if c.type != typ else c
 
-    vals = np.empty((pl.N_VALS, n), np.int32)
+    vals, valid, offs = pl.input_matrices(n)
     for row, name, dtype in _VALUES:
         vals[row] = columns.values(col(name), dtype)[:n]
     vals[pl.V_COMP] = columns.codes(col("completeness"), pl.COMPLETENESS, pl.COMP_OTHER)
     vals[pl.V_STRAIN] = columns.codes(col("strain"), STRAINS, -1)
     vals[pl.V_CLAIM] = _claim_fields(col("claim"))[1]
-    valid = np.empty((pl.N_VALID, n), np.uint8)
     for row, name in _VALID:
         valid[row] = columns.bit_bytes(*columns.validity(col(name)), n)
     valid[pl.B_CBID] = columns.bit_bytes(*columns.bools(col("capot_bid")), n)
-    offs = np.empty((pl.N_OFFS, n + 1), np.int32)
     items = []
     for row, name, dtype in _LISTS:
         offs[row], v = columns.list_parts(col(name), dtype)

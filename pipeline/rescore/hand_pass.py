@@ -1,23 +1,27 @@
-"""The compiled passes of :func:`pipeline.rescore.engine.score_batch`: every hand, start to finish (:func:`run`).
+"""The passes of :func:`pipeline.rescore.engine.score_batch`: every hand, start to finish (:func:`run`).
 
-Three passes over the hands, each one compiled loop that reads the hands table's Arrow buffers directly (list
-columns by their offsets, validity bitmaps bit by bit, strings byte by byte: no gather into temporary arrays)
-and writes the output columns' buffers as it goes, each in a module named after it:
+Three compiled passes over the hands, each one loop that reads the input columns' buffers in place (list columns
+by their offsets: no gather into temporary arrays) and writes the output columns' buffers as it goes, each in a
+module named after it, and between them the steps that are a few operations on whole columns, vectorised
+(numpy), each in its module:
 
-1. :func:`pipeline.rescore.cards_pass.cards_pass`: whether each hand can be scored (its ``reason``), the play
-   replayed (``play.play_one``) or the tricks taken summed, the last trick, capot and strain scaling;
+0. :func:`pipeline.rescore.classify.classify`: whether each hand can be scored (its ``reason``);
+1. :func:`pipeline.rescore.cards_pass.cards_pass`: the play replayed (``play.play_one``); then
+   :mod:`pipeline.rescore.card_points`: the tricks taken summed, the last trick, capot and strain scaling;
 2. :func:`pipeline.rescore.declarations_pass.declarations_pass`: the declarations held
    (:func:`pipeline.rescore.declarations.held_one`, listed one by one) or recorded as announced,
    belote-rebelote, ``declarations.on_capot``;
 3. :func:`pipeline.rescore.contract_pass.contract_pass` (two teams, :func:`pipeline.rescore.contract.settle_one`)
    or :func:`pipeline.rescore.contract_pass.solo_pass` (three players, :func:`pipeline.rescore.solo.solo_one`):
-   the contract, revoke penalty, recorded score compared.
+   the contract; then :mod:`pipeline.rescore.hand_finish`: revoke penalty, points written out, recorded score
+   compared.
 
 The rules themselves live in those per-hand functions, which the batch kernels of their modules also run. The
 passes hand each other per-hand values through ``Scratch`` and ``Outputs`` (:mod:`pipeline.rescore.pass_layout`).
 Three passes rather than one keep each compiled function small (numba's compile time grows faster than the size
 of a function) and let a ruleset compile only the settlement it uses (and only the rare rules it has,
-:func:`run`).
+:func:`run`); what is not per-hand logic stays out of them, so that the first rescore after an install does not
+compile it.
 
 The passes and the per-hand functions they call (:func:`pipeline.jit.njit_inner`) are compiled without numba's
 reference counting (``_nrt=False``): they allocate nothing (their working arrays, ``Scratch``, come from the
@@ -32,28 +36,35 @@ from __future__ import annotations
 
 import numpy as np
 
+from pipeline.rescore.card_points import card_totals, tricks_taken
 from pipeline.rescore.cards_pass import cards_pass
+from pipeline.rescore.classify import classify
 from pipeline.rescore.contract_pass import contract_pass, solo_pass
 from pipeline.rescore.declarations_pass import declarations_pass
+from pipeline.rescore.hand_finish import match_recorded, revoke_penalty, write_points
 from pipeline.rescore.pass_layout import (ITEMS_PER_SEAT, Inputs, Outputs, P_BELOTE_LED, P_BG, P_PLAYERS, P_TEAMS,
                                           P_TRICKS, Tables, scratch)
 
 
-def run(n: int, rp: np.ndarray, tab: Tables, inp: Inputs, ann: np.ndarray, classify_only: bool) -> tuple[Outputs, int]:
-    """Run the passes over n hands (only the classification of :func:`cards_pass` with ``classify_only``); again
-    with room enough when the declaration items overflow the first guess. ``ann``: int64 (2, n, K) team points
-    and belote of the rows that take their declarations from the record. Returns (outputs, declaration items).
-    (``led``/``bg`` are None for a ruleset without the belote led in all-trump / Bulgarian awards: numba drops
-    that code unseen.)"""
+def run(n: int, rp: np.ndarray, tab: Tables, inp: Inputs, ann: np.ndarray,
+        classify_only: bool) -> tuple[Outputs, int]:
+    """Score n hands: classify them, run the passes and the vectorised steps between them in order (only the
+    classification with ``classify_only``); the declarations pass again with room enough when the declaration
+    items overflow the first guess. ``ann``: int64 (2, n, K) team points and belote of the rows that take their
+    declarations from the record. Returns (outputs, declaration items). (``led``/``bg`` are None for a ruleset
+    without the belote led in all-trump / Bulgarian awards: numba drops that code unseen.)"""
     P, T, K = int(rp[P_PLAYERS]), int(rp[P_TRICKS]), int(rp[P_TEAMS])
-    led, bg = (True if rp[P_BELOTE_LED] else None), (rp[P_BG] if rp[P_BG] else None)
-    w = scratch(n, K, P, T)
     out = Outputs(n, K, T, 0 if classify_only else 2 * n + ITEMS_PER_SEAT * P)
-    cards_pass(n, rp, inp.vals, inp.valid, inp.offs, inp.plays, inp.seats, inp.hands, inp.tt, tab.points,
-               tab.strength, tab.above_trump, w.cdb[0], w.took, w.no_tp, classify_only, out.flags, out.small,
-               out.winners, out.team16)
+    classify(rp, inp, out.flags, out.small)
     if classify_only:
         return out, 0
+    led, bg = (True if rp[P_BELOTE_LED] else None), (rp[P_BG] if rp[P_BG] else None)
+    w = scratch(n, K, P, T)
+    C, D, B = w.cdb
+    cards_pass(n, rp, inp.vals, inp.offs, inp.plays, inp.seats, inp.hands, tab.points, tab.strength, tab.above_trump,
+               C, w.took, w.no_tp, out.flags, out.small, out.winners, out.team16)
+    tricks_taken(rp, inp, tab.points, C, w.took, out.flags, out.small)
+    card_totals(rp, C, w.took, out.flags, out.small)
     while True:     # the pass sets each scored row's declarations afresh: running it again changes nothing else
         items, short = declarations_pass(n, rp, inp.vals, inp.offs, inp.hands, inp.plays, tab.carre_points,
                                          tab.carre_key, tab.seq_points, tab.seq_key, tab.slot, tab.slot_points,
@@ -63,6 +74,9 @@ def run(n: int, rp: np.ndarray, tab: Tables, inp: Inputs, ann: np.ndarray, class
             break
         out.items = Outputs.item_buffers(items + ITEMS_PER_SEAT * P)
     settle = contract_pass if K == 2 else solo_pass
-    settle(n, rp, inp.vals, inp.valid, inp.offs, inp.rec, tab.made, tab.award, w.cdb, w.outcome, out.flags,
-           out.small, out.team16, out.score, out.held, bg)
+    settle(n, rp, inp.vals, inp.valid, tab.made, tab.award, w.cdb, w.outcome, out.flags, out.small, out.team16,
+           out.score, out.held, bg)
+    revoke_penalty(rp, out.flags, out.small, out.team16, out.score)
+    write_points(C, D, B, w.outcome, out.flags, out.team16)
+    match_recorded(rp, inp, out.flags, out.score)
     return out, items

@@ -207,3 +207,13 @@ def scratch(n: int, K: int, P: int, T: int) -> Scratch:
                     np.zeros((2, 1, K), np.bool_))
         _LOCAL.scratch, _LOCAL.key = s, key
     return s
+
+
+def input_matrices(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The (values, validity, offsets) matrices of :class:`Inputs` for n hands, kept per thread and reused while n
+    stays, as :func:`scratch` (their content is of no meaning until the engine fills them)."""
+    m = getattr(_LOCAL, "inputs", None)
+    if m is None or m[0].shape[1] != n:
+        m = _LOCAL.inputs = (np.empty((N_VALS, n), np.int32), np.empty((N_VALID, n), np.uint8),
+                             np.empty((N_OFFS, n + 1), np.int32))
+    return m
