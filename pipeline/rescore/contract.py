@@ -125,12 +125,12 @@ def outcome(ok, pT, pO, no_tie, vs, tie_rule):
     (a capot bid) is never a litige. Returns :data:`FAILED`, :data:`MADE` or :data:`LITIGE`."""
     tie = False
     if vs == 1:
-        tie = ok and pT == pO and not no_tie
-        ok = ok and pT > pO
+        tie = ok & (pT == pO) & (not no_tie)
+        ok = ok & (pT > pO)
     elif vs == 2:
-        ok = ok and pT >= pO
+        ok = ok & (pT >= pO)
     if tie_rule == 1:
-        ok = ok or tie
+        ok = ok | tie
         tie = False
     elif tie_rule == 2:
         tie = False

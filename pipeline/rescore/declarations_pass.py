@@ -13,7 +13,7 @@ import numpy as np
 from pipeline.cards import ALL_TRUMP, NO_TRUMP
 from pipeline.rescore.arith import mod
 from pipeline.rescore.belote import belote_suits, belote_items, belote_not_led
-from pipeline.rescore.declaration_contest import on_capot
+from pipeline.rescore.declaration_contest import on_capot_inner
 from pipeline.rescore.declarations import held_one, seat_items
 from pipeline.jit import njit
 from pipeline.rescore.pass_layout import (F_BELOTE, F_BELOTE_ANN, F_DECIDED_V, F_FROM_ANN, F_FULL, F_HANDS, F_OK,
@@ -64,17 +64,17 @@ def declarations_pass(n, rp, vals, offs, hands_v, plays_v, carre_points, carre_k
                 B[i, t] = 0
             lost = 0
             from_ann = flags[F_FROM_ANN, i] != 0
-            bel_held = belote_on and flags[F_BELOTE_ANN, i] == 0
+            bel_held = belote_on & (flags[F_BELOTE_ANN, i] == 0)
             if from_ann:
                 for t in range(K):
                     D[i, t] = ann_team[i, t]
             if flags[F_BELOTE_ANN, i]:
                 for t in range(K):
                     B[i, t] = ann_belote[i, t]
-            if flags[F_HANDS, i] and not (from_ann and not bel_held):
+            if (flags[F_HANDS, i] != 0) & (not (from_ann & (not bel_held))):
                 h0 = offs[O_HANDS, i]
-                active = decl_on and not from_ann and (st != NO_TRUMP or rp[P_DECL_NT] != 0) and (
-                    st != ALL_TRUMP or rp[P_DECL_AT] != 0)
+                active = decl_on & (not from_ann) & ((st != NO_TRUMP) | (rp[P_DECL_NT] != 0)) & (
+                    (st != ALL_TRUMP) | (rp[P_DECL_AT] != 0))
                 n_items = 0
                 if not from_ann:
                     for t in range(K):
@@ -118,10 +118,10 @@ def declarations_pass(n, rp, vals, offs, hands_v, plays_v, carre_points, carre_k
                         b_first = t
             small[S_BELOTE_TEAM, i] = b_first if n_bel == 1 else -1
             flags[F_BELOTE, i] = n_bel == 1
-            on_capot(D, i, K, capt, took, rp[P_ON_CAPOT])
+            on_capot_inner(D, i, K, capt, took, rp[P_ON_CAPOT])
             has_decl = False
             for t in range(K):
-                has_decl = has_decl or D[i, t] != 0
+                has_decl |= D[i, t] != 0
             flags[F_DECIDED_V, i] = has_decl
         item_offsets[i + 1] = min(o, cap)
     return o, short
