@@ -19,10 +19,12 @@ edit of ``play.py`` it would load the old machine code. The locators registered 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
 import tempfile
+import threading
 import types
 from pathlib import Path
 
@@ -133,3 +135,33 @@ def renamed(fn, name: str):
     copy.__qualname__ = name
     copy.__module__ = fn.__module__
     return copy
+
+
+_SCALAR = threading.Lock()
+_scalar_depth = 0
+_scalar_saved = None
+
+
+@contextlib.contextmanager
+def scalar_loops():
+    """LLVM's loop vectorizer off for what numba compiles inside the block (the process's setting back after it,
+    once no thread is inside any more; an explicit ``NUMBA_LOOP_VECTORIZE`` always wins). For kernels whose
+    loops run over 2 to 4 seats or teams: the vectorized copy of each loop (and the checks that choose it) never
+    runs for so few, and makes LLVM's optimisation and code generation of the rescore passes about a tenth
+    longer, on the first rescore after an install."""
+    global _scalar_depth, _scalar_saved
+    if "NUMBA_LOOP_VECTORIZE" in os.environ:
+        yield
+        return
+    with _SCALAR:
+        _scalar_depth += 1
+        if _scalar_depth == 1:
+            _scalar_saved = numba.config.LOOP_VECTORIZE
+            numba.config.LOOP_VECTORIZE = False    # read by numba's pass builder at each compile
+    try:
+        yield
+    finally:
+        with _SCALAR:
+            _scalar_depth -= 1
+            if _scalar_depth == 0:
+                numba.config.LOOP_VECTORIZE = _scalar_saved

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from pipeline.jit import scalar_loops
 from pipeline.rescore.card_points import card_totals, tricks_taken
 from pipeline.rescore.cards_pass import cards_pass
 from pipeline.rescore.classify import classify
@@ -48,16 +49,24 @@ from pipeline.rescore.pass_layout import (ITEMS_PER_SEAT, Inputs, Outputs, P_BEL
 
 def run(n: int, rp: np.ndarray, tab: Tables, inp: Inputs, ann: np.ndarray,
         classify_only: bool) -> tuple[Outputs, int]:
-    """Score n hands: classify them, run the passes and the vectorised steps between them in order (only the
-    classification with ``classify_only``); the declarations pass again with room enough when the declaration
-    items overflow the first guess. ``ann``: int64 (2, n, K) team points and belote of the rows that take their
-    declarations from the record. Returns (outputs, declaration items). (``led``/``bg`` are None for a ruleset
-    without the belote led in all-trump / Bulgarian awards: numba drops that code unseen.)"""
+    """Score n hands: classify them, then run the passes and the vectorised steps between them in order (only the
+    classification with ``classify_only``). ``ann``: int64 (2, n, K) team points and belote of the rows that take
+    their declarations from the record. Returns (outputs, declaration items)."""
     P, T, K = int(rp[P_PLAYERS]), int(rp[P_TRICKS]), int(rp[P_TEAMS])
     out = Outputs(n, K, T, 0 if classify_only else 2 * n + ITEMS_PER_SEAT * P)
     classify(rp, inp, out.flags, out.small)
     if classify_only:
         return out, 0
+    with scalar_loops():     # the passes' loops run over 2 to 4 seats or teams (pipeline.jit.scalar_loops)
+        items = _score(n, rp, tab, inp, ann, out)
+    return out, items
+
+
+def _score(n: int, rp: np.ndarray, tab: Tables, inp: Inputs, ann: np.ndarray, out: Outputs) -> int:
+    """The passes over n classified hands into ``out``; the declarations pass again with room enough when the
+    declaration items overflow the first guess. Returns the number of declaration items. (``led``/``bg`` are None
+    for a ruleset without the belote led in all-trump / Bulgarian awards: numba drops that code unseen.)"""
+    P, T, K = int(rp[P_PLAYERS]), int(rp[P_TRICKS]), int(rp[P_TEAMS])
     led, bg = (True if rp[P_BELOTE_LED] else None), (rp[P_BG] if rp[P_BG] else None)
     w = scratch(n, K, P, T)
     C, D, B = w.cdb
@@ -79,4 +88,4 @@ def run(n: int, rp: np.ndarray, tab: Tables, inp: Inputs, ann: np.ndarray,
     revoke_penalty(rp, out.flags, out.small, out.team16, out.score)
     write_points(C, D, B, w.outcome, out.flags, out.team16)
     match_recorded(rp, inp, out.flags, out.score)
-    return out, items
+    return items
