@@ -1,8 +1,8 @@
 """The scored hands' card points but the replay of a play record
-(:func:`pipeline.rescore.cards_pass.cards_pass`), vectorised over the batch (numpy) around the compiled pass 1
-(:mod:`pipeline.rescore.hand_pass`): the tricks each team took as recorded (``completeness = "tricks_taken"``)
-summed, then for every scored hand the last trick or capot bonus, the split of a 3-player capot, the strain's
-scaling and the capot's team.
+(:func:`pipeline.rescore.cards_pass.cards_pass`), vectorised over the batch (numpy) after the compiled pass 1
+(:mod:`pipeline.rescore.hand_pass`): each team's points at a recorded claim, the tricks each team took as recorded
+(``completeness = "tricks_taken"``) summed, then for every scored hand the last trick or capot bonus, the split of
+a 3-player capot, the strain's scaling and the capot's team.
 
 A few operations on whole columns: done here rather than in the compiled pass, they are not compiled (numba's
 compile time grows with the code it is given, and the first rescore after an install compiled this too).
@@ -13,9 +13,10 @@ from __future__ import annotations
 import numpy as np
 
 from pipeline.cards import ALL_TRUMP, NO_TRUMP
-from pipeline.rescore.pass_layout import (F_CAPOT, F_FULL, F_OK, Inputs, O_TT, P_AT_A, P_AT_B, P_CAPOT_BONUS, P_CAPOT_LAST_TRICK,
-                                          P_CAPOT_SPLIT, P_LAST_TRICK, P_NT_A, P_NT_B, P_PLAYERS, P_TEAMS,
-                                          S_CAPOT_TEAM, S_LAST_TEAM, S_STRAIN, V_LTS)
+from pipeline.rescore.pass_layout import (F_CAPOT, F_CLAIM, F_FULL, F_OK, Inputs, O_PLAYS, O_TT, P_AT_A, P_AT_B,
+                                          P_CAPOT_BONUS, P_CAPOT_LAST_TRICK, P_CAPOT_SPLIT, P_LAST_TRICK, P_NT_A,
+                                          P_NT_B, P_PLAYERS, P_TEAMS, P_TRICKS, S_CAPOT_TEAM, S_LAST_TEAM, S_STRAIN,
+                                          T_CLAIM, T_COUNTING, V_CLAIM, V_LTS)
 
 
 def tricks_taken(rp: np.ndarray, inp: Inputs, points: np.ndarray, C: np.ndarray, took: np.ndarray,
@@ -72,3 +73,26 @@ def card_totals(rp: np.ndarray, C: np.ndarray, took: np.ndarray, flags: np.ndarr
     C[rows, capt[rows]] += rp[P_CAPOT_BONUS]
     small[S_CAPOT_TEAM] = np.where(ok, capt, np.int8(-1))
     flags[F_CAPOT] = is_capot
+
+
+def claim_points(rp: np.ndarray, inp: Inputs, points: np.ndarray, winners: np.ndarray, flags: np.ndarray,
+                 small: np.ndarray, team16: np.ndarray) -> None:
+    """The replayed hands with a recorded claim (``hands.claim``): each team's points at the claim, after
+    ``claim.trick`` tricks (``T_CLAIM``: card points of the tricks it won up to then, no last-trick bonus, no
+    strain scaling) and whether it had won a trick holding a card worth points by then (``T_COUNTING``, seed
+    001: until then it counts no declaration), from the trick ``winners`` (int8 (n, T)); ``F_CLAIM``."""
+    P, T, K = int(rp[P_PLAYERS]), int(rp[P_TRICKS]), int(rp[P_TEAMS])
+    claim = inp.vals[V_CLAIM]
+    rows = np.flatnonzero(flags[F_OK] & flags[F_FULL] & (claim >= 0))
+    if not len(rows):
+        return
+    cards = inp.plays[inp.offs[O_PLAYS, rows][:, None] + np.arange(P * T)].astype(np.int64)
+    at = small[S_STRAIN, rows].astype(np.int64)[:, None] * 32 + cards
+    pts = np.take(points, at, mode="wrap").reshape(len(rows), T, P).sum(axis=2)      # (m, T) each trick's
+    pts[np.arange(T) >= np.minimum(claim[rows], T)[:, None]] = 0                      # up to the claim only
+    team = np.mod(winners[rows].astype(np.int64), K)
+    for t in range(K):
+        won = team == t
+        team16[T_CLAIM, rows, t] = (pts * won).sum(axis=1)
+        team16[T_COUNTING, rows, t] = ((pts > 0) & won).any(axis=1)
+    flags[F_CLAIM, rows] = 1

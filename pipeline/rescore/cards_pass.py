@@ -2,20 +2,18 @@
 
 Whether a hand is scored is decided before (:mod:`pipeline.rescore.classify`); a scored hand with a full play
 record is replayed here (:func:`pipeline.rescore.play.play_one`: trick winners, card points, legality); the
-tricks taken of the others, the last trick, the capot and the strain's scaling are summed after
-(:mod:`pipeline.rescore.card_points`): all the later passes need of the cards.
+points at a claim, the tricks taken of the others, the last trick, the capot and the strain's scaling are summed
+after (:mod:`pipeline.rescore.card_points`): all the later passes need of the cards.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from pipeline.rescore.arith import mod
-from pipeline.jit import njit, njit_inner
-from pipeline.rescore.pass_layout import (F_CLAIM, F_FULL, F_ILLEGAL, F_LEGAL, F_OK, F_PLAYED, O_HANDS, O_PLAYS,
-                                          O_SEATS, P_FLAGS, P_PLAYERS, P_TEAMS, P_TRICKS, S_ILL_CARD, S_ILL_COUNT,
-                                          S_ILL_RULE, S_ILL_SEAT, S_ILL_TRICK, S_LAST_TEAM, S_STRAIN, T_CLAIM,
-                                          T_COUNTING, T_ILLEGAL, V_CLAIM, V_DEALER)
+from pipeline.jit import njit
+from pipeline.rescore.pass_layout import (F_FULL, F_ILLEGAL, F_LEGAL, F_OK, F_PLAYED, O_HANDS, O_PLAYS, O_SEATS,
+                                          P_FLAGS, P_PLAYERS, P_TEAMS, P_TRICKS, S_ILL_CARD, S_ILL_COUNT, S_ILL_RULE,
+                                          S_ILL_SEAT, S_ILL_TRICK, S_LAST_TEAM, S_STRAIN, T_ILLEGAL, V_DEALER)
 from pipeline.rescore.play import play_one
 
 
@@ -25,15 +23,14 @@ def cards_pass(n, rp, vals, offs, plays_v, seats_v, hands_v, points, strength, a
     """Pass 1 over the n hands: the play of each scored hand with a full play record (``F_OK`` and ``F_FULL``,
     :mod:`pipeline.rescore.classify`) replayed (:func:`pipeline.rescore.play.play_one`): its card points of the
     tricks each team took (``C``, int64 (n, K)), whether it took a trick (``took``, bool (n, K)), the trick
-    winners, the team of the last trick, the illegal plays (the first one, and how many per team), the points at
-    a recorded claim. Inputs: the columns of :class:`pass_layout.Inputs` (rows ``V_*``, ``O_*``), the tables of
-    :class:`pass_layout.Tables`."""
+    winners, the team of the last trick, the illegal plays (the first one, and how many per team). Inputs: the
+    columns of :class:`pass_layout.Inputs` (rows ``V_*``, ``O_*``), the tables of :class:`pass_layout.Tables`."""
     P = rp[P_PLAYERS]
     T = rp[P_TRICKS]
     K = rp[P_TEAMS]
     fl = rp[P_FLAGS]
     for i in range(n):
-        if not (flags[F_OK, i] and flags[F_FULL, i]):
+        if (flags[F_OK, i] & flags[F_FULL, i]) == 0:
             continue
         st = np.int64(small[S_STRAIN, i])
         p0 = offs[O_PLAYS, i]
@@ -46,10 +43,6 @@ def cards_pass(n, rp, vals, offs, plays_v, seats_v, hands_v, points, strength, a
             team16[T_ILLEGAL, i, t] = (bad_teams >> (8 * t)) & 0xFF
             n_bad += team16[T_ILLEGAL, i, t]
         small[S_ILL_COUNT, i] = min(n_bad, 127)
-        claim = np.int64(vals[V_CLAIM, i])
-        if claim >= 0:
-            _claim_tricks(i, P, K, min(claim, T), plays_v, p0, st, points, winners, team16)
-            flags[F_CLAIM, i] = True
         flags[F_PLAYED, i] = True
         flags[F_LEGAL, i] = first_bad < 0
         flags[F_ILLEGAL, i] = first_bad >= 0
@@ -59,21 +52,3 @@ def cards_pass(n, rp, vals, offs, plays_v, seats_v, hands_v, points, strength, a
             small[S_ILL_CARD, i] = plays_v[p0 + first_bad]
         small[S_ILL_RULE, i] = code
         small[S_LAST_TEAM, i] = lt
-
-
-@njit_inner
-def _claim_tricks(i, P, K, upto, plays_v, p0, st, points, winners, team16):
-    """Hand i's points per team at a claim after ``upto`` tricks: the card points of the tricks each team won up
-    to then (T_CLAIM; no last-trick bonus, no strain scaling) and whether it won one holding a card worth points
-    (T_COUNTING, seed 001: until then it counts no declaration)."""
-    for t in range(K):
-        team16[T_CLAIM, i, t] = 0
-        team16[T_COUNTING, i, t] = 0
-    for t in range(upto):
-        pts = 0
-        for k in range(P):
-            pts += points[st * 32 + np.int64(plays_v[p0 + t * P + k])]
-        team = mod(np.int64(winners[i, t]), K)
-        team16[T_CLAIM, i, team] += pts
-        if pts > 0:
-            team16[T_COUNTING, i, team] = 1

@@ -37,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 
 from pipeline.jit import scalar_loops
-from pipeline.rescore.card_points import card_totals, tricks_taken
+from pipeline.rescore.card_points import card_totals, claim_points, tricks_taken
 from pipeline.rescore.cards_pass import cards_pass
 from pipeline.rescore.classify import classify
 from pipeline.rescore.contract_pass import contract_pass, solo_pass
@@ -72,6 +72,7 @@ def _score(n: int, rp: np.ndarray, tab: Tables, inp: Inputs, ann: np.ndarray, ou
     C, D, B = w.cdb
     cards_pass(n, rp, inp.vals, inp.offs, inp.plays, inp.seats, inp.hands, tab.points, tab.strength, tab.above_trump,
                C, w.took, w.no_tp, out.flags, out.small, out.winners, out.team16)
+    claim_points(rp, inp, tab.points, out.winners, out.flags, out.small, out.team16)
     tricks_taken(rp, inp, tab.points, C, w.took, out.flags, out.small)
     card_totals(rp, C, w.took, out.flags, out.small)
     while True:     # the pass sets each scored row's declarations afresh: running it again changes nothing else
