@@ -41,6 +41,7 @@ from pipeline.rescore.card_points import card_totals, claim_points, tricks_taken
 from pipeline.rescore.cards_pass import cards_pass
 from pipeline.rescore.classify import classify
 from pipeline.rescore.contract_pass import contract_pass, solo_pass
+from pipeline.rescore.declaration_points import belote_team, from_record
 from pipeline.rescore.declarations_pass import declarations_pass
 from pipeline.rescore.hand_finish import match_recorded, revoke_penalty, write_points
 from pipeline.rescore.pass_layout import (ITEMS_PER_SEAT, Inputs, Outputs, P_BELOTE_LED, P_BG, P_PLAYERS, P_TEAMS,
@@ -75,14 +76,16 @@ def _score(n: int, rp: np.ndarray, tab: Tables, inp: Inputs, ann: np.ndarray, ou
     claim_points(rp, inp, tab.points, out.winners, out.flags, out.small, out.team16)
     tricks_taken(rp, inp, tab.points, C, w.took, out.flags, out.small)
     card_totals(rp, C, w.took, out.flags, out.small)
-    while True:     # the pass sets each scored row's declarations afresh: running it again changes nothing else
+    while True:     # each scored row's declarations set afresh: running the pass again changes nothing else
+        from_record(ann, out.flags, D, B)
         items, short = declarations_pass(n, rp, inp.vals, inp.offs, inp.hands, inp.plays, tab.carre_points,
                                          tab.carre_key, tab.seq_points, tab.seq_key, tab.slot, tab.slot_points,
-                                         w.cdb, w.took, w.seat, w.team, w.wins, ann, out.flags, out.small,
+                                         w.cdb, w.took, w.seat, w.team, w.wins, out.flags, out.small,
                                          out.item_offsets, *out.items, led)
         if not short:
             break
         out.items = Outputs.item_buffers(items + ITEMS_PER_SEAT * P)
+    belote_team(D, B, out.flags, out.small)
     settle = contract_pass if K == 2 else solo_pass
     settle(n, rp, inp.vals, inp.valid, tab.made, tab.award, w.cdb, w.outcome, out.flags, out.small, out.team16,
            out.score, out.held, bg)

@@ -188,9 +188,8 @@ class Scratch(NamedTuple):
     no_tp: np.ndarray    # int16 (0, T): trick points not asked for
     seat: np.ndarray     # int64 (6, 1, P) per seat: sequence points, best sequence key, carré points, best carré
     #                      key; pts and key of the contest
-    team: np.ndarray     # int64 (3, 1, K): tk and th of the contest (rows [0, 0] and [1, 0]), the declaration
-    #                      points won in the contest ([2])
-    wins: np.ndarray     # bool (2, 1, K): sequences / carrés scored in the contest
+    team: np.ndarray     # int64 (2, 1, K): tk and th of the contest (rows [0, 0] and [1, 0])
+    wins: np.ndarray     # bool (2, n, K): sequences / carrés scored in the contest
 
 
 _LOCAL = threading.local()
@@ -203,8 +202,8 @@ def scratch(n: int, K: int, P: int, T: int) -> Scratch:
     s = getattr(_LOCAL, "scratch", None)
     if s is None or _LOCAL.key != key:
         s = Scratch(np.zeros((3, n, K), np.int64), np.zeros((n, K), np.bool_), np.zeros((3, n), np.bool_),
-                    np.zeros((0, T), np.int16), np.zeros((6, 1, P), np.int64), np.zeros((3, 1, K), np.int64),
-                    np.zeros((2, 1, K), np.bool_))
+                    np.zeros((0, T), np.int16), np.zeros((6, 1, P), np.int64), np.zeros((2, 1, K), np.int64),
+                    np.zeros((2, n, K), np.bool_))
         _LOCAL.scratch, _LOCAL.key = s, key
     return s
 
