@@ -1,6 +1,6 @@
-"""The compiled passes of score_batch (cards_pass.py, declarations_pass.py, contract_pass.py, run by
-pipeline/rescore/hand_pass.py) and the helpers they rest on: Arrow buffers read in place (columns.py), seat/team
-reduction without division (arith.py), the package-wide numba cache stamp (jit.py)."""
+"""The passes of score_batch (cards_pass.py, declarations_pass.py, contract_pass.py and the vectorised steps
+between them, run by pipeline/rescore/hand_pass.py) and the helpers they rest on: Arrow buffers read in place
+(columns.py), seat/team reduction without division (arith.py), the package-wide numba cache stamp (jit.py)."""
 
 import numba
 import numpy as np

@@ -8,9 +8,10 @@ engine (Ray ``map_batches``, Spark ``mapInArrow``). Game-level results are a sec
 
 Rows that cannot be scored get ``status = 'unscorable'`` and a ``reason``; nothing is guessed.
 
-The work is three compiled passes over the hands (:mod:`pipeline.rescore.hand_pass`), which read the input
-columns' Arrow buffers and write the output columns' buffers; this module hands them those buffers and wraps
-what they wrote as Arrow arrays. Declarations recorded as announced are settled before that pass
+The work is three compiled passes over the hands and the vectorised steps between them
+(:mod:`pipeline.rescore.hand_pass`), which read the input columns' Arrow buffers (the per-hand values copied
+into three small matrices, :class:`pipeline.rescore.pass_layout.Inputs`) and write the output columns' buffers;
+this module hands them those buffers and wraps what they wrote as Arrow arrays. Declarations recorded as announced are settled before that pass
 (:func:`pipeline.rescore.declarations.from_announced`).
 """
 
