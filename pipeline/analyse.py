@@ -229,7 +229,7 @@ def _made_tests(r: dict, rs, spec, strain: int, taker_team: int, dd_points: int,
 
 def _scaled(pair: list[int], strain: int, rules) -> list[int]:
     """Card points scaled as the rescoring scales a no-trump or all-trump hand (cards.*_scale: x a / b, rounded
-    half up: pipeline/rescore/cards_pass.py)."""
+    half up: pipeline/rescore/card_points.py)."""
     key = "cards.no_trump_scale" if strain == NO_TRUMP else "cards.all_trump_scale" if strain == ALL_TRUMP else None
     if key is None:
         return list(pair)

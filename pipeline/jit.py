@@ -19,10 +19,13 @@ edit of ``play.py`` it would load the old machine code. The locators registered 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
 import tempfile
+import threading
+import types
 from pathlib import Path
 
 import numba
@@ -123,3 +126,42 @@ def njit_inner(fn):
     many array arguments grows faster than their count. Without reference counting (``_nrt=False``, as the
     passes that call these), a call adds no atomic reference updates of its array arguments."""
     return numba.njit(cache=True, nogil=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)(fn)
+
+
+def renamed(fn, name: str):
+    """``fn``'s code as a function named ``name``: numba names a cache entry after the function (not after how it
+    was compiled), so a second compilation of the same code under its own name keeps its own machine code."""
+    copy = types.FunctionType(fn.__code__, fn.__globals__, name, fn.__defaults__, fn.__closure__)
+    copy.__qualname__ = name
+    copy.__module__ = fn.__module__
+    return copy
+
+
+_SCALAR = threading.Lock()
+_scalar_depth = 0
+_scalar_saved = None
+
+
+@contextlib.contextmanager
+def scalar_loops():
+    """LLVM's loop vectorizer off for what numba compiles inside the block (the process's setting back after it,
+    once no thread is inside any more; an explicit ``NUMBA_LOOP_VECTORIZE`` always wins). For kernels whose
+    loops run over 2 to 4 seats or teams: the vectorized copy of each loop (and the checks that choose it) never
+    runs for so few, and makes LLVM's optimisation and code generation of the rescore passes about a tenth
+    longer, on the first rescore after an install."""
+    global _scalar_depth, _scalar_saved
+    if "NUMBA_LOOP_VECTORIZE" in os.environ:
+        yield
+        return
+    with _SCALAR:
+        _scalar_depth += 1
+        if _scalar_depth == 1:
+            _scalar_saved = numba.config.LOOP_VECTORIZE
+            numba.config.LOOP_VECTORIZE = False    # read by numba's pass builder at each compile
+    try:
+        yield
+    finally:
+        with _SCALAR:
+            _scalar_depth -= 1
+            if _scalar_depth == 0:
+                numba.config.LOOP_VECTORIZE = _scalar_saved

@@ -197,7 +197,7 @@ def explain(hand: dict[str, Any], rules: Ruleset, dd: dict[str, Any] | None = No
     dl = []
     entries = []   # (seat, kind, top rank, suit, length) that the ruleset counts, for the contest line
     count = rules["declarations.count"]
-    # as the engine decides (cards_pass.cards_pass, from_ann): "announced" settles the recorded list even when the
+    # as the engine decides (classify.classify, from_ann): "announced" settles the recorded list even when the
     # record holds none (nothing scores), "announced_else_held" only when it holds one
     use_announced = count == "announced" or (count == "announced_else_held" and hand.get("announced") is not None)
     for a in hand.get("announced") or []:

@@ -191,7 +191,7 @@ def test_game_summary_uses_the_games_recorded_target(tmp_path):
 
 def test_announced_only_ruleset_shows_no_contest_of_held_declarations(tmp_path):
     """Under ``declarations.count = "announced"`` a hand whose record holds no announcements scores no declaration
-    (the engine settles the recorded list, which is empty: pipeline/rescore/cards_pass.py, F_FROM_ANN). The
+    (the engine settles the recorded list, which is empty: pipeline/rescore/classify.py, F_FROM_ANN). The
     breakdown lists what is held but must not settle a contest over it. The hand (tests/test_hand_pass.py's
     _game): each seat holds one whole suit, so a run of 8 (quinte, 100) each; seat 0 takes in clubs. By hand:
     nothing announced -> declarations 0 - 0, belote 0 - 0 with ``belote.count = "announced"`` too; with

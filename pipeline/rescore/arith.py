@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from pipeline.jit import njit
+from pipeline.jit import njit_inner
 
 
-@njit(cache=True, nogil=True)
+@njit_inner
 def mod(x, m):
     """``x % m`` with Python's sign rule (m > 0), as int64, without a division when 0 <= x < 2m: the seats and
     teams the kernels reduce (seat % n_players, seat % n_teams) are nearly always there, and a division by a

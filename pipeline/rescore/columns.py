@@ -4,7 +4,8 @@ In (zero-copy views of a column's buffers, read-only, for the compiled kernels t
 
 * :func:`validity`: the validity bitmap of a column and its bit offset;
 * :func:`values`, :func:`bools`: the values buffer of a primitive / boolean column;
-* :func:`list_parts`, :func:`string_parts`: offsets and values of a list / string column;
+* :func:`list_parts`: offsets and values of a list column; :func:`bit_bytes`: a bitmap's bits as bytes;
+  :func:`codes`: a string column as indices into a list of texts;
 * :func:`fixed_list`: rows of a list column whose lists all have one length, as a 2-D array (a compiled
   gather straight from the column's offsets and values buffers).
 
@@ -133,25 +134,16 @@ def list_parts(col: pa.ChunkedArray | pa.Array, dtype) -> tuple[np.ndarray, np.n
     return _read_only(offsets), values(child, dtype)
 
 
-def string_parts(col: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.ndarray]:
-    """(offsets int32 (n + 1,), UTF-8 bytes uint8) of a string column: row i is bytes[offsets[i]:offsets[i + 1]]."""
-    arr = _single(col)
-    n, off = len(arr), arr.offset
-    bufs = arr.buffers()
-    if bufs[1] is None or n == 0:
-        return _read_only(np.zeros(n + 1, dtype=np.int32)), _read_only(np.zeros(1, dtype=np.uint8))
-    offsets = np.frombuffer(bufs[1], dtype=np.int32, count=off + n + 1)[off:]
-    data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None and bufs[2].size else np.zeros(1, np.uint8)
-    return _read_only(offsets), _read_only(data)
+def bit_bytes(bits: np.ndarray, off: int, n: int) -> np.ndarray:
+    """The n bits of an Arrow bitmap from bit ``off`` on (:func:`validity`, :func:`bools`) as uint8 0/1 (n,)."""
+    return np.unpackbits(bits, count=off + n, bitorder="little")[off:]
 
 
-def texts_table(texts) -> tuple[np.ndarray, np.ndarray]:
-    """(offsets int32 (k + 1,), UTF-8 bytes uint8) of a list of k texts, as :func:`string_parts` gives a column."""
-    enc = [str(t).encode() for t in texts]
-    offsets = np.zeros(len(enc) + 1, dtype=np.int32)
-    np.cumsum([len(e) for e in enc], out=offsets[1:])
-    data = np.frombuffer(b"".join(enc) or b"\0", dtype=np.uint8)
-    return _read_only(offsets), _read_only(data)
+def codes(col: pa.ChunkedArray | pa.Array, texts, missing: int) -> np.ndarray:
+    """int8 (n,): the index of each row's string among ``texts`` (exact match), ``missing`` for another text or
+    a null."""
+    idx = pc.index_in(col, value_set=pa.array(list(texts), pa.string()))
+    return pc.fill_null(idx, missing).to_numpy(zero_copy_only=False).astype(np.int8)
 
 
 def bitmap(valid: np.ndarray) -> pa.Buffer:

@@ -125,12 +125,12 @@ def outcome(ok, pT, pO, no_tie, vs, tie_rule):
     (a capot bid) is never a litige. Returns :data:`FAILED`, :data:`MADE` or :data:`LITIGE`."""
     tie = False
     if vs == 1:
-        tie = ok and pT == pO and not no_tie
-        ok = ok and pT > pO
+        tie = ok & (pT == pO) & (not no_tie)
+        ok = ok & (pT > pO)
     elif vs == 2:
-        ok = ok and pT >= pO
+        ok = ok & (pT >= pO)
     if tie_rule == 1:
-        ok = ok or tie
+        ok = ok | tie
         tie = False
     elif tie_rule == 2:
         tie = False
@@ -278,30 +278,24 @@ def settle_one(i, C, D, B, t, bid, cb, coinche, capot_team, strain, mp, ap, rcod
     o = 1 - t
     V = capot_value if cb else bid
     taker_capot = capot_team == t
-    base_T = round1(C[i, t], rcode) if m_round else C[i, t]
-    base_O = round1(C[i, o], rcode) if m_round else C[i, o]
-    if m_bel:
-        base_T += B[i, t]
-        base_O += B[i, o]
-    pT, pO = base_T, base_O
-    if m_decl:
-        pT += D[i, t]
-        pO += D[i, o]
+    # the parameters that are on or off are 0 or 1: a flag times a term adds it or not (not a branch each, which
+    # numba compiles at several times the cost of the arithmetic); rounding code 0 leaves a value as it is
+    base_T = round1(C[i, t], rcode * m_round) + B[i, t] * m_bel
+    base_O = round1(C[i, o], rcode * m_round) + B[i, o] * m_bel
+    pT = base_T + D[i, t] * m_decl
+    pO = base_O + D[i, o] * m_decl
     P[i, t] = pT
     P[i, o] = pO
     # contract.made_min_card_points: the taker's card points alone must reach it (seed 004: at least 82 card
     # points), whatever the declarations and belote add to the total tested against the bid
-    ok = taker_capot if cb else C[i, t] >= min_cards
-    if vs_bid and not cb:
-        ok = ok and pT >= max(V, min_pts)
-    res = outcome(ok, pT, pO, cb, vs, tie_rule)
+    cards_ok = taker_capot if cb else C[i, t] >= min_cards
+    no_floor = (vs_bid == 0) | cb     # made_vs_bid = "ge" (not a capot bid): the total must reach the bid
+    floor = max(V, min_pts)
+    res = outcome(cards_ok & (no_floor | (pT >= floor)), pT, pO, cb, vs, tie_rule)
     made[i] = res == MADE
     litige[i] = res == LITIGE
-    if D[i, 0] != 0 or D[i, 1] != 0:   # the same test without the declarations (belote kept)
-        ok0 = taker_capot if cb else C[i, t] >= min_cards
-        if vs_bid and not cb:
-            ok0 = ok0 and base_T >= max(V, min_pts)
-        decided[i] = outcome(ok0, base_T, base_O, cb, vs, tie_rule) != res
+    if (D[i, 0] != 0) | (D[i, 1] != 0):   # the same test without the declarations (belote kept)
+        decided[i] = outcome(cards_ok & (no_floor | (base_T >= floor)), base_T, base_O, cb, vs, tie_rule) != res
     if not awards:
         return
     cT, cO, dT, dO, bT, bO = C[i, t], C[i, o], D[i, t], D[i, o], B[i, t], B[i, o]
@@ -314,9 +308,9 @@ def settle_one(i, C, D, B, t, bid, cb, coinche, capot_team, strain, mp, ap, rcod
         return
     # undoubled, made; contract.capot_bid_counts_flat: a capot bid's cards also count unbid_capot_flat (seed 004:
     # "a team that takes every trick counts 250 for its cards", bid or not)
-    card_T = ap[0] if ap[0] != 0 and taker_capot and (ap[21] or not cb) else cT
-    made_T = card_T + dT + bT + (V if ap[1] else 0)
-    if ap[2] != 0 and cb:
+    card_T = ap[0] if (ap[0] != 0) & taker_capot & ((ap[21] != 0) | (not cb)) else cT
+    made_T = card_T + dT + bT + V * ap[1]
+    if (ap[2] != 0) & cb:
         made_T = ap[2] + bT
     made_O = cO + dO + bO
     if ap[23]:   # contract.made_scores = "bid" ("points annoncés"): the bid alone, each side keeping its belote
@@ -326,24 +320,24 @@ def settle_one(i, C, D, B, t, bid, cb, coinche, capot_team, strain, mp, ap, rcod
     # contract.fail_takes_played: what was played (2 players: 18 of the 32 cards), else the deck's 162/252;
     # contract.fail_base_capot_bid: the base of a failed capot bid (seed 004: 250, "500 made or failed")
     fail_base = cT + cO if ap[20] else (ap[4] if capot_team == o else ap[3])
-    if cb and ap[22] != 0 and not ap[20]:
+    if cb & (ap[22] != 0) & (ap[20] == 0):
         fail_base = ap[22]
     fd, to_def = ap[6], ap[7]
-    fail_O = fail_base + (V if ap[5] else 0) + dO + (dT if fd == 0 else 0) + bO + (bT if to_def else 0)
-    if ap[8] != 0 and cb:
-        fail_O = ap[8] + bO + (bT if to_def else 0)
-    fail_T = (dT if fd == 1 else 0) + (0 if to_def else bT)
+    fail_O = fail_base + V * ap[5] + dO + dT * (fd == 0) + bO + bT * to_def
+    if (ap[8] != 0) & cb:
+        fail_O = ap[8] + bO + bT * to_def
+    fail_T = dT * (fd == 1) + bT * (1 - to_def)
     # doubled: the side winning the hand takes the award, the other keeps nothing but (maybe) its belote
     all_b = ap[11]
     scope = ap[12]
     made_base = cT + cO if ap[13] == 0 else ap[13]
-    if ap[14] != 0 and taker_capot:
+    if (ap[14] != 0) & taker_capot:
         made_base = ap[14]
     decl_all = dT + dO
-    win_T = bT + bO if all_b else bT
+    win_T = bT + bO * all_b
     # a failed doubled contract: the taker's belote also goes to the defence when it is "prenable"
     # (belote.on_failure = to_defence, rules.md R25: FFB contrée 2015/2016), as when undoubled
-    win_O = bO + bT if (all_b or to_def) else bO
+    win_O = bO + bT * (all_b | to_def)
     if scope == 0:      # bid
         dbl_made_T = made_base + V * mult + decl_all + win_T
         dbl_fail_O = fail_base + V * mult + decl_all + win_O
@@ -355,39 +349,39 @@ def settle_one(i, C, D, B, t, bid, cb, coinche, capot_team, strain, mp, ap, rcod
             dbl_made_T = (made_base + V + decl_all) * mult + win_T
             dbl_fail_O = (fail_base + V + decl_all) * mult + win_O
     elif scope == 2:    # own
-        if cb or taker_capot:
+        if cb | taker_capot:
             dbl_made_T = (made_base + V + decl_all) * mult + bT
         else:
             dbl_made_T = (round1(cT + dT, rcode) + V) * mult + bT
         dbl_fail_O = (fail_base + V + decl_all) * mult + win_O
     elif scope == 3:    # flat
         flat = ap[17] if coinche == 2 else ap[16]
-        bid_part = V * mult if ap[18] else 0
+        bid_part = V * mult * ap[18]
         dbl_made_T = flat + bid_part + win_T
         dbl_fail_O = flat + bid_part + win_O
     else:               # all_to_more: both sides committed, the side with more points takes the whole deal,
         # belotes included, x mult (seed 002: a double makes the hand's final score double)
         dbl_made_T = (cT + cO + decl_all + bT + bO) * mult
         dbl_fail_O = dbl_made_T
-    if ap[2] != 0 and cb:   # a capot bid's flat award is multiplied (FFB-Ct16 p.7: 500/1000/2000)
+    if (ap[2] != 0) & cb:   # a capot bid's flat award is multiplied (FFB-Ct16 p.7: 500/1000/2000)
         dbl_made_T = ap[2] * mult + win_T
-    if ap[8] != 0 and cb:
+    if (ap[8] != 0) & cb:
         dbl_fail_O = ap[8] * mult + win_O
-    dbl_made_O = 0 if (all_b or scope == 4) else bO
-    if scope == 2 and not (cb or taker_capot):
+    dbl_made_O = bO * ((all_b == 0) & (scope != 4))
+    if (scope == 2) & (not (cb | taker_capot)):
         dbl_made_O = round1(cO + dO, rcode) + bO
-    dbl_fail_T = 0 if (all_b or to_def or scope == 4) else bT
-    if scope == 4 and P[i, t] == P[i, o]:   # equal totals: neither side has fewer, each keeps its own x mult
+    dbl_fail_T = bT * ((all_b == 0) & (to_def == 0) & (scope != 4))
+    if (scope == 4) & (P[i, t] == P[i, o]):   # equal totals: neither side has fewer, each keeps its own x mult
         dbl_made_T = (cT + dT + bT) * mult
         dbl_made_O = (cO + dO + bO) * mult
+    if doubled:
+        made_T, made_O, fail_T, fail_O = dbl_made_T, dbl_made_O, dbl_fail_T, dbl_fail_O
     sT = sO = 0
     h = 0
     if res == MADE:
-        sT = dbl_made_T if doubled else made_T
-        sO = dbl_made_O if doubled else made_O
+        sT, sO = made_T, made_O
     elif res == FAILED:
-        sT = dbl_fail_T if doubled else fail_T
-        sO = dbl_fail_O if doubled else fail_O
+        sT, sO = fail_T, fail_O
     else:   # litige: the defence scores its own total now; the taker's total is held
         # (cards + declarations + belote: FFB-Co15 §10.1.3 holds "les points du preneur (81 ou 91)", never the bid,
         # which only a made contract adds; x the multiplier, as the hanging pot of BG-HIT)

@@ -9,11 +9,9 @@ would be in bridge). The order makes cut-offs come early; it changes how much is
 
 from __future__ import annotations
 
-import types
-
 import numpy as np
 
-from pipeline.jit import njit
+from pipeline.jit import njit, renamed
 from pipeline.rescore.bits import highest, lowest
 from pipeline.rescore.play import legal_one
 from pipeline.trick_order import STRENGTH
@@ -41,19 +39,9 @@ def _orders() -> tuple[np.ndarray, np.ndarray]:
 ORDER, RANK = _orders()
 
 
-
-def _renamed(fn, name: str):
-    """``fn``'s code as a function named ``name``: numba names a cache entry after the function (not after how it
-    was compiled), so a second compilation of the same code under its own name keeps its own machine code."""
-    copy = types.FunctionType(fn.__code__, fn.__globals__, name, fn.__defaults__, fn.__closure__)
-    copy.__qualname__ = name
-    copy.__module__ = fn.__module__
-    return copy
-
-
 #: play.legal_one (the one implementation of the play rules), compiled a second time without reference counting
 #: (the search calls it at every position; counting the array passed cost more than the rules)
-legal_cards = njit(cache=True, nogil=True, _nrt=False)(_renamed(legal_one.py_func, "legal_one_without_refcounts"))
+legal_cards = njit(cache=True, nogil=True, _nrt=False)(renamed(legal_one.py_func, "legal_one_without_refcounts"))
 
 
 def _perm() -> np.ndarray:

@@ -84,7 +84,7 @@ def _leaf(acc, took, last_winner, P, taker, strain, fin, D, B, mp, combined, C, 
           score, held):
     """The outcome rank (FAILED_RANK...) of a finished hand: ``acc`` each player's card points from his tricks,
     ``took`` the players who took a trick (bit per seat), ``last_winner`` the last trick's, ``D`` the
-    declarations after the contest (before on_capot); scored as :func:`pipeline.rescore.cards_pass.cards_pass`
+    declarations after the contest (before on_capot); scored as :mod:`pipeline.rescore.card_points`
     and :func:`~pipeline.rescore.solo.solo_one` score it. ``C``, ``Dl`` (1, P) and ``tk`` (1, P) are scratch."""
     n_took = 0
     capt = -1

@@ -24,7 +24,7 @@ from pipeline.cards import NO_TRUMP
 from pipeline.rescore.arith import mod
 from pipeline.rescore.declaration_items import KINDS, Entries
 from pipeline.rescore.declaration_values import _active, _seq_value, carre_key, seq_key
-from pipeline.jit import njit, njit_inner
+from pipeline.jit import njit, njit_inner, renamed
 from pipeline.rules import Ruleset, n_teams
 
 
@@ -85,7 +85,7 @@ def _contest_row(points, key, src, K, team, wins, dst, team_key, team_held, tie,
         if team_key[t] == best:
             n_top += 1
             winner = t
-    if best <= 0 or (n_top > 1 and tie == 0):
+    if (best <= 0) | ((n_top > 1) & (tie == 0)):
         winner = -1
     elif n_top > 1:               # first_announcer: the first seat in playing order holding the best key
         for j in range(P):
@@ -214,6 +214,12 @@ def on_capot(D, i, K, capot_team, took, mode):
             D[i, t] = 0
     if mode == 1 and capot_team >= 0:
         D[i, capot_team] += given
+
+
+#: on_capot as the compiled declarations pass calls it, compiled a second time without numba's wrappers
+#: (pipeline.jit.njit_inner) under its own name (numba's cache names an entry after the function)
+on_capot_inner = njit_inner(renamed(on_capot.py_func, "on_capot_inner"))
+
 
 
 def _entry_keys(entries, strain: int, rules: Ruleset) -> tuple[list[int], list[str | None]]:

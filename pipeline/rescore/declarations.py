@@ -151,8 +151,8 @@ def held_one(hands, h0, P, strain, active, carre_points, carre_key, seq_points, 
                     first)
     else:      # nothing that scores is held: what the contest would give, without running it
         for t in range(K):
-            seq_wins[dst, t] = contest == 3 and active     # all: nothing is contested
-            carre_wins[dst, t] = (contest == 2 or contest == 3) and active   # sequences_only: carrés are not contested
+            seq_wins[dst, t] = (contest == 3) & active     # all: nothing is contested
+            carre_wins[dst, t] = ((contest == 2) | (contest == 3)) & active   # sequences_only: carrés are not contested
     return c if active else 0
 
 

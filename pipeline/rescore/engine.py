@@ -8,9 +8,10 @@ engine (Ray ``map_batches``, Spark ``mapInArrow``). Game-level results are a sec
 
 Rows that cannot be scored get ``status = 'unscorable'`` and a ``reason``; nothing is guessed.
 
-The work is three compiled passes over the hands (:mod:`pipeline.rescore.hand_pass`), which read the input
-columns' Arrow buffers and write the output columns' buffers; this module hands them those buffers and wraps
-what they wrote as Arrow arrays. Declarations recorded as announced are settled before that pass
+The work is three compiled passes over the hands and the vectorised steps between them
+(:mod:`pipeline.rescore.hand_pass`), which read the input columns' Arrow buffers (the per-hand values copied
+into three small matrices, :class:`pipeline.rescore.pass_layout.Inputs`) and write the output columns' buffers;
+this module hands them those buffers and wraps what they wrote as Arrow arrays. Declarations recorded as announced are settled before that pass
 (:func:`pipeline.rescore.declarations.from_announced`).
 """
 
@@ -62,11 +63,10 @@ class _Prepared:
         dt = declarations.build_tables(rules)
         self.params = pl.params(rules, play.flags(play.PlayRules.of(rules)))
         self.tables = pl.Tables(t.points_flat.astype(np.int64), play._STRENGTH, play._ABOVE_TRUMP, dt.carre_points,
-                                dt.carre_key, dt.seq_points, dt.seq_key, dt.slot_length, dt.slot_top, dt.slot_points,
+                                dt.carre_key, dt.seq_points, dt.seq_key, np.stack([dt.slot_length, dt.slot_top]),
+                                dt.slot_points,
                                 contract._made_params(rules), contract._award_params(rules))
         self.texts = reason_texts(rules)
-        self.comp_texts = columns.texts_table(pl.COMPLETENESS)
-        self.strain_texts = columns.texts_table(STRAINS)
         sch = schema.schema("scores")
         self.types = {f.name: f.type for f in sch}
         self.ruleset = pa.scalar(rules.name, pa.string())
@@ -88,37 +88,45 @@ def _prepared(rules: Ruleset) -> _Prepared:
     return prep
 
 
-def _inputs(hands: pa.Table, prep: _Prepared) -> pl.Inputs:
-    """The hands columns' buffers as the passes read them (columns cast to the ``hands`` schema's types first
-    when they differ)."""
+# the hands columns the passes read (pass_layout.Inputs): primitive ones into its values (with their Arrow type's
+# numpy dtype), the validity of some into its flags, list ones as offsets and values
+_VALUES = ((pl.V_N_PL, "n_players", np.int8), (pl.V_TAKER, "taker", np.int8), (pl.V_TTEAM, "taker_team", np.int8),
+           (pl.V_LTS, "last_trick_seat", np.int8), (pl.V_DEALER, "dealer", np.int8), (pl.V_COINCHE, "coinche", np.int8),
+           (pl.V_BID, "bid", np.int16), (pl.V_MARGIN, "recorded_margin", np.int32))
+_VALID = ((pl.B_TAKER, "taker"), (pl.B_TTEAM, "taker_team"), (pl.B_PLAYS, "plays"), (pl.B_HANDS, "initial_hands"),
+          (pl.B_TT, "tricks_taken"), (pl.B_LTS, "last_trick_seat"), (pl.B_ANN, "announced"), (pl.B_BID, "bid"),
+          (pl.B_REC, "recorded_score"), (pl.B_MARGIN, "recorded_margin"))
+_LISTS = ((pl.O_PLAYS, "plays", np.int8), (pl.O_SEATS, "play_seats", np.int8),
+          (pl.O_HANDS, "initial_hands", np.uint32), (pl.O_TT, "tricks_taken", np.uint32),
+          (pl.O_REC, "recorded_score", np.int32))
+
+
+def _inputs(hands: pa.Table) -> pl.Inputs:
+    """The hands columns as the passes read them (columns cast to the ``hands`` schema's types first when they
+    differ): per-hand values, validity and list offsets copied into three matrices (the thread's, reused: valid
+    until its next batch), list columns' values in place."""
     hs = schema.schema("hands")
+    n = hands.num_rows
 
     def col(name):
         c = hands.column(name)
         typ = hs.field(name).type
         return c.cast(typ) if c.type != typ else c
 
-    def lst(name, dtype):
-        c = col(name)
-        return (*columns.list_parts(c, dtype), *columns.validity(c))
-
-    def prim(name, dtype):
-        c = col(name)
-        return (columns.values(c, dtype), *columns.validity(c))
-
-    def text(name):
-        c = col(name)
-        return (*columns.string_parts(c), *columns.validity(c))
-
-    plays = lst("plays", np.int8)
-    seats_o, seats_v = columns.list_parts(col("play_seats"), np.int8)
-    return pl.Inputs(
-        columns.values(col("n_players"), np.int8), *prim("taker", np.int8), *prim("taker_team", np.int8),
-        *text("completeness"), *prep.comp_texts, *text("strain"), *prep.strain_texts,
-        *plays, seats_o, seats_v, *lst("initial_hands", np.uint32), *lst("tricks_taken", np.uint32),
-        *prim("last_trick_seat", np.int8), *columns.validity(col("announced")), columns.values(col("dealer"), np.int8),
-        columns.values(col("coinche"), np.int8), *columns.bools(col("capot_bid")), *prim("bid", np.int16),
-        *lst("recorded_score", np.int32), *prim("recorded_margin", np.int32), _claim_fields(col("claim"))[1])
+    vals, valid, offs = pl.input_matrices(n)
+    for row, name, dtype in _VALUES:
+        vals[row] = columns.values(col(name), dtype)[:n]
+    vals[pl.V_COMP] = columns.codes(col("completeness"), pl.COMPLETENESS, pl.COMP_OTHER)
+    vals[pl.V_STRAIN] = columns.codes(col("strain"), STRAINS, -1)
+    vals[pl.V_CLAIM] = _claim_fields(col("claim"))[1]
+    for row, name in _VALID:
+        valid[row] = columns.bit_bytes(*columns.validity(col(name)), n)
+    valid[pl.B_CBID] = columns.bit_bytes(*columns.bools(col("capot_bid")), n)
+    items = []
+    for row, name, dtype in _LISTS:
+        offs[row], v = columns.list_parts(col(name), dtype)
+        items.append(v)
+    return pl.Inputs(vals, valid, offs, *items)
 
 
 def _claim_fields(claim: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.ndarray]:
@@ -215,10 +223,10 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
             hands = hands.append_column(hs.field(name), pa.nulls(hands.num_rows, hs.field(name).type))
     n = hands.num_rows
     prep = _prepared(rules)
-    inputs = _inputs(hands, prep)
+    inputs = _inputs(hands)
     ann, ann_entries = _announced(hands, prep, inputs)
     out, n_items = hand_pass.run(n, prep.params, prep.tables, inputs, ann, False)
-    e = Entries(*(a[:n_items] for a in out.items))
+    e = out.entries(n_items)
     offsets = out.item_offsets
     if ann_entries is not None and len(ann_entries.row):   # merge by (row, seat), as the held ones are listed
         e = Entries.concat([ann_entries, e])
@@ -227,10 +235,10 @@ def score_batch(hands: pa.Table | pa.RecordBatch, rules: Ruleset) -> pa.Table:
     return _table(hands, prep, out, e, offsets)
 
 
-def _announced(hands: pa.Table, prep: _Prepared, inputs: pl.Inputs) -> tuple[tuple, Entries | None]:
+def _announced(hands: pa.Table, prep: _Prepared, inputs: pl.Inputs) -> tuple[np.ndarray, Entries | None]:
     """The declarations of the hands that take them from the record (``declarations.count``) and are scored,
-    settled in Python (:func:`declarations.from_announced`) before the passes: ((team points, belote) int64
-    (n, K), or (1, K) zeros when no hand takes them; their items, rows renumbered to the batch, or None).
+    settled in Python (:func:`declarations.from_announced`) before the passes: (team points and belote, int64
+    (2, n, K), or (2, 1, K) zeros when no hand takes them; their items, rows renumbered to the batch, or None).
     Raises the settlement's ValueError when the ruleset's rounding mode has no code and a hand is scored."""
     R, rp = prep.rules, prep.params
     n, K = hands.num_rows, int(rp[pl.P_TEAMS])
@@ -238,7 +246,7 @@ def _announced(hands: pa.Table, prep: _Prepared, inputs: pl.Inputs) -> tuple[tup
     announced = hands.column("announced")
     need_ann = any(c == pl.COUNT_ANNOUNCED or (c == pl.COUNT_ELSE_HELD and announced.null_count < n)
                    for c in (count, bel_count))
-    ann = (np.zeros((1, K), np.int64), np.zeros((1, K), np.int64))
+    ann = np.zeros((2, 1, K), np.int64)
     if not need_ann and rp[pl.P_RCODE] >= 0:
         return ann, None
     first, _ = hand_pass.run(n, rp, prep.tables, inputs, ann, True)      # which hands are scored
@@ -250,9 +258,9 @@ def _announced(hands: pa.Table, prep: _Prepared, inputs: pl.Inputs) -> tuple[tup
     if not (need_ann and len(ai)):
         return ann, None
     dec = declarations.from_announced(hands.column("announced").take(pa.array(ai)), first.small[pl.S_STRAIN][ai],
-                                      R, int(rp[pl.P_PLAYERS]), inputs.dealer[ai])
-    ann = (np.zeros((n, K), np.int64), np.zeros((n, K), np.int64))
-    ann[0][ai], ann[1][ai] = dec.team_points, dec.belote
+                                      R, int(rp[pl.P_PLAYERS]), inputs.vals[pl.V_DEALER][ai])
+    ann = np.zeros((2, n, K), np.int64)
+    ann[0, ai], ann[1, ai] = dec.team_points, dec.belote
     # each row lists the record's items only for what it takes from the record (declarations.count, belote.count)
     e = dec.entries
     e.row = ai[e.row]

@@ -1,23 +1,27 @@
-"""The compiled passes of :func:`pipeline.rescore.engine.score_batch`: every hand, start to finish (:func:`run`).
+"""The passes of :func:`pipeline.rescore.engine.score_batch`: every hand, start to finish (:func:`run`).
 
-Three passes over the hands, each one compiled loop that reads the hands table's Arrow buffers directly (list
-columns by their offsets, validity bitmaps bit by bit, strings byte by byte: no gather into temporary arrays)
-and writes the output columns' buffers as it goes, each in a module named after it:
+Three compiled passes over the hands, each one loop that reads the input columns' buffers in place (list columns
+by their offsets: no gather into temporary arrays) and writes the output columns' buffers as it goes, each in a
+module named after it, and between them the steps that are a few operations on whole columns, vectorised
+(numpy), each in its module:
 
-1. :func:`pipeline.rescore.cards_pass.cards_pass`: whether each hand can be scored (its ``reason``), the play
-   replayed (``play.play_one``) or the tricks taken summed, the last trick, capot and strain scaling;
+0. :func:`pipeline.rescore.classify.classify`: whether each hand can be scored (its ``reason``);
+1. :func:`pipeline.rescore.cards_pass.cards_pass`: the play replayed (``play.play_one``); then
+   :mod:`pipeline.rescore.card_points`: the tricks taken summed, the last trick, capot and strain scaling;
 2. :func:`pipeline.rescore.declarations_pass.declarations_pass`: the declarations held
    (:func:`pipeline.rescore.declarations.held_one`, listed one by one) or recorded as announced,
    belote-rebelote, ``declarations.on_capot``;
 3. :func:`pipeline.rescore.contract_pass.contract_pass` (two teams, :func:`pipeline.rescore.contract.settle_one`)
    or :func:`pipeline.rescore.contract_pass.solo_pass` (three players, :func:`pipeline.rescore.solo.solo_one`):
-   the contract, revoke penalty, recorded score compared.
+   the contract; then :mod:`pipeline.rescore.hand_finish`: revoke penalty, points written out, recorded score
+   compared.
 
 The rules themselves live in those per-hand functions, which the batch kernels of their modules also run. The
 passes hand each other per-hand values through ``Scratch`` and ``Outputs`` (:mod:`pipeline.rescore.pass_layout`).
 Three passes rather than one keep each compiled function small (numba's compile time grows faster than the size
 of a function) and let a ruleset compile only the settlement it uses (and only the rare rules it has,
-:func:`run`).
+:func:`run`); what is not per-hand logic stays out of them, so that the first rescore after an install does not
+compile it.
 
 The passes and the per-hand functions they call (:func:`pipeline.jit.njit_inner`) are compiled without numba's
 reference counting (``_nrt=False``): they allocate nothing (their working arrays, ``Scratch``, come from the
@@ -32,44 +36,60 @@ from __future__ import annotations
 
 import numpy as np
 
+from pipeline.jit import scalar_loops
+from pipeline.rescore.card_points import card_totals, claim_points, tricks_taken
 from pipeline.rescore.cards_pass import cards_pass
+from pipeline.rescore.classify import classify
 from pipeline.rescore.contract_pass import contract_pass, solo_pass
+from pipeline.rescore.declaration_points import belote_team, from_record
 from pipeline.rescore.declarations_pass import declarations_pass
+from pipeline.rescore.hand_finish import match_recorded, revoke_penalty, write_points
 from pipeline.rescore.pass_layout import (ITEMS_PER_SEAT, Inputs, Outputs, P_BELOTE_LED, P_BG, P_PLAYERS, P_TEAMS,
                                           P_TRICKS, Tables, scratch)
 
 
-def run(n: int, rp: np.ndarray, tab: Tables, inp: Inputs, ann: tuple, classify_only: bool) -> tuple[Outputs, int]:
-    """Run the passes over n hands (only the classification of :func:`cards_pass` with ``classify_only``); again
-    with room enough when the declaration items overflow the first guess. ``ann``: (team points, belote) int64
-    (n, K) of the rows that take their declarations from the record. Returns (outputs, declaration items). (The
-    kernels take the arrays they read one by one: a tuple of many arrays costs much more to compile. ``led``/``bg``
-    are None for a ruleset without the belote led in all-trump / Bulgarian awards: numba drops that code unseen.)"""
+def run(n: int, rp: np.ndarray, tab: Tables, inp: Inputs, ann: np.ndarray,
+        classify_only: bool) -> tuple[Outputs, int]:
+    """Score n hands: classify them, then run the passes and the vectorised steps between them in order (only the
+    classification with ``classify_only``). ``ann``: int64 (2, n, K) team points and belote of the rows that take
+    their declarations from the record. Returns (outputs, declaration items)."""
+    P, T, K = int(rp[P_PLAYERS]), int(rp[P_TRICKS]), int(rp[P_TEAMS])
+    out = Outputs(n, K, T, 0 if classify_only else 2 * n + ITEMS_PER_SEAT * P)
+    classify(rp, inp, out.flags, out.small)
+    if classify_only:
+        return out, 0
+    with scalar_loops():     # the passes' loops run over 2 to 4 seats or teams (pipeline.jit.scalar_loops)
+        items = _score(n, rp, tab, inp, ann, out)
+    return out, items
+
+
+def _score(n: int, rp: np.ndarray, tab: Tables, inp: Inputs, ann: np.ndarray, out: Outputs) -> int:
+    """The passes over n classified hands into ``out``; the declarations pass again with room enough when the
+    declaration items overflow the first guess. Returns the number of declaration items. (``led``/``bg`` are None
+    for a ruleset without the belote led in all-trump / Bulgarian awards: numba drops that code unseen.)"""
     P, T, K = int(rp[P_PLAYERS]), int(rp[P_TRICKS]), int(rp[P_TEAMS])
     led, bg = (True if rp[P_BELOTE_LED] else None), (rp[P_BG] if rp[P_BG] else None)
     w = scratch(n, K, P, T)
-    out = Outputs(n, K, T, 0 if classify_only else 2 * n + ITEMS_PER_SEAT * P)
-    cards_pass(n, rp, inp.n_pl, inp.taker, inp.taker_bits, inp.taker_off, inp.tteam, inp.tteam_bits, inp.tteam_off,
-               inp.comp_o, inp.comp_d, inp.comp_bits, inp.comp_off, inp.comp_texts_o, inp.comp_texts_d,
-               inp.strain_o, inp.strain_d, inp.strain_bits, inp.strain_off, inp.strain_texts_o, inp.strain_texts_d,
-               inp.plays_o, inp.plays_v, inp.plays_bits, inp.plays_off, inp.seats_o, inp.seats_v,
-               inp.hands_o, inp.hands_v, inp.hands_bits, inp.hands_off, inp.tt_o, inp.tt_v, inp.tt_bits, inp.tt_off,
-               inp.lts, inp.lts_bits, inp.lts_off, inp.ann_bits, inp.ann_off, inp.dealer, inp.coinche,
-               inp.cbid_bits, inp.cbid_off, inp.bid_bits, inp.bid_off, tab.points, tab.strength, tab.above_trump,
-               w.C, w.took, w.no_tp, classify_only, out.flags, out.small, out.winners, out.team16, inp.claim_trick)
-    if classify_only:
-        return out, 0
-    while True:     # the pass sets each scored row's declarations afresh: running it again changes nothing else
-        items, short = declarations_pass(n, rp, inp.hands_o, inp.hands_v, inp.plays_o, inp.plays_v, inp.dealer,
-                                         tab.carre_points, tab.carre_key, tab.seq_points, tab.seq_key,
-                                         tab.slot_length, tab.slot_top, tab.slot_points, w.D, w.B, w.took, w.sp, w.sk,
-                                         w.cp, w.ck, w.pts, w.key, w.tk, w.th, w.team1, w.seq_w, w.carre_w, ann[0],
-                                         ann[1], out.flags, out.small, out.item_offsets, *out.items, led)
+    C, D, B = w.cdb
+    cards_pass(n, rp, inp.vals, inp.offs, inp.plays, inp.seats, inp.hands, tab.points, tab.strength, tab.above_trump,
+               C, w.took, w.no_tp, out.flags, out.small, out.winners, out.team16)
+    claim_points(rp, inp, tab.points, out.winners, out.flags, out.small, out.team16)
+    tricks_taken(rp, inp, tab.points, C, w.took, out.flags, out.small)
+    card_totals(rp, C, w.took, out.flags, out.small)
+    while True:     # each scored row's declarations set afresh: running the pass again changes nothing else
+        from_record(ann, out.flags, D, B)
+        items, short = declarations_pass(n, rp, inp.vals, inp.offs, inp.hands, inp.plays, tab.carre_points,
+                                         tab.carre_key, tab.seq_points, tab.seq_key, tab.slot, tab.slot_points,
+                                         w.cdb, w.took, w.seat, w.team, w.wins, out.flags, out.small,
+                                         out.item_offsets, *out.items, led)
         if not short:
             break
         out.items = Outputs.item_buffers(items + ITEMS_PER_SEAT * P)
+    belote_team(D, B, out.flags, out.small)
     settle = contract_pass if K == 2 else solo_pass
-    settle(n, rp, inp.bid, inp.bid_bits, inp.bid_off, inp.cbid_bits, inp.cbid_off, inp.coinche, inp.rec_o, inp.rec_v,
-           inp.rec_bits, inp.rec_off, inp.margin, inp.margin_bits, inp.margin_off, tab.made, tab.award, w.C, w.D, w.B,
-           w.made, w.litige, w.decided, out.flags, out.small, out.team16, out.score, out.held, bg)
-    return out, items
+    settle(n, rp, inp.vals, inp.valid, tab.made, tab.award, w.cdb, w.outcome, out.flags, out.small, out.team16,
+           out.score, out.held, bg)
+    revoke_penalty(rp, out.flags, out.small, out.team16, out.score)
+    write_points(C, D, B, w.outcome, out.flags, out.team16)
+    match_recorded(rp, inp, out.flags, out.score)
+    return items

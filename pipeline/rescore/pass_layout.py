@@ -16,7 +16,7 @@ import numpy as np
 from pipeline.cards import STRAINS
 from pipeline.rescore.contract import _FAIL_DECL
 from pipeline.rescore.declaration_contest import CONTESTS, TIES
-from pipeline.jit import njit_inner
+from pipeline.rescore.declaration_items import Entries
 from pipeline.rules import Ruleset
 
 
@@ -108,71 +108,39 @@ class Tables(NamedTuple):
     carre_key: np.ndarray
     seq_points: np.ndarray
     seq_key: np.ndarray
-    slot_length: np.ndarray
-    slot_top: np.ndarray
+    slot: np.ndarray          # int8 (2, 256, 3): DeclarationTables.slot_length, slot_top
     slot_points: np.ndarray
     made: np.ndarray          # int64 (9,) contract._made_params
     award: np.ndarray         # int64 (24,) contract._award_params
 
 
-class Inputs(NamedTuple):
-    """The hands columns as the passes read them (engine builds it): ``*_bits``/``*_off`` a validity bitmap and
-    its bit offset (:func:`pipeline.rescore.columns.validity`), ``*_o``/``*_v`` a list column's offsets and
-    values, strings as offsets and bytes, ``*_texts_*`` the texts a string column is matched against."""
+# the input columns as the passes read them (:class:`Inputs`): rows of its per-hand values (int32 (N_VALS, n);
+# V_COMP / V_STRAIN: the completeness / strain text's index in COMPLETENESS / cards.STRAINS, COMP_OTHER / -1 for
+# another text or none; V_CLAIM: hands.claim.trick, -1 when none), of its validity flags (uint8 (N_VALID, n): 1
+# when the column is not null in that row; B_CBID: the value of capot_bid) and of its list offsets (int32
+# (N_OFFS, n + 1): row i's items of a list column are its values from offs[O_*, i] to offs[O_*, i + 1])
+(V_N_PL, V_TAKER, V_TTEAM, V_COMP, V_STRAIN, V_LTS, V_DEALER, V_COINCHE, V_BID, V_MARGIN, V_CLAIM) = range(11)
+N_VALS = 11
+(B_TAKER, B_TTEAM, B_PLAYS, B_HANDS, B_TT, B_LTS, B_ANN, B_CBID, B_BID, B_REC, B_MARGIN) = range(11)
+N_VALID = 11
+O_PLAYS, O_SEATS, O_HANDS, O_TT, O_REC = range(5)
+N_OFFS = 5
 
-    n_pl: np.ndarray
-    taker: np.ndarray
-    taker_bits: np.ndarray
-    taker_off: int
-    tteam: np.ndarray
-    tteam_bits: np.ndarray
-    tteam_off: int
-    comp_o: np.ndarray
-    comp_d: np.ndarray
-    comp_bits: np.ndarray
-    comp_off: int
-    comp_texts_o: np.ndarray
-    comp_texts_d: np.ndarray
-    strain_o: np.ndarray
-    strain_d: np.ndarray
-    strain_bits: np.ndarray
-    strain_off: int
-    strain_texts_o: np.ndarray
-    strain_texts_d: np.ndarray
-    plays_o: np.ndarray
-    plays_v: np.ndarray
-    plays_bits: np.ndarray
-    plays_off: int
-    seats_o: np.ndarray
-    seats_v: np.ndarray
-    hands_o: np.ndarray
-    hands_v: np.ndarray
-    hands_bits: np.ndarray
-    hands_off: int
-    tt_o: np.ndarray
-    tt_v: np.ndarray
-    tt_bits: np.ndarray
-    tt_off: int
-    lts: np.ndarray
-    lts_bits: np.ndarray
-    lts_off: int
-    ann_bits: np.ndarray
-    ann_off: int
-    dealer: np.ndarray
-    coinche: np.ndarray
-    cbid_bits: np.ndarray
-    cbid_off: int
-    bid: np.ndarray
-    bid_bits: np.ndarray
-    bid_off: int
-    rec_o: np.ndarray
-    rec_v: np.ndarray
-    rec_bits: np.ndarray
-    rec_off: int
-    margin: np.ndarray
-    margin_bits: np.ndarray
-    margin_off: int
-    claim_trick: np.ndarray   # int8 (n,): tricks completed at the hand's claim (hands.claim.trick), -1 when none
+
+class Inputs(NamedTuple):
+    """The hands columns as the passes read them (engine builds it): the per-hand values, validity and list
+    offsets as three matrices (rows ``V_*``, ``B_*``, ``O_*``), and the list columns' values. A few 2-D arrays
+    rather than one array per column: numba compiles, for a kernel called from Python, code that unboxes each
+    argument, and the passes' compile grew with their number of arguments."""
+
+    vals: np.ndarray      # int32 (N_VALS, n)
+    valid: np.ndarray     # uint8 (N_VALID, n)
+    offs: np.ndarray      # int32 (N_OFFS, n + 1)
+    plays: np.ndarray     # int8: hands.plays
+    seats: np.ndarray     # int8: hands.play_seats
+    hands: np.ndarray     # uint32: hands.initial_hands
+    tt: np.ndarray        # uint32: hands.tricks_taken
+    rec: np.ndarray       # int32: hands.recorded_score
 
 
 class Outputs:
@@ -182,8 +150,8 @@ class Outputs:
     flags: uint8 (N_FLAGS, n) 0/1 (rows ``F_*``); small: int8 (N_SMALL, n) (rows ``S_*``); team16: int16
     (N_TEAM16, n, K) card, declaration, belote and contract points (card points); score: int32 (n, K) hand
     score (game points); held: int32 (n,); winners: int8 (n, tricks); item_offsets: int32 (n + 1,) each hand's
-    first declaration item; items: the declaration items (row int64, seat, kind, rank, suit, length int8,
-    points int32, scored bool), as :class:`pipeline.rescore.declaration_items.Entries` holds them.
+    first declaration item; items: the declaration items (row int64 (cap,), seat, kind, rank, suit, length int8
+    (5, cap), points int32 (cap,), scored bool (cap,)), as :meth:`entries` gives them.
     """
 
     def __init__(self, n: int, K: int, tricks: int, cap: int):
@@ -198,35 +166,30 @@ class Outputs:
 
     @staticmethod
     def item_buffers(cap: int) -> tuple:
-        """Room for ``cap`` declaration items: (row int64, seat, kind, rank, suit, length int8, points int32,
-        scored bool), each (cap,)."""
-        return (np.empty(cap, np.int64), np.empty(cap, np.int8), np.empty(cap, np.int8), np.empty(cap, np.int8),
-                np.empty(cap, np.int8), np.empty(cap, np.int8), np.empty(cap, np.int32), np.empty(cap, np.bool_))
+        """Room for ``cap`` declaration items: (row int64 (cap,), seat, kind, rank, suit, length int8 (5, cap),
+        points int32 (cap,), scored bool (cap,))."""
+        return np.empty(cap, np.int64), np.empty((5, cap), np.int8), np.empty(cap, np.int32), np.empty(cap, np.bool_)
+
+    def entries(self, count: int) -> Entries:
+        """The first ``count`` declaration items."""
+        row, small, points, scored = self.items
+        return Entries(row[:count], *small[:, :count], points[:count], scored[:count])
 
 
 class Scratch(NamedTuple):
     """Working arrays of the passes for n hands (P seats, K teams, T tricks); their content between calls is of
-    no meaning (a pass sets each row's before reading it)."""
+    no meaning (a pass sets each row's before reading it). Arrays of one type are stacked (a pass takes the
+    stack, and the per-hand functions its rows): fewer arguments for numba to compile code for."""
 
-    C: np.ndarray        # int64 (n, K) card points
-    D: np.ndarray        # int64 (n, K) declaration points after the contest and declarations.on_capot
-    B: np.ndarray        # int64 (n, K) belote points held
+    cdb: np.ndarray      # int64 (3, n, K): card points, declaration points after the contest and
+    #                      declarations.on_capot, belote points held
     took: np.ndarray     # bool (n, K) the team took a trick
-    made: np.ndarray     # bool (n,)
-    litige: np.ndarray   # bool (n,)
-    decided: np.ndarray  # bool (n,)
+    outcome: np.ndarray  # bool (3, n): made, litige, decided
     no_tp: np.ndarray    # int16 (0, T): trick points not asked for
-    sp: np.ndarray       # int64 (1, P) per seat: sequence points, best sequence key, carré points, best carré key
-    sk: np.ndarray
-    cp: np.ndarray
-    ck: np.ndarray
-    pts: np.ndarray      # int64 (1, P), (1, P), (K,), (K,) contest scratch
-    key: np.ndarray
-    tk: np.ndarray
-    th: np.ndarray
-    team1: np.ndarray    # int64 (1, K) declaration points won in the contest
-    seq_w: np.ndarray    # bool (1, K) sequences / carrés scored in the contest
-    carre_w: np.ndarray
+    seat: np.ndarray     # int64 (6, 1, P) per seat: sequence points, best sequence key, carré points, best carré
+    #                      key; pts and key of the contest
+    team: np.ndarray     # int64 (2, 1, K): tk and th of the contest (rows [0, 0] and [1, 0])
+    wins: np.ndarray     # bool (2, n, K): sequences / carrés scored in the contest
 
 
 _LOCAL = threading.local()
@@ -238,17 +201,18 @@ def scratch(n: int, K: int, P: int, T: int) -> Scratch:
     key = (n, K, P, T)
     s = getattr(_LOCAL, "scratch", None)
     if s is None or _LOCAL.key != key:
-        i64 = lambda *shape: np.zeros(shape, dtype=np.int64)   # noqa: E731
-        s = Scratch(i64(n, K), i64(n, K), i64(n, K), np.zeros((n, K), np.bool_), np.zeros(n, np.bool_),
-                    np.zeros(n, np.bool_), np.zeros(n, np.bool_), np.zeros((0, T), np.int16), i64(1, P), i64(1, P),
-                    i64(1, P), i64(1, P), i64(1, P), i64(1, P), i64(K), i64(K), i64(1, K),
-                    np.zeros((1, K), np.bool_), np.zeros((1, K), np.bool_))
+        s = Scratch(np.zeros((3, n, K), np.int64), np.zeros((n, K), np.bool_), np.zeros((3, n), np.bool_),
+                    np.zeros((0, T), np.int16), np.zeros((6, 1, P), np.int64), np.zeros((2, 1, K), np.int64),
+                    np.zeros((2, n, K), np.bool_))
         _LOCAL.scratch, _LOCAL.key = s, key
     return s
 
 
-@njit_inner
-def _bit(bits, off, i):
-    """Bit (off + i) of an Arrow bitmap (least significant bit first)."""
-    j = off + i
-    return (bits[j >> 3] >> (j & 7)) & 1 == 1
+def input_matrices(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The (values, validity, offsets) matrices of :class:`Inputs` for n hands, kept per thread and reused while n
+    stays, as :func:`scratch` (their content is of no meaning until the engine fills them)."""
+    m = getattr(_LOCAL, "inputs", None)
+    if m is None or m[0].shape[1] != n:
+        m = _LOCAL.inputs = (np.empty((N_VALS, n), np.int32), np.empty((N_VALID, n), np.uint8),
+                             np.empty((N_OFFS, n + 1), np.int32))
+    return m

@@ -16,7 +16,7 @@ import numpy as np
 
 from pipeline.cards import ALL_TRUMP, NO_TRUMP
 from pipeline.rescore.arith import mod
-from pipeline.jit import njit, njit_inner
+from pipeline.jit import njit, njit_inner, renamed
 from pipeline.rescore.tables import ABOVE_TRUMP, Tables
 from pipeline.trick_order import STRENGTH
 from pipeline.rules import Ruleset, n_teams
@@ -111,6 +111,11 @@ def legal_one(hand, first, led_suit, strain, win_card, partner_winning, fl, abov
     elif fl >> F_MUST_UNDERTRUMP & 1:
         return trumps, MUST_UNDERTRUMP
     return hand, OK
+
+
+#: legal_one as play_one calls it, compiled a second time without numba's wrappers (see pipeline.jit.njit_inner)
+#: under its own name (numba's cache names an entry after the function)
+_legal_inner = njit_inner(renamed(legal_one.py_func, "legal_one_inner"))
 
 
 @njit(cache=True, nogil=True)
@@ -237,7 +242,7 @@ def play_one(plays, p0, seats, s0, hands, h0, P, n_tricks, dealer, st, points, s
         led = c >> 3
         row = st * 128 + led * 32
         # a plain suit led (not trump, not all-trump): following it is always legal
-        plain_led = st == NO_TRUMP or (suit_contract and led != st)
+        plain_led = (st == NO_TRUMP) | (suit_contract & (led != st))
         best_key = strength[row + c] << 2  # strength first, then position (k < 4): unique in the trick
         win_card = c
         win_seat = s
@@ -263,13 +268,13 @@ def play_one(plays, p0, seats, s0, hands, h0, P, n_tricks, dealer, st, points, s
                 if held & bit == 0:
                     code = NOT_IN_HAND
                 elif not (plain_led and c >> 3 == led):
-                    partner = P == 4 and (win_seat & 1) == (s & 1)
-                    legal, why = legal_one(held, False, led, st, win_card, partner, fl, above_trump)
+                    partner = (P == 4) & ((win_seat & 1) == (s & 1))
+                    legal, why = _legal_inner(held, False, led, st, win_card, partner, fl, above_trump)
                     if legal & bit == 0:
                         # heading the lead (trump led, all-trump) is asked only of a player holding the suit
                         # led: a card of another suit breaks the first duty, to follow suit (R10)
-                        heading = why == OVERTRUMP_ON_TRUMP_LEAD or why == MUST_HEAD
-                        code = FOLLOW_SUIT if heading and c >> 3 != led else why
+                        heading = (why == OVERTRUMP_ON_TRUMP_LEAD) | (why == MUST_HEAD)
+                        code = FOLLOW_SUIT if heading & (c >> 3 != led) else why
             if code != OK:
                 if first_bad < 0:
                     first_bad = j
