@@ -62,7 +62,7 @@ def make_file(a) -> None:
                  "bulgarian": base_games("bulgarian", 5000, seed=5)}
         games, hands = write_mixed_native(bases, {"coinche": 20, "bulgarian": 25}, a.hands, a.file)
     else:
-        from pipeline.simulate import simulate_to_file
+        from pipeline.simulate.games import simulate_to_file
         games, hands = simulate_to_file(a.rules, a.games, 7, a.file)
     print(f"made {games} games, {hands} hands -> {a.file} ({a.file.stat().st_size / 1e6:.0f} MB, "
           f"{time.perf_counter() - t:.0f} s)")

@@ -3,9 +3,9 @@
     python benchmarks/reports.py LAKE [--rules A] [--other B] [--player NAME] [--repeat K] [--cli] [--filtered SALT]
 
 Query alone (what issues #5/#6 time): every report of queries/ under ruleset A on one connection
-(pipeline.stats.run_report_on), `compare` A with B (the report, then the report and the 5 examples
-`rebelote compare` prints: pipeline.stats.compare), `fairness` by source and with `--player NAME` (by source and
-by player), and opening a connection (pipeline.stats.connect). With ``--cli``, each `rebelote` command is also run
+(pipeline.stats.reports.run_report_on), `compare` A with B (the report, then the report and the 5 examples
+`rebelote compare` prints: pipeline.stats.reports.compare), `fairness` by source and with `--player NAME` (by source and
+by player), and opening a connection (pipeline.stats.reports.connect). With ``--cli``, each `rebelote` command is also run
 as a fresh process (`python -m pipeline.cli ...`), so Python's start-up, the imports and the argument parsing
 count. With ``--filtered SALT``, only the reports under a filter are timed: each report (connection
 included, since the filter shapes the views) with no filter, with ``--player NAME``, with ``--pseudonymize SALT``, and with both,
@@ -26,7 +26,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))   # this checkout's pipeline, not an installed one
 
-from pipeline import fairness, stats  # noqa: E402
+from pipeline.stats import fairness  # noqa: E402
+
+from pipeline.stats import reports as stats
 
 
 def _line(name: str, walls: list[float], cpus: list[float]) -> str:

@@ -37,11 +37,15 @@ import pyarrow.parquet as pq
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # this checkout's pipeline, not an installed one
 
-from pipeline import native, rules as rules_mod, schema  # noqa: E402
+from pipeline import rules as rules_mod  # noqa: E402
+
+from pipeline.ingest import native
+
+from pipeline.storage import schema
 from pipeline.cards import STRAINS  # noqa: E402
 from pipeline.rescore import score_batch  # noqa: E402
 from pipeline.rescore.declarations import list_held  # noqa: E402
-from pipeline.simulate import simulate  # noqa: E402
+from pipeline.simulate.games import simulate  # noqa: E402
 
 # house rulesets: parameter values no shipped ruleset sets (file name -> TOML text)
 HOUSE = {

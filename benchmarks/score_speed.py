@@ -25,7 +25,7 @@ import pyarrow.parquet as pq
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # this checkout's pipeline, not an installed one
 
-from pipeline import lake as lakemod  # noqa: E402
+from pipeline.storage import lake as lakemod  # noqa: E402
 from pipeline.bench import data  # noqa: E402
 from pipeline.rescore import score_batch  # noqa: E402
 from pipeline.rules import load  # noqa: E402

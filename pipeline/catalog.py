@@ -2,7 +2,7 @@
 
 The command line reads both while its commands are declared (``--lake``'s default, the ``schema`` command's help),
 before it knows which command runs: kept here, ``rebelote --help`` starts without importing pyarrow.
-:mod:`pipeline.schema` and :mod:`pipeline.lake` re-export them (``schema.TABLES``, ``lake.DEFAULT_LAKE``).
+:mod:`pipeline.storage.schema` and :mod:`pipeline.storage.lake` re-export them (``schema.TABLES``, ``lake.DEFAULT_LAKE``).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 A ruleset name (``scores/ruleset=<name>/``), a source (``hands/source=<name>/``), a table (``<table>/``) and the
 files the lake writes are folder or file names. A name such as ``../../victim``, ``/etc``, ``a/b`` or one holding
 a NUL byte would make a lake command write, rename or delete outside the lake folder; so every such name passes
-:func:`check` first, and :func:`pipeline.lake.Location.path` refuses any path part that would leave the root.
+:func:`check` first, and :func:`pipeline.storage.lake.Location.path` refuses any path part that would leave the root.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@
 --   $pair_by   how A's and B's hand_facts rows are paired: 'key' (on the string hand_key: always right),
 --              'seq' (on the integer hand_seq) or 'position' (row by row): the last two only when both were
 --              rescored over the same hand files and, for 'position', their rows are in the same order.
---              pipeline.stats.hand_pairing chooses it (run_report does when it is not given); the three give
+--              pipeline.stats.reports.hand_pairing chooses it (run_report does when it is not given); the three give
 --              the same rows, 'position' about 5 times faster over millions of hands.
 --
 -- Columns (one row per measure):
@@ -26,7 +26,7 @@
 --                    'end hand differs' of the games scored under both
 --
 -- display: measure, count, of
-WITH a AS (SELECT * FROM hand_facts WHERE ruleset = $ruleset),   -- view hand_facts: pipeline/hand_facts.py
+WITH a AS (SELECT * FROM hand_facts WHERE ruleset = $ruleset),   -- view hand_facts: pipeline/facts/hand_facts.py
      b AS (SELECT * FROM hand_facts WHERE ruleset = $other),
      h AS (SELECT a.hand_score AS sa, b.hand_score AS sb, a.contract_made AS ma, b.contract_made AS mb,
                   a.legal AS la, b.legal AS lb

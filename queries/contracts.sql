@@ -4,7 +4,7 @@
 -- only the taker's team in scores.taker_team when the source names no seat, as colver CFN; passed-out hands are
 -- left out).
 -- The contract comes from `hands`, its result from `scores` rescored under the ruleset,
--- both read from the view hand_facts (pipeline/hand_facts.py: written when the ruleset is rescored, else derived
+-- both read from the view hand_facts (pipeline/facts/hand_facts.py: written when the ruleset is rescored, else derived
 -- from `hands` and `scores`). Hands the ruleset could not score count in contracts/share but in no result
 -- column; hands imported after the last rescore are left out until the next rescore (`rebelote stats` warns).
 -- Sources and variants are mixed: use --source / --variant to split them.
@@ -31,7 +31,7 @@
 --
 -- Margin: how far the taker's team was from what its contract needed, in card points, on the totals the
 -- made test compares (scores.contract_points: cards, last trick, and the belote and declarations the ruleset
--- counts for the test). The same definition as the HTML report's margin chart (pipeline/report_data.py,
+-- counts for the test). The same definition as the HTML report's margin chart (pipeline/report/report_data.py,
 -- MARGIN_SQL):
 --   * a bid (80 ... 160): the taker's team's points minus the bid (>= 0: the bid was reached);
 --   * a 'take' (classic prise, no bid value) in a 2-team hand: the taker's team's points minus the defence's.
@@ -46,7 +46,7 @@
 --
 -- display: strain, level, coinche, contracts, share, made_of, success_rate, litiges, avg_margin, taker_capots
 WITH
--- view hand_facts: one row per hand under the ruleset, contract and result side by side (pipeline/hand_facts.py)
+-- view hand_facts: one row per hand under the ruleset, contract and result side by side (pipeline/facts/hand_facts.py)
 c AS (
     SELECT strain,
            CASE WHEN capot_bid THEN 'capot' WHEN bid IS NULL THEN 'take' ELSE bid::VARCHAR END AS level,

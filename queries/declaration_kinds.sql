@@ -38,7 +38,7 @@
 -- display: player, source, kind, hands, items, per_100_hands, scored_items, scored_points, announced_items, held_where_announced
 WITH
 -- views hand_facts (one row per hand), declaration_items (one row per item) and player_games (one row per game
--- and name), written at rescore time (pipeline/hand_facts.py, declaration_facts.py, player_facts.py)
+-- and name), written at rescore time (pipeline/facts/hand_facts.py, declaration_facts.py, player_facts.py)
 sc AS (SELECT * FROM hand_facts WHERE ruleset = $ruleset AND status = 'scored'),
 kinds(kind, ord) AS (VALUES ('tierce', 1), ('quarte', 2), ('quinte', 3), ('carre_7', 4), ('carre_8', 5),
                             ('carre_9', 6), ('carre_10', 7), ('carre_J', 8), ('carre_Q', 9), ('carre_K', 10),

@@ -35,7 +35,7 @@
 --
 -- display: source, hands_scored, decl_hands, decl_points, decl_points_per_hand, belote_hands, belote_share, decided_hands, made_thanks_to_decl, failed_because_of_decl
 WITH h AS (
-    -- view hand_facts (pipeline/hand_facts.py): the declaration points per team, taker and defence
+    -- view hand_facts (pipeline/facts/hand_facts.py): the declaration points per team, taker and defence
     SELECT source,
            -- team columns for two teams; 3-player hands (one list entry per player) count in the totals
            decl_points_team0 AS d0, decl_points_team1 AS d1, decl_points AS d_all, decl_points_taker AS d_taker,

@@ -4,14 +4,14 @@
 -- whatever their seats; the two names are sorted (player_a <= player_b) so a pair is one row. Names are as the
 -- source spells them, so the same pair in two sources gives two rows. 2- and 3-player hands have no partners and
 -- are left out. Facts come from the view pair_games (one row per game and pair under the ruleset, adding up the
--- view pair_hands, one row per hand and pair: pipeline/pair_facts.py, written when the ruleset is rescored, else
+-- view pair_hands, one row per hand and pair: pipeline/facts/pair_facts.py, written when the ruleset is rescored, else
 -- derived from `hands` and `scores`), whose `winner` is the game's in `game_scores`. Hands the ruleset could
 -- not score still count in games/hands/taken but in no result column; hands imported after the last rescore
 -- are left out until the next rescore (`rebelote stats` warns).
 --
 -- Recorded values: a summary-level hand (hands.completeness = 'summary': points only, no cards) cannot be
 -- rescored, so its points are its recorded score (hands.recorded_score, plus the litige points the source's
--- running totals add on it: pipeline/summary_points.py), and a game with summary hands is
+-- running totals add on it: pipeline/facts/summary_points.py), and a game with summary hands is
 -- won/finished as games.recorded_winner says. Summary hands have no made/failed result (not in made, decided).
 --
 -- Parameters:
@@ -38,14 +38,14 @@
 --                      not NULL); won_of = 'won/finished'. A pair seated on both teams of a game counts
 --                      that game once, as won.
 --   take_rate_lo, take_rate_hi, made_rate, made_rate_lo, made_rate_hi, win_rate_lo, win_rate_hi
---                      the rates with their 95 % Wilson intervals (macros wilson_lo/wilson_hi, pipeline.stats),
+--                      the rates with their 95 % Wilson intervals (macros wilson_lo/wilson_hi, pipeline.stats.reports),
 --                      as in the players report: made_rate = made / decided, win rate = won / finished
 --
 -- Order: hands desc, player_a, player_b, source.
 --
 -- display: player_a, player_b, source, games, hands, taken, made_of, made_rate_lo, made_rate_hi, points_per_hand, won_of
 WITH
--- view pair_games (pipeline/pair_facts.py; written at rescore time): one row per (game, pair), with the sums of
+-- view pair_games (pipeline/facts/pair_facts.py; written at rescore time): one row per (game, pair), with the sums of
 -- the pair's hands in that game (pair_hands), the teams it sat as and the game's winner (game_scores: carried in
 -- the row, not joined on the string game_id); a pair on both teams of one game counts it once, as won
 per_game AS (

@@ -2,7 +2,7 @@
 --
 -- One row per (player, source): a player is a name as the source spells it, so the same name in two sources
 -- gives two rows. Facts come from the view player_games (one row per game and name under the ruleset, adding up
--- the view player_hands, one row per hand and name: pipeline/player_facts.py, written when the ruleset is
+-- the view player_hands, one row per hand and name: pipeline/facts/player_facts.py, written when the ruleset is
 -- rescored, else derived from `hands` and `scores`), whose `winner` is the game's in `game_scores`. Hands the
 -- ruleset could not score
 -- still count in games/hands/taken but in no result column; hands imported after the last rescore are left
@@ -12,7 +12,7 @@
 -- round, points only, no cards) cannot be rescored under any ruleset, so the report uses what its source
 -- recorded: its points (points, points_per_hand, taker_points_per_hand, defender_points_per_hand) are
 -- hands.recorded_score plus the points a litige held that the source's running totals add on the hand
--- (pipeline/summary_points.py), and a game with summary hands is won/finished as games.recorded_winner says
+-- (pipeline/facts/summary_points.py), and a game with summary hands is won/finished as games.recorded_winner says
 -- (null: unfinished or unknown). Every other number is the rescoring's: summary hands have no made/failed result
 -- (they are not in made, decided, made_of), and no declarations, capots or illegal plays.
 --
@@ -42,7 +42,7 @@
 --                    under the ruleset, or for a game with summary hands the recorded winner
 --                    (games.recorded_winner not NULL); won_of = 'won/finished'. A name seated on both
 --                    teams of a game (bots) counts that game once, as won.
---   take_rate_lo, take_rate_hi  95 % Wilson interval of taken / hands (macros wilson_lo/wilson_hi, pipeline.stats)
+--   take_rate_lo, take_rate_hi  95 % Wilson interval of taken / hands (macros wilson_lo/wilson_hi, pipeline.stats.reports)
 --   made_rate            made / decided, rounded to 4 decimals; made_rate_lo, made_rate_hi its Wilson interval
 --   win_rate_lo, win_rate_hi  Wilson interval of won / finished
 --   made_suit_of, made_nt_of, made_at_of   contracts made / decided as taker by strain: a suit (C D H S),
@@ -65,7 +65,7 @@
 --
 -- display: player, source, games, hands, take_rate, made_of, made_rate_lo, made_rate_hi, points_per_hand, coinches_won_of, declarations_per_100, mismatches_of, won_of
 WITH
--- view player_games (pipeline/player_facts.py; written at rescore time): one row per (game, name), with the
+-- view player_games (pipeline/facts/player_facts.py; written at rescore time): one row per (game, name), with the
 -- sums of the name's hands in that game (player_hands), the teams it sat on and the game's winner (game_scores:
 -- carried in the row, not joined on the string game_id, or the recorded one for a game with summary hands: no
 -- cards, its rescored totals leave those hands out); a name seated on both teams of one game (bots do this)

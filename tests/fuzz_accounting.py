@@ -161,7 +161,7 @@ def main(fmt: str, examples: int) -> None:
     from hypothesis import HealthCheck, given, settings, strategies as st
 
     import fuzz_samples
-    from pipeline import lake as lakemod
+    from pipeline.storage import lake as lakemod
     from pipeline.ingest.run import ingest_paths
     from pipeline.limits import Limits
 

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from pipeline import native, rules, schema
+from pipeline import rules
+
+from pipeline.ingest import native
+
+from pipeline.storage import schema
 from pipeline.rescore import game_pass, score_batch
 
 
@@ -37,7 +41,7 @@ def simulated_lake(lake, plan=(("belote-classic", 4, 11, "club"), ("colver", 2, 
 
     from pipeline.ingest.run import ingest_paths
     from pipeline.rescore import rescore_lake
-    from pipeline.simulate import simulate
+    from pipeline.simulate.games import simulate
 
     lake = Path(lake)
     files = []
@@ -65,7 +69,6 @@ def record_version(lake) -> None:
     import json
     from pathlib import Path
 
-    from pipeline import lake as lakemod
-
+    from pipeline.storage import lake as lakemod
     Path(lake, lakemod.VERSION_FILE).write_text(
         json.dumps({"format": "rebelote-lake", "version": lakemod.LAKE_VERSION}) + "\n")

@@ -1,4 +1,4 @@
-"""`rebelote analyse` (pipeline/analyse.py, issue 22): the double-dummy table of a lake and its report.
+"""`rebelote analyse` (pipeline/stats/analyse.py, issue 22): the double-dummy table of a lake and its report.
 
 The lake: two simulated contrée games (source 'club', colver ruleset), rescored. The checks use facts the
 analysis does not compute itself: the tricks of the play recorded, and an identity that ties every card's cost to
@@ -18,14 +18,16 @@ import orjson
 import pytest
 from typer.testing import CliRunner
 
-from pipeline import analyse, stats
+from pipeline.stats import analyse
+
+from pipeline.stats import reports as stats
 from pipeline.cards import STRAINS
 from pipeline.cli import app
 from pipeline.ingest.run import ingest_paths
 from pipeline.rescore import dd_solver as dd
 from pipeline.rescore import rescore_lake
 from pipeline.rules import load
-from pipeline.simulate import simulate
+from pipeline.simulate.games import simulate
 
 RULES = "colver"
 

@@ -14,12 +14,14 @@ import numpy as np
 import orjson
 import pytest
 
-from pipeline import analyse, stats
+from pipeline.stats import analyse
+
+from pipeline.stats import reports as stats
 from pipeline.cards import STRAINS
 from pipeline.ingest.run import ingest_paths
 from pipeline.rescore import dd_solo, dd_solver as dd, rescore_lake
 from pipeline.rules import load
-from pipeline.simulate import simulate
+from pipeline.simulate.games import simulate
 from pipeline.trick_order import strength
 
 RULESETS = ("belote-2p", "belote-3p", "mundijuegos-3p")

@@ -1,7 +1,7 @@
-"""pipeline/batch_facts.py derives the hand-level report tables batch by batch in the rescore's hand pass, with
+"""pipeline/facts/batch_facts.py derives the hand-level report tables batch by batch in the rescore's hand pass, with
 Arrow and numpy for plain hands and the tables' SQL for the others. Its rows must be exactly the SQL's
-(:mod:`pipeline.derived`'s reference SELECTs over the whole lake), however the hands are split into batches, and
-a rescore must write exactly what :func:`pipeline.derived.materialize` writes from scratch (game-level tables and
+(:mod:`pipeline.facts.derived`'s reference SELECTs over the whole lake), however the hands are split into batches, and
+a rescore must write exactly what :func:`pipeline.facts.derived.materialize` writes from scratch (game-level tables and
 ``hand_facts.hand_seq`` included).
 
 The lake (tests/test_player_facts_paths.py) holds every kind of hand the derivations tell apart: classic, coinche
@@ -18,7 +18,13 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from pipeline import batch_facts, derived, lake as lakemod, stats
+from pipeline.facts import batch_facts
+
+from pipeline.facts import derived
+
+from pipeline.storage import lake as lakemod
+
+from pipeline.stats import reports as stats
 from pipeline.rescore import comparable_only, foreign_games, rescore_lake
 from pipeline.rescore.own import score_any
 from pipeline.rules import load
@@ -36,7 +42,7 @@ def announced_lake(tmp_path_factory) -> Path:
     import orjson
 
     from pipeline.ingest.run import ingest_paths
-    from pipeline.simulate import simulate
+    from pipeline.simulate.games import simulate
 
     d = tmp_path_factory.mktemp("announced")
     lines = []
@@ -68,7 +74,7 @@ def _reference(lake_path: Path, ruleset: str, table: str) -> pa.Table:
         t = con.sql(sql).to_arrow_table()
     finally:
         con.close()
-    from pipeline import schema
+    from pipeline.storage import schema
     return schema.conform(table, t.select(schema.schema(table).names))
 
 

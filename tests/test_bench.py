@@ -4,11 +4,13 @@ speed. The helpers they rest on (sizes, growth slopes, the replicated lake) are 
 import pyarrow.compute as pc
 import pytest
 
-from pipeline import bench, lake as lakemod
+from pipeline import bench
+
+from pipeline.storage import lake as lakemod
 from pipeline.ingest.run import ingest_paths
 from pipeline.rescore import rescore_lake
 from pipeline.rules import load
-from pipeline.simulate import simulate_to_file
+from pipeline.simulate.games import simulate_to_file
 
 RULES = "belote-classic"
 
@@ -58,7 +60,7 @@ def test_stats_stage_times_every_report(tmp_path):
     # report of queries/, plus fairness and the unscored-hands check, each with the query alone timed too
     from helpers import simulated_lake
 
-    from pipeline import stats
+    from pipeline.stats import reports as stats
     from pipeline.bench.stages import Sampler, stage_stats
 
     lake = simulated_lake(tmp_path / "lake", plan=(("belote-classic", 2, 3, "club"),))

@@ -12,11 +12,13 @@ from pathlib import Path
 import orjson
 import pytest
 
-from pipeline import lake as lakemod, stats
+from pipeline.storage import lake as lakemod
+
+from pipeline.stats import reports as stats
 from pipeline.ingest.run import ingest_paths
 from pipeline.rescore import rescore_lake
 from pipeline.rules import load
-from pipeline.simulate import simulate
+from pipeline.simulate.games import simulate
 
 RULES = "pagat-coinche"
 
@@ -162,7 +164,7 @@ def test_bidders_per_player_from_the_records(games):
 
 def test_bidders_as_json_gives_numbers(games):
     """`stats bidders --format json`: its sums come out of DuckDB as decimals (HUGEINT), which JSON writes as the
-    same integers (pipeline/output.py); it used to fail with 'Type is not JSON serializable: decimal.Decimal'."""
+    same integers (pipeline/report/output.py); it used to fail with 'Type is not JSON serializable: decimal.Decimal'."""
     import json
 
     from typer.testing import CliRunner

@@ -1,4 +1,4 @@
-"""`rebelote stats REPORT --by month` (pipeline.stats.run_report_by_month; issue 21): the report once per month of
+"""`rebelote stats REPORT --by month` (pipeline.stats.reports.run_report_by_month; issue 21): the report once per month of
 the games' recorded time, each month's rows exactly the report over that month's games, stacked with a month
 column; games with no time in no month."""
 
@@ -12,12 +12,12 @@ import orjson
 import pytest
 from typer.testing import CliRunner
 
-from pipeline import stats
+from pipeline.stats import reports as stats
 from pipeline.cli import app
 from pipeline.ingest.run import ingest_paths
 from pipeline.rescore import rescore_lake
 from pipeline.rules import load
-from pipeline.simulate import simulate
+from pipeline.simulate.games import simulate
 
 UTC = timezone.utc
 RULES = "belote-classic"
@@ -73,11 +73,10 @@ def test_the_command(lake):
 
 def test_the_dashboard_file_holds_the_monthly_tables(lake, tmp_path):
     """Issue 21: `export duckdb` writes report_<name>_by_month for players, partnerships and bidders, each the
-    rows of `stats NAME --by month` (pipeline.dashboard.monthly_tables), and documents them."""
+    rows of `stats NAME --by month` (pipeline.report.dashboard.monthly_tables), and documents them."""
     import duckdb
 
-    from pipeline import dashboard
-
+    from pipeline.report import dashboard
     lake, _ = lake
     out = tmp_path / "d.duckdb"
     dashboard.export_duckdb(lake, out)

@@ -132,7 +132,7 @@ def test_rules_list_show_formats():
 def test_table_docs_are_generated_from_the_schemas():
     from pathlib import Path
 
-    from pipeline import schema
+    from pipeline.storage import schema
     docs = Path(__file__).resolve().parents[1] / "docs" / "tables.md"
     assert docs.read_text().strip() == schema.markdown().strip(), "run: rebelote schema --markdown > docs/tables.md"
     r = run("schema", "hands")
@@ -261,8 +261,7 @@ def test_compare_filters_and_pairings(tmp_path):
     # out, from source "other" with Eve at seat 0. Hand by hand (test_compare): every scored hand's score
     # differs between belote-classic and openspiel, and only g1's litige (hand 2) changes made/failed. The
     # passed-out hand is scored under neither: it counts among the selected hands, not among those compared.
-    from pipeline import stats
-
+    from pipeline.stats import reports as stats
     games = [native_game("g1", [native_hand(DEAL_A, 1, taker=0), native_hand(DEAL_L, 2, taker=0),
                                 native_hand(DEAL_A, 3, taker=1)]),
              native_game("g2", [native_hand(DEAL_K, 1, taker=0), native_hand(DEAL_K, 2, taker=None)], source="other",

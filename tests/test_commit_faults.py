@@ -1,10 +1,10 @@
-"""Crash safety of the lake's commits (pipeline.commits, issue 19): a writer stopped at any step of ``ingest``,
+"""Crash safety of the lake's commits (pipeline.storage.commits, issue 19): a writer stopped at any step of ``ingest``,
 ``rescore`` or ``compact`` leaves a lake that reads exactly as before the command or exactly as after it; running
 the command again completes it; and no stray file stays.
 
 The steps are enumerated, not sampled: a first run records every file-system change the command makes
-(:func:`pipeline.commits.step`), then the command is run once per step, stopped there by
-:class:`pipeline.commits.FaultInjected`, and from then on every further step fails too, as after ``kill -9``
+(:func:`pipeline.storage.commits.step`), then the command is run once per step, stopped there by
+:class:`pipeline.storage.commits.FaultInjected`, and from then on every further step fails too, as after ``kill -9``
 (no clean-up runs). A subprocess test then kills a real ingest with ``os._exit`` at sampled steps, to show that
 the in-process stop models a real kill.
 """
@@ -21,11 +21,17 @@ from pathlib import Path
 import orjson
 import pytest
 
-from pipeline import commits, compaction, lake as lakemod, schema
+from pipeline.storage import commits
+
+from pipeline.maintenance import compaction
+
+from pipeline.storage import lake as lakemod
+
+from pipeline.storage import schema
 from pipeline.ingest.run import ingest_paths
 from pipeline.rescore import rescore_lake
 from pipeline.rules import load
-from pipeline.simulate import simulate
+from pipeline.simulate.games import simulate
 
 RULES = load("belote-classic")
 TX = re.compile(r"-[0-9a-f]{12}-(\d+|tmp)")

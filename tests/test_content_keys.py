@@ -14,7 +14,7 @@ import struct
 import pyarrow as pa
 import pytest
 
-from pipeline import schema
+from pipeline.storage import schema
 from pipeline.ingest import content_keys as ck
 from pipeline.ingest.records import GameRecord, Provenance, finish_game, new_hand
 

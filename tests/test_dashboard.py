@@ -1,4 +1,4 @@
-"""`rebelote export duckdb`: the dashboard database (pipeline/dashboard.py) and its documentation.
+"""`rebelote export duckdb`: the dashboard database (pipeline/report/dashboard.py) and its documentation.
 
 The lake is simulated (tests/helpers.simulated_lake): 4 classic games from source 'club' (36 hands), 2
 contrée games from source 'online' (25 hands), one bad line (a reject), rescored under belote-classic and
@@ -17,11 +17,12 @@ import pytest
 from typer.testing import CliRunner
 
 from helpers import simulated_lake
-from pipeline import dashboard, stats
+from pipeline.report import dashboard
+from pipeline.stats import reports as stats
 from pipeline.cli import app
-from pipeline.fairness import fairness_report
-from pipeline.pseudonymize import RAW_REMOVED, pseudonym
-from pipeline.simulate import PLAYERS
+from pipeline.stats.fairness import fairness_report
+from pipeline.stats.pseudonymize import RAW_REMOVED, pseudonym
+from pipeline.simulate.games import PLAYERS
 
 runner = CliRunner()
 RULESETS = ["belote-classic", "colver"]
@@ -93,7 +94,7 @@ def test_report_tables_are_the_reports(lake, tmp_path):
                 rows += want.num_rows
             assert got.num_rows == rows
         # the rating history: every player's rating after each game, as `stats ratings --history` gives it
-        from pipeline import ratings
+        from pipeline.stats import ratings
         for r in RULESETS:
             results = ratings.game_results(lake_con, r)
             want = ratings.history_table(ratings.rate(results, history_of=PLAYERS)).to_pylist()

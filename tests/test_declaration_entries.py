@@ -12,13 +12,17 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from pipeline import native, rules, schema
+from pipeline import rules
+
+from pipeline.ingest import native
+
+from pipeline.storage import schema
 from pipeline.cards import ALL_TRUMP, mask_of, parse_cards, parse_strain
 from pipeline.rescore import score_batch
 from pipeline.rescore.belote import belote_announceable
 from pipeline.rescore.declaration_items import KINDS
 from pipeline.rescore.declarations import build_tables, detect
-from pipeline.simulate import simulate
+from pipeline.simulate.games import simulate
 
 RULESETS = tuple(rules.shipped_names())
 

@@ -16,7 +16,9 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from pipeline import rules, schema
+from pipeline import rules
+
+from pipeline.storage import schema
 from pipeline.cards import mask_of, parse_cards, parse_strain
 from pipeline.rescore import score_batch
 from pipeline.rescore.declaration_contest import resolve_list
@@ -211,7 +213,7 @@ def test_two_and_three_players(P, dealer, team):
 def test_random_batch_cuts_do_not_change_the_result():
     # the four dealers of DEAL_T's held path mixed with simulated belote-classic hands, scored whole and cut at
     # random points: row-local, so every cut gives the same table (the tie rule reads only the row's dealer)
-    from pipeline.simulate import simulate
+    from pipeline.simulate.games import simulate
     from tests.helpers import hands_table as table_of
 
     tie_game = native_game("tie", [native_hand({"hands": HANDS, "plays": PLAYS[d]}, i + 1, 0, "H", dealer=d)
@@ -234,8 +236,8 @@ def test_random_batch_cuts_do_not_change_the_result():
 ])
 def test_show_names_the_first_announcer(tmp_path, dealer, line):
     # rebelote show's contest line says which seat's announcing first broke the tie; under "none", nobody
-    from pipeline import native
-    from pipeline.show import explain
+    from pipeline.ingest import native
+    from pipeline.stats.show import explain
 
     game = native_game("tie", [native_hand({"hands": HANDS, "plays": PLAYS[dealer]}, 1, 0, "H", dealer=dealer)])
     hand = native.game_to_rows(game, "rebelote", "<test>", None)[1][0]

@@ -1,4 +1,4 @@
-"""Tests of pipeline/derived.py: which hand files a rescore covered, and what that tells ``stats``."""
+"""Tests of pipeline/facts/derived.py: which hand files a rescore covered, and what that tells ``stats``."""
 
 from __future__ import annotations
 
@@ -6,7 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from pipeline import compaction, derived, lake as lakemod, rules, stats
+from pipeline import rules
+
+from pipeline.maintenance import compaction
+
+from pipeline.facts import derived
+
+from pipeline.storage import lake as lakemod
+
+from pipeline.stats import reports as stats
 from pipeline.ingest.run import ingest_paths
 from pipeline.rescore import rescore_lake
 
@@ -123,7 +131,7 @@ def test_game_tables_carry_the_winner(tmp_path: Path):
     assert all(before.values())
     # partitions written before the column (a layout version 4 lake): refused until migrated, which drops them;
     # the views then add those games up from player_hands / pair_hands, with the same report rows
-    from pipeline.migrate import migrate
+    from pipeline.maintenance.migrate import migrate
 
     for table in ("player_games", "pair_games"):
         for f in (lake / table / "ruleset=colver").glob("*.parquet"):

@@ -12,7 +12,11 @@ import pytest
 
 colver = pytest.importorskip("colver", reason="optional extra: pip install -e '.[diff]' (colver==0.11.1)")
 
-from pipeline import native, rules, schema  # noqa: E402
+from pipeline import rules  # noqa: E402
+
+from pipeline.ingest import native
+
+from pipeline.storage import schema
 from pipeline.rescore import score_batch  # noqa: E402
 from pipeline.rescore.play import PlayRules, legal_cards  # noqa: E402
 from pipeline.trick_order import strength  # noqa: E402

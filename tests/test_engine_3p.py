@@ -14,13 +14,15 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from helpers import game_results, score
-from pipeline import native, rules, schema
+from pipeline import rules
+from pipeline.ingest import native
+from pipeline.storage import schema
 from pipeline.ingest.records import RecordError
 from pipeline.ingest.validate import check_hand
 from pipeline.rescore import score_batch
 from pipeline.rescore.tables import build
-from pipeline.show import explain, render
-from pipeline.simulate import simulate
+from pipeline.stats.show import explain, render
+from pipeline.simulate.games import simulate
 
 # ---------------------------------------------------------------------------------------------- deal 1
 # A capot: seat 0 takes every trick (rules_examples.md E1). Out of play: 7C 8C 8D JS 7S (JS 2 points), so the

@@ -1,4 +1,4 @@
-"""pipeline/fairness.py: exact probabilities checked by brute force, published values, sums; the lake report."""
+"""pipeline/stats/fairness.py: exact probabilities checked by brute force, published values, sums; the lake report."""
 
 from __future__ import annotations
 
@@ -13,9 +13,10 @@ import pytest
 
 
 from helpers import record_version
-from pipeline import lake_write
-from pipeline import cards, schema
-from pipeline.fairness import (REPORT_COLUMNS, binomial_test, deck_probabilities, exact_probabilities,
+from pipeline.storage import lake_write
+from pipeline import cards
+from pipeline.storage import schema
+from pipeline.stats.fairness import (REPORT_COLUMNS, binomial_test, deck_probabilities, exact_probabilities,
                                fairness_report, hand_events)
 
 
@@ -271,8 +272,7 @@ def _dated_games(lake: Path) -> None:
 
 
 def test_report_since_until_and_min_hands(lake: Path):
-    from pipeline import stats
-
+    from pipeline.stats import reports as stats
     _dated_games(lake)
     # --until 2026-03-01 keeps alpha:g only (deals A clubs, B NT): the alpha rows of test_report_by_source
     got = _get(fairness_report(lake, filters=stats.Filters(until=stats.parse_when("2026-03-01", end=True))))
@@ -337,12 +337,12 @@ def _odd_hands(n: int = 400, seed: int = 5) -> pa.Table:
 
 @pytest.mark.parametrize("by", ["source", "player", "all"])
 def test_dealt_events_sql_counts_as_numpy(by):
-    """pipeline/dealt_events.py evaluates the events in SQL; the report's counts from its rows are those of
+    """pipeline/facts/dealt_events.py evaluates the events in SQL; the report's counts from its rows are those of
     hand_events over the deals, odd deals included."""
     import duckdb
 
-    from pipeline.dealt_events import live_sql
-    from pipeline.fairness import fairness_on, fairness_table
+    from pipeline.facts.dealt_events import live_sql
+    from pipeline.stats.fairness import fairness_on, fairness_table
 
     hands = _odd_hands()
     con = duckdb.connect()
@@ -362,8 +362,8 @@ def test_report_same_from_stored_events_and_deals(tmp_path: Path):
     import shutil
     from helpers import simulated_lake
 
-    from pipeline import stats
-    from pipeline.derived import fresh_ruleset
+    from pipeline.stats import reports as stats
+    from pipeline.facts.derived import fresh_ruleset
     from pipeline.ingest.run import ingest_paths
 
     lake = simulated_lake(tmp_path / "lake")
@@ -405,9 +405,11 @@ def test_player_filter_tests_the_rows_own_players(tmp_path: Path):
 
     import pyarrow.parquet as pq
 
-    from pipeline import lake as lakemod, stats
-    from pipeline.migrate import migrate
-    from pipeline.pseudonymize import pseudonym
+    from pipeline.storage import lake as lakemod
+
+    from pipeline.stats import reports as stats
+    from pipeline.maintenance.migrate import migrate
+    from pipeline.stats.pseudonymize import pseudonym
 
     lake = simulated_lake(tmp_path / "lake")           # two rulesets: belote-classic (source club), colver (online)
     deals = tmp_path / "deals"
@@ -487,7 +489,9 @@ def test_carre_of_tens_has_one_name_across_reports():
     docs name the ranks 7 8 9 10 J Q K A (schemas/hands.toml) and the declaration kinds carre_7 .. carre_A with
     carre_10 (docs/tables.md, declaration_items.kind), so every report says carre_10."""
     import re
-    from pipeline import dealt_events, fairness, stats
+    from pipeline.facts import dealt_events
+    from pipeline.stats import fairness
+    from pipeline.stats import reports as stats
     kinds = set(re.findall(r"'(carre_\w+)'", stats.report_sql("declaration_kinds")))
     assert kinds == {f"carre_{r}" for r in ("7", "8", "9", "10", "J", "Q", "K", "A")}
     carres = [e for e in dealt_events.EVENT_BITS if e.startswith("carre_")]
@@ -503,7 +507,7 @@ def test_carre_of_tens_has_one_name_across_reports():
 def test_batch_splits_do_not_change_the_counts(by, seed):
     """The report is counted batch by batch (memory: one batch, not the lake); random splits of the same hands,
     the odd ones included, give the counts of the whole table at once (polars-style parametric test)."""
-    from pipeline.fairness import _deal_counts, _report_rows, _streamed_counts
+    from pipeline.stats.fairness import _deal_counts, _report_rows, _streamed_counts
     hands = _odd_hands(300, seed=seed)
     rng = np.random.default_rng(seed)
     cuts = np.sort(rng.choice(np.arange(1, hands.num_rows), rng.integers(1, 12), replace=False)).tolist()

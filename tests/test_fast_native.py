@@ -29,12 +29,12 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from deals import DEAL_A, DEAL_K, DEAL_L, native_game, native_hand
 from test_fuzz import mutate, mutation
-from pipeline import lake as lakemod
-from pipeline.export import export_jsonl
+from pipeline.storage import lake as lakemod
+from pipeline.report.export import export_jsonl
 from pipeline.ingest import fast_native, input_files, kernels, native_blocks, native_pool, run
 from pipeline.ingest import writer as writer_mod
 from pipeline.ingest.run import StrictError, ingest_paths
-from pipeline.simulate import simulate
+from pipeline.simulate.games import simulate
 
 KEYS = {"hands": "hand_key", "games": "game_key", "rejects": "reject_key"}
 
@@ -80,7 +80,7 @@ def _ingest(files, lake: Path, mode: str, monkeypatch, block: int, flush: int, s
     except Exception as e:     # a driver failure must at least be the same failure
         summary = ("error", type(e).__name__, str(e))
     out = {"summary": summary, "messages": messages,
-           # file names without the transaction id (pipeline.commits), which differs between two runs
+           # file names without the transaction id (pipeline.storage.commits), which differs between two runs
            "files": sorted(re.sub(r"-[0-9a-f]{12}-", "-TX-", str(p.relative_to(lake)))
                            for p in Path(lake).rglob("*.parquet"))}
     for table, key in KEYS.items():
@@ -614,7 +614,7 @@ def test_random_damage_and_block_sizes_long(tmp_path_factory, monkeypatch, ops, 
 def test_bench_native_ingest_columnar_against_rows(tmp_path, capsys):
     """On demand (`pytest -m bench`): both paths on 2,000 simulated classic games (~18 MB). For the 216 MB
     figures use `python benchmarks/ingest_native.py --rows`."""
-    from pipeline.simulate import simulate_to_file
+    from pipeline.simulate.games import simulate_to_file
     f = tmp_path / "bench.jsonl"
     games, hands = simulate_to_file("belote-classic", 2000, 7, f)
     from pipeline.bench.native_ingest import measure

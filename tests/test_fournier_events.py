@@ -17,7 +17,9 @@ import pyarrow as pa
 import pytest
 
 from helpers import game_results, hands_table, score
-from pipeline import native, rules, schema
+from pipeline import rules
+from pipeline.ingest import native
+from pipeline.storage import schema
 from pipeline.rescore import game_pass, score_batch
 
 # The legal hand of tests/test_engine_2p.py: P0 102, P1 27 card points, P0's contract made, no declarations.
@@ -274,8 +276,8 @@ def test_native_ingest_of_penalties_and_claims_both_paths(tmp_path, monkeypatch)
 
 
 def test_export_round_trip_keeps_penalties_and_claims(tmp_path):
-    from pipeline import lake as lakemod
-    from pipeline.export import export_jsonl
+    from pipeline.storage import lake as lakemod
+    from pipeline.report.export import export_jsonl
     from pipeline.ingest.run import ingest_paths
     g = game(hand(PLAYS, penalties=[{"seat": 1, "kind": "wrong_card"}]),
              hand(PLAYS, hand_no=2, claim={"seat": 1, "trick": 4}))
@@ -297,7 +299,7 @@ def test_export_round_trip_keeps_penalties_and_claims(tmp_path):
 
 
 def test_score_sheet_penalties_and_claims(tmp_path):
-    from pipeline import lake as lakemod
+    from pipeline.storage import lake as lakemod
     from pipeline.ingest.run import ingest_paths
     sheet = tmp_path / "club.csv"
     sheet.write_text(
@@ -330,7 +332,7 @@ def test_score_sheet_penalties_and_claims(tmp_path):
 
 
 def test_show_names_the_penalty_and_claim_parameters(tmp_path):
-    from pipeline.show import explain, render
+    from pipeline.stats.show import explain, render
     fournier = rules.load(house(tmp_path, penalties=PENALTIES_10, play='revoke_count = "each"',
                                 game="claims = true"))
     (row,) = native.game_to_rows(game(hand(TWO_REVOKES, penalties=[{"seat": 1, "kind": "misdeal"}],
@@ -344,7 +346,7 @@ def test_show_names_the_penalty_and_claim_parameters(tmp_path):
 def test_rescore_lake_counts_penalties_and_claims_in_game_scores(tmp_path):
     # end to end: ingest, rescore the lake, read game_scores. Game 1: hand 1 [102, 27] with a misdeal by P0
     # (-10): totals [92, 27]. Game 2: hand 1 [102, 27], hand 2 claim by P0 after trick 2: 102 + 44 = 146 >= 140.
-    from pipeline import lake as lakemod
+    from pipeline.storage import lake as lakemod
     from pipeline.ingest.run import ingest_paths
     from pipeline.rescore import rescore_lake
     g1 = game(hand(PLAYS, penalties=[{"seat": 0, "kind": "misdeal"}]), gid="pen")

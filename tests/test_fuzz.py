@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from fuzz_samples import beside as _beside, mutated_samples as _mutated_samples, samples as _samples
-from pipeline import lake as lakemod
+from pipeline.storage import lake as lakemod
 from pipeline.ingest.run import ingest_paths
 
 PYTHON_ERROR = re.compile(r"\b(KeyError|TypeError|ValueError|IndexError|AttributeError)\b|NoneType|object is not "

@@ -15,7 +15,8 @@ from typer.testing import CliRunner
 
 from conftest import write_jsonl
 from deals import DEAL_A, DEAL_K, native_game, native_hand
-from pipeline import lake as lakemod, rules
+from pipeline import rules
+from pipeline.storage import lake as lakemod
 from pipeline.cli import app
 from pipeline.ingest.run import ingest_paths
 from pipeline.rescore import rescore_lake

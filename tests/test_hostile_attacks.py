@@ -14,10 +14,10 @@ import zipfile
 import orjson
 import pytest
 
-from pipeline import lake as lakemod
+from pipeline.storage import lake as lakemod
 from pipeline.ingest.run import ingest_paths
 from pipeline.rules import load
-from pipeline.simulate import simulate
+from pipeline.simulate.games import simulate
 
 GAMES = b"".join(orjson.dumps(g) + b"\n" for g in simulate(load("belote-classic"), 2, 7))
 

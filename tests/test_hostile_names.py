@@ -11,11 +11,12 @@ import pyarrow as pa
 import pytest
 
 
-from pipeline import lake_write
-from pipeline import lake as lakemod, names
+from pipeline.storage import lake_write
+from pipeline import names
+from pipeline.storage import lake as lakemod
 from pipeline.ingest.run import ingest_paths
 from pipeline.rules import RulesetError, load
-from pipeline.simulate import simulate
+from pipeline.simulate.games import simulate
 
 BAD = ["../../../../victim", "..", "a..b", "/etc/victim", "a/b", "a\0b", "ok\n", "", " x", "x=y", "a\\b", "-x",
        "x" * 101]

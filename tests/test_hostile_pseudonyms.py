@@ -16,9 +16,9 @@ import pytest
 from typer.testing import CliRunner
 
 from helpers import simulated_lake
-from pipeline import lake as lakemod
+from pipeline.storage import lake as lakemod
 from pipeline.cli import app
-from pipeline.pseudonymize import keyed
+from pipeline.stats.pseudonymize import keyed
 
 SALT = "pepper"
 REPORTS = ("players", "partnerships", "head-to-head", "contracts", "declarations", "declaration-kinds", "audit")
@@ -197,7 +197,7 @@ def test_a_date_filter_keeps_the_same_hands_under_pseudonyms(named_lake):
     # before, one after 2024-03-02
     from datetime import datetime, timezone
 
-    from pipeline import stats
+    from pipeline.stats import reports as stats
     for salt in (None, SALT):
         con = stats.connect(named_lake, stats.Filters(pseudonymize=salt, since=datetime(2024, 3, 2, tzinfo=timezone.utc)))
         try:

@@ -12,11 +12,11 @@ import textwrap
 import orjson
 import pytest
 
-from pipeline import lake as lakemod
+from pipeline.storage import lake as lakemod
 from pipeline.ingest.run import ingest_paths
 from pipeline.limits import Bounded, Limits
 from pipeline.rules import load
-from pipeline.simulate import simulate
+from pipeline.simulate.games import simulate
 
 GAMES = [orjson.dumps(g) for g in simulate(load("belote-classic"), 2, 5)]
 

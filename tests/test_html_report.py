@@ -1,4 +1,4 @@
-"""`rebelote report --html`: one self-contained page (pipeline/html_report.py, pipeline/report_data.py).
+"""`rebelote report --html`: one self-contained page (pipeline/report/html_report.py, pipeline/report/report_data.py).
 
 The lake is simulated (tests/helpers.simulated_lake): 4 classic games from source 'club' (36 hands) and 2
 contrée games from source 'online' (25 hands), rescored under belote-classic and colver. The simulated
@@ -25,11 +25,15 @@ import pytest
 from typer.testing import CliRunner
 
 from helpers import simulated_lake
-from pipeline import html_report, lake as lakemod, report_charts, report_data, stats
+from pipeline.report import html_report
+from pipeline.storage import lake as lakemod
+from pipeline.report import report_charts
+from pipeline.report import report_data
+from pipeline.stats import reports as stats
 from pipeline.cli import app
-from pipeline.fairness import TRUMP_CAVEAT, depends_on_trump, exact_probabilities, fairness_report
-from pipeline.pseudonymize import pseudonym
-from pipeline.simulate import PLAYERS
+from pipeline.stats.fairness import TRUMP_CAVEAT, depends_on_trump, exact_probabilities, fairness_report
+from pipeline.stats.pseudonymize import pseudonym
+from pipeline.simulate.games import PLAYERS
 
 HOSTILE = '<img src=x onerror=alert(1)>Zoé & "Co"'
 RULES = "belote-classic"
@@ -93,7 +97,7 @@ def test_sections_and_self_contained(page):
     assert not re.search(r'<(script|link|img)[^>]+(src|href)\s*=\s*["\']?https?://', page)
     # plotly.js inlined exactly once, one newPlot per chart and one in the player pages' script
     assert page.count("plotly.js v") == 1 and page.count("Plotly.newPlot(") == 8 + 1
-    # plotly's, the tables' and pages' script (pipeline/html_tables.py); the pages' data is JSON, not a script
+    # plotly's, the tables' and pages' script (pipeline/report/html_tables.py); the pages' data is JSON, not a script
     assert page.count('<script type="text/javascript">') == 2
     assert page.count('<script type="application/json" id="player-data">') == 1
 
@@ -357,8 +361,7 @@ def test_a_player_pages_last_games_are_explained_as_show_prints_them(lake):
     `rebelote show --game` prints (pipeline/player_pages.explanations); the rows of those games link to it
     (column kind 'game') and say so instead of giving the command; the others keep the command. At most
     EXPLAINED_PER_PLAYER games of a page are explained."""
-    from pipeline import player_pages
-
+    from pipeline.report import player_pages
     text, *_ = html_report.build_html(lake, RULES)
     data = json.loads(text.split('id="player-data">', 1)[1].split("</script>", 1)[0])
     games = data["games"]
@@ -379,7 +382,7 @@ def test_explained_games_of_a_pseudonymized_page_show_no_name(lake):
     """--pseudonymize: the explained games come from the page's own (pseudonymized) views, so their text names
     players by pseudonym and games by keyed id; with those put back it is exactly show's text of the real game.
     No row gives a `show` command (a keyed id would not find the game)."""
-    from pipeline.pseudonymize import keyed
+    from pipeline.stats.pseudonymize import keyed
 
     salt = "pepper"
     text, *_ = html_report.build_html(lake, RULES, stats.Filters(pseudonymize=salt))
@@ -402,13 +405,14 @@ def test_explained_games_of_a_pseudonymized_page_show_no_name(lake):
 
 
 def test_a_player_page_holds_the_reports_rows_of_that_player(lake):
-    """pipeline/player_pages.py: a page's partners, opponents, contracts and declarations are the rows of the
+    """pipeline/report/player_pages.py: a page's partners, opponents, contracts and declarations are the rows of the
     partnerships, head-to-head, hand_facts and declaration-kinds reports for that player; its last games are
     the last games of its rating history, each with a quoted `show` command; its trail ends at its rating."""
     import shlex
 
-    from pipeline import player_pages, ratings
+    from pipeline.report import player_pages
 
+    from pipeline.stats import ratings
     con = stats.connect(lake)
     try:
         rep = {n: stats.run_report_on(con, n, RULES) for n in ("players", "partnerships", "head_to_head",

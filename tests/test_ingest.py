@@ -7,8 +7,8 @@ import pytest
 
 from conftest import write_jsonl
 from deals import DEAL_A, DEAL_K, DEAL_L, native_game, native_hand
-from pipeline import lake as lakemod
-from pipeline import lake_write
+from pipeline.storage import lake as lakemod
+from pipeline.storage import lake_write
 from pipeline.ingest.run import StrictError, ingest_paths
 
 
@@ -145,8 +145,9 @@ def test_edited_file_replaces_its_hands(tmp_path):
     # deleted games leave the lake. What rescore computed from them is not ingest's to delete (layout version 4):
     # the stale games are found by joins on their keys, the reports leave them out until the next rescore, and
     # an update gives them their new rows.
-    from pipeline import rules, stats
-    from pipeline.derived import DERIVED
+    from pipeline import rules
+    from pipeline.stats import reports as stats
+    from pipeline.facts.derived import DERIVED
     from pipeline.rescore import rescore_lake, stale
 
     lake = tmp_path / "lake"
@@ -345,7 +346,7 @@ def test_edited_file_with_a_renamed_player_renames_its_hands(tmp_path):
 
 
 def test_lake_file_name_is_the_digest_of_its_keys_end_to_end(tmp_path):
-    # pipeline.lake_write._keys_digest hashes the key column's buffers; the name must stay the sha256 of the keys
+    # pipeline.storage.lake_write._keys_digest hashes the key column's buffers; the name must stay the sha256 of the keys
     # joined as text (first 16 hex digits), as lakes written before it were named. Keys: a sliced, chunked column.
     import hashlib
     import pyarrow as pa

@@ -25,7 +25,11 @@ import orjson
 import pyarrow as pa
 import pytest
 
-from pipeline import ingest, lake as lakemod, rules, schema
+from pipeline import ingest, rules
+
+from pipeline.storage import lake as lakemod
+
+from pipeline.storage import schema
 from pipeline.cards import card_str
 from pipeline.ingest import bga, input_files, run
 from pipeline.ingest.records import GameRecord, Reject

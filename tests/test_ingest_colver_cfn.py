@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from pipeline import lake as lakemod, rules
+from pipeline import rules
+
+from pipeline.storage import lake as lakemod
 from pipeline.ingest import cfn, colver_cfn, detect
 from pipeline.ingest.records import RecordError
 from pipeline.ingest.run import ingest_paths
@@ -123,7 +125,7 @@ def test_native_export_round_trip_keeps_the_taker_team(tmp_path):
     # export -> import must be lossless: a CFN contract names the team only, which the native format carries as
     # contract.taker_team (taker null). The file mixes lines the columnar reader takes (the passed-out deal) and
     # lines it leaves to the row path (contracts with taker_team): both must land, with the same scores.
-    from pipeline.export import export_jsonl
+    from pipeline.report.export import export_jsonl
     names = ("final.cfn", "coinched.cfn", "capot.cfn", "passed_out.cfn")
     _, before = _scored(tmp_path / "a", *names)
     out = tmp_path / "export.jsonl"
@@ -146,7 +148,7 @@ def test_team_only_contracts_count_in_contract_and_partnership_reports(tmp_path)
     # 5 contracts, all taken by EW (final.cfn 110sEW, coinched.cfn 90sEWx and 90cEWxx, capot.cfn 250cEWx and
     # 250sEW), 1 passed-out deal: the contracts report counts the 5, and the E-W pair took all 5 (the taker's seat
     # is unknown, its team is not)
-    from pipeline import stats
+    from pipeline.stats import reports as stats
     _scored(tmp_path, "final.cfn", "coinched.cfn", "capot.cfn", "passed_out.cfn")
     lake = tmp_path / "lake"
     rows = stats.run_report(lake, "contracts", "colver", stats.Filters()).to_pylist()
@@ -196,7 +198,7 @@ def test_same_named_cfn_files_of_two_runs_do_not_clash(tmp_path):
 def test_show_explains_a_team_only_contract(tmp_path):
     # `show` said "passed out: no contract: 0 - 0" for every CFN contract (its taker seat is null) while the same
     # output scored it (found by a hostile pass). g0000#1: EW 110 spades made, [61, 231] (FORMAT.md §7).
-    from pipeline import show
+    from pipeline.stats import show
     _, [h] = _scored(tmp_path, "final.cfn")
     lake = tmp_path / "lake"
     [hand] = show.game_hands(lake, h["game_id"], 1)

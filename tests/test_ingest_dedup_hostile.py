@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline import lake as lakemod
+from pipeline.storage import lake as lakemod
 from pipeline.ingest import fast_native, run, sorted_runs
 from pipeline.ingest import writer as writer_mod
 from pipeline.ingest.key_index import GameIndex, KeySet

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import write_jsonl
 from deals import DEAL_A, DEAL_L, native_game, native_hand
-from pipeline import lake as lakemod
+from pipeline.storage import lake as lakemod
 from pipeline.ingest import fast_native, native_pool
 from pipeline.ingest.run import ingest_paths
 

@@ -11,7 +11,7 @@ import pytest
 
 from conftest import write_jsonl
 from deals import DEAL_A, DEAL_K, DEAL_L, native_game, native_hand
-from pipeline import lake as lakemod
+from pipeline.storage import lake as lakemod
 from pipeline.cards import parse_card
 from pipeline.ingest.run import ingest_paths
 

@@ -75,7 +75,7 @@ def test_progress_by_bytes_read(tmp_path):
     # offset the readers reach. The offsets reported rise and end at the last record's line start or beyond.
     from pipeline.ingest.run import ingest_paths
     from pipeline.rules import load
-    from pipeline.simulate import simulate, write_jsonl
+    from pipeline.simulate.games import simulate, write_jsonl
 
     f = tmp_path / "g.jsonl"
     write_jsonl(simulate(load("belote-classic"), 6, 5), f)

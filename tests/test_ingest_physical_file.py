@@ -18,14 +18,14 @@ import pytest
 
 from conftest import write_jsonl
 from deals import DEAL_A, DEAL_K, DEAL_L, native_game, native_hand
-from pipeline import lake as lakemod
+from pipeline.storage import lake as lakemod
 from pipeline import rules
-from pipeline.export import export_jsonl
+from pipeline.report.export import export_jsonl
 from pipeline.ingest import fast_native
-from pipeline.migrate import migrate
+from pipeline.maintenance.migrate import migrate
 from pipeline.ingest.run import ingest_paths
 from pipeline.rescore import rescore_lake
-from pipeline.simulate import simulate_to_file
+from pipeline.simulate.games import simulate_to_file
 
 CLASSIC = "belote-classic"
 

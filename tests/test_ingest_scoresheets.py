@@ -10,7 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from pipeline import ingest, lake as lakemod, rules, stats
+from pipeline import ingest, rules
+
+from pipeline.storage import lake as lakemod
+
+from pipeline.stats import reports as stats
 from pipeline.ingest import carg_json, scoresheet_csv
 from pipeline.ingest.records import Line
 from pipeline.ingest.run import ingest_paths

@@ -1,4 +1,4 @@
-"""The lake's layout version and ``rebelote migrate`` (pipeline/migrate.py, issue 19).
+"""The lake's layout version and ``rebelote migrate`` (pipeline/maintenance/migrate.py, issue 19).
 
 An "old" lake is made the way the code before the version record left one: no ``_lake.json``, and files
 written before some column of their schema existed (the column is dropped from the files here), including a
@@ -19,13 +19,21 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-from pipeline import commits, compaction, derived, lake as lakemod, stats
+from pipeline.storage import commits
+
+from pipeline.maintenance import compaction
+
+from pipeline.facts import derived
+
+from pipeline.storage import lake as lakemod
+
+from pipeline.stats import reports as stats
 from pipeline.cli import app
 from pipeline.ingest.run import ingest_paths
-from pipeline.migrate import migrate
+from pipeline.maintenance.migrate import migrate
 from pipeline.rescore import rescore_lake
 from pipeline.rules import load
-from pipeline.simulate import simulate
+from pipeline.simulate.games import simulate
 
 from test_commit_faults import _Stop, files, state
 
@@ -123,7 +131,7 @@ def test_an_old_lake_is_refused_by_every_writer_then_migrated(current, tmp_path)
 def test_a_version_2_lake_gets_the_keys_of_its_typed_columns(current, tmp_path):
     """Version 2 -> 3: hand and game keys recomputed (pipeline.ingest.content_keys), and every table naming a
     hand gets its new key, so the lake is then exactly the lake this code writes (this lake has no holdings of
-    copies left unstored, which keep their old keys: pipeline/migrate.py); the scores stay fresh."""
+    copies left unstored, which keep their old keys: pipeline/maintenance/migrate.py); the scores stay fresh."""
     lake = tmp_path / "v2"
     shutil.copytree(current, lake)
     _old_keys(lake)

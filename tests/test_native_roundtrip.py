@@ -6,8 +6,9 @@ import orjson
 
 from conftest import write_jsonl
 from deals import DEAL_A, DEAL_K, DEAL_L, native_game, native_hand
-from pipeline import lake as lakemod, native
-from pipeline.export import export_jsonl
+from pipeline.storage import lake as lakemod
+from pipeline.ingest import native
+from pipeline.report.export import export_jsonl
 from pipeline.ingest.run import ingest_paths
 
 

@@ -22,12 +22,13 @@ from typer.testing import CliRunner
 
 from conftest import shared_path, write_jsonl
 from deals import DEAL_A, DEAL_K, DEAL_L, native_game, native_hand
-from pipeline import lake as lakemod, rules
+from pipeline import rules
+from pipeline.storage import lake as lakemod
 from pipeline.cli import app
 from pipeline.ingest import deal_copies, fast_native, game_copies
 from pipeline.ingest.run import ingest_paths
 from pipeline.rescore import rescore_lake
-from pipeline.simulate import simulate_to_file
+from pipeline.simulate.games import simulate_to_file
 
 runner = CliRunner()
 

@@ -14,7 +14,8 @@ import pyarrow as pa
 import pytest
 
 from conftest import shared_cases, shared_path
-from pipeline import rules, schema
+from pipeline import rules
+from pipeline.storage import schema
 from pipeline.cards import ALL_TRUMP, NO_TRUMP, RANKS
 from pipeline.rescore.contract import settle
 from pipeline.rescore.declarations import from_announced

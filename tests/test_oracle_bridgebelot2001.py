@@ -15,7 +15,9 @@ import pyarrow as pa
 import pytest
 
 from conftest import shared_cases, shared_path
-from pipeline import native, rules, schema
+from pipeline import rules
+from pipeline.ingest import native
+from pipeline.storage import schema
 from pipeline.cards import RANKS, SUITS, card_str, mask_of
 from pipeline.rescore import score_batch
 from pipeline.rescore.declarations import list_held
@@ -194,7 +196,7 @@ def test_sample_declarations_detect(case):
 def test_golden_score_through_the_import_path(tmp_path):
     """The same 2,500 rounds through `rebelote ingest` (reader `bridgebelot2001`) and `rescore`: each round is a
     one-hand game whose final totals must be the program's board (hanging points carried in included)."""
-    from pipeline import lake as lakemod
+    from pipeline.storage import lake as lakemod
     from pipeline.ingest.run import ingest_paths
     from pipeline.rescore import rescore_lake
 

@@ -13,7 +13,8 @@ import pyarrow as pa
 import pytest
 
 from conftest import shared_cases, shared_path
-from pipeline import rules, schema
+from pipeline import rules
+from pipeline.storage import schema
 from pipeline.cards import ALL_TRUMP, RANKS, SUITS
 from pipeline.rescore.declaration_contest import resolve_list
 from pipeline.rescore.declarations import from_announced

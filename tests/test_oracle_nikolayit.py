@@ -8,7 +8,9 @@ import pyarrow as pa
 import pytest
 
 from conftest import shared_cases
-from pipeline import native, rules, schema
+from pipeline import rules
+from pipeline.ingest import native
+from pipeline.storage import schema
 from pipeline.cards import RANKS, card_str, mask_of, parse_card
 from pipeline.rescore import score_batch
 from pipeline.rescore.contract import bg_round

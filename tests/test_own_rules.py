@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from helpers import simulated_lake
-from pipeline import lake as lakemod
+from pipeline.storage import lake as lakemod
 from pipeline.cli import app
 from pipeline.rescore import rescore_lake
 from pipeline.rules import RulesetError, own
@@ -105,7 +105,7 @@ def _mixed_lake(tmp_path):
 
     from pipeline.ingest.run import ingest_paths
     from pipeline.rules import load
-    from pipeline.simulate import simulate
+    from pipeline.simulate.games import simulate
 
     a, b = simulate(load("belote-classic"), 3, 11), simulate(load("colver"), 3, 12)
     objs = [o for pair in zip_longest(a, b) for o in pair if o is not None]

@@ -1,4 +1,4 @@
-"""pipeline/player_facts.py derives ``player_hands`` two ways: per seat for a hand whose every seat holds its own
+"""pipeline/facts/player_facts.py derives ``player_hands`` two ways: per seat for a hand whose every seat holds its own
 name, and per distinct name from its list of seats for any other hand (the rules' statement in the module text).
 The per-seat rows must be exactly the per-name rows on every hand where both apply: this test runs both over a
 lake holding every kind of hand the derivation distinguishes, and compares the rows value for value.
@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from pipeline import player_facts, stats
+from pipeline.facts import player_facts
+
+from pipeline.stats import reports as stats
 from pipeline.ingest.run import ingest_paths
 
 from helpers import simulated_lake
@@ -46,7 +48,7 @@ def _illegal_game(path: Path) -> Path:
     import orjson
 
     from pipeline.rules import load
-    from pipeline.simulate import simulate
+    from pipeline.simulate.games import simulate
 
     game = next(iter(simulate(load("pagat-coinche"), 1, 31)))
     game["game_id"] = game["source_game_id"] = "illegal-1"
@@ -88,10 +90,10 @@ def test_per_seat_rows_equal_the_per_name_rows(lake):
 
 
 def test_stored_derived_rows_equal_the_rows_computed_from_hands_and_scores(lake):
-    """What the rescore wrote (pipeline.derived.materialize: per-seat rows, the game tables' seated names read
+    """What the rescore wrote (pipeline.facts.derived.materialize: per-seat rows, the game tables' seated names read
     from the hands) equals what the views compute from the lake's hands and scores, table by table, on this
     lake of every kind of hand."""
-    from pipeline.derived import DERIVED
+    from pipeline.facts.derived import DERIVED
 
     con = stats.connect(lake)
     try:

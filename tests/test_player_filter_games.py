@@ -1,6 +1,6 @@
 """--player over the derived tables: the rows' own ``players`` lists (hand level) and the game-level rows kept as
 stored when the filter selects every hand of their game (``players_every_hand``), pseudonyms looked up in a
-table of the lake's names (pipeline/stats.py ``_derived_views``, pipeline/pseudonymize.py)."""
+table of the lake's names (pipeline/stats/reports.py ``_derived_views``, pipeline/stats/pseudonymize.py)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline import pseudonymize, rules, stats
-from pipeline.derived import DERIVED
+from pipeline import rules
+
+from pipeline.stats import pseudonymize
+
+from pipeline.stats import reports as stats
+from pipeline.facts.derived import DERIVED
 from pipeline.rescore import rescore_lake
 
 RULES = "belote-classic"

@@ -8,11 +8,15 @@ import pytest
 import pyarrow as pa
 from hypothesis import given, settings, strategies as st
 
-from pipeline import native, rules, schema
+from pipeline import rules
+
+from pipeline.ingest import native
+
+from pipeline.storage import schema
 from pipeline.cards import STRAINS
 from pipeline.rescore import score_batch
 from pipeline.rescore.tables import build
-from pipeline.simulate import simulate
+from pipeline.simulate.games import simulate
 
 RULESETS = tuple(rules.shipped_names())
 

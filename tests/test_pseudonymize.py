@@ -1,4 +1,4 @@
-"""Pseudonymization (pipeline/pseudonymize.py) in the stats views, every report, fairness and the JSON Lines
+"""Pseudonymization (pipeline/stats/pseudonymize.py) in the stats views, every report, fairness and the JSON Lines
 export: names gone, pseudonyms stable and consistent between tables, another salt gives others, numbers
 unchanged.
 
@@ -15,12 +15,12 @@ import pytest
 from typer.testing import CliRunner
 
 from helpers import simulated_lake
-from pipeline import stats
+from pipeline.stats import reports as stats
 from pipeline.cli import app
-from pipeline.export import export_jsonl
-from pipeline.fairness import fairness_report
-from pipeline.pseudonymize import ERROR_REMOVED, Pseudonymizer, keyed, pseudonym
-from pipeline.simulate import PLAYERS
+from pipeline.report.export import export_jsonl
+from pipeline.stats.fairness import fairness_report
+from pipeline.stats.pseudonymize import ERROR_REMOVED, Pseudonymizer, keyed, pseudonym
+from pipeline.simulate.games import PLAYERS
 
 SALT = "pepper"
 REPORTS = ("players", "partnerships", "head_to_head", "contracts", "declarations", "audit")
@@ -65,7 +65,7 @@ def test_views_hold_only_pseudonyms(lake):
             assert _names_in(rows) == set(), view
         # consistent between tables: seats.player, seats.partner, hands.players and games.players are the
         # pseudonyms of the real names at the same place
-        # (hand keys re-keyed with the salt, pipeline.pseudonymize.keyed)
+        # (hand keys re-keyed with the salt, pipeline.stats.pseudonymize.keyed)
         got = con.sql("SELECT hand_key, seat, player, partner FROM seats ORDER BY ALL").fetchall()
         want = raw.sql("SELECT hand_key, seat, source, player, partner FROM seats").fetchall()
         assert got == sorted((keyed(SALT, k), s, pseudonym(SALT, src, p), pseudonym(SALT, src, q) if q else None)
@@ -163,7 +163,7 @@ def test_export_jsonl_pseudonymized(lake, tmp_path):
     assert _names_in(objs) == set()
     for o, p in zip(objs, plain):
         # what the plain export says with names pseudonymized, identifiers and file names keyed, error texts
-        # removed (pipeline.pseudonymize.ID_COLUMNS, ERROR_REMOVED); everything else the same
+        # removed (pipeline.stats.pseudonymize.ID_COLUMNS, ERROR_REMOVED); everything else the same
         p["players"] = [pseudonym(SALT, p["source"], n) for n in p["players"]]
         p["game_id"], p["source_game_id"] = keyed(SALT, p["game_id"]), keyed(SALT, p["source_game_id"])
         p["provenance"]["source_file"] = keyed(SALT, p["provenance"]["source_file"])

@@ -1,4 +1,4 @@
-"""pipeline/ratings.py: ratings from game results in time order (issue 21).
+"""pipeline/stats/ratings.py: ratings from game results in time order (issue 21).
 
 The arithmetic is openskill's: every test of values runs the library directly on the games in the order and
 with the teams and ranks the module text states, and asks for exactly the same floats. What is Rebelote's own is
@@ -20,18 +20,20 @@ import pytest
 from openskill.models import PlackettLuce
 from typer.testing import CliRunner
 
-from pipeline import ratings, stats
+from pipeline.stats import ratings
+
+from pipeline.stats import reports as stats
 from pipeline.cli import app
 from pipeline.ingest.run import ingest_paths
 from pipeline.rescore import rescore_lake
 from pipeline.rules import load
-from pipeline.simulate import simulate
+from pipeline.simulate.games import simulate
 
 UTC = timezone.utc
 
 
 def _results(rows: list[dict]) -> pa.Table:
-    """A results table as :func:`pipeline.ratings.game_results` gives it."""
+    """A results table as :func:`pipeline.stats.ratings.game_results` gives it."""
     schema = pa.schema([("game_id", pa.string()), ("source", pa.string()), ("source_game_id", pa.string()),
                         ("n_players", pa.int8()), ("players", pa.list_(pa.string())),
                         ("played_at", pa.timestamp("us", tz="UTC")), ("winner", pa.int32()),
@@ -256,8 +258,7 @@ def test_the_dashboard_file_holds_the_leaderboards(files, tmp_path):
     rows as `stats ratings` with and without --partnerships."""
     import duckdb
 
-    from pipeline import dashboard
-
+    from pipeline.report import dashboard
     f = tmp_path / "g.jsonl"
     f.write_bytes(b"\n".join(files) + b"\n")
     lake = tmp_path / "lake"

@@ -19,7 +19,8 @@ import pyarrow.compute as pc
 import pytest
 
 from conftest import shared_path
-from pipeline import ingest, lake as lakemod, rules
+from pipeline import ingest, rules
+from pipeline.storage import lake as lakemod
 from pipeline.ingest import coinche_cli, coinche_cli_log, input_files, run
 from pipeline.ingest.records import GameRecord, Reject
 from pipeline.rescore import game_pass, rescore_lake, score_batch
@@ -73,7 +74,7 @@ def only_reject(folder: Path) -> Reject:
 
 
 def scores_of(game: GameRecord, ruleset: str = "coinche-cli") -> list[dict]:
-    from pipeline import schema
+    from pipeline.storage import schema
     table = pa.Table.from_pylist(game.hands, schema=schema.schema("hands"))
     return score_batch(table, rules.load(ruleset)).to_pylist()
 

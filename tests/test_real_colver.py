@@ -10,7 +10,8 @@ import pyarrow.compute as pc
 import pytest
 
 from conftest import shared_path
-from pipeline import lake as lakemod, rules
+from pipeline import rules
+from pipeline.storage import lake as lakemod
 from pipeline.ingest.run import ingest_paths
 from pipeline.rescore import rescore_lake
 

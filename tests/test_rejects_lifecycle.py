@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from conftest import write_jsonl
 from deals import DEAL_A, DEAL_K, native_game, native_hand
-from pipeline import lake as lakemod
+from pipeline.storage import lake as lakemod
 from pipeline.cli import app
 
 runner = CliRunner()

@@ -15,7 +15,9 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from pipeline import lake as lakemod, schema
+from pipeline.storage import lake as lakemod
+
+from pipeline.storage import schema
 from pipeline.ingest import coinche_cli, game_copies, input_files, run
 from pipeline.ingest.run import ingest_paths
 

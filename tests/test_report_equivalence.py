@@ -1,7 +1,7 @@
 """Every output a user sees, pinned on one small fixed lake: the scores, every ``stats`` report (unfiltered and
 under each kind of filter), the fairness report, the HTML report's data and both kinds of ``export duckdb``.
 
-Why: the derived report facts (pipeline/derived.py) may be computed in different places (written at rescore
+Why: the derived report facts (pipeline/facts/derived.py) may be computed in different places (written at rescore
 time, computed in the hand pass, or as views computed when a report runs) for speed; none of that may change
 one row. The expected outputs were captured from the code before any such change
 (``tests/golden/report_equivalence.json``: per output, the number of rows and a SHA-256 of its rows, each
@@ -43,8 +43,7 @@ def _rows(t: pa.Table) -> list[str]:
 
 
 def _filters():
-    from pipeline import stats
-
+    from pipeline.stats import reports as stats
     return {
         "all": stats.Filters(),
         "player": stats.Filters(players=("Bruno",)),
@@ -59,8 +58,11 @@ def _filters():
 
 def outputs(lake: Path, work: Path) -> dict[str, pa.Table]:
     """Every pinned output of ``lake``: name -> table. ``work``: a folder for the exported DuckDB files."""
-    from pipeline import dashboard, fairness, lake as lakemod, report_data, stats
-
+    from pipeline.report import dashboard
+    from pipeline.stats import fairness
+    from pipeline.storage import lake as lakemod
+    from pipeline.report import report_data
+    from pipeline.stats import reports as stats
     out: dict[str, pa.Table] = {}
     for t in ("scores", "game_scores"):
         out[f"table/{t}"] = lakemod.read(lake, t)
@@ -156,7 +158,7 @@ def test_outputs_do_not_depend_on_stored_derived_rows(pinned, tmp_path):
     shutil.copytree(lake, copy)
     rescore_lake(copy, rules.load("belote-classic"), derived=False)
     con_names = [k for k in out if k.startswith("all/belote-classic/")]
-    from pipeline import stats
+    from pipeline.stats import reports as stats
     con = stats.connect(copy)
     try:
         for k in con_names:

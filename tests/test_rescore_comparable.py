@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pyarrow.compute as pc
 
-from pipeline import lake as lakemod
-from pipeline import rules, stats
+from pipeline.storage import lake as lakemod
+from pipeline import rules
+from pipeline.stats import reports as stats
 from pipeline.ingest.run import ingest_paths
 from pipeline.rescore import rescore_lake
-from pipeline.simulate import simulate_to_file
+from pipeline.simulate.games import simulate_to_file
 
 
 def _lake(tmp_path: Path) -> tuple[Path, int, int]:
@@ -141,7 +142,7 @@ def test_summary_time_counts_the_compile_and_says_so(tmp_path, monkeypatch):
     from pipeline.cli import app
     from pipeline.ingest.run import ingest_paths
     from pipeline.rules import load
-    from pipeline.simulate import simulate
+    from pipeline.simulate.games import simulate
     import orjson
     f = tmp_path / "g.jsonl"
     f.write_bytes(b"\n".join(orjson.dumps(g) for g in simulate(load("belote-classic"), 2, 3)) + b"\n")

@@ -3,7 +3,7 @@
 The expected value of an update is the full rescore of the same lake: ``rescore_lake(..., update=True)`` must
 leave, table by table (scores, game results, every derived table), the rows a full rescore writes; a copy of
 the lake is rescored in full and the two are compared. The only allowed difference is ``hand_facts.hand_seq``,
-which an update leaves null (documented in pipeline/derived.py; ``compare`` then pairs hands by key).
+which an update leaves null (documented in pipeline/facts/derived.py; ``compare`` then pairs hands by key).
 Each case also checks that the update did score only the games it had to, so a test that always fell back to
 the full rescore fails.
 """
@@ -17,12 +17,13 @@ import pyarrow.compute as pc
 import pytest
 
 
-from pipeline import lake_write
-from pipeline import derived, lake as lakemod
+from pipeline.storage import lake_write
+from pipeline.facts import derived
+from pipeline.storage import lake as lakemod
 from pipeline.ingest.run import ingest_paths
 from pipeline.rescore import rescore_lake
 from pipeline.rules import load, own
-from pipeline.simulate import simulate
+from pipeline.simulate.games import simulate
 
 TABLES = ("scores", "game_scores", *derived.DERIVED)
 
@@ -183,8 +184,7 @@ def test_ingest_leaves_what_rescore_wrote_and_the_update_finds_an_edited_game_by
 def test_a_report_reading_stale_scores_leaves_the_stale_games_out(scored, tmp_path):
     """When the stored scores are read as they stand while stale (no rescore first), the rows of the games
     re-imported with other content are left out of every table, and every other game is there whole."""
-    from pipeline import stats
-
+    from pipeline.stats import reports as stats
     path = tmp_path / "club.jsonl"
     lines = path.read_bytes().splitlines()
     game = orjson.loads(lines[0])

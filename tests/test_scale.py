@@ -15,14 +15,17 @@ import pytest
 from typer.testing import CliRunner
 
 
-from pipeline import lake_write
-from pipeline import compaction, lake as lakemod, schema, stats
+from pipeline.storage import lake_write
+from pipeline.maintenance import compaction
+from pipeline.storage import lake as lakemod
+from pipeline.storage import schema
+from pipeline.stats import reports as stats
 from pipeline.cli import app
 from pipeline.ingest.run import ingest_paths
 from pipeline.rescore import game_pass, rescore_lake
 from pipeline.rescore.sorted_games import game_results
 from pipeline.rules import load
-from pipeline.simulate import simulate_to_file
+from pipeline.simulate.games import simulate_to_file
 
 runner = CliRunner()
 RULES = "belote-classic"
@@ -138,7 +141,7 @@ def test_streamed_game_pass_matches_the_in_memory_one(tmp_path, sim_files):
 def test_export_is_the_same_whatever_the_batch(tmp_path, sim_files):
     import io
 
-    from pipeline.export import export_jsonl
+    from pipeline.report.export import export_jsonl
     files, n_hands = sim_files
     lake = small_lake(tmp_path / "lake", files)
     a, b = io.BytesIO(), io.BytesIO()

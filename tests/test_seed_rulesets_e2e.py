@@ -16,7 +16,9 @@ import re
 import pytest
 from typer.testing import CliRunner
 
-from pipeline import lake as lakemod, rules
+from pipeline import rules
+
+from pipeline.storage import lake as lakemod
 from pipeline.cli import app
 from pipeline.rescore.tables import build
 

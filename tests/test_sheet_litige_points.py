@@ -14,7 +14,11 @@ import re
 
 from typer.testing import CliRunner
 
-from pipeline import lake as lakemod, rules, stats
+from pipeline import rules
+
+from pipeline.storage import lake as lakemod
+
+from pipeline.stats import reports as stats
 from pipeline.cli import app
 from pipeline.ingest.run import ingest_paths
 from pipeline.rescore import rescore_lake

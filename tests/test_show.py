@@ -14,12 +14,14 @@ from typer.testing import CliRunner
 
 from conftest import write_jsonl
 from deals import DEAL_A, DEAL_K, DEAL_L, native_game, native_hand
-from pipeline import lake as lakemod, native, rules
+from pipeline import rules
+from pipeline.storage import lake as lakemod
+from pipeline.ingest import native
 from pipeline.cli import app
 from pipeline.ingest.run import ingest_paths
 from pipeline.rescore import rescore_lake
-from pipeline.show import explain, mark_differences, render
-from pipeline.simulate import simulate
+from pipeline.stats.show import explain, mark_differences, render
+from pipeline.simulate.games import simulate
 
 GOLDEN = Path(__file__).parent / "golden"
 

@@ -1,4 +1,4 @@
-"""Tests of pipeline.simulate: reproducible, legal, complete games scored as the engine scores them.
+"""Tests of pipeline.simulate.games: reproducible, legal, complete games scored as the engine scores them.
 
 Every test runs for every shipped ruleset (``rules.shipped_names()``): prise auctions (belote-classic...),
 bid auctions with suit contracts (colver...) or with no-trump and all-trump (pagat-coinche...), the
@@ -21,8 +21,12 @@ import orjson
 import pyarrow as pa
 import pytest
 
-from pipeline import native, rules, schema
-from pipeline import simulate as sim
+from pipeline import rules
+
+from pipeline.ingest import native
+
+from pipeline.storage import schema
+from pipeline.simulate import games as sim
 from pipeline.cards import STRAINS, SUITS, card_str, parse_card, popcount32
 from pipeline.ingest import native_jsonl
 from pipeline.ingest.validate import check_hand
@@ -564,7 +568,7 @@ def test_embedded_sample_is_reproduced_by_its_documented_command(tmp_path, rules
     # data/README.md gives the command that made each simulated sample file and promises byte-identical output
     # (a fresh-user trial found the sample out of date after the simulator changed)
     from pathlib import Path
-    from pipeline.simulate import simulate_to_file
+    from pipeline.simulate.games import simulate_to_file
     from pipeline import rules
     data = Path(__file__).resolve().parents[1] / "data"
     assert f"`rebelote simulate --rules {ruleset} --games {games} --seed 2026 -o data/{name}`" in \

@@ -1,4 +1,4 @@
-"""Tests of pipeline.stats and the reports of queries/ over a tiny hand-made lake.
+"""Tests of pipeline.stats.reports and the reports of queries/ over a tiny hand-made lake.
 
 The lake (source 'colver', ruleset 'belote-classic'; values are made up but consistent enough):
 
@@ -24,8 +24,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from helpers import record_version
-from pipeline import schema, stats
-
+from pipeline.storage import schema
+from pipeline.stats import reports as stats
 RULES = "belote-classic"
 G1 = ["Alice", "Bob", "Carol", "Dave"]
 G2 = ["Alice", "Bob", "Dave", "Carol"]

@@ -36,8 +36,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from helpers import record_version
-from pipeline import schema, stats
-
+from pipeline.storage import schema
+from pipeline.stats import reports as stats
 RULES = "belote-classic"
 G1 = ["Alice", "Bob", "Carol", "Dave"]
 G2 = ["Bob", "Alice", "Dave", "Carol"]
@@ -327,7 +327,9 @@ def test_contracts_margin_of_classic_takes(tmp_path: Path):
     from conftest import write_jsonl
     from deals import DEAL_A, DEAL_K, DEAL_L, native_game, native_hand
 
-    from pipeline import report_data, rules
+    from pipeline import rules
+
+    from pipeline.report import report_data
     from pipeline.ingest.run import ingest_paths
     from pipeline.rescore import rescore_lake
 
@@ -418,7 +420,7 @@ def test_audit_cli_commands_name_the_lake(lake: Path):
 
     from typer.testing import CliRunner
 
-    from pipeline import derived
+    from pipeline.facts import derived
     from pipeline.cli import app
     from pipeline.rules import load
 
@@ -502,13 +504,13 @@ ALL_FILTERS = FAST_FILTERS + (stats.Filters(sources=("club", "online")), stats.F
 @pytest.mark.parametrize("filters", [pytest.param(FAST_FILTERS, id="fast"),
                                      pytest.param(ALL_FILTERS, id="all", marks=pytest.mark.slow)])
 def test_reports_same_from_written_and_derived_tables(tmp_path: Path, filters):
-    # `rescore` writes the derived tables (pipeline/derived.py: player_hands, player_games, hand_facts,
+    # `rescore` writes the derived tables (pipeline/facts/derived.py: player_hands, player_games, hand_facts,
     # pair_hands, pair_games, declaration_items); a lake without them derives the same rows on the fly. No
     # report may depend on which path ran, with and without filters, pseudonymized or not.
     import shutil
     from helpers import simulated_lake
 
-    from pipeline.derived import DERIVED
+    from pipeline.facts.derived import DERIVED
 
     lake = simulated_lake(tmp_path / "lake")
     for name in DERIVED:

@@ -10,12 +10,12 @@ import orjson
 import pytest
 from typer.testing import CliRunner
 
-from pipeline import stats
+from pipeline.stats import reports as stats
 from pipeline.cli import app
 from pipeline.ingest.run import ingest_paths
 from pipeline.rescore import rescore_lake
 from pipeline.rules import load
-from pipeline.simulate import simulate
+from pipeline.simulate.games import simulate
 
 
 @pytest.fixture(scope="module")
@@ -58,8 +58,7 @@ def test_a_narrow_terminal_leaves_out_interval_bounds_before_the_figures():
     # points_per_hand. Bounds (names ending _lo/_hi) give way to every other column; the order is kept.
     import pyarrow as pa
 
-    from pipeline import output
-
+    from pipeline.report import output
     t = pa.table({"player": ["Al"], "rate_lo": [0.25], "rate_hi": [0.75], "points": [101]})
     # widths: player 6 + 3, rate_lo 7 + 3, rate_hi 7 + 3, points 6 + 3; plus 1 for the left border
     shown, left = output.fit_columns(t, 1 + 9 + 9 + 10)
@@ -75,8 +74,7 @@ def test_a_table_on_a_terminal_fits_its_width():
     import pyarrow as pa
     from rich.console import Console
 
-    from pipeline import output
-
+    from pipeline.report import output
     t = pa.table({"player": ["a" * 40, "Bo"], "hands": [12, 3], "made_of": ["3/4", "1/2"], "points": [101, 7]})
     # widths: player min(40, 32) + 3 = 35, hands 5 + 3, made_of 7 + 3, points 6 + 3; plus 1 for the left border
     assert output.fit_columns(t, 1 + 35 + 8 + 10)[1] == ["points"]
@@ -104,8 +102,7 @@ def test_a_long_table_on_a_terminal_shows_its_first_rows():
     import pyarrow as pa
     from rich.console import Console
 
-    from pipeline import output
-
+    from pipeline.report import output
     t = pa.table({"n": list(range(250))})
     notes: list = []
     term = Console(file=io.StringIO(), force_terminal=True, width=80, color_system=None)

@@ -1,4 +1,4 @@
-"""``rebelote status`` (pipeline/status.py, issue 17): what the lake holds, which rulesets are scored and whether
+"""``rebelote status`` (pipeline/maintenance/status.py, issue 17): what the lake holds, which rulesets are scored and whether
 each is fresh, and the next command. The expected counts are those of the files written here."""
 
 from __future__ import annotations
@@ -8,13 +8,13 @@ import json
 import orjson
 from typer.testing import CliRunner
 
-from pipeline import lake as lakemod
+from pipeline.storage import lake as lakemod
 from pipeline.cli import app
 from pipeline.ingest.run import ingest_paths
 from pipeline.rescore import rescore_lake
 from pipeline.rules import load
-from pipeline.simulate import simulate
-from pipeline.status import lake_status
+from pipeline.simulate.games import simulate
+from pipeline.maintenance.status import lake_status
 
 RULES = load("belote-classic")
 
@@ -42,7 +42,7 @@ def test_a_lake_before_and_after_its_first_rescore_and_after_a_new_import(tmp_pa
     rescore_lake(lake, RULES)
     st = lake_status(lake)
     assert [(r.name, r.hands, r.fresh, r.changed) for r in st.rulesets] == [("belote-classic", hands, True, [])]
-    # one ruleset scored, fresh, and no own-rules scores: the reports read it (pipeline.report_rules)
+    # one ruleset scored, fresh, and no own-rules scores: the reports read it (pipeline.stats.report_rules)
     assert st.next_steps == [f"rebelote stats players --lake {lake}  (everything is up to date)"]
 
     more = _file(tmp_path / "b.jsonl", 2)
@@ -88,7 +88,7 @@ def test_an_old_lake_says_migrate_first_and_the_command_prints_json(tmp_path):
 
 def test_rescore_and_simulate_report_progress(tmp_path):
     # issue 17: long commands said nothing; the CLI shows these calls as a bar on a terminal
-    from pipeline.simulate import simulate_to_file
+    from pipeline.simulate.games import simulate_to_file
     seen: list = []
     n_games, n_hands = simulate_to_file(RULES, 5, 3, tmp_path / "g.jsonl", lambda *a: seen.append(a))
     assert seen == [("games", i, 5) for i in range(1, 6)] and n_games == 5
@@ -131,8 +131,8 @@ def test_report_tables_not_written_are_named_and_a_ruleset_without_rows_is_writt
     --no-derived``) makes the reports compute it on the fly: status names it and the rescore that writes it.
     A table a rescore leaves with no rows (belote-2p scores no hand of these 4-player games, so no declaration
     item) is written as an empty partition, so it is not named, and the views read it as stored."""
-    from pipeline import derived, lake_write
-
+    from pipeline.facts import derived
+    from pipeline.storage import lake_write
     lake = tmp_path / "lake"
     hands = _file(tmp_path / "a.jsonl", 1)
     ingest_paths([tmp_path / "a.jsonl"], lake)

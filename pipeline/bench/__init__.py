@@ -34,7 +34,7 @@ from pathlib import Path
 
 import orjson
 
-from pipeline import lake as lakemod
+from pipeline.storage import lake as lakemod
 from pipeline.words import count
 
 SHARED = Path(os.environ.get("REBELOTE_SHARED", Path(__file__).resolve().parents[3] / "shared"))
@@ -194,7 +194,7 @@ def run(sizes: list[int], families: list[str] | None = None, ingest_max: int = 1
                 rows.append(Row(n, "game pass", what, gp["rows"], gp["seconds"], gp["rows"] / gp["seconds"], "hands/s",
                                 gp["peak_rss_mb"], f"{gp['games']:,} games; {_cpu(gp)}", {"cpu_seconds": gp["cpu_seconds"]}))
                 rows.append(Row(n, "derived tables", what, dp["rows"], dp["seconds"], dp["rows"] / dp["seconds"],
-                                "hands/s", dp["peak_rss_mb"], f"the reports' tables (pipeline.derived), DuckDB; {_cpu(dp)}",
+                                "hands/s", dp["peak_rss_mb"], f"the reports' tables (pipeline.facts.derived), DuckDB; {_cpu(dp)}",
                                 {"cpu_seconds": dp["cpu_seconds"]}))
                 rows.append(Row(n, "rescore", what, rp["rows"], rp["seconds"], rp["rows"] / rp["seconds"], "hands/s",
                                 rp["peak_rss_mb"], f"the three phases, peak of the process; {_cpu(rp)}",

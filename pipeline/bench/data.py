@@ -17,10 +17,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 
-from pipeline import lake_write
-from pipeline import lake as lakemod, schema
+from pipeline.storage import lake_write
+from pipeline.storage import lake as lakemod
+from pipeline.storage import schema
 from pipeline.rules import load
-from pipeline.simulate import simulate
+from pipeline.simulate.games import simulate
 
 FAMILIES = {"classic": "belote-classic", "coinche": "pagat-coinche", "bulgarian": "bulgarian", "2-player": "belote-2p",
             "3-player": "belote-3p"}

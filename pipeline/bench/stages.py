@@ -88,7 +88,7 @@ def _cpu() -> float:
 
 def stage_rescore(a: dict, s: Sampler) -> dict:
     """rescore_lake under ``ruleset`` with ``engine``; the hand pass, the game pass and the derived report tables
-    (:mod:`pipeline.derived`) as three phases, and the three together as ``rescore``; each with its CPU
+    (:mod:`pipeline.facts.derived`) as three phases, and the three together as ``rescore``; each with its CPU
     seconds (``cpu_seconds``: every thread of this process, from :class:`pipeline.rescore.RescoreSummary`)."""
     from pipeline.rescore import rescore_lake
     from pipeline.rules import load
@@ -114,7 +114,7 @@ def stage_score_batch(a: dict, s: Sampler) -> dict:
     """score_batch alone over the lake's first ``rows`` hands held in memory (no I/O): the engine's speed."""
     import pyarrow as pa
 
-    from pipeline import lake as lakemod
+    from pipeline.storage import lake as lakemod
     from pipeline.rescore import score_batch
     from pipeline.rules import load
     rules = load(a["ruleset"])
@@ -142,7 +142,8 @@ def stage_stats(a: dict, s: Sampler) -> dict:
     seconds of the report with its connection (``seconds``) and of its query alone on an open connection
     (``query_seconds``), best of ``repeat`` runs (default 1); then ``fairness`` (by source) and ``unscored
     check`` (the hands-without-scores count every ``rebelote stats`` command makes)."""
-    from pipeline import fairness, stats
+    from pipeline.stats import fairness
+    from pipeline.stats import reports as stats
     out: dict = {}
     repeat = a.get("repeat", 1)
     con = stats.connect(a["lake"])
@@ -175,7 +176,7 @@ def stage_stats(a: dict, s: Sampler) -> dict:
 
 def stage_compact(a: dict, s: Sampler) -> dict:
     """rebelote compact over the lake."""
-    from pipeline import compaction
+    from pipeline.maintenance import compaction
     t0 = time.perf_counter()
     summ = compaction.compact(a["lake"])
     t1 = time.perf_counter()
@@ -187,7 +188,7 @@ def stage_compact(a: dict, s: Sampler) -> dict:
 
 def stage_export(a: dict, s: Sampler) -> dict:
     """Native JSON Lines export of the whole lake to /dev/null."""
-    from pipeline.export import export_jsonl
+    from pipeline.report.export import export_jsonl
 
     class Count:
         n = 0
@@ -216,7 +217,7 @@ def main(argv: list[str]) -> None:
 
     import pipeline.rescore  # noqa: F401
     import pipeline.ingest.run  # noqa: F401
-    import pipeline.stats  # noqa: F401
+    import pipeline.stats.reports  # noqa: F401
     baseline = rss_mb()
     with Sampler() as s:
         phases = fn(a, s)

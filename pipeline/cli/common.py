@@ -53,7 +53,7 @@ def _fail(msg: str) -> None:
 def _need_lake(lake) -> None:
     """Exit with status 2 (EXIT_ERROR) and a message when the lake folder (or URL) does not exist: a report over no lake is
     an error, not an empty table."""
-    from pipeline import lake as lakemod
+    from pipeline.storage import lake as lakemod
     try:
         found = lakemod.exists(lake)
     except ValueError as e:     # an unusable URL
@@ -65,8 +65,8 @@ def _need_lake(lake) -> None:
 
 def _need_current(lake) -> None:
     """Exit with status 2 and the command to run when the lake is of another layout version (readers refuse it as
-    writers do: :func:`pipeline.lake.require_current`)."""
-    from pipeline import lake as lakemod
+    writers do: :func:`pipeline.storage.lake.require_current`)."""
+    from pipeline.storage import lake as lakemod
     try:
         lakemod.require_current(lake)
     except lakemod.LakeVersionError as e:
@@ -74,8 +74,8 @@ def _need_current(lake) -> None:
 
 
 def _load_rules(name: str, lake=None, house: bool = True):
-    """:func:`pipeline.report_rules.load_rules`, its errors ending the command."""
-    from pipeline import report_rules
+    """:func:`pipeline.stats.report_rules.load_rules`, its errors ending the command."""
+    from pipeline.stats import report_rules
     from pipeline.rules import RulesetError
     try:
         return report_rules.load_rules(name, lake, house)
@@ -87,10 +87,10 @@ def _load_rules(name: str, lake=None, house: bool = True):
 
 def _report_rules(arg: str | None, lake) -> str | None:
     """The ruleset name whose stored scores a report reads for ``--rules ARG`` (None: each game under its own
-    ruleset, :mod:`pipeline.report_rules`). A ruleset with no scores yet, or stale ones (hands imported since, a
+    ruleset, :mod:`pipeline.stats.report_rules`). A ruleset with no scores yet, or stale ones (hands imported since, a
     house file edited, a shipped ruleset changed by an upgrade), is rescored first, with a one-line note. A lake
     with no hands: ARG as given (the report says what is missing)."""
-    from pipeline import report_rules
+    from pipeline.stats import report_rules
     from pipeline.rules import RulesetError
 
     if not _lake_has_table(lake, "hands"):
@@ -122,7 +122,7 @@ def _report_rules(arg: str | None, lake) -> str | None:
 
 
 def _lake_has_table(lake, table: str) -> bool:
-    from pipeline import lake as lakemod
+    from pipeline.storage import lake as lakemod
     try:
         return bool(lakemod.list_files(lake, table))
     except (OSError, ValueError):
@@ -150,7 +150,7 @@ def _outside_lake(output: Optional[Path], lake) -> None:
     could replace one of the lake's own files (``-o LAKE/hands/source=x/part-....parquet``) or be read as one."""
     import os
 
-    from pipeline import lake as lakemod
+    from pipeline.storage import lake as lakemod
     if output is None or lakemod.is_url(lake):
         return
     root = os.path.realpath(lake)
@@ -161,7 +161,7 @@ def _outside_lake(output: Optional[Path], lake) -> None:
 
 def _emit(table, fmt: str, output: Optional[Path], display: Optional[list[str]] = None, lake=None,
           all_rows: bool = False) -> None:
-    from pipeline import output as outmod
+    from pipeline.report import output as outmod
     if lake is not None:
         _outside_lake(output, lake)
     if fmt is None:
@@ -185,8 +185,7 @@ def _emit(table, fmt: str, output: Optional[Path], display: Optional[list[str]] 
 def _filters(source: Optional[list[str]], variant: Optional[list[str]], player: Optional[list[str]] = None,
              min_hands: Optional[int] = None, pseudonymize: Optional[str] = None, since: Optional[str] = None,
              until: Optional[str] = None):
-    from pipeline import stats
-
+    from pipeline.stats import reports as stats
     try:
         when = (stats.parse_when(since) if since else None, stats.parse_when(until, end=True) if until else None)
     except ValueError as e:
@@ -203,7 +202,7 @@ def _warn_undated(lake, filters, why: str = "--since/--until") -> None:
         return
     import dataclasses
 
-    from pipeline import stats
+    from pipeline.stats import reports as stats
     con = stats.connect(lake, dataclasses.replace(filters, since=None, until=None))
     try:
         undated = con.execute("SELECT count(DISTINCT game_id) FROM hands WHERE game_id IN "
@@ -323,7 +322,7 @@ def _warm_engine(lake, rules) -> float:
     import threading
     import time
 
-    from pipeline import lake as lakemod
+    from pipeline.storage import lake as lakemod
     from pipeline.rescore.own import score_any
     t0 = time.perf_counter()
     try:
@@ -348,7 +347,7 @@ def _warm_engine(lake, rules) -> float:
 
 
 def _has_hands(lake: str) -> bool:
-    from pipeline import lake as lakemod
+    from pipeline.storage import lake as lakemod
     try:
         return lakemod.has_table(lake, "hands")
     except ValueError as e:          # a URL no filesystem handles

@@ -27,7 +27,7 @@ def _export_jsonl(output: Optional[Path], lake: Path, source: Optional[list[str]
                   where: str = "") -> None:
     import gzip
 
-    from pipeline.export import export_jsonl
+    from pipeline.report.export import export_jsonl
 
     if not _has_hands(lake):
         _fail(f"no hands in lake {lake}")
@@ -116,8 +116,8 @@ def export_duckdb_cmd(
 
     It holds views (or, with --materialize, tables) hands, games, rejects, scores, game_scores, seats, and one
     report_<name> table per report for each ruleset. docs/dashboards.md describes every table and view."""
-    from pipeline import dashboard, stats
-
+    from pipeline.report import dashboard
+    from pipeline.stats import reports as stats
     filters = _filters(source, variant, player, min_hands, _salt(pseudonymize))
     names = [_report_rules(r, lake) for r in rules or []]
     _outside_lake(file, lake)
@@ -153,8 +153,8 @@ def report(
 
     Charts and tables: hand scores and contract margins, take and success rates per player, contracts by
     strain, dealt declarations observed vs expected, partnerships, head to head, score audit."""
-    from pipeline import html_report, stats
-
+    from pipeline.report import html_report
+    from pipeline.stats import reports as stats
     filters = _filters(source, variant, player, min_hands, _salt(pseudonymize))
     rules = _report_rules(rules, lake)
     _outside_lake(html, lake)

@@ -111,7 +111,7 @@ def _score_own(lake, quiet: bool = False):
     """After an ingest: score the lake under ``own`` rules when its scores are missing or stale (new hands, a
     changed choice), printing the summary unless ``quiet``; returns it (None when nothing was scored). A failure
     is a warning (the import itself is done)."""
-    from pipeline import report_rules
+    from pipeline.stats import report_rules
     from pipeline.rules import RulesetError
 
     if not _lake_has_table(lake, "hands"):
@@ -189,7 +189,7 @@ def status(
     whether each is fresh, and the next command to run when something is stale."""
     import json
 
-    from pipeline.status import lake_status
+    from pipeline.maintenance.status import lake_status
 
     _need_lake(lake)
     try:
@@ -210,8 +210,8 @@ def recover(lake: LakeOpt = DEFAULT_LAKE) -> None:
     """Finish or undo a write that stopped half-way (a crash, a kill): committed, it is completed; not committed,
     its files are removed. Every write does this first on a local lake; on object storage (no lock) an unfinished
     write may be another writer still running, so writes there refuse, and this command says it is not."""
-    from pipeline import commits, lake as lakemod
-
+    from pipeline.storage import commits
+    from pipeline.storage import lake as lakemod
     _need_lake(lake)
     try:
         loc = lakemod.locate(lake)
@@ -228,8 +228,7 @@ def recover(lake: LakeOpt = DEFAULT_LAKE) -> None:
 def migrate(lake: LakeOpt = DEFAULT_LAKE) -> None:
     """Bring a lake written by an older Rebelote to this one's layout version (one transaction: a crash leaves it
     as before). An older lake is neither read nor written until it is migrated."""
-    from pipeline import migrate as migration
-
+    from pipeline.maintenance import migrate as migration
     _need_lake(lake)
     try:
         out.print(f"migrate: {migration.migrate(lake)}")
@@ -246,8 +245,8 @@ def compact(
 ) -> None:
     """Rewrite each partition's many small Parquet files (one per import) into few large ones: row groups of
     1M rows, files of about 200 MB. Contents are unchanged; runs under the lake lock, in one transaction."""
-    from pipeline import compaction, schema
-
+    from pipeline.maintenance import compaction
+    from pipeline.storage import schema
     for t in table or []:
         if t not in schema.ALL_TABLES:
             _fail(f"unknown table {t!r}; tables: {', '.join(schema.ALL_TABLES)}")
@@ -279,7 +278,8 @@ def analyse(
     what each card played cost its side. Writes the dd_hands table (`rebelote stats dd-players` reports it;
     `rebelote show` adds it to each trick). Solving takes a fraction of a CPU-second a hand: use --sample and
     --workers on a large lake."""
-    from pipeline import analyse as analyse_mod, stats
+    from pipeline.stats import analyse as analyse_mod
+    from pipeline.stats import reports as stats
     from pipeline.rescore.ray_engine import EngineUnavailable
     from pipeline.rules import RulesetError
 

@@ -25,8 +25,7 @@ def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Op
            min_hands: Optional[int] = None, pseudonymize: Optional[str] = None, since: Optional[str] = None,
            until: Optional[str] = None, sort: Optional[list[str]] = None, limit: Optional[int] = None,
            columns: Optional[str] = None, by: Optional[str] = None) -> None:
-    from pipeline import stats
-
+    from pipeline.stats import reports as stats
     if by not in (None, "month"):
         _fail(f"--by {by}: the reports group by month only (--by month)")
 
@@ -146,7 +145,7 @@ def stats_fairness(
 
     No --rules: the events are those of the dealt cards (and the recorded contract's trump), the same under
     every ruleset."""
-    from pipeline.fairness import TRUMP_CAVEAT, fairness_report
+    from pipeline.stats.fairness import TRUMP_CAVEAT, fairness_report
 
     filters = _filters(source, variant, player, min_hands, _salt(pseudonymize), since, until)
     _need_lake(lake)
@@ -198,8 +197,8 @@ def stats_ratings(
     leaderboard ranked by the conservative ordinal (rating - 3 x uncertainty), a player's trajectory (--history),
     win probabilities (--predict) and a calibration check (--calibration). Model: openskill's Plackett-Luce,
     teams of two in 4-player games, every player alone in 2- and 3-player games (docs/reports.md, Ratings)."""
-    from pipeline import ratings, stats
-
+    from pipeline.stats import ratings
+    from pipeline.stats import reports as stats
     if history and not player:
         _fail("--history needs --player NAME (whose trajectory to show)")
     if history and len(player) > 1:
@@ -265,8 +264,7 @@ def rejects(
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from pipeline import lake as lakemod
-
+    from pipeline.storage import lake as lakemod
     _need_lake(lake)
     table = lakemod.read(lake, "rejects")
     if file:
@@ -307,8 +305,7 @@ def games(
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from pipeline import lake as lakemod
-
+    from pipeline.storage import lake as lakemod
     _need_lake(lake)
     _need_current(lake)
     cols = ["game_id", "source", "variant", "n_hands", "players", "played_at", "recorded_final", "source_file"]
@@ -339,7 +336,7 @@ def games(
 
 def _empty_games(cols: list[str]):
     """An empty ``games`` table with ``cols``."""
-    from pipeline import schema
+    from pipeline.storage import schema
     return schema.empty("games").select(cols)
 
 
@@ -386,8 +383,7 @@ def compare(
 
     The filters keep the hands (and the games they belong to) compared; the measures count hands and games, not
     players, so there is no --min-hands."""
-    from pipeline import stats
-
+    from pipeline.stats import reports as stats
     if len(rules) != 2:
         _fail("give exactly two rulesets: --rules A --rules B")
     a, b = (_report_rules(r, lake) for r in rules)

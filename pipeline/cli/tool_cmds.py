@@ -29,12 +29,12 @@ def simulate(
     output: Annotated[Path, typer.Option("--output", "-o", help="Native JSON Lines file to write.")] = Path("simulated.jsonl"),
 ) -> None:
     """Deal and play complete legal games with random and heuristic players; writes the native format."""
-    from pipeline.simulate import simulate_to_file
+    from pipeline.simulate.games import simulate_to_file
 
     try:
         with _phase_progress(f"simulate [{rules}]") as progress:
             n_games, n_hands = simulate_to_file(_load_rules(rules), games, seed, output, progress)
-    except ValueError as e:      # a deal shape or auction the simulator cannot play (pipeline.simulate.shape_error)
+    except ValueError as e:      # a deal shape or auction the simulator cannot play (pipeline.simulate.games.shape_error)
         _fail(str(e))
     except OSError as e:
         _fail(f"cannot write {output}: {e.strerror or e}")
@@ -58,7 +58,7 @@ def demo(
         if e.exit_code not in (0, None, EXIT_REJECTED):
             raise
     try:
-        from pipeline import stats
+        from pipeline.stats import reports as stats
         from pipeline.rules import own
 
         _score_own(target)     # ingest scored each game under its own ruleset: only if that failed
@@ -89,8 +89,7 @@ def show(
     rounding, each line with the ruleset parameter that produced it."""
     import orjson
 
-    from pipeline import show as showmod
-
+    from pipeline.stats import show as showmod
     _need_current(lake)
     try:
         hands = showmod.game_hands(lake, game, hand)
@@ -101,7 +100,7 @@ def show(
     names = rules or ([hands[0]["ruleset_hint"]] if hands[0]["ruleset_hint"] else [])
     if not names:
         _fail("the game names no ruleset of its own: choose one with --rules")
-    from pipeline import report_rules
+    from pipeline.stats import report_rules
     from pipeline.rules import RulesetError
     try:
         loaded = [report_rules.game_rules(_load_rules(r, lake), hands[0]) for r in names]
@@ -196,10 +195,9 @@ def schema_cmd(
                                              "of `rebelote export duckdb`'s file (docs/dashboards.md).")] = False,
 ) -> None:
     """Show the Arrow schema of a lake table (from schemas/), or document all tables."""
-    from pipeline import schema
-
+    from pipeline.storage import schema
     if dashboards:
-        from pipeline.dashboard import markdown as dashboards_markdown
+        from pipeline.report.dashboard import markdown as dashboards_markdown
         out.file.write(dashboards_markdown())
         return
     if table is not None and table not in schema.ALL_TABLES:

@@ -32,8 +32,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline import schema
-
+from pipeline.storage import schema
 HAND_FIELDS = ("game_id", "hand_no", "dealer", "n_players", "players", "initial_hands", "turned_card", "auction",
                "taker", "taker_team", "strain", "bid", "capot_bid", "coinche", "plays", "play_seats", "tricks_taken",
                "last_trick_seat", "announced", "belote_seat", "recorded_score", "recorded_card_points",

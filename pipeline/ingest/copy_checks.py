@@ -13,8 +13,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 
-from pipeline import lake_write
-from pipeline import ingest, lake as lakemod
+from pipeline.storage import lake_write
+from pipeline import ingest
+from pipeline.storage import lake as lakemod
 from pipeline.ingest import deal_copies, game_copies
 from pipeline.ingest.input_files import physical_name
 from pipeline.ingest.records import GameRecord, Notice, Reject
@@ -247,7 +248,7 @@ def _intern(name: str | None) -> str | None:
 
 
 def _read_from(files: set[tuple[str, str | None]]) -> Callable[[pa.Table], pa.ChunkedArray]:
-    """A row condition for :func:`pipeline.lake_write.delete_rows` on hands: the row was read from one of ``files``,
+    """A row condition for :func:`pipeline.storage.lake_write.delete_rows` on hands: the row was read from one of ``files``,
     each a (recorded source_file, physical ingest_file) pair: by its ``ingest_file`` when the pair has one, by
     its ``source_file`` for a row whose ``ingest_file`` is null."""
     physical = pa.array(sorted({p for _, p in files if p is not None}), pa.string())

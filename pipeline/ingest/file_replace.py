@@ -8,8 +8,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 
-from pipeline import lake_write
-from pipeline import lake as lakemod
+from pipeline.storage import lake_write
+from pipeline.storage import lake as lakemod
 from pipeline.ingest import holdings, takeover
 from pipeline.ingest.input_files import same_file
 

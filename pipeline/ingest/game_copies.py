@@ -32,7 +32,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from pipeline import lake as lakemod
+from pipeline.storage import lake as lakemod
 from pipeline.ingest.content_keys import HAND_FIELDS
 
 PLAY = ("dealer", "taker", "strain", "bid", "capot_bid", "coinche")
@@ -252,7 +252,7 @@ class LakeCopies:
     def _batches(self, table: str, columns: list[str], source: str, game_id: str | None = None):
         """The rows of ``table`` in partition ``source`` (and of ``game_id`` when given), as Arrow batches of at
         most :data:`BATCH` rows, streamed by DuckDB."""
-        from pipeline.duck import arrow_reader, duckdb_connection, table_source
+        from pipeline.storage.duck import arrow_reader, duckdb_connection, table_source
 
         if not lakemod.has_table(self.lake, table):
             return iter(())

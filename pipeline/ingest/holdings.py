@@ -25,9 +25,8 @@ from typing import Any
 import pyarrow as pa
 
 
-from pipeline import lake_write
-from pipeline import schema
-
+from pipeline.storage import lake_write
+from pipeline.storage import schema
 TABLE = "holdings"
 STORED, POORER, SET_ASIDE = "stored", "poorer", "set_aside"
 """Values of the ``copy`` column: what became of the copy when its file was read."""

@@ -13,7 +13,9 @@ from pathlib import Path
 
 import orjson
 
-from pipeline import lake as lakemod, limits
+from pipeline import limits
+
+from pipeline.storage import lake as lakemod
 from pipeline.ingest import fast_native, line_ends
 from pipeline.ingest.records import Line, Provenance, Reject
 

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from pipeline import lake as lakemod
+from pipeline.storage import lake as lakemod
 from pipeline.ingest.sorted_runs import Runs as _Runs
 
 FOLD = 4096

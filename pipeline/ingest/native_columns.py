@@ -1,6 +1,6 @@
 """Columnar reading of Rebelote native JSON Lines (version 2): a parsed block of lines -> ``hands`` and ``games`` rows.
 
-The row path reads a native line with :func:`pipeline.native.game_to_rows`, checks each hand with
+The row path reads a native line with :func:`pipeline.ingest.native.game_to_rows`, checks each hand with
 :func:`pipeline.ingest.validate.check_hand` and lets the ingest driver check the rows against the lake
 schema (``validate.check_game``). This module does the same for a block of lines at once, on the Arrow table
 pyarrow's JSON reader gives for it (:data:`SCHEMA`: version 2 gives every field one JSON type), with numpy and
@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline import schema
+from pipeline.storage import schema
 from pipeline.cards import popcount32
 from pipeline.ingest import arrow_lists as al, content_keys, kernels, native_fields as nf
 from pipeline.ingest.validate import COMPLETENESS, MAX_CARRIED_IN, MAX_TRICKS, STRAIN_NAMES, THREE_PLAYER_SIZES, VARIANTS
@@ -54,7 +54,7 @@ SCHEMA = pa.schema([
     ("provenance", pa.struct([("source_format", _S), ("source_file", _S), ("source_line", _I)])),
     ("hands", pa.list_(HAND_SCHEMA)),
 ])
-"""Explicit schema for pyarrow's JSON reader: every field :func:`pipeline.native.game_to_rows` reads, with
+"""Explicit schema for pyarrow's JSON reader: every field :func:`pipeline.ingest.native.game_to_rows` reads, with
 JSON integers as int64. Unknown fields make the block fail to parse (so such lines take the row path), and so
 does a ``played_at`` that is not text (the row path rejects it)."""
 DEPTH = 6

@@ -20,7 +20,8 @@ from pathlib import Path
 import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
-from pipeline import ingest, lake as lakemod
+from pipeline import ingest
+from pipeline.storage import lake as lakemod
 from pipeline.ingest import (archives, content_keys, fast_native, holdings, input_files, native_columns, native_jsonl,
                              takeover, validate)
 from pipeline import limits
@@ -45,7 +46,7 @@ def ingest_paths(paths: list[Path], lake: Path, fmt: str | None = None, strict: 
                  on_notice: Callable[[str], None] | None = None, prune: bool = False,
                  bounds: limits.Limits = limits.DEFAULT,
                  on_bytes: Callable[[int], None] | None = None) -> IngestSummary:
-    """Import every file under ``paths`` into ``lake`` (a folder or URL, see :func:`pipeline.lake.locate`).
+    """Import every file under ``paths`` into ``lake`` (a folder or URL, see :func:`pipeline.storage.lake.locate`).
 
     Nothing is lost: a file imported before from inside a folder of ``paths`` and now gone from it keeps its
     games, hands and rejects in the lake (a notice names it and the summary counts it) unless ``prune``; a hand

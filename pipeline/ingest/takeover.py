@@ -20,7 +20,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline import lake as lakemod
+from pipeline.storage import lake as lakemod
 from pipeline.ingest import holdings
 
 

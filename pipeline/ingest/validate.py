@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pipeline import names, schema
+from pipeline import names
+
+from pipeline.storage import schema
 from pipeline.cards import card_str
 from pipeline.ingest import lenient
 from pipeline.ingest.records import GameRecord, RecordError, Reject

@@ -13,8 +13,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 
-from pipeline import lake_write
-from pipeline import lake as lakemod, schema
+from pipeline.storage import lake_write
+from pipeline.storage import lake as lakemod
+from pipeline.storage import schema
 from pipeline.ingest import deal_copies, game_copies, holdings, key_index, takeover
 from pipeline.ingest.copy_checks import DEAL_COPY_FORMATS, CopyChecks, _intern
 from pipeline.ingest.file_replace import FileReplacement

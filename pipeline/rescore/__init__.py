@@ -18,8 +18,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 
-from pipeline import commits, lake_write
-from pipeline import lake as lakemod
+from pipeline.storage import commits
+
+
+from pipeline.storage import lake_write
+from pipeline.storage import lake as lakemod
 from pipeline.rules import Ruleset
 from pipeline.rules.own import OwnRules
 from pipeline.rescore.reasons import SUMMARY_REASON
@@ -69,7 +72,7 @@ class RescoreSummary:
     seconds_compile: float = 0.0    # compiling the rules engine before the run (the CLI's warm-up), in ``seconds``
     seconds_hands: float = 0.0      # the hand pass (read, score_batch, write scores)
     seconds_games: float = 0.0      # the game pass (sorted read of scores, game_pass, write game_scores)
-    seconds_derived: float = 0.0    # the derived report tables (pipeline.derived.materialize)
+    seconds_derived: float = 0.0    # the derived report tables (pipeline.facts.derived.materialize)
     # CPU seconds of this process (every thread: DuckDB's, the scoring threads') in each phase, as above
     cpu_hands: float = 0.0
     cpu_games: float = 0.0
@@ -153,7 +156,7 @@ def ordered_map(fn, items, threads: int):
 
 def rescore_lake(lake, rules: "Ruleset | OwnRules", batch_size: int = BATCH, engine: str = "local",
                  threads: int = 1, derived: bool = True, progress=None, update: bool = False) -> RescoreSummary:
-    """Rescore every hand in ``lake`` (a folder or URL, see :func:`pipeline.lake.locate`) under ``rules``;
+    """Rescore every hand in ``lake`` (a folder or URL, see :func:`pipeline.storage.lake.locate`) under ``rules``;
     replace ``scores/ruleset=<name>`` and ``game_scores/ruleset=<name>``. ``rules`` may be the lake's ``own``
     rules (:func:`pipeline.rules.own.plan`): each game under its own ruleset, written as ruleset ``own``.
 
@@ -162,7 +165,7 @@ def rescore_lake(lake, rules: "Ruleset | OwnRules", batch_size: int = BATCH, eng
     ``map_batches``, see
     :mod:`pipeline.rescore.ray_engine`), the game pass reads the scores back sorted by game
     (:mod:`pipeline.rescore.sorted_games`). Memory is bounded by the batch sizes, not the lake. Then, with
-    ``derived`` (the default), the report tables of :mod:`pipeline.derived` are written for the ruleset
+    ``derived`` (the default), the report tables of :mod:`pipeline.facts.derived` are written for the ruleset
     (:attr:`RescoreSummary.cpu_derived`: what they cost); without it, any stored ones for the ruleset are removed and the
     reports compute those rows on the fly (same rows, slower reports over millions of hands).
 
@@ -243,7 +246,7 @@ def comparable_only(s: pa.Table | pa.RecordBatch, foreign: pa.Array) -> tuple[pa
 
 def _positions(file_index: int, row: int, n: int) -> np.ndarray:
     """int64 (n,): ``hand_facts.hand_seq`` of ``n`` hands from row ``row`` of the hand file numbered ``file_index``
-    (as :func:`pipeline.derived.materialize` numbers them: file index << 32 | row in the file)."""
+    (as :func:`pipeline.facts.derived.materialize` numbers them: file index << 32 | row in the file)."""
     return (np.int64(file_index) << 32) | np.arange(row, row + n, dtype=np.int64)
 
 
@@ -261,20 +264,20 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
         for table in ("scores", "game_scores"):
             lake_write.delete_rows(lake, table, "game_id", gids, partition=part)
         if write_derived and engine == "local":     # the hand pass appends the hand-level derived rows anew
-            from pipeline import batch_facts
+            from pipeline.facts import batch_facts
             for name in batch_facts.HAND_LEVEL:
                 lake_write.delete_rows(lake, name, "hand_key", touched.hand_keys, partition=part)
     own = isinstance(rules, OwnRules)
     foreign, summary.unknown_hints = rules.foreign() if own else foreign_games(lake, rules)
     if own:
         summary.members = {c.ruleset for c in rules.choices}
-    from pipeline import derived
+    from pipeline.facts import derived
     # the hand and game files this rescore reads (taken under the lake lock)
     hands_files, games_files = derived.hands_snapshot(lake), derived.hands_snapshot(lake, "games")
     total = lakemod.row_count(lake, "hands") if games is None else touched.hands
     loc = lakemod.locate(lake)
     tx = commits.active(loc)
-    facts = None    # the hand-level derived tables, written beside the scores (pipeline.batch_facts)
+    facts = None    # the hand-level derived tables, written beside the scores (pipeline.facts.batch_facts)
     if engine == "ray":
         from pipeline.rescore.ray_engine import score_batches_ray
         scored = ((None, s, None) for s in score_batches_ray(lake, rules, batch_size))
@@ -289,7 +292,7 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
                                                              filter=pc.field("game_id").isin(games)))
         scored = ordered_map(lambda bs: (bs[0], score_any(bs[0], rules), bs[1]), read, threads)
         if write_derived:
-            from pipeline import batch_facts
+            from pipeline.facts import batch_facts
             facts = batch_facts.BatchFacts(lake, rules.name)
 
     tables = ("scores",) + (batch_facts.HAND_LEVEL if facts is not None else ())
@@ -337,7 +340,7 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
     from pipeline.rescore.sorted_games import game_results
     progress("games", 0, None)
     write(lake, "game_scores", rules.name, game_results(lake, rules, count_games, games=games) if summary.hands else [])
-    # the facts the reports add up (pipeline.derived: per player, per pair, per hand, per declaration), derived
+    # the facts the reports add up (pipeline.facts.derived: per player, per pair, per hand, per declaration), derived
     # once here
     t2, c2 = time.perf_counter(), time.process_time()
     if write_derived and (games is None or len(games)):
@@ -353,11 +356,11 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
             lake_write.drop_partition(lake, name, rules.name)
     if summary.hands or games is not None:
         # which parameters these scores were computed with (pyarrow and DuckDB skip files starting with "_"),
-        # and which hand and game files they cover (pipeline.derived.hands_unchanged)
+        # and which hand and game files they cover (pipeline.facts.derived.hands_unchanged)
         lakemod.write_bytes(lake, f"scores/ruleset={rules.name}/_ruleset.json", json.dumps(
             {"name": rules.name, "chain": list(rules.chain), "params": rules.params, "sources": rules.sources,
              "hands_files": hands_files, "games_files": games_files,
-             # an update's new hand_facts rows carry no position (pipeline.derived): compare pairs by key
+             # an update's new hand_facts rows carry no position (pipeline.facts.derived): compare pairs by key
              "hand_seq_files": hands_files if write_derived and games is None else None},
             indent=1, ensure_ascii=False, sort_keys=True).encode())
     summary.seconds = time.perf_counter() - t0

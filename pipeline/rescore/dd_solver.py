@@ -29,7 +29,7 @@ every trick, ``cards.capot_last_trick`` instead (252 in all: FFB-B16 §9.2), for
 side: ``cards.capot_split_each``, the 3-player split when one player takes no trick, is not modelled), in
 2-player games each player. ``cards.capot_bonus`` (added after scaling) is not in the value: a caller that
 needs to know whether a side can take every trick solves with a large capot_last_trick
-(:func:`pipeline.analyse.capot_spec`). Side 0 maximises, side 1 minimises; :func:`solve` returns side 0's points,
+(:func:`pipeline.stats.analyse.capot_spec`). Side 0 maximises, side 1 minimises; :func:`solve` returns side 0's points,
 from the position given (the points of a trick in progress included).
 """
 

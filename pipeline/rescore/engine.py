@@ -21,7 +21,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline import schema
+from pipeline.storage import schema
 from pipeline.cards import STRAINS
 from pipeline.rescore import columns, contract, declarations, hand_pass, pass_layout as pl, play, tables
 from pipeline.rescore.declaration_items import KINDS, Entries

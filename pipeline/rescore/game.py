@@ -45,7 +45,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline import schema
+from pipeline.storage import schema
 from pipeline.rules import Ruleset
 
 

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 
 import pyarrow as pa
 
-from pipeline import lake as lakemod
+from pipeline.storage import lake as lakemod
 from pipeline.rescore.own import score_any
 from pipeline.rules import Ruleset
 from pipeline.rules.own import OwnRules

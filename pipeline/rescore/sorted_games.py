@@ -2,7 +2,7 @@
 to disk past its memory limit), cut into batches of whole games, each batch through
 :func:`pipeline.rescore.game.game_pass`.
 
-Memory is bounded by DuckDB's ``memory_limit`` (``$REBELOTE_DUCKDB_MEMORY``, default :data:`pipeline.duck.PASS_LIMIT`) plus one batch
+Memory is bounded by DuckDB's ``memory_limit`` (``$REBELOTE_DUCKDB_MEMORY``, default :data:`pipeline.storage.duck.PASS_LIMIT`) plus one batch
 of ``batch_rows`` score rows, not by the number of hands in the lake.
 """
 
@@ -14,11 +14,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline import lake as lakemod
-from pipeline.duck import PASS_LIMIT, arrow_reader, duckdb_connection, table_source
+from pipeline.storage import lake as lakemod
+from pipeline.storage.duck import PASS_LIMIT, arrow_reader, duckdb_connection, table_source
 from pipeline.rescore.game import SUMMARY_SCORE, game_pass
 from pipeline.rules import Ruleset
-from pipeline.summary_points import summary_points_sql
+from pipeline.facts.summary_points import summary_points_sql
 
 # what game_pass reads from each score row
 GAME_COLUMNS = ["game_id", "hand_no", "source", "status", "hand_score", "held_points", "litige", "taker_team",
@@ -75,7 +75,7 @@ def sorted_game_batches(lake, ruleset: str, batch_rows: int = 1 << 18, games: pa
 
 def _summary_scores(con, loc) -> tuple[str, str]:
     """(select-list item, join clause) adding the points of every summary-level hand (its recorded score plus
-    carried litige points, :mod:`pipeline.summary_points`) to the score rows (``s``) as :data:`~pipeline.rescore.game.SUMMARY_SCORE`; ('', '') when the lake has no such hand (the test
+    carried litige points, :mod:`pipeline.facts.summary_points`) to the score rows (``s``) as :data:`~pipeline.rescore.game.SUMMARY_SCORE`; ('', '') when the lake has no such hand (the test
     reads only the ``completeness`` column, and Parquet statistics let DuckDB skip row groups without one)."""
     if not lakemod.has_table(loc, "hands"):
         return "", ""

@@ -11,7 +11,7 @@ the keys the rows carry: a hand with no score row (imported since), a score row 
 a richer copy, its file re-imported), a game with hands and no ``game_scores`` row or the reverse, a
 ``game_scores`` row computed from another version of its game (its ``game_key``: an edited target, a hand
 changed), or before its game had a ``games`` row (no key). Ingest never touches these tables; stale rows stay until an update replaces them, and a report that
-reads a stale ruleset as it stands leaves the stale games out (:func:`pipeline.views.create_views`).
+reads a stale ruleset as it stands leaves the stale games out (:func:`pipeline.stats.views.create_views`).
 
 An update is only valid while the rules are those the stored rows were computed with (:func:`updatable`); any
 change of a parameter, or of the ruleset chosen for a game already scored under ``own``, needs the full rescore.
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import orjson
 import pyarrow as pa
 
-from pipeline import lake as lakemod
+from pipeline.storage import lake as lakemod
 from pipeline.rules import Ruleset
 from pipeline.rules.own import OwnRules
 
@@ -73,7 +73,7 @@ def updatable(lake, rules: Ruleset | OwnRules) -> bool:
 def stale(lake, name: str) -> Stale:
     """The games of the lake whose rows under ruleset ``name`` are missing or out of date (module text).
     Raises duckdb.Error / OSError on a read failure."""
-    from pipeline.duck import duckdb_connection, empty_sql, table_source
+    from pipeline.storage.duck import duckdb_connection, empty_sql, table_source
 
     loc = lakemod.locate(lake)
     con = duckdb_connection()

@@ -12,7 +12,7 @@ scoring is ``own``: every game under the ruleset it was played under, chosen per
 
 :func:`plan` reads the lake's games once and returns an :class:`OwnRules`: it has the ``name``, ``params``,
 ``chain`` and ``sources`` of a :class:`~pipeline.rules.Ruleset` (so the lake records what ``own`` was scored
-with, and :mod:`pipeline.scored_with` sees when a ruleset or the choice changed), the rulesets used
+with, and :mod:`pipeline.stats.scored_with` sees when a ruleset or the choice changed), the rulesets used
 (``members``), and each game's choice. :mod:`pipeline.rescore.own` scores with it.
 """
 
@@ -25,7 +25,7 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
-from pipeline import lake as lakemod
+from pipeline.storage import lake as lakemod
 from pipeline.resources import resource_dir
 from pipeline.rules import Ruleset, RulesetError, load, shipped_names
 
@@ -228,7 +228,7 @@ def plan(lake) -> OwnRules:
 
 
 def describe(changes: list[tuple[str, Any, Any]]) -> str:
-    """How ``own`` changed since its scores were computed, from :func:`pipeline.scored_with.changed_parameters`
+    """How ``own`` changed since its scores were computed, from :func:`pipeline.stats.scored_with.changed_parameters`
     rows: the choices that changed (``source/variant/named``: before -> now), the rulesets used or no longer
     used, and the first parameters that changed in a ruleset still used."""
     choice = [(k.removeprefix("choice."), a, b) for k, a, b in changes if k.startswith("choice.")]

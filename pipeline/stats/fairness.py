@@ -1,0 +1,493 @@
+"""Shuffle fairness: exact probabilities of hand patterns and observed-vs-expected counts in the lake.
+
+When the shuffle is fair, each 8-card hand of a 4-player deal is a uniformly random 8-subset of the
+32 cards, whatever the seat. :func:`exact_probabilities` gives the exact probability (a
+:class:`fractions.Fraction`) of a set of events for one such hand; :func:`fairness_report` counts the
+same events over the lake's ``hands`` table and tests each count against its expectation.
+
+Derivation (also in docs/fairness.md). Write N = S*R cards (S suits of R ranks), hand size H, and
+T = C(N, H) equally likely hands.
+
+* Carré of one rank r (all S cards of rank r held): the S cards are forced, the other H-S come from the
+  N-S remaining cards: C(N-S, H-S) / T.
+* Any carré among k eligible ranks (belote: J 9 A 10 K Q, so k = 6): inclusion-exclusion over the set of
+  ranks whose carré is held, sum_{j>=1} (-1)^(j+1) C(k, j) C(N-jS, H-jS) / T.
+* Runs and voids: a hand is the union of its S per-suit parts, each one of the 2^R subsets of a suit's
+  ranks. Let a_k = number of subsets of one suit with k cards *and a given property*; the number of
+  hands whose every suit has the property is the coefficient of x^H in (sum_k a_k x^k)^S (the suits are
+  independent choices whose sizes add up to H). With the property "longest run of consecutive ranks < L"
+  this counts hands with no run of L or more, so P(run >= L) = 1 - [x^H](A_L(x))^S / T. With the property
+  "non-empty", P(at least one void) = 1 - [x^H](B(x))^S / T. The a_k are counted by enumerating the 2^R
+  (256) subsets; the polynomial product is exact integer convolution.
+* Exactly k cards of one given suit (hypergeometric): C(R, k) C(N-R, H-k) / T.
+* Both of two given cards (the J and the 9 of one given suit): C(N-2, H-2) / T.
+
+Event names: ``carre_<rank>`` (ranks J 9 A 10 K Q, named as the declaration kinds name them), ``carre_any``, ``run_3`` ``run_4`` ``run_5``
+(a tierce, quarte, quinte or better in one suit), ``void``, ``trump_len_<k>`` (k = 0..8) and ``trump_J9``.
+In :func:`exact_probabilities` "trump" means any one suit fixed in advance; in :func:`fairness_report`
+it is the contract's trump suit.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from pipeline import arrow_rows
+from pipeline.cards import rank_index
+
+#: Ranks whose carré is a belote declaration (rank letters of pipeline.cards), in scoring order.
+CARRE_RANKS = ("J", "9", "A", "10", "K", "Q")
+RUN_LENGTHS = (3, 4, 5)
+#: Largest number of trials for which the binomial test is computed from the exact distribution.
+EXACT_MAX_N = 100_000
+#: Columns of ``hands`` the report reads.
+HANDS_COLUMNS = ("source", "players", "n_players", "initial_hands", "strain")
+REPORT_COLUMNS = ("group", "event", "depends_on_trump", "hands", "observed", "expected", "ratio", "p_value", "method")
+#: Why the trump events are reported apart, in the words of every place that shows them (``stats fairness``,
+#: the HTML report, the dashboard database): the trump is chosen after seeing the cards.
+TRUMP_CAVEAT = ("trump_* events use the contract's trump, which the taker chose after seeing cards, so they measure "
+                "the bidding as much as the shuffle: they are not expected to follow the uniform-deal probabilities. "
+                "The carré, run and void events test the deal itself.")
+
+
+def depends_on_trump(event: str) -> bool:
+    """Whether a fairness event (a key of :func:`exact_probabilities`) depends on the contract's trump suit:
+    ``trump_len_<k>`` and ``trump_J9`` do (the strain is chosen by a player who has seen cards, so their
+    counts are not expected to match the probabilities of a uniform deal); carrés, runs and voids do not."""
+    return event.startswith("trump_")
+
+
+# ---------------------------------------------------------------------------------------------
+# Exact probabilities
+# ---------------------------------------------------------------------------------------------
+
+def _longest_run(bits: int) -> int:
+    best = cur = 0
+    while bits:
+        if bits & 1:
+            cur += 1
+            best = max(best, cur)
+        else:
+            cur = 0
+        bits >>= 1
+    return best
+
+
+def _suit_poly(ranks: int, keep) -> list[int]:
+    """Coefficients a_k (k = 0..ranks): number of subsets of one suit's ranks with k cards and keep(subset)."""
+    poly = [0] * (ranks + 1)
+    for sub in range(1 << ranks):
+        if keep(sub):
+            poly[bin(sub).count("1")] += 1
+    return poly
+
+
+def _poly_mul(a: list[int], b: list[int]) -> list[int]:
+    out = [0] * (len(a) + len(b) - 1)
+    for i, x in enumerate(a):
+        if x:
+            for j, y in enumerate(b):
+                out[i + j] += x * y
+    return out
+
+
+def _coef_power(poly: list[int], power: int, degree: int) -> int:
+    """[x^degree] poly(x)^power, by exact integer convolution."""
+    acc = [1]
+    for _ in range(power):
+        acc = _poly_mul(acc, poly)
+    return acc[degree] if degree < len(acc) else 0
+
+
+def _comb(n: int, k: int) -> int:
+    return math.comb(n, k) if 0 <= k <= n else 0
+
+
+def deck_probabilities(suits: int = 4, ranks: int = 8, hand: int = 8,
+                       carre_ranks: dict[str, int] | None = None,
+                       run_lengths: Sequence[int] = RUN_LENGTHS) -> dict[str, Fraction]:
+    """Exact event probabilities for one hand of ``hand`` cards drawn uniformly from a deck of
+    ``suits`` x ``ranks`` cards (see the module docstring for the derivation).
+
+    ``carre_ranks`` maps an event suffix to a rank index (default: the belote carrés J 9 A 10 K Q of the
+    8-rank deck); ``carre_any`` is the union over those ranks. ``trump_J9`` is any two given cards of
+    one suit (the probability does not depend on which). ``trump_len_k`` is given for k = 0..min(ranks, hand).
+    """
+    if carre_ranks is None:
+        carre_ranks = {name: rank_index(name) for name in CARRE_RANKS}
+    n = suits * ranks
+    total = _comb(n, hand)
+    out: dict[str, Fraction] = {}
+    one_carre = Fraction(_comb(n - suits, hand - suits), total)
+    for name in carre_ranks:
+        out[f"carre_{name}"] = one_carre
+    k = len(carre_ranks)
+    out["carre_any"] = Fraction(sum((-1) ** (j + 1) * _comb(k, j) * _comb(n - j * suits, hand - j * suits)
+                                    for j in range(1, k + 1)), total)
+    for length in run_lengths:
+        no_run = _suit_poly(ranks, lambda sub, L=length: _longest_run(sub) < L)
+        out[f"run_{length}"] = 1 - Fraction(_coef_power(no_run, suits, hand), total)
+    non_empty = _suit_poly(ranks, lambda sub: sub != 0)
+    out["void"] = 1 - Fraction(_coef_power(non_empty, suits, hand), total)
+    for c in range(min(ranks, hand) + 1):
+        out[f"trump_len_{c}"] = Fraction(_comb(ranks, c) * _comb(n - ranks, hand - c), total)
+    out["trump_J9"] = Fraction(_comb(n - 2, hand - 2), total)
+    return out
+
+
+def exact_probabilities() -> dict[str, Fraction]:
+    """Exact probability of each event for one 8-card hand drawn uniformly from the 32-card deck.
+
+    Keys: ``carre_J`` ``carre_9`` ``carre_A`` ``carre_10`` ``carre_K`` ``carre_Q`` (the four cards of that
+    rank), ``carre_any`` (any of those six carrés; inclusion-exclusion), ``run_3`` ``run_4`` ``run_5``
+    (3, 4, 5 or more consecutive ranks 7 8 9 10 J Q K A in one suit), ``void`` (no card of at least one
+    suit), ``trump_len_0`` .. ``trump_len_8`` (exactly k cards of one given suit: hypergeometric
+    C(8,k) C(24,8-k) / C(32,8)) and ``trump_J9`` (the J and the 9 of one given suit: C(30,6) / C(32,8)).
+
+    Carrés are counted directly (C(28,4) / C(32,8) for one rank); runs and voids by the generating
+    function [x^8] A(x)^4 / C(32,8), where A(x) = sum_k a_k x^k counts the 256 subsets of one suit by
+    size among those with no run of the length (resp. non-empty). No simulation anywhere.
+    """
+    return deck_probabilities()
+
+
+# ---------------------------------------------------------------------------------------------
+# Events on observed hands
+# ---------------------------------------------------------------------------------------------
+
+def _suit_tables(ranks: int) -> tuple[np.ndarray, np.ndarray]:
+    """Lookup tables over the 2^ranks subsets of one suit: the longest run of consecutive ranks, and the
+    number of cards (both uint8)."""
+    longest = np.zeros(1 << ranks, np.uint8)
+    for sub in range(1 << ranks):
+        longest[sub] = _longest_run(sub)
+    count = np.array([bin(sub).count("1") for sub in range(1 << ranks)], np.uint8)
+    return longest, count
+
+
+def hand_events(masks: np.ndarray, trump: np.ndarray | None = None, *, suits: int = 4, ranks: int = 8,
+                carre_ranks: dict[str, int] | None = None, pair: tuple[int, int] = (4, 2),
+                run_lengths: Sequence[int] = RUN_LENGTHS) -> dict[str, np.ndarray]:
+    """Evaluate the events of :func:`deck_probabilities` on hands given as bitmasks (card = suit*ranks + rank).
+
+    ``trump`` is the trump suit index of each hand, or -1 when the hand has none (the trump events are
+    then False *and* the hand is not a trial for them: see :func:`fairness_report`). Returns one boolean
+    array per event, same length as ``masks``.
+
+    Works suit by suit: each suit's part of a hand is a ``ranks``-bit number, and lookup tables over the
+    2^ranks of them give its longest run and its length, so the cost is a few passes over the hands
+    whatever the number of events.
+    """
+    if carre_ranks is None:
+        carre_ranks = {name: rank_index(name) for name in CARRE_RANKS}
+    m = np.asarray(masks, dtype=np.uint64)
+    small = np.uint8 if ranks <= 8 else np.uint16
+    full = np.uint64((1 << ranks) - 1)
+    # one contiguous array per suit (elementwise operations on them beat reductions along a short axis)
+    per_suit = [((m >> np.uint64(s * ranks)) & full).astype(small) for s in range(suits)]
+    longest_t, count_t = _suit_tables(ranks)
+    out: dict[str, np.ndarray] = {}
+    every = np.full(len(m), (1 << ranks) - 1, small)          # ranks held in every suit: the carrés
+    longest = np.zeros(len(m), np.uint8)
+    void = np.zeros(len(m), bool)
+    for x in per_suit:
+        every &= x
+        np.maximum(longest, longest_t[x], out=longest)
+        void |= x == 0
+    any_carre = np.zeros(len(m), bool)
+    for name, r in carre_ranks.items():
+        out[f"carre_{name}"] = ((every >> small(r)) & small(1)) == 1
+        any_carre |= out[f"carre_{name}"]
+    out["carre_any"] = any_carre
+    for length in run_lengths:
+        out[f"run_{length}"] = longest >= length
+    out["void"] = void
+    if trump is None:
+        trump = np.full(len(m), -1)
+    trump = np.asarray(trump, dtype=np.int64)
+    has = trump >= 0
+    tbits = np.zeros(len(m), small)
+    for s_i, x in enumerate(per_suit):
+        np.copyto(tbits, x, where=trump == s_i)
+    tlen = count_t[tbits]
+    for c in range(ranks + 1):
+        out[f"trump_len_{c}"] = has & (tlen == c)
+    pm = small((1 << pair[0]) | (1 << pair[1]))
+    out["trump_J9"] = has & ((tbits & pm) == pm)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Binomial test
+# ---------------------------------------------------------------------------------------------
+
+def binomial_test(k: int, n: int, p: float, exact_max_n: int = EXACT_MAX_N) -> tuple[float, str]:
+    """Two-sided binomial test of ``k`` successes in ``n`` trials with success probability ``p``.
+
+    For n <= ``exact_max_n``: exact test on the binomial distribution (the p-value sums the probability
+    of every outcome no more likely than k, with scipy's relative tolerance 1e-7); the pmf is evaluated in
+    log space from a table of log-factorials. For larger n: normal approximation with continuity
+    correction. Returns (p_value, method) with method 'exact' or 'normal'.
+    """
+    if n == 0:
+        return 1.0, "exact"
+    if p <= 0.0 or p >= 1.0:
+        return (1.0 if k == (0 if p <= 0.0 else n) else 0.0), "exact"
+    if n > exact_max_n:
+        mean, sd = n * p, math.sqrt(n * p * (1 - p))
+        z = max(abs(k - mean) - 0.5, 0.0) / sd
+        return min(1.0, math.erfc(z / math.sqrt(2))), "normal"
+    i = np.arange(n + 1)
+    logfact = np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, n + 1, dtype=np.float64)))])
+    logpmf = logfact[n] - logfact[i] - logfact[n - i] + i * math.log(p) + (n - i) * math.log1p(-p)
+    top = logpmf.max()
+    pmf = np.exp(logpmf - top)
+    d = pmf[k]
+    pv = pmf[pmf <= d * (1 + 1e-7)].sum() * math.exp(top)
+    return float(min(1.0, pv)), "exact"
+
+
+# ---------------------------------------------------------------------------------------------
+# Report over the lake
+# ---------------------------------------------------------------------------------------------
+
+_SUIT_INDEX = {"C": 0, "D": 1, "H": 2, "S": 3}
+_FULL_DECK = (1 << 32) - 1
+
+
+def _deals(hands: pa.Table) -> tuple[np.ndarray, np.ndarray, pa.Array, pa.Array]:
+    """(masks (d, 4) uint32, trump (d,) int64 suit index or -1, source (d,) string array, players (4d,) string
+    array, seat by seat) of the valid 4-player deals: initial_hands present, four 8-card hands partitioning the
+    32-card deck; a deal whose players list is not 4 long has null players."""
+    four_hands = pc.fill_null(pc.and_(pc.equal(hands["n_players"], 4),
+                                      pc.equal(pc.list_value_length(hands["initial_hands"]), 4)), False)
+    # filtering copies every list: only when some deal is left out (a lake of 4-player deals keeps them all)
+    t = hands if pc.all(four_hands).as_py() else hands.filter(four_hands)
+    if t.num_rows == 0:
+        return (np.zeros((0, 4), np.uint32), np.zeros(0, np.int64), pa.array([], pa.string()), pa.array([], pa.string()))
+    t = t.select(list(HANDS_COLUMNS)).combine_chunks()
+    masks = pc.list_flatten(t["initial_hands"]).to_numpy(zero_copy_only=False).astype(np.uint32).reshape(-1, 4)
+    m64 = masks.astype(np.uint64)
+    ok = (np.bitwise_count(masks) == 8).all(axis=1)
+    ok &= (m64[:, 0] | m64[:, 1] | m64[:, 2] | m64[:, 3]) == _FULL_DECK
+    suit = pc.index_in(t["strain"], value_set=pa.array(list(_SUIT_INDEX), pa.string()))
+    trump = pc.fill_null(suit, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    four = pc.fill_null(pc.equal(pc.list_value_length(t["players"]), 4), False)
+    if not pc.all(four).as_py():      # a players list of another length: four null names instead
+        nulls = pa.array([[None] * 4], t.schema.field("players").type)
+        players = pa.chunked_array([pc.if_else(four, t["players"].combine_chunks(), pa.repeat(nulls[0], t.num_rows))])
+    else:
+        players = t["players"]
+    players = pc.list_flatten(players).combine_chunks() if isinstance(players, pa.ChunkedArray) else pc.list_flatten(players)
+    if ok.all():
+        return masks, trump, t["source"].combine_chunks(), players
+    return (masks[ok], trump[ok], t["source"].combine_chunks().filter(pa.array(ok)),
+            players.filter(pa.array(np.repeat(ok, 4))))
+
+
+def fairness_report(lake: Path, by: str = "source", exact_max_n: int = EXACT_MAX_N,
+                    filters=None) -> pa.Table:
+    """Observed vs expected counts of the :func:`exact_probabilities` events in the lake's 4-player hands.
+
+    Every seat's initial hand of every 4-player deal with ``initial_hands`` (four 8-card hands that
+    partition the deck; other deals are skipped) is one trial of each event. For the ``trump_*`` events
+    the trump suit is the contract strain when it is a suit (C D H S); hands whose strain is NT, AT or null
+    are not trials for them. ``by`` is 'source' (group = the hand's source), 'player' (group = the
+    player at that seat) or 'all' (one group, '(all)').
+
+    ``filters`` (a :class:`pipeline.stats.reports.Filters`) restricts the hands to some sources / variants /
+    players / games played between ``since`` and ``until``, keeps only the groups with at least ``min_hands``
+    seat hands dealt (the ``hands`` of its non-trump events: every seat hand is a trial of those; a kept
+    group's trump rows count only the seat hands with a suit contract, so they can show fewer), and can
+    pseudonymize the player names (groups of ``by='player'``); with ``players`` and ``by='player'`` only those
+    players' groups are kept. Without filters the lake is read directly, and a
+    missing lake gives an empty report.
+
+    The events are counted from the ``dealt_events`` table (:mod:`pipeline.facts.dealt_events`: each seat hand's
+    events, written at rescore time) when a rescore wrote it over the lake's current hands, else from the deals
+    themselves (:func:`hand_events`); both give the same rows.
+
+    Columns: group, event, depends_on_trump (bool, :func:`depends_on_trump`: true for the trump_* events), hands
+    (trials), observed, expected (= hands * exact probability), ratio (observed / expected), p_value (two-sided
+    binomial test, :func:`binomial_test`) and method ('exact' when hands <= ``exact_max_n``, 'normal' = normal
+    approximation with continuity correction above).
+
+    Caveats. The four seats of one deal are not independent (they partition the deck), so the binomial
+    test, which treats every seat hand as an independent trial, is only approximate (the expected counts
+    are still exact: expectation is additive whatever the dependence). The trump events are conditional
+    on a strain the players chose after seeing (part of) their cards, and deals passed out before the
+    deal was completed have no ``initial_hands``: both are selection effects, so the trump events (and,
+    more weakly, the others) can deviate even under a perfectly fair shuffle. A small p-value is a prompt
+    to look, not proof of a biased shuffle; with ~22 events per group, expect some small p-values by chance.
+    """
+    if by not in ("source", "player", "all"):
+        raise ValueError(f"by must be 'source', 'player' or 'all', not {by!r}")
+    from pipeline.stats import reports as stats
+    from pipeline.facts.derived import fresh_ruleset
+    if filters is None and fresh_ruleset(lake, "dealt_events") is None:
+        from pipeline.storage import lake as lakemod
+        batches = lakemod.iter_batches(lake, "hands", columns=list(HANDS_COLUMNS))
+        return _report_rows(*_streamed_counts(batches, by), exact_max_n)
+    con = stats.connect(lake, filters)
+    try:
+        return fairness_on(con, by, filters, exact_max_n)
+    finally:
+        con.close()
+
+
+def fairness_on(con, by: str = "source", filters=None, exact_max_n: int = EXACT_MAX_N) -> pa.Table:
+    """:func:`fairness_report` over the ``hands`` view of an open :func:`pipeline.stats.reports.connect` connection
+    (made with ``filters``, which already holds the filtered, possibly pseudonymized hands). With
+    ``filters.players`` and ``by='player'``, only those players' groups are kept."""
+    from pipeline.stats import reports as stats
+    if by not in ("source", "player", "all"):
+        raise ValueError(f"by must be 'source', 'player' or 'all', not {by!r}")
+    counts = _stored_counts(con, by)
+    if counts is None:
+        from pipeline.storage.duck import arrow_reader
+        counts = _streamed_counts(arrow_reader(con, f"SELECT {', '.join(HANDS_COLUMNS)} FROM hands", None,
+                                               BATCH_ROWS), by)
+    keep = stats.filter_player_names(con, filters) if filters is not None and by == "player" else None
+    min_hands = filters.min_hands if filters is not None else None
+    # the groups kept, chosen before the rows are made (filtering the table would import pandas: arrow_rows)
+    return _report_rows(*counts, exact_max_n,
+                        lambda name, dealt: (not keep or name in keep) and (not min_hands or dealt >= min_hands))
+
+
+def _stored_counts(con, by: str) -> tuple[list[str], np.ndarray, np.ndarray, dict] | None:
+    """The counts of :func:`_report_rows` from the ``dealt_events`` view (one GROUP BY over its small integer
+    columns: :mod:`pipeline.facts.dealt_events`), when the connection has a ruleset whose stored rows cover exactly the
+    lake's hands (``_dealt_events_ruleset``, made by :func:`pipeline.stats.reports.connect`); None otherwise (the report
+    then reads the deals)."""
+    import duckdb
+
+    from pipeline.facts.dealt_events import CARRE_MASK, EVENT_BITS
+
+    try:
+        found = con.execute("SELECT ruleset FROM _dealt_events_ruleset").fetchall()
+    except duckdb.Error:
+        return None
+    if not found:
+        return None
+    group = {"source": "source", "player": "coalesce(player, '')", "all": "'(all)'"}[by]
+    # count_if over only NULLs (every hand of a group passed out: no trump length) is NULL in DuckDB, not 0
+    aggs = [f"coalesce(count_if(events & {1 << b} != 0), 0)" for b in range(len(EVENT_BITS))]
+    aggs += [f"coalesce(count_if(events & {CARRE_MASK} != 0), 0)"]
+    aggs += [f"coalesce(count_if(trump_len = {c}), 0)" for c in range(9)]
+    rows = con.execute(f"SELECT {group} AS g, count(*), count(trump_len), {', '.join(aggs)} FROM dealt_events "
+                       "WHERE ruleset = $r GROUP BY g", {"r": found[0][0]}).fetchall()
+    names = [r[0] for r in rows]
+    col = ([np.array([r[i] for r in rows], np.int64) for i in range(1, len(rows[0]))] if rows
+           else [np.zeros(0, np.int64)] * (2 + len(aggs)))
+    n_all, n_trump, rest = col[0], col[1], col[2:]
+    observed = dict(zip(EVENT_BITS, rest))
+    observed["carre_any"] = rest[len(EVENT_BITS)]
+    for c in range(9):
+        observed[f"trump_len_{c}"] = rest[len(EVENT_BITS) + 1 + c]
+    return names, n_all, n_trump, observed
+
+
+def fairness_table(hands: pa.Table, by: str = "source", exact_max_n: int = EXACT_MAX_N) -> pa.Table:
+    """:func:`fairness_report` over a ``hands`` table (columns source, players, n_players, initial_hands,
+    strain, as in the lake) instead of a lake. Same columns and errors."""
+    if by not in ("source", "player", "all"):
+        raise ValueError(f"by must be 'source', 'player' or 'all', not {by!r}")
+    return _report_rows(*_deal_counts(hands, by), exact_max_n)
+
+
+BATCH_ROWS = 262_144
+"""Hands counted at a time when the deals are read from the lake (memory: one batch, not the lake)."""
+
+
+def _streamed_counts(batches, by: str) -> tuple[list[str], np.ndarray, np.ndarray, dict]:
+    """:func:`_deal_counts` of a stream of record batches (an iterator or a ``pyarrow.RecordBatchReader``),
+    summed group by group: the counts are sums over seat hands, so the batches' sizes do not change them."""
+    total = None
+    for b in batches:
+        part = _deal_counts(pa.Table.from_batches([b]), by)
+        total = part if total is None else _add_counts(total, part)
+    if total is None:
+        from pipeline.storage import schema
+        total = _deal_counts(schema.empty("hands").select(list(HANDS_COLUMNS)), by)
+    return total
+
+
+def _add_counts(a: tuple, b: tuple) -> tuple[list[str], np.ndarray, np.ndarray, dict]:
+    """The counts of :func:`_deal_counts` for two sets of hands together (groups matched by name)."""
+    names = sorted(set(a[0]) | set(b[0]))
+    at = {n: i for i, n in enumerate(names)}
+
+    def spread(part_names: list[str], values: np.ndarray) -> np.ndarray:
+        out = np.zeros(len(names), np.int64)
+        out[[at[n] for n in part_names]] = values
+        return out
+
+    def both(i: int) -> np.ndarray:
+        return spread(a[0], a[i]) + spread(b[0], b[i])
+    observed = {e: spread(a[0], a[3][e]) + spread(b[0], b[3][e]) for e in a[3]}
+    return names, both(1), both(2), observed
+
+
+def _deal_counts(hands: pa.Table, by: str) -> tuple[list[str], np.ndarray, np.ndarray, dict]:
+    """The counts of :func:`_report_rows` evaluated on the deals of a ``hands`` table (:func:`hand_events`)."""
+    events = list(exact_probabilities())
+    masks, trump, source, players = _deals(hands)
+    flat = masks.reshape(-1)
+    flat_trump = np.repeat(trump, 4)
+    if by == "source":
+        groups = pc.take(source, pa.array(np.repeat(np.arange(len(source)), 4)))
+    elif by == "player":
+        groups = players
+    else:
+        groups = pa.array(["(all)"] * min(len(flat), 1), pa.string()).take(pa.array(np.zeros(len(flat), np.int64)))
+    # one integer code per group (a null name is the group ''), names sorted
+    encoded = pc.dictionary_encode(pc.fill_null(groups.cast(pa.string()), "")) if len(flat) else None
+    names = encoded.dictionary.to_pylist() if encoded is not None else []
+    codes = encoded.indices.to_numpy(zero_copy_only=False) if encoded is not None else np.zeros(0, np.int64)
+    ev = hand_events(flat, flat_trump)
+    trump_trials = flat_trump >= 0
+    n_all = np.bincount(codes, minlength=len(names))
+    n_trump = np.bincount(codes[trump_trials], minlength=len(names))
+    observed = {name: np.bincount(codes[ev[name]], minlength=len(names)) for name in events}
+    return names, n_all, n_trump, observed
+
+
+def _report_rows(names: list[str], n_all, n_trump, observed: dict, exact_max_n: int = EXACT_MAX_N,
+                 keep=None) -> pa.Table:
+    """The report's rows from the counts per group: ``names`` (group i's name), ``n_all[i]`` seat hands,
+    ``n_trump[i]`` of them with a suit contract, ``observed[event][i]`` showing each event. Groups sorted by name;
+    with ``keep(name, n_all)``, only the groups it is true for."""
+    probs = exact_probabilities()
+    events = list(probs)
+    rows = {c: [] for c in REPORT_COLUMNS}
+    for gi in sorted(range(len(names)), key=lambda i: names[i]):
+        g = names[gi]
+        if keep is not None and not keep(g, int(n_all[gi])):
+            continue
+        for name in events:
+            n = int((n_trump if name.startswith("trump_") else n_all)[gi])
+            k = int(observed[name][gi])
+            p = probs[name]
+            expected = n * float(p)
+            pv, method = binomial_test(k, n, float(p), exact_max_n)
+            rows["group"].append(g)
+            rows["event"].append(name)
+            rows["depends_on_trump"].append(depends_on_trump(name))
+            rows["hands"].append(n)
+            rows["observed"].append(k)
+            rows["expected"].append(expected)
+            rows["ratio"].append(k / expected if expected > 0 else None)
+            rows["p_value"].append(pv)
+            rows["method"].append(method)
+    schema = pa.schema([("group", pa.string()), ("event", pa.string()), ("depends_on_trump", pa.bool_()),
+                        ("hands", pa.int64()),
+                        ("observed", pa.int64()), ("expected", pa.float64()), ("ratio", pa.float64()),
+                        ("p_value", pa.float64()), ("method", pa.string())])
+    return arrow_rows.table(rows, schema)
