@@ -39,8 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # this checkout's
 
 from pipeline import rules as rules_mod  # noqa: E402
 
-from pipeline.ingest import native
-
+from pipeline.formats import native
 from pipeline.storage import schema
 from pipeline.cards import STRAINS  # noqa: E402
 from pipeline.rescore import score_batch  # noqa: E402

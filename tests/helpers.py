@@ -6,8 +6,7 @@ import pyarrow as pa
 
 from pipeline import rules
 
-from pipeline.ingest import native
-
+from pipeline.formats import native
 from pipeline.storage import schema
 from pipeline.rescore import game_pass, score_batch
 

@@ -1,4 +1,4 @@
-"""Hand and game keys over typed columns (pipeline/ingest/content_keys.py, issue 19).
+"""Hand and game keys over typed columns (pipeline/formats/content_keys.py, issue 19).
 
 The expected keys are computed here from the byte layout the module's text documents, written out by hand with
 ``struct``, so a change to the layout (which would silently re-key every lake) fails this test. The other tests
@@ -15,8 +15,8 @@ import pyarrow as pa
 import pytest
 
 from pipeline.storage import schema
-from pipeline.ingest import content_keys as ck
-from pipeline.ingest.records import GameRecord, Provenance, finish_game, new_hand
+from pipeline.formats import content_keys as ck
+from pipeline.formats.records import GameRecord, Provenance, finish_game, new_hand
 
 
 @pytest.fixture(autouse=True, params=["per column", "per value"])

@@ -14,8 +14,7 @@ import pytest
 
 from pipeline import rules
 
-from pipeline.ingest import native
-
+from pipeline.formats import native
 from pipeline.storage import schema
 from pipeline.cards import ALL_TRUMP, mask_of, parse_cards, parse_strain
 from pipeline.rescore import score_batch

@@ -236,7 +236,7 @@ def test_random_batch_cuts_do_not_change_the_result():
 ])
 def test_show_names_the_first_announcer(tmp_path, dealer, line):
     # rebelote show's contest line says which seat's announcing first broke the tie; under "none", nobody
-    from pipeline.ingest import native
+    from pipeline.formats import native
     from pipeline.stats.show import explain
 
     game = native_game("tie", [native_hand({"hands": HANDS, "plays": PLAYS[dealer]}, 1, 0, "H", dealer=dealer)])

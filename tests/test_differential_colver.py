@@ -14,8 +14,7 @@ colver = pytest.importorskip("colver", reason="optional extra: pip install -e '.
 
 from pipeline import rules  # noqa: E402
 
-from pipeline.ingest import native
-
+from pipeline.formats import native
 from pipeline.storage import schema
 from pipeline.rescore import score_batch  # noqa: E402
 from pipeline.rescore.play import PlayRules, legal_cards  # noqa: E402

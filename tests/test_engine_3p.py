@@ -15,10 +15,10 @@ from hypothesis import given, settings, strategies as st
 
 from helpers import game_results, score
 from pipeline import rules
-from pipeline.ingest import native
+from pipeline.formats import native
 from pipeline.storage import schema
-from pipeline.ingest.records import RecordError
-from pipeline.ingest.validate import check_hand
+from pipeline.formats.records import RecordError
+from pipeline.formats.validate import check_hand
 from pipeline.rescore import score_batch
 from pipeline.rescore.tables import build
 from pipeline.stats.show import explain, render

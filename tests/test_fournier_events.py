@@ -18,7 +18,7 @@ import pytest
 
 from helpers import game_results, hands_table, score
 from pipeline import rules
-from pipeline.ingest import native
+from pipeline.formats import native
 from pipeline.storage import schema
 from pipeline.rescore import game_pass, score_batch
 

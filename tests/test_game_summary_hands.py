@@ -59,7 +59,7 @@ def test_show_prints_why_a_hand_is_not_rescored_instead_of_none(tmp_path):
 
 def test_summary_hand_without_contract_counts_its_recorded_score_in_game_scores(tmp_path):
     # A summary-level hand nobody took but whose source recorded a score: carg's special rounds (misère, misdeal,
-    # foul play: "only its score counts", pipeline/ingest/carg_json.py) give taker None and the round's score.
+    # foul play: "only its score counts", pipeline/formats/carg_json.py) give taker None and the round's score.
     # The engine calls it passed out (0 - 0), but its recorded score is what the game's totals hold, as the reports
     # (player_facts: coalesce(recorded_score, hand_score) for summary hands) and the source's totals count it.
     #   hand 1: DEAL_K, seat 0 capot in hearts: 252 + 20 belote = 272 - 0 (as in _lake above);

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline import ingest
+from pipeline import formats
 
 SCRIPT = Path(__file__).with_name("fuzz_accounting.py")
 
@@ -30,15 +30,15 @@ def _run(fmt: str, examples: int) -> None:
 def test_every_registered_reader_is_fuzzed():
     from fuzz_accounting import BESIDE, DOC_UNITS, LINE_UNITS
     # the file-per-game readers are the rest; a new reader must be given its kind of record here
-    assert set(ingest.names()) - LINE_UNITS - DOC_UNITS - BESIDE == {"bga", "openspiel-state"}
+    assert set(formats.names()) - LINE_UNITS - DOC_UNITS - BESIDE == {"bga", "openspiel-state"}
 
 
-@pytest.mark.parametrize("fmt", ingest.names())
+@pytest.mark.parametrize("fmt", formats.names())
 def test_fuzz_reader_accounting_under_memory_and_time_limits(fmt):
     _run(fmt, 12)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("fmt", ingest.names())
+@pytest.mark.parametrize("fmt", formats.names())
 def test_fuzz_reader_accounting_many_examples(fmt):
     _run(fmt, 150)

@@ -360,8 +360,8 @@ def test_lake_file_name_is_the_digest_of_its_keys_end_to_end(tmp_path):
 def test_hands_without_a_number_are_named_as_such_not_as_hand_none_twice(tmp_path):
     """The shared check (validate.check_game) on a game two of whose hands carry no hand number: the reject says the
     number is missing (it used to say "hand number None appears twice")."""
-    from pipeline.ingest.records import GameRecord, Provenance
-    from pipeline.ingest.validate import check_game
+    from pipeline.formats.records import GameRecord, Provenance
+    from pipeline.formats.validate import check_game
     game = {"game_id": "x:g1", "source": "x"}
     rec = GameRecord(game, [{"hand_no": 1}, {"hand_no": None}, {"hand_no": None}], Provenance("x", "f.jsonl", 3))
     r = check_game(rec)

@@ -1,4 +1,4 @@
-"""Board Game Arena coinche logs (pipeline/ingest/bga.py, ../shared/formats/bga.md) on CONSTRUCTED fixtures.
+"""Board Game Arena coinche logs (pipeline/formats/bga.py, ../shared/formats/bga.md) on CONSTRUCTED fixtures.
 
 No real BGA log exists in ../shared: tests/fixtures/bga holds simulated games written in BGA's log shape by
 tests/fixtures/bga/make_fixtures.py (see its README). What is tested here:
@@ -25,14 +25,15 @@ import orjson
 import pyarrow as pa
 import pytest
 
-from pipeline import ingest, rules
+from pipeline import formats, rules
 
 from pipeline.storage import lake as lakemod
 
 from pipeline.storage import schema
 from pipeline.cards import card_str
-from pipeline.ingest import bga, input_files, run
-from pipeline.ingest.records import GameRecord, Reject
+from pipeline.ingest import input_files, run
+from pipeline.formats import bga
+from pipeline.formats.records import GameRecord, Reject
 from pipeline.rescore import game_pass, score_batch
 
 FIX = Path(__file__).parent / "fixtures" / "bga"
@@ -122,7 +123,7 @@ def test_sniff():
     for p in FIX.rglob("*.json*"):
         head = text_of(p)[:input_files.HEAD_BYTES]
         assert bga.sniff(p.name, head), p
-        for other in ingest.READERS:
+        for other in formats.READERS:
             if other is not bga:
                 assert not other.sniff(p.name, head), (other.NAME, p)
     assert not bga.sniff("x.jsonl", '{"format": "rebelote", "version": 1, "hands": []}\n')
@@ -471,8 +472,8 @@ def test_bad_fixture_gives_its_reject(name):
 
 
 def test_directory_ingest_rejects_bad_files_and_imports_the_rest(tmp_path, monkeypatch):
-    if bga not in ingest.READERS:      # until the reader is registered in pipeline/ingest/__init__.py
-        monkeypatch.setattr(ingest, "READERS", ingest.READERS + [bga])
+    if bga not in formats.READERS:      # until the reader is registered in pipeline/formats/__init__.py
+        monkeypatch.setattr(formats, "READERS", formats.READERS + [bga])
     lake = tmp_path / "lake"
     s = run.ingest_paths([FIX / d for d in ("logs", "replay", "private", "bad")], lake)
     # logs/ (3 games, 22 hands) + private/ (1 game, 6 hands); replay/ repeats logs/ (duplicates skipped)

@@ -1,4 +1,4 @@
-"""colver CFN reader (pipeline/ingest/colver_cfn.py): one fixture per quirk, each line copied from
+"""colver CFN reader (pipeline/formats/colver_cfn.py): one fixture per quirk, each line copied from
 ../shared/data/real/colver/deals.final.cfn / deals.initial.cfn (the deal named in each test). Expected scores
 are colver's own `rewards` for that deal, quoted in FORMAT.md §7 (the `colver` ruleset reproduces them)."""
 
@@ -9,8 +9,8 @@ import pytest
 from pipeline import rules
 
 from pipeline.storage import lake as lakemod
-from pipeline.ingest import cfn, colver_cfn, detect
-from pipeline.ingest.records import RecordError
+from pipeline.formats import cfn, colver_cfn, detect
+from pipeline.formats.records import RecordError
 from pipeline.ingest.run import ingest_paths
 from pipeline.rescore import rescore_lake
 

@@ -98,7 +98,7 @@ def test_truncated_last_line_reject_names_its_game(tmp_path, native_path):
 
 
 def test_truncated_line_game_id_from_game_id_key_or_numeric_source_game_id(tmp_path):
-    from pipeline.ingest.native_jsonl import game_id_in_prefix
+    from pipeline.formats.native_jsonl import game_id_in_prefix
     assert game_id_in_prefix('{"format":"rebelote","game_id":"x:\\"y\\"","source":"s","hands":[{') == 'x:"y"'
     assert game_id_in_prefix('{"format": "rebelote", "source": "club", "source_game_id": 17, "hands": [') == "club:17"
     assert game_id_in_prefix('{"format":"rebelote","source":"club","sour') is None

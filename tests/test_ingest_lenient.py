@@ -1,4 +1,4 @@
-"""--on-error lenient (pipeline/ingest/lenient.py): damaged hands kept at the completeness their data supports.
+"""--on-error lenient (pipeline/formats/lenient.py): damaged hands kept at the completeness their data supports.
 
 Ground truth: each damaged record is cut or spoiled from a complete, legal deal of tests/deals.py, so the
 expected repaired hand is the original one (a forced last trick) or the original minus what was spoiled.

@@ -183,7 +183,7 @@ def _error(fn):
 
 
 def test_malformed_turns_python_errors_into_words():
-    from pipeline.ingest.records import malformed
+    from pipeline.formats.records import malformed
 
     rec = {"game_id": "g1", "contract": "Z", "bots": 5, "scoring": [{"level": "q"}], "hands": None}
     # a missing key is a missing field; a key that is one of the record's values is an unknown value, named

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from pipeline import ingest, rules
+from pipeline import formats, rules
 
 from pipeline.storage import lake as lakemod
 
 from pipeline.stats import reports as stats
-from pipeline.ingest import carg_json, scoresheet_csv
-from pipeline.ingest.records import Line
+from pipeline.formats import carg_json, scoresheet_csv
+from pipeline.formats.records import Line
 from pipeline.ingest.run import ingest_paths
 from pipeline.rescore import rescore_lake
 
@@ -25,12 +25,12 @@ FIX = Path(__file__).parent / "fixtures" / "scoresheets"
 
 @pytest.fixture(autouse=True)
 def registered(monkeypatch):
-    """Both readers in the registry (appended when pipeline/ingest/__init__.py does not list them yet)."""
-    readers = list(ingest.READERS)
+    """Both readers in the registry (appended when pipeline/formats/__init__.py does not list them yet)."""
+    readers = list(formats.READERS)
     for m in (scoresheet_csv, carg_json):
         if m not in readers:
             readers.append(m)
-    monkeypatch.setattr(ingest, "READERS", readers)
+    monkeypatch.setattr(formats, "READERS", readers)
 
 
 def lines_of(text: str) -> list[Line]:
@@ -72,7 +72,7 @@ def test_detection_picks_each_reader_and_nothing_else():
                       ("club_sheet_bad.csv", "scoresheet-csv"), ("carg_dump.json", "carg-json"),
                       ("carg_bad.json", "carg-json")]:
         head = (FIX / name).read_text(encoding="utf-8").removeprefix("\ufeff")
-        assert ingest.detect(name, head).NAME == fmt, name
+        assert formats.detect(name, head).NAME == fmt, name
     assert not scoresheet_csv.sniff("x.csv", "game,hand,score\n1,1,0\n")
     assert not carg_json.sniff("x.json", '{"format": "rebelote", "hands": []}\n')
     assert not scoresheet_csv.sniff("x.json", (FIX / "carg_dump.json").read_text()[:65536])

@@ -129,7 +129,7 @@ def test_an_old_lake_is_refused_by_every_writer_then_migrated(current, tmp_path)
 
 
 def test_a_version_2_lake_gets_the_keys_of_its_typed_columns(current, tmp_path):
-    """Version 2 -> 3: hand and game keys recomputed (pipeline.ingest.content_keys), and every table naming a
+    """Version 2 -> 3: hand and game keys recomputed (pipeline.formats.content_keys), and every table naming a
     hand gets its new key, so the lake is then exactly the lake this code writes (this lake has no holdings of
     copies left unstored, which keep their old keys: pipeline/maintenance/migrate.py); the scores stay fresh."""
     lake = tmp_path / "v2"

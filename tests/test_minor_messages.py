@@ -6,9 +6,7 @@ from __future__ import annotations
 from typer.testing import CliRunner
 
 from pipeline.cli import app
-from pipeline.ingest import scoresheet_csv
-
-
+from pipeline.formats import scoresheet_csv
 def test_rules_show_prints_no_empty_description_line(tmp_path):
     f = tmp_path / "my-club.toml"
     f.write_text('name = "my-club"\nextends = "belote-classic"\n\n[game]\ntarget = 501\n', encoding="utf-8")

@@ -7,7 +7,7 @@ import orjson
 from conftest import write_jsonl
 from deals import DEAL_A, DEAL_K, DEAL_L, native_game, native_hand
 from pipeline.storage import lake as lakemod
-from pipeline.ingest import native
+from pipeline.formats import native
 from pipeline.report.export import export_jsonl
 from pipeline.ingest.run import ingest_paths
 
@@ -68,7 +68,7 @@ def test_played_at_is_read_as_utc_and_checked():
     from datetime import datetime, timezone
 
     import pytest
-    from pipeline.ingest.records import RecordError
+    from pipeline.formats.records import RecordError
 
     g = _games()[0]
     game, _ = native.game_to_rows(g, "rebelote", "x.jsonl", 1)
@@ -107,7 +107,7 @@ def test_an_export_is_version_2_and_typed_json_readers_read_it_as_it_stands(tmp_
 
 
 def test_version_1_and_version_2_of_the_same_games_give_the_same_lake(tmp_path):
-    # the keys come from the typed columns (pipeline/ingest/content_keys.py), so the version a file is written in
+    # the keys come from the typed columns (pipeline/formats/content_keys.py), so the version a file is written in
     # does not matter: the second file's hands and games are all duplicates of the first's
     v1 = write_jsonl(tmp_path / "v1.jsonl", _games())
     g1, g2 = (native.game_to_rows(g, "rebelote", "x", None) for g in _games())

@@ -16,7 +16,7 @@ import pytest
 
 from conftest import shared_cases, shared_path
 from pipeline import rules
-from pipeline.ingest import native
+from pipeline.formats import native
 from pipeline.storage import schema
 from pipeline.cards import RANKS, SUITS, card_str, mask_of
 from pipeline.rescore import score_batch

@@ -9,7 +9,7 @@ import pytest
 
 from conftest import shared_cases
 from pipeline import rules
-from pipeline.ingest import native
+from pipeline.formats import native
 from pipeline.storage import schema
 from pipeline.cards import RANKS, card_str, mask_of, parse_card
 from pipeline.rescore import score_batch

@@ -10,8 +10,7 @@ from hypothesis import given, settings, strategies as st
 
 from pipeline import rules
 
-from pipeline.ingest import native
-
+from pipeline.formats import native
 from pipeline.storage import schema
 from pipeline.cards import STRAINS
 from pipeline.rescore import score_batch

@@ -19,10 +19,11 @@ import pyarrow.compute as pc
 import pytest
 
 from conftest import shared_path
-from pipeline import ingest, rules
+from pipeline import formats, rules
 from pipeline.storage import lake as lakemod
-from pipeline.ingest import coinche_cli, coinche_cli_log, input_files, run
-from pipeline.ingest.records import GameRecord, Reject
+from pipeline.ingest import input_files, run
+from pipeline.formats import coinche_cli, coinche_cli_log
+from pipeline.formats.records import GameRecord, Reject
 from pipeline.rescore import game_pass, rescore_lake, score_batch
 
 FIX = Path(__file__).parent / "fixtures" / "coinche_cli"
@@ -260,8 +261,8 @@ def test_coinched_made_contract_double_scope_own():
 
 
 def test_fixtures_through_the_ingest_driver(tmp_path, monkeypatch):
-    if coinche_cli not in ingest.READERS:
-        monkeypatch.setattr(ingest, "READERS", [*ingest.READERS, coinche_cli])
+    if coinche_cli not in formats.READERS:
+        monkeypatch.setattr(formats, "READERS", [*formats.READERS, coinche_cli])
     s = run.ingest_paths([FIX], tmp_path / "lake")
     assert (s.games, s.hands, sum(s.rejected.values())) == (10, 20, 0)
     # the fixtures' README.md documents the folder: counted, not listed as "not recognised"
@@ -369,8 +370,8 @@ def cc_lake(tmp_path_factory):
     root = shared_path("data", "real", "coinche-cli", "games")
     lake = tmp_path_factory.mktemp("coinche_cli") / "lake"
     with pytest.MonkeyPatch.context() as mp:
-        if coinche_cli not in ingest.READERS:
-            mp.setattr(ingest, "READERS", [*ingest.READERS, coinche_cli])
+        if coinche_cli not in formats.READERS:
+            mp.setattr(formats, "READERS", [*formats.READERS, coinche_cli])
         summary = run.ingest_paths([root], lake)
     with (root / "index.csv").open(newline="", encoding="utf-8") as f:
         index = {r["game_id"]: r for r in csv.DictReader(f)}

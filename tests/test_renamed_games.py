@@ -18,7 +18,8 @@ import pyarrow as pa
 from pipeline.storage import lake as lakemod
 
 from pipeline.storage import schema
-from pipeline.ingest import coinche_cli, game_copies, input_files, run
+from pipeline.ingest import game_copies, input_files, run
+from pipeline.formats import coinche_cli
 from pipeline.ingest.run import ingest_paths
 
 FIX = Path(__file__).parent / "fixtures" / "coinche_cli"

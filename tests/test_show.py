@@ -16,7 +16,7 @@ from conftest import write_jsonl
 from deals import DEAL_A, DEAL_K, DEAL_L, native_game, native_hand
 from pipeline import rules
 from pipeline.storage import lake as lakemod
-from pipeline.ingest import native
+from pipeline.formats import native
 from pipeline.cli import app
 from pipeline.ingest.run import ingest_paths
 from pipeline.rescore import rescore_lake

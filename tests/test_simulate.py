@@ -23,13 +23,12 @@ import pytest
 
 from pipeline import rules
 
-from pipeline.ingest import native
-
+from pipeline.formats import native
 from pipeline.storage import schema
 from pipeline.simulate import games as sim
 from pipeline.cards import STRAINS, SUITS, card_str, parse_card, popcount32
-from pipeline.ingest import native_jsonl
-from pipeline.ingest.validate import check_hand
+from pipeline.formats import native_jsonl
+from pipeline.formats.validate import check_hand
 from pipeline.rescore.engine import score_batch
 from pipeline.rescore.game import game_pass
 

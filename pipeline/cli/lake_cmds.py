@@ -61,7 +61,7 @@ def ingest(
     or I/O error.
     """
     from pipeline.ingest.run import StrictError, ingest_paths
-    from pipeline import ingest as readers
+    from pipeline import formats as readers
 
     if on_error is not None:
         if on_error not in ("strict", "skip", "lenient"):

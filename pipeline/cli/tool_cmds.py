@@ -181,7 +181,7 @@ def bench(
 @app.command()
 def formats() -> None:
     """List the input formats `rebelote ingest` recognises."""
-    from pipeline import ingest as readers
+    from pipeline import formats as readers
 
     for r in readers.READERS:
         out.print(f"{r.NAME}: {r.DESCRIPTION}")

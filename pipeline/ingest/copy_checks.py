@@ -14,15 +14,15 @@ import pyarrow.compute as pc
 
 
 from pipeline.storage import lake_write
-from pipeline import ingest
+from pipeline import formats
 from pipeline.storage import lake as lakemod
 from pipeline.ingest import deal_copies, game_copies
 from pipeline.ingest.input_files import physical_name
-from pipeline.ingest.records import GameRecord, Notice, Reject
+from pipeline.formats.records import GameRecord, Notice, Reject
 from pipeline.words import count
 
 SAME_GAME = object()   # conflict(): the game is already in the lake from another file, same deals: skip it
-DEAL_COPY_FORMATS = ingest.DEAL_COPY_FORMATS
+DEAL_COPY_FORMATS = formats.DEAL_COPY_FORMATS
 """Readers whose one-hand games are copies of deals other files may hold too (see pipeline.ingest.deal_copies)."""
 
 

@@ -1,7 +1,7 @@
 """Columnar ingest of Rebelote native JSON Lines (one game per line): same lake as the row path, several times faster.
 
 The ingest driver (:mod:`pipeline.ingest.run`) hands native files to :func:`read_into` instead of the
-row-by-row reader (:mod:`pipeline.ingest.native_jsonl`) unless ``REBELOTE_NATIVE_PATH=rows``. The file is
+row-by-row reader (:mod:`pipeline.formats.native_jsonl`) unless ``REBELOTE_NATIVE_PATH=rows``. The file is
 streamed in blocks of about :data:`BLOCK_BYTES` of whole lines (memory is bounded by the block, not the file):
 
 1. (:mod:`pipeline.ingest.native_blocks`) lines that may be read as columns (they start with ``{`` and are
@@ -35,8 +35,9 @@ import numpy as np
 import pyarrow as pa
 
 from pipeline import limits
-from pipeline.ingest import kernels, native_blocks as nb, native_columns as ncol, native_jsonl, native_pool
-from pipeline.ingest.records import GameRecord, Reject
+from pipeline.ingest import kernels, native_blocks as nb, native_columns as ncol, native_pool
+from pipeline.formats import native_jsonl
+from pipeline.formats.records import GameRecord, Reject
 
 BLOCK_BYTES = 8 << 20
 """Bytes of whole lines read, parsed and converted at a time."""

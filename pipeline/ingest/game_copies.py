@@ -33,7 +33,7 @@ from typing import Any
 import pyarrow as pa
 
 from pipeline.storage import lake as lakemod
-from pipeline.ingest.content_keys import HAND_FIELDS
+from pipeline.formats.content_keys import HAND_FIELDS
 
 PLAY = ("dealer", "taker", "strain", "bid", "capot_bid", "coinche")
 RECORDED = ("recorded_score", "recorded_margin", "recorded_card_points", "recorded_totals")
@@ -48,7 +48,7 @@ TARGETED_LOOKUPS = 32
 BATCH = 8_192
 _MASK = (1 << 64) - 1
 CONTENT_HAND = tuple(k for k in HAND_FIELDS if k != "game_id")
-"""The hand fields :func:`content` compares: those of the hand key (:mod:`pipeline.ingest.content_keys`) but
+"""The hand fields :func:`content` compares: those of the hand key (:mod:`pipeline.formats.content_keys`) but
 the game id."""
 CONTENT_GAME = ("variant", "n_players", "players", "target", "recorded_final", "recorded_winner")
 """The game fields :func:`content` compares (those of the game key but the id and the hands)."""

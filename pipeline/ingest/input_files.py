@@ -17,7 +17,7 @@ from pipeline import limits
 
 from pipeline.storage import lake as lakemod
 from pipeline.ingest import fast_native, line_ends
-from pipeline.ingest.records import Line, Provenance, Reject
+from pipeline.formats.records import Line, Provenance, Reject
 
 HEAD_BYTES = 65536
 

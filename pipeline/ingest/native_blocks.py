@@ -22,8 +22,8 @@ import pyarrow as pa
 import pyarrow.json as pj
 
 from pipeline import limits
-from pipeline.ingest import native_columns as ncol, native_jsonl
-
+from pipeline.ingest import native_columns as ncol
+from pipeline.formats import native_jsonl
 PARSE_THREADS = False
 """Let pyarrow parse a block on several threads. Off: the block being parsed already runs beside the block
 being converted, and extra parse threads only added contention on two cores (docs/scale.md)."""

@@ -1,13 +1,13 @@
 """Columnar reading of Rebelote native JSON Lines (version 2): a parsed block of lines -> ``hands`` and ``games`` rows.
 
-The row path reads a native line with :func:`pipeline.ingest.native.game_to_rows`, checks each hand with
-:func:`pipeline.ingest.validate.check_hand` and lets the ingest driver check the rows against the lake
+The row path reads a native line with :func:`pipeline.formats.native.game_to_rows`, checks each hand with
+:func:`pipeline.formats.validate.check_hand` and lets the ingest driver check the rows against the lake
 schema (``validate.check_game``). This module does the same for a block of lines at once, on the Arrow table
 pyarrow's JSON reader gives for it (:data:`SCHEMA`: version 2 gives every field one JSON type), with numpy and
 pyarrow kernels:
 
 * a line is **accepted** only when every check of the row path passes and the rows it would produce are
-  known exactly; the rows are then built here, and keyed like every reader's (:mod:`pipeline.ingest.content_keys`);
+  known exactly; the rows are then built here, and keyed like every reader's (:mod:`pipeline.formats.content_keys`);
 * any other line is **left to the row path** (``Batch.ok`` is False), which imports it or writes the
   reject with its usual message. Being conservative is therefore always safe: it only costs speed.
 
@@ -26,8 +26,9 @@ import pyarrow.compute as pc
 
 from pipeline.storage import schema
 from pipeline.cards import popcount32
-from pipeline.ingest import arrow_lists as al, content_keys, kernels, native_fields as nf
-from pipeline.ingest.validate import COMPLETENESS, MAX_CARRIED_IN, MAX_TRICKS, STRAIN_NAMES, THREE_PLAYER_SIZES, VARIANTS
+from pipeline.ingest import arrow_lists as al, kernels, native_fields as nf
+from pipeline.formats import content_keys
+from pipeline.formats.validate import COMPLETENESS, MAX_CARRIED_IN, MAX_TRICKS, STRAIN_NAMES, THREE_PLAYER_SIZES, VARIANTS
 
 _S, _I, _B = pa.string(), pa.int64(), pa.bool_()
 _CARDS = pa.list_(_S)
@@ -54,7 +55,7 @@ SCHEMA = pa.schema([
     ("provenance", pa.struct([("source_format", _S), ("source_file", _S), ("source_line", _I)])),
     ("hands", pa.list_(HAND_SCHEMA)),
 ])
-"""Explicit schema for pyarrow's JSON reader: every field :func:`pipeline.ingest.native.game_to_rows` reads, with
+"""Explicit schema for pyarrow's JSON reader: every field :func:`pipeline.formats.native.game_to_rows` reads, with
 JSON integers as int64. Unknown fields make the block fail to parse (so such lines take the row path), and so
 does a ``played_at`` that is not text (the row path rejects it)."""
 DEPTH = 6
@@ -130,7 +131,7 @@ def convert(t: pa.Table, blk: Block) -> Batch:
     sfile = al.field(prov, "source_file")
     source_format = pc.fill_null(sf, "rebelote")
     # an exported game of a single-deal format (colver CFN) is matched by deal against its copies: the row path's
-    from pipeline.ingest import DEAL_COPY_FORMATS
+    from pipeline.formats import DEAL_COPY_FORMATS
     ok &= ~al.isin(source_format, sorted(DEAL_COPY_FORMATS))
     source_file = pc.fill_null(sfile, blk.path)
     g_sl, g_sl_valid = al.ints(al.field(prov, "source_line"))

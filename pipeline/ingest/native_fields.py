@@ -2,7 +2,7 @@
 penalties, claim and ``played_at``, read from pyarrow's columns into numpy arrays with per-hand checks, and
 built back into the lake's ``hands`` columns for the accepted lines (:mod:`pipeline.ingest.native_columns`).
 
-Each reader here checks what :func:`pipeline.ingest.native.game_to_rows` checks for its field; a hand it does not
+Each reader here checks what :func:`pipeline.formats.native.game_to_rows` checks for its field; a hand it does not
 accept goes to the row path, which imports it or writes the reject with its usual message.
 """
 
@@ -14,20 +14,19 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline.ingest import native
-
+from pipeline.formats import native
 from pipeline.storage import schema
 from pipeline.cards import RANKS, popcount32
 from pipeline.ingest import arrow_lists as al, kernels
 from pipeline.jit import njit
 
-_KINDS = {"tierce": 3, "quarte": 4, "quinte": 5, "carre": 4, "belote": 2}      # as pipeline.ingest.native._KINDS
+_KINDS = {"tierce": 3, "quarte": 4, "quinte": 5, "carre": 4, "belote": 2}      # as pipeline.formats.native._KINDS
 _RANK_OF = {r: i for i, r in enumerate(RANKS)} | {"10": 3} | {r.lower(): i for i, r in enumerate(RANKS)}
 _SUIT_OF = {s: i for i, s in enumerate("CDHS")} | {s: i for i, s in enumerate("cdhs")}
 
 
 def times(arr: pa.Array) -> tuple[pa.Array, np.ndarray]:
-    """``played_at`` texts read as :func:`pipeline.ingest.native.parse_time` reads them, once per distinct text.
+    """``played_at`` texts read as :func:`pipeline.formats.native.parse_time` reads them, once per distinct text.
 
     Returns (the ``games.played_at`` column: ``timestamp[us, UTC]``, null where the text is null or not a
     time; per row, True unless ``parse_time`` refuses the text, in which case the row path must read the line
@@ -249,7 +248,7 @@ def auction_column(auc: Calls, rows: np.ndarray) -> pa.Array:
 
 @dataclass
 class Announced:
-    """The ``announced`` lists, converted as :func:`pipeline.ingest.native._announcement` does."""
+    """The ``announced`` lists, converted as :func:`pipeline.formats.native._announcement` does."""
 
     offsets: np.ndarray
     valid: np.ndarray

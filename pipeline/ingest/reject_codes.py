@@ -1,7 +1,7 @@
 """Every reason code a reject can carry (the ``rejects.reason_code`` column), with what it means.
 
-Readers and the ingest driver choose a code when they reject a record (:class:`pipeline.ingest.records.Reject`,
-:class:`~pipeline.ingest.records.RecordError`); this is the one list of them. ``rebelote rejects --reason CODE``
+Readers and the ingest driver choose a code when they reject a record (:class:`pipeline.formats.records.Reject`,
+:class:`~pipeline.formats.records.RecordError`); this is the one list of them. ``rebelote rejects --reason CODE``
 uses it to tell a code that is merely absent from the lake from one Rebelote never gives (a typo), and
 ``tests/test_ingest_messages.py`` checks that every code written in the readers is listed here and every code
 listed here is written somewhere.

@@ -20,14 +20,14 @@ from pathlib import Path
 import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
-from pipeline import ingest
+from pipeline import formats
 from pipeline.storage import lake as lakemod
-from pipeline.ingest import (archives, content_keys, fast_native, holdings, input_files, native_columns, native_jsonl,
-                             takeover, validate)
+from pipeline.formats import content_keys, native_jsonl, validate
+from pipeline.ingest import archives, fast_native, holdings, input_files, native_columns, takeover
 from pipeline import limits
-from pipeline.ingest import lenient as leniency
+from pipeline.formats import lenient as leniency
 from pipeline.ingest.copy_checks import SAME_GAME
-from pipeline.ingest.records import GameRecord, Notice, Provenance, Reject
+from pipeline.formats.records import GameRecord, Notice, Provenance, Reject
 from pipeline.ingest.summary import DOCUMENTATION, IngestSummary, StrictError
 from pipeline.ingest.writer import Writer
 from pipeline.words import count
@@ -57,10 +57,10 @@ def ingest_paths(paths: list[Path], lake: Path, fmt: str | None = None, strict: 
     (not met inside a folder) it is listed in ``unrecognised_named`` too, which the CLI turns into exit status 1.
 
     Args:
-        fmt: force this reader (name from :func:`pipeline.ingest.names`) instead of detection.
+        fmt: force this reader (name from :func:`pipeline.formats.names`) instead of detection.
         strict: raise :class:`StrictError` at the first reject (rows read before it are not written).
         lenient: keep a hand that fails a check at the completeness its data still supports, with the reason
-            in its ``errors`` (:mod:`pipeline.ingest.lenient`); what cannot be kept honestly is still rejected.
+            in its ``errors`` (:mod:`pipeline.formats.lenient`); what cannot be kept honestly is still rejected.
         on_repair: called with each hand kept that way (the CLI prints them).
         prune: remove the games, hands and rejects of the files gone from a folder of ``paths`` since they were
             imported (their source is gone, so this cannot be undone by importing again; hence opt-in).
@@ -75,7 +75,7 @@ def ingest_paths(paths: list[Path], lake: Path, fmt: str | None = None, strict: 
         on_bytes: called, while a file is read, with the byte offset reached in it (decompressed: a gzip
             file's offsets run past its size on disk), for a progress bar.
         on_notice: called with a one-line message for what is worth saying but is no error: a reader's
-            :class:`~pipeline.ingest.records.Notice`, a file gone since imported, a file read again to take
+            :class:`~pipeline.formats.records.Notice`, a file gone since imported, a file read again to take
             over hands.
     Raises:
         FileNotFoundError for a missing path; KeyError for an unknown ``fmt``; StrictError.
@@ -148,7 +148,7 @@ class _Run:
 
 def _ingest_files(paths, fmt, reread, run: _Run, prune: bool = False) -> None:
     writer, summary, manifest = run.writer, run.writer.summary, run.manifest
-    forced = ingest.get(fmt) if fmt else None
+    forced = formats.get(fmt) if fmt else None
     skipped: set[str] = set()     # physical names of the unchanged files skipped
     walked: set[str] = set()
     named = {input_files.physical_name(Path(p)) for p in paths if Path(p).is_file()}   # files given by name, not met in a folder
@@ -239,8 +239,8 @@ def _import_file(path: Path, key: str, forced, label: str, reread: bool, run: _R
             manifest.pop(key, None)    # a file that gives only rejects is not in the manifest
         writer.start_file(None)
         return True
-    reader = forced or ingest.detect(path.name, head)
-    if reader is None and key not in run.named and ingest.is_documentation(path.name):
+    reader = forced or formats.detect(path.name, head)
+    if reader is None and key not in run.named and formats.is_documentation(path.name):
         run.writer.summary.documentation.append(str(path))
         if on_file:
             on_file(path, DOCUMENTATION)
@@ -304,7 +304,7 @@ def _import_file(path: Path, key: str, forced, label: str, reread: bool, run: _R
         disputed = bool(hint) and writer.replacing is not None   # --format against detection: a doubtful read
         if disputed:
             run.notice(f"{path}: read with --format {label}, which detection disputes (it reads this file as "
-                       f"'{ingest.detect(path.name, head).NAME}'): nothing the file gave before is removed")
+                       f"'{formats.detect(path.name, head).NAME}'): nothing the file gave before is removed")
         writer.finish_holdings(changed=not (unchanged or disputed))
         if unchanged or disputed:
             # --reread of unchanged bytes that gave nothing new: the same rows as before, none stale (checking
@@ -378,7 +378,7 @@ def _take_over(run: _Run) -> None:
                 continue
             prev = run.manifest.get(f)
             label = prev[2] if prev else "auto"
-            forced = ingest.get(label) if label != "auto" and label in ingest.names() else None
+            forced = formats.get(label) if label != "auto" and label in formats.names() else None
             hands_before = summary.hands
             run.notice(f"{f}: read again, to take over {count(n, 'hand')} that the file which brought "
                        f"{'it' if n == 1 else 'them'} no longer holds" if n else
@@ -425,7 +425,7 @@ def forced_hint(forced, name: str, head: str) -> str:
     reader recognises the file (forcing a reader is then what --format is for)."""
     if forced is None:
         return ""
-    detected = ingest.detect(name, head)
+    detected = formats.detect(name, head)
     if detected is None or detected is forced:
         return ""
     return f" (detection reads this file as '{detected.NAME}'; drop --format)"
@@ -524,11 +524,11 @@ def _read_file(path: Path, reader, writer: "Writer", strict: bool, on_reject,
 KEY_BATCH = 512
 """Game records keyed at a time by :func:`keyed`."""
 KEY_ERRORS = (pa.ArrowException, OverflowError, TypeError, ValueError)
-"""What keying raises for a value that does not fit its column (:func:`pipeline.ingest.content_keys.key_rows`)."""
+"""What keying raises for a value that does not fit its column (:func:`pipeline.formats.content_keys.key_rows`)."""
 
 
 def keyed(items: Iterator) -> Iterator:
-    """A reader's results in order, its game records keyed (:func:`pipeline.ingest.content_keys.key_records`)
+    """A reader's results in order, its game records keyed (:func:`pipeline.formats.content_keys.key_records`)
     :data:`KEY_BATCH` at a time. In a batch holding a value that does not fit its column, the record holding it is
     found by halves and passed on without keys, for the checks to reject. When reading raises, the results read
     before are given first, then the error is raised, as if read one at a time."""

@@ -133,7 +133,7 @@ class IngestSummary:
         return s
 
 DOCUMENTATION = "documentation (skipped)"
-"""What ``on_file`` is given for a README, FORMAT.md... met in a folder (:func:`pipeline.ingest.is_documentation`)."""
+"""What ``on_file`` is given for a README, FORMAT.md... met in a folder (:func:`pipeline.formats.is_documentation`)."""
 
 def _names(paths: list[str], limit: int = 3) -> str:
     """``"README.md, FORMAT.md ..."``: the distinct file names among ``paths``, the first ``limit`` of them."""

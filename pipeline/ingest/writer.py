@@ -20,7 +20,7 @@ from pipeline.ingest import deal_copies, game_copies, holdings, key_index, takeo
 from pipeline.ingest.copy_checks import DEAL_COPY_FORMATS, CopyChecks, _intern
 from pipeline.ingest.file_replace import FileReplacement
 from pipeline.ingest.input_files import physical_name
-from pipeline.ingest.records import GameRecord, Reject
+from pipeline.formats.records import GameRecord, Reject
 from pipeline.ingest.summary import IngestSummary
 
 FLUSH_HANDS = 50_000

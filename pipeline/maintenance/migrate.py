@@ -12,7 +12,7 @@ lacks a column is dropped: the views compute that ruleset's rows from hands and 
 until its next rescore writes them again. The version record is then written.
 
 Version 2 -> 3 (keys over typed columns): every ``hand_key`` and ``game_key`` is recomputed from the rows'
-columns (:mod:`pipeline.ingest.content_keys`), where version 2 hashed a reader's JSON text of them. Every table
+columns (:mod:`pipeline.formats.content_keys`), where version 2 hashed a reader's JSON text of them. Every table
 that names a hand by its key (scores, holdings, the derived tables) gets the new key of that hand; a row whose
 hand is not in the lake keeps its key (it named no stored hand before either). That includes the ``holdings``
 rows of copies that were not stored (a poorer copy, a single-deal copy replaced by a richer one): their content is
@@ -120,7 +120,7 @@ def _v1_to_v2(lake, summary: "MigrateSummary") -> None:
 
 def _new_hand_keys(lake) -> pa.Table:
     """(old, new, game_id, hand_no) of every stored hand, ``new`` its key over its typed columns."""
-    from pipeline.ingest.content_keys import HAND_FIELDS, hand_keys
+    from pipeline.formats.content_keys import HAND_FIELDS, hand_keys
 
     parts = []
     for t in lakemod.iter_batches(lake, "hands", columns=["hand_key", *HAND_FIELDS]):
@@ -147,7 +147,7 @@ def _remap(column: str, old: pa.Array, new: pa.Array):
 
 def _v2_to_v3(lake, summary: "MigrateSummary") -> None:
     from pipeline.facts import derived
-    from pipeline.ingest.content_keys import GAME_FIELDS, game_keys
+    from pipeline.formats.content_keys import GAME_FIELDS, game_keys
 
     fresh = _fresh_by_hands(lake)
     keys = _new_hand_keys(lake)

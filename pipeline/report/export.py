@@ -18,7 +18,7 @@ from pipeline.storage import lake as lakemod
 
 from pipeline.storage import schema
 from pipeline.storage.duck import arrow_reader, duckdb_connection, table_source
-from pipeline.ingest.native import game_to_json
+from pipeline.formats.native import game_to_json
 from pipeline.stats.pseudonymize import ERROR_REMOVED, ID_COLUMNS, Pseudonymizer, keyed
 
 

@@ -1,7 +1,7 @@
 """Simulated belote games: complete, legal, reproducible games in Rebelote's native format.
 
 :func:`simulate` plays ``games`` games under a ruleset with simple bots and yields one native game
-object (:func:`pipeline.ingest.native.game_to_json`) per game; :func:`write_jsonl` writes such objects as
+object (:func:`pipeline.formats.native.game_to_json`) per game; :func:`write_jsonl` writes such objects as
 JSON Lines and :func:`simulate_to_file` does both. Output depends only on ``(rules, games, seed)``:
 every random draw comes from one ``numpy.random.default_rng(seed)`` in a fixed order, so the same
 arguments give byte-identical files.
@@ -139,13 +139,12 @@ import pyarrow.compute as pc
 
 from pipeline import rules as rules_mod
 
-from pipeline.ingest import native
-
+from pipeline.formats import native
 from pipeline.storage import schema
 
 from pipeline.simulate import bots as bots
 from pipeline.cards import STRAINS
-from pipeline.ingest.records import finish_game, new_hand
+from pipeline.formats.records import finish_game, new_hand
 from pipeline.rescore.engine import score_batch
 from pipeline.rescore.game import game_pass
 from pipeline.rescore.play import PlayRules
@@ -518,7 +517,7 @@ def _announced_column(declarations: pa.Array | pa.ChunkedArray) -> pa.Array:
 
 
 def simulate(rules: Ruleset | str, games: int, seed: int) -> Iterator[dict]:
-    """Yield ``games`` native game objects (``pipeline.ingest.native.game_to_json``) simulated under ``rules``.
+    """Yield ``games`` native game objects (``pipeline.formats.native.game_to_json``) simulated under ``rules``.
 
     Games come in order, i = 0..games-1; the output depends only on the arguments. ``rules`` may be a
     :class:`Ruleset` or a ruleset name/path. Raises ValueError at once (before the first game) for a negative

@@ -2,7 +2,7 @@
 
 Every rule test (``tests/rules/test_*.py``) builds a ruleset from a parent and a few overrides, builds one or a
 few hands by hand, and scores them through the real pipeline: native record -> hands row
-(:func:`pipeline.ingest.native.game_to_rows`) -> :func:`pipeline.rescore.score_batch` (-> :func:`pipeline.rescore.game_pass`
+(:func:`pipeline.formats.native.game_to_rows`) -> :func:`pipeline.rescore.score_batch` (-> :func:`pipeline.rescore.game_pass`
 for game-level parameters). Nothing here reads ``../shared``.
 
 API (cards are two-letter strings as in the native format: 7C 8C 9C TC JC QC KC AC, suits C D H S):
@@ -46,8 +46,7 @@ import pyarrow as pa
 
 from pipeline import rules as rulesmod
 
-from pipeline.ingest import native
-
+from pipeline.formats import native
 from pipeline.storage import schema
 from pipeline.rescore import game_pass, score_batch
 

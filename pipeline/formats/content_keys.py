@@ -249,7 +249,7 @@ def ordered_hand_keys(hand_no: np.ndarray, keys: pa.Array, game_offsets: np.ndar
 
 def key_records(records: list) -> None:
     """Set ``hand_key`` in every hand row and ``game_key`` in every game row of ``records``
-    (:class:`pipeline.ingest.records.GameRecord`, rows as dicts), all in one pass: :func:`key_rows`."""
+    (:class:`pipeline.formats.records.GameRecord`, rows as dicts), all in one pass: :func:`key_rows`."""
     key_rows([(r.game, r.hands) for r in records])
 
 

@@ -15,9 +15,9 @@ from collections.abc import Iterator
 
 import orjson
 
-from pipeline.ingest.records import (GameRecord, Line, Provenance, RecordError, Reject, bad_encoding, finish_game,
+from pipeline.formats.records import (GameRecord, Line, Provenance, RecordError, Reject, bad_encoding, finish_game,
                                      json_shape_reject, malformed, parser_too_deep_reject, new_hand)
-from pipeline.ingest.validate import check_hand
+from pipeline.formats.validate import check_hand
 
 NAME = "bridgebelot2001"
 DESCRIPTION = "Bridge Belot v2.06 (2001) golden_score.json scoring vectors (tricks-taken rounds, one game each)"

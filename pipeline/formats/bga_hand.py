@@ -1,4 +1,4 @@
-"""One hand of a Board Game Arena table as a hands row (:mod:`pipeline.ingest.bga` reads the table's
+"""One hand of a Board Game Arena table as a hands row (:mod:`pipeline.formats.bga` reads the table's
 notifications and splits them into hands): its deal, auction, contract, tricks, belote and recorded scores, each
 checked against the seat cycle (bga.md §3-§8), and the notification, card and number helpers both modules use."""
 
@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pipeline.cards import card_str, make_card, mask_of
-from pipeline.ingest.records import RecordError, new_hand
+from pipeline.formats.records import RecordError, new_hand
 
 
-NAME = "bga"          # the reader's name and source (pipeline.ingest.bga re-exports them)
+NAME = "bga"          # the reader's name and source (pipeline.formats.bga re-exports them)
 SOURCE = "bga"
 _SUIT = {1: 3, 2: 2, 3: 0, 4: 1}                    # BGA color (§3.1) -> our suit (C D H S = 0..3)
 _STRAIN = {1: "S", 2: "H", 3: "C", 4: "D", 5: "AT", 6: "NT"}

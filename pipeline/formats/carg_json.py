@@ -28,9 +28,9 @@ from typing import Any
 
 import orjson
 
-from pipeline.ingest.records import (GameRecord, Line, Provenance, RecordError, Reject, bad_encoding, finish_game,
+from pipeline.formats.records import (GameRecord, Line, Provenance, RecordError, Reject, bad_encoding, finish_game,
                                      json_shape_reject, malformed, new_hand, parser_too_deep_reject)
-from pipeline.ingest.validate import check_hand
+from pipeline.formats.validate import check_hand
 
 NAME = "carg-json"
 DESCRIPTION = "carg score keeper Firestore dump (coinche/contrée/belote games and rounds per side; no cards)"

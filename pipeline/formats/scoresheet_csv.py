@@ -23,8 +23,8 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 
-from pipeline.ingest.records import GameRecord, Line, Provenance, RecordError, Reject, bad_encoding
-from pipeline.ingest.scoresheet_hands import GAME_COLS, NAME, PLAYER_COLS, TEAM_COLS, _Game, _Row, _build, _int
+from pipeline.formats.records import GameRecord, Line, Provenance, RecordError, Reject, bad_encoding
+from pipeline.formats.scoresheet_hands import GAME_COLS, NAME, PLAYER_COLS, TEAM_COLS, _Game, _Row, _build, _int
 
 DESCRIPTION = "club score sheet CSV (one row per hand: players, dealer, contract, team scores; no cards)"
 

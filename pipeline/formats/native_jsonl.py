@@ -1,4 +1,4 @@
-"""Reader for Rebelote's native JSON Lines format (one game per line; see :mod:`pipeline.ingest.native`)."""
+"""Reader for Rebelote's native JSON Lines format (one game per line; see :mod:`pipeline.formats.native`)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import re
 
 from collections.abc import Iterator
 
-from pipeline.ingest import native
-from pipeline.ingest.records import (GameRecord, Line, Provenance, RecordError, Reject, bad_encoding, first_objects,
+from pipeline.formats import native
+from pipeline.formats.records import (GameRecord, Line, Provenance, RecordError, Reject, bad_encoding, first_objects,
                                      json_lines, malformed)
-from pipeline.ingest.validate import check_hand
+from pipeline.formats.validate import check_hand
 
 NAME = "rebelote"
 DESCRIPTION = "Rebelote native JSON Lines: one game per line ({\"format\": \"rebelote\", ...})"
@@ -44,7 +44,7 @@ _SOURCE_GAME_ID = re.compile(r'"source_game_id"\s*:\s*(?:' + _TEXT + r'|(-?\d+)\
 
 def game_id_in_prefix(text: str) -> str | None:
     """The game id a native line that does not parse (cut short, damaged further on) still shows: its
-    ``game_id`` text, else ``<source>:<source_game_id>`` (the id :func:`pipeline.ingest.native.game_to_rows` gives),
+    ``game_id`` text, else ``<source>:<source_game_id>`` (the id :func:`pipeline.formats.native.game_to_rows` gives),
     read with a regular expression from the keys written before the damage. None when they are not there
     (or not readable as JSON texts). The game's keys come before its ``hands`` in every writer's order, and
     no hand holds a ``source``, ``source_game_id`` or ``game_id`` key, so the first match is the game's."""

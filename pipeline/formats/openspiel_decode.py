@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from pipeline.cards import mask_of
-from pipeline.ingest.records import RecordError, finish_game, new_hand
+from pipeline.formats.records import RecordError, finish_game, new_hand
 
 SOURCE = "openspiel"
 _GAME = re.compile(r"^python_belote\((.*)\)$")

@@ -55,9 +55,9 @@ from pathlib import Path
 
 import orjson
 
-from pipeline.ingest import coinche_cli_log as logfmt
-from pipeline.ingest.coinche_cli_game import NAME, ROTATION, RULESET, SOURCE, _Bad, _Game, _Msg
-from pipeline.ingest.records import GameRecord, Line, Provenance, Reject, finish_game, json_shape_reject, malformed, \
+from pipeline.formats import coinche_cli_log as logfmt
+from pipeline.formats.coinche_cli_game import NAME, ROTATION, RULESET, SOURCE, _Bad, _Game, _Msg
+from pipeline.formats.records import GameRecord, Line, Provenance, Reject, finish_game, json_shape_reject, malformed, \
     parser_too_deep_reject
 
 DESCRIPTION = ("sephizack/coinche-cli 0.1.0 game folder: stream_<SEAT>.jsonl wire streams (entry: the first seat's) "

@@ -1,7 +1,7 @@
 """The French text log (``server.log``) of sephizack/coinche-cli 0.1.0, parsed into deals for a cross-check.
 
 The log cannot rebuild a deal on its own (no hands, no per-team card points, no belote bonus:
-../shared/data/real/coinche-cli/FORMAT.md §3 item 3), so :mod:`pipeline.ingest.coinche_cli` reads it only to
+../shared/data/real/coinche-cli/FORMAT.md §3 item 3), so :mod:`pipeline.formats.coinche_cli` reads it only to
 check the wire stream against it. This module turns the log into one :class:`LogDeal` per deal, in log order,
 and handles the log's own quirks (FORMAT.md §3):
 

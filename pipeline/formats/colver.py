@@ -6,7 +6,7 @@ teams [NS, EW] are our teams 0 and 1. Cards are read from the ``rank_suit`` nota
 auction from the action ids of FORMAT.md §3, and colver's own scores (``colver_result.rewards``) are
 kept as the recorded score. Players are the bots that decided (``bots[seat].bid`` + ``.play``).
 When ``games.jsonl`` lies beside the file, each game is compared with its line there (final totals, winner,
-deal count, target, first dealer, players; :mod:`pipeline.ingest.colver_games`): a game that disagrees is
+deal count, target, first dealer, players; :mod:`pipeline.formats.colver_games`): a game that disagrees is
 rejected with both files' lines named.
 """
 
@@ -16,10 +16,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from pipeline.cards import CardError, mask_of, parse_card
-from pipeline.ingest import colver_games
-from pipeline.ingest.records import (first_missing, GameRecord, Line, Provenance, RecordError, Reject, finish_game, first_objects,
+from pipeline.formats import colver_games
+from pipeline.formats.records import (first_missing, GameRecord, Line, Provenance, RecordError, Reject, finish_game, first_objects,
                                      json_lines, malformed, new_hand)
-from pipeline.ingest.validate import check_hand
+from pipeline.formats.validate import check_hand
 
 NAME = "colver"
 DESCRIPTION = "colver 0.11.1 deals.jsonl (belote contrée engine; one deal per line with auction, plays, scores)"

@@ -16,8 +16,8 @@ from typing import Any
 from pipeline.cards import RANKS, SUITS, CardError, card_str, cards_of, mask_of, parse_card
 import pyarrow as pa
 
-from pipeline.ingest.content_keys import key_rows
-from pipeline.ingest.records import RecordError, finish_game, new_hand
+from pipeline.formats.content_keys import key_rows
+from pipeline.formats.records import RecordError, finish_game, new_hand
 
 FORMAT_NAME = "rebelote"
 FORMAT_VERSION = 2
@@ -62,7 +62,7 @@ def game_to_rows(obj: dict[str, Any], source_format: str, source_file: str, line
                  keyed: bool = True) -> tuple[dict, list[dict]]:
     """Rows (game, hands) of one native game object. Raises RecordError naming the field and hand.
 
-    ``keyed``: compute the rows' ``hand_key`` and ``game_key`` (:mod:`pipeline.ingest.content_keys`), left None
+    ``keyed``: compute the rows' ``hand_key`` and ``game_key`` (:mod:`pipeline.formats.content_keys`), left None
     when a value does not fit its column. The ingest reader passes False: the driver keys its records in batches.
 
     Provenance: when the object carries ``provenance`` (as exports do), it is kept, so that a lake
@@ -235,7 +235,7 @@ def format_time(t: datetime) -> str:
 
 def _penalties(v: Any, hn: int | None) -> list[dict[str, Any]] | None:
     """``penalties``: a list of {seat, kind} (``[]`` reads as null: none recorded). The kind and the seat's range
-    are checked with the hand (:func:`pipeline.ingest.validate.check_penalties_and_claim`: ``bad_penalty``)."""
+    are checked with the hand (:func:`pipeline.formats.validate.check_penalties_and_claim`: ``bad_penalty``)."""
     if v is None:
         return None
     if not isinstance(v, list) or not all(isinstance(p, dict) for p in v):

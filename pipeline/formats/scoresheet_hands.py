@@ -1,4 +1,4 @@
-"""The rows of one score-sheet game (:mod:`pipeline.ingest.scoresheet_csv` reads the sheet and groups its lines
+"""The rows of one score-sheet game (:mod:`pipeline.formats.scoresheet_csv` reads the sheet and groups its lines
 by game): each line's contract, made flag, penalties and claim, the totals checked against the running scores,
 the game's settings; and the column names and cell readers both modules use."""
 
@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from pipeline.ingest.records import GameRecord, Provenance, RecordError, Reject, finish_game, first_missing, new_hand
-from pipeline.ingest.validate import check_hand
+from pipeline.formats.records import GameRecord, Provenance, RecordError, Reject, finish_game, first_missing, new_hand
+from pipeline.formats.validate import check_hand
 
 
 NAME = "scoresheet-csv"

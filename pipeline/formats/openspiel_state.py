@@ -8,9 +8,9 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from pipeline.ingest.openspiel_decode import decode
-from pipeline.ingest.records import GameRecord, Line, Provenance, RecordError, Reject, bad_encoding, malformed
-from pipeline.ingest.validate import check_hand
+from pipeline.formats.openspiel_decode import decode
+from pipeline.formats.records import GameRecord, Line, Provenance, RecordError, Reject, bad_encoding, malformed
+from pipeline.formats.validate import check_hand
 
 NAME = "openspiel-state"
 DESCRIPTION = "OpenSpiel serialize_game_and_state text of python_belote (one deal per file; the pickle is never read)"

@@ -1,5 +1,5 @@
 """Reader for colver's own notation, CFN, one position per line (``deals.final.cfn``, ``deals.initial.cfn``;
-the notation is parsed by :mod:`pipeline.ingest.cfn`, FORMAT.md §4).
+the notation is parsed by :mod:`pipeline.formats.cfn`, FORMAT.md §4).
 
 What a line becomes:
 
@@ -35,9 +35,9 @@ import re
 from collections.abc import Iterator
 from pathlib import PurePath
 
-from pipeline.ingest import cfn
-from pipeline.ingest.records import GameRecord, Line, Provenance, RecordError, Reject, bad_encoding, finish_game, new_hand
-from pipeline.ingest.validate import check_hand
+from pipeline.formats import cfn
+from pipeline.formats.records import GameRecord, Line, Provenance, RecordError, Reject, bad_encoding, finish_game, new_hand
+from pipeline.formats.validate import check_hand
 
 NAME = "colver-cfn"
 DESCRIPTION = ("colver CFN positions, one per line (deals.final.cfn / deals.initial.cfn: dealer, 32 cards trick by "

@@ -26,7 +26,7 @@ from typing import Any
 
 import orjson
 
-from pipeline.ingest.records import GameRecord, Line, Notice, RecordError, Reject, first_objects, json_lines
+from pipeline.formats.records import GameRecord, Line, Notice, RecordError, Reject, first_objects, json_lines
 
 NAME = "colver-games"
 DESCRIPTION = "colver 0.11.1 games.jsonl (one game result per line; compared with the games of deals.jsonl beside it)"

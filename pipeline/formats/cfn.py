@@ -14,7 +14,7 @@ A CFN string is ``HANDS TRICKS CONTRACT`` separated by single spaces:
 
 Seats are colver's N=0 E=1 S=2 W=3 (next seat = +1), teams NS=0, EW=1; cards are converted to
 :mod:`pipeline.cards` ids. :func:`parse` returns a :class:`Position` or raises
-:class:`~pipeline.ingest.records.RecordError` with a code and a message naming the bad part.
+:class:`~pipeline.formats.records.RecordError` with a code and a message naming the bad part.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.cards import RANKS, SUITS, card_str, make_card
-from pipeline.ingest.records import RecordError
+from pipeline.formats.records import RecordError
 from pipeline.trick_order import strength
 from pipeline.words import count
 

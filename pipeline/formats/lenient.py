@@ -1,6 +1,6 @@
 """``--on-error lenient``: keep a hand that fails a check, at the completeness level its data still supports.
 
-Under the default policy (``skip``) a hand that fails :func:`pipeline.ingest.validate.check_hand` sends its
+Under the default policy (``skip``) a hand that fails :func:`pipeline.formats.validate.check_hand` sends its
 whole game to ``rejects``. Under ``lenient`` the driver opens :func:`collecting`, and ``check_hand`` hands
 the failure to :func:`repair`, which keeps the hand when that is honest and says so in the hand's ``errors``:
 
@@ -16,7 +16,7 @@ the failure to :func:`repair`, which keeps the hand when that is honest and says
   plays and the tricks taken are dropped; completeness becomes ``summary``.
 
 Anything else (no taker with plays, values out of range, ...) cannot be kept honestly and still rejects
-the game. Keys (``hand_key``, ``game_key``) are those of the rows as kept (:mod:`pipeline.ingest.content_keys`,
+the game. Keys (``hand_key``, ``game_key``) are those of the rows as kept (:mod:`pipeline.formats.content_keys`,
 like every row's): a record kept the same way gives the same keys, so a re-import finds the same rows.
 """
 
@@ -30,7 +30,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from pipeline.cards import STRAINS
-from pipeline.ingest.records import RecordError
+from pipeline.formats.records import RecordError
 
 PLAY_CODES = {"truncated_play", "card_played_twice", "card_not_held", "bad_play_record"}
 DEAL_CODES = {"wrong_hand_count", "wrong_hand_size", "card_dealt_twice"}
@@ -64,7 +64,7 @@ def reading(path: str | None) -> None:
 
 @contextmanager
 def collecting() -> Iterator[list[Repair]]:
-    """Within this block, :func:`pipeline.ingest.validate.check_hand` keeps repairable hands; the list it
+    """Within this block, :func:`pipeline.formats.validate.check_hand` keeps repairable hands; the list it
     yields receives one :class:`Repair` per hand kept."""
     found: list[Repair] = []
     token = _REPAIRS.set(found)

@@ -49,7 +49,7 @@ that took a total over 1000, 2000 when it ended over 2000 otherwise, else unknow
 ``unknown_card``, ``card_played_twice``, ``seat_out_of_turn`` (auction or play), ``truncated_play`` (a played
 hand with fewer than 32 cards), ``trick_winner_mismatch``, ``unfinished_hand``, ``no_contract``,
 ``deal_mismatch`` (a private deal that disagrees with the cards played), ``bad_seats``, ``bad_value``,
-``bad_record``, ``invalid_json``, ``bga_error``, and those of :func:`~pipeline.ingest.validate.check_hand`.
+``bad_record``, ``invalid_json``, ``bga_error``, and those of :func:`~pipeline.formats.validate.check_hand`.
 A table that ended during a hand (concession, §6) keeps that hand at ``summary`` completeness with a note in
 ``errors``; it is not scored.
 """
@@ -65,10 +65,10 @@ from typing import Any
 
 import orjson
 
-from pipeline.ingest.bga_hand import NAME, SOURCE, _Bad, _Hand, _N, _card, _first_player, _hand_row, _int
-from pipeline.ingest.records import GameRecord, Line, Provenance, RecordError, Reject, bad_encoding, finish_game, \
+from pipeline.formats.bga_hand import NAME, SOURCE, _Bad, _Hand, _N, _card, _first_player, _hand_row, _int
+from pipeline.formats.records import GameRecord, Line, Provenance, RecordError, Reject, bad_encoding, finish_game, \
     json_shape_reject, malformed, parser_too_deep_reject
-from pipeline.ingest.validate import check_hand
+from pipeline.formats.validate import check_hand
 
 DESCRIPTION = ("Board Game Arena coinche replay log (logs.html data.logs or replay data.data JSON, "
                "one table per file or per line)")
@@ -473,7 +473,7 @@ def _build(doc: dict, data: dict, notes: list[_N], table_id: str, gid: str, path
     hint = HINT if score_type == 1 else None
     target = TARGETS.get((opts or {}).get(100)) if opts and 100 in opts else _infer_target(rows, ended)
     for r in rows:
-        r["ruleset_hint"] = hint        # not part of hand_key (pipeline.ingest.content_keys.HAND_FIELDS)
+        r["ruleset_hint"] = hint        # not part of hand_key (pipeline.formats.content_keys.HAND_FIELDS)
         r.pop("_summary", None)
         try:
             check_hand(r)

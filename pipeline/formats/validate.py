@@ -3,7 +3,7 @@
 Legality of plays depends on the ruleset and is the rescoring's job; here we check what makes a record
 unusable under any rules: hand sizes, a card dealt twice, a card played twice or by a seat that did not
 hold it, seats out of range, a contract without a taker. Each failure raises
-:class:`~pipeline.ingest.records.RecordError` with a code and a message that names the cards.
+:class:`~pipeline.formats.records.RecordError` with a code and a message that names the cards.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from pipeline import names
 
 from pipeline.storage import schema
 from pipeline.cards import card_str
-from pipeline.ingest import lenient
-from pipeline.ingest.records import GameRecord, RecordError, Reject
+from pipeline.formats import lenient
+from pipeline.formats.records import GameRecord, RecordError, Reject
 
 
 COMPLETENESS = ("full_play", "tricks_taken", "summary", "deal")
@@ -69,7 +69,7 @@ def check_penalties_and_claim(row: dict[str, Any], n: int, hn: int | None) -> No
 def check_hand(row: dict[str, Any], cards_per_seat: int | None = None) -> None:
     """Validate a hand row (dict with the ``hands`` columns). Raises RecordError.
 
-    Under ``--on-error lenient`` (:func:`pipeline.ingest.lenient.collecting`) a repairable failure is repaired
+    Under ``--on-error lenient`` (:func:`pipeline.formats.lenient.collecting`) a repairable failure is repaired
     in the row instead (completeness lowered, ``errors`` extended) and the row checked again."""
     for _ in range(3):                 # a repair may uncover the next failure (a bad deal hides bad plays)
         try:

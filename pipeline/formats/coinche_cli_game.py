@@ -1,4 +1,4 @@
-"""One coinche-cli game as rows (:mod:`pipeline.ingest.coinche_cli` finds a game's folder and reads its message
+"""One coinche-cli game as rows (:mod:`pipeline.formats.coinche_cli` finds a game's folder and reads its message
 streams): the deals replayed from the messages, the auction, the tricks and the recorded scores, each checked, and
 the seat, card and message helpers both modules use."""
 
@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pipeline.ingest import coinche_cli_log as logfmt
-from pipeline.ingest.records import RecordError, new_hand
-from pipeline.ingest.validate import check_hand
+from pipeline.formats import coinche_cli_log as logfmt
+from pipeline.formats.records import RecordError, new_hand
+from pipeline.formats.validate import check_hand
 
 
 NAME = "coinche-cli"

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pipeline.ingest.openspiel_decode import decode
-from pipeline.ingest.records import GameRecord, Line, RecordError, Reject, first_objects, json_lines, malformed
-from pipeline.ingest.validate import check_hand
+from pipeline.formats.openspiel_decode import decode
+from pipeline.formats.records import GameRecord, Line, RecordError, Reject, first_objects, json_lines, malformed
+from pipeline.formats.validate import check_hand
 
 NAME = "openspiel-jsonl"
 DESCRIPTION = "OpenSpiel python_belote histories.jsonl (one deal per line: game string, action ids, players, returns)"

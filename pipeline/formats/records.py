@@ -282,7 +282,7 @@ def first_missing(present: set[int], upto: int, k: int = 10) -> list[int]:
 
 def new_hand(**kw: Any) -> dict[str, Any]:
     """A hand row with every optional column defaulted. Its ``hand_key`` is None until the ingest driver keys it
-    from the typed columns (:mod:`pipeline.ingest.content_keys`)."""
+    from the typed columns (:mod:`pipeline.formats.content_keys`)."""
     row: dict[str, Any] = {
         "source_line": None, "source_hand_id": None, "ruleset_hint": None, "turned_card": None, "auction": [],
         "taker": None, "taker_team": None, "strain": None, "bid": None, "capot_bid": False, "coinche": 0, "plays": None,
