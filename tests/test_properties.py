@@ -79,16 +79,36 @@ def test_card_points_total_the_deck(ruleset):
 
 
 def _rotate(hands: pa.Table, k: int) -> pa.Table:
+    """Every seat moved k places on: each field naming a seat, each list by seat, each list by team (the team of
+    seat s + k is team t + k: 2 teams at 2 and 4 players, 3 at 3), and the players with their seats. An
+    announced declaration names its seat too: left unrotated, it stayed with the old seat (coinche-1000 takes
+    its declarations from the record, so its scores then followed the wrong team)."""
     rows = hands.to_pylist()
+
+    def shift(s):
+        return None if s is None else (s + k) % n
+
     for h in rows:
         n = h["n_players"]
-        h["dealer"] = (h["dealer"] + k) % n
-        if h["taker"] is not None:
-            h["taker"] = (h["taker"] + k) % n
-        if h["initial_hands"] is not None:
-            h["initial_hands"] = [h["initial_hands"][(s - k) % n] for s in range(n)]
+        t = 3 if n == 3 else 2
+        h["dealer"] = shift(h["dealer"])
+        for f in ("taker", "last_trick_seat", "belote_seat"):
+            h[f] = shift(h[f])
+        if h["taker_team"] is not None:
+            h["taker_team"] = (h["taker_team"] + k) % t
+        for f in ("initial_hands", "tricks_taken", "players"):
+            if h[f] is not None and len(h[f]) == n:
+                h[f] = [h[f][(s - k) % n] for s in range(n)]
+        for f in ("recorded_score", "recorded_card_points", "recorded_totals"):
+            if h[f] is not None and len(h[f]) == t:
+                h[f] = [h[f][(u - k) % t] for u in range(t)]
         if h["play_seats"] is not None:
-            h["play_seats"] = [(s + k) % n for s in h["play_seats"]]
+            h["play_seats"] = [shift(s) for s in h["play_seats"]]
+        for f in ("auction", "announced", "penalties"):
+            for item in h[f] or []:
+                item["seat"] = shift(item["seat"])
+        if h["claim"] is not None:
+            h["claim"]["seat"] = shift(h["claim"]["seat"])
     return pa.Table.from_pylist(rows, schema=hands.schema)
 
 
