@@ -223,3 +223,23 @@ def test_docs_are_generated():
         list(stats.VIEWS) + [f"report_{n}" for n in dashboard.REPORTS]
         + [f"report_{n}_by_month" for n in dashboard.MONTHLY]
         + ["report_ratings", "report_rating_history", "report_fairness", "export_info"]))
+
+
+def test_cli_export_duckdb_scores_first_and_names_a_missing_folder(tmp_path):
+    # found by a new user: a lake imported with --no-score exported empty report tables ("rulesets: none
+    # scored") while every other report scores each game under its own ruleset first; and a file in a folder
+    # that does not exist ended in DuckDB's traceback rather than the one-line error the other exports give
+    src = Path(__file__).resolve().parents[1] / "data"
+    lk = tmp_path / "lk"
+    r = runner.invoke(app, ["ingest", str(src), "--lake", str(lk), "--no-score", "-q"])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(app, ["export", "duckdb", str(tmp_path / "nodir" / "x.duckdb"), "--lake", str(lk)])
+    assert r.exit_code == 2 and "cannot write" in r.stderr and "no folder" in r.stderr, r.output
+    assert not (lk / "scores").exists()          # refused before anything was scored
+    out = tmp_path / "x.duckdb"
+    r = runner.invoke(app, ["export", "duckdb", str(out), "--lake", str(lk)])
+    assert r.exit_code == 0, r.output
+    assert "scoring the lake under own first" in r.stderr and "rulesets: own" in r.stdout
+    # the sample's 347 hands (data/README.md), every one in the players report's own ruleset
+    assert _query(out, "SELECT DISTINCT ruleset FROM report_contracts") == [("own",)]
+    assert _query(out, "SELECT count(*) FROM scores WHERE ruleset = 'own'") == [(347,)]

@@ -119,8 +119,13 @@ def export_duckdb_cmd(
     from pipeline.report import dashboard
     from pipeline.stats import reports as stats
     filters = _filters(source, variant, player, min_hands, _salt(pseudonymize))
-    names = [_report_rules(r, lake) for r in rules or []]
     _outside_lake(file, lake)
+    if not file.parent.is_dir():
+        _fail(f"cannot write {file}: no folder {file.parent}")
+    # as every report: the rulesets named (or, by default, each game's own) scored first when their scores are
+    # missing or stale; by default every ruleset the lake holds scores of is exported, its own among them
+    names = [_report_rules(r, lake) for r in rules or [None]]
+    names = names if rules else []
     try:
         with _phase_progress(f"export {file.name}") as progress:
             summary = dashboard.export_duckdb(lake, file, names, filters, materialize, progress=progress)
