@@ -111,6 +111,11 @@ def test_a_long_table_on_a_terminal_shows_its_first_rows():
     assert len(lines) == output.TERMINAL_ROWS == 100 and lines[-1].strip("│ ") == "99"
     assert notes == ["the first 100 of 250 rows: --limit N (with --sort) for others, or write them all with "
                      "--format csv or --output FILE"]
+    # a command without --limit and --sort (stats fairness, rejects, compare) does not suggest them (a new
+    # user's trial: "--limit N (with --sort)" after stats fairness, which answered "No such option: --limit")
+    term = Console(file=io.StringIO(), force_terminal=True, width=80, color_system=None)
+    output.write(t, "table", None, term, warn=notes.append, selects=False)
+    assert notes[-1] == "the first 100 of 250 rows: write them all with --format csv or --output FILE"
     term = Console(file=io.StringIO(), force_terminal=True, width=80, color_system=None)
     output.write(t, "table", None, term, max_rows=None)                      # --limit given: what it asked for
     assert sum(1 for x in term.file.getvalue().splitlines() if x.strip("│ ").isdigit()) == 250

@@ -86,7 +86,7 @@ def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Op
     table = _shape(table, sort, limit, columns) if shaped else table
     display = stats.display_columns(report)
     _emit(table, fmt, output, None if columns else (["month"] + display if by and display else display), lake=lake,
-          all_rows=limit is not None)
+          all_rows=limit is not None, selects=True)
 
 
 def _report_command(report: str, doc: str) -> None:
@@ -242,7 +242,7 @@ def stats_ratings(
                   f"no rows: {escape(player[0])} played none of the games rated")
     shaped = sort or limit is not None or columns
     table = _shape(table, sort, limit, columns) if shaped else table
-    _emit(table, format, output, lake=lake, all_rows=limit is not None)
+    _emit(table, format, output, lake=lake, all_rows=limit is not None, selects=True)
 
 
 @app.command()
@@ -331,7 +331,7 @@ def games(
     if sort or limit is not None or columns:
         table = _shape(table, sort, limit, columns)
     # the table leaves the file out (csv, json, parquet carry it)
-    _emit(table, format, output, None if columns else cols[:-1], lake=lake, all_rows=limit is not None)
+    _emit(table, format, output, None if columns else cols[:-1], lake=lake, all_rows=limit is not None, selects=True)
 
 
 def _empty_games(cols: list[str]):

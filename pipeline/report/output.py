@@ -76,10 +76,11 @@ def is_secondary(name: str) -> bool:
 
 
 def write(table: pa.Table, fmt: str, output: Path | None, console: Console, warn=None,
-          max_rows: int | None = TERMINAL_ROWS) -> None:
+          max_rows: int | None = TERMINAL_ROWS, selects: bool = True) -> None:
     """Render ``table`` as ``fmt`` to ``output`` (or the console). On a terminal a table fits its width: long texts
     fold, the columns that do not fit are left out, and past ``max_rows`` rows the rest, each said by
-    ``warn(text)`` (pipes and files get every row and column, at natural width). Raises ValueError for an
+    ``warn(text)`` (pipes and files get every row and column, at natural width); ``selects``: the command has
+    ``--limit``, ``--sort`` and ``--columns``, which the notes then suggest. Raises ValueError for an
     unknown format, or parquet without --output."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown output format {fmt!r}; choose one of {', '.join(FORMATS)}")
@@ -107,15 +108,17 @@ def write(table: pa.Table, fmt: str, output: Path | None, console: Console, warn
     fit = output is None and console.is_terminal
     if fit and max_rows is not None and table.num_rows > max_rows:
         if warn is not None:
-            warn(f"the first {max_rows} of {table.num_rows:,} rows: --limit N (with --sort) for others, or write "
-                 "them all with --format csv or --output FILE")
+            warn(f"the first {max_rows} of {table.num_rows:,} rows: "
+                 + ("--limit N (with --sort) for others, or write " if selects else "write ")
+                 + "them all with --format csv or --output FILE")
         table = table.slice(0, max_rows)
     if fit:
         table, left_out = fit_columns(table, console.width)
         if left_out and warn is not None:
             warn(f"{len(left_out)} more column{'s' if len(left_out) > 1 else ''} than this terminal shows "
-                 f"({', '.join(left_out[:6])}{' ...' if len(left_out) > 6 else ''}): choose with --columns, or "
-                 "write them all with --format csv or --output FILE")
+                 f"({', '.join(left_out[:6])}{' ...' if len(left_out) > 6 else ''}): "
+                 + ("choose with --columns, or write " if selects else "write ")
+                 + "them all with --format csv or --output FILE")
     rich_table = Table(show_header=True, header_style="bold")
     for name in table.column_names:
         typ = table.schema.field(name).type
