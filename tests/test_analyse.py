@@ -146,6 +146,27 @@ def test_show_adds_the_double_dummy_lines(lake):
     assert f"par: {row['par_strain']} " in text
 
 
+def test_show_finds_the_analysis_of_the_games_own_ruleset(tmp_path):
+    """`analyse` by default stores its rows under "own"; `show` by default explains the game under its own
+    ruleset (colver here), so it shows them, as it does under --rules colver; not under another ruleset. A new
+    user's trial found the default `show` after the default `analyse` without a double-dummy line."""
+    games = list(simulate(load(RULES), 1, 5))
+    f = tmp_path / "g.jsonl"
+    f.write_bytes(b"\n".join(orjson.dumps(g) for g in games) + b"\n")
+    lk = tmp_path / "lake"
+    ingest_paths([f], lk)
+    r = CliRunner().invoke(app, ["analyse", "--sample", "1", "--lake", str(lk)])
+    assert r.exit_code == 0 and "analyse [own]: 1 hand" in r.stdout, r.output
+    row = _rows(lk)[0]
+    assert row["ruleset"] == "own"
+    hand = duckdb.sql(f"SELECT game_id, hand_no FROM read_parquet('{lk}/hands/**/*.parquet') "
+                      f"WHERE hand_key = '{row['hand_key']}'").fetchall()[0]
+    for extra, lines in (([], 8), (["--rules", RULES], 8), (["--rules", "own"], 8), (["--rules", "belote-classic"], 0)):
+        r = CliRunner().invoke(app, ["show", "--game", hand[0], "--hand", str(hand[1]), "--lake", str(lk), *extra])
+        assert r.exit_code == 0, r.output
+        assert r.stdout.count("double-dummy:") == lines, extra
+
+
 def test_makeable_bid_and_the_bids_report(lake):
     """makeable_bid is the highest level the ruleset's made test passes with the best-play points: a makeable
     contract's bid is at most it, an unmakeable one's above it; dd_bids adds the table up by strain and level."""

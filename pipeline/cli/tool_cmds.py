@@ -97,9 +97,8 @@ def show(
         _fail(str(e))
     if rules and len(rules) > 2:
         _fail("show compares at most two rulesets side by side: give --rules once or twice")
-    names = rules or ([hands[0]["ruleset_hint"]] if hands[0]["ruleset_hint"] else [])
-    if not names:
-        _fail("the game names no ruleset of its own: choose one with --rules")
+    # by default the game's own ruleset as the reports count it (`own`: its source's choice, else its record's)
+    names = rules or ["own"]
     from pipeline.stats import report_rules
     from pipeline.rules import RulesetError
     try:
@@ -108,9 +107,20 @@ def show(
         _fail(str(e))
     # the whole game: running totals, carry-over and result after the hands (a per-table target option)
     target = showmod.game_target(lake, hands[0]["game_id"]) if hand is None else None
-    # the double-dummy lines, where `rebelote analyse` ran under the ruleset named (own: stored as "own")
-    analysed = showmod.dd_rows(lake, [h["hand_key"] for h in hands], list(dict.fromkeys(names)))
-    dd = {(r.name, k): v for r, name in zip(loaded, names) for (n_, k), v in analysed.items() if n_ == name}
+    # the double-dummy lines, where `rebelote analyse` ran under the ruleset shown: stored under its name, or
+    # under "own" (analyse's default) when it is the game's own ruleset
+    try:
+        own_name = report_rules.game_rules(_load_rules("own", lake), hands[0]).name
+    except RulesetError:
+        own_name = None
+    stored = {r.name: list(dict.fromkeys([name, r.name] + (["own"] if r.name == own_name else [])))
+              for r, name in zip(loaded, names)}
+    analysed = showmod.dd_rows(lake, [h["hand_key"] for h in hands],
+                               list(dict.fromkeys(n for ns in stored.values() for n in ns)))
+    dd = {}
+    for shown, under in stored.items():
+        for n_ in reversed(under):        # the first name wins
+            dd.update({(shown, k): v for (m, k), v in analysed.items() if m == n_})
     result = showmod.breakdowns(hands, loaded, whole=hand is None, target=target, dd=dd)
     if format.lower() == "json":   # each line says whether it differs from the line it faces under the other ruleset
         result = [showmod.mark_differences(per_rules) for per_rules in result]
