@@ -12,7 +12,7 @@ from pipeline.storage import lake as lakemod
 from pipeline.cli import app
 from pipeline.ingest.run import ingest_paths
 from pipeline.rescore import rescore_lake
-from pipeline.rules import load
+from pipeline.rules import load, own
 from pipeline.simulate.games import simulate
 from pipeline.maintenance.status import lake_status
 
@@ -68,7 +68,9 @@ def test_scores_computed_with_other_parameters_are_stale(tmp_path):
     (lake / name).write_bytes(orjson.dumps(rec))
     st = lake_status(lake)
     assert [(r.name, r.fresh, r.changed) for r in st.rulesets] == [("belote-classic", True, ["game.target"])]
-    assert "stale (ruleset changed: game.target)" in str(st)
+    # said as the reports' note says it: the parameter, the value scored with, the value now (belote-classic's
+    # game.target, 1000: pipeline/rules/rulesets/belote-classic.toml)
+    assert "scores under belote-classic: 36 hands, stale (the rules changed: game.target 501 -> 1000)" in str(st)
     assert st.next_steps[0].startswith("rebelote rescore --rules belote-classic")
 
 
@@ -155,3 +157,21 @@ def test_report_tables_not_written_are_named_and_a_ruleset_without_rows_is_writt
                                 "the reports now compute on the fly)")
     rescore_lake(lake, RULES)
     assert [r.unwritten for r in lake_status(lake).rulesets] == [[], []]
+
+
+def test_own_scores_after_a_new_source_are_stale_for_the_hands(tmp_path):
+    # a new user's trial: after the hands of a new source (its games under another ruleset), status said the
+    # own scores were stale because "ruleset changed: belote-classic.auction.strains, ..." (every parameter of
+    # the ruleset the new games brought in), while the reports' note said what happened: hands imported since
+    lake = tmp_path / "lake"
+    _file(tmp_path / "a.jsonl", 1)
+    ingest_paths([tmp_path / "a.jsonl"], lake)
+    rescore_lake(lake, own.plan(lake))
+    other = [g | {"source": "club"} for g in simulate(load("bulgarian"), 1, 3)]
+    (tmp_path / "b.jsonl").write_bytes(b"\n".join(orjson.dumps(g) for g in other) + b"\n")
+    ingest_paths([tmp_path / "b.jsonl"], lake)
+    st = lake_status(lake)
+    line = next(x for x in str(st).splitlines() if "scores under own" in x)
+    assert line.endswith("stale (hands imported or replaced since) (each game under its own ruleset)"), line
+    # kept in --json, not in the line: the new source is a new choice (own.describe)
+    assert st.rulesets[0].changes == "1 choice changed (club/bulgarian/bulgarian none -> bulgarian); now also scored under bulgarian"

@@ -38,13 +38,16 @@ class RulesetStatus:
     ``changed``: the parameters whose value differs from the ruleset's now (None when the ruleset cannot be
     loaded by name here: a house file given by path); ``unwritten``: the report tables (:data:`pipeline.facts.derived.DERIVED`)
     with no rows stored for it (``rescore --no-derived``, or dropped by ``migrate``): the reports compute those rows
-    on the fly, which is slower over many hands, until a rescore writes them."""
+    on the fly, which is slower over many hands, until a rescore writes them; ``changes``: the changed parameters
+    said as the reports' note says them (for ``own``: the choices changed, the rulesets now also or no longer
+    used, the parameters edited)."""
 
     name: str
     hands: int
     fresh: bool
     changed: list[str] | None
     unwritten: list[str] = field(default_factory=list)
+    changes: str = ""
 
 
 @dataclass
@@ -75,11 +78,12 @@ class LakeStatus:
         if not self.rulesets:
             out.append("  scores: none yet")
         for r in self.rulesets:
-            state = "fresh" if r.fresh else "stale (hands imported or replaced since)"
-            if r.changed:
-                state = "stale (ruleset changed: " + ", ".join(r.changed[:3]) + (" ..." if len(r.changed) > 3 else "") + ")"
-            elif r.changed is None and r.fresh:
-                state = "fresh (house ruleset: its file is not checked here)"
+            # the hands first, as the reports' note: under own, a new source's hands bring their ruleset in too
+            why = ([] if r.fresh else ["hands imported or replaced since"]) + \
+                  ([f"the rules changed: {r.changes}"] if r.changed and (r.fresh or r.name != "own") else [])
+            state = ("stale (" + "; ".join(why) + ")" if why else
+                     "fresh" if r.changed is not None else
+                     "hands fresh; rules not checked (a house ruleset: its file is not known here)")
             if r.name == "own":
                 state += " (each game under its own ruleset)"
             if r.unwritten:
@@ -136,15 +140,17 @@ def lake_status(lake) -> LakeStatus:
     shipped = set(shipped_names())
     written = {t: set(lakemod.partitions(loc, t)) if lakemod.has_table(loc, t) else set() for t in derived.DERIVED}
     for name, n in scored.items():
-        changed = None
+        changed, text = None, ""
         if name in shipped or name == own.OWN:
             try:
                 rules = own.plan(loc) if name == own.OWN else load(name)
-                changed = [c[0] for c in scored_with.changed_parameters(loc, rules)]
+                changes = scored_with.changed_parameters(loc, rules)
+                changed = [c[0] for c in changes]
+                text = own.describe(changes) if name == own.OWN else scored_with.describe(changes, 3)
             except (RulesetError, OSError, ValueError):
                 changed = None
         st.rulesets.append(RulesetStatus(name, n, derived.hands_unchanged(loc, name), changed,
-                                         [t for t in derived.DERIVED if f"ruleset={name}" not in written[t]]))
+                                         [t for t in derived.DERIVED if f"ruleset={name}" not in written[t]], text))
     st.next_steps = _next_steps(st, loc.uri)
     return st
 
