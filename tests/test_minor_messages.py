@@ -60,3 +60,27 @@ def test_rescore_summary_counts_one_hand_and_one_game_in_the_singular():
     assert str(one).startswith("rescore [belote-classic]: 1 hand (1 scored), 1 game, 0 with an illegal play")
     two = RescoreSummary("belote-classic", hands=2, games=2, status=Counter(scored=2), seconds=1.0)
     assert str(two).startswith("rescore [belote-classic]: 2 hands (2 scored), 2 games, 0 with an")
+
+
+def test_a_report_on_a_lake_without_hands_says_ingest_not_rescore(tmp_path):
+    # a new user's trial: on a lake holding only a reject, `stats players` said "run rescore first" and rescore
+    # then said "no hands in lake (run rebelote ingest first)"
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"format": "rebelote", broken\n')
+    lake = tmp_path / "lake"
+    r = CliRunner().invoke(app, ["ingest", str(bad), "--lake", str(lake), "-q"])
+    assert r.exit_code == 1, r.output                     # the one record rejected
+    for cmd in (["stats", "players"], ["report", "--html", str(tmp_path / "r.html")]):
+        r = CliRunner().invoke(app, [*cmd, "--lake", str(lake)])
+        assert r.exit_code == 2 and "the lake holds no hands yet: run rebelote ingest first" in r.stderr, r.output
+
+
+def test_compare_checks_both_rulesets_before_scoring_either(tmp_path):
+    # a new user's trial: `compare --rules colver --rules nope` scored the lake under colver, then failed on nope
+    from pathlib import Path
+    lake = tmp_path / "lake"
+    data = Path(__file__).resolve().parents[1] / "data" / "colver-real"
+    assert CliRunner().invoke(app, ["ingest", str(data), "--lake", str(lake), "--no-score", "-q"]).exit_code == 0
+    r = CliRunner().invoke(app, ["compare", "--rules", "colver", "--rules", "nope", "--lake", str(lake)])
+    assert r.exit_code == 2 and "unknown ruleset 'nope'" in r.stderr and "scoring the lake" not in r.stderr
+    assert not (lake / "scores").exists()

@@ -255,7 +255,7 @@ def test_empty_lake(tmp_path: Path):
     for view in ("hands", "games", "rejects", "scores", "game_scores", "seats"):
         assert con.execute(f"SELECT count(*) FROM {view}").fetchone() == (0,)
     assert [r[0] for r in con.execute("DESCRIBE scores").fetchall()] == schema.schema("scores").names
-    with pytest.raises(stats.StatsError, match="needs scores but the lake has none"):
+    with pytest.raises(stats.StatsError, match="needs scores but the lake holds no hands yet: run rebelote ingest"):
         stats.run_report(tmp_path, "players")
     with pytest.raises(stats.StatsError, match="no scores for ruleset 'belote-classic'.*none"):
         stats.run_report(tmp_path, "declarations", RULES)

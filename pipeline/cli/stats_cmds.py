@@ -14,7 +14,7 @@ from pipeline.catalog import DEFAULT_LAKE
 from pipeline.words import count
 
 
-from pipeline.cli.common import (_need_current, _games_where, app, ByOpt, ColumnsOpt, _complete_rules, _emit, err, _fail, _filters,
+from pipeline.cli.common import (_need_current, _games_where, app, ByOpt, ColumnsOpt, _complete_rules, _emit, err, _fail, _filters, _lake_has_table, _load_rules,
                                  FormatOpt, LakeOpt, LimitOpt, MinHandsOpt, _need_lake, out, OutputOpt,
                                  PlayerOpt, PseudoOpt, _report_rules, RulesOpt, _salt, _shape, SinceOpt,
                                  SortOpt, SourceOpt, stats_app, UntilOpt, VariantOpt, _warn_undated)
@@ -368,7 +368,7 @@ def _reason_notes(asked: list[str], present, by_file: bool) -> list[str]:
 
 @app.command()
 def compare(
-    rules: Annotated[list[str], typer.Option("--rules", autocompletion=_complete_rules, help="Two rulesets, already rescored over the lake.")],
+    rules: Annotated[list[str], typer.Option("--rules", autocompletion=_complete_rules, help="Two rulesets (each scored over the lake first when its scores are missing or stale).")],
     lake: LakeOpt = DEFAULT_LAKE,
     format: FormatOpt = None,
     output: OutputOpt = None,
@@ -386,6 +386,9 @@ def compare(
     from pipeline.stats import reports as stats
     if len(rules) != 2:
         _fail("give exactly two rulesets: --rules A --rules B")
+    if _lake_has_table(lake, "hands"):
+        for r in rules:        # both known before either is scored (an unknown second one came after the first's rescore)
+            _load_rules(r, lake)
     a, b = (_report_rules(r, lake) for r in rules)
     filters = _filters(source, variant, player, None, None, since, until)
     shown = examples if format in (None, "table") and output is None else 0    # examples go to the terminal only

@@ -468,7 +468,7 @@ rebelote export duckdb FILE.duckdb [--lake DIR] [--rules NAME]... [--source S]..
   pseudonyms (unlinkable). Keep the salt secret: with it, anyone can test guessed names. What else may
   hold a name is keyed or removed (docs/limits.md, "Pseudonymized outputs"): the keys (`hand_key`,
   `game_key`, `reject_key`), the ids and file paths (`game_id`, `source_game_id`, `source_hand_id`,
-  `source_file`, `ingest_file`, the lake's path in `info`) become HMAC-SHA256(SALT, value), 32 hex digits,
+  `source_file`, `ingest_file`, the lake's path in `export_info`) become HMAC-SHA256(SALT, value), 32 hex digits,
   alike in every table, so joins hold; `rejects.raw`, `rejects.reason` and each of `hands.errors` are
   replaced by placeholders. `source` is kept.
 

@@ -199,6 +199,8 @@ def resolve_ruleset(con: duckdb.DuckDBPyConnection, ruleset: str | None) -> str:
                              f"{', '.join(found) or 'none (run rescore first)'}")
         return ruleset
     if not found:
+        if not con.execute("SELECT 1 FROM hands LIMIT 1").fetchall():     # rescore would say the same (no hands)
+            raise StatsError("this report needs scores but the lake holds no hands yet: run rebelote ingest first")
         raise StatsError("this report needs scores but the lake has none: run rescore first")
     if len(found) > 1:
         raise StatsError(f"several rulesets scored ({', '.join(found)}): choose one with --rules")
