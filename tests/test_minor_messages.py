@@ -84,3 +84,19 @@ def test_compare_checks_both_rulesets_before_scoring_either(tmp_path):
     r = CliRunner().invoke(app, ["compare", "--rules", "colver", "--rules", "nope", "--lake", str(lake)])
     assert r.exit_code == 2 and "unknown ruleset 'nope'" in r.stderr and "scoring the lake" not in r.stderr
     assert not (lake / "scores").exists()
+
+
+def test_a_folder_of_other_files_is_not_made_a_lake(tmp_path):
+    # a new user's trial: `ingest records --lake records` read nothing ("the lake's own folder is inside a folder
+    # being imported") and exited 0, and `--lake` on a folder of score sheets wrote the lake's folders among them
+    from pathlib import Path
+    folder = tmp_path / "records"
+    folder.mkdir()
+    sample = Path(__file__).resolve().parents[1] / "data" / "colver-real" / "deals.jsonl"
+    (folder / "deals.jsonl").write_bytes(sample.read_bytes())
+    r = CliRunner().invoke(app, ["ingest", str(folder), "--lake", str(folder)])
+    assert r.exit_code == 2 and "a folder of other files, not a lake" in r.stderr, r.output
+    assert sorted(p.name for p in folder.iterdir()) == ["deals.jsonl"]       # nothing written beside it
+    lake = tmp_path / "lake"                                                # a new folder: a lake, as before
+    assert CliRunner().invoke(app, ["ingest", str(folder), "--lake", str(lake), "--no-score", "-q"]).exit_code == 0
+    assert CliRunner().invoke(app, ["ingest", str(folder), "--lake", str(lake), "--no-score", "-q"]).exit_code == 0

@@ -170,6 +170,9 @@ def lock(lake: str | Path | Location, recover: bool = True, migrating: bool = Fa
     root = Path(loc.root)
     if root.exists() and not root.is_dir():
         raise NotADirectoryError(20, "the lake path is a file, not a folder", loc.uri)
+    if _foreign_folder(root):
+        raise FileExistsError(17, "a folder of other files, not a lake (no _lake.json, no table folder): give "
+                                  "--lake a new or empty folder, or an existing lake", loc.uri)
     root.mkdir(parents=True, exist_ok=True)
     with open(root / ".lock", "a") as fh:
         fcntl.flock(fh, fcntl.LOCK_EX)
@@ -181,6 +184,14 @@ def lock(lake: str | Path | Location, recover: bool = True, migrating: bool = Fa
                 yield
         finally:
             fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _foreign_folder(root: Path) -> bool:
+    """A local folder that holds files of its own and no lake: a writer would put the lake's folders beside the
+    user's files (``ingest records/ --lake records``). A lake's own names start with ``_`` or ``.``."""
+    if not root.is_dir() or (root / VERSION_FILE).exists() or any((root / t).is_dir() for t in schema.TABLES):
+        return False
+    return any(not p.name.startswith(("_", ".")) for p in root.iterdir())
 
 
 def version(lake: str | Path | Location) -> int:
