@@ -191,6 +191,22 @@ def test_game_summary_uses_the_games_recorded_target(tmp_path):
     assert (summary["winner"], summary["totals"]) == (0, [510, 300])
 
 
+def test_the_game_shows_the_litige_points_a_later_hand_receives(tmp_path):
+    # a new user's trial: the hand that received the points an earlier litige held showed only its own score,
+    # so its totals did not add up on the line. Hand 2 (DEAL_L) is a litige, 81 held; hand 3 (DEAL_A, taker
+    # team 0 makes 92 - 90) gets them under belote-classic's game.litige_to (the next hand's winner):
+    # totals [92 + 0 + 92 + 81, 90 + 81 + 90] = [265, 261]
+    f = write_jsonl(tmp_path / "g.jsonl", [native_game("g1", [native_hand(DEAL_A, 1, taker=0),
+                                                              native_hand(DEAL_L, 2, taker=0),
+                                                              native_hand(DEAL_A, 3, taker=0)])])
+    lake = tmp_path / "lake"
+    ingest_paths([f], lake)
+    r = CliRunner().invoke(app, ["show", "--lake", str(lake), "--game", "g1", "--rules", "belote-classic"])
+    assert r.exit_code == 0, r.output
+    assert "hand 2: [0, 81], 81 held -> totals [92, 171] (pending 81)" in r.stdout
+    assert "hand 3: [92, 90], + [81, 0] held by an earlier litige -> totals [265, 261]" in r.stdout
+
+
 def test_announced_only_ruleset_shows_no_contest_of_held_declarations(tmp_path):
     """Under ``declarations.count = "announced"`` a hand whose record holds no announcements scores no declaration
     (the engine settles the recorded list, which is empty: pipeline/rescore/classify.py, F_FROM_ANN). The

@@ -556,10 +556,18 @@ def game_summary(hands: list[dict[str, Any]], rules: Ruleset, target: int | None
     summary = [points.get(h.get("hand_key"), {}).get("points") for h in hands]
     scores = scores.append_column(SUMMARY_SCORE, pa.array(summary, pa.list_(pa.int32())))
     lines = []
+    before, pending = [0] * rules.n_teams, 0
     for k in range(1, len(hands) + 1):
         (g,) = game_pass(scores.slice(0, k), rules, targets).to_pylist()
         s = scores.slice(k - 1, 1).to_pylist()[0]
         held = f", {s['held_points']} held" if s["held_points"] else ""
+        # litige points held by earlier hands and given at this one (game.litige_to): what the totals add
+        # beyond the hand's own score
+        got = ([t - b - h for t, b, h in zip(g["totals"], before, s["hand_score"])]
+               if pending and isinstance(s["hand_score"], list) and len(s["hand_score"]) == len(before) else [])
+        if any(got) and min(got) >= 0:
+            held += f", + {got} held by an earlier litige"
+        before, pending = g["totals"], g["unresolved_held"]
         score = s["hand_score"]
         rec = s[SUMMARY_SCORE]
         if s["status"] == "passed_out" and rec is not None and len(rec) == rules.n_teams:
