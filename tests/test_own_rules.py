@@ -143,3 +143,20 @@ def test_batch_size_does_not_change_own_scores(tmp_path):
     whole = lakemod.read(path, "scores", filter=pc.field("ruleset") == "own").to_pylist()
     rescore_lake(path, own.plan(path), batch_size=7)
     assert lakemod.read(path, "scores", filter=pc.field("ruleset") == "own").to_pylist() == whole
+
+
+def test_setting_a_ruleset_that_cannot_score_a_sources_games_warns(tmp_path):
+    # a new user's trial: `--set simulate=pagat-coinche` on a source of classic games was taken silently, and the
+    # next report left most of its hands unscored (a coinche contract needs a bid value, classic bids have none)
+    path = simulated_lake(tmp_path / "lake")
+    club = lakemod.read(path, "hands", filter=pc.field("source") == "club")
+    from pipeline.rescore import score_batch
+    from pipeline.rules import load
+    expected = pc.sum(pc.equal(score_batch(club, load("pagat-coinche")).column("status"), "unscorable")).as_py()
+    assert 0 < expected <= club.num_rows <= 2000
+    r = CliRunner().invoke(app, ["rules", "sources", "--lake", str(path), "--set", "club=pagat-coinche"])
+    assert r.exit_code == 0, r.output
+    assert (f"warning: pagat-coinche cannot score {expected} of the {club.num_rows} hands of source club "
+            "(most often: contract has no bid value") in " ".join(r.stderr.split())
+    r = CliRunner().invoke(app, ["rules", "sources", "--lake", str(path), "--set", "club=belote-classic"])
+    assert r.exit_code == 0 and "warning" not in r.stderr, r.output

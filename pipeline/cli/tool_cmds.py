@@ -279,6 +279,7 @@ def rules_sources(
             except RulesetError as e:
                 _fail(f"--set {item}: {e}")
             doc[section][key] = str(Path(ref).resolve()) if ref.endswith(".toml") else rules.name
+            _warn_unscorable(lake, section, key, rules)
         own.write_overrides(lake, doc)
     try:
         plan = own.plan(lake)
@@ -290,6 +291,28 @@ def rules_sources(
         "ruleset": [c.ruleset for c in plan.choices], "games": pa.array([c.games for c in plan.choices], pa.int64()),
         "why": [c.why for c in plan.choices]})
     _emit(table, format, output, lake=lake)
+
+
+def _warn_unscorable(lake, section: str, key: str, rules, sample: int = 2000) -> None:
+    """Warn when ``rules`` cannot score some of the first ``sample`` hands its --set choice covers (a coinche
+    ruleset for a source whose games are classic belote: its bids carry no points), before any report does."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from pipeline.rescore import score_batch
+    from pipeline.storage import lake as lakemod
+    column = {"sources": "source", "variants": "variant", "rulesets": "ruleset_hint"}[section]
+    batch = next(lakemod.iter_batches(lake, "hands", sample, filter=pc.field(column) == key), None)
+    if batch is None or batch.num_rows == 0:
+        return
+    scored = score_batch(pa.Table.from_batches([batch]), rules)
+    bad = scored.filter(pc.equal(scored.column("status"), "unscorable"))
+    if bad.num_rows:
+        reasons = pc.value_counts(bad.column("reason")).to_pylist()
+        top = max(reasons, key=lambda r: r["counts"])["values"]
+        err.print(f"[yellow]warning:[/] {escape(rules.name)} cannot score {bad.num_rows} of the "
+                  f"{'first ' if batch.num_rows == sample else ''}{batch.num_rows} hands of {column} "
+                  f"{escape(key)} (most often: {escape(str(top))}); `rebelote rules sources --unset` undoes it")
 
 
 def _own_key(text: str) -> tuple[str, str]:
