@@ -1,7 +1,7 @@
 -- compare: what changes when the same hands are scored under two rulesets?
 --
--- Both rulesets must have been rescored over the lake (rebelote rescore --rules A --rules B). The
--- differences are counted among the hands scored under both (a hand one ruleset passes out or cannot score
+-- Both rulesets' scores are read from the lake (`rebelote compare` scores each first when they are missing or
+-- stale). The differences are counted among the hands scored under both (a hand one ruleset passes out or cannot score
 -- has nothing to compare); the first row says how many of the selected hands that is, so the hands left out
 -- are visible.
 --
@@ -24,8 +24,9 @@
 --                    of the games scored under both; 'winner differs' of the games finished under at least
 --                    one of the two (a game one ruleset finishes and the other leaves open differs);
 --                    'end hand differs' of the games scored under both
+--   of_what          what "of" counts, in words (the denominators differ from row to row)
 --
--- display: measure, count, of
+-- display: measure, count, of, of_what
 WITH a AS (SELECT * FROM hand_facts WHERE ruleset = $ruleset),   -- view hand_facts: pipeline/facts/hand_facts.py
      b AS (SELECT * FROM hand_facts WHERE ruleset = $other),
      h AS (SELECT a.hand_score AS sa, b.hand_score AS sb, a.contract_made AS ma, b.contract_made AS mb,
@@ -44,16 +45,19 @@ WITH a AS (SELECT * FROM hand_facts WHERE ruleset = $ruleset),   -- view hand_fa
      gb AS (SELECT * FROM game_scores WHERE ruleset = $other),
      g AS (SELECT ga.winner AS wa, gb.winner AS wb, ga.ended_at_hand AS ea, gb.ended_at_hand AS eb
            FROM ga JOIN gb USING (game_id))
-SELECT $ruleset::VARCHAR AS ruleset, $other::VARCHAR AS other, measure, count::BIGINT AS count, "of"::BIGINT AS "of"
+SELECT $ruleset::VARCHAR AS ruleset, $other::VARCHAR AS other, measure, count::BIGINT AS count, "of"::BIGINT AS "of",
+       of_what
 FROM (
-    SELECT 1 AS k, 'hands scored under both' AS measure, (SELECT count(*) FROM h) AS count, count(*) AS "of"
+    SELECT 1 AS k, 'hands scored under both' AS measure, (SELECT count(*) FROM h) AS count, count(*) AS "of",
+           'hands selected' AS of_what
     FROM a
-    UNION ALL SELECT 2, 'hand score differs', count_if(sa IS DISTINCT FROM sb), count(*) FROM h
-    UNION ALL SELECT 3, 'made/failed differs', count_if(ma IS DISTINCT FROM mb), count(*) FROM h
-    UNION ALL SELECT 4, 'legality differs', count_if(la IS DISTINCT FROM lb), count(*) FROM h
-    UNION ALL SELECT 5, 'games finished under both', count_if(wa IS NOT NULL AND wb IS NOT NULL), count(*) FROM g
+    UNION ALL SELECT 2, 'hand score differs', count_if(sa IS DISTINCT FROM sb), count(*), 'hands scored under both' FROM h
+    UNION ALL SELECT 3, 'made/failed differs', count_if(ma IS DISTINCT FROM mb), count(*), 'hands scored under both' FROM h
+    UNION ALL SELECT 4, 'legality differs', count_if(la IS DISTINCT FROM lb), count(*), 'hands scored under both' FROM h
+    UNION ALL SELECT 5, 'games finished under both', count_if(wa IS NOT NULL AND wb IS NOT NULL), count(*),
+                        'games scored under both' FROM g
     UNION ALL SELECT 6, 'winner differs', count_if(wa IS DISTINCT FROM wb),
-                        count_if(wa IS NOT NULL OR wb IS NOT NULL) FROM g
-    UNION ALL SELECT 7, 'end hand differs', count_if(ea IS DISTINCT FROM eb), count(*) FROM g
+                        count_if(wa IS NOT NULL OR wb IS NOT NULL), 'games finished under either' FROM g
+    UNION ALL SELECT 7, 'end hand differs', count_if(ea IS DISTINCT FROM eb), count(*), 'games scored under both' FROM g
 )
 ORDER BY k

@@ -249,6 +249,10 @@ def test_compare(tmp_path, records):
     assert got["made/failed differs"] == (1, 4)          # the litige (null) becomes a failure
     # no game reaches its target of 1000 under either: no game is finished, no winner can differ
     assert got["games finished under both"] == (0, 2) and got["winner differs"] == (0, 0)
+    # each row says what its "of" counts (queries/compare.sql): the denominators differ from row to row
+    assert [row["of_what"] for row in json.loads(r.stdout)] == [
+        "hands selected", "hands scored under both", "hands scored under both", "hands scored under both",
+        "games scored under both", "games finished under either", "games scored under both"]
     r = run("compare", "--rules", "belote-classic", "--rules", "openspiel", "--lake", lake)
     assert "rebelote show --game test:g1 --hand 1 --rules belote-classic --rules openspiel" in r.stdout
     # a ruleset not scored yet is scored first (issue 17: no refusal where the tool can act)
