@@ -156,7 +156,19 @@ def test_setting_a_ruleset_that_cannot_score_a_sources_games_warns(tmp_path):
     assert 0 < expected <= club.num_rows <= 2000
     r = CliRunner().invoke(app, ["rules", "sources", "--lake", str(path), "--set", "club=pagat-coinche"])
     assert r.exit_code == 0, r.output
-    assert (f"warning: pagat-coinche cannot score {expected} of the {club.num_rows} hands of source club "
-            "(most often: contract has no bid value") in " ".join(r.stderr.split())
+    assert (f"warning: pagat-coinche cannot score {expected} of the {club.num_rows} hands it now scores for "
+            "source club (most often: contract has no bid value") in " ".join(r.stderr.split())
+    assert "--unset club` undoes it" in " ".join(r.stderr.split())
     r = CliRunner().invoke(app, ["rules", "sources", "--lake", str(path), "--set", "club=belote-classic"])
+    assert r.exit_code == 0 and "warning" not in r.stderr, r.output
+    # by the name the records give: the club's games name belote-classic, so the same hands, found across the
+    # lake's files (not only the first batch read)
+    r = CliRunner().invoke(app, ["rules", "sources", "--lake", str(path), "--unset", "club",
+                                 "--set", "named:belote-classic=pagat-coinche"])
+    assert r.exit_code == 0, r.output
+    assert (f"cannot score {expected} of the {club.num_rows} hands it now scores for the games whose records "
+            "name belote-classic") in " ".join(r.stderr.split())
+    # a variant's choice covers only the games whose records name no shipped ruleset: none here, no warning
+    r = CliRunner().invoke(app, ["rules", "sources", "--lake", str(path), "--unset", "named:belote-classic",
+                                 "--set", "variant:belote=pagat-coinche"])
     assert r.exit_code == 0 and "warning" not in r.stderr, r.output

@@ -109,9 +109,9 @@ def show(
     target = showmod.game_target(lake, hands[0]["game_id"]) if hand is None else None
     # the double-dummy lines, where `rebelote analyse` ran under the ruleset shown: stored under its name, or
     # under "own" (analyse's default) when it is the game's own ruleset
-    try:
-        own_name = report_rules.game_rules(_load_rules("own", lake), hands[0]).name
-    except RulesetError:
+    try:       # a lake whose own rules do not load (a house file moved) still shows the rulesets named
+        own_name = report_rules.game_rules(report_rules.load_rules("own", lake), hands[0]).name
+    except (RulesetError, OSError):
         own_name = None
     stored = {r.name: list(dict.fromkeys([name, r.name] + (["own"] if r.name == own_name else [])))
               for r, name in zip(loaded, names)}
@@ -260,6 +260,7 @@ def rules_sources(
     from pipeline.rules import RulesetError, load, own
 
     _need_lake(lake)
+    chosen = []      # (KEY as given, section, key, ruleset) of each --set
     if set_ or unset:
         try:
             doc = own.overrides(lake)
@@ -279,12 +280,14 @@ def rules_sources(
             except RulesetError as e:
                 _fail(f"--set {item}: {e}")
             doc[section][key] = str(Path(ref).resolve()) if ref.endswith(".toml") else rules.name
-            _warn_unscorable(lake, section, key, rules)
+            chosen.append((item.partition("=")[0], section, key, rules))
         own.write_overrides(lake, doc)
     try:
         plan = own.plan(lake)
     except RulesetError as e:
         _fail(str(e))
+    for choice in chosen:
+        _warn_unscorable(lake, plan, *choice)
     table = pa.table({
         "source": [c.source for c in plan.choices], "variant": [c.variant for c in plan.choices],
         "records_name": pa.array([c.hint for c in plan.choices], pa.string()),
@@ -293,26 +296,33 @@ def rules_sources(
     _emit(table, format, output, lake=lake)
 
 
-def _warn_unscorable(lake, section: str, key: str, rules, sample: int = 2000) -> None:
-    """Warn when ``rules`` cannot score some of the first ``sample`` hands its --set choice covers (a coinche
-    ruleset for a source whose games are classic belote: its bids carry no points), before any report does."""
-    import pyarrow as pa
+def _warn_unscorable(lake, plan, given: str, section: str, key: str, rules, sample: int = 2000) -> None:
+    """Warn when ``rules`` cannot score some of the first ``sample`` hands its --set choice ``given`` covers now
+    (those ``plan`` scores under it: a variant's choice covers only the games whose records name no shipped
+    ruleset), before any report finds them unscored: a coinche ruleset for a source of classic belote games,
+    whose bids carry no points."""
     import pyarrow.compute as pc
 
     from pipeline.rescore import score_batch
     from pipeline.storage import lake as lakemod
-    column = {"sources": "source", "variants": "variant", "rulesets": "ruleset_hint"}[section]
-    batch = next(lakemod.iter_batches(lake, "hands", sample, filter=pc.field(column) == key), None)
-    if batch is None or batch.num_rows == 0:
+    if not lakemod.has_table(lake, "hands"):
         return
-    scored = score_batch(pa.Table.from_batches([batch]), rules)
+    column = {"sources": "source", "variants": "variant", "rulesets": "ruleset_hint"}[section]
+    hands = lakemod.dataset(lake, "hands").head(sample + 1, filter=pc.field(column) == key)
+    hands = hands.filter(pc.equal(plan.ruleset_of(hands), rules.name))
+    more, hands = hands.num_rows > sample, hands.slice(0, sample)
+    if hands.num_rows == 0:
+        return
+    scored = score_batch(hands, rules)
     bad = scored.filter(pc.equal(scored.column("status"), "unscorable"))
     if bad.num_rows:
         reasons = pc.value_counts(bad.column("reason")).to_pylist()
         top = max(reasons, key=lambda r: r["counts"])["values"]
+        what = {"sources": f"source {key}", "variants": f"{key} games",
+                "rulesets": f"the games whose records name {key}"}[section]
         err.print(f"[yellow]warning:[/] {escape(rules.name)} cannot score {bad.num_rows} of the "
-                  f"{'first ' if batch.num_rows == sample else ''}{batch.num_rows} hands of {column} "
-                  f"{escape(key)} (most often: {escape(str(top))}); `rebelote rules sources --unset` undoes it")
+                  f"{'first ' if more else ''}{hands.num_rows} hands it now scores for {escape(what)} (most "
+                  f"often: {escape(str(top))}); `rebelote rules sources --unset {escape(given)}` undoes it")
 
 
 def _own_key(text: str) -> tuple[str, str]:
