@@ -358,7 +358,7 @@ def _show_text(lake, gid: str, rules: str = RULES) -> str:
 
 def test_a_player_pages_last_games_are_explained_as_show_prints_them(lake):
     """Issue 21: the page holds the last games of each player page explained hand by hand, the very text
-    `rebelote show --game` prints (pipeline/player_pages.explanations); the rows of those games link to it
+    `rebelote show --game` prints (pipeline/report/player_pages.py, explanations); the rows of those games link to it
     (column kind 'game') and say so instead of giving the command; the others keep the command. At most
     EXPLAINED_PER_PLAYER games of a page are explained."""
     from pipeline.report import player_pages

@@ -2,8 +2,8 @@
 
 The graph is read from the source with ``ast``, every ``import`` statement counted wherever it stands
 (function-level imports included: they hide cycles from Python but not from a reader). An edge goes to the
-module named: ``from pipeline.ingest import bga`` to ``pipeline.formats.bga``, ``from pipeline import lake`` to
-``pipeline.storage.lake``, ``from pipeline.formats.records import Reject`` to ``pipeline.formats.records``. Python also
+module named: ``from pipeline.formats import bga`` to ``pipeline.formats.bga``, ``from pipeline.storage import lake``
+to ``pipeline.storage.lake``, ``from pipeline.formats.records import Reject`` to ``pipeline.formats.records``. Python also
 runs the parent package's ``__init__`` on such an import; that is not counted, since a package's ``__init__``
 that registers its modules (``pipeline.formats.READERS``) is not a dependency of those modules.
 """

@@ -78,7 +78,7 @@ def outputs(lake: Path, work: Path) -> dict[str, pa.Table]:
                 if "pseudonymized" not in fname:      # the examples name hands by key, salted alike
                     ex = stats.compare_examples(con, r, next(x for x in RULESETS if x != r), 5)
                     out[f"{fname}/{r}/compare_examples"] = pa.table({"row": [repr(e) for e in ex]})
-                # the HTML report's data beside its tables (pipeline/html_report.build_html)
+                # the HTML report's data beside its tables (pipeline/report/html_report.py, build_html)
                 out[f"{fname}/{r}/html_overview"] = pa.table({k: [v] for k, v in report_data.overview(con, r).items()})
                 out[f"{fname}/{r}/html_score_bins"] = pa.table({"bins": [repr(report_data.hand_score_bins(con, r))]})
                 bins, capots = report_data.margin_bins(con, r)

@@ -116,6 +116,9 @@ def test_a_long_table_on_a_terminal_shows_its_first_rows():
     term = Console(file=io.StringIO(), force_terminal=True, width=80, color_system=None)
     output.write(t, "table", None, term, warn=notes.append, selects=False)
     assert notes[-1] == "the first 100 of 250 rows: write them all with --format csv or --output FILE"
+    # nor --format and --output to one that has none (bench, demo)
+    output.write(t, "table", None, term, warn=notes.append, selects=False, saves=False)
+    assert notes[-1] == "the first 100 of 250 rows"
     term = Console(file=io.StringIO(), force_terminal=True, width=80, color_system=None)
     output.write(t, "table", None, term, max_rows=None)                      # --limit given: what it asked for
     assert sum(1 for x in term.file.getvalue().splitlines() if x.strip("│ ").isdigit()) == 250

@@ -173,5 +173,15 @@ def test_own_scores_after_a_new_source_are_stale_for_the_hands(tmp_path):
     st = lake_status(lake)
     line = next(x for x in str(st).splitlines() if "scores under own" in x)
     assert line.endswith("stale (hands imported or replaced since) (each game under its own ruleset)"), line
-    # kept in --json, not in the line: the new source is a new choice (own.describe)
-    assert st.rulesets[0].changes == "1 choice changed (club/bulgarian/bulgarian none -> bulgarian); now also scored under bulgarian"
+    assert st.rulesets[0].changes == ""      # the new source's choice and ruleset came with its hands
+    # a choice changed for the hands scored before: said too, after the hands (the review of this change found
+    # it hidden behind "hands imported")
+    first = next(h for h in lakemod.read(lake, "hands", columns=["source", "variant", "ruleset_hint"]).to_pylist()
+                 if h["source"] != "club")
+    doc = own.overrides(lake)
+    doc["sources"][first["source"]] = "ffb-classic"
+    own.write_overrides(lake, doc)
+    line = next(x for x in str(lake_status(lake)).splitlines() if "scores under own" in x)
+    assert (f"stale (hands imported or replaced since; the rules changed: 1 choice changed ({first['source']}/"
+            f"{first['variant']}/{first['ruleset_hint']} belote-classic -> ffb-classic); no longer scored under "
+            "belote-classic") in line, line

@@ -160,9 +160,9 @@ def _outside_lake(output: Optional[Path], lake) -> None:
 
 
 def _emit(table, fmt: str, output: Optional[Path], display: Optional[list[str]] = None, lake=None,
-          all_rows: bool = False, selects: bool = False) -> None:
+          all_rows: bool = False, selects: bool = False, saves: bool = True) -> None:
     """Write a command's result (``output.write``); ``selects``: the command has --limit, --sort and --columns,
-    so the notes on a cut table may suggest them."""
+    ``saves`` --format and --output, so the notes on a cut table may suggest them."""
     from pipeline.report import output as outmod
     if lake is not None:
         _outside_lake(output, lake)
@@ -177,7 +177,7 @@ def _emit(table, fmt: str, output: Optional[Path], display: Optional[list[str]] 
         table = table.select([c for c in display if c in table.column_names])
     try:
         outmod.write(table, fmt, output, out, warn=lambda text: err.print(f"[dim]note: {escape(text)}[/]"),
-                     max_rows=None if all_rows else outmod.TERMINAL_ROWS, selects=selects)
+                     max_rows=None if all_rows else outmod.TERMINAL_ROWS, selects=selects, saves=saves)
     except ValueError as e:
         _fail(str(e))
     except OSError as e:

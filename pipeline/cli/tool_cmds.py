@@ -64,7 +64,7 @@ def demo(
         _score_own(target)     # ingest scored each game under its own ruleset: only if that failed
         for report in ("players", "declarations"):
             out.print(f"\n{report} (each game under its own ruleset)")
-            _emit(stats.run_report(target, report, own.OWN), "table", None, stats.display_columns(report))
+            _emit(stats.run_report(target, report, own.OWN), "table", None, stats.display_columns(report), saves=False)
         if not ctx:
             out.print(f"\nThe lake stays in {target}: try `rebelote status --lake {shlex.quote(str(target))}`.")
         out.print("\nOn your own records (files or folders; gzip files are read as they are):\n"
@@ -176,14 +176,14 @@ def bench(
     table = pa.Table.from_pylist([{"N": r.size or None, "stage": r.stage, "what": r.what, "rows": r.rows,
                                    "seconds": round(r.seconds, 3), "rate": round(r.rate, 1), "unit": r.unit,
                                    "peak RSS MB": round(r.peak_rss_mb), "note": r.note} for r in rows])
-    _emit(table, "table", None)
+    _emit(table, "table", None, saves=False)
     grow = benchmod.growth(rows)
     if grow:
         cols = [str(n) for n in sorted({int(k) for g in grow for k in g["seconds"]})]
         gt = pa.Table.from_pylist([{"stage": g["stage"], "what": g["what"],
                                     **{f"s@{c}": g["seconds"].get(c) for c in cols}, "slope": g["slope"]} for g in grow])
         out.print("\nGrowth: seconds against N (log-log slope; 1 = linear)")
-        _emit(gt, "table", None)
+        _emit(gt, "table", None, saves=False)
     if json_out:
         json_out.write_bytes(benchmod.to_json(rows))
 

@@ -40,7 +40,8 @@ class RulesetStatus:
     with no rows stored for it (``rescore --no-derived``, or dropped by ``migrate``): the reports compute those rows
     on the fly, which is slower over many hands, until a rescore writes them; ``changes``: the changed parameters
     said as the reports' note says them (for ``own``: the choices changed, the rulesets now also or no longer
-    used, the parameters edited)."""
+    used, the parameters edited; with new hands, without the choices and rulesets that came in with them);
+    ``house``: a house ruleset, whose file status does not check."""
 
     name: str
     hands: int
@@ -48,6 +49,7 @@ class RulesetStatus:
     changed: list[str] | None
     unwritten: list[str] = field(default_factory=list)
     changes: str = ""
+    house: bool = False
 
 
 @dataclass
@@ -78,12 +80,14 @@ class LakeStatus:
         if not self.rulesets:
             out.append("  scores: none yet")
         for r in self.rulesets:
-            # the hands first, as the reports' note: under own, a new source's hands bring their ruleset in too
+            # the hands first, as the reports' note; then what changed in the rules (under own, without what
+            # the new hands brought in: their choices and rulesets)
             why = ([] if r.fresh else ["hands imported or replaced since"]) + \
-                  ([f"the rules changed: {r.changes}"] if r.changed and (r.fresh or r.name != "own") else [])
+                  ([f"the rules changed: {r.changes}"] if r.changes else [])
             state = ("stale (" + "; ".join(why) + ")" if why else
                      "fresh" if r.changed is not None else
-                     "hands fresh; rules not checked (a house ruleset: its file is not known here)")
+                     "hands fresh; rules not checked (a house ruleset: its file is not known here)" if r.house else
+                     "hands fresh; rules not checked (the record of what they were scored with cannot be read)")
             if r.name == "own":
                 state += " (each game under its own ruleset)"
             if r.unwritten:
@@ -146,11 +150,15 @@ def lake_status(lake) -> LakeStatus:
                 rules = own.plan(loc) if name == own.OWN else load(name)
                 changes = scored_with.changed_parameters(loc, rules)
                 changed = [c[0] for c in changes]
+                fresh = derived.hands_unchanged(loc, name)
+                if name == own.OWN and not fresh:      # a new source's choice and ruleset come with its hands
+                    changes = [c for c in changes if c[1] is not None]
                 text = own.describe(changes) if name == own.OWN else scored_with.describe(changes, 3)
             except (RulesetError, OSError, ValueError):
                 changed = None
         st.rulesets.append(RulesetStatus(name, n, derived.hands_unchanged(loc, name), changed,
-                                         [t for t in derived.DERIVED if f"ruleset={name}" not in written[t]], text))
+                                         [t for t in derived.DERIVED if f"ruleset={name}" not in written[t]], text,
+                                         house=name not in shipped and name != own.OWN))
     st.next_steps = _next_steps(st, loc.uri)
     return st
 

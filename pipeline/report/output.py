@@ -70,17 +70,23 @@ def _json_number(value):
     raise TypeError(f"Type is not JSON serializable: {type(value).__name__}")
 
 
+def _more(options: list[str], saves: bool) -> str:
+    """The end of a note on a cut table: the options the command has that show the rest."""
+    options = options + (["write them all with --format csv or --output FILE"] if saves else [])
+    return (": " + ", or ".join(options)) if options else ""
+
+
 def is_secondary(name: str) -> bool:
     """A column a narrow terminal leaves out first: a confidence interval's bound."""
     return name.endswith(("_lo", "_hi"))
 
 
 def write(table: pa.Table, fmt: str, output: Path | None, console: Console, warn=None,
-          max_rows: int | None = TERMINAL_ROWS, selects: bool = True) -> None:
+          max_rows: int | None = TERMINAL_ROWS, selects: bool = True, saves: bool = True) -> None:
     """Render ``table`` as ``fmt`` to ``output`` (or the console). On a terminal a table fits its width: long texts
     fold, the columns that do not fit are left out, and past ``max_rows`` rows the rest, each said by
     ``warn(text)`` (pipes and files get every row and column, at natural width); ``selects``: the command has
-    ``--limit``, ``--sort`` and ``--columns``, which the notes then suggest. Raises ValueError for an
+    ``--limit``, ``--sort`` and ``--columns``, ``saves`` ``--format`` and ``--output``, which the notes then suggest. Raises ValueError for an
     unknown format, or parquet without --output."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown output format {fmt!r}; choose one of {', '.join(FORMATS)}")
@@ -108,17 +114,15 @@ def write(table: pa.Table, fmt: str, output: Path | None, console: Console, warn
     fit = output is None and console.is_terminal
     if fit and max_rows is not None and table.num_rows > max_rows:
         if warn is not None:
-            warn(f"the first {max_rows} of {table.num_rows:,} rows: "
-                 + ("--limit N (with --sort) for others, or write " if selects else "write ")
-                 + "them all with --format csv or --output FILE")
+            warn(f"the first {max_rows} of {table.num_rows:,} rows"
+                 + _more(["--limit N (with --sort) for others"] if selects else [], saves))
         table = table.slice(0, max_rows)
     if fit:
         table, left_out = fit_columns(table, console.width)
         if left_out and warn is not None:
             warn(f"{len(left_out)} more column{'s' if len(left_out) > 1 else ''} than this terminal shows "
-                 f"({', '.join(left_out[:6])}{' ...' if len(left_out) > 6 else ''}): "
-                 + ("choose with --columns, or write " if selects else "write ")
-                 + "them all with --format csv or --output FILE")
+                 f"({', '.join(left_out[:6])}{' ...' if len(left_out) > 6 else ''})"
+                 + _more(["choose with --columns"] if selects else [], saves))
     rich_table = Table(show_header=True, header_style="bold")
     for name in table.column_names:
         typ = table.schema.field(name).type

@@ -193,14 +193,14 @@ def unscorable_by_source(lake: Path | str, ruleset: str, filters: Filters | None
 def resolve_ruleset(con: duckdb.DuckDBPyConnection, ruleset: str | None) -> str:
     """``ruleset`` if it has scores, else the only ruleset scored; :class:`StatsError` naming those found."""
     found = rulesets(con)
+    if not found and not con.execute("SELECT 1 FROM hands LIMIT 1").fetchall():   # rescore would say: no hands
+        raise StatsError("this report needs scores but the lake holds no hands yet: run rebelote ingest first")
     if ruleset is not None:
         if ruleset not in found:
             raise StatsError(f"no scores for ruleset {ruleset!r} in the lake; rulesets scored: "
                              f"{', '.join(found) or 'none (run rescore first)'}")
         return ruleset
     if not found:
-        if not con.execute("SELECT 1 FROM hands LIMIT 1").fetchall():     # rescore would say the same (no hands)
-            raise StatsError("this report needs scores but the lake holds no hands yet: run rebelote ingest first")
         raise StatsError("this report needs scores but the lake has none: run rescore first")
     if len(found) > 1:
         raise StatsError(f"several rulesets scored ({', '.join(found)}): choose one with --rules")

@@ -561,11 +561,13 @@ def game_summary(hands: list[dict[str, Any]], rules: Ruleset, target: int | None
         (g,) = game_pass(scores.slice(0, k), rules, targets).to_pylist()
         s = scores.slice(k - 1, 1).to_pylist()[0]
         held = f", {s['held_points']} held" if s["held_points"] else ""
-        # litige points held by earlier hands and given at this one (game.litige_to): what the totals add
-        # beyond the hand's own score
+        # litige points held by earlier hands and given at this one (game.litige_to): what the totals add beyond
+        # the hand's own score, said only when it is exactly what the pending points went down by (a penalty or a
+        # recorded score counted instead would also move the totals)
         got = ([t - b - h for t, b, h in zip(g["totals"], before, s["hand_score"])]
                if pending and isinstance(s["hand_score"], list) and len(s["hand_score"]) == len(before) else [])
-        if any(got) and min(got) >= 0:
+        released = pending + (s["held_points"] or 0) - g["unresolved_held"]
+        if any(got) and min(got) >= 0 and sum(got) == released:
             held += f", + {got} held by an earlier litige"
         before, pending = g["totals"], g["unresolved_held"]
         score = s["hand_score"]

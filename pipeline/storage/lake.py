@@ -188,7 +188,8 @@ def lock(lake: str | Path | Location, recover: bool = True, migrating: bool = Fa
 
 def _foreign_folder(root: Path) -> bool:
     """A local folder that holds files of its own and no lake: a writer would put the lake's folders beside the
-    user's files (``ingest records/ --lake records``). A lake's own names start with ``_`` or ``.``."""
+    user's files (``ingest records/ --lake records``). A lake's own names start with ``_`` or ``.``. Checked on
+    local folders only: listing an object-storage prefix to find other objects is left to the user."""
     if not root.is_dir() or (root / VERSION_FILE).exists() or any((root / t).is_dir() for t in schema.TABLES):
         return False
     return any(not p.name.startswith(("_", ".")) for p in root.iterdir())
