@@ -14,7 +14,7 @@ import pytest
 from helpers import game_results, score
 from pipeline import rules
 from pipeline.rescore.game import game_pass
-from pipeline.stats.show import unfinished_reason
+from pipeline.stats.show_game import unfinished_reason
 
 FIXTURES = Path(__file__).parent / "fixtures" / "game_end"
 

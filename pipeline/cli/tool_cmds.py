@@ -89,7 +89,7 @@ def show(
     rounding, each line with the ruleset parameter that produced it."""
     import orjson
 
-    from pipeline.stats import show as showmod
+    from pipeline.stats import show as showmod, show_game
     _need_current(lake)
     try:
         hands = showmod.game_hands(lake, game, hand)
@@ -106,7 +106,7 @@ def show(
     except RulesetError as e:
         _fail(str(e))
     # the whole game: running totals, carry-over and result after the hands (a per-table target option)
-    target = showmod.game_target(lake, hands[0]["game_id"]) if hand is None else None
+    target = show_game.game_target(lake, hands[0]["game_id"]) if hand is None else None
     # the double-dummy lines, where `rebelote analyse` ran under the ruleset shown: stored under its name, or
     # under "own" (analyse's default) when it is the game's own ruleset
     try:       # a lake whose own rules do not load (a house file moved) still shows the rulesets named
@@ -121,7 +121,7 @@ def show(
     for shown, under in stored.items():
         for n_ in reversed(under):        # the first name wins
             dd.update({(shown, k): v for (m, k), v in analysed.items() if m == n_})
-    result = showmod.breakdowns(hands, loaded, whole=hand is None, target=target, dd=dd)
+    result = show_game.breakdowns(hands, loaded, whole=hand is None, target=target, dd=dd)
     if format.lower() == "json":   # each line says whether it differs from the line it faces under the other ruleset
         result = [showmod.mark_differences(per_rules) for per_rules in result]
         out.file.write(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode() + "\n")

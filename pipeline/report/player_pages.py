@@ -25,7 +25,7 @@ from pipeline.stats import ratings
 
 from pipeline.stats import report_rules
 
-from pipeline.stats import show
+from pipeline.stats import show_game
 MAX_PLAYERS = 300
 TRAIL_POINTS = 150
 #: rows at most in each table of a page (partners and opponents: those with the most games)
@@ -74,7 +74,7 @@ def explanations(con: duckdb.DuckDBPyConnection, rules, game_ids: list[str]) -> 
     by_game: dict[str, list] = {}
     for r in rows:
         by_game.setdefault(r["game_id"], []).append(r)
-    return {gid: show.game_text(hands, report_rules.game_rules(rules, hands[0]), targets.get(gid) or None)
+    return {gid: show_game.game_text(hands, report_rules.game_rules(rules, hands[0]), targets.get(gid) or None)
             for gid, hands in by_game.items()}
 
 

@@ -17,7 +17,7 @@ The search is alpha-beta over the legal cards, compiled (numba), with no Python 
   off, or all of them known to fail, end it without a search; with two tricks left, the first trick's cards
   are tried by a plain loop (the last trick is forced; with 4 players four nested loops, the values in
   registers, and the exact value is stored without asking the bounds first), and the last trick is scored on
-  entry;
+  entry (:mod:`pipeline.rescore.dd_endings`);
 * a frame of the search (a row of one 2-d array) keeps what its position holds as the cards are played (the
   cards in hands, side 0's, their points, the trick's points and winner): no position reads all the hands;
 * the moves and their order (:mod:`pipeline.rescore.dd_order`): one card of each group of equivalent cards,
@@ -40,6 +40,7 @@ import numpy as np
 from pipeline.jit import njit
 from pipeline.rescore.bits import lowest
 from pipeline.rescore.dd_bounds import bounds
+from pipeline.rescore.dd_endings import two_tricks, two_tricks4
 from pipeline.rescore.dd_order import leading_card, legal_cards, moves, ORDER, trick_points
 from pipeline.rescore.play import flags, PlayRules
 from pipeline.rescore.tables import ABOVE_TRUMP, build
@@ -105,7 +106,7 @@ GENERATIONS = (1 << 23) - 1
 
 
 def clear(tt) -> None:
-    """Forget every entry: a new generation (clearing 4 MiB cost a fifth of a millisecond each time)."""
+    """Forget every entry: a new generation (the table's 4 MiB are wiped only when the generations run out)."""
     if tt[-1, 0] >= GENERATIONS:
         tt.fill(0)
     tt[-1, 0] = tt[-1, 0] % GENERATIONS + 1
@@ -120,155 +121,6 @@ def suit_points(points: np.ndarray) -> np.ndarray:
             for m in range(256):
                 out[strain * 4 + suit, m] = sum(int(points[strain, suit * 8 + r]) for r in range(8) if m >> r & 1)
     return out
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def _two_tricks(hands, P, side, leader, took, strain, pts, fl, above, last, capot_last, cards, tried, best):
-    """Side 0's card points from a trick start with two tricks left, every card of the first trick tried (at most
-    2^P ways) and the last one forced: exact, no bookkeeping per position (``cards``, ``tried``, ``best``:
-    scratch of P)."""
-    j = 0
-    tried[0] = hands[leader]
-    best[0] = -_INF if side[leader] == 0 else _INF
-    row = np.int64(0)
-    while True:
-        seat = leader + j
-        if seat >= P:
-            seat -= P
-        if tried[j] == 0:
-            # every card of this seat tried: its best goes up to the seat before
-            v = best[j]
-            if j == 0:
-                return v
-            j -= 1
-            seat = leader + j
-            if seat >= P:
-                seat -= P
-            if side[seat] == 0:
-                best[j] = max(best[j], v)
-            else:
-                best[j] = min(best[j], v)
-            continue
-        m = tried[j]
-        c = lowest(m)
-        tried[j] = m & (m - 1)
-        cards[j] = c
-        if j == 0:
-            row = strain * 128 + (c >> 3) * 32
-        if j + 1 < P:
-            j += 1
-            nxt = leader + j
-            if nxt >= P:
-                nxt -= P
-            w = 0
-            for q in range(1, j):
-                if _STRENGTH[row + cards[q]] > _STRENGTH[row + cards[w]]:
-                    w = q
-            ws = leader + w
-            if ws >= P:
-                ws -= P
-            partner = P == 4 and (ws & 1) == (nxt & 1)
-            tried[j], why = legal_cards(hands[nxt], False, cards[0] >> 3, strain, cards[w], partner, fl, above)
-            best[j] = -_INF if side[nxt] == 0 else _INF
-            continue
-        # the first trick complete: its winner leads the last one, every card forced
-        w = 0
-        p1 = np.int64(0)
-        for q in range(P):
-            p1 += pts[cards[q]]
-            if _STRENGTH[row + cards[q]] > _STRENGTH[row + cards[w]]:
-                w = q
-        w1 = leader + w
-        if w1 >= P:
-            w1 -= P
-        p2 = np.int64(0)
-        row2, wv, w2 = np.int64(0), np.int64(-1), w1
-        for q in range(P):
-            s = w1 + q
-            if s >= P:
-                s -= P
-            t = s - leader
-            if t < 0:
-                t += P
-            c2 = lowest(hands[s] ^ (np.int64(1) << cards[t]))
-            if q == 0:
-                row2 = strain * 128 + (c2 >> 3) * 32
-            if _STRENGTH[row2 + c2] > wv:
-                wv, w2 = _STRENGTH[row2 + c2], s
-            p2 += pts[c2]
-        now = took | (np.int64(1) << side[w1]) | (np.int64(1) << side[w2])
-        v = p1 if side[w1] == 0 else np.int64(0)
-        if side[w2] == 0:
-            v += p2 + (capot_last if now == 1 else last)
-        if side[seat] == 0:
-            best[j] = max(best[j], v)
-        else:
-            best[j] = min(best[j], v)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _fold(best, v, maximise):
-    return max(best, v) if maximise else min(best, v)
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def _two_tricks4(hands, side, leader, took, strain, pts, fl, above, last, capot_last):
-    """:func:`_two_tricks` for 4 players: the first trick's cards by four nested loops over the legal cards (each
-    seat holds two), the values kept in registers rather than in arrays."""
-    s1 = (leader + 1) & 3
-    s2 = (leader + 2) & 3
-    s3 = (leader + 3) & 3
-    x0, x1, x2, x3 = side[leader] == 0, side[s1] == 0, side[s2] == 0, side[s3] == 0
-    best0 = -_INF if x0 else _INF
-    m0 = hands[leader]
-    while m0 != 0:
-        a = lowest(m0)
-        m0 &= m0 - 1
-        led = a >> 3
-        row = strain * 128 + led * 32
-        best1 = -_INF if x1 else _INF
-        m1, why = legal_cards(hands[s1], False, led, strain, a, False, fl, above)
-        while m1 != 0:
-            b = lowest(m1)
-            m1 &= m1 - 1
-            w1 = 1 if _STRENGTH[row + b] > _STRENGTH[row + a] else 0
-            wc1 = b if w1 == 1 else a
-            best2 = -_INF if x2 else _INF
-            m2, why = legal_cards(hands[s2], False, led, strain, wc1, w1 == 0, fl, above)
-            while m2 != 0:
-                c = lowest(m2)
-                m2 &= m2 - 1
-                w2, wc2 = w1, wc1
-                if _STRENGTH[row + c] > _STRENGTH[row + wc1]:
-                    w2, wc2 = 2, c
-                best3 = -_INF if x3 else _INF
-                m3, why = legal_cards(hands[s3], False, led, strain, wc2, w2 == 1, fl, above)
-                while m3 != 0:
-                    e = lowest(m3)
-                    m3 &= m3 - 1
-                    w = 3 if _STRENGTH[row + e] > _STRENGTH[row + wc2] else w2
-                    # the last trick: each seat's other card, led by the first trick's winner
-                    w1s = (leader + w) & 3
-                    r = (np.int64(1) << a) | (np.int64(1) << b) | (np.int64(1) << c) | (np.int64(1) << e)
-                    lc = lowest(hands[w1s] & ~r)
-                    row2 = strain * 128 + (lc >> 3) * 32
-                    p2 = np.int64(0)
-                    wv, w2s = np.int64(-1), w1s
-                    for q in range(4):
-                        s = (w1s + q) & 3
-                        c2 = lowest(hands[s] & ~r)
-                        if _STRENGTH[row2 + c2] > wv:
-                            wv, w2s = _STRENGTH[row2 + c2], s
-                        p2 += pts[c2]
-                    now = took | (np.int64(1) << side[w1s]) | (np.int64(1) << side[w2s])
-                    v = pts[a] + pts[b] + pts[c] + pts[e] if side[w1s] == 0 else np.int64(0)
-                    if side[w2s] == 0:
-                        v += p2 + (capot_last if now == 1 else last)
-                    best3 = _fold(best3, v, x3)
-                best2 = _fold(best2, best3, x2)
-            best1 = _fold(best1, best2, x1)
-        best0 = _fold(best0, best1, x0)
-    return best0
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -370,9 +222,9 @@ def _solve(hands0, side, P, strain, tcard0, tseat0, k0, leader0, tl0, took0, pts
                         ret, done = least, True
                 if not done and k == 0 and tl == 2:
                     if P == 4:
-                        ret = _two_tricks4(hands, side, leader, took, strain, pts, fl, above, last, capot_last)
+                        ret = two_tricks4(hands, side, leader, took, strain, pts, fl, above, last, capot_last)
                     else:
-                        ret = _two_tricks(hands, P, side, leader, took, strain, pts, fl, above, last, capot_last,
+                        ret = two_tricks(hands, P, side, leader, took, strain, pts, fl, above, last, capot_last,
                                           s_cards, s_tried, s_best)
                     done = True
                     tt[slot, 0] = key

@@ -13,7 +13,8 @@ with a key on one side faces the n-th line with that key on the other, and a lin
 a gap. :func:`render` turns one or two breakdowns into text, each side's line followed by its own
 parameter(s), lines that differ marked ``*`` (stacked, one ruleset's line above the other's, where a terminal
 is too narrow for the two side by side); :func:`mark_differences` writes the same pairing into the
-breakdowns for ``--format json`` (``"differs"`` on every line).
+breakdowns for ``--format json`` (``"differs"`` on every line). A whole game, its totals and result:
+:mod:`pipeline.stats.show_game`.
 """
 
 from __future__ import annotations
@@ -413,25 +414,6 @@ def _stacked(breakdowns: list[dict[str, Any]], layout: list[tuple[str, list[Row]
     return out
 
 
-def breakdowns(hands: list[dict[str, Any]], rules: list[Ruleset], whole: bool = True,
-               target: int | None = None, dd: dict[tuple[str, str], dict] | None = None) -> list[list[dict[str, Any]]]:
-    """Per hand of ``hands`` (one game's rows, in order), its breakdown under each ruleset of ``rules``; with
-    ``whole``, then the game's running totals and result under each (:func:`game_summary`, ``target``: its
-    recorded target). ``dd``: (ruleset name, hand_key) -> the hand's ``dd_hands`` row, where analysed. Each item
-    is what :func:`render` takes."""
-    dd = dd or {}
-    out = [[explain(h, r, dd.get((r.name, h["hand_key"]))) for r in rules] for h in hands]
-    if whole:
-        out.append([game_summary(hands, r, target) for r in rules])
-    return out
-
-
-def game_text(hands: list[dict[str, Any]], rules: Ruleset, target: int | None = None, width: int = 80) -> str:
-    """The whole game explained as ``rebelote show --game`` prints it (plain text, no colour): each hand's
-    breakdown, then the running totals and result, blocks separated by a blank line."""
-    return "\n\n".join(render(b, width=width) for b in breakdowns(hands, [rules], True, target))
-
-
 def dd_rows(lake, hand_keys: list[str], names: list[str]) -> dict[tuple[str, str], dict]:
     """(ruleset, hand_key) -> the ``dd_hands`` row of those hands under those rulesets, where analysed."""
     import pyarrow.compute as pc
@@ -489,118 +471,3 @@ def _no_game(lake, game: str) -> str:
     if close:
         return f"no game {game!r} in the lake {lake}; the closest game ids: {', '.join(close)} ({listing})"
     return f"no game {game!r} in the lake {lake} ({listing})"
-
-
-def unfinished_reason(totals: list[int], target: int, last: dict[str, Any] | None,
-                      rules: Ruleset) -> tuple[str, str]:
-    """Why a game that no hand ended is not finished, and the ruleset parameter behind it.
-
-    ``totals``: final totals per team (game points); ``target``: the game target (game points); ``last``: the
-    ``scores`` row of the game's last hand (None when it has none). Returns (text, 'section.key')."""
-    high = max(totals)
-    if rules["game.target_strict"] and high == target:
-        return f"not finished: {high} reaches the target {target} without going over it", "game.target_strict"
-    if high < target:
-        return f"not finished: no team reached {target}", "game.target"
-    tied = [t for t, x in enumerate(totals) if x == high]
-    if len(tied) > 1:
-        names = " and ".join(f"team {t}" for t in tied)
-        if rules["game.end_tie"] == "latest_deal_winner":
-            return (f"not finished: {names} reached {target} with equal totals ({high}) and none of them won the "
-                    "latest deal: play on", "game.end_tie")
-        return f"not finished: {names} reached {target} with equal totals ({high}): play on", "game.end_tie"
-    lead = tied[0]
-    if last is not None and rules["game.no_exit_on_capot"] and last.get("capot_team") is not None:
-        return (f"not finished: team {lead} reached {high} on hand {last['hand_no']}, a capot, which cannot end "
-                "the game: play on", "game.no_exit_on_capot")
-    if last is not None and rules["game.no_win_on_belote_alone"]:
-        how = "was capot" if last.get("capot_team") not in (None, lead) else "failed its contract"
-        return (f"not finished: team {lead} reached {high} on hand {last['hand_no']}, where it {how}: it cannot "
-                f"win on the {last['hand_score'][lead]} points it kept (its belote) alone: play on",
-                "game.no_win_on_belote_alone")
-    return f"not finished: team {lead} leads with {high}", "game.target"
-
-
-def game_target(lake, game_id: str) -> int | None:
-    """The target (game points) the ``games`` row of ``game_id`` records, None when it records none."""
-    import pyarrow.compute as pc
-
-    from pipeline.storage import lake as lakemod
-    rows = lakemod.read(lake, "games", columns=["target"], filter=pc.field("game_id") == game_id).to_pylist()
-    return next((r["target"] for r in rows if r["target"]), None)
-
-
-def _carried(carried: list[int]) -> str:
-    """Words for the litige points (game points per team) a summary hand's recorded totals add to its score."""
-    return " and ".join(f"{v} held by a litige to team {t}" for t, v in enumerate(carried) if v) + \
-        " (the source's running totals add them)"
-
-
-def game_summary(hands: list[dict[str, Any]], rules: Ruleset, target: int | None = None) -> dict[str, Any]:
-    """Running totals of a game under ``rules``: per hand the score, litige points held or received, and the
-    totals after it (the game pass of :mod:`pipeline.rescore.game`, hand by hand), then the result.
-
-    ``target``: the game's recorded target (``games.target``, game points; :func:`game_target`), which replaces
-    ``game.target`` when the ruleset sets ``game.target_from_record``, as in the rescore's game pass."""
-    from pipeline.rescore import game_pass
-    from pipeline.rescore.game import SUMMARY_SCORE
-    from pipeline.facts.summary_points import summary_points
-
-    game_id = hands[0]["game_id"]
-    targets = {game_id: target} if target else None
-    goal = int(target if target and rules["game.target_from_record"] else rules["game.target"])
-    table = pa.Table.from_pylist(hands, schema=schema.schema("hands"))
-    scores = score_batch(table, rules)
-    # a summary hand counts its recorded score plus the litige points its source's totals add on it
-    points = summary_points(table) if any(h.get("completeness") == "summary" for h in hands) else {}
-    summary = [points.get(h.get("hand_key"), {}).get("points") for h in hands]
-    scores = scores.append_column(SUMMARY_SCORE, pa.array(summary, pa.list_(pa.int32())))
-    lines = []
-    before, pending = [0] * rules.n_teams, 0
-    for k in range(1, len(hands) + 1):
-        (g,) = game_pass(scores.slice(0, k), rules, targets).to_pylist()
-        s = scores.slice(k - 1, 1).to_pylist()[0]
-        held = f", {s['held_points']} held" if s["held_points"] else ""
-        # litige points held by earlier hands and given at this one (game.litige_to): what the totals add beyond
-        # the hand's own score, said only when it is exactly what the pending points went down by (a penalty or a
-        # recorded score counted instead would also move the totals)
-        got = ([t - b - h for t, b, h in zip(g["totals"], before, s["hand_score"])]
-               if pending and isinstance(s["hand_score"], list) and len(s["hand_score"]) == len(before) else [])
-        released = pending + (s["held_points"] or 0) - g["unresolved_held"]
-        if any(got) and min(got) >= 0 and sum(got) == released:
-            held += f", + {got} held by an earlier litige"
-        before, pending = g["totals"], g["unresolved_held"]
-        score = s["hand_score"]
-        rec = s[SUMMARY_SCORE]
-        if s["status"] == "passed_out" and rec is not None and len(rec) == rules.n_teams:
-            # a summary hand nobody took (carg's misère, misdeal, foul play): its recorded score counts
-            score = f"{rec} as recorded (passed out: a summary hand nobody took counts the score its source recorded)"
-        elif score is None:    # not rescored: what the totals count instead, and why
-            carried = points.get(hands[k - 1].get("hand_key"), {}).get("carried")
-            rec = (f"{hands[k - 1]['recorded_score']} as recorded + {_carried(carried)} = {rec}" if carried
-                   else f"{rec} as recorded")
-            counted = s[SUMMARY_SCORE] is not None and len(s[SUMMARY_SCORE]) == rules.n_teams
-            if s[SUMMARY_SCORE] is not None and not counted:   # the game pass counts it 0 - 0 (one value a team)
-                score = (f"counts 0 - 0: {s['status']} ({s['reason']}; its recorded score {s[SUMMARY_SCORE]} has "
-                         f"{len(s[SUMMARY_SCORE])} values, the ruleset {rules.n_teams} teams)")
-            else:
-                score = f"{rec} ({s['reason']})" if counted else f"counts 0 - 0: {s['status']} ({s['reason']})"
-        lines.append(_line(f"hand {s['hand_no']}", f"{score}{held} -> totals {g['totals']}"
-                           + (f" (pending {g['unresolved_held']})" if g["unresolved_held"] else ""),
-                           "game.litige_to", hands[k - 1].get("recorded_totals")))
-    (g,) = game_pass(scores, rules, targets).to_pylist()
-    if g["winner"] is not None and g.get("end_reason") in ("claim", "wrong_claim"):
-        how = "a right claim" if g["end_reason"] == "claim" else "the other side's wrong claim"
-        result, param = (f"team {g['winner']} wins at hand {g['ended_at_hand']} on {how} (declaring out), with "
-                         f"{g['totals_at_end']} at the claim", "game.claims")
-    elif g["winner"] is not None:
-        result, param = f"team {g['winner']} wins at hand {g['ended_at_hand']} with {g['totals_at_end']}", "game.target"
-        if g["totals_at_end"].count(max(g["totals_at_end"])) > 1:
-            result += " (equal totals: the winners of that deal win)"
-            param = "game.end_tie"
-    else:
-        last = scores.slice(scores.num_rows - 1, 1).to_pylist()[0] if scores.num_rows else None
-        result, param = unfinished_reason(g["totals"], goal, last, rules)
-    lines.append(_line("result", result, param))
-    return {"ruleset": rules.name, "game_id": game_id, "hand_no": "all",
-            "sections": [{"title": "Game", "lines": lines}], "totals": g["totals"], "winner": g["winner"]}
