@@ -69,7 +69,7 @@ def _lake_with_rejects(tmp_path: Path) -> Path:
 def test_rejects_with_an_unknown_reason_code_says_so_and_lists_the_codes_present(tmp_path):
     lake = _lake_with_rejects(tmp_path)
     r = run("rejects", "--lake", lake, "--reason", "nonsense")
-    assert r.exit_code == 0, r.output
+    assert r.exit_code == 2, r.output          # a code Rebelote never gives: a usage error, as a misspelt option
     assert r.stdout.splitlines() == [
         "no rejects match the filters",
         "--reason 'nonsense' is not a reject code Rebelote gives",
@@ -77,6 +77,7 @@ def test_rejects_with_an_unknown_reason_code_says_so_and_lists_the_codes_present
     # a typo gets the codes spelt like it (difflib, cutoff 0.6)
     r = run("rejects", "--lake", lake, "--reason", "invalid_jsn")
     assert "--reason 'invalid_jsn' is not a reject code Rebelote gives (did you mean invalid_json?)" in r.stdout
+    assert r.exit_code == 2
 
 
 def test_rejects_with_a_known_code_absent_from_the_lake_lists_the_codes_present(tmp_path):

@@ -100,3 +100,10 @@ def test_a_folder_of_other_files_is_not_made_a_lake(tmp_path):
     lake = tmp_path / "lake"                                                # a new folder: a lake, as before
     assert CliRunner().invoke(app, ["ingest", str(folder), "--lake", str(lake), "--no-score", "-q"]).exit_code == 0
     assert CliRunner().invoke(app, ["ingest", str(folder), "--lake", str(lake), "--no-score", "-q"]).exit_code == 0
+
+
+def test_rules_show_own_says_what_own_is(tmp_path):
+    # a new user's trial: `rules show own` answered "unknown ruleset 'own'" although --rules own works everywhere
+    r = CliRunner().invoke(app, ["rules", "show", "own"])
+    assert r.exit_code == 2 and "'own' is not one ruleset: each game is scored under its own" in " ".join(r.stderr.split())
+    assert "rebelote rules sources --lake DIR" in " ".join(r.stderr.split())

@@ -259,7 +259,8 @@ def rejects(
     """List the records the lake's imports rejected: file, line, game, hand, reason code and reason.
 
     Rejects stay until their file changes and is read again without raising them (see `ingest`). When nothing
-    matches, the reason codes the lake holds are listed; a --reason that is no reject code is named as such.
+    matches, the reason codes the lake holds are listed; a --reason that is no reject code is named as such, and
+    the command exits 2.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -274,15 +275,21 @@ def rejects(
         table = table.filter(pc.is_in(table.column("reason_code"), value_set=pa.array(reason, pa.string())))
     table = table.sort_by([("source_file", "ascending"), ("source_line", "ascending"), ("reject_key", "ascending")])
     notes = _reason_notes(reason or [], present, bool(file)) if not table.num_rows else []
+    # a code Rebelote never gives is a usage error, as a misspelt option is (exit 2, after saying why)
+    unknown = any(n.startswith("--reason ") for n in notes)
     if not table.num_rows and format in (None, "table") and output is None:
         out.print("no rejects" + (" match the filters" if file or reason else " in the lake"))
         for n in notes:
             out.print(n)
+        if unknown:
+            raise typer.Exit(2)
         return
     for n in notes:
         err.print(escape(n))
     display = ["source_file", "source_line", "game_id", "hand_no", "reason_code", "reason"] + (["raw"] if raw else [])
     _emit(table, format, output, display, lake=lake)
+    if unknown:
+        raise typer.Exit(2)
 
 
 @app.command()

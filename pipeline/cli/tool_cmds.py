@@ -338,7 +338,11 @@ def rules_show(name: Annotated[str, typer.Argument(help="Ruleset name or .toml p
     """Every parameter of a ruleset, resolved through `extends`, with its source. One line names the
     abbreviations its citations use and the page that explains them (docs/sources.md)."""
     from pipeline.rules.citations import SOURCES_DOC, ruleset_keys
+    from pipeline.rules import own
 
+    if own.is_own(name):      # what --rules own means is a choice per game, not one ruleset to show
+        _fail(f"'{name}' is not one ruleset: each game is scored under its own; `rebelote rules sources --lake DIR` "
+              "shows which ruleset each source's games get, and `rebelote rules show NAME` any of them")
     r = _load_rules(name)
     out.print(f"{r.name} ({' < '.join(r.chain)})" + (f"\n{r.description}" if r.description.strip() else "") + "\n")
     keys = sorted(ruleset_keys(r.description, r.sources.values()), key=str.casefold)
