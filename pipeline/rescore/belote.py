@@ -10,7 +10,6 @@ from __future__ import annotations
 import numpy as np
 
 from pipeline.cards import ALL_TRUMP, NO_TRUMP
-from pipeline.jit import njit, njit_inner
 from pipeline.rules import Ruleset, n_teams
 
 
@@ -28,91 +27,65 @@ def belote_seat(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> np.nda
     return out
 
 
-@njit_inner
-def belote_suits(h, strain, all_trump_counts):
-    """Suits (bit s) whose king and queen hand ``h`` holds and whose belote counts in ``strain``: the trump
-    suit in a suit contract; every suit in all-trump when ``all_trump_counts``; none in no-trump."""
-    if 0 <= strain < 4:
-        kq = np.int64(0x60) << (8 * strain)          # queen (rank 5) and king (rank 6) of the trump suit
-        return (1 << strain) if h & kq == kq else 0
-    out = 0
-    if strain == ALL_TRUMP and all_trump_counts:
-        for suit in range(4):
-            kq = np.int64(0x60) << (8 * suit)
-            if h & kq == kq:
-                out |= 1 << suit
+def belote_suits(h: np.ndarray, strain: np.ndarray, all_trump_counts: bool) -> np.ndarray:
+    """uint8 (m, P): the suits (bit s) whose king and queen each seat's hand holds (``h``: uint32 (m, P) card
+    masks) and whose belote counts in the hand's ``strain`` (int (m,)): the trump suit in a suit contract; every
+    suit in all-trump when ``all_trump_counts``; none in no-trump."""
+    h = np.asarray(h, dtype=np.uint32)
+    st = np.asarray(strain, dtype=np.int64)
+    trump = np.clip(st, 0, 3)[:, None]
+    kq = ((h >> (8 * trump + 5).astype(np.uint32)) & 3) == 3      # queen (rank 5) and king (rank 6) of trump
+    out = (kq & ((st >= 0) & (st < 4))[:, None]).astype(np.uint8) << trump.astype(np.uint8)
+    if all_trump_counts:
+        at = np.flatnonzero(st == ALL_TRUMP)
+        if len(at):
+            b = np.ascontiguousarray(h[at], dtype="<u4").view(np.uint8).reshape(len(at), -1, 4) & 0x60
+            out[at] = sum((b[..., s] == 0x60).astype(np.uint8) << s for s in range(4))
     return out
 
 
-@njit(cache=True, nogil=True)
-def _belote_kernel(hands, strain, all_trump_counts, value, K, points, count):
-    """Belote points each team holds (points, int32 (n, K), added to) and belotes held per hand (count)."""
-    n, P = hands.shape
-    for i in range(n):
-        c = 0
-        for p in range(P):
-            suits = belote_suits(np.int64(hands[i, p]), strain[i], all_trump_counts)
-            for suit in range(4):
-                if suits >> suit & 1:
-                    points[i, p % K] += value
-                    c += 1
-        count[i] = c
-
-
-@njit_inner
-def belote_not_led(hands, h0, P, plays, p0, total, value, K, points, row):
-    """All-trump belotes under ``belote.all_trump = "per_suit_led"`` (BG-HIT, BG-NIK) in one fully played hand:
+def belote_not_led(h: np.ndarray, plays: np.ndarray, value: int, K: int) -> tuple[np.ndarray, np.ndarray]:
+    """All-trump belotes under ``belote.all_trump = "per_suit_led"`` (BG-HIT, BG-NIK) in m fully played hands:
     a suit's belote counts only when its holder plays the first of the king and queen leading or following
-    that suit. hands: uint32 flat buffer of the P initial hands from ``h0``; plays: int8 flat buffer of the
-    hand's ``total`` cards from ``p0``. Takes ``value`` from the holder's team (``points[row, seat % K]``,
-    card points) for each suit whose belote does not count, and returns those suits (bit s for suit s)."""
-    lost = 0
+    that suit. h: int64 (m, P) the initial hands; plays: int (m, P * tricks) the cards in the order played.
+    Returns (int64 (m, K) the points to take from each team (card points), int64 (m,) the suits whose belote
+    does not count, bit s for suit s)."""
+    m, P = h.shape
+    taken = np.zeros((m, K), np.int64)
+    lost = np.zeros(m, np.int64)
+    every = np.arange(m)
     for suit in range(4):
         queen, king = suit * 8 + 5, suit * 8 + 6
-        kq = (np.int64(1) << queen) | (np.int64(1) << king)
-        holder = -1
-        for s in range(P):
-            if np.int64(hands[h0 + s]) & kq == kq:
-                holder = s
-                break
-        if holder < 0:
-            continue
-        at_q = at_k = 0                       # position of each in the play (0 when not played)
-        for j in range(total - 1, -1, -1):
-            c = plays[p0 + j]
-            if c == queen:
-                at_q = j
-            elif c == king:
-                at_k = j
-        first = min(at_q, at_k)
-        if first % P != 0 and plays[p0 + first - first % P] // 8 != suit:
-            points[row, holder % K] -= value
-            lost |= 1 << suit
-    return lost
-
-
-@njit_inner
-def belote_items(suits, lost, value, row, p, o, e_row, e_seat, e_kind, e_rank, e_suit, e_length, e_points, e_scored):
-    """List seat ``p``'s belotes of hand ``row`` (``suits``: bit s for each suit held, :func:`belote_suits`), by
-    suit, from item ``o`` on, worth ``value``; a suit whose bit is set in ``lost`` did not score. Returns the
-    next free item."""
-    for suit in range(4):
-        if suits >> suit & 1:
-            e_row[o], e_seat[o], e_kind[o], e_rank[o], e_suit[o], e_length[o] = row, p, 4, -1, suit, 2
-            e_points[o], e_scored[o] = value, not (lost >> suit & 1)
-            o += 1
-    return o
+        has = ((h >> queen) & (h >> king) & 1).astype(bool)
+        holder = np.argmax(has, axis=1)                  # the first seat holding both
+        first = np.minimum(np.argmax(plays == queen, axis=1), np.argmax(plays == king, axis=1))
+        led = plays[every, first - first % P]
+        bad = has.any(axis=1) & (first % P != 0) & (led // 8 != suit)
+        np.add.at(taken, (every[bad], holder[bad] % K), value)
+        lost |= bad.astype(np.int64) << suit
+    return taken, lost
 
 
 def _belote_pass(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> tuple[np.ndarray, np.ndarray]:
     """(team points int32 (n, K), belotes held per hand int64 (n,)) of hands (n, P); zeros when disabled."""
     n, p = hands.shape
-    points = np.zeros((n, n_teams(p)), dtype=np.int32)
+    K = n_teams(p)
+    points = np.zeros((n, K), dtype=np.int32)
     count = np.zeros(n, dtype=np.int64)
     if rules["belote.enabled"]:
-        _belote_kernel(np.ascontiguousarray(hands, dtype=np.uint32), np.ascontiguousarray(strain, dtype=np.int8),
-                       rules["belote.all_trump"] != "none", int(rules["belote.value"]), n_teams(p), points, count)
+        held = popcount4(belote_suits(hands, strain, rules["belote.all_trump"] != "none"))
+        for seat in range(p):
+            points[:, seat % K] += int(rules["belote.value"]) * held[:, seat]
+        count = held.sum(axis=1)
     return points, count
+
+
+_POPCOUNT4 = np.array([bin(b).count("1") for b in range(16)], dtype=np.int64)
+
+
+def popcount4(suits: np.ndarray) -> np.ndarray:
+    """int64: how many of the 4 low bits of each of ``suits`` (uint8) are set."""
+    return np.take(_POPCOUNT4, suits & 15)
 
 
 def belote_points(hands: np.ndarray, strain: np.ndarray, rules: Ruleset) -> np.ndarray:
@@ -131,8 +104,8 @@ def belote_announceable(strain: int, hand: int, trick: list[int], card: int, rul
     announces belote-rebelote (rules.md R25; BG-HIT: on playing the first of the pair when leading or
     following). Suit contracts: king or queen of trump with its partner card still held. All-trump:
     any suit, and with ``belote.all_trump = "per_suit_led"`` only when leading or following that suit.
-    Never in no-trump. The per-play reference of the rule (tests, NikolayIT oracle); the engine applies it to a
-    whole hand at once (:func:`belote_not_led`)."""
+    Never in no-trump. The per-play reference of the rule (tests, NikolayIT oracle); the engine applies it to
+    whole hands at once (:func:`belote_not_led`)."""
     rank, suit = card % 8, card // 8
     if rank not in (5, 6) or strain == NO_TRUMP or not rules["belote.enabled"]:
         return False

@@ -11,7 +11,7 @@ Contest between teams (rules.md R23), ``declarations.contest``:
     ACANOMAS): declarations are announced in playing order during the first trick, from the eldest hand on the
     dealer's left (seat dealer + 1, who leads it), so the first seat from dealer + 1 holding the best key wins.
 The keys compared are :mod:`pipeline.rescore.declaration_values`'. Held and announced declarations go through
-the same compiled contest; :func:`resolve_list` restates it per hand in Python, for explanations and tests.
+the same contest, numpy over all hands at once (:func:`settle_rows`); :func:`resolve_list` restates it per hand in Python, for explanations and tests.
 """
 
 from __future__ import annotations
@@ -21,10 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.cards import NO_TRUMP
-from pipeline.rescore.arith import mod
 from pipeline.rescore.declaration_items import KINDS, Entries
 from pipeline.rescore.declaration_values import _active, _seq_value, carre_key, seq_key
-from pipeline.jit import njit, njit_inner, renamed
+from pipeline.jit import njit
 from pipeline.rules import Ruleset, n_teams
 
 
@@ -59,99 +58,93 @@ class Declarations:
     entries: "Entries | None" = None
 
 
-@njit_inner
-def _contest_row(points, key, src, K, team, wins, dst, team_key, team_held, tie, first):
-    """One contest in one hand: the team with the strictly best key scores all its points. An equal best key
-    in two teams (``declarations.tie``, ``tie`` indexes :data:`TIES`) scores for nobody ("none"), or for the
-    team of the seat that announces first among those holding it ("first_announcer": seats announce in
-    playing order from ``first``, the eldest hand, dealer + 1). points, key: int64 (., P) per seat
-    (team = seat % K), row ``src``; adds the points won to ``team[dst]`` (int32 (., K)), sets ``wins[dst]``
-    (bool (., K)). team_key, team_held: int64 (K,) scratch. (Rows are indexed, not sliced: a slice per hand
-    costs more than the contest.)"""
-    P = points.shape[1]
-    for t in range(K):
-        team_key[t] = 0
-        team_held[t] = 0
-    for p in range(P):
-        t = mod(p, K)
-        team_key[t] = max(team_key[t], key[src, p])
-        team_held[t] += points[src, p]
-    best = team_key[0]
+def team_sums(points: np.ndarray, K: int) -> np.ndarray:
+    """int64 (m, K): each team's sum of its seats' ``points`` (int (m, P); team = seat % K)."""
+    cols = [points[:, t].astype(np.int64) for t in range(K)]
+    for p in range(K, points.shape[1]):
+        cols[p % K] += points[:, p]
+    return np.stack(cols, axis=1)
+
+
+def contest_rows(points: list[np.ndarray], key: np.ndarray, K: int, tie: int, dealer: np.ndarray):
+    """One contest in each of m hands: the team with the strictly best key scores all its points. An equal best
+    key in two teams (``declarations.tie``, ``tie`` indexes :data:`TIES`) scores for nobody ("none"), or for the
+    team of the seat that announces first among those holding it ("first_announcer": seats announce in playing
+    order from the eldest hand, dealer + 1; ``dealer``: int (m,)). points (summed), key: int (m, P) per seat
+    (team = seat % K). Returns (int64 (m,) the winning team, -1 for none; the points won as (hands, teams,
+    points), int64 arrays). Column by column (2 or 3 teams of 1 or 2 seats), and past the best key only in the
+    hands where some team holds one."""
+    m, P = key.shape
+    team_key = [np.maximum(key[:, t], 0) for t in range(K)]
+    for p in range(K, P):
+        np.maximum(team_key[p % K], key[:, p], out=team_key[p % K])
+    best = team_key[0].copy()
     for t in range(1, K):
-        best = max(best, team_key[t])
-    n_top = 0
-    winner = -1
+        np.maximum(best, team_key[t], out=best)
+    live = np.flatnonzero(best > 0)
+    best = best[live]
+    n_top = np.zeros(len(live), np.int64)
+    winner = np.full(len(live), -1, np.int64)
     for t in range(K):
-        if team_key[t] == best:
-            n_top += 1
-            winner = t
-    if (best <= 0) | ((n_top > 1) & (tie == 0)):
-        winner = -1
-    elif n_top > 1:               # first_announcer: the first seat in playing order holding the best key
+        top = team_key[t][live] == best
+        n_top += top
+        winner[top] = t                                    # the last team holding the best key
+    if tie == 0:
+        winner[n_top > 1] = -1
+    tied = np.flatnonzero((winner >= 0) & (n_top > 1))     # first_announcer: the first seat holding the best key
+    if len(tied):
+        rows = live[tied]
+        w, found = winner[tied], np.zeros(len(tied), bool)
+        first = np.asarray(dealer, dtype=np.int64)[rows] + 1
         for j in range(P):
-            p = mod(first + j, P)
-            if key[src, p] == best:
-                winner = mod(p, K)
-                break
-    for t in range(K):
-        w = t == winner
-        wins[dst, t] = w
-        if w:
-            team[dst, t] += team_held[t]
+            p = np.mod(first + j, P)
+            hit = ~found & (key[rows, p] == best[tied])
+            w[hit] = p[hit] % K
+            found |= hit
+        winner[tied] = w
+    won = winner >= 0
+    rows, team = live[won], winner[won]
+    pts = np.zeros(len(rows), np.int64)
+    at = rows * P + team
+    for a in points:
+        for j in range(P // K):            # the team's seats: team, team + K...
+            pts += np.take(a, at + j * K)
+    out = np.full(m, -1, np.int64)
+    out[rows] = team
+    return out, (rows, team, pts)
 
 
-@njit_inner
-def _settle_row(src, dst, sp, sk, cp, ck, active, contest, K, team, seq_wins, carre_wins, pts, key, tk, th, tie,
-                first):
-    """The contest between teams (see module doc) of one hand; ``contest`` indexes :data:`CONTESTS`, ``tie``
-    :data:`TIES`; ``first``: the seat that announces first (the eldest hand, dealer + 1 mod P).
-    sp, sk, cp, ck: int64 (., P) per-seat points and best keys, row ``src``, set to 0 here when declarations
-    are not ``active`` (bool). Writes row ``dst`` of team (int (., K) points won, added to), seq_wins and
-    carre_wins (bool (., K)). pts, key: int64 (1, P) and tk, th: int64 (K,) scratch."""
-    P = sp.shape[1]
-    if not active:
-        for p in range(P):
-            sp[src, p] = 0
-            sk[src, p] = 0
-            cp[src, p] = 0
-            ck[src, p] = 0
+def _all_teams(points: np.ndarray, K: int) -> tuple:
+    """Every team's sum of its seats' ``points`` (int (m, P)) as (hands, teams, points)."""
+    m = len(points)
+    return np.repeat(np.arange(m), K), np.tile(np.arange(K), m), team_sums(points, K).ravel()
+
+
+def settle_rows(sp, sk, cp, ck, active, contest: int, K: int, tie: int, dealer: np.ndarray):
+    """The contest between teams (see module doc) of m hands; ``contest`` indexes :data:`CONTESTS`, ``tie``
+    :data:`TIES`; ``dealer``: int (m,) each hand's dealer (the eldest hand, dealer + 1, announces first).
+    sp, sk, cp, ck: int64 (m, P) per-seat points and best keys, set to 0 here where declarations are not
+    ``active`` (bool (m,)). Returns (the points the teams score as (hands, teams, points), int64 arrays, a hand
+    and team possibly twice; seq_wins, carre_wins: bool (m, K) whether each team's sequences / carrés score)."""
+    off = np.flatnonzero(~active)
+    for a in (sp, sk, cp, ck):
+        a[off] = 0
+    teams = np.arange(K)
     if contest == 3:              # all: no contest, every team scores its own
-        for p in range(P):
-            team[dst, mod(p, K)] += sp[src, p] + cp[src, p]
-        for t in range(K):
-            seq_wins[dst, t] = active
-            carre_wins[dst, t] = active
-        return
+        on = np.repeat(active[:, None], K, axis=1)
+        return _all_teams(sp + cp, K), on, on.copy()
     if contest == 0:              # unified: one contest over every declaration
-        for p in range(P):
-            pts[0, p] = sp[src, p] + cp[src, p]
-            key[0, p] = max(sk[src, p], ck[src, p])
-        _contest_row(pts, key, 0, K, team, seq_wins, dst, tk, th, tie, first)
-        for t in range(K):
-            carre_wins[dst, t] = seq_wins[dst, t]
-    else:
-        _contest_row(sp, sk, src, K, team, seq_wins, dst, tk, th, tie, first)
-        if contest == 1:          # separate: sequences and carrés each contested
-            _contest_row(cp, ck, src, K, team, carre_wins, dst, tk, th, tie, first)
-        else:                     # sequences_only: every carré scores for its holder
-            for p in range(P):
-                team[dst, mod(p, K)] += cp[src, p]
-            for t in range(K):
-                carre_wins[dst, t] = active
-
-
-@njit(cache=True, nogil=True)
-def _settle_kernel(sp, sk, cp, ck, active, contest, K, team, seq_wins, carre_wins, tie, dealer):
-    """:func:`_settle_row` for every hand; dealer: int (n,) each hand's dealer seat (the eldest hand, dealer + 1,
-    announces first)."""
-    P = sp.shape[1]
-    pts = np.empty((1, P), dtype=np.int64)
-    key = np.empty((1, P), dtype=np.int64)
-    tk = np.empty(K, dtype=np.int64)
-    th = np.empty(K, dtype=np.int64)
-    for i in range(sp.shape[0]):
-        _settle_row(i, i, sp, sk, cp, ck, active[i], contest, K, team, seq_wins, carre_wins, pts, key, tk, th, tie,
-                    mod(np.int64(dealer[i]) + 1, P))
+        winner, won = contest_rows([sp, cp], np.maximum(sk, ck), K, tie, dealer)
+        wins = teams == winner[:, None]
+        return won, wins, wins.copy()
+    winner, won = contest_rows([sp], sk, K, tie, dealer)
+    if contest == 1:              # separate: sequences and carrés each contested
+        carre_winner, carre_won = contest_rows([cp], ck, K, tie, dealer)
+        won = tuple(np.concatenate([a, b]) for a, b in zip(won, carre_won))
+        return won, teams == winner[:, None], teams == carre_winner[:, None]
+    carres = _all_teams(cp, K)     # sequences_only: every carré scores for its holder
+    return (tuple(np.concatenate([a, b]) for a, b in zip(won, carres)), teams == winner[:, None],
+            np.repeat(active[:, None], K, axis=1))
 
 
 def _dealers(dealer, n: int, rules: Ruleset) -> np.ndarray:
@@ -176,12 +169,17 @@ def _settle(sp, sk, cp, ck, belote, strain, rules: Ruleset, dealer=None) -> Decl
     on = _active(strain, rules)
     sp, sk, cp, ck = (np.ascontiguousarray(a, dtype=np.int64) for a in (sp, sk, cp, ck))
     n, K = belote.shape
-    team = np.zeros((n, K), dtype=np.int32)
-    seq_wins = np.zeros((n, K), dtype=bool)
-    carre_wins = np.zeros((n, K), dtype=bool)
-    _settle_kernel(sp, sk, cp, ck, on, CONTESTS.index(rules["declarations.contest"]), K, team, seq_wins, carre_wins,
-                   TIES.index(rules["declarations.tie"]), _dealers(dealer, n, rules))
-    return Declarations(sp.astype(np.int32), sk, cp.astype(np.int32), ck, belote, team, seq_wins, carre_wins)
+    won, seq_wins, carre_wins = settle_rows(sp, sk, cp, ck, on, CONTESTS.index(rules["declarations.contest"]), K,
+                                            TIES.index(rules["declarations.tie"]), _dealers(dealer, n, rules))
+    return Declarations(sp.astype(np.int32), sk, cp.astype(np.int32), ck, belote, team_points(won, n, K),
+                        seq_wins, carre_wins)
+
+
+def team_points(won: tuple, n: int, K: int) -> np.ndarray:
+    """int32 (n, K): the points of :func:`settle_rows` (hands, teams, points) added up per hand and team."""
+    team = np.zeros((n, K), np.int64)
+    np.add.at(team, won[:2], won[2])
+    return team.astype(np.int32)
 
 
 def _mark_scored(e: Entries, dec: Declarations) -> Entries:
@@ -216,10 +214,28 @@ def on_capot(D, i, K, capot_team, took, mode):
         D[i, capot_team] += given
 
 
-#: on_capot as the compiled declarations pass calls it, compiled a second time without numba's wrappers
-#: (pipeline.jit.njit_inner) under its own name (numba's cache names an entry after the function)
-on_capot_inner = njit_inner(renamed(on_capot.py_func, "on_capot_inner"))
-
+def on_capot_rows(D: np.ndarray, ok: np.ndarray, K: int, capot_team: np.ndarray, took: np.ndarray,
+                  mode: int) -> None:
+    """:func:`on_capot` in the hands where ``ok`` (bool (n,)) at once (numpy): ``capot_team`` (int (n,), -1 when
+    none) and ``took`` (bool (n, K)); D: int64 (n, K), changed in place."""
+    if mode == 0:
+        return
+    rows = np.flatnonzero(ok)
+    capt = np.asarray(capot_team, dtype=np.int64)[rows]
+    if K == 2:
+        r, c = rows[capt >= 0], capt[capt >= 0]
+        if mode == 1:
+            D[r, c] += D[r, 1 - c]
+        D[r, 1 - c] = 0
+        return
+    d = D[rows]
+    lost = ~took[rows]
+    given = (d * lost).sum(axis=1)
+    d[lost] = 0
+    if mode == 1:
+        sel = capt >= 0
+        d[np.flatnonzero(sel), capt[sel]] += given[sel]
+    D[rows] = d
 
 
 def _entry_keys(entries, strain: int, rules: Ruleset) -> tuple[list[int], list[str | None]]:

@@ -20,12 +20,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipeline.cards import NO_TRUMP
-from pipeline.rescore.arith import mod
 from pipeline.rescore.declaration_contest import (CONTESTS, TIES, Declarations, _dealers, _mark_scored, _settle,
-                                                  _settle_row)
+                                                  settle_rows, team_points)
 from pipeline.rescore.declaration_items import KINDS, Entries
 from pipeline.rescore.declaration_values import _active, _seq_value, carre_key, seq_key
-from pipeline.jit import njit, njit_inner
 from pipeline.rules import Ruleset, n_teams
 
 
@@ -46,12 +44,18 @@ def _runs(byte: int) -> list[tuple[int, int]]:
 @dataclass(frozen=True)
 class DeclarationTables:
     seq_points: np.ndarray   # int32 (256,): points of all sequences in a suit byte
-    seq_key: np.ndarray      # int64 (256,): key of the best sequence in the byte, outside trump (0 = none)
+    seq_key: np.ndarray      # int32 (256,) (int64 when a key needs it): key of the best sequence in the byte,
+    #                          outside trump (0 = none)
     carre_points: np.ndarray  # int32 (2, 8): points of a carré by rank index; row 1 = in no-trump
     carre_key: np.ndarray     # int64 (2, 8)
     slot_length: np.ndarray   # int8 (256, 3): each scoring sequence of a suit byte, as its own slot (0 = none)
     slot_top: np.ndarray      # int8 (256, 3): top face rank index of that sequence
     slot_points: np.ndarray   # int32 (256, 3): its points
+    carre_mask: np.ndarray    # int64 (2,): ranks (bit r) whose carré scores; [1] = in no-trump
+    carre_sum: np.ndarray     # int64 (2, 256): points of the carrés of the ranks in a byte (bit r = rank r)
+    carre_best: np.ndarray    # int64 (2, 256): key of the best of them (0 = none)
+    seq_scores: np.ndarray    # bool (256,): some sequence of a suit byte scores (seq_points > 0)
+    slot_count: np.ndarray    # int64 (256,): how many (the first slots; the others are 0)
 
 
 def build_tables(rules: Ruleset) -> DeclarationTables:
@@ -71,185 +75,160 @@ def build_tables(rules: Ruleset) -> DeclarationTables:
                 slots.append((length, top, v))
                 if length == 8 and rules["declarations.eight_run_extra_tierce"]:
                     seq_points[b] += int(rules["declarations.tierce"])
-                    slots.append((3, top, int(rules["declarations.tierce"])))
+                    if int(rules["declarations.tierce"]) > 0:     # a slot only for what scores
+                        slots.append((3, top, int(rules["declarations.tierce"])))
         for j, (length, top, v) in enumerate(slots):   # at most 2 runs of 3+ in 8 ranks, + the extra tierce
             slot_length[b, j], slot_top[b, j], slot_points[b, j] = length, top, v
     tables = [rules.rank_table("declarations.carre"), rules.rank_table("declarations.carre_no_trump")]
     carre_points = np.array(tables, dtype=np.int32)
     keys = np.array([[int(carre_key(v, r, rules)) for r, v in enumerate(t)] for t in tables], dtype=np.int64)
-    return DeclarationTables(seq_points, seq_keys, carre_points, keys, slot_length, slot_top, slot_points)
+    bits = (np.arange(256)[:, None] >> np.arange(8)) & 1          # (256, 8): rank r in byte b
+    scoring = carre_points > 0
+    carre_mask = (scoring * (1 << np.arange(8))).sum(axis=1).astype(np.int64)
+    carre_sum = (bits[None] * (carre_points * scoring)[:, None, :]).sum(axis=2).astype(np.int64)
+    carre_best = np.maximum((bits[None] * (keys * scoring)[:, None, :]).max(axis=2), 0).astype(np.int64)
+    if seq_keys.max() < 2**31:     # half the memory traffic of held()'s look-ups (the keys are below 10^8)
+        seq_keys = seq_keys.astype(np.int32)
+    return DeclarationTables(seq_points, seq_keys, carre_points, keys, slot_length, slot_top, slot_points,
+                             carre_mask, carre_sum, carre_best, seq_points > 0, (slot_points > 0).sum(axis=1))
 
 
-@njit_inner
-def _carres(h, nt, carre_points):
-    """Ranks (bit r = rank index r) of the carrés that hand ``h`` holds and that score (points > 0), in
-    no-trump (``nt``) or not."""
-    four = h & (h >> 8) & (h >> 16) & (h >> 24) & 0xFF     # bit r: all four cards of rank r held
-    ranks = 0
-    while four:
-        r = 0
-        while not (four >> r) & 1:
-            r += 1
-        four &= ~(1 << r)
-        if carre_points[nt, r] > 0:
-            ranks |= 1 << r
-    return ranks
+@dataclass
+class Held:
+    """The declarations each seat of m hands of P seats holds: ``ranks`` (uint8 (m, P), bit r: a carré of rank r
+    that scores); the suits holding a scoring sequence, as indices ``runs`` into (m, P, 4) (hand, seat, suit),
+    with each one's byte of the cards sequences are read from (``run_bytes``); each seat's points of sequences
+    and carrés (``sp``, ``cp``) and the key of its best one of each (``sk``, ``ck``, 0 = none), int64 (m, P)."""
+
+    ranks: np.ndarray
+    runs: np.ndarray
+    run_bytes: np.ndarray
+    sp: np.ndarray
+    sk: np.ndarray
+    cp: np.ndarray
+    ck: np.ndarray
 
 
-@njit_inner
-def _seq_hand(h, ranks, carre_cards_in_sequences):
-    """The cards of ``h`` that sequences are read from: without the carrés' cards under the Bulgarian rule."""
-    if carre_cards_in_sequences:
-        return h
-    for r in range(8):
-        if ranks >> r & 1:
-            h &= ~(np.int64(0x01010101) << r)
-    return h
+def held(hands: np.ndarray, strain: np.ndarray, dt: DeclarationTables, carre_cards_in_sequences: bool,
+         trump_bonus: int) -> Held:
+    """The declarations held in m hands (see module doc), numpy over all of them at once: the one implementation
+    of held declarations (a compiled loop per hand before, which the first rescore after an install compiled).
+    hands: uint32 (m, P) card masks, read as 4 suit bytes each; strain: int (m,) 0-5; trump_bonus: 1 when a
+    sequence in trump breaks ties. Most seats hold no carré and most suits no sequence: past one look-up of
+    every suit's byte, the work is on those that do."""
+    h = np.ascontiguousarray(hands, dtype="<u4")
+    m, P = h.shape
+    b = h.view(np.uint8).reshape(m, P, 4)
+    st = np.asarray(strain, dtype=np.int64)
+    four = b[..., 0] & b[..., 1] & b[..., 2] & b[..., 3]      # bit r: all four cards of rank r held
+    ranks = np.zeros((m, P), np.uint8)
+    cp = np.zeros((m, P), np.int64)
+    ck = np.zeros((m, P), np.int64)
+    q = np.flatnonzero(four)                                  # the few seats holding a carré
+    if len(q):
+        nt = (st[q // P] == NO_TRUMP).astype(np.int64)
+        r = four.ravel()[q] & dt.carre_mask[nt]
+        ranks.ravel()[q] = r
+        cp.ravel()[q] = dt.carre_sum[nt, r]
+        ck.ravel()[q] = dt.carre_best[nt, r]
+        if not carre_cards_in_sequences and r.any():         # Bulgarian rule: a carré's cards are not in runs
+            h = h.copy()
+            h.ravel()[q] &= ~(r.astype(np.uint32) * np.uint32(0x01010101))
+            b = h.view(np.uint8).reshape(m, P, 4)
+    runs = np.flatnonzero(np.take(dt.seq_scores, b))          # the suits holding a scoring sequence
+    run_bytes = b.ravel()[runs]
+    sp = np.zeros((m, P), np.int64)
+    sk = np.zeros((m, P), np.int64)
+    if len(runs):
+        key = np.take(dt.seq_key, run_bytes).astype(np.int64)     # > 0 where the byte's points are (build_tables)
+        if trump_bonus:            # a sequence in trump ranks above one of equal key outside
+            key += trump_bonus * ((runs & 3) == st[(runs >> 2) // P])
+        seat = runs >> 2
+        start = np.flatnonzero(np.r_[True, seat[1:] != seat[:-1]])     # runs are sorted: one segment per seat
+        sp.ravel()[seat[start]] = np.add.reduceat(np.take(dt.seq_points, run_bytes).astype(np.int64), start)
+        sk.ravel()[seat[start]] = np.maximum.reduceat(key, start)
+    return Held(ranks, runs, run_bytes, sp, sk, cp, ck)
 
 
-@njit_inner
-def held_one(hands, h0, P, strain, active, carre_points, carre_key, seq_points, seq_key, slot_points, trump_bonus,
-             carre_cards_in_sequences, contest, K, sp, sk, cp, ck, src, team, seq_wins, carre_wins, dst, pts, key, tk,
-             th, tie, first):
-    """The declarations held in one hand, settled between its teams: the one implementation of held
-    declarations (see module doc), compiled. hands: uint32 flat buffer holding the P initial hands from ``h0``
-    on; strain: 0-5; active: declarations count in this hand (:func:`declaration_values._active`); the tables
-    of :class:`DeclarationTables`; trump_bonus: 1 when a sequence in trump breaks ties. Writes row ``src`` of
-    sp/cp (int64 (., P) points of each seat's sequences / carrés) and sk/ck (key of its best one), then the
-    contest (:func:`declaration_contest._settle_row`; ``tie`` indexes :data:`TIES`, ``first`` is the seat that
-    announces first, dealer + 1 mod P) into row ``dst`` of team (added to), seq_wins and carre_wins. Returns the
-    items to list (0 when not ``active``)."""
-    nt = 1 if strain == NO_TRUMP else 0
-    c = 0
-    for p in range(P):
-        sp[src, p] = 0
-        sk[src, p] = 0
-        cp[src, p] = 0
-        ck[src, p] = 0
-        h = np.int64(hands[h0 + p])
-        ranks = _carres(h, nt, carre_points)
-        if ranks:
-            for r in range(8):
-                if ranks >> r & 1:
-                    cp[src, p] += carre_points[nt, r]
-                    ck[src, p] = max(ck[src, p], carre_key[nt, r])
-                    c += 1
-            h = _seq_hand(h, ranks, carre_cards_in_sequences)
-        for s in range(4):
-            byte = (h >> (8 * s)) & 0xFF
-            if seq_points[byte] > 0:     # some run scores: count the items it lists
-                sp[src, p] += seq_points[byte]
-                k = seq_key[byte]
-                if k > 0 and strain == s:
-                    k += trump_bonus
-                sk[src, p] = max(sk[src, p], k)
-                for j in range(3):
-                    if slot_points[byte, j] > 0:
-                        c += 1
-    if c:
-        _settle_row(src, dst, sp, sk, cp, ck, active, contest, K, team, seq_wins, carre_wins, pts, key, tk, th, tie,
-                    first)
-    else:      # nothing that scores is held: what the contest would give, without running it
-        for t in range(K):
-            seq_wins[dst, t] = (contest == 3) & active     # all: nothing is contested
-            carre_wins[dst, t] = ((contest == 2) | (contest == 3)) & active   # sequences_only: carrés are not contested
-    return c if active else 0
+def _bits(values: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """(index into ``values``, bit) of each set bit of ``values`` below ``width``, by index then bit."""
+    return np.nonzero((values[:, None] >> np.arange(width)) & 1)
 
 
-@njit_inner
-def seat_items(h, strain, carre_points, slot_length, slot_top, slot_points, carre_cards_in_sequences, seq_win,
-               carre_win, row, p, o, e_row, e_seat, e_kind, e_rank, e_suit, e_length, e_points, e_scored):
-    """List the declarations of seat ``p``'s hand ``h`` (int64 card mask) in hand ``row`` one by one, from item
-    ``o`` on: carrés by rank, then sequences by suit and slot; ``scored``: ``carre_win`` / ``seq_win`` of the
-    seat's team. Returns the next free item."""
-    nt = 1 if strain == NO_TRUMP else 0
-    ranks = _carres(h, nt, carre_points)
-    for r in range(8):
-        if ranks >> r & 1:
-            e_row[o], e_seat[o], e_kind[o], e_rank[o], e_suit[o], e_length[o] = row, p, 3, r, -1, 4
-            e_points[o], e_scored[o] = carre_points[nt, r], carre_win
-            o += 1
-    h = _seq_hand(h, ranks, carre_cards_in_sequences)
-    for s in range(4):
-        byte = (h >> (8 * s)) & 0xFF
-        for j in range(3):
-            if slot_points[byte, j] > 0:
-                length = slot_length[byte, j]
-                e_row[o], e_seat[o], e_rank[o], e_suit[o], e_length[o] = row, p, slot_top[byte, j], s, length
-                e_kind[o] = 2 if length >= 5 else length - 3    # tierce, quarte, quinte (KINDS)
-                e_points[o], e_scored[o] = slot_points[byte, j], seq_win
-                o += 1
-    return o
-
-
-@njit(cache=True, nogil=True)
-def _detect_kernel(hands, strain, active, carre_points, carre_key, seq_points, seq_key, slot_points,
-                   trump_bonus, carre_cards_in_sequences, contest, K, sp, sk, cp, ck, count, team, seq_wins,
-                   carre_wins, tie, dealer):
-    """:func:`held_one` for each hand of the flat buffer hands (n * P,): per-seat sp, sk, cp, ck (int64 (n, P)),
-    count (int64 (n,)), and the contest into team, seq_wins, carre_wins; dealer: int (n,) dealer seats."""
-    n, P = sp.shape
-    pts = np.empty((1, P), dtype=np.int64)
-    key = np.empty((1, P), dtype=np.int64)
-    tk = np.empty(K, dtype=np.int64)
-    th = np.empty(K, dtype=np.int64)
-    for i in range(n):
-        count[i] = held_one(hands, i * P, P, strain[i], active[i], carre_points, carre_key, seq_points, seq_key,
-                            slot_points, trump_bonus, carre_cards_in_sequences, contest, K, sp, sk, cp, ck, i, team,
-                            seq_wins, carre_wins, i, pts, key, tk, th, tie, mod(np.int64(dealer[i]) + 1, P))
-
-
-@njit(cache=True, nogil=True)
-def _held_entries_kernel(hands, strain, rows, offsets, carre_points, slot_length, slot_top, slot_points,
-                         carre_cards_in_sequences, seq_wins, carre_wins, K,
-                         e_row, e_seat, e_kind, e_rank, e_suit, e_length, e_points, e_scored):
-    """List the declarations of the hands ``rows`` one by one (:func:`seat_items` per seat), from
-    ``offsets[q]`` on for ``rows[q]``."""
-    P = hands.shape[1]
-    for q in range(len(rows)):
-        i = rows[q]
-        o = offsets[q]
-        for p in range(P):
-            o = seat_items(np.int64(hands[i, p]), strain[i], carre_points, slot_length, slot_top, slot_points,
-                           carre_cards_in_sequences, seq_wins[i, p % K], carre_wins[i, p % K], i, p, o,
-                           e_row, e_seat, e_kind, e_rank, e_suit, e_length, e_points, e_scored)
+def held_items(rows: np.ndarray, hd: Held, strain: np.ndarray, active: np.ndarray, seq_wins: np.ndarray,
+               carre_wins: np.ndarray, dt: DeclarationTables, belote: tuple | None = None) -> Entries:
+    """The declarations of ``hd`` one by one, hand ``rows[j]`` for its row j: per seat its carrés by rank, then
+    its sequences by suit and slot, where declarations are ``active`` (bool (m,)), then (``belote``: (suits,
+    lost, value): int (m, P) bit s for each belote seat p holds, int64 (m,) bit s for each that did not score,
+    its points) its belotes by suit; ``scored``: ``carre_wins`` / ``seq_wins`` (bool (m, K)) of the seat's
+    team."""
+    m, P = hd.sp.shape
+    K = seq_wins.shape[1]
+    st = np.asarray(strain, dtype=np.int64)
+    parts = []          # per kind: (hand, seat, order within the seat, rank, suit, length, kind, points, scored)
+    q = np.flatnonzero(hd.ranks)
+    q = q[active[q // P]]
+    if len(q):
+        i, r = _bits(hd.ranks.ravel()[q], 8)
+        j, p = q[i] // P, q[i] % P
+        parts.append((j, p, r, r, np.full(len(r), -1), np.full(len(r), 4), np.full(len(r), 3),
+                      dt.carre_points[(st[j] == NO_TRUMP).astype(np.int64), r], carre_wins[j, p % K]))
+    on = active[(hd.runs >> 2) // P]
+    q, byte = hd.runs[on], hd.run_bytes[on]
+    if len(q):
+        count = dt.slot_count[byte]              # its sequences that score are its first slots (build_tables)
+        i = np.repeat(np.arange(len(q)), count)
+        slot = np.arange(len(i)) - np.repeat(np.cumsum(count) - count, count)
+        q, byte = q[i], byte[i]
+        seat, s = q >> 2, q & 3
+        j = seat // P
+        p = seat - j * P
+        length = dt.slot_length[byte, slot]
+        parts.append((j, p, 8 + 3 * s + slot, dt.slot_top[byte, slot], s, length,
+                      np.where(length >= 5, 2, length - 3), dt.slot_points[byte, slot], seq_wins[j, p % K]))
+    if belote is not None:
+        suits, lost, value = belote
+        q = np.flatnonzero(suits)
+        if len(q):
+            i, s = _bits(suits.ravel()[q], 4)
+            j, p = q[i] // P, q[i] % P
+            parts.append((j, p, 20 + s, np.full(len(s), -1), s, np.full(len(s), 2), np.full(len(s), 4),
+                          np.full(len(s), value), (lost[j] >> s) & 1 == 0))
+    if not parts:
+        return Entries.empty()
+    keys = [(part[0] * P + part[1]) * 24 + part[2] for part in parts]     # the order listed: hand, seat, then kind
+    places = np.empty(sum(len(k) for k in keys), np.int64)
+    places[np.argsort(np.concatenate(keys), kind="stable")] = np.arange(len(places))
+    e = Entries(np.empty(len(places), np.int64), *(np.empty(len(places), np.int8) for _ in range(5)),
+                np.empty(len(places), np.int32), np.empty(len(places), bool))
+    first = 0
+    for j, p, _, rank, suit, length, kind, points, scored in parts:
+        at = places[first:first + len(j)]
+        first += len(j)
+        e.row[at], e.seat[at], e.kind[at], e.rank[at], e.suit[at] = rows[j], p, kind, rank, suit
+        e.length[at], e.points[at], e.scored[at] = length, points, scored
+    return e
 
 
 def detect(hands: np.ndarray, strain: np.ndarray, rules: Ruleset, dt: DeclarationTables,
            entries: bool = False, dealer: np.ndarray | None = None) -> Declarations:
     """Declarations held in ``hands`` (uint32 (n, P), P seats) with contract ``strain`` (int8 (n,)), settled
     between the teams of P seats (card points); with ``entries`` also listed one by one
-    (``Declarations.entries``). One compiled pass per hand (:func:`_detect_kernel`, the contest included).
-    ``dealer``: int (n,) each hand's dealer seat, which ``declarations.tie = "first_announcer"`` needs (the
-    eldest hand, dealer + 1, announces first); raises ValueError when that ruleset gets None."""
+    (``Declarations.entries``). ``dealer``: int (n,) each hand's dealer seat, which ``declarations.tie =
+    "first_announcer"`` needs (the eldest hand, dealer + 1, announces first); raises ValueError when that
+    ruleset gets None."""
     n, p = hands.shape
-    h = np.ascontiguousarray(hands, dtype=np.uint32)
-    strain8 = np.ascontiguousarray(strain, dtype=np.int8)
     active = _active(strain, rules)
-    sp, sk, cp, ck = (np.zeros((n, p), dtype=np.int64) for _ in range(4))
-    count = np.zeros(n, dtype=np.int64)
-    in_seq = bool(rules["declarations.carre_cards_in_sequences"])
+    hd = held(hands, strain, dt, bool(rules["declarations.carre_cards_in_sequences"]),
+              1 if rules["declarations.trump_breaks_ties"] else 0)
     K = n_teams(p)
-    team = np.zeros((n, K), dtype=np.int32)
-    seq_wins = np.zeros((n, K), dtype=bool)
-    carre_wins = np.zeros((n, K), dtype=bool)
-    _detect_kernel(h.reshape(-1), strain8, active, dt.carre_points, dt.carre_key, dt.seq_points, dt.seq_key, dt.slot_points,
-                   1 if rules["declarations.trump_breaks_ties"] else 0, in_seq,
-                   CONTESTS.index(rules["declarations.contest"]), K, sp, sk, cp, ck, count, team, seq_wins, carre_wins,
-                   TIES.index(rules["declarations.tie"]), _dealers(dealer, n, rules))
-    dec = Declarations(sp.astype(np.int32), sk, cp.astype(np.int32), ck, np.zeros((n, K), dtype=np.int32), team,
-                       seq_wins, carre_wins)
+    won, seq_wins, carre_wins = settle_rows(hd.sp, hd.sk, hd.cp, hd.ck, active,
+                                             CONTESTS.index(rules["declarations.contest"]), K,
+                                             TIES.index(rules["declarations.tie"]), _dealers(dealer, n, rules))
+    dec = Declarations(hd.sp.astype(np.int32), hd.sk, hd.cp.astype(np.int32), hd.ck, np.zeros((n, K), dtype=np.int32),
+                       team_points(won, n, K), seq_wins, carre_wins)
     if entries:
-        rows = np.nonzero(count)[0]
-        offsets = np.zeros(len(rows) + 1, dtype=np.int64)
-        np.cumsum(count[rows], out=offsets[1:])
-        m = int(offsets[-1])
-        e = Entries(np.empty(m, np.int64), np.empty(m, np.int8), np.empty(m, np.int8), np.empty(m, np.int8),
-                    np.empty(m, np.int8), np.empty(m, np.int8), np.empty(m, np.int32), np.empty(m, bool))
-        _held_entries_kernel(h, strain8, rows, offsets, dt.carre_points, dt.slot_length, dt.slot_top,
-                             dt.slot_points, in_seq, dec.seq_wins, dec.carre_wins, n_teams(p),
-                             e.row, e.seat, e.kind, e.rank, e.suit, e.length, e.points, e.scored)
-        dec.entries = e
+        dec.entries = held_items(np.arange(n), hd, strain, active, seq_wins, carre_wins, dt)
     return dec
 
 

@@ -62,9 +62,7 @@ class _Prepared:
         t = tables.build(rules)
         dt = declarations.build_tables(rules)
         self.params = pl.params(rules, play.flags(play.PlayRules.of(rules)))
-        self.tables = pl.Tables(t.points_flat.astype(np.int64), play._STRENGTH, play._ABOVE_TRUMP, dt.carre_points,
-                                dt.carre_key, dt.seq_points, dt.seq_key, np.stack([dt.slot_length, dt.slot_top]),
-                                dt.slot_points,
+        self.tables = pl.Tables(t.points_flat.astype(np.int64), play._STRENGTH, play._ABOVE_TRUMP, dt,
                                 contract._made_params(rules), contract._award_params(rules))
         self.texts = reason_texts(rules)
         sch = schema.schema("scores")

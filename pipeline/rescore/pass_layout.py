@@ -58,8 +58,6 @@ N_SMALL = 12
 T_CARD, T_DECL, T_BELOTE, T_CONTRACT, T_ILLEGAL, T_CLAIM, T_COUNTING = range(7)
 N_TEAM16 = 7
 
-ITEMS_PER_SEAT = 18     # at most 2 carrés + 3 runs x 4 suits + 4 belotes in one hand of up to 10 cards
-
 
 def params(R: Ruleset, flags: int) -> np.ndarray:
     """The ruleset's parameters as the passes read them: int64 (N_PARAMS,), indices ``P_*``. ``flags``: the play
@@ -104,12 +102,7 @@ class Tables(NamedTuple):
     points: np.ndarray        # int64 (6 * 32,) card points of card c in strain s at s * 32 + c
     strength: np.ndarray      # int64 (768,) trick strengths (trick_order.STRENGTH)
     above_trump: np.ndarray   # int64 (33,) (tables.ABOVE_TRUMP)
-    carre_points: np.ndarray  # int32 (2, 8) and the other DeclarationTables
-    carre_key: np.ndarray
-    seq_points: np.ndarray
-    seq_key: np.ndarray
-    slot: np.ndarray          # int8 (2, 256, 3): DeclarationTables.slot_length, slot_top
-    slot_points: np.ndarray
+    decl: object              # declarations.DeclarationTables
     made: np.ndarray          # int64 (9,) contract._made_params
     award: np.ndarray         # int64 (24,) contract._award_params
 
@@ -144,17 +137,16 @@ class Inputs(NamedTuple):
 
 
 class Outputs:
-    """The buffers the passes write for n hands of K teams and ``tricks`` tricks, with room for ``cap``
-    declaration items.
+    """The buffers the passes write for n hands of K teams and ``tricks`` tricks.
 
     flags: uint8 (N_FLAGS, n) 0/1 (rows ``F_*``); small: int8 (N_SMALL, n) (rows ``S_*``); team16: int16
     (N_TEAM16, n, K) card, declaration, belote and contract points (card points); score: int32 (n, K) hand
     score (game points); held: int32 (n,); winners: int8 (n, tricks); item_offsets: int32 (n + 1,) each hand's
-    first declaration item; items: the declaration items (row int64 (cap,), seat, kind, rank, suit, length int8
-    (5, cap), points int32 (cap,), scored bool (cap,)), as :meth:`entries` gives them.
+    first declaration item; items: the declaration items (row int64, seat, kind, rank, suit, length int8 (5, .),
+    points int32, scored bool), as :meth:`entries` gives them.
     """
 
-    def __init__(self, n: int, K: int, tricks: int, cap: int):
+    def __init__(self, n: int, K: int, tricks: int):
         self.flags = np.zeros((N_FLAGS, n), dtype=np.uint8)
         self.small = np.zeros((N_SMALL, n), dtype=np.int8)
         self.team16 = np.zeros((N_TEAM16, n, K), dtype=np.int16)
@@ -162,13 +154,11 @@ class Outputs:
         self.held = np.zeros(n, dtype=np.int32)
         self.winners = np.zeros((n, tricks), dtype=np.int8)
         self.item_offsets = np.zeros(n + 1, dtype=np.int32)
-        self.items = self.item_buffers(cap)
+        self.set_entries(Entries.empty())
 
-    @staticmethod
-    def item_buffers(cap: int) -> tuple:
-        """Room for ``cap`` declaration items: (row int64 (cap,), seat, kind, rank, suit, length int8 (5, cap),
-        points int32 (cap,), scored bool (cap,))."""
-        return np.empty(cap, np.int64), np.empty((5, cap), np.int8), np.empty(cap, np.int32), np.empty(cap, np.bool_)
+    def set_entries(self, e: Entries) -> None:
+        """The declaration items are ``e``'s."""
+        self.items = (e.row, np.stack([e.seat, e.kind, e.rank, e.suit, e.length]), e.points, e.scored)
 
     def entries(self, count: int) -> Entries:
         """The first ``count`` declaration items."""
@@ -186,10 +176,6 @@ class Scratch(NamedTuple):
     took: np.ndarray     # bool (n, K) the team took a trick
     outcome: np.ndarray  # bool (3, n): made, litige, decided
     no_tp: np.ndarray    # int16 (0, T): trick points not asked for
-    seat: np.ndarray     # int64 (6, 1, P) per seat: sequence points, best sequence key, carré points, best carré
-    #                      key; pts and key of the contest
-    team: np.ndarray     # int64 (2, 1, K): tk and th of the contest (rows [0, 0] and [1, 0])
-    wins: np.ndarray     # bool (2, n, K): sequences / carrés scored in the contest
 
 
 _LOCAL = threading.local()
@@ -202,8 +188,7 @@ def scratch(n: int, K: int, P: int, T: int) -> Scratch:
     s = getattr(_LOCAL, "scratch", None)
     if s is None or _LOCAL.key != key:
         s = Scratch(np.zeros((3, n, K), np.int64), np.zeros((n, K), np.bool_), np.zeros((3, n), np.bool_),
-                    np.zeros((0, T), np.int16), np.zeros((6, 1, P), np.int64), np.zeros((2, 1, K), np.int64),
-                    np.zeros((2, n, K), np.bool_))
+                    np.zeros((0, T), np.int16))
         _LOCAL.scratch, _LOCAL.key = s, key
     return s
 
