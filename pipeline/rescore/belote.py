@@ -47,22 +47,25 @@ def belote_suits(h: np.ndarray, strain: np.ndarray, all_trump_counts: bool) -> n
 def belote_not_led(h: np.ndarray, plays: np.ndarray, value: int, K: int) -> tuple[np.ndarray, np.ndarray]:
     """All-trump belotes under ``belote.all_trump = "per_suit_led"`` (BG-HIT, BG-NIK) in m fully played hands:
     a suit's belote counts only when its holder plays the first of the king and queen leading or following
-    that suit. h: int64 (m, P) the initial hands; plays: int (m, P * tricks) the cards in the order played.
+    that suit. h: uint32 (m, P) the initial hands; plays: int (m, P * tricks) the cards in the order played.
     Returns (int64 (m, K) the points to take from each team (card points), int64 (m,) the suits whose belote
     does not count, bit s for suit s)."""
     m, P = h.shape
     taken = np.zeros((m, K), np.int64)
     lost = np.zeros(m, np.int64)
-    every = np.arange(m)
     for suit in range(4):
         queen, king = suit * 8 + 5, suit * 8 + 6
         has = ((h >> queen) & (h >> king) & 1).astype(bool)
-        holder = np.argmax(has, axis=1)                  # the first seat holding both
-        first = np.minimum(np.argmax(plays == queen, axis=1), np.argmax(plays == king, axis=1))
-        led = plays[every, first - first % P]
-        bad = has.any(axis=1) & (first % P != 0) & (led // 8 != suit)
-        np.add.at(taken, (every[bad], holder[bad] % K), value)
-        lost |= bad.astype(np.int64) << suit
+        rows = np.flatnonzero(has.any(axis=1))          # the hands where a seat holds both
+        if not len(rows):
+            continue
+        pl = plays[rows]
+        first = np.minimum(np.argmax(pl == queen, axis=1), np.argmax(pl == king, axis=1))   # 0 when not played
+        led = pl[np.arange(len(rows)), first - first % P]
+        bad = (first % P != 0) & (led // 8 != suit)
+        holder = np.argmax(has[rows], axis=1)           # the first seat holding both
+        taken[rows[bad], holder[bad] % K] += value
+        lost[rows[bad]] |= 1 << suit
     return taken, lost
 
 

@@ -59,9 +59,10 @@ def declarations_pass(rp: np.ndarray, inp: Inputs, dt: DeclarationTables, cdb: n
             lost = np.zeros(len(rows), np.int64)
             if led:
                 j = np.flatnonzero(bel_held[rows] & flags[F_FULL, rows].view(np.bool_) & (st == ALL_TRUMP))
+                j = j[suits[j].any(axis=1)]
                 if len(j):
-                    plays = inp.plays[inp.offs[O_PLAYS, rows[j]][:, None] + np.arange(P * T)].astype(np.int64)
-                    taken, lost[j] = belote_not_led(h[j].astype(np.int64), plays, value, K)
+                    plays = inp.plays[inp.offs[O_PLAYS, rows[j]][:, None] + np.arange(P * T)]
+                    taken, lost[j] = belote_not_led(h[j], plays, value, K)
                     B[rows[j]] -= taken
             belote = (suits, lost, value)
         entries = held_items(rows, hd, st, active, seq_wins, carre_wins, dt, belote)
