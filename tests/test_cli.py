@@ -196,6 +196,14 @@ def test_shell_completion(tmp_path):
     assert "--install-completion" in run("--help").stdout
 
 
+
+def test_help_shows_no_type_for_an_on_off_flag():
+    # typer 0.2x showed `--json <bool>`, as if the flag took a value (pipeline.cli.common._flags_show_no_type)
+    text = runner.invoke(app, ["status", "--help"], terminal_width=200).stdout
+    flags = [line for line in text.splitlines() if "--json" in line or "--help" in line]
+    assert len(flags) == 2 and not any("<bool>" in line for line in flags)
+    assert any("--lake" in line and "<str>" in line for line in text.splitlines())    # value types still shown
+
 def test_reports_rescore_an_edited_house_rules_file(tmp_path, records):
     # found by a fresh-user trial: after editing a house-rules file, stats and compare kept reporting the scores
     # computed with its old parameters (a target of 501 instead of 301) without a word

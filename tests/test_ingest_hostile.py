@@ -334,7 +334,7 @@ def test_file_emptied_since_imported_takes_its_rows_with_it(tmp_path):
     s = ingest_paths([f], lake)
     assert (s.replaced, dict(s.rejected)) == (2, {"empty_file": 1})
     assert _hands(lake) == {} and lakemod.read(lake, "games").num_rows == 0
-    assert _rejects(lake) == [(None, None, None, "empty_file", "file is empty: no records")]
+    assert _rejects(lake) == [(None, None, None, "empty_file", "file holds only white space (2 bytes, blank lines or spaces): no records")]
     # refilled: read as a new file, its hands back, the empty_file reject cleared
     write_jsonl(f, [native_game("g", [native_hand(DEAL_A, 1, taker=0)])])
     s = ingest_paths([f], lake)
@@ -354,3 +354,37 @@ def test_empty_file_filled_later_clears_its_empty_file_reject(tmp_path):
     s = ingest_paths([f], lake)
     assert (s.hands, s.rejects_cleared) == (1, 1)
     assert _rejects(lake) == []
+
+
+@pytest.mark.parametrize("gzipped", [False, True], ids=["plain", "gzip"])
+def test_records_after_more_than_64_kib_of_blank_lines_are_read_not_called_an_empty_file(tmp_path, native_path,
+                                                                                          gzipped):
+    # the start of a file (64 KiB) decided whether it was empty: 200,000 blank lines, then a game, read as
+    # "file is empty: no records" and the game was lost
+    import gzip
+
+    game = orjson.dumps(native_game("late", [native_hand(DEAL_A, 1, taker=0)])) + b"\n"
+    # (gzip: within the ratio limit, 200 decompressed bytes per stored byte, which blank lines soon pass)
+    data = (b"\n" * 40_000 + b" " * 30_000 + b"\n" if gzipped else b"\n" * 200_000 + b" " * 70_000 + b"\n") + game
+    f = tmp_path / ("late.jsonl.gz" if gzipped else "late.jsonl")
+    f.write_bytes(gzip.compress(data) if gzipped else data)
+    s = ingest_paths([f], tmp_path / "lake")
+    assert (s.games, s.hands, dict(s.rejected)) == (1, 1, {})
+    assert [h["hand_no"] for h in _hands(tmp_path / "lake").values()] == [1]
+
+
+def test_a_file_of_white_space_only_says_so_and_how_much(tmp_path):
+    import gzip
+
+    f = tmp_path / "blank.jsonl"
+    f.write_bytes(b" " * 100_000 + b"\n\n")
+    s = ingest_paths([f], tmp_path / "lake")
+    assert dict(s.rejected) == {"empty_file": 1}
+    assert _rejects(tmp_path / "lake") == [
+        (None, None, None, "empty_file", "file holds only white space (100,002 bytes, blank lines or spaces): no records")]
+    # past the ratio limit (a gzip bomb of spaces) it is the limit that is reported, not an empty file
+    f = tmp_path / "blank.jsonl.gz"
+    f.write_bytes(gzip.compress(b" " * 3_000_000 + b"\n\n"))
+    s = ingest_paths([f], tmp_path / "lake2")
+    assert dict(s.rejected) == {"file_too_large": 1}
+    assert "gzip bomb" in _rejects(tmp_path / "lake2")[0][4]

@@ -205,3 +205,19 @@ def test_malformed_turns_python_errors_into_words():
     assert malformed(_error(lambda: [][0])) == ("bad_record", "a list in the record is shorter than the format "
                                                               "requires")
     assert malformed(_error(lambda: int("x7"))) == ("bad_value", "'x7' is not a whole number")
+
+
+def test_a_file_rejected_whole_is_not_also_called_not_recognised(tmp_path):
+    # a zip (or an unreadable, UTF-16 or whitespace-bomb file) was rejected, then listed as "not recognised
+    # (skipped; use --format to force a reader)", which sent the user to --format for a file no reader can read
+    import io
+    import zipfile
+
+    z = tmp_path / "games.jsonl"
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("games.jsonl", "{}\n")
+    z.write_bytes(buf.getvalue())
+    r = run("ingest", z, "--lake", tmp_path / "lake")
+    assert r.exit_code == 1, r.output
+    assert "the file is a zip archive" in r.stderr and "not recognised" not in r.stderr + r.stdout

@@ -24,6 +24,26 @@ stats_app = typer.Typer(no_args_is_help=True, rich_markup_mode="markdown", help=
 app.add_typer(rules_app, name="rules")
 app.add_typer(stats_app, name="stats")
 
+
+
+def _flags_show_no_type() -> None:
+    """typer (0.2x) shows an on/off flag such as ``--json`` with the type ``<bool>``, which reads as if it took a
+    value (``--json true``); a flag's help shows no type, as click's own help does."""
+    from typer.core import TyperOption
+
+    shown = getattr(TyperOption, "display_type_rich", None)
+    if shown is None or getattr(shown, "_flags_untyped", False):
+        return
+
+    def display_type_rich(self, ctx):
+        return None if self.is_flag else shown(self, ctx)
+
+    display_type_rich._flags_untyped = True
+    TyperOption.display_type_rich = display_type_rich
+
+
+_flags_show_no_type()
+
 err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 out = Console(highlight=False, markup=False, soft_wrap=True, emoji=False)
 # a terminal wraps long lines at word boundaries (rich); a pipe or file gets each line whole, for grep and scripts

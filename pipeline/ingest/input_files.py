@@ -53,6 +53,41 @@ def open_stream(path: Path):
     return gzip.open(path, "rb") if magic == b"\x1f\x8b" else path.open("rb")
 
 
+def text_head(path: Path, head: bytes) -> tuple[bytes, int, bool]:
+    """The first :data:`HEAD_BYTES` of ``path`` from its first byte that is not white space, given its first bytes
+    ``head`` (decompressed); how many bytes of white space come before them; and whether the file was read to
+    its end. A file whose first 64 KiB are blank lines or spaces may still hold records further on: it is read
+    on, within the run's limits, rather than called empty. ``(b'', n, True)``: nothing but ``n`` bytes of white
+    space; ``(b'', n, False)``: white space up to a damaged part, which reading the file then reports.
+
+    Raises :class:`pipeline.limits.LimitExceeded` when the white space alone passes a limit (a gzip bomb of spaces)."""
+    if head.strip() or len(head) < HEAD_BYTES:
+        blank = len(head) - len(head.lstrip()) if head.strip() else len(head)
+        return head[blank:], blank, not head.strip()
+    stream = open_stream(path)
+    blank = 0
+    with limits.Bounded(stream, limits.active(), path.stat().st_size, isinstance(stream, gzip.GzipFile)) as fh:
+        try:
+            while chunk := fh.read(1 << 20):
+                text = chunk.lstrip()
+                if text:
+                    blank += len(chunk) - len(text)
+                    return (text + fh.read(max(0, HEAD_BYTES - len(text))))[:HEAD_BYTES], blank, False
+                blank += len(chunk)
+        except (OSError, EOFError, zlib.error):     # a damaged gzip after its blank start
+            return b"", blank, False
+        finally:
+            stream.close()
+    return b"", blank, True
+
+
+def blank_file_reject(path: Path, reader: str | None, blank: int) -> Reject:
+    """The reject for a file with no record at all: empty, or ``blank`` bytes of white space only."""
+    reason = ("file is empty: no records" if blank == 0
+              else f"file holds only white space ({blank:,} bytes, blank lines or spaces): no records")
+    return Reject(Provenance(reader, str(path)), "empty_file", reason, "")
+
+
 def readable_head(path: Path) -> bytes:
     """As much of the start of a damaged (e.g. truncated gzip) file as decompresses, up to HEAD_BYTES."""
     out = b""
@@ -215,7 +250,3 @@ def same_file(recorded: str, path: Path) -> bool:
     except OSError:
         return False
 
-
-def empty_file_reject(path: Path, reader: str | None) -> Reject:
-    """The reject for a file with no record at all."""
-    return Reject(Provenance(reader, str(path)), "empty_file", "file is empty: no records", "")

@@ -71,7 +71,8 @@ def ingest_paths(paths: list[Path], lake: Path, fmt: str | None = None, strict: 
             files are skipped without being opened (or, when only their time changed, after hashing them).
         on_reject: called with each Reject (the CLI prints them).
         on_file: called with each file and the reader chosen (None: not recognised; :data:`DOCUMENTATION`: a
-            file documenting its folder, skipped).
+            file documenting its folder, skipped); a file rejected whole before a reader is chosen (unreadable,
+            UTF-16, an archive, empty) gives its reject instead, which names it.
         on_bytes: called, while a file is read, with the byte offset reached in it (decompressed: a gzip
             file's offsets run past its size on disk), for a progress bar.
         on_notice: called with a one-line message for what is worth saying but is no error: a reader's
@@ -208,25 +209,29 @@ def _import_file(path: Path, key: str, forced, label: str, reread: bool, run: _R
         if not head_bytes:
             _file_reject(path, label if forced else None, "unreadable_file", f"cannot read the file ({e})", writer,
                          strict, on_reject)
-            if on_file:
-                on_file(path, None)
             return True
     utf16 = "" if head_bytes[:2] in (b"\xff\xfe", b"\xfe\xff") else input_files.utf16_without_bom(head_bytes)
     if utf16 is not None:
         _file_reject(path, label if forced else None, "bad_encoding",
                      f"the file is UTF-16 text{utf16}; convert it to UTF-8", writer, strict, on_reject)
-        if on_file:
-            on_file(path, None)
         return True
     packed = archives.packed(head_bytes)
     if packed is not None:      # a zip, xz, bzip2...: named for what it is instead of read as text
         _file_reject(path, label if forced else None, "unreadable_file", packed, writer, strict, on_reject)
-        if on_file:
-            on_file(path, None)
         return True
     head = head_bytes.decode("utf-8", errors="replace").removeprefix("\ufeff")
+    blank, ended = 0, True
     if not head_bytes.strip():
-        rej = input_files.empty_file_reject(path, label if forced else None)
+        try:
+            text, blank, ended = input_files.text_head(path, head_bytes)
+        except limits.LimitExceeded as e:
+            _file_reject(path, label if forced else None, e.code, e.reason, writer, strict, on_reject)
+            return True
+        if text:
+            head_bytes = text
+            head = head_bytes.decode("utf-8", errors="replace")
+    if not head_bytes.strip() and ended:
+        rej = input_files.blank_file_reject(path, label if forced else None, blank)
         if strict:
             raise StrictError(rej.message())
         emptied = run.read_before(key)      # emptied since: what it gave leaves, as from any edited file
