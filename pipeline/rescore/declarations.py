@@ -233,7 +233,7 @@ def detect(hands: np.ndarray, strain: np.ndarray, rules: Ruleset, dt: Declaratio
 
 
 def from_announced(announced: pa.Array | pa.ChunkedArray, strain: np.ndarray, rules: Ruleset,
-                   n_players: int = 4, dealer: np.ndarray | None = None) -> Declarations:
+                   n_players: int = 4, dealer: np.ndarray | None = None, held: np.ndarray | None = None) -> Declarations:
     """Declarations the source recorded (``hands.announced``, one list per hand), settled between the teams of
     ``n_players`` seats. ``dealer``: int (n,) each hand's dealer seat, needed by ``declarations.tie =
     "first_announcer"`` (ValueError without it): announcements are made in playing order from the eldest hand
@@ -241,6 +241,13 @@ def from_announced(announced: pa.Array | pa.ChunkedArray, strain: np.ndarray, ru
 
     Values come from the ruleset (a carré by its rank, a run by its length: tierce 3, quarte 4, quinte 5+);
     kind 'belote' adds ``belote.value`` to its team. A null list counts as nothing announced.
+
+    ``held``: int64 (n, n_players), each seat's cards as a bitmask (``hands.initial_hands``; -1 where the record
+    has no hands). A declaration is cards held (every seed text defines it so), so an announcement the seat's
+    cards do not make (:func:`announced_held`) scores nothing and is not listed, and with
+    ``declarations.carre_cards_in_sequences = false`` ("a card counts in one declaration only", seed 004) an
+    announced sequence using a card of the same seat's announced carré scores nothing either, as the held
+    path reads runs only from the cards no carré took.
     """
     if isinstance(announced, pa.ChunkedArray):
         announced = announced.combine_chunks()
@@ -258,11 +265,16 @@ def from_announced(announced: pa.Array | pa.ChunkedArray, strain: np.ndarray, ru
         row = np.repeat(np.arange(n), lengths)
         seat = flat.field("seat").to_numpy(zero_copy_only=False).astype(np.int64)
         kind = np.asarray(flat.field("kind").to_pylist(), dtype=object)
-        rank = pc.fill_null(flat.field("rank"), 0).to_numpy(zero_copy_only=False).astype(np.int64)
+        rank = pc.fill_null(flat.field("rank"), -1).to_numpy(zero_copy_only=False).astype(np.int64)
         suit = pc.fill_null(flat.field("suit"), -1).to_numpy(zero_copy_only=False).astype(np.int64)
         default_len = np.select([kind == "tierce", kind == "quarte", kind == "quinte"], [3, 4, 5], 4)
         length = pc.fill_null(flat.field("length"), 0).to_numpy(zero_copy_only=False).astype(np.int64)
         length = np.where(length > 0, length, default_len)
+        if held is not None:
+            ok = announced_held(held[row, seat], kind, rank, suit, length, strain.astype(np.int64)[row],
+                                row * n_players + seat, bool(rules["declarations.carre_cards_in_sequences"]))
+            row, seat, kind, rank, suit, length = row[ok], seat[ok], kind[ok], rank[ok], suit[ok], length[ok]
+        rank = np.maximum(rank, 0)
         is_seq = np.isin(kind, ["tierce", "quarte", "quinte"])
         is_carre = kind == "carre"
         seq_val = np.select([length >= 5, length == 4, length == 3],
@@ -299,6 +311,58 @@ def from_announced(announced: pa.Array | pa.ChunkedArray, strain: np.ndarray, ru
     dec = _settle(sp, sk, cp, ck, belote.astype(np.int32), strain, rules, dealer)
     dec.entries = Entries.concat([_mark_scored(parts[0], dec), bel]) if parts else Entries.empty()
     return dec
+
+
+_KQ = 0b0110_0000       # the queen and king of a suit in its byte (rank indices 5 and 6)
+
+
+def announced_held(mask: np.ndarray, kind: np.ndarray, rank: np.ndarray, suit: np.ndarray, length: np.ndarray,
+                   strain: np.ndarray, who: np.ndarray, carre_cards_in_sequences: bool) -> np.ndarray:
+    """bool (m,): whether each announcement (``kind``: 'tierce' 'quarte' 'quinte' 'carre' 'belote'; ``rank``
+    its top card's or carré's rank index, -1 unknown; ``suit`` -1 unknown; ``length`` its cards) is made by
+    the cards ``mask`` (int64 (m,)) its seat held (-1: not known, the announcement holds). An unknown suit or rank holds if any suit or place does; a
+    belote of no recorded suit is the trump's (any suit in all-trump). ``who``: the announcer (hand and
+    seat as one number): without ``carre_cards_in_sequences`` a known sequence through a card of the same
+    announcer's held carré does not hold. Other kinds hold (nothing to check)."""
+    m = len(mask)
+    ok = np.ones(m, dtype=bool)
+    is_carre, is_bel = kind == "carre", kind == "belote"
+    is_seq = np.isin(kind, ["tierce", "quarte", "quinte"])
+    tops = np.arange(8)
+    if is_carre.any():
+        every = np.ones(m, dtype=np.int64) * 0xFF
+        for s in range(4):
+            every &= mask >> (8 * s) & 0xFF
+        ok[is_carre] = np.where(rank >= 0, every >> np.maximum(rank, 0) & 1, every != 0)[is_carre].astype(bool)
+    if is_seq.any():
+        run = (np.int64(1) << np.minimum(length, 8)) - 1                  # the run's bits, its lowest card at 0
+        fits = np.zeros(m, dtype=bool)
+        for s in range(4):
+            byte = mask >> (8 * s) & 0xFF
+            for t in tops:
+                low = t - length + 1
+                here = (low >= 0) & (suit < 0) | (suit == s)
+                here &= (rank < 0) | (rank == t)
+                fits |= here & (low >= 0) & ((byte >> np.maximum(low, 0)) & run == run)
+        ok[is_seq] = fits[is_seq]
+    if is_bel.any():
+        trump = np.where(suit >= 0, suit, np.where(strain < 4, strain, -1))
+        has = np.zeros(m, dtype=bool)
+        for s in range(4):
+            has |= ((trump == s) | (trump < 0)) & ((mask >> (8 * s) & _KQ) == _KQ)
+        ok[is_bel] = has[is_bel]
+    ok |= mask == -1            # no hands in the record: nothing to check the announcement against
+    if not carre_cards_in_sequences and is_carre.any() and is_seq.any():
+        taken = np.zeros(m, dtype=np.int64)          # per announcer, the cards of its held carrés
+        hc = np.nonzero(is_carre & ok & (rank >= 0))[0]
+        _, first = np.unique(who, return_inverse=True)
+        by_who = np.zeros(first.max() + 1, dtype=np.int64)
+        np.bitwise_or.at(by_who, first[hc], np.int64(0x01010101) << rank[hc])
+        taken = by_who[first]
+        known = is_seq & ok & (suit >= 0) & (rank >= 0)
+        cards = ((np.int64(1) << np.minimum(length, 8)) - 1) << np.maximum(rank - length + 1, 0) << (8 * np.maximum(suit, 0))
+        ok[known & (cards & taken != 0)] = False
+    return ok
 
 
 def list_held(hand: int, strain: int, rules: Ruleset) -> list[tuple[str, int, int | None, int, int]]:

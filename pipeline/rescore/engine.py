@@ -256,7 +256,8 @@ def _announced(hands: pa.Table, prep: _Prepared, inputs: pl.Inputs) -> tuple[np.
     if not (need_ann and len(ai)):
         return ann, None
     dec = declarations.from_announced(hands.column("announced").take(pa.array(ai)), first.small[pl.S_STRAIN][ai],
-                                      R, int(rp[pl.P_PLAYERS]), inputs.vals[pl.V_DEALER][ai])
+                                      R, int(rp[pl.P_PLAYERS]), inputs.vals[pl.V_DEALER][ai],
+                                      _held(inputs, ai, int(rp[pl.P_PLAYERS])))
     ann = np.zeros((2, n, K), np.int64)
     ann[0, ai], ann[1, ai] = dec.team_points, dec.belote
     # each row lists the record's items only for what it takes from the record (declarations.count, belote.count)
@@ -265,6 +266,17 @@ def _announced(hands: pa.Table, prep: _Prepared, inputs: pl.Inputs) -> tuple[np.
     is_bel = e.kind == KINDS.index("belote")
     keep = np.where(is_bel, bel_ann[e.row], from_ann[e.row])
     return ann, e.take(np.nonzero(keep)[0]) if not keep.all() else e
+
+
+def _held(inputs: pl.Inputs, rows: np.ndarray, P: int) -> np.ndarray:
+    """int64 (len(rows), P): each seat's dealt cards (``initial_hands``) in those hands, -1 (every card) where the
+    record gives no P hands (then what it says was announced cannot be checked)."""
+    o = inputs.offs[pl.O_HANDS]
+    start, whole = o[rows], o[rows + 1] - o[rows] == P
+    at = np.where(whole, start, 0)[:, None] + np.arange(P)
+    cards = inputs.hands[np.minimum(at, max(len(inputs.hands) - 1, 0))].astype(np.int64) if len(inputs.hands) else \
+        np.zeros((len(rows), P), np.int64)
+    return np.where(whole[:, None], cards, -1)
 
 
 def _table(hands: pa.Table, prep: _Prepared, out: pl.Outputs, e: Entries, offsets: np.ndarray) -> pa.Table:
