@@ -2,9 +2,10 @@
 
 A ruleset with ``declarations.count = "announced"`` (or ``"announced_else_held"``) takes the declarations from the
 record's announcements. Every seed text defines a declaration as cards the player holds: seed 004
-(../shared/seeds/004_d127db038aaa4e12.txt) "tres cartas seguidas de un mismo palo", "cuatro jotas", and "una
-carta cuenta en una sola declaración"; seed 001 (001_27c05ad297f1f058.txt) the combinations a player "tiene en su
-mano", the belote the king and queen of trump he holds. The engine scored an announced carré its seat was not
+(../shared/seeds/004_d127db038aaa4e12.txt) describes a run as three or more consecutive cards of one suit and a
+carré as the four cards of a rank, and says that one card can serve in only one declaration; seed 001
+(001_27c05ad297f1f058.txt) counts the combinations in the player's hand, and the belote as the king and queen
+of trump he holds. The engine scored an announced carré its seat was not
 dealt, a belote without the king, and a tierce through a card of the same seat's carré
 (:func:`pipeline.rescore.declarations.announced_held`). The hands are full legal plays; the card points were
 counted independently of the engine, and every total below is worked out by hand.
