@@ -314,55 +314,59 @@ def from_announced(announced: pa.Array | pa.ChunkedArray, strain: np.ndarray, ru
 
 
 _KQ = 0b0110_0000       # the queen and king of a suit in its byte (rank indices 5 and 6)
+_FAMILY = {"carre": 0, "tierce": 1, "quarte": 1, "quinte": 1, "belote": 2}
 
 
 def announced_held(mask: np.ndarray, kind: np.ndarray, rank: np.ndarray, suit: np.ndarray, length: np.ndarray,
                    strain: np.ndarray, who: np.ndarray, carre_cards_in_sequences: bool) -> np.ndarray:
-    """bool (m,): whether each announcement (``kind``: 'tierce' 'quarte' 'quinte' 'carre' 'belote'; ``rank``
-    its top card's or carré's rank index, -1 unknown; ``suit`` -1 unknown; ``length`` its cards) is made by
-    the cards ``mask`` (int64 (m,)) its seat held (-1: not known, the announcement holds). An unknown suit or rank holds if any suit or place does; a
-    belote of no recorded suit is the trump's (any suit in all-trump). ``who``: the announcer (hand and
-    seat as one number): without ``carre_cards_in_sequences`` a known sequence through a card of the same
-    announcer's held carré does not hold. Other kinds hold (nothing to check)."""
+    """bool (m,): which announcements (``kind``: 'tierce' 'quarte' 'quinte' 'carre' 'belote'; ``rank`` the top
+    card's or the carré's rank index, -1 unknown; ``suit`` -1 unknown; ``length`` the run's cards) count, given
+    the cards ``mask`` (int64 (m,), -1: not known) their seat held and the hand's ``strain`` (int (m,)).
+    ``who``: the announcer (hand and seat as one number).
+
+    A seat's announcements count as a set of the cards it holds, each card in one declaration: a carré, then
+    runs longest first (then highest), each taking cards no kept one of its family took, nor, without
+    ``carre_cards_in_sequences``, a kept carré (seed 004; the held path reads runs from the cards no carré took);
+    a repeated or overlapping announcement does not count twice. An unknown suit or rank takes the first place
+    the free cards make. A belote is the king and queen of trump: of the contract's suit (a recorded other suit
+    does not count), of any suit in all-trump (one per suit), never in no-trump. Where the cards are not known
+    the announcements count as recorded."""
     m = len(mask)
-    ok = np.ones(m, dtype=bool)
-    is_carre, is_bel = kind == "carre", kind == "belote"
-    is_seq = np.isin(kind, ["tierce", "quarte", "quinte"])
-    tops = np.arange(8)
-    if is_carre.any():
-        every = np.ones(m, dtype=np.int64) * 0xFF
-        for s in range(4):
-            every &= mask >> (8 * s) & 0xFF
-        ok[is_carre] = np.where(rank >= 0, every >> np.maximum(rank, 0) & 1, every != 0)[is_carre].astype(bool)
-    if is_seq.any():
-        run = (np.int64(1) << np.minimum(length, 8)) - 1                  # the run's bits, its lowest card at 0
-        fits = np.zeros(m, dtype=bool)
-        for s in range(4):
-            byte = mask >> (8 * s) & 0xFF
-            for t in tops:
-                low = t - length + 1
-                here = (low >= 0) & (suit < 0) | (suit == s)
-                here &= (rank < 0) | (rank == t)
-                fits |= here & (low >= 0) & ((byte >> np.maximum(low, 0)) & run == run)
-        ok[is_seq] = fits[is_seq]
-    if is_bel.any():
-        trump = np.where(suit >= 0, suit, np.where(strain < 4, strain, -1))
-        has = np.zeros(m, dtype=bool)
-        for s in range(4):
-            has |= ((trump == s) | (trump < 0)) & ((mask >> (8 * s) & _KQ) == _KQ)
-        ok[is_bel] = has[is_bel]
-    ok |= mask == -1            # no hands in the record: nothing to check the announcement against
-    if not carre_cards_in_sequences and is_carre.any() and is_seq.any():
-        taken = np.zeros(m, dtype=np.int64)          # per announcer, the cards of its held carrés
-        hc = np.nonzero(is_carre & ok & (rank >= 0))[0]
-        _, first = np.unique(who, return_inverse=True)
-        by_who = np.zeros(first.max() + 1, dtype=np.int64)
-        np.bitwise_or.at(by_who, first[hc], np.int64(0x01010101) << rank[hc])
-        taken = by_who[first]
-        known = is_seq & ok & (suit >= 0) & (rank >= 0)
-        cards = ((np.int64(1) << np.minimum(length, 8)) - 1) << np.maximum(rank - length + 1, 0) << (8 * np.maximum(suit, 0))
-        ok[known & (cards & taken != 0)] = False
+    ok = mask == -1
+    if ok.all():
+        return ok
+    fam = np.array([_FAMILY.get(k, 3) for k in kind], dtype=np.int64)
+    order = np.lexsort((np.arange(m), -rank, -length, fam, who))
+    taken: dict[tuple[int, int], int] = {}     # (announcer, family) -> cards its kept declarations hold
+    for i in order.tolist():
+        if ok[i] or fam[i] == 3:
+            ok[i] |= fam[i] == 3 and mask[i] != -1     # another kind: nothing to check
+            continue
+        hand, w = int(mask[i]), int(who[i])
+        free = hand & ~taken.get((w, fam[i]), 0)
+        if fam[i] == 1 and not carre_cards_in_sequences:
+            free &= ~taken.get((w, 0), 0)
+        for cards in _placements(str(kind[i]), int(rank[i]), int(suit[i]), int(length[i]), int(strain[i])):
+            if cards & free == cards:
+                taken[w, fam[i]] = taken.get((w, fam[i]), 0) | cards
+                ok[i] = True
+                break
     return ok
+
+
+def _placements(kind: str, rank: int, suit: int, length: int, strain: int) -> list[int]:
+    """The card sets (bitmasks) an announcement can stand for: one when its suit and rank are known, else each
+    suit and place it may be (a belote: the trump's king and queen, or each suit's in all-trump)."""
+    suits = [suit] if suit >= 0 else list(range(4))
+    if kind == "carre":
+        return [0x01010101 << r for r in ([rank] if rank >= 0 else range(8))]
+    if kind == "belote":
+        if strain == NO_TRUMP or strain < 4 and suit not in (-1, strain):
+            return []
+        return [_KQ << (8 * s) for s in ([strain] if strain < 4 else suits)]
+    run = (1 << min(length, 8)) - 1
+    return [run << (top - length + 1) << (8 * s) for s in suits for top in ([rank] if rank >= 0 else range(8))
+            if top - length + 1 >= 0]
 
 
 def list_held(hand: int, strain: int, rules: Ruleset) -> list[tuple[str, int, int | None, int, int]]:

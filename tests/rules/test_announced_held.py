@@ -68,3 +68,70 @@ def test_two_player_announcements_need_the_cards(ann, would_be):
     r = score(ruleset("fournier-2p"), dict(TWO_PLAYER, announced=[ann]), n_players=2)[0]
     assert (r["declaration_points"], r["belote_points"], r["hand_score"]) == ([0, 0], [0, 0], [48, 53])
     assert r["hand_score"] != would_be
+
+
+# A second audit: tricks split so that the takers' team has 102 card points with the last trick, the defence 60
+# (harness.SPLIT_102_60), seat 0 takes; the totals are card points + declarations + bid, rounded to tens, or
+# ÷10 in Bulgarian.
+from .harness import SPLIT_102_60, deal, hand  # noqa: E402
+
+QUARTE_D = deal("7D 8D 9D TD 7C JC 9H KH", "8C QC JD KD TH AH 7S JS", "9C KC QD AD 7H JH 8S QS",
+                "TC AC 8H QH 9S TS KS AS")       # seat 0: the quarte 7-10 of diamonds, nothing else
+FOUR_JACKS = deal("JC JD JH JS 7C 9D 8H QS", "8C QC 7D KD TH AH 7S KS", "9C KC TD AD 7H 9H 8S TS",
+                  "TC AC 8D QD AS QH 9S KH")     # seat 0: the carré of jacks; seat 3 the belote (KH QH)
+KQ_HEARTS = deal("7C JC 8D QD 9H KH QH AS", "8C QC 9D KD TH AH 7S KS", "9C KC TD AD 7H JH 8S JS",
+                 "TC AC 7D JD 8H QS 9S TS")      # seat 0: the king and queen of hearts
+KQ_SPADES = deal("7C JC 8D QD 9H KS QS AS", "8C QC 9D KD TH AH 7S KH", "9C KC TD AD 7H JH 8S JS",
+                 "TC AC 7D JD 8H QH 9S TS")      # seat 0: the king and queen of spades, not of hearts
+
+
+def _run(*cards):
+    return {"seat": 0, "kind": {3: "tierce", 4: "quarte"}[len(cards)], "cards": list(cards)}
+
+
+@pytest.mark.covers("coinche-1000:declarations.count")
+@pytest.mark.parametrize("ann, total", [
+    ([_run("7D", "8D", "9D", "TD")], [230, 60]),                               # 102 + 50 + 80 = 232 -> 230
+    ([_run("7D", "8D", "9D"), _run("7D", "8D", "9D", "TD")], [230, 60]),       # the tierce's cards are the quarte's
+    ([_run("7D", "8D", "9D"), _run("8D", "9D", "TD")], [200, 60]),             # one tierce: 102 + 20 + 80 -> 200
+    ([_run("7D", "8D", "9D"), _run("7D", "8D", "9D")], [200, 60]),             # listed twice: once
+], ids=["quarte", "tierce-in-quarte", "overlapping-tierces", "tierce-twice"])
+def test_a_card_counts_in_one_announced_run(ann, total):
+    # seed 004: one card, one declaration; the runs the record lists are one set of the seat's cards
+    r = score1(ruleset("coinche-1000"), hand(QUARTE_D, **SPLIT_102_60, strain="H", taker=0, bid=80, announced=ann))
+    assert r["hand_score"] == total
+
+
+@pytest.mark.covers("coinche-1000:declarations.count")
+def test_a_carre_listed_twice_counts_once():
+    # 102 + 200 + 80 = 382 -> 380; the defence 60 + its belote 20 = 80 (scored from the hands in coinche-1000)
+    c = {"seat": 0, "kind": "carre", "rank": "J"}
+    r = score1(ruleset("coinche-1000"), hand(FOUR_JACKS, **SPLIT_102_60, strain="H", taker=0, bid=80, announced=[c, c]))
+    assert (r["declaration_points"], r["hand_score"]) == ([200, 0], [380, 80])
+
+
+@pytest.mark.covers("bulgarian:belote.count", "ffb-classic:belote.count")
+@pytest.mark.parametrize("name, total", [("bulgarian", [12, 6]), ("ffb-classic", [122, 60])])
+def test_one_belote_listed_twice_counts_20(name, total):
+    # one king and queen of trump, one belote (seeds 000, 002): bulgarian (102 + 20) / 10 -> 12, 60 / 10 -> 6;
+    # ffb-classic 102 + 20 = 122
+    b = {"seat": 0, "kind": "belote"}
+    for ann in ([b], [b, b], [dict(b, cards=["KH", "QH"]), dict(b, suit="H")]):
+        r = score1(ruleset(name), hand(KQ_HEARTS, **SPLIT_102_60, strain="H", taker=0, bid=80, announced=ann))
+        assert (r["belote_points"], r["hand_score"]) == ([20, 0], total), ann
+
+
+@pytest.mark.covers("bulgarian:belote.count", "ffb-classic:belote.count")
+def test_a_belote_is_of_trump_and_never_in_no_trump():
+    # seat 0 holds the king and queen of spades; hearts are trump: no belote (ffb-classic 102 - 60; bulgarian
+    # 102 / 10 -> 10, 6). In no-trump, bulgarian doubles the card points (seed 002: 140 - 120 -> 14 - 12) and
+    # has no belote at all.
+    b = {"seat": 0, "kind": "belote"}
+    for ann in ([dict(b, suit="S")], [dict(b, cards=["KS", "QS"])]):
+        r = score1(ruleset("ffb-classic"), hand(KQ_SPADES, **SPLIT_102_60, strain="H", taker=0, bid=80, announced=ann))
+        assert (r["belote_points"], r["hand_score"]) == ([0, 0], [102, 60]), ann
+        r = score1(ruleset("bulgarian"), hand(KQ_SPADES, **SPLIT_102_60, strain="H", taker=0, announced=ann))
+        assert (r["belote_points"], r["hand_score"]) == ([0, 0], [10, 6]), ann
+    for ann in ([b], [dict(b, suit="S")]):
+        r = score1(ruleset("bulgarian"), hand(KQ_SPADES, **SPLIT_102_60, strain="NT", taker=0, announced=ann))
+        assert (r["belote_points"], r["hand_score"]) == ([0, 0], [14, 12]), ann
