@@ -93,8 +93,9 @@ def test_two_revokes_give_20_under_each_and_10_under_first(tmp_path):
     assert r["illegal_plays"] == 2
     # cards [82, 47]; P1 scores 10 for each of P0's two revokes: 47 + 20 = 67
     assert r["card_points"] == [82, 47] and r["hand_score"] == [82, 67]
-    # belote-2p counts the first only (revoke_count = "first"): 47 + 10 = 57; both illegal plays still counted
-    (r,) = score("belote-2p", game(hand(TWO_REVOKES)))
+    # the first only (revoke_count = "first"): 47 + 10 = 57; both illegal plays still counted
+    first = house(tmp_path, "revoke-first", play='revoke_count = "first"')
+    (r,) = score(first, game(hand(TWO_REVOKES)))
     assert r["illegal_plays"] == 2 and r["hand_score"] == [82, 57]
 
 
@@ -166,7 +167,8 @@ def test_a_penalty_on_a_passed_out_hand_still_counts(tmp_path):
 # ------------------------------------------------------------------------------------------------ claims
 
 def claims_house(tmp_path, target, claims="true"):
-    return house(tmp_path, f"claims-{target}-{claims}", game=f"claims = {claims}\ntarget = {target}")
+    # reaching the target is enough here (belote-2p itself wants it passed: game.target_strict)
+    return house(tmp_path, f"claims-{target}-{claims}", game=f"claims = {claims}\ntarget = {target}\ntarget_strict = false")
 
 
 @pytest.mark.rules
