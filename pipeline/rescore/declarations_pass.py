@@ -42,7 +42,7 @@ def declarations_pass(rp: np.ndarray, inp: Inputs, dt: DeclarationTables, cdb: n
     rows = np.flatnonzero(ok & flags[F_HANDS].view(np.bool_) & ~(from_ann & ~bel_held))
     entries = Entries.empty()
     if len(rows):
-        h = _hands(inp, rows, n, P)
+        h = seat_hands(inp, rows, n, P)
         st = small[S_STRAIN, rows].astype(np.int64)
         active = (bool(rp[P_DECL_ON]) & ~from_ann[rows] & ((st != NO_TRUMP) | bool(rp[P_DECL_NT]))
                   & ((st != ALL_TRUMP) | bool(rp[P_DECL_AT])))
@@ -72,7 +72,7 @@ def declarations_pass(rp: np.ndarray, inp: Inputs, dt: DeclarationTables, cdb: n
     return entries, offsets
 
 
-def _hands(inp: Inputs, rows: np.ndarray, n: int, P: int) -> np.ndarray:
+def seat_hands(inp: Inputs, rows: np.ndarray, n: int, P: int) -> np.ndarray:
     """uint32 (len(rows), P): the initial hands of the hands ``rows`` (each holds P); a slice of the column's
     values when every hand of the batch holds P (the usual case), else gathered."""
     o = inp.offs[O_HANDS]

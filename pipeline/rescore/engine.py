@@ -23,7 +23,8 @@ import pyarrow.compute as pc
 
 from pipeline.storage import schema
 from pipeline.cards import STRAINS
-from pipeline.rescore import columns, contract, declarations, hand_pass, pass_layout as pl, play, tables
+from pipeline.rescore import (columns, contract, declarations, declarations_pass, hand_pass, pass_layout as pl, play,
+                              tables)
 from pipeline.rescore.declaration_items import KINDS, Entries
 from pipeline.rescore.reasons import SUMMARY_REASON
 from pipeline.rules import Ruleset
@@ -272,11 +273,10 @@ def _held(inputs: pl.Inputs, rows: np.ndarray, P: int) -> np.ndarray:
     """int64 (len(rows), P): each seat's dealt cards (``initial_hands``) in those hands, -1 (every card) where the
     record gives no P hands (then what it says was announced cannot be checked)."""
     o = inputs.offs[pl.O_HANDS]
-    start, whole = o[rows], o[rows + 1] - o[rows] == P
-    at = np.where(whole, start, 0)[:, None] + np.arange(P)
-    cards = inputs.hands[np.minimum(at, max(len(inputs.hands) - 1, 0))].astype(np.int64) if len(inputs.hands) else \
-        np.zeros((len(rows), P), np.int64)
-    return np.where(whole[:, None], cards, -1)
+    whole = o[rows + 1] - o[rows] == P
+    held = np.full((len(rows), P), -1, np.int64)
+    held[whole] = declarations_pass.seat_hands(inputs, rows[whole], len(o) - 1, P)
+    return held
 
 
 def _table(hands: pa.Table, prep: _Prepared, out: pl.Outputs, e: Entries, offsets: np.ndarray) -> pa.Table:
