@@ -17,7 +17,8 @@ Undoubled awards
     ``made_adds_bid``. An unbid capot scores ``unbid_capot_flat`` instead of its card points when that is
     not 0 (pagat: 250 + bid). A made capot bid scores ``capot_bid_made_flat`` when not 0 (500; x the
     multiplier when doubled), else its card points + ``capot_bid_value``.
-    Failed: the defence scores ``fail_base`` (``fail_base_defence_capot`` when it won every trick), or with
+    Failed (``fail_scores = "base"``: the defence ``fail_base`` (+ the bid) alone, the taker nothing, every
+    belote and declaration lost, Cardman): the defence scores ``fail_base`` (``fail_base_defence_capot`` when it won every trick), or with
     ``fail_takes_played`` both teams' card points as played (2 players: 18 of 32 cards in play), + the
     bid (``fail_adds_bid``) + its declarations and, per ``fail_declarations``, the taker's; plus its
     belote and, when ``belote.on_failure = "to_defence"``, the taker's. A failed capot bid scores
@@ -27,7 +28,8 @@ Doubled awards (``[double]``, multiplier ``coinche`` or ``surcoinche``); the sid
     "bid"   (colver, pagat): base + bid x mult + every declaration + belotes;
     "whole" (FFB-Co15 §10.1): (base + bid + every declaration [+ belotes if ``belote_multiplied``]) x mult;
     "flat"  (FFB-Ct16 p.7, kydos): ``flat_coinche`` / ``flat_surcoinche`` + bid x mult if
-            ``bid_multiplied``;
+            ``bid_multiplied``; an unbid capot, when ``unbid_capot_flat`` is not 0, scores it x mult, each
+            side keeping its own belote (kydos);
     "own"   (coinche-cli): made, the takers score (their own rounded points + bid) x mult + their belote and
             the defence keeps its own rounded points and belote; a capot and a failure are scored as "whole".
     base is ``double.base`` (0 = the deal's card points, 162 or 252) or ``double.base_capot`` after a capot,
@@ -249,7 +251,7 @@ def _made_params(R: Ruleset) -> np.ndarray:
 
 
 def _award_params(R: Ruleset) -> np.ndarray:
-    """The undoubled and doubled awards' parameters as int64 (24,) for :func:`_settle_kernel`, in its order."""
+    """The undoubled and doubled awards' parameters as int64 (25,) for :func:`_settle_kernel`, in its order."""
     return np.array([
         int(R["contract.unbid_capot_flat"]), bool(R["contract.made_adds_bid"]), int(R["contract.capot_bid_made_flat"]),
         int(R["contract.fail_base"]), int(R["contract.fail_base_defence_capot"]), bool(R["contract.fail_adds_bid"]),
@@ -259,7 +261,8 @@ def _award_params(R: Ruleset) -> np.ndarray:
         int(R["double.base_capot"]), bool(R["double.belote_multiplied"]), int(R["double.flat_coinche"]),
         int(R["double.flat_surcoinche"]), bool(R["double.bid_multiplied"]), bool(R["double.valat_cancels"]),
         bool(R["contract.fail_takes_played"]), bool(R["contract.capot_bid_counts_flat"]),
-        int(R["contract.fail_base_capot_bid"]), R["contract.made_scores"] == "bid"],
+        int(R["contract.fail_base_capot_bid"]), R["contract.made_scores"] == "bid",
+        R["contract.fail_scores"] == "base"],
         dtype=np.int64)
 
 
@@ -327,6 +330,10 @@ def settle_one(i, C, D, B, t, bid, cb, coinche, capot_team, strain, mp, ap, rcod
     if (ap[8] != 0) & cb:
         fail_O = ap[8] + bO + bT * to_def
     fail_T = dT * (fd == 1) + bT * (1 - to_def)
+    if ap[24]:   # contract.fail_scores = "base" (Cardman): the defence the base (+ bid) alone, every belote and
+        # declaration of the hand lost, the takers nothing (a doubled failure still follows double.scope)
+        fail_O = ap[8] if (ap[8] != 0) & cb else fail_base + V * ap[5]
+        fail_T = 0
     # doubled: the side winning the hand takes the award, the other keeps nothing but (maybe) its belote
     all_b = ap[11]
     scope = ap[12]
@@ -359,6 +366,8 @@ def settle_one(i, C, D, B, t, bid, cb, coinche, capot_team, strain, mp, ap, rcod
         bid_part = V * mult * ap[18]
         dbl_made_T = flat + bid_part + win_T
         dbl_fail_O = flat + bid_part + win_O
+        if (ap[0] != 0) & taker_capot & (not cb):   # an unbid capot: unbid_capot_flat x mult, each side keeping
+            dbl_made_T = ap[0] * mult + bT          # its own belote (kydos donneScoring.ts: capot before contre)
     else:               # all_to_more: both sides committed, the side with more points takes the whole deal,
         # belotes included, x mult (seed 002: a double makes the hand's final score double)
         dbl_made_T = (cT + cO + decl_all + bT + bO) * mult
@@ -368,6 +377,8 @@ def settle_one(i, C, D, B, t, bid, cb, coinche, capot_team, strain, mp, ap, rcod
     if (ap[8] != 0) & cb:
         dbl_fail_O = ap[8] * mult + win_O
     dbl_made_O = bO * ((all_b == 0) & (scope != 4))
+    if (scope == 3) & (ap[0] != 0) & taker_capot & (not cb):
+        dbl_made_O = bO
     if (scope == 2) & (not (cb | taker_capot)):
         dbl_made_O = round1(cO + dO, rcode) + bO
     dbl_fail_T = bT * ((all_b == 0) & (to_def == 0) & (scope != 4))

@@ -38,6 +38,7 @@ CHOICES: dict[str, tuple] = {
     "declarations.contest": ("unified", "separate", "sequences_only", "all"),
     "belote.count": ("held", "announced", "announced_else_held"),
     "contract.made_scores": ("points", "bid"),
+    "contract.fail_scores": ("points", "base"),
     "declarations.long_runs": ("by_length", "quinte"),
     "belote.on_failure": ("keep", "to_defence"),
     "contract.made_vs_defence": ("gt", "ge", "none"),

@@ -94,3 +94,51 @@ def test_coincoinche_game_to_1000():
     g = game(ruleset("coincoinche"), h)
     assert (g["ended_at_hand"], g["winner"]) == (1, 0)
     assert game(ruleset("coincoinche", {"game.target": 2000}), h)["winner"] is None
+
+
+# --------------------------------------------------------------------------------------------------------- kydos
+
+@pytest.mark.covers("kydos:contract.unbid_capot_flat", "double.scope")
+def test_kydos_coinched_capot_is_250_times_the_multiplier():
+    # scoreManche tests isCapot (the takers won all 8 tricks) before the contre: takers capotUndeclared 250 x
+    # contreMultiplier 2 + their own belote, the defence its own belote. Bid 90 contré, team 0 capot holding the
+    # belote: 500 + 20 = 520, 0. Surcontré, the belote held by team 1: 250 x 4 = 1000, the defence 20.
+    # Undoubled: 250 + 20 = 270. Without unbid_capot_flat the flat contré award applies: 320 + every belote.
+    assert hs("kydos", hand(BEL_T0, **CAPOT_0, bid=90, coinche=1)) == [520, 0]
+    assert hs("kydos", hand(BEL_T1, **CAPOT_0, bid=90, coinche=2)) == [1000, 20]
+    assert hs("kydos", hand(BEL_T0, **CAPOT_0, bid=90)) == [270, 0]
+    assert hs("kydos", hand(BEL_T0, **CAPOT_0, bid=90, coinche=1), {"contract.unbid_capot_flat": 0}) == [340, 0]
+    assert hs("kydos", hand(BEL_T1, **CAPOT_0, bid=90, coinche=2), {"contract.unbid_capot_flat": 0}) == [660, 0]
+
+
+@pytest.mark.covers("kydos:contract.capot_bid_failed_flat")
+def test_kydos_failed_capot_bid_is_a_chute():
+    # A capot bid (contract 250, never contré) that loses a trick is not isCapot: rounded 102 -> 100 + belote 20
+    # = 120 < 250 fails, scored as a chute: the defence dedansBase 160 + the belote (to the winner) = 180, the
+    # takers 0. With ffb-contree-2016's 500: 500 + 20 = 520.
+    h = hand(BEL_T0, **SPLIT_102_60, bid=250, capot_bid=True)
+    assert hs("kydos", h) == [0, 180]
+    assert hs("kydos", h, {"contract.capot_bid_failed_flat": 500}) == [0, 520]
+
+
+# ------------------------------------------------------------------------------------------------------- cardman
+
+@pytest.mark.covers("contract.fail_scores")
+def test_cardman_failed_defence_162_alone():
+    # EndBeloteGame: the takers' total (cards, last trick, belote, capot 100) against the defence's; failed ->
+    # scoreDefinitifAttaque 0 and scoreDefinitifDefense RulesBelote.MOST = 162, the belotes not added.
+    # Team 0 holds the belote, 30 + 20 = 50 < 132: [0, 162] (fail_scores "points": the takers keep 20).
+    # Team 1 holds it, 81 < 81 + 20: [0, 162] ("points": 162 + 20).
+    assert hs("cardman", hand(BEL_T0, **SPLIT_30_132)) == [0, 162]
+    assert hs("cardman", hand(BEL_T0, **SPLIT_30_132), {"contract.fail_scores": "points"}) == [20, 162]
+    assert hs("cardman", hand(BEL_T1, **SPLIT_81_81)) == [0, 162]
+    assert hs("cardman", hand(BEL_T1, **SPLIT_81_81), {"contract.fail_scores": "points"}) == [0, 182]
+
+
+@pytest.mark.covers("cardman:contract.fail_scores")
+def test_cardman_coinche_failed_defence_162_alone():
+    # coinche mode (withBidPointsForAllPlayers): made iff the takers' total >= bid, no bid added. 82 + belote 20
+    # = 102 on 100: made [102, 80]; on 110: failed [0, 162] ("points": the takers keep their 20).
+    assert hs("cardman-coinche", hand(BEL_T0, **SPLIT_82_80, bid=100)) == [102, 80]
+    assert hs("cardman-coinche", hand(BEL_T0, **SPLIT_82_80, bid=110)) == [0, 162]
+    assert hs("cardman-coinche", hand(BEL_T0, **SPLIT_82_80, bid=110), {"contract.fail_scores": "points"}) == [20, 162]
