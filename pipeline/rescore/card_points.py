@@ -14,9 +14,9 @@ import numpy as np
 
 from pipeline.cards import ALL_TRUMP, NO_TRUMP
 from pipeline.rescore.pass_layout import (F_CAPOT, F_CLAIM, F_FULL, F_OK, Inputs, O_PLAYS, O_TT, P_AT_A, P_AT_B,
-                                          P_CAPOT_BONUS, P_CAPOT_LAST_TRICK, P_CAPOT_SPLIT, P_LAST_TRICK, P_NT_A,
-                                          P_NT_B, P_PLAYERS, P_TEAMS, P_TRICKS, S_CAPOT_TEAM, S_LAST_TEAM, S_STRAIN,
-                                          T_CLAIM, T_COUNTING, V_CLAIM, V_LTS)
+                                          P_CAPOT_BONUS, P_CAPOT_BONUS_TAKERS, P_CAPOT_LAST_TRICK, P_CAPOT_SPLIT,
+                                          P_LAST_TRICK, P_NT_A, P_NT_B, P_PLAYERS, P_TEAMS, P_TRICKS, S_CAPOT_TEAM,
+                                          S_LAST_TEAM, S_STRAIN, S_TAKER_TEAM, T_CLAIM, T_COUNTING, V_CLAIM, V_LTS)
 
 
 def tricks_taken(rp: np.ndarray, inp: Inputs, points: np.ndarray, C: np.ndarray, took: np.ndarray,
@@ -42,7 +42,7 @@ def card_totals(rp: np.ndarray, C: np.ndarray, took: np.ndarray, flags: np.ndarr
     in ``C`` (int64 (n, K) card points of the tricks taken), or the capot's when one team took every trick
     (``took``, bool (n, K)); with 3 players (``cards.capot_split_each``), when one took no trick, the split to
     each of the others instead; scale no-trump and all-trump (``cards.*_scale``: x a / b, rounded half up);
-    add ``cards.capot_bonus``. Writes ``small[S_CAPOT_TEAM]`` and ``flags[F_CAPOT]``. (The rows of the other
+    add ``cards.capot_bonus`` (``cards.capot_bonus_to = "takers"``: only to the taker's team). Writes ``small[S_CAPOT_TEAM]`` and ``flags[F_CAPOT]``. (The rows of the other
     hands in ``C`` are left as they were: garbage the passes do not read.)"""
     K = int(rp[P_TEAMS])
     ok = flags[F_OK].view(np.bool_)
@@ -69,7 +69,8 @@ def card_totals(rp: np.ndarray, C: np.ndarray, took: np.ndarray, flags: np.ndarr
             rows = np.flatnonzero(ok & (st == strain))
             C[rows] = (C[rows] * a * 2 + b) // (2 * b)
     is_capot &= ok
-    rows = np.flatnonzero(is_capot)
+    earns = is_capot & (capt == small[S_TAKER_TEAM]) if rp[P_CAPOT_BONUS_TAKERS] else is_capot
+    rows = np.flatnonzero(earns)
     C[rows, capt[rows]] += rp[P_CAPOT_BONUS]
     small[S_CAPOT_TEAM] = np.where(ok, capt, np.int8(-1))
     flags[F_CAPOT] = is_capot

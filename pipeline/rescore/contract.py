@@ -292,8 +292,10 @@ def settle_one(i, C, D, B, t, bid, cb, coinche, capot_team, strain, mp, ap, rcod
     # contract.made_min_card_points: the taker's card points alone must reach it (seed 004: at least 82 card
     # points), whatever the declarations and belote add to the total tested against the bid
     cards_ok = taker_capot if cb else C[i, t] >= min_cards
-    no_floor = (vs_bid == 0) | cb     # made_vs_bid = "ge" (not a capot bid): the total must reach the bid
-    floor = max(V, min_pts)
+    # made_vs_bid = "ge" (not a capot bid): the total must reach the bid; made_min_points: it must reach that too,
+    # with or without made_vs_bid (as solo.solo_one; Cardman's points count: a total of 0 fails)
+    no_floor = cb
+    floor = max(V * vs_bid, min_pts)
     res = outcome(cards_ok & (no_floor | (pT >= floor)), pT, pO, cb, vs, tie_rule)
     made[i] = res == MADE
     litige[i] = res == LITIGE

@@ -51,7 +51,7 @@ ON_CAPOT = ("keep", "to_capot_team", "lost")
 class SoloSpec:
     """What the search needs of a 3-player ruleset, as arrays: card points per strain (``points`` int64 (6, 32)),
     the play duties (``fl``), the leaf's parameters (``fin``: last trick, capot's last trick, capot split,
-    no-trump and all-trump scales, capot bonus, declarations.on_capot code), the made test's (``mp``:
+    no-trump and all-trump scales, capot bonus, declarations.on_capot code, capot bonus to the taker only), the made test's (``mp``:
     contract._made_params), whether ``solo_made`` is "combined", and whether an outcome can be a litige."""
 
     def __init__(self, rules: Ruleset):
@@ -61,7 +61,8 @@ class SoloSpec:
         at_a, at_b = rules["cards.all_trump_scale"]
         self.fin = np.array([rules["cards.last_trick"], rules["cards.capot_last_trick"],
                              rules["cards.capot_split_each"], nt_a, nt_b, at_a, at_b, rules["cards.capot_bonus"],
-                             ON_CAPOT.index(rules["declarations.on_capot"])], np.int64)
+                             ON_CAPOT.index(rules["declarations.on_capot"]),
+                             rules["cards.capot_bonus_to"] == "takers"], np.int64)
         self.mp = _made_params(rules)
         self.combined = rules["contract.solo_made"] != "each"
         # outcome(): a tie is a litige only under made_vs_defence "gt" with contract.tie "litige"
@@ -110,7 +111,7 @@ def _leaf(acc, took, last_winner, P, taker, strain, fin, D, B, mp, combined, C, 
     elif strain == ALL_TRUMP and fin[5] != fin[6]:
         for p in range(P):
             C[0, p] = (C[0, p] * fin[5] * 2 + fin[6]) // (2 * fin[6])
-    if capt >= 0:
+    if capt >= 0 and (fin[9] == 0 or capt == taker):     # cards.capot_bonus_to "takers": the taker's only
         C[0, capt] += fin[7]
     on_capot(Dl, 0, P, capt, tk, fin[8])
     solo_one(0, C, Dl, B, taker, mp, combined, 0, False, False, 0, False, made, litige, decided, Pout, score, held)

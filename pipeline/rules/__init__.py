@@ -33,6 +33,7 @@ CHOICES: dict[str, tuple] = {
     "auction.style": ("prise", "bid", "strain"),
     "declarations.tie": ("none", "first_announcer"),
     "declarations.on_capot": ("keep", "to_capot_team", "lost"),
+    "cards.capot_bonus_to": ("any", "takers"),
     "declarations.carre_order": ("face", "trick"),
     "declarations.count": ("held", "announced", "announced_else_held"),
     "declarations.contest": ("unified", "separate", "sequences_only", "all"),

@@ -242,8 +242,9 @@ def explain(hand: dict[str, Any], rules: Ruleset, dd: dict[str, Any] | None = No
     taker_team = sc["taker_team"]
     cp = sc["contract_points"]
     test = []
-    if rules["contract.made_vs_bid"] == "ge":
-        target = "capot" if hand.get("capot_bid") else f"{max(hand.get('bid') or 0, int(rules['contract.made_min_points']))}"
+    if rules["contract.made_vs_bid"] == "ge" or rules["contract.made_min_points"]:
+        bid = (hand.get("bid") or 0) if rules["contract.made_vs_bid"] == "ge" else 0
+        target = "capot" if hand.get("capot_bid") else f"{max(bid, int(rules['contract.made_min_points']))}"
         test.append(_line("taker's total vs bid", f"{cp[taker_team]} vs {target}",
                           "contract.made_vs_bid / contract.made_min_points / contract.made_counts_*",
                           key="made test"))

@@ -1,0 +1,95 @@
+"""Rulesets modelled on public programs and rulebooks, checked against their sources (a fifth audit).
+
+* cardman-points (Cardman/projects @ 7d8d0ca, belote/src/main/java/cards/belote/EndBeloteGame.java):
+  ``valeurCapot`` is 100 only when the defence took no trick and only ``pointsAttackWithBonus`` adds it (the
+  defence's ``pointsDefenseWithBonus`` never does); with setComptePointsClassique(false) ``scoreDefinitifAttaque``
+  returns the attack's total as it is and ``scoreDefinitifDefense`` returns 162 (pointsTotauxDixDeDer) whenever
+  that total is 0, else the defence's own total.
+
+Hearts are trump in every hand. The card splits are the harness's (team 0 = seats 0 and 2 first).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from .harness import CAPOT_0, CAPOT_1, STD4, deal, hand, rest, ruleset, score1
+
+pytestmark = pytest.mark.rules
+
+# STD4 with the king and queen of hearts (trump) both in seat 0 (team 0): seat 0's 9H and seat 3's QH swapped
+BEL_T0 = deal("7C JC 8D QD QH KH TS AS", "8C QC 9D KD TH AH 7S JS", "9C KC TD AD 7H JH 8S QS",
+              "TC AC 7D JD 8H 9H 9S KS")
+# ... both in seat 1 (team 1): KH from seat 0 and QH from seat 3 to seat 1, which gives them TH and AH
+BEL_T1 = deal("7C JC 8D QD 9H TH TS AS", "8C QC 9D KD KH QH 7S JS", "9C KC TD AD 7H JH 8S QS",
+              "TC AC 7D JD 8H AH 9S KS")
+# team 0 (the takers) takes one trick of four cards worth nothing (not the last), team 1 everything else
+ZERO_T0 = {"won": ["7C 8C 7D 8D", rest("7C 8C 7D 8D")], "last": 1}
+
+
+def hs(name, h, overrides=None):
+    return score1(ruleset(name, overrides), h)["hand_score"]
+
+
+# ----------------------------------------------------------------------------------------------------- cardman
+
+@pytest.mark.covers("cards.capot_bonus_to")
+def test_capot_bonus_to_takers_only():
+    # base with a capot bonus of 90 (the Bulgarian valat's value, any number does): the defence (team 1) takes every
+    # trick: its card points 152 + 100 last trick = 252, + 90 with "any" = 342; with "takers" the defence's sweep
+    # earns no bonus: 252. The takers' sweep earns it either way: 342.
+    R = {"cards.capot_bonus": 90}
+    assert score1(ruleset("base", R), hand(STD4, **CAPOT_1))["card_points"] == [0, 342]
+    assert score1(ruleset("base", {**R, "cards.capot_bonus_to": "takers"}), hand(STD4, **CAPOT_1))["card_points"] \
+        == [0, 252]
+    assert score1(ruleset("base", {**R, "cards.capot_bonus_to": "takers"}), hand(STD4, **CAPOT_0))["card_points"] \
+        == [342, 0]
+
+
+@pytest.mark.covers("contract.made_min_points")
+def test_made_min_points_without_made_vs_bid():
+    # made_min_points applies with made_vs_bid "none" too. base, no comparison with the defence (made_vs_defence
+    # "none"): the takers' 4 worthless cards (0 points) are made, each side its own: [0, 162]; with a minimum of 1
+    # the takers' 0 fails: the defence 162 + the takers' nothing: [0, 162] as well, so team 0's belote decides it:
+    # BEL_T1 gives the defence a belote: made [0, 182]; fail_scores "base" with a minimum of 1: [0, 162].
+    R = {"contract.made_vs_defence": "none", "contract.fail_scores": "base"}
+    assert hs("base", hand(BEL_T1, **ZERO_T0), R) == [0, 182]
+    assert hs("base", hand(BEL_T1, **ZERO_T0), {**R, "contract.made_min_points": 1}) == [0, 162]
+    assert score1(ruleset("base", {**R, "contract.made_min_points": 1}), hand(BEL_T1, **ZERO_T0))["contract_made"] \
+        is False
+
+
+@pytest.mark.covers("cardman-points:contract.made_min_points", "cardman:cards.capot_bonus_to")
+def test_cardman_points_defence_sweep_scores_162():
+    # Cardman EndBeloteGame @ 7d8d0ca, setComptePointsClassique(false): scoreDefinitifAttaque returns the attack's
+    # pointsAttackWithBonus as it is; scoreDefinitifDefense returns 162 when that is 0, else the defence's
+    # pointsDefenseWithBonus (cards + last trick + belote: valeurCapot is never added to it).
+    # The defence takes every trick, no belote: attack 0 -> defence 162: [0, 162] (before: 152 + 10 + the capot's 100
+    # = [0, 262]). With the defence's belote: attack 0 -> still 162, the belote lost: [0, 162] (before [0, 282]).
+    # With the attack's belote: attack 20 (not 0) -> the defence its own 152 + 10 = 162: [20, 162] (before [20, 262]).
+    assert hs("cardman-points", hand(STD4, **CAPOT_1)) == [0, 162]
+    assert hs("cardman-points", hand(BEL_T1, **CAPOT_1)) == [0, 162]
+    assert hs("cardman-points", hand(BEL_T0, **CAPOT_1)) == [20, 162]
+    # with the capot's 100 to either team (the engine before): [20, 262]
+    assert hs("cardman-points", hand(BEL_T0, **CAPOT_1), {"cards.capot_bonus_to": "any"}) == [20, 262]
+    # the attack's sweep earns the 100 (valeurCapot: the defence took no trick): 152 + 10 + 100 = 262; the defence
+    # keeps its belote (attack not 0: pointsDefenseWithBonus = 0 + 20): [262, 20]
+    assert hs("cardman-points", hand(BEL_T1, **CAPOT_0)) == [262, 20]
+
+
+@pytest.mark.covers("cardman-points:contract.made_min_points")
+def test_cardman_points_attack_total_zero_gives_the_defence_162():
+    # The attack takes one trick worth nothing (7C 8C 7D 8D, not the last): its total is 0, so
+    # scoreDefinitifDefense gives the defence 162 alone, its belote (pointsDefenseWithBonus 162 + 20) lost: [0, 162]
+    # (before: every side its own points, [0, 182]). Without the minimum of 1 the engine scores [0, 182].
+    assert hs("cardman-points", hand(BEL_T1, **ZERO_T0)) == [0, 162]
+    assert hs("cardman-points", hand(BEL_T1, **ZERO_T0), {"contract.made_min_points": 0}) == [0, 182]
+
+
+def test_cardman_classic_defence_sweep_was_already_162():
+    # Plain cardman (classic count): the defence's sweep fails the attack (0 or its belote 20 < the defence's 162),
+    # scoreDefinitifAttaque 0, scoreDefinitifDefense 162: [0, 162], with or without either belote (fail_scores
+    # "base", fail_base_defence_capot 162); the capot's 100 to the defence changed no score here.
+    for h in (STD4, BEL_T0, BEL_T1):
+        assert hs("cardman", hand(h, **CAPOT_1)) == [0, 162]
+        assert hs("cardman", hand(h, **CAPOT_1), {"cards.capot_bonus_to": "any"}) == [0, 162]
