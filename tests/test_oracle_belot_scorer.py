@@ -44,10 +44,12 @@ def test_case_count():
 
 
 def _card_points(i, strain, R):
-    """Team card points as score_batch hands them to settle: tens x 10, the no-trump scale, then the capot bonus."""
+    """Team card points as score_batch hands them to settle: tens x 10 (a capot's last trick counting
+    cards.capot_last_trick instead of cards.last_trick), the no-trump scale, then the capot bonus."""
     top = MAX_TENS.get(strain, 16) * 10
     capot = -1 if i["capot_team"] is None else TEAM[i["capot_team"]]
     if capot >= 0:
+        top += int(R["cards.capot_last_trick"]) - int(R["cards.last_trick"])
         cp = np.array([top, 0] if capot == 0 else [0, top], dtype=np.int64)
     else:
         a = i["card_points_A_in_tens"] * 10

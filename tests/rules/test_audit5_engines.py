@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from .harness import CAPOT_0, CAPOT_1, STD4, deal, hand, rest, ruleset, score1
+from .harness import CAPOT_0, CAPOT_1, STD4, deal, hand, rest, ruleset, score1, suit
 
 pytestmark = pytest.mark.rules
 
@@ -93,3 +93,43 @@ def test_cardman_classic_defence_sweep_was_already_162():
     for h in (STD4, BEL_T0, BEL_T1):
         assert hs("cardman", hand(h, **CAPOT_1)) == [0, 162]
         assert hs("cardman", hand(h, **CAPOT_1), {"cards.capot_bonus_to": "any"}) == [0, 162]
+
+
+# ------------------------------------------------------------------------------------- hackbulgaria, belot-scorer
+
+# Seat 0 (team 0, the takers) holds a 6-card run 8H-KH; seat 1 (team 1) the quinte TS-AS; nobody else a run, a
+# carre or the clubs belote (clubs trump: KC in seat 3, QC in seat 2). Team 0 takes the clubs and diamonds (62 + 30
+# + last trick 10 = 102), team 1 the hearts and spades (60).
+RUNS = deal("8H 9H TH JH QH KH 7C 9D", "TS JS QS KS AS 7D 8D JC", "8C TC QC AC 7S 9S TD QD", "9C KC JD KD AD 7H AH 8S")
+RUNS_WON = {"won": [suit("C") + " " + suit("D"), suit("H") + " " + suit("S")], "last": 0}
+
+
+@pytest.mark.covers("hackbulgaria:declarations.long_runs", "belot-scorer:declarations.long_runs")
+@pytest.mark.parametrize("name", ["hackbulgaria", "belot-scorer"])
+def test_a_six_run_is_a_quinte_compared_by_its_top_card(name):
+    # HackBulgaria week04/02.BeloteDeclarations/README.md @ 0ffa486: a quinte is 5 or more in a row, kinds rank
+    # tierce < quarte < quinte and equal kinds go to the higher rank. Belot_Scorer src/core/resolve.ts @ 4451eab:
+    # the longest kinds compared (a kvinta is 5, rules.ts SEQ_LENGTH), then the top card. Both: team 0's run to
+    # the king and team 1's run to the ace are two quintes; the ace's wins: declarations [0, 100]. Team 0 (the
+    # takers) 102 against 60 + 100 = 160 is inside: team 1 takes everything, 262 -> 26: [0, 26].
+    # Ranking the 6-run above the quinte (by_length, the engine before): [100, 0], 202 - 60 made: [20, 6].
+    h = hand(RUNS, **RUNS_WON, strain="C")
+    s = score1(ruleset(name), h)
+    assert (s["declaration_points"], s["hand_score"]) == ([0, 100], [0, 26])
+    s = score1(ruleset(name, {"declarations.long_runs": "by_length"}), h)
+    assert (s["declaration_points"], s["hand_score"]) == ([100, 0], [20, 6])
+
+
+@pytest.mark.covers("belot-scorer:cards.capot_last_trick", "belot-scorer:cards.capot_bonus")
+def test_belot_scorer_no_trump_capot_is_doubled_with_its_bonus():
+    # Belot_Scorer src/core/score.ts scoreDeal @ 2f41491 (GAME_RULES.md §5): a capot's cards are MAX + 9 tens and
+    # raw = (cards + declarations) x mult, mult 2 in no-trump only: no-trump (13 + 9) x 2 = 44; colour 16 + 9 = 25;
+    # all-trump 26 + 9 = 35. The engine before (BG-HIT: +90 after the no-trump doubling) scored the no-trump capot
+    # 130 x 2 + 90 = 350 -> 35. The defence's capot: the takers are inside, the defence scores the same [0, 44].
+    R = ruleset("belot-scorer")
+    assert score1(R, hand(STD4, **CAPOT_0, strain="NT"))["hand_score"] == [44, 0]
+    assert score1(R, hand(STD4, **CAPOT_1, strain="NT"))["hand_score"] == [0, 44]
+    assert score1(R, hand(STD4, **CAPOT_0, strain="H"))["hand_score"] == [25, 0]
+    assert score1(R, hand(STD4, **CAPOT_0, strain="AT"))["hand_score"] == [35, 0]
+    before = ruleset("belot-scorer", {"cards.capot_last_trick": 10, "cards.capot_bonus": 90})
+    assert score1(before, hand(STD4, **CAPOT_0, strain="NT"))["hand_score"] == [35, 0]
