@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from .harness import CAPOT_0, CAPOT_1, STD4, deal, hand, rest, ruleset, score1, suit
+from .harness import CAPOT_0, CAPOT_1, SPLIT_30_132, SPLIT_102_60, STD4, deal, hand, rest, ruleset, score1, suit
 
 pytestmark = pytest.mark.rules
 
@@ -133,3 +133,24 @@ def test_belot_scorer_no_trump_capot_is_doubled_with_its_bonus():
     assert score1(R, hand(STD4, **CAPOT_0, strain="AT"))["hand_score"] == [35, 0]
     before = ruleset("belot-scorer", {"cards.capot_last_trick": 10, "cards.capot_bonus": 90})
     assert score1(before, hand(STD4, **CAPOT_0, strain="NT"))["hand_score"] == [35, 0]
+
+
+# -------------------------------------------------------------------------------------------- ffb-contree-2016
+
+@pytest.mark.covers("double.belote_to_winner")
+def test_ffb_contree_2016_contre_winner_takes_either_belote():
+    # FFB-Ct16 p.7 score table (Q, colver docs/rules-survey/matrices/tableau-ffb-2016.md), "points faits +
+    # demandés": a contré (surcontré) contract made gives the takers 320 (640) + contract x2 (x4) + the belote
+    # whichever side held it, and the defence 0 (rules_examples B8); a contré capot bid 1000 + either belote, the
+    # defence 0. Team 1 (the defence) holds the belote; team 0 takes 102 on 100 contré: 320 + 200 + 20 = 540, 0;
+    # surcontré: 640 + 400 + 20 = 1060, 0; a contré capot bid: 1000 + 20 = 1020, 0. With the belote left to its
+    # holders (the ruleset before): [520, 20], [1040, 20], [1000, 20].
+    bel = {"double.belote_to_winner": False}
+    assert hs("ffb-contree-2016", hand(BEL_T1, **SPLIT_102_60, bid=100, coinche=1)) == [540, 0]
+    assert hs("ffb-contree-2016", hand(BEL_T1, **SPLIT_102_60, bid=100, coinche=2)) == [1060, 0]
+    assert hs("ffb-contree-2016", hand(BEL_T1, **CAPOT_0, bid=250, capot_bid=True, coinche=1)) == [1020, 0]
+    assert hs("ffb-contree-2016", hand(BEL_T1, **SPLIT_102_60, bid=100, coinche=1), bel) == [520, 20]
+    assert hs("ffb-contree-2016", hand(BEL_T1, **SPLIT_102_60, bid=100, coinche=2), bel) == [1040, 20]
+    assert hs("ffb-contree-2016", hand(BEL_T1, **CAPOT_0, bid=250, capot_bid=True, coinche=1), bel) == [1000, 20]
+    # failed contré: the defence 320 + 200 + both belotes (prenable), unchanged: team 0's belote, 30-132: [0, 540]
+    assert hs("ffb-contree-2016", hand(BEL_T0, **SPLIT_30_132, bid=100, coinche=1)) == [0, 540]
