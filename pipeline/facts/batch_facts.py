@@ -35,11 +35,13 @@ from pipeline.facts import pair_facts
 from pipeline.facts import player_facts
 
 from pipeline.storage import schema
+from pipeline.facts.game_sums import GameSums
 from pipeline.facts.summary_points import summary_points_sql
 
 #: the derived tables computed here: those computed from hands and scores (the game-level ones, their children,
-#: are computed after the game pass by :func:`pipeline.facts.derived.materialize`, from these tables' files)
+#: are added up from each batch's rows and given after the game pass: :mod:`pipeline.facts.game_sums`)
 HAND_LEVEL = tuple(name for name, d in derived.DERIVED.items() if d.parent is None)
+GAME_LEVEL = tuple(name for name, d in derived.DERIVED.items() if d.parent is not None)
 
 
 class BatchFacts:
@@ -47,12 +49,13 @@ class BatchFacts:
     ``lake``. One DuckDB connection (one thread: the hand pass already keeps the cores busy), closed by
     :meth:`close`. Raises duckdb.Error / OSError when the lake's hands cannot be read."""
 
-    def __init__(self, lake, ruleset: str):
+    def __init__(self, lake, ruleset: str, game_sums: bool = False):
         from pipeline.storage.duck import PASS_LIMIT, duckdb_connection
 
         self.con = duckdb_connection(default_limit=PASS_LIMIT)
         try:
             self._prepare(lake, ruleset)
+            self.sums = GameSums(self.con, ruleset) if game_sums else None
         except BaseException:
             self.con.close()
             raise
@@ -108,7 +111,22 @@ class BatchFacts:
                     rows = rows.take(np.argsort(np.concatenate([np.nonzero(plain)[0], np.nonzero(~plain)[0]]),
                                                 kind="stable"))
             out[name] = rows
+        if self.sums is not None:
+            self.sums.add(hands, out)
         return out
+
+    def game_rows(self, lake, table: str):
+        """The rows of game-level ``table`` (``player_games`` or ``pair_games``) of the hands given to :meth:`rows`
+        so far (``game_sums`` set), with the winners of the lake's ``game_scores`` under the ruleset: Arrow
+        tables, streamed. Raises duckdb.Error / OSError on a read failure."""
+        from pipeline.storage import lake as lakemod
+        from pipeline.storage.duck import empty_sql, table_source
+
+        self.con.execute("RESET threads")      # the hand pass is over: DuckDB may use every core again
+        r = "'" + self.ruleset_name.replace("'", "''") + "'"
+        results = (f"(SELECT * FROM {table_source(self.con, lake, 'game_scores')} WHERE ruleset = {r})"
+                   if lakemod.has_table(lake, "game_scores") else f"({empty_sql(self.con, 'game_scores')})")
+        return self.sums.rows(table, results)
 
     def _sql(self, name: str, hands: pa.Table, scores: pa.Table) -> pa.Table:
         """``name``'s rows by its SQL (the reference), over ``hands`` and ``scores`` registered as ``_h``, ``_s``."""

@@ -293,78 +293,83 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
         scored = ordered_map(lambda bs: (bs[0], score_any(bs[0], rules), bs[1]), read, threads)
         if write_derived:
             from pipeline.facts import batch_facts
-            facts = batch_facts.BatchFacts(lake, rules.name)
+            facts = batch_facts.BatchFacts(lake, rules.name, game_sums=True)
 
-    tables = ("scores",) + (batch_facts.HAND_LEVEL if facts is not None else ())
-    writers = {}
     try:
-        # six tables written side by side: row groups flushed at DERIVED_BUFFER bytes keep their buffers small
-        for name in tables:
-            writers[name] = lake_write.PartitionWriter(loc, name, rules.name, games is None, tx,
-                                                       buffer_bytes=DERIVED_BUFFER)
-        for b, s, seq in scored:
-            s, uncompared = comparable_only(s, foreign)
-            summary.other_rules += uncompared
-            count_scores(summary, s)
-            writers["scores"].write(s)
-            if facts is not None:
-                for name, rows in facts.rows(b, s, seq).items():
-                    writers[name].write(rows)
-            progress("hands", summary.hands, total)
-        for w in writers.values():
-            w.close()
-    except BaseException:
-        for w in writers.values():
-            w.abandon()
-        raise
+        tables = ("scores",) + (batch_facts.HAND_LEVEL if facts is not None else ())
+        writers = {}
+        try:
+            # six tables written side by side: row groups flushed at DERIVED_BUFFER bytes keep their buffers small
+            for name in tables:
+                writers[name] = lake_write.PartitionWriter(loc, name, rules.name, games is None, tx,
+                                                           buffer_bytes=DERIVED_BUFFER)
+            for b, s, seq in scored:
+                s, uncompared = comparable_only(s, foreign)
+                summary.other_rules += uncompared
+                count_scores(summary, s)
+                writers["scores"].write(s)
+                if facts is not None:
+                    for name, rows in facts.rows(b, s, seq).items():
+                        writers[name].write(rows)
+                progress("hands", summary.hands, total)
+            for w in writers.values():
+                w.close()
+        except BaseException:
+            for w in writers.values():
+                w.abandon()
+            raise
+        pa.default_memory_pool().release_unused()   # hand the hand pass's buffers back before DuckDB's sort starts
+        t1, c1 = time.perf_counter(), time.process_time()
+        summary.seconds_hands, summary.cpu_hands = t1 - t0, c1 - c0
+
+        foreign_set = set(foreign.to_pylist())
+
+        def count_games(g: pa.Table, final: pa.ChunkedArray | pa.Array) -> None:
+            summary.games += g.num_rows
+            for gid, totals, rec, unscorable in zip(g.column("game_id").to_pylist(), g.column("totals").to_pylist(),
+                                                    final.to_pylist(), g.column("unscorable_hands").to_pylist()):
+                if rec and gid not in foreign_set:
+                    if unscorable:      # totals of the scorable hands only: not the game's, so not compared
+                        summary.games_partial += 1
+                        continue
+                    summary.games_recorded += 1
+                    summary.games_matched += totals == rec
+
+        from pipeline.rescore.sorted_games import game_results
+        progress("games", 0, None)
+        write(lake, "game_scores", rules.name, game_results(lake, rules, count_games, games=games) if summary.hands else [])
+        # the facts the reports add up (pipeline.facts.derived: per player, per pair, per hand, per declaration), derived
+        # once here
+        t2, c2 = time.perf_counter(), time.process_time()
+        if write_derived and (games is None or len(games)):
+            progress("derived", 0, None)
+            if games is not None:
+                for name, d in derived.DERIVED.items():
+                    if facts is None or d.parent is not None:    # the hand pass replaced the others' rows already
+                        lake_write.delete_rows(lake, name, d.key, touched.hand_keys if d.key == "hand_key" else gids,
+                                               partition=part)
+            if facts is None:
+                derived.materialize(lake, rules.name, games=games)
+            else:       # added up from the hand pass's batches (pipeline.facts.game_sums)
+                for name in batch_facts.GAME_LEVEL:
+                    write(lake, name, rules.name, facts.game_rows(lake, name))
+        elif games is None:   # none stored for this ruleset (not stale ones): the reports compute them from hands and scores
+            for name in derived.DERIVED:
+                lake_write.drop_partition(lake, name, rules.name)
+        if summary.hands or games is not None:
+            # which parameters these scores were computed with (pyarrow and DuckDB skip files starting with "_"),
+            # and which hand and game files they cover (pipeline.facts.derived.hands_unchanged)
+            lakemod.write_bytes(lake, f"scores/ruleset={rules.name}/_ruleset.json", json.dumps(
+                {"name": rules.name, "chain": list(rules.chain), "params": rules.params, "sources": rules.sources,
+                 "hands_files": hands_files, "games_files": games_files,
+                 # an update's new hand_facts rows carry no position (pipeline.facts.derived): compare pairs by key
+                 "hand_seq_files": hands_files if write_derived and games is None else None},
+                indent=1, ensure_ascii=False, sort_keys=True).encode())
+        summary.seconds = time.perf_counter() - t0
+        summary.seconds_derived = summary.seconds - (t2 - t0)
+        summary.seconds_games = t2 - t1
+        summary.cpu_games, summary.cpu_derived = c2 - c1, time.process_time() - c2
+        return summary
     finally:
         if facts is not None:
             facts.close()
-    pa.default_memory_pool().release_unused()   # hand the hand pass's buffers back before DuckDB's sort starts
-    t1, c1 = time.perf_counter(), time.process_time()
-    summary.seconds_hands, summary.cpu_hands = t1 - t0, c1 - c0
-
-    foreign_set = set(foreign.to_pylist())
-
-    def count_games(g: pa.Table, final: pa.ChunkedArray | pa.Array) -> None:
-        summary.games += g.num_rows
-        for gid, totals, rec, unscorable in zip(g.column("game_id").to_pylist(), g.column("totals").to_pylist(),
-                                                final.to_pylist(), g.column("unscorable_hands").to_pylist()):
-            if rec and gid not in foreign_set:
-                if unscorable:      # totals of the scorable hands only: not the game's, so not compared
-                    summary.games_partial += 1
-                    continue
-                summary.games_recorded += 1
-                summary.games_matched += totals == rec
-
-    from pipeline.rescore.sorted_games import game_results
-    progress("games", 0, None)
-    write(lake, "game_scores", rules.name, game_results(lake, rules, count_games, games=games) if summary.hands else [])
-    # the facts the reports add up (pipeline.facts.derived: per player, per pair, per hand, per declaration), derived
-    # once here
-    t2, c2 = time.perf_counter(), time.process_time()
-    if write_derived and (games is None or len(games)):
-        progress("derived", 0, None)
-        if games is not None:
-            for name, d in derived.DERIVED.items():
-                if facts is None or d.parent is not None:    # the hand pass replaced the others' rows already
-                    lake_write.delete_rows(lake, name, d.key, touched.hand_keys if d.key == "hand_key" else gids,
-                                           partition=part)
-        derived.materialize(lake, rules.name, games=games, written=tables[1:])
-    elif games is None:   # none stored for this ruleset (not stale ones): the reports compute them from hands and scores
-        for name in derived.DERIVED:
-            lake_write.drop_partition(lake, name, rules.name)
-    if summary.hands or games is not None:
-        # which parameters these scores were computed with (pyarrow and DuckDB skip files starting with "_"),
-        # and which hand and game files they cover (pipeline.facts.derived.hands_unchanged)
-        lakemod.write_bytes(lake, f"scores/ruleset={rules.name}/_ruleset.json", json.dumps(
-            {"name": rules.name, "chain": list(rules.chain), "params": rules.params, "sources": rules.sources,
-             "hands_files": hands_files, "games_files": games_files,
-             # an update's new hand_facts rows carry no position (pipeline.facts.derived): compare pairs by key
-             "hand_seq_files": hands_files if write_derived and games is None else None},
-            indent=1, ensure_ascii=False, sort_keys=True).encode())
-    summary.seconds = time.perf_counter() - t0
-    summary.seconds_derived = summary.seconds - (t2 - t0)
-    summary.seconds_games = t2 - t1
-    summary.cpu_games, summary.cpu_derived = c2 - c1, time.process_time() - c2
-    return summary
