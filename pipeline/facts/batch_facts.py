@@ -35,7 +35,7 @@ from pipeline.facts import pair_facts
 from pipeline.facts import player_facts
 
 from pipeline.storage import schema
-from pipeline.facts.game_sums import GameSums
+from pipeline.facts.game_sums import PARENTS, GameSums
 from pipeline.facts.summary_points import summary_points_sql
 
 #: the derived tables computed here: those computed from hands and scores (the game-level ones, their children,
@@ -97,22 +97,26 @@ class BatchFacts:
         every = bool(plain.all())
         ph, ps = (hands, scores) if every else (hands.filter(plain), scores.filter(plain))
         rh, rs = (None, None) if every else (hands.filter(~plain), scores.filter(~plain))
+        parts = {}      # the game-level tables' parents: (rows of the plain hands as _FAST lays them out, others)
         for name in self.sql:
             fast = _FAST.get(name)
             if fast is None:
                 out[name] = self._sql(name, hands, scores)
                 continue
-            rows = fast(ph, ps, self.ruleset_name)
+            rows = laid = fast(ph, ps, self.ruleset_name)
             if rows is None:        # the function declines this batch: the SQL takes it
                 rows = self._sql(name, ph, ps)
+            rest = None if every else self._sql(name, rh, rs)
+            if name in PARENTS:
+                parts[name] = (laid, None if laid is not None else rows, rest)
             if not every:
-                rows = pa.concat_tables([rows, self._sql(name, rh, rs)])
+                rows = pa.concat_tables([rows, rest])
                 if name == "hand_facts":    # one row per hand, kept in the hands' order (its hand_seq order)
                     rows = rows.take(np.argsort(np.concatenate([np.nonzero(plain)[0], np.nonzero(~plain)[0]]),
                                                 kind="stable"))
             out[name] = rows
         if self.sums is not None:
-            self.sums.add(hands, out)
+            self.sums.add(ph, rh, parts)
         return out
 
     def game_rows(self, lake, table: str):
@@ -124,7 +128,7 @@ class BatchFacts:
 
         self.con.execute("RESET threads")      # the hand pass is over: DuckDB may use every core again
         r = "'" + self.ruleset_name.replace("'", "''") + "'"
-        results = (f"(SELECT * FROM {table_source(self.con, lake, 'game_scores')} WHERE ruleset = {r})"
+        results = (f"(SELECT game_id, ruleset, winner FROM {table_source(self.con, lake, 'game_scores')} WHERE ruleset = {r})"
                    if lakemod.has_table(lake, "game_scores") else f"({empty_sql(self.con, 'game_scores')})")
         return self.sums.rows(table, results)
 

@@ -24,74 +24,67 @@ from pipeline.facts import pair_facts
 from pipeline.facts import player_facts
 from pipeline.storage import schema
 
-_I32 = pa.int32()
+
+def _bools(col) -> np.ndarray:
+    """bool (n,): ``col`` true (null counting false)."""
+    return pc.fill_null(col, False).to_numpy(zero_copy_only=False)
 
 
-def _flag(x) -> pa.ChunkedArray:
-    """1 where ``x`` (bool) is true, 0 where false or null: a ``count(*) FILTER (WHERE x)`` term."""
-    return pc.cast(pc.fill_null(x, False), _I32)
+def _ints(col) -> np.ndarray:
+    """int64 (n,): ``col`` with nulls as 0."""
+    return pc.fill_null(col, 0).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
-def _and(*xs):
-    out = xs[0]
-    for x in xs[1:]:
-        out = pc.and_kleene(out, x)
-    return out
-
-
-def _sum_where(v, cond):
-    """``v`` where ``cond`` (null counting false), else 0: a ``sum(v) FILTER (WHERE cond)`` term, nulls as 0."""
-    return pc.if_else(pc.fill_null(cond, False), pc.fill_null(v, 0), pa.scalar(0, v.type))
-
-
-def _player_terms(t: pa.Table) -> dict[str, pa.ChunkedArray]:
-    """Per ``player_hands`` row, its term of each :data:`pipeline.facts.player_facts.GAME_SUMS` column."""
-    score, has = t.column("own_score"), pc.is_valid(t.column("own_score"))
-    counted = pc.or_kleene(t.column("scored"), t.column("summary"))
-    taker = _and(counted, t.column("is_taker"))
-    defender = _and(counted, t.column("is_defender"))
-    kind = t.column("strain_kind")
+def _player_terms(t: pa.Table) -> dict[str, np.ndarray]:
+    """Per ``player_hands`` row, its int64 term of each :data:`pipeline.facts.player_facts.GAME_SUMS` column
+    (a ``count(*) FILTER (WHERE x)`` term is x as 0/1, a ``sum(v) FILTER (WHERE x)`` term v or 0)."""
+    score, has = _ints(t.column("own_score")), pc.is_valid(t.column("own_score")).to_numpy(zero_copy_only=False)
+    counted = _bools(t.column("scored")) | _bools(t.column("summary"))
+    taker, defender = counted & _bools(t.column("is_taker")), counted & _bools(t.column("is_defender"))
+    made, decided = _bools(t.column("made")), _bools(t.column("decided"))
+    coinches = _ints(t.column("coinches"))
+    matches = t.column("matches_recorded")
     terms = {
-        "taken": _flag(t.column("is_taker")),
-        "made": _flag(t.column("made")),
-        "decided": _flag(t.column("decided")),
-        "taker_litiges": _flag(t.column("taker_litige")),
-        "points": pc.cast(pc.fill_null(score, 0), _I32),
-        "points_hands": _flag(has),
-        "team_belotes": _flag(t.column("team_belote")),
-        "illegal_plays": _flag(t.column("illegal")),
-        "taker_points": pc.cast(_sum_where(score, taker), _I32),
-        "taker_points_hands": _flag(_and(taker, has)),
-        "defender_points": pc.cast(_sum_where(score, defender), _I32),
-        "defender_points_hands": _flag(_and(defender, has)),
-        "coinches": pc.cast(pc.fill_null(t.column("coinches"), 0), _I32),
-        "coinches_won": pc.cast(_sum_where(t.column("coinches"), t.column("failed")), _I32),
-        "capots_made": _flag(t.column("capot_made")),
-        "capots_suffered": _flag(t.column("capot_suffered")),
-        "declarations": pc.cast(pc.fill_null(t.column("declared"), 0), _I32),
-        "scored_hands": _flag(t.column("scored")),
-        "mismatches": _flag(pc.invert(t.column("matches_recorded"))),
-        "compared": _flag(pc.is_valid(t.column("matches_recorded"))),
-        "summary_hands": _flag(t.column("summary")),
+        "hands": np.ones(t.num_rows, np.int64),
+        "taken": _bools(t.column("is_taker")),
+        "made": made,
+        "decided": decided,
+        "taker_litiges": _bools(t.column("taker_litige")),
+        "points": score,
+        "points_hands": has,
+        "team_belotes": _bools(t.column("team_belote")),
+        "illegal_plays": _bools(t.column("illegal")),
+        "taker_points": np.where(taker, score, 0),
+        "taker_points_hands": taker & has,
+        "defender_points": np.where(defender, score, 0),
+        "defender_points_hands": defender & has,
+        "coinches": coinches,
+        "coinches_won": np.where(_bools(t.column("failed")), coinches, 0),
+        "capots_made": _bools(t.column("capot_made")),
+        "capots_suffered": _bools(t.column("capot_suffered")),
+        "declarations": _ints(t.column("declared")),
+        "scored_hands": _bools(t.column("scored")),
+        "mismatches": _bools(pc.invert(matches)),
+        "compared": pc.is_valid(matches).to_numpy(zero_copy_only=False),
+        "summary_hands": _bools(t.column("summary")),
     }
     for k in ("suit", "nt", "at"):
-        is_k = pc.equal(kind, k)
-        terms[f"made_{k}"] = _flag(_and(t.column("made"), is_k))
-        terms[f"decided_{k}"] = _flag(_and(t.column("decided"), is_k))
+        is_k = _bools(pc.equal(t.column("strain_kind"), k))
+        terms[f"made_{k}"], terms[f"decided_{k}"] = made & is_k, decided & is_k
     return terms
 
 
-def _pair_terms(t: pa.Table) -> dict[str, pa.ChunkedArray]:
-    """Per ``pair_hands`` row, its term of each :data:`pipeline.facts.pair_facts.GAME_SUMS` column."""
-    score = t.column("own_score")
+def _pair_terms(t: pa.Table) -> dict[str, np.ndarray]:
+    """Per ``pair_hands`` row, its int64 term of each :data:`pipeline.facts.pair_facts.GAME_SUMS` column."""
     return {
-        "taken": _flag(t.column("took")),
-        "made": _flag(t.column("made")),
-        "decided": _flag(t.column("decided")),
-        "taker_litiges": _flag(t.column("taker_litige")),
-        "points": pc.cast(pc.fill_null(score, 0), _I32),
-        "points_hands": _flag(pc.is_valid(score)),
-        "summary_hands": _flag(t.column("summary")),
+        "hands": np.ones(t.num_rows, np.int64),
+        "taken": _bools(t.column("took")),
+        "made": _bools(t.column("made")),
+        "decided": _bools(t.column("decided")),
+        "taker_litiges": _bools(t.column("taker_litige")),
+        "points": _ints(t.column("own_score")),
+        "points_hands": pc.is_valid(t.column("own_score")).to_numpy(zero_copy_only=False),
+        "summary_hands": _bools(t.column("summary")),
     }
 
 
@@ -100,51 +93,101 @@ TABLES = {
     "player_games": ("player_hands", ("player",), _player_terms, tuple(player_facts.GAME_SUMS)),
     "pair_games": ("pair_hands", ("player_a", "player_b"), _pair_terms, tuple(pair_facts.GAME_SUMS)),
 }
+PARENTS = {parent: table for table, (parent, *_) in TABLES.items()}
+
+#: partial rows held in Arrow before they are inserted into DuckDB's tables (which spill past its memory limit)
+PENDING_BYTES = 32 << 20
 
 
-def partial_sums(table: str, rows: pa.Table) -> pa.Table:
-    """The partial rows of game-level ``table`` from a batch of its parent's rows: per (game_id, names), the
-    source, one bool column per team bit (``team_bit0``..``team_bit2``: some row had it) and each summed column
-    (int64)."""
+def _partial(table: str, rows: pa.Table, group: np.ndarray, n_groups: int, first: np.ndarray,
+             same_team: bool = False) -> pa.Table:
+    """Partial rows of ``table``: ``rows`` (its parent's) summed by ``group`` (int64 (len(rows),), each row's
+    group, < ``n_groups``); ``first`` (int64 (n_groups,)): a row of each group, whose game, names and source it
+    takes; groups without rows are left out. Columns: game_id, the names, source, team_mask (OR of the rows';
+    ``same_team``: every row of a group has the same), each summed column (int64)."""
     _, names, terms_of, sums = TABLES[table]
     terms = terms_of(rows)
-    terms["hands"] = pa.array(np.ones(rows.num_rows, np.int32))
-    mask = rows.column("team_mask")
-    cols = {"game_id": rows.column("game_id"), **{n: rows.column(n) for n in names}, "source": rows.column("source")}
-    for bit in range(3):
-        cols[f"team_bit{bit}"] = pc.not_equal(pc.bit_wise_and(mask, pa.scalar(1 << bit, mask.type)),
-                                              pa.scalar(0, mask.type))
-    cols.update({c: terms[c] for c in sums})
-    grouped = pa.table(cols).group_by(["game_id", *names], use_threads=False).aggregate(
-        [("source", "first")] + [(f"team_bit{b}", "any") for b in range(3)] + [(c, "sum") for c in sums])
-    return grouped.rename_columns([n.removesuffix("_first").removesuffix("_any").removesuffix("_sum")
-                                   for n in grouped.column_names])
+    count = np.bincount(group, minlength=n_groups)
+    keep = count > 0
+    take = pa.array(first[keep])
+    cols = {"game_id": rows.column("game_id").take(take), **{n: rows.column(n).take(take) for n in names},
+            "source": rows.column("source").take(take)}
+    if same_team:       # one team per group: its first row's
+        cols["team_mask"] = rows.column("team_mask").take(take)
+    else:
+        mask = np.zeros(n_groups, np.int64)
+        np.bitwise_or.at(mask, group, _ints(rows.column("team_mask")))
+        cols["team_mask"] = pa.array(mask[keep].astype(np.int8))
+    for c in sums:      # integer sums by float64 bincount: exact below 2^53
+        cols[c] = pa.array(np.bincount(group, weights=terms[c], minlength=n_groups)[keep].astype(np.int64))
+    return pa.table(cols)
 
 
-def seated_counts(hands: pa.Table) -> tuple[pa.Table, pa.Table]:
-    """From a batch of ``hands`` rows: (per game_id and non-null name, the hands it sat in (``n_all``) and the
-    4-player ones (``n_four``); per game_id, its hands with a name (``named``), its 4-player hands (``four``) and
-    those of them without a list of names (``four_unlisted``)), each an int64 count. What
-    :func:`pipeline.facts.player_facts.seated_sql` reads off the lists, as counts."""
-    players = hands.column("players").combine_chunks() if isinstance(hands.column("players"), pa.ChunkedArray) \
-        else hands.column("players")
-    four = pc.fill_null(pc.equal(hands.column("n_players"), 4), False)
-    parent = pc.list_parent_indices(players)
-    names = pa.table({"hand": parent, "name": pc.list_flatten(players)}).filter(pc.is_valid(pc.field("name")))
-    names = names.group_by(["hand", "name"], use_threads=False).aggregate([])     # each name once a hand
-    hand = names.column("hand")
-    names = pa.table({"game_id": hands.column("game_id").take(hand), "name": names.column("name"),
-                      "n_all": pa.array(np.ones(names.num_rows, np.int64)),
-                      "n_four": pc.cast(four.take(hand), pa.int64())})
-    name_counts = names.group_by(["game_id", "name"], use_threads=False).aggregate([("n_all", "sum"), ("n_four", "sum")])
-    named_hand = pc.is_in(pa.array(range(hands.num_rows), pa.int64()), value_set=pc.unique(pc.cast(hand, pa.int64())))
-    games = pa.table({"game_id": hands.column("game_id"), "named": pc.cast(named_hand, pa.int64()),
-                      "four": pc.cast(four, pa.int64()),
-                      "four_unlisted": pc.cast(pc.and_(four, pc.is_null(hands.column("players"))), pa.int64())})
-    game_counts = games.group_by(["game_id"], use_threads=False).aggregate(
-        [("named", "sum"), ("four", "sum"), ("four_unlisted", "sum")])
-    return (name_counts.rename_columns(["game_id", "name", "n_all", "n_four"]),
-            game_counts.rename_columns(["game_id", "named", "four", "four_unlisted"]))
+def _grouped(table: str, rows: pa.Table) -> pa.Table:
+    """Partial rows of ``table`` from any rows of its parent: grouped by game and names with Arrow."""
+    names = TABLES[table][1]
+    keys = pa.table({"game_id": rows.column("game_id"), **{n: rows.column(n) for n in names}})
+    groups = keys.append_column("_row", pa.array(np.arange(rows.num_rows, dtype=np.int64))).group_by(
+        ["game_id", *names], use_threads=False).aggregate([("_row", "list")])
+    lists = groups.column("_row_list").combine_chunks()
+    group = np.empty(rows.num_rows, np.int64)
+    group[lists.values.to_numpy()] = np.repeat(np.arange(len(lists)), np.diff(lists.offsets.to_numpy()))
+    first = lists.values.to_numpy()[lists.offsets.to_numpy()[:-1]]
+    return _partial(table, rows, group, len(lists), first)
+
+
+def _runs(hands: pa.Table) -> np.ndarray:
+    """int64 (n,): each plain hand's run, runs being consecutive hands of one game with the same names seat by
+    seat (``hands`` plain: each of its n_players seats holds its own name); numbered from 0."""
+    n = hands.num_rows
+    start = np.zeros(n, bool)
+    if n:
+        start[0] = True
+    if n > 1:
+        g = hands.column("game_id")
+        same = _bools(pc.equal(g.slice(1), g.slice(0, n - 1)))
+        npl = _ints(hands.column("n_players"))
+        same &= npl[1:] == npl[:-1]
+        players = hands.column("players").combine_chunks()
+        off, values = players.offsets.to_numpy()[:-1].astype(np.int64), players.values
+        for s in range(4):
+            has = npl > s
+            if not has.any():
+                break
+            name = values.take(pa.array(np.where(has, off + s, 0)))
+            same &= _bools(pc.equal(name.slice(1), name.slice(0, n - 1))) | ~has[1:]
+        start[1:] = ~same
+    return np.cumsum(start) - 1
+
+
+def _laid_out(table: str, rows: pa.Table, hands: pa.Table, run: np.ndarray) -> pa.Table:
+    """Partial rows of ``table`` from its parent's rows of the plain ``hands`` as :mod:`pipeline.facts.batch_facts`
+    lays them out (``player_hands``: each hand's seats in order; ``pair_hands``: the 4-player hands' team 0 rows,
+    then their team 1 rows), summed per run (:func:`_runs`) and seat or team: within a run a seat holds one name."""
+    npl = _ints(hands.column("n_players"))
+    if table == "player_games":
+        hand = np.repeat(np.arange(len(npl)), npl)
+        seat = np.arange(len(hand)) - np.repeat(np.cumsum(npl) - npl, npl)
+        group, width = run[hand] * 4 + seat, 4
+    else:
+        four = np.flatnonzero(npl == 4)
+        group, width = np.tile(run[four], 2) * 2 + np.repeat(np.arange(2), len(four)), 2
+    n_groups = (int(run.max()) + 1 if len(run) else 0) * width
+    first = np.zeros(n_groups, np.int64)
+    first[group] = np.arange(len(group))
+    return _partial(table, rows, group, n_groups, first, same_team=True)
+
+
+def _seated_runs(hands: pa.Table, run: np.ndarray | None) -> pa.Table:
+    """(game_id, players, n_players, n): the lists of names of ``hands``, one row per run of ``run`` (int64 per
+    hand, consecutive) with its number of hands ``n``, or one row per hand when ``run`` is None."""
+    if run is None:
+        take, n = np.arange(hands.num_rows), np.ones(hands.num_rows, np.int64)
+    else:
+        take = np.flatnonzero(np.diff(run, prepend=-1))
+        n = np.diff(np.append(take, len(run)))
+    cols = {c: hands.column(c).take(pa.array(take)) for c in ("game_id", "players", "n_players")}
+    return pa.table({**cols, "n": pa.array(n.astype(np.int64))})
 
 
 class GameSums:
@@ -154,13 +197,35 @@ class GameSums:
     def __init__(self, con, ruleset: str):
         self.con, self.ruleset = con, ruleset
         self.started: set[str] = set()
+        self.pending: dict[str, list[pa.Table]] = {}    # partial rows not yet inserted, by DuckDB table
+        self.pending_bytes = 0
 
-    def add(self, hands: pa.Table, rows: dict[str, pa.Table]) -> None:
-        """Add one batch: ``hands`` (rows of the ``hands`` table) and the batch's hand-level rows by table."""
-        parts = {f"_part_{t}": partial_sums(t, rows[parent]) for t, (parent, *_) in TABLES.items()}
-        parts["_seated_names"], parts["_seated_games"] = seated_counts(hands)
-        for name, part in parts.items():
-            self.con.register("_batch_part", part)
+    def add(self, plain: pa.Table, other: pa.Table | None, parts: dict[str, tuple]) -> None:
+        """Add one batch: its ``plain`` hands (:func:`pipeline.facts.batch_facts._plain_hands`) and the ``other``
+        ones (None: none), and per parent table (``player_hands``, ``pair_hands``) a tuple of its rows of the
+        plain hands laid out as :func:`_laid_out` reads them (None: not so laid out) and any other rows."""
+        run = _runs(plain)
+        out = {"_seated": [_seated_runs(plain, run)] + ([_seated_runs(other, None)] if other is not None else [])}
+        for parent, (laid, *rest) in parts.items():
+            table = PARENTS[parent]
+            pieces = [_laid_out(table, laid, plain, run)] if laid is not None else []
+            rest = [r for r in rest if r is not None and r.num_rows]
+            if rest:
+                pieces.append(_grouped(table, pa.concat_tables(rest)))
+            out[f"_part_{table}"] = pieces
+        for name, pieces in out.items():
+            self.pending.setdefault(name, []).extend(pieces)
+            self.pending_bytes += sum(p.nbytes for p in pieces)
+        if self.pending_bytes > PENDING_BYTES:
+            self._flush()
+
+    def _flush(self) -> None:
+        """Insert the pending partial rows into their DuckDB tables (one insert per table: each costs a few ms
+        however small)."""
+        for name, pieces in self.pending.items():
+            if not pieces:
+                continue
+            self.con.register("_batch_part", pa.concat_tables(pieces, promote_options="permissive"))
             try:
                 if name in self.started:
                     self.con.execute(f"INSERT INTO {name} SELECT * FROM _batch_part")
@@ -169,47 +234,46 @@ class GameSums:
                     self.started.add(name)
             finally:
                 self.con.unregister("_batch_part")
+        self.pending, self.pending_bytes = {}, 0
 
     def sql(self, table: str, game_scores: str) -> str:
-        """SELECT of ``table``'s rows (schema order) from the partial rows and the relation ``game_scores``."""
+        """SELECT of ``table``'s rows (schema order) from the partial rows and the relation ``game_scores``
+        (game_id, ruleset, winner). The seated names are :func:`pipeline.facts.player_facts.seated_sql`'s, read off
+        the runs' lists weighted by their hands: the hands with a name for ``player_games``
+        (``player_facts.seated_hands_sql``), every 4-player hand for ``pair_games``, where one without a list
+        makes "every hand" unknown (``pair_facts.seated_hands_sql``)."""
         _, names, _, sums = TABLES[table]
         keys = ", ".join(names)
-        added = ",\n       ".join(f"sum({c})::INTEGER AS {c}" for c in sums)
+        added = ",\n           ".join(f"sum({c})::INTEGER AS {c}" for c in sums)
         r = "'" + self.ruleset.replace("'", "''") + "'"
-        # player_games: the hands with a name (player_facts.seated_hands_sql); pair_games: every 4-player hand,
-        # one without a list of names making "every hand" unknown (pair_facts.seated_hands_sql)
-        count, hands, unlisted = (("n_all", "named", "0") if table == "player_games"
-                                  else ("n_four", "four", "sum(four_unlisted)"))
-        sql = f"""
+        seated = ("len(list_distinct(players)) > 0" if table == "player_games" else "n_players = 4")
+        return f"""
 WITH x AS (
-    SELECT {r} AS ruleset, game_id, any_value(source) AS source, {keys},
-           (bool_or(team_bit0)::INTEGER | (bool_or(team_bit1)::INTEGER << 1)
-            | (bool_or(team_bit2)::INTEGER << 2))::TINYINT AS team_mask,
+    SELECT {r} AS ruleset, game_id, any_value(source) AS source, {keys}, bit_or(team_mask)::TINYINT AS team_mask,
            {added}
     FROM _part_{table} GROUP BY game_id, {keys}),
-g AS (
-    SELECT game_id, sum({hands}) AS sum_hands, {unlisted} AS sum_unlisted
-    FROM _seated_games GROUP BY game_id HAVING sum({hands}) > 0),
-n AS (
-    SELECT game_id, name, sum({count}) AS k FROM _seated_names GROUP BY game_id, name HAVING sum({count}) > 0),
+runs AS (SELECT * FROM _seated WHERE {seated}),
+g AS (SELECT game_id, sum(n) AS hands, sum(n) FILTER (WHERE players IS NULL) AS unlisted FROM runs GROUP BY game_id),
+k AS (SELECT game_id, name, sum(n) AS hands
+      FROM (SELECT game_id, n, unnest(list_distinct(players)) AS name FROM runs) GROUP BY game_id, name),
 s AS (
     SELECT g.game_id,
-           coalesce(list_sort(list(n.name) FILTER (WHERE n.name IS NOT NULL)), []::VARCHAR[]) AS players,
-           CASE WHEN g.sum_unlisted = 0 THEN
-                coalesce(list_sort(list(n.name) FILTER (WHERE n.k = g.sum_hands)), []::VARCHAR[]) END
+           coalesce(list_sort(list(k.name) FILTER (WHERE k.name IS NOT NULL)), []::VARCHAR[]) AS players,
+           CASE WHEN g.unlisted IS NULL THEN
+                coalesce(list_sort(list(k.name) FILTER (WHERE k.hands = g.hands)), []::VARCHAR[]) END
                                                                                     AS players_every_hand
-    FROM g LEFT JOIN n ON n.game_id = g.game_id
-    GROUP BY g.game_id, g.sum_hands, g.sum_unlisted)
+    FROM g LEFT JOIN k ON k.game_id = g.game_id
+    GROUP BY g.game_id, g.hands, g.unlisted)
 SELECT x.*, s.players, s.players_every_hand, w.winner
 FROM x
 LEFT JOIN s ON s.game_id = x.game_id
 LEFT JOIN {game_scores} AS w ON w.game_id = x.game_id AND w.ruleset = x.ruleset
 """
-        return sql
 
     def rows(self, table: str, game_scores: str, batch_rows: int = 262_144):
         """``table``'s rows as Arrow tables, streamed (none when no batch was added)."""
         from pipeline.storage.duck import arrow_reader
+        self._flush()
         if f"_part_{table}" not in self.started:
             return
         names = schema.schema(table).names
