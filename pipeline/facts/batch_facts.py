@@ -4,7 +4,8 @@
 hands and scores back and joining them on ``hand_key``: a second read, a hash join of the whole lake (memory
 growing with it), five times. Every hand-level table (``player_hands``, ``hand_facts``, ``pair_hands``,
 ``declaration_items``, ``dealt_events``) is row-local, so here each batch of hands is derived as it is scored,
-from the hands batch and its scores batch already in memory, and written beside the scores in the same pass.
+from the hands batch and its scores batch already in memory, and written beside the scores in the same pass; with
+``game_sums``, the game-level tables' partial sums are collected too (:mod:`pipeline.facts.game_sums`).
 The rows are those of each table's ``live`` SELECT: for a plain hand (each seat its own name, not
 summary-level: nearly all) a function of :data:`_FAST` restates that SELECT column by column in Arrow and numpy
 (several times cheaper than the SELECT: docs/bench-results.md); every other hand

@@ -3,8 +3,9 @@ reports over millions of hands read narrow tables instead of joining per seat or
 
 Each derived table (:data:`DERIVED`) has a SELECT that computes its rows from the lake's ``hands`` and
 ``scores`` (its module's ``live_*sql``). At rescore time the hand-level tables are computed batch by batch in
-the hand pass (:mod:`pipeline.facts.batch_facts`) and the game-level ones by :func:`materialize` from their files
-(which also computes every table on its own: the Ray engine, ``migrate``), each writing the ruleset's
+the hand pass (:mod:`pipeline.facts.batch_facts`) and the game-level ones added up from each batch's rows after the
+game pass (:mod:`pipeline.facts.game_sums`); :func:`materialize` computes every table by its SQL on its own (the
+Ray engine, ``migrate``, and the tests' reference), each writing the ruleset's
 partition; :func:`pipeline.stats.views.create_views` shows the written rows, plus the same rows computed on the fly
 for the rulesets rescored before the table existed (so a report never depends on which path ran, as long as
 every hand has been rescored). Ingest never touches them: the rows of a hand or game imported again with other
