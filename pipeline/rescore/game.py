@@ -18,7 +18,11 @@ Rules (ruleset ``[game]`` and ``[contract]``):
   it is one of the tied teams, else play goes on;
 * ``game.no_win_on_belote_alone`` (FFB-Co15 §10.3): the leading team cannot win at a hand where its contract
   failed or it took no trick, unless it would also have won without what it scored on that hand (its belote);
-* with ``game.no_exit_on_capot`` a capot/valat hand never ends it (Bulgarian, BG-HIT).
+* with ``game.no_exit_on_capot`` a capot/valat hand never ends it (Bulgarian, BG-HIT);
+* ``game.exit_needs``: "winner_points": the hand ends the game only when the team that would win scored points on
+  it (BG-NIK BelotGame.PlayGame: after a valat, the next hand ends the game only if someone scores past the
+  leader); "loser_cards": only when every team that would lose took card points in it (Belot_Scorer endsMatch;
+  a hand with no card points recorded, a summary hand, never defers the end).
 * recorded penalties (``scores.penalty_points``, the ruleset's ``[penalties]``, 0 or negative) are added to the
   totals with the hand's score (summary hands included);
 * ``game.claims`` (seed 001's declaring out: a player saying he has finished): a hand whose record holds a
@@ -91,7 +95,7 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
     K = rules.n_teams
     cols = ["game_id", "hand_no", "source", "status", "hand_score", "held_points", "litige", "taker_team",
             "contract_made"] + [c for c in ("capot_team", "carried_in", SUMMARY_SCORE, "penalty_points", "claim_team",
-                                            "claim_points", "claim_note") if c in scores.column_names]
+                                            "claim_points", "claim_note", "card_points") if c in scores.column_names]
     t = scores.select(cols).sort_by([("game_id", "ascending"), ("hand_no", "ascending")])
     gid = t.column("game_id").to_numpy(zero_copy_only=False)
     n = len(gid)
@@ -162,6 +166,14 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
         cap = pc.fill_null(t.column("capot_team"), -1).to_numpy(zero_copy_only=False).astype(np.int64)
         belote_only |= (cap >= 0)[:, None] & (cap[:, None] != team_ids)
     held = t.column("held_points").to_numpy(zero_copy_only=False).astype(np.int64)
+    # game.exit_needs "loser_cards": whether each team took card points in each hand (True where the hand records
+    # no card points: nothing to judge, the end is not deferred)
+    exit_needs = rules["game.exit_needs"]
+    took_cards = _per_team(t, "card_points", K) > 0
+    if "card_points" in t.column_names:
+        took_cards |= ~pc.is_valid(t.column("card_points")).to_numpy(zero_copy_only=False)[:, None]
+    else:
+        took_cards[:] = True
 
     M_score = np.zeros((G, H, K), dtype=np.int64)
     M_win = np.full((G, H), -1, dtype=np.int64)
@@ -173,6 +185,8 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
     M_carry = np.zeros((G, H), dtype=np.int64)
     M_dwin = np.full((G, H), -1, dtype=np.int64)
     M_bonly = np.zeros((G, H, K), dtype=bool)
+    M_cards = np.ones((G, H, K), dtype=bool)
+    M_cards[game_of, pos] = took_cards
     M_dwin[game_of, pos] = deal_winner
     M_bonly[game_of, pos] = belote_only
     if "carried_in" in t.column_names:
@@ -231,6 +245,7 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
             reason = np.where(right, 1, np.where(wrong, 2, reason)).astype(np.int8)
             ended |= claimed
         pot = pot + np.where(v, M_carry[:, h], 0)
+        before = totals.copy()
         totals += np.where(v[:, None], M_score[:, h], 0)
         w = M_win[:, h]
         give = v & (w >= 0) & (pot > 0)
@@ -256,6 +271,11 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
             champ = np.where(tied_win, dw, lead)
         if rules["game.no_exit_on_capot"]:   # "С капо не се излиза": a valat hand never ends the game
             done &= ~M_capot[:, h]
+        if exit_needs == "winner_points":   # BG-NIK: the winners must have scored on this hand
+            done &= (totals - before)[rows, champ] > 0
+        elif exit_needs == "loser_cards":   # Belot_Scorer: every team that would lose took card points on it
+            others = np.arange(K)[None, :] != champ[:, None]
+            done &= (M_cards[:, h] | ~others).all(axis=1)
         ended_at = np.where(done, M_no[:, h], ended_at)
         at_end = np.where(done[:, None], totals, at_end)
         winner = np.where(done, champ, winner)

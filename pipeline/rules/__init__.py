@@ -53,6 +53,7 @@ CHOICES: dict[str, tuple] = {
     "rounding.mode": ("none", "nearest10_5up", "nearest10_6up", "tens_5up", "tens_6up", "bg_2001", "bg_modern"),
     "game.litige_to": ("next_hand_winner", "next_made_contract", "higher_hand_score"),
     "game.end_tie": ("play_on", "latest_deal_winner"),
+    "game.exit_needs": ("none", "winner_points", "loser_cards"),
     "play.revoke_count": ("first", "each"),
 }
 #: the kinds of penalty a record may list (hands.penalties), each a parameter of the ruleset's [penalties]

@@ -55,6 +55,12 @@ def unfinished_reason(totals: list[int], target: int, last: dict[str, Any] | Non
     if last is not None and rules["game.no_exit_on_capot"] and last.get("capot_team") is not None:
         return (f"not finished: team {lead} reached {high} on hand {last['hand_no']}, a capot, which cannot end "
                 "the game: play on", "game.no_exit_on_capot")
+    if last is not None and rules["game.exit_needs"] == "winner_points":
+        return (f"not finished: team {lead} leads with {high}, but the hand that ends the game must bring the winners "
+                "points: play on", "game.exit_needs")
+    if last is not None and rules["game.exit_needs"] == "loser_cards":
+        return (f"not finished: team {lead} leads with {high}, but the losers took no card point on hand "
+                f"{last['hand_no']}: play on", "game.exit_needs")
     if last is not None and rules["game.no_win_on_belote_alone"]:
         how = "was capot" if last.get("capot_team") not in (None, lead) else "failed its contract"
         return (f"not finished: team {lead} reached {high} on hand {last['hand_no']}, where it {how}: it cannot "

@@ -1,0 +1,68 @@
+"""Rulesets modelled on public programs and rulebooks, checked against their sources (a sixth audit).
+
+* nikolayit, bulgarian (NikolayIT/BelotGameEngine @ 8cddd69, src/Belot.Engine/BelotGame.cs ``PlayGame``): a team
+  wins when its total is >= 151 and above the other's AND its points of that round are > 0, the round not being a
+  valat (NoTricksForOneOfTheTeams) nor passed out. BG-HIT (etc/Rules.md, the game-end paragraph after the
+  double/redouble ones): no winning the game with a valat; the barrier is then the leaders' score + 1.
+* belot-scorer (stoyanov624/Belot_Scorer @ 2f41491, src/core/match.ts ``endsMatch``; docs/adr/0018): a deal ends
+  the match when a team reached the target, the totals differ and the team that would lose took card points in
+  that deal (``cards[loser] > 0``); a capot by the team left behind ends it.
+
+Hearts are trump in every hand. The card splits are the harness's (team 0 = seats 0 and 2).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from .harness import PACK, SPLIT_30_132, SPLIT_102_60, STD4, game, hand, rest, ruleset
+
+pytestmark = pytest.mark.rules
+
+ALL = " ".join(PACK)
+# Bulgarian game points (tens): a valat in hearts is 162 + 90 = 252 -> 25 (belot-scorer: 152 + 100 = 252 -> 25)
+CAP0 = hand(STD4, won=[ALL], last=0, taker=0)                  # team 0 takes every trick: [25, 0]
+CAP1 = hand(STD4, won=["", ALL], last=1, taker=1)              # team 1 takes every trick: [0, 25]
+INSIDE0 = hand(STD4, **SPLIT_30_132, taker=0)                  # team 0 bids, 30 - 132: inside, 162 -> [0, 16]
+MADE0 = hand(STD4, **SPLIT_102_60, taker=0)                    # team 0 bids, 102 - 60: [10, 6]
+# team 0 bids and takes every trick but one of four cards worth nothing (not the last): 162 - 0, no valat: [16, 0]
+ZERO1 = hand(STD4, won=[rest("7C 8C 9C 7D"), "7C 8C 9C 7D"], last=0, taker=0)
+
+
+def end(row):
+    return row["totals_at_end"], row["ended_at_hand"], row["winner"]
+
+
+@pytest.mark.covers("game.exit_needs", "nikolayit:game.exit_needs", "bulgarian:game.exit_needs")
+def test_nikolayit_no_win_on_a_zero_round_after_a_valat():
+    # Six valats by team 1 [0, 150], seven by team 0 [175, 150] (no valat hand ends the game), then team 0 goes
+    # inside twice: [175, 166], [175, 182].
+    # BG-NIK PlayGame: after hand 14 team 0 leads 175 >= 151 but its round points are 0 -> no end; after hand 15
+    # team 1 has 182 > 175 with 16 round points -> team 1 wins at hand 15 with [175, 182]. (BG-HIT: the barrier
+    # after the valat is 175 + 1 = 176: 166 and 175 stay under it at hand 14, team 1's 182 passes it at hand 15.)
+    # Before (exit_needs "none"): the game ended at hand 14 with team 0 the winner at [175, 166].
+    hands = [CAP1] * 6 + [CAP0] * 7 + [INSIDE0, INSIDE0]
+    for name in ("nikolayit", "bulgarian"):
+        assert end(game(ruleset(name), *hands)) == ([175, 182], 15, 1)
+        assert end(game(ruleset(name, {"game.exit_needs": "none"}), *hands)) == ([175, 166], 14, 0)
+
+
+@pytest.mark.covers("game.exit_needs", "belot-scorer:game.exit_needs", "belot-scorer:game.no_exit_on_capot")
+def test_belot_scorer_match_end_needs_the_losers_card_points():
+    # Belot_Scorer endsMatch: ends when max(total) >= 151, the totals differ and cards[loser] > 0 in the deal.
+    # (1) Seven capots by team 1: [0, 175], each blocked (the loser, team 0, took no card). Hand 8: team 0's capot
+    # [25, 175]: the loser is still team 0, which took the cards this time -> the match ends at hand 8, team 1
+    # wins. Before (no exit on any capot): hand 8 was a capot, play on; seven more team 0 capots [200, 175] and a
+    # made hand [210, 181] gave the game to team 0 at hand 16.
+    hands = [CAP1] * 7 + [CAP0] * 8 + [MADE0]
+    assert end(game(ruleset("belot-scorer"), *hands)) == ([25, 175], 8, 1)
+    before = {"game.exit_needs": "none", "game.no_exit_on_capot": True}
+    assert end(game(ruleset("belot-scorer", before), *hands)) == ([210, 181], 16, 0)
+    # (2) Six capots by team 0 [150, 0]; hand 7: team 0 takes 162 card points and team 1 one trick worth 0, no
+    # capot: [166, 0], but the loser (team 1) took no card point -> blocked; hand 8 (made 10 - 6): [176, 6], team 1
+    # took 60 -> ends at hand 8. Before: ended at hand 7 at [166, 0].
+    hands = [CAP0] * 6 + [ZERO1, MADE0]
+    assert end(game(ruleset("belot-scorer"), *hands)) == ([176, 6], 8, 0)
+    assert end(game(ruleset("belot-scorer", before), *hands)) == ([166, 0], 7, 0)
+    # "winner_points" would not defer hand 7 (team 0 scored 16 there)
+    assert end(game(ruleset("belot-scorer", {"game.exit_needs": "winner_points"}), *hands)) == ([166, 0], 7, 0)
