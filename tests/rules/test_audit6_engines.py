@@ -7,6 +7,8 @@
 * belot-scorer (stoyanov624/Belot_Scorer @ 2f41491, src/core/match.ts ``endsMatch``; docs/adr/0018): a deal ends
   the match when a team reached the target, the totals differ and the team that would lose took card points in
   that deal (``cards[loser] > 0``); a capot by the team left behind ends it.
+* hackbulgaria (HackBulgaria/Programming-101-Python-2020-Spring @ 0ffa486, week04/02.BeloteDeclarations/README.md):
+  a belote is K and Q of one suit held, of every suit in all-trump, and every belote counts (no play condition).
 
 Hearts are trump in every hand. The card splits are the harness's (team 0 = seats 0 and 2).
 """
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 import pytest
 
-from .harness import PACK, SPLIT_30_132, SPLIT_102_60, STD4, game, hand, rest, ruleset
+from .harness import PACK, SPLIT_30_132, SPLIT_102_60, STD4, deal, game, hand, rest, ruleset, score1
 
 pytestmark = pytest.mark.rules
 
@@ -66,3 +68,36 @@ def test_belot_scorer_match_end_needs_the_losers_card_points():
     assert end(game(ruleset("belot-scorer", before), *hands)) == ([166, 0], 7, 0)
     # "winner_points" would not defer hand 7 (team 0 scored 16 there)
     assert end(game(ruleset("belot-scorer", {"game.exit_needs": "winner_points"}), *hands)) == ([166, 0], 7, 0)
+
+
+# ------------------------------------------------------------------------------------------------- hackbulgaria
+
+# All-trump, seat 0 leads: seat 0 holds AS KS QS (a tierce) and so the spade belote, seat 1 KD QD (the diamond
+# belote) and no spade. Every play below is legal (follow suit, beat the best card of the suit led when able).
+AT_DEAL = deal("AS KS QS 7C JC TH 9H KH", "KD QD 9D 8C QC AH 7D 8D", "9C KC TD AD 7H JH 8S 7S",
+               "TC AC JD 8H QH 9S TS JS")
+AT_PLAY = [(0, "AS"), (1, "QD"), (2, "8S"), (3, "9S"),      # seat 1 discards QD, the first of its pair, on spades
+           (3, "JS"), (0, "QS"), (1, "8D"), (2, "7S"),      # seat 0's QS follows suit
+           (3, "TS"), (0, "KS"), (1, "7D"), (2, "9C"),
+           (3, "AC"), (0, "JC"), (1, "8C"), (2, "KC"),
+           (0, "7C"), (1, "QC"), (2, "7H"), (3, "TC"),
+           (3, "JD"), (0, "TH"), (1, "KD"), (2, "TD"),
+           (3, "8H"), (0, "9H"), (1, "AH"), (2, "JH"),
+           (2, "AD"), (3, "QH"), (0, "KH"), (1, "9D")]
+
+
+@pytest.mark.covers("hackbulgaria:belote.all_trump")
+def test_hackbulgaria_every_all_trump_belote_counts():
+    # The exercise (week04/02.BeloteDeclarations/README.md @ 0ffa486, sections Belote and Scoring): K and Q of one
+    # suit make a belote, in all-trump of every suit, and every belote counts: team 0 20 (spades), team 1 20
+    # (diamonds), whatever card seat 1 played its QD on.
+    # Card points (all-trump, trump values): team 0 wins trick 4 (AC 11 + JC 20 + 8C 0 + KC 4 = 35) and trick 7
+    # (8H 0 + 9H 14 + AH 11 + JH 20 = 45): 80; team 1 258 - 80 = 178 (last trick included).
+    # Team 0 (taker) 80 + tierce 20 + belote 20 = 120 < team 1 178 + 20 = 198: inside, team 1 takes everything:
+    # 80 + 178 + 20 + 20 + 20 = 318 -> 32. Before (per_suit_led, BG-HIT): seat 1's belote lost (QD discarded on a
+    # spade lead): 298 -> 30.
+    h = hand(AT_DEAL, plays=AT_PLAY, strain="AT", taker=0)
+    row = score1(ruleset("hackbulgaria"), h)
+    assert (row["legal"], row["belote_points"], row["hand_score"]) == (True, [20, 20], [0, 32])
+    row = score1(ruleset("hackbulgaria", {"belote.all_trump": "per_suit_led"}), h)
+    assert (row["belote_points"], row["hand_score"]) == ([20, 0], [0, 30])
