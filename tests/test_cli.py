@@ -122,8 +122,10 @@ def test_rules_list_show_formats():
     assert "double.surcoinche = 3" in r.stdout and "x3, not x4" in r.stdout
     # one line names the abbreviations cited (colver.toml's description and sources, and base.toml's for the
     # parameters colver inherits, such as base's game.litige_to citing 'seed 000', the new penalties and game.claims citing 'seed 001') and the page
-    assert ("Sources cited (../shared/data/real/colver/FORMAT.md, FFB-B16, FFB-Bweb, FFB-Co15, FORMAT.md, PAGAT-B, "
-            "PAGAT-C, rules.md, seed 000, seed 001, WP-FR-Co): see docs/sources.md in the Rebelote repository.") \
+    # (base's game.exit_needs cites BG-HIT, BG-NIK and Belot_Scorer's ADR and src/core/match.ts)
+    assert ("Sources cited (../shared/data/real/colver/FORMAT.md, ADR, BG-HIT, BG-NIK, colver-core/src/game_loop.rs, "
+            "FFB-B16, FFB-Bweb, FFB-Co15, FORMAT.md, PAGAT-B, PAGAT-C, rules.md, seed 000, seed 001, src/core/match.ts, "
+            "WP-FR-Co): see docs/sources.md in the Rebelote repository.") \
         in r.stdout.splitlines()
     r = run("formats")
     assert "rebelote:" in r.stdout and "colver:" in r.stdout

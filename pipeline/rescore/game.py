@@ -15,7 +15,7 @@ Rules (ruleset ``[game]`` and ``[contract]``):
   ``game.target_strict``, BGA) with the highest total held by one team alone (both over: the higher wins).
   The highest total shared (rules.md R36): with ``game.end_tie = "play_on"`` the game goes on; with
   "latest_deal_winner" (pagat coinche) the team that won that hand (made -> takers, failed -> defence) wins when
-  it is one of the tied teams, else play goes on;
+  it is one of the tied teams, else play goes on; with "first_team" (colver) team 0 wins when it is one of them;
 * ``game.no_win_on_belote_alone`` (FFB-Co15 §10.3): the leading team cannot win at a hand where its contract
   failed or it took no trick, unless it would also have won without what it scored on that hand (its belote);
 * with ``game.no_exit_on_capot`` a capot/valat hand never ends it (Bulgarian, BG-HIT);
@@ -269,6 +269,10 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
             tied_win &= totals[rows, np.maximum(dw, 0)] == high
             done |= tied_win
             champ = np.where(tied_win, dw, lead)
+        elif end_tie == "first_team":   # colver game_loop.rs: both over and equal -> NS (team 0)
+            tied0 = v & ~ended & reached(high) & ~alone & (totals[:, 0] == high)
+            done |= tied0
+            champ = np.where(tied0, 0, lead)
         if rules["game.no_exit_on_capot"]:   # "С капо не се излиза": a valat hand never ends the game
             done &= ~M_capot[:, h]
         if exit_needs == "winner_points":   # BG-NIK: the winners must have scored on this hand

@@ -52,7 +52,7 @@ CHOICES: dict[str, tuple] = {
     "belote.all_trump": ("per_suit", "per_suit_led", "none"),
     "rounding.mode": ("none", "nearest10_5up", "nearest10_6up", "tens_5up", "tens_6up", "bg_2001", "bg_modern"),
     "game.litige_to": ("next_hand_winner", "next_made_contract", "higher_hand_score"),
-    "game.end_tie": ("play_on", "latest_deal_winner"),
+    "game.end_tie": ("play_on", "latest_deal_winner", "first_team"),
     "game.exit_needs": ("none", "winner_points", "loser_cards"),
     "play.revoke_count": ("first", "each"),
 }

@@ -144,7 +144,8 @@ def game_summary(hands: list[dict[str, Any]], rules: Ruleset, target: int | None
     elif g["winner"] is not None:
         result, param = f"team {g['winner']} wins at hand {g['ended_at_hand']} with {g['totals_at_end']}", "game.target"
         if g["totals_at_end"].count(max(g["totals_at_end"])) > 1:
-            result += " (equal totals: the winners of that deal win)"
+            result += (" (equal totals: team 0 wins)" if rules["game.end_tie"] == "first_team"
+                       else " (equal totals: the winners of that deal win)")
             param = "game.end_tie"
     else:
         last = scores.slice(scores.num_rows - 1, 1).to_pylist()[0] if scores.num_rows else None

@@ -101,3 +101,19 @@ def test_hackbulgaria_every_all_trump_belote_counts():
     assert (row["legal"], row["belote_points"], row["hand_score"]) == (True, [20, 20], [0, 32])
     row = score1(ruleset("hackbulgaria", {"belote.all_trump": "per_suit_led"}), h)
     assert (row["belote_points"], row["hand_score"]) == ([20, 0], [0, 30])
+
+
+# ------------------------------------------------------------------------------------------------------ colver
+
+@pytest.mark.covers("game.end_tie", "colver:game.end_tie")
+def test_colver_equal_totals_over_the_target_go_to_ns():
+    # colver-core/src/game_loop.rs play_match (Avo-k/colver @ 49986bb): deals until a total reaches the target;
+    # both at it or over: 'if ns >= ew' -> NS (team 0) wins, so equal totals go to team 0. Colver hands (no rounding,
+    # the bid added to a made contract): team 0 bids 80 and makes 102 - 60: [182, 60]; then team 1 bids 80 and makes
+    # 102 - 60: [60, 182]. Target lowered to 242: totals [242, 242], both at the target -> team 0 wins at hand 2.
+    # Before ("play_on", FFB): no winner.
+    a = hand(STD4, **SPLIT_102_60, taker=0, bid=80)
+    b = hand(STD4, won=[SPLIT_102_60["won"][1], SPLIT_102_60["won"][0]], last=1, taker=1, bid=80)
+    R = ruleset("colver", {"game.target": 242})
+    assert end(game(R, a, b)) == ([242, 242], 2, 0)
+    assert end(game(ruleset("colver", {"game.target": 242, "game.end_tie": "play_on"}), a, b)) == (None, None, None)
