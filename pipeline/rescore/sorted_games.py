@@ -31,8 +31,9 @@ def _last_game_start(gid: np.ndarray) -> int:
     return int(change[-1] + 1) if len(change) else 0
 
 
-def sorted_game_batches(lake, ruleset: str, batch_rows: int = 1 << 18, games: pa.Array | None = None) -> Iterator[pa.Table]:
-    """The ``scores`` rows of ``ruleset`` (columns :data:`GAME_COLUMNS` plus the game's recorded ``target``,
+def sorted_game_batches(lake, ruleset: str, batch_rows: int = 1 << 18, games: pa.Array | None = None,
+                        extra: tuple[str, ...] = ()) -> Iterator[pa.Table]:
+    """The ``scores`` rows of ``ruleset`` (columns :data:`GAME_COLUMNS` and ``extra`` plus the game's recorded ``target``,
     ``recorded_final`` and ``game_key`` from ``games``, and, when the lake holds summary-level hands, their recorded score as
     :data:`pipeline.rescore.game.SUMMARY_SCORE`), sorted by (game_id, hand_no), in tables of about ``batch_rows``
     rows that each hold whole games (a game is never split between two tables). ``games``: only those game ids."""
@@ -49,7 +50,7 @@ def sorted_game_batches(lake, ruleset: str, batch_rows: int = 1 << 18, games: pa
         else:
             games_sql = ("(SELECT NULL::VARCHAR AS game_id, NULL::INTEGER AS target, NULL::INTEGER[] AS recorded_final, "
                          "NULL::VARCHAR AS game_key)")
-        cols = ", ".join(f"s.{c}" for c in GAME_COLUMNS)
+        cols = ", ".join(f"s.{c}" for c in GAME_COLUMNS + list(extra))
         summary, join = _summary_scores(con, loc)
         only = ""
         if games is not None:
@@ -87,8 +88,14 @@ def _summary_scores(con, loc) -> tuple[str, str]:
             f" LEFT JOIN ({summary_points_sql(hands)}) sh ON sh.hand_key = s.hand_key")
 
 
-def _pass_columns(t: pa.Table) -> pa.Table:
-    return t.select(GAME_COLUMNS + [c for c in (SUMMARY_SCORE,) if c in t.column_names])
+def _extra_columns(rules: Ruleset) -> tuple[str, ...]:
+    """Score columns the game pass reads under ``rules`` beyond :data:`GAME_COLUMNS`: ``card_points`` for
+    ``game.exit_needs = "loser_cards"`` (whether the losers took card points in the deal)."""
+    return ("card_points",) if rules["game.exit_needs"] == "loser_cards" else ()
+
+
+def _pass_columns(t: pa.Table, rules: Ruleset) -> pa.Table:
+    return t.select(GAME_COLUMNS + list(_extra_columns(rules)) + [c for c in (SUMMARY_SCORE,) if c in t.column_names])
 
 
 def game_results(lake, rules: Ruleset, on_game_batch=None, batch_rows: int = 1 << 18,
@@ -106,11 +113,14 @@ def game_results(lake, rules: Ruleset, on_game_batch=None, batch_rows: int = 1 <
             return None
         return {g: x for g, x in zip(t.column("game_id").to_pylist(), t.column("target").to_pylist()) if x}
 
-    for t in sorted_game_batches(lake, rules.name, batch_rows, games):
-        if isinstance(rules, OwnRules):
-            g = game_pass_own(t, rules, lambda rows, m: game_pass(_pass_columns(rows), m, targets_of(rows, m)))
+    own = isinstance(rules, OwnRules)
+    members = [*rules.members.values(), *rules.by_variant.values()] if own else [rules]
+    extra = tuple(sorted({c for m in members for c in _extra_columns(m)}))
+    for t in sorted_game_batches(lake, rules.name, batch_rows, games, extra):
+        if own:
+            g = game_pass_own(t, rules, lambda rows, m: game_pass(_pass_columns(rows, m), m, targets_of(rows, m)))
         else:
-            g = game_pass(_pass_columns(t), rules, targets_of(t, rules))
+            g = game_pass(_pass_columns(t, rules), rules, targets_of(t, rules))
         # one game_key and recorded_final per game (its first row's), in game_pass's output order
         idx = pc.index_in(g.column("game_id"), value_set=t.column("game_id"))
         g = g.set_column(g.column_names.index("game_key"), g.schema.field("game_key"), t.column("game_key").take(idx))

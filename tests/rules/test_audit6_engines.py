@@ -117,3 +117,25 @@ def test_colver_equal_totals_over_the_target_go_to_ns():
     R = ruleset("colver", {"game.target": 242})
     assert end(game(R, a, b)) == ([242, 242], 2, 0)
     assert end(game(ruleset("colver", {"game.target": 242, "game.end_tie": "play_on"}), a, b)) == (None, None, None)
+
+
+@pytest.mark.covers("belot-scorer:game.exit_needs")
+def test_belot_scorer_match_end_through_the_lake(tmp_path):
+    # The same game as case (2) above, imported and rescored as a user would: the lake's game pass reads the
+    # scores back sorted by game, and must hand game_pass the card points "loser_cards" needs (without them every
+    # hand looks like one whose card points were not recorded, and the match ended at hand 7 at [166, 0]).
+    import orjson
+
+    from pipeline.ingest.run import ingest_paths
+    from pipeline.rescore import rescore_lake
+    from pipeline.storage import lake as lakemod
+
+    hands = [CAP0] * 6 + [ZERO1, MADE0]
+    obj = {"format": "rebelote", "version": 1, "source": "ruletest", "source_game_id": "g1", "variant": "bulgarian",
+           "n_players": 4, "players": ["P0", "P1", "P2", "P3"], "target": None, "ruleset_hint": None,
+           "hands": [dict(h, hand_no=i + 1) for i, h in enumerate(hands)]}
+    (tmp_path / "g.jsonl").write_bytes(orjson.dumps(obj) + b"\n")
+    ingest_paths([tmp_path / "g.jsonl"], tmp_path / "lake")
+    rescore_lake(tmp_path / "lake", ruleset("belot-scorer"))
+    row = lakemod.read(tmp_path / "lake", "game_scores").to_pylist()[0]
+    assert end(row) == ([176, 6], 8, 0)
