@@ -117,9 +117,11 @@ def test_plain_hands_are_most_but_not_all(lake: Path):  # noqa: F811
     assert 0 < (~plain).sum() < plain.sum()
 
 
-def test_rescore_writes_what_materialize_writes(lake: Path, tmp_path: Path):  # noqa: F811
+@pytest.mark.parametrize("batch_size", [5, 100_000])
+def test_rescore_writes_what_materialize_writes(lake: Path, tmp_path: Path, batch_size: int):  # noqa: F811
     # hands scored 5 at a time, so that games are split between batches (their game-level rows are added up from
-    # partial sums), and a substitute in hand 2 of one game (its seated names differ from those in every hand)
+    # partial sums), or all at once (each game's partial rows are final, a game of one run of names takes that
+    # run's list), and a substitute in hand 2 of one game (its seated names differ from those in every hand)
     import pyarrow.parquet as pq
 
     copy = tmp_path / "copy"
@@ -145,7 +147,7 @@ def test_rescore_writes_what_materialize_writes(lake: Path, tmp_path: Path):  # 
                 r["players"] = [None] * 4
         pq.write_table(pa.Table.from_pylist(rows, schema=pq.read_schema(f)), f)
     for r in ("pagat-coinche", "belote-3p"):
-        rescore_lake(copy, load(r), batch_size=5)   # the hand pass writes the hand-level tables, partial sums
+        rescore_lake(copy, load(r), batch_size=batch_size)  # the hand pass writes the hand-level tables, partial sums
         written = {name: lakemod.read(copy, name) for name in derived.DERIVED}
         with lakemod.lock(copy):
             derived.materialize(copy, r)            # every table again, by SQL over the whole lake

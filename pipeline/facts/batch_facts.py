@@ -54,6 +54,7 @@ class BatchFacts:
         from pipeline.storage.duck import PASS_LIMIT, duckdb_connection
 
         self.con = duckdb_connection(default_limit=PASS_LIMIT)
+        self.sums = None
         try:
             self._prepare(lake, ruleset)
             self.sums = GameSums(self.con, ruleset) if game_sums else None
@@ -144,6 +145,8 @@ class BatchFacts:
             self.con.unregister("_s")
 
     def close(self) -> None:
+        if self.sums is not None:
+            self.sums.close()
         self.con.close()
 
 

@@ -95,7 +95,7 @@ TABLES = {
 }
 PARENTS = {parent: table for table, (parent, *_) in TABLES.items()}
 
-#: partial rows held in Arrow before they are inserted into DuckDB's tables (which spill past its memory limit)
+#: partial rows held in Arrow before they are written to their files
 PENDING_BYTES = 32 << 20
 
 
@@ -190,14 +190,41 @@ def _seated_runs(hands: pa.Table, run: np.ndarray | None) -> pa.Table:
     return pa.table({**cols, "n": pa.array(n.astype(np.int64))})
 
 
+def _merged(table: str, part: pa.Table) -> pa.Table:
+    """``part`` (partial rows of ``table``) with the rows of one game and names added into one: a game whose
+    names change seat or come back within a batch has several runs."""
+    _, names, _, sums = TABLES[table]
+    keys = ["game_id", *names]
+    if part.num_rows == part.group_by(keys, use_threads=False).aggregate([]).num_rows:
+        return part
+    bits = {f"_bit{b}": pc.not_equal(pc.bit_wise_and(part.column("team_mask"), pa.scalar(1 << b, pa.int8())),
+                                     pa.scalar(0, pa.int8())) for b in range(3)}
+    t = part
+    for k, v in bits.items():
+        t = t.append_column(k, v)
+    g = t.group_by(keys, use_threads=False).aggregate(
+        [("source", "first")] + [(k, "any") for k in bits] + [(c, "sum") for c in sums])
+    mask = np.zeros(g.num_rows, np.int8)
+    for b, k in enumerate(bits):
+        mask |= _bools(g.column(f"{k}_any")).astype(np.int8) << b
+    cols = {k: g.column(k) for k in keys}
+    cols.update({"source": g.column("source_first"), "team_mask": pa.array(mask)})
+    cols.update({c: g.column(f"{c}_sum") for c in sums})
+    return pa.table(cols).select(part.column_names)
+
+
 class GameSums:
-    """Collects the partial rows of the game-level tables batch by batch on DuckDB connection ``con`` (temporary
-    tables, spilled past the connection's memory limit), then gives their rows (:meth:`rows`)."""
+    """Collects the partial rows of the game-level tables batch by batch into Parquet files in a temporary folder
+    (the memory they take stays that of one lot, :data:`PENDING_BYTES`), then gives the tables' rows by one
+    DuckDB query each on connection ``con`` (:meth:`rows`). :meth:`close` removes the folder."""
 
     def __init__(self, con, ruleset: str):
+        import tempfile
         self.con, self.ruleset = con, ruleset
-        self.started: set[str] = set()
-        self.pending: dict[str, list[pa.Table]] = {}    # partial rows not yet inserted, by DuckDB table
+        self.dir = tempfile.mkdtemp(prefix="rebelote-game-sums-")
+        self.writers: dict = {}
+        self.batch = 0
+        self.pending: dict[str, list[pa.Table]] = {}    # partial rows not yet written, by file
         self.pending_bytes = 0
 
     def add(self, plain: pa.Table, other: pa.Table | None, parts: dict[str, tuple]) -> None:
@@ -205,58 +232,76 @@ class GameSums:
         ones (None: none), and per parent table (``player_hands``, ``pair_hands``) a tuple of its rows of the
         plain hands laid out as :func:`_laid_out` reads them (None: not so laid out) and any other rows."""
         run = _runs(plain)
-        out = {"_seated": [_seated_runs(plain, run)] + ([_seated_runs(other, None)] if other is not None else [])}
+        out = {"seated": [_seated_runs(plain, run)] + ([_seated_runs(other, None)] if other is not None else [])}
         for parent, (laid, *rest) in parts.items():
             table = PARENTS[parent]
             pieces = [_laid_out(table, laid, plain, run)] if laid is not None else []
             rest = [r for r in rest if r is not None and r.num_rows]
             if rest:
                 pieces.append(_grouped(table, pa.concat_tables(rest)))
-            out[f"_part_{table}"] = pieces
+            out[table] = [_merged(table, pa.concat_tables(pieces))] if pieces else []
         for name, pieces in out.items():
+            pieces = [p.append_column("batch", pa.array(np.full(p.num_rows, self.batch, np.int32))) for p in pieces]
             self.pending.setdefault(name, []).extend(pieces)
             self.pending_bytes += sum(p.nbytes for p in pieces)
+        self.batch += 1
         if self.pending_bytes > PENDING_BYTES:
             self._flush()
 
     def _flush(self) -> None:
-        """Insert the pending partial rows into their DuckDB tables (one insert per table: each costs a few ms
-        however small)."""
+        """Write the pending partial rows to their files."""
+        import pyarrow.parquet as pq
         for name, pieces in self.pending.items():
             if not pieces:
                 continue
-            self.con.register("_batch_part", pa.concat_tables(pieces, promote_options="permissive"))
-            try:
-                if name in self.started:
-                    self.con.execute(f"INSERT INTO {name} SELECT * FROM _batch_part")
-                else:
-                    self.con.execute(f"CREATE TEMP TABLE {name} AS SELECT * FROM _batch_part")
-                    self.started.add(name)
-            finally:
-                self.con.unregister("_batch_part")
+            t = pa.concat_tables(pieces, promote_options="permissive")
+            if name not in self.writers:
+                self.writers[name] = (pq.ParquetWriter(self._path(name), t.schema), t.schema)
+            w, first = self.writers[name]
+            w.write_table(t.cast(first))
         self.pending, self.pending_bytes = {}, 0
+
+    def _path(self, name: str) -> str:
+        import os
+        return os.path.join(self.dir, f"{name}.parquet")
 
     def sql(self, table: str, game_scores: str) -> str:
         """SELECT of ``table``'s rows (schema order) from the partial rows and the relation ``game_scores``
-        (game_id, ruleset, winner). The seated names are :func:`pipeline.facts.player_facts.seated_sql`'s, read off
-        the runs' lists weighted by their hands: the hands with a name for ``player_games``
+        (game_id, ruleset, winner). Only the games split between batches are added up; the others' rows are
+        final. The seated names are :func:`pipeline.facts.player_facts.seated_sql`'s, read off the runs' lists
+        weighted by their hands (a game of one run: that run's list): the hands with a name for ``player_games``
         (``player_facts.seated_hands_sql``), every 4-player hand for ``pair_games``, where one without a list
         makes "every hand" unknown (``pair_facts.seated_hands_sql``)."""
+        from pipeline.storage.duck import sql_list
         _, names, _, sums = TABLES[table]
         keys = ", ".join(names)
-        added = ",\n           ".join(f"sum({c})::INTEGER AS {c}" for c in sums)
+        kept = ", ".join(f"{c}::INTEGER AS {c}" for c in sums)
+        added = ", ".join(f"sum({c})::INTEGER AS {c}" for c in sums)
         r = "'" + self.ruleset.replace("'", "''") + "'"
         seated = ("len(list_distinct(players)) > 0" if table == "player_games" else "n_players = 4")
+        part, runs = sql_list([self._path(table)]), sql_list([self._path("seated")])
         return f"""
-WITH x AS (
+WITH p AS (SELECT * FROM read_parquet({part})),
+split AS (SELECT game_id FROM p GROUP BY game_id HAVING min(batch) <> max(batch)),
+x AS (
+    SELECT {r} AS ruleset, game_id, source, {keys}, team_mask::TINYINT AS team_mask, {kept}
+    FROM p ANTI JOIN split USING (game_id)
+    UNION ALL
     SELECT {r} AS ruleset, game_id, any_value(source) AS source, {keys}, bit_or(team_mask)::TINYINT AS team_mask,
            {added}
-    FROM _part_{table} GROUP BY game_id, {keys}),
-runs AS (SELECT * FROM _seated WHERE {seated}),
-g AS (SELECT game_id, sum(n) AS hands, sum(n) FILTER (WHERE players IS NULL) AS unlisted FROM runs GROUP BY game_id),
+    FROM p SEMI JOIN split USING (game_id) GROUP BY game_id, {keys}),
+runs AS (SELECT * FROM read_parquet({runs}) WHERE {seated}),
+single AS (SELECT game_id FROM runs GROUP BY game_id HAVING count(*) = 1),
+g AS (SELECT game_id, sum(n) AS hands, sum(n) FILTER (WHERE players IS NULL) AS unlisted
+      FROM runs ANTI JOIN single USING (game_id) GROUP BY game_id),
 k AS (SELECT game_id, name, sum(n) AS hands
-      FROM (SELECT game_id, n, unnest(list_distinct(players)) AS name FROM runs) GROUP BY game_id, name),
+      FROM (SELECT game_id, n, unnest(list_distinct(players)) AS name FROM runs ANTI JOIN single USING (game_id))
+      GROUP BY game_id, name),
 s AS (
+    SELECT game_id, coalesce(list_sort(list_distinct(players)), []::VARCHAR[]) AS players,
+           list_sort(list_distinct(players)) AS players_every_hand
+    FROM runs SEMI JOIN single USING (game_id)
+    UNION ALL
     SELECT g.game_id,
            coalesce(list_sort(list(k.name) FILTER (WHERE k.name IS NOT NULL)), []::VARCHAR[]) AS players,
            CASE WHEN g.unlisted IS NULL THEN
@@ -274,8 +319,16 @@ LEFT JOIN {game_scores} AS w ON w.game_id = x.game_id AND w.ruleset = x.ruleset
         """``table``'s rows as Arrow tables, streamed (none when no batch was added)."""
         from pipeline.storage.duck import arrow_reader
         self._flush()
-        if f"_part_{table}" not in self.started:
+        if table not in self.writers:
             return
+        for w, _ in self.writers.values():      # the files complete (idempotent: the second table's call)
+            w.close()
         names = schema.schema(table).names
         for b in arrow_reader(self.con, self.sql(table, game_scores), {}, batch_rows):
             yield schema.conform(table, pa.Table.from_batches([b]).select(names))
+
+    def close(self) -> None:
+        import shutil
+        for w, _ in self.writers.values():
+            w.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
