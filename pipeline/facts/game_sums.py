@@ -3,9 +3,11 @@
 Each of their columns is a count or a sum over the game's hand-level rows (``GAME_SUMS`` of
 :mod:`pipeline.facts.player_facts` and :mod:`pipeline.facts.pair_facts`), and the names seated in the game are
 counts too: a name is in ``players_every_hand`` when the hands it sat in are all the game's hands. So each batch's
-``player_hands`` and ``pair_hands`` rows are summed per game and name (or pair) with Arrow's grouping as they are
-made; the lake's hands are stored game by game, so the partial rows are about a tenth of the hand-level ones. What
-is left after the game pass is one DuckDB query adding up the partial rows of games split between batches,
+``player_hands`` and ``pair_hands`` rows are summed as they are made: the lake's hands are stored game by game, so
+a plain hand's rows are summed per run of hands of one game with the same names seat by seat (numpy, no sort),
+the others with Arrow's grouping, giving one partial row per game and name (or pair) in the batch, about a
+tenth of the hand-level rows, written to a temporary Parquet file. What is left after the game pass is one
+DuckDB query per table adding up the partial rows of the games split between batches (the others' are final),
 with the game's winner from ``game_scores``. Computing the tables from their parents' files instead grouped
 the 40 M ``player_hands`` rows of 10^7 hands with 30 filtered aggregates, and the seated names from every hand's
 list (docs/bench-results.md, "Game-level tables from the hand pass's partial sums").
