@@ -190,6 +190,19 @@ def score1(R: rulesmod.Ruleset, h: dict, n_players: int | None = None) -> dict:
     return score(R, h, n_players=n_players)[0]
 
 
+# STD4 with the king and queen of hearts both in seat 0 (team 0): seat 0's 9H and seat 3's QH swapped
+BEL_T0 = deal("7C JC 8D QD QH KH TS AS", "8C QC 9D KD TH AH 7S JS", "9C KC TD AD 7H JH 8S QS",
+              "TC AC 7D JD 8H 9H 9S KS")
+# ... both in seat 1 (team 1): KH from seat 0 and QH from seat 3 to seat 1, which gives them TH and AH
+BEL_T1 = deal("7C JC 8D QD 9H TH TS AS", "8C QC 9D KD KH QH 7S JS", "9C KC TD AD 7H JH 8S QS",
+              "TC AC 7D JD 8H AH 9S KS")
+
+
+def hand_score(name: str, h: dict, overrides: dict[str, Any] | None = None) -> list[int]:
+    """The ``hand_score`` of the one hand ``h`` under ruleset ``name`` (with ``overrides``, as :func:`ruleset`)."""
+    return score1(ruleset(name, overrides), h)["hand_score"]
+
+
 def game(R: rulesmod.Ruleset, *hands: dict, target: int | None = None) -> dict:
     """The ``game_scores`` row of one game of ``hands`` under ``R``: totals, totals_at_end, ended_at_hand,
     winner, unresolved_held. ``target``: the game's recorded target (what the lake's game pass hands

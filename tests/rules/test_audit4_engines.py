@@ -18,20 +18,10 @@ from __future__ import annotations
 
 import pytest
 
-from .harness import CAPOT_0, SPLIT_30_132, SPLIT_81_81, SPLIT_82_80, SPLIT_102_60, STD4, deal, game, hand, ruleset, score1
+from .harness import BEL_T0, BEL_T1, hand_score as hs, CAPOT_0, SPLIT_30_132, SPLIT_81_81, SPLIT_82_80, SPLIT_102_60, STD4, game, hand, ruleset
 
 pytestmark = pytest.mark.rules
 
-# STD4 with the king and queen of hearts (trump) both in seat 0 (team 0): seat 0's 9H and seat 3's QH swapped
-BEL_T0 = deal("7C JC 8D QD QH KH TS AS", "8C QC 9D KD TH AH 7S JS", "9C KC TD AD 7H JH 8S QS",
-              "TC AC 7D JD 8H 9H 9S KS")
-# ... both in seat 1 (team 1): KH from seat 0 and QH from seat 3 to seat 1, which gives them TH and AH
-BEL_T1 = deal("7C JC 8D QD 9H TH TS AS", "8C QC 9D KD KH QH 7S JS", "9C KC TD AD 7H JH 8S QS",
-              "TC AC 7D JD 8H AH 9S KS")
-
-
-def hs(name, h, overrides=None):
-    return score1(ruleset(name, overrides), h)["hand_score"]
 
 
 # ---------------------------------------------------------------------------------------------------- libcoinche
