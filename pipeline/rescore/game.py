@@ -22,7 +22,7 @@ Rules (ruleset ``[game]`` and ``[contract]``):
 * ``game.exit_needs``: "winner_points": the hand ends the game only when the team that would win scored points on
   it (BG-NIK BelotGame.PlayGame: after a valat, the next hand ends the game only if someone scores past the
   leader); "loser_cards": only when every team that would lose took card points in it (Belot_Scorer endsMatch;
-  a hand with no card points recorded, a summary hand, never defers the end).
+  a summary hand, with no card points recorded, never defers the end; a passed-out hand never ends the game).
 * recorded penalties (``scores.penalty_points``, the ruleset's ``[penalties]``, 0 or negative) are added to the
   totals with the hand's score (summary hands included);
 * ``game.claims`` (seed 001's declaring out: a player saying he has finished): a hand whose record holds a
@@ -76,6 +76,11 @@ def _per_team(t: pa.Table, name: str, K: int) -> np.ndarray:
         vals = pc.list_flatten(col.take(pa.array(use)).combine_chunks())
         out[use] = pc.fill_null(vals, 0).to_numpy(zero_copy_only=False).astype(np.int64).reshape(-1, K)
     return out
+
+
+def _np_bool(x) -> np.ndarray:
+    """bool (n,): ``x`` (a boolean Arrow array) true, null counting false."""
+    return pc.fill_null(x, False).to_numpy(zero_copy_only=False)
 
 
 SUMMARY_SCORE = "summary_score"
@@ -166,12 +171,14 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
         cap = pc.fill_null(t.column("capot_team"), -1).to_numpy(zero_copy_only=False).astype(np.int64)
         belote_only |= (cap >= 0)[:, None] & (cap[:, None] != team_ids)
     held = t.column("held_points").to_numpy(zero_copy_only=False).astype(np.int64)
-    # game.exit_needs "loser_cards": whether each team took card points in each hand (True where the hand records
-    # no card points: nothing to judge, the end is not deferred)
+    # game.exit_needs "loser_cards": whether each team took card points in each hand (True where a played hand
+    # records no card points, a summary hand: nothing to judge, the end is not deferred; False on a passed-out
+    # hand: Belot_Scorer keeps no deal without a contract, so such a hand never ends the match)
     exit_needs = rules["game.exit_needs"]
     took_cards = _per_team(t, "card_points", K) > 0
     if "card_points" in t.column_names:
-        took_cards |= ~pc.is_valid(t.column("card_points")).to_numpy(zero_copy_only=False)[:, None]
+        played = ~_np_bool(pc.equal(t.column("status"), "passed_out"))
+        took_cards |= (~pc.is_valid(t.column("card_points")).to_numpy(zero_copy_only=False) & played)[:, None]
     else:
         took_cards[:] = True
 

@@ -139,3 +139,24 @@ def test_belot_scorer_match_end_through_the_lake(tmp_path):
     rescore_lake(tmp_path / "lake", ruleset("belot-scorer"))
     row = lakemod.read(tmp_path / "lake", "game_scores").to_pylist()[0]
     assert end(row) == ([176, 6], 8, 0)
+
+
+@pytest.mark.covers("belot-scorer:game.exit_needs")
+def test_belot_scorer_passed_out_deal_does_not_end_a_blocked_match():
+    # Belot_Scorer saveDeal refuses a deal without a contract ('no-contract'), so endsMatch never runs on one.
+    # Six team-0 capots [150, 0], ZERO1 [166, 0] blocked (the losers took no card point), a passed-out deal
+    # (totals unchanged): still blocked, no deal to judge; MADE0 [176, 6] ends it at hand 9. Before (a hand without
+    # card points never deferring the end): the match ended at the passed-out hand 8 at [166, 0].
+    passed = hand(STD4, taker=None)
+    assert end(game(ruleset("belot-scorer"), *([CAP0] * 6 + [ZERO1, passed, MADE0]))) == ([176, 6], 9, 0)
+
+
+@pytest.mark.covers("coincoinche:game.end_tie")
+def test_coincoinche_equal_totals_play_on():
+    # coincoinche CoincheGame: a team wins at 1000 or more only with strictly more points than the other; it extends
+    # colver, whose game loop gives equal totals to NS. Target lowered to 242: 102-60 made on 80 by team 0 gives
+    # [182, 60]; the mirror hand by team 1 [60, 182]: [242, 242] at hand 2, no winner (colver's rule: team 0).
+    a = hand(STD4, **SPLIT_102_60, taker=0, bid=80)
+    b = hand(STD4, won=[SPLIT_102_60["won"][1], SPLIT_102_60["won"][0]], last=1, taker=1, bid=80)
+    assert end(game(ruleset("coincoinche", {"game.target": 242}), a, b)) == (None, None, None)
+    assert end(game(ruleset("coincoinche", {"game.target": 242, "game.end_tie": "first_team"}), a, b)) == ([242, 242], 2, 0)
