@@ -185,3 +185,28 @@ def test_own_scores_after_a_new_source_are_stale_for_the_hands(tmp_path):
     assert (f"stale (hands imported or replaced since; the rules changed: 1 choice changed ({first['source']}/"
             f"{first['variant']}/{first['ruleset_hint']} belote-classic -> ffb-classic); no longer scored under "
             "belote-classic") in line, line
+
+
+def test_a_stale_house_ruleset_is_rescored_from_its_file(tmp_path, monkeypatch):
+    # a house ruleset is stored under its file's name; `--rules my-club` alone is not found (only shipped names
+    # are), so the next step names the file, and says the name stands for its path (a new user's report)
+    from pipeline.rules import RulesetError
+
+    lake = tmp_path / "lake"
+    _file(tmp_path / "a.jsonl", 1)
+    ingest_paths([tmp_path / "a.jsonl"], lake)
+    (tmp_path / "my-club.toml").write_text('extends = "belote-classic"\n[game]\ntarget = 501\n')
+    monkeypatch.chdir(tmp_path)
+    rescore_lake(lake, load("my-club.toml"))
+    _file(tmp_path / "b.jsonl", 2)
+    ingest_paths([tmp_path / "b.jsonl"], lake)
+    steps = lake_status(lake).next_steps
+    assert steps[0] == (f"rebelote rescore --rules my-club.toml --lake {lake}  (its scores are stale; my-club.toml "
+                        "stands for the path of its house file)")
+    try:
+        load("my-club")
+    except RulesetError:
+        pass
+    else:
+        raise AssertionError("the bare name of a house ruleset is found: the step could name it")
+    load("my-club.toml")        # the file, from the folder it is in, is

@@ -58,7 +58,9 @@ def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Op
             err.print(f"[yellow]warning:[/] no hands match the filters {escape(' '.join(given))}{escape(hint)}")
         elif selected:
             err.print(f"no rows: the {selected:,} hands selected have nothing for this report"
-                      + (" (no recorded score differs from the rescoring)" if report == "audit" else ""))
+                      + (" (no recorded score differs from the rescoring)" if report == "audit" else
+                         " (it reads the double-dummy analysis: run `rebelote analyse` first)"
+                         if report.startswith("dd_") else ""))
     if table.num_rows:
         _warn_undated(lake, filters)
     if by and not (filters.since or filters.until):
@@ -74,7 +76,7 @@ def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Op
         err.print(f"[yellow]warning:[/] {count(missing, 'hand', grouped=True)} {'has' if missing == 1 else 'have'} no scores under {escape(used)} "
                   f"(imported after the last rescore?); the reports leave them out of the counts written at "
                   f"rescore time (per player, pair, contract, declaration) until you run "
-                  f"`rebelote rescore --rules {escape(used)}`")
+                  f"`rebelote rescore --rules {escape(_rules_arg(used))}`")
     if "command" in table.column_names and str(lake) != str(DEFAULT_LAKE):
         # the printed `rebelote show` commands must find this lake when pasted as they are
         from pipeline import arrow_rows
@@ -87,6 +89,13 @@ def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Op
     display = stats.display_columns(report)
     _emit(table, fmt, output, None if columns else (["month"] + display if by and display else display), lake=lake,
           all_rows=limit is not None, selects=True)
+
+
+def _rules_arg(name: str) -> str:
+    """What `rebelote rescore --rules` takes for the stored ruleset ``name``: a shipped name as it is, a house
+    ruleset its file (``NAME.toml``: the name alone is not found)."""
+    from pipeline.rules import shipped_names
+    return name if name == "own" or name in set(shipped_names()) else f"{name}.toml"
 
 
 def _report_command(report: str, doc: str) -> None:

@@ -174,13 +174,14 @@ def _next_steps(st: LakeStatus, uri: str) -> list[str]:
     steps = []
     scored = {r.name for r in st.rulesets}
     for r in st.rulesets:
+        # a house ruleset is given by its file (`--rules my-club.toml`): its name alone is not found
+        what = "" if r.name == "own" else f" --rules {r.name}" + (".toml" if r.house else "")
+        where = f"; {r.name}.toml stands for the path of its house file" if r.house else ""
         if not r.fresh or r.changed:
-            what = "" if r.name == "own" else f" --rules {r.name}"
-            steps.append(f"rebelote rescore{what}{lake}  (its scores are stale)")
+            steps.append(f"rebelote rescore{what}{lake}  (its scores are stale{where})")
         elif r.unwritten:
-            what = "" if r.name == "own" else f" --rules {r.name}"
             steps.append(f"rebelote rescore{what}{lake}  (writes the report tables the reports now compute on the "
-                         "fly)")
+                         f"fly{where})")
     alone = [r for r in st.rulesets if r.fresh and not r.changed]
     if "own" not in scored and not (len(st.rulesets) == 1 and alone):    # the reports' default (report_rules)
         steps.append(f"rebelote rescore{lake}  (scores each game under its own ruleset: `rebelote rules sources"
