@@ -78,11 +78,6 @@ def _per_team(t: pa.Table, name: str, K: int) -> np.ndarray:
     return out
 
 
-def _np_bool(x) -> np.ndarray:
-    """bool (n,): ``x`` (a boolean Arrow array) true, null counting false."""
-    return pc.fill_null(x, False).to_numpy(zero_copy_only=False)
-
-
 SUMMARY_SCORE = "summary_score"
 """Optional column of :func:`game_pass`'s input: list<int32> game points per team, the recorded score of a
 summary-level hand (``hands.recorded_score`` where ``hands.completeness = 'summary'``), null on every other row."""
@@ -177,7 +172,7 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
     exit_needs = rules["game.exit_needs"]
     took_cards = _per_team(t, "card_points", K) > 0
     if "card_points" in t.column_names:
-        played = ~_np_bool(pc.equal(t.column("status"), "passed_out"))
+        played = ~pc.fill_null(pc.equal(t.column("status"), "passed_out"), False).to_numpy(zero_copy_only=False)
         took_cards |= (~pc.is_valid(t.column("card_points")).to_numpy(zero_copy_only=False) & played)[:, None]
     else:
         took_cards[:] = True
@@ -252,7 +247,7 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
             reason = np.where(right, 1, np.where(wrong, 2, reason)).astype(np.int8)
             ended |= claimed
         pot = pot + np.where(v, M_carry[:, h], 0)
-        before = totals.copy()
+        before = totals.copy() if exit_needs == "winner_points" else None
         totals += np.where(v[:, None], M_score[:, h], 0)
         w = M_win[:, h]
         give = v & (w >= 0) & (pot > 0)
