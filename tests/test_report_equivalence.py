@@ -5,8 +5,9 @@ Why: the derived report facts (pipeline/facts/derived.py) may be computed in dif
 time, computed in the hand pass, or as views computed when a report runs) for speed; none of that may change
 one row. The expected outputs were captured from the code before any such change
 (``tests/golden/report_equivalence.json``: per output, the number of rows and a SHA-256 of its rows, each
-row rendered with ``repr`` and the rows sorted, so row order does not count but every value does, floats to
-the last bit). To see which rows differ, write the outputs of two trees with
+row rendered with ``repr`` and the rows sorted, so row order does not count but every value does, floats to 12
+significant digits: the fairness report's p-values sum thousands of terms whose last bits change with numpy's
+build, a fresh install of numpy 2.4.6 changed 23 digests this way). To see which rows differ, write the outputs of two trees with
 ``python tests/test_report_equivalence.py dump DIR`` and diff the files.
 """
 
@@ -35,11 +36,23 @@ RULESETS = tuple(dict.fromkeys(p[0] for p in PLAN))
 VOLATILE = ("source_file", "ingest_file", "ingested_at")
 
 
+def _value(v):
+    """``v`` with every float rounded to 12 significant digits (in lists and structs too)."""
+    if isinstance(v, float):
+        return float(f"{v:.12g}")
+    if isinstance(v, list):
+        return [_value(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _value(x) for k, x in v.items()}
+    return v
+
+
 def _rows(t: pa.Table) -> list[str]:
-    """The rows of ``t`` as sorted ``repr`` strings of (column, value) tuples, :data:`VOLATILE` columns left out."""
+    """The rows of ``t`` as sorted ``repr`` strings of (column, value) tuples, :data:`VOLATILE` columns left out,
+    floats to 12 significant digits (:func:`_value`)."""
     t = t.drop_columns([c for c in VOLATILE if c in t.column_names])
     names = t.column_names
-    return sorted(repr(tuple(zip(names, r.values()))) for r in t.to_pylist())
+    return sorted(repr(tuple(zip(names, map(_value, r.values())))) for r in t.to_pylist())
 
 
 def _filters():
