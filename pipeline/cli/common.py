@@ -346,9 +346,11 @@ def _warm_engine(lake, rules) -> float:
 
     from pipeline.storage import lake as lakemod
     from pipeline.rescore.own import score_any
+    import pyarrow as pa
+
     t0 = time.perf_counter()
-    try:
-        first = next(iter(lakemod.iter_batches(lake, "hands", batch_size=1024)), None)
+    try:    # the first hand only: read as the hand pass reads (a dataset scan would decode a whole row group)
+        first = next((b for _, _, b in lakemod.iter_positioned(lake, "hands", batch_size=1)), None)
     except (OSError, ValueError):
         return 0.0
     if first is None:
@@ -359,12 +361,12 @@ def _warm_engine(lake, rules) -> float:
     note.daemon = True
     note.start()
     try:
-        import pyarrow as pa
         score_any(pa.Table.from_batches([first.slice(0, 1)]), rules)
     except Exception:   # noqa: BLE001 - the rescore itself meets and reports the same error
         pass
     finally:
         note.cancel()
+        pa.default_memory_pool().release_unused()
     return time.perf_counter() - t0
 
 

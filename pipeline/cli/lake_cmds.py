@@ -136,7 +136,8 @@ def rescore(
                                         "the 'ray' extra; joins $RAY_ADDRESS if set).")] = "local",
     threads: Annotated[int, typer.Option("--threads", min=1, help="Local engine: score this many batches at once "
                                          "(one more batch in memory each; score_batch runs faster on two threads when two cores are free).")] = 1,
-    batch_size: Annotated[int, typer.Option("--batch-size", min=1024, help="Hands per score_batch call (with the input row group, this bounds memory).")] = 65_536,
+    batch_size: Annotated[Optional[int], typer.Option("--batch-size", min=1024, help="Hands read and scored at a "
+                                                      "time (this bounds memory; default 32768).")] = None,
     no_derived: Annotated[bool, typer.Option("--no-derived", help="Do not write the derived report tables (player_hands, "
                                              "hand_facts...): a faster rescore, slower reports (they compute the same "
                                              "rows on the fly).")] = False,
@@ -167,8 +168,9 @@ def rescore(
         loaded.setdefault(r.name, r)
     for i, r in enumerate(loaded.values()):
         try:
-            summary = _run_rescore(lake, r, quiet=as_json, warm_up=i == 0, batch_size=batch_size, engine=engine, threads=threads,
-                                   derived=not no_derived, update=update)
+            size = {} if batch_size is None else {"batch_size": batch_size}
+            summary = _run_rescore(lake, r, quiet=as_json, warm_up=i == 0, engine=engine, threads=threads,
+                                   derived=not no_derived, update=update, **size)
             if as_json:
                 out.print_json(data=summary.to_dict(), indent=None)
         except EngineUnavailable as e:

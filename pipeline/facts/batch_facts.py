@@ -121,18 +121,11 @@ class BatchFacts:
             self.sums.add(ph, rh, parts)
         return out
 
-    def game_rows(self, lake, table: str):
-        """The rows of game-level ``table`` (``player_games`` or ``pair_games``) of the hands given to :meth:`rows`
-        so far (``game_sums`` set), with the winners of the lake's ``game_scores`` under the ruleset: Arrow
-        tables, streamed. Raises duckdb.Error / OSError on a read failure."""
-        from pipeline.storage import lake as lakemod
-        from pipeline.storage.duck import empty_sql, table_source
-
-        self.con.execute("RESET threads")      # the hand pass is over: DuckDB may use every core again
-        r = "'" + self.ruleset_name.replace("'", "''") + "'"
-        results = (f"(SELECT game_id, ruleset, winner FROM {table_source(self.con, lake, 'game_scores')} WHERE ruleset = {r})"
-                   if lakemod.has_table(lake, "game_scores") else f"({empty_sql(self.con, 'game_scores')})")
-        return self.sums.rows(table, results)
+    def game_rows(self, closed: pa.Array, late: pa.Array, results: pa.Table) -> dict[str, pa.Table]:
+        """The game-level tables' rows (``player_games``, ``pair_games``) of the games ``closed`` by the game
+        pass, whose ``game_scores`` rows are ``results``; partial rows of the games ``late`` are dropped
+        (:meth:`pipeline.facts.game_sums.GameSums.close_games`). Needs ``game_sums``."""
+        return self.sums.close_games(closed, late, results)
 
     def _sql(self, name: str, hands: pa.Table, scores: pa.Table) -> pa.Table:
         """``name``'s rows by its SQL (the reference), over ``hands`` and ``scores`` registered as ``_h``, ``_s``."""
@@ -145,8 +138,6 @@ class BatchFacts:
             self.con.unregister("_s")
 
     def close(self) -> None:
-        if self.sums is not None:
-            self.sums.close()
         self.con.close()
 
 

@@ -6,11 +6,12 @@ counts too: a name is in ``players_every_hand`` when the hands it sat in are all
 ``player_hands`` and ``pair_hands`` rows are summed as they are made: the lake's hands are stored game by game, so
 a plain hand's rows are summed per run of hands of one game with the same names seat by seat (numpy, no sort),
 the others with Arrow's grouping, giving one partial row per game and name (or pair) in the batch, about a
-tenth of the hand-level rows, written to a temporary Parquet file. What is left after the game pass is one
-DuckDB query per table adding up the partial rows of the games split between batches (the others' are final),
-with the game's winner from ``game_scores``. Computing the tables from their parents' files instead grouped
-the 40 M ``player_hands`` rows of 10^7 hands with 30 filtered aggregates, and the seated names from every hand's
-list (docs/bench-results.md, "Game-level tables from the hand pass's partial sums").
+tenth of the hand-level rows. Once the game pass run beside the hand pass (:mod:`pipeline.rescore.batch_games`)
+has closed a game, one DuckDB query per table over that batch's closed games adds up their partial rows (a
+game carried over from the batch before has rows of two batches) and joins their winners. Computing the
+tables from their parents' files instead grouped the 40 M ``player_hands`` rows of 10^7 hands with 30 filtered
+aggregates, and the seated names from every hand's list (docs/bench-results.md, "Game-level tables from the hand
+pass's partial sums").
 
 ``tests/test_batch_facts.py`` holds the rows equal to :func:`pipeline.facts.derived.materialize`'s (the tables'
 SQL over the whole lake) with games split between batches, substitutes and odd name lists.
@@ -96,9 +97,6 @@ TABLES = {
     "pair_games": ("pair_hands", ("player_a", "player_b"), _pair_terms, tuple(pair_facts.GAME_SUMS)),
 }
 PARENTS = {parent: table for table, (parent, *_) in TABLES.items()}
-
-#: partial rows held in Arrow before they are written to their files
-PENDING_BYTES = 32 << 20
 
 
 def _partial(table: str, rows: pa.Table, group: np.ndarray, n_groups: int, first: np.ndarray,
@@ -216,18 +214,15 @@ def _merged(table: str, part: pa.Table) -> pa.Table:
 
 
 class GameSums:
-    """Collects the partial rows of the game-level tables batch by batch into Parquet files in a temporary folder
-    (the memory they take stays that of one lot, :data:`PENDING_BYTES`), then gives the tables' rows by one
-    DuckDB query each on connection ``con`` (:meth:`rows`). :meth:`close` removes the folder."""
+    """Collects the partial rows of the game-level tables batch by batch (:meth:`add`) and gives the tables' rows
+    of the games the game pass has closed (:meth:`close_games`), by one DuckDB query each on connection ``con``
+    over those games' partial rows; the rows of a game not closed yet (the last of a batch, which may go on in
+    the next) wait for a later call."""
 
     def __init__(self, con, ruleset: str):
-        import tempfile
         self.con, self.ruleset = con, ruleset
-        self.dir = tempfile.mkdtemp(prefix="rebelote-game-sums-")
-        self.writers: dict = {}
         self.batch = 0
-        self.pending: dict[str, list[pa.Table]] = {}    # partial rows not yet written, by file
-        self.pending_bytes = 0
+        self.pending: dict[str, list[pa.Table]] = {}    # partial rows of the games not closed yet, by table
 
     def add(self, plain: pa.Table, other: pa.Table | None, parts: dict[str, tuple]) -> None:
         """Add one batch: its ``plain`` hands (:func:`pipeline.facts.batch_facts._plain_hands`) and the ``other``
@@ -245,45 +240,58 @@ class GameSums:
         for name, pieces in out.items():
             pieces = [p.append_column("batch", pa.array(np.full(p.num_rows, self.batch, np.int32))) for p in pieces]
             self.pending.setdefault(name, []).extend(pieces)
-            self.pending_bytes += sum(p.nbytes for p in pieces)
         self.batch += 1
-        if self.pending_bytes > PENDING_BYTES:
-            self._flush()
 
-    def _flush(self) -> None:
-        """Write the pending partial rows to their files."""
-        import pyarrow.parquet as pq
+    def close_games(self, closed: pa.Array, late: pa.Array, results: pa.Table) -> dict[str, pa.Table]:
+        """The rows of each game-level table for the games ``closed`` (ids; every hand of theirs given to
+        :meth:`add`), with the winners of ``results`` (their ``game_scores`` rows). The partial rows of the games
+        ``late`` (ids: scored again elsewhere) are dropped; the others wait."""
+        taken: dict[str, pa.Table] = {}
         for name, pieces in self.pending.items():
             if not pieces:
                 continue
             t = pa.concat_tables(pieces, promote_options="permissive")
-            if name not in self.writers:
-                self.writers[name] = (pq.ParquetWriter(self._path(name), t.schema), t.schema)
-            w, first = self.writers[name]
-            w.write_table(t.cast(first))
-        self.pending, self.pending_bytes = {}, 0
+            gid = t.column("game_id")
+            done = pc.is_in(gid, value_set=closed)
+            keep = pc.invert(pc.or_(done, pc.is_in(gid, value_set=late)))
+            taken[name] = t.filter(done)
+            self.pending[name] = [t.filter(keep)]
+        out = {}
+        if "seated" not in taken or not len(closed):
+            return out
+        self.con.register("_runs", taken["seated"])
+        self.con.register("_w", results.select(["game_id", "ruleset", "winner"]))
+        try:
+            for table in TABLES:
+                if table not in taken:
+                    continue
+                self.con.register("_p", taken[table])
+                try:
+                    names = schema.schema(table).names
+                    out[table] = schema.conform(table, self.con.sql(self.sql(table, "_p", "_runs", "_w"))
+                                                .to_arrow_table().select(names))
+                finally:
+                    self.con.unregister("_p")
+        finally:
+            self.con.unregister("_runs")
+            self.con.unregister("_w")
+        return out
 
-    def _path(self, name: str) -> str:
-        import os
-        return os.path.join(self.dir, f"{name}.parquet")
-
-    def sql(self, table: str, game_scores: str) -> str:
-        """SELECT of ``table``'s rows (schema order) from the partial rows and the relation ``game_scores``
-        (game_id, ruleset, winner). Only the games split between batches are added up; the others' rows are
-        final. The seated names are :func:`pipeline.facts.player_facts.seated_sql`'s, read off the runs' lists
-        weighted by their hands (a game of one run: that run's list): the hands with a name for ``player_games``
-        (``player_facts.seated_hands_sql``), every 4-player hand for ``pair_games``, where one without a list
-        makes "every hand" unknown (``pair_facts.seated_hands_sql``)."""
-        from pipeline.storage.duck import sql_list
+    def sql(self, table: str, part: str, runs: str, game_scores: str) -> str:
+        """SELECT of ``table``'s rows (schema order) from the relations ``part`` (partial rows), ``runs`` (the
+        seated names' runs) and ``game_scores`` (game_id, ruleset, winner). The partial rows of a game added in
+        several batches are added up. The seated names are :func:`pipeline.facts.player_facts.seated_sql`'s, read
+        off the runs' lists weighted by their hands (a game of one run: that run's list): the hands with a name
+        for ``player_games`` (``player_facts.seated_hands_sql``), every 4-player hand for ``pair_games``, where
+        one without a list makes "every hand" unknown (``pair_facts.seated_hands_sql``)."""
         _, names, _, sums = TABLES[table]
         keys = ", ".join(names)
         kept = ", ".join(f"{c}::INTEGER AS {c}" for c in sums)
         added = ", ".join(f"sum({c})::INTEGER AS {c}" for c in sums)
         r = "'" + self.ruleset.replace("'", "''") + "'"
         seated = ("len(list_distinct(players)) > 0" if table == "player_games" else "n_players = 4")
-        part, runs = sql_list([self._path(table)]), sql_list([self._path("seated")])
         return f"""
-WITH p AS (SELECT * FROM read_parquet({part})),
+WITH p AS (SELECT * FROM {part}),
 split AS (SELECT game_id FROM p GROUP BY game_id HAVING min(batch) <> max(batch)),
 x AS (
     SELECT {r} AS ruleset, game_id, source, {keys}, team_mask::TINYINT AS team_mask, {kept}
@@ -292,7 +300,7 @@ x AS (
     SELECT {r} AS ruleset, game_id, any_value(source) AS source, {keys}, bit_or(team_mask)::TINYINT AS team_mask,
            {added}
     FROM p SEMI JOIN split USING (game_id) GROUP BY game_id, {keys}),
-runs AS (SELECT * FROM read_parquet({runs}) WHERE {seated}),
+runs AS (SELECT * FROM {runs} WHERE {seated}),
 single AS (SELECT game_id FROM runs GROUP BY game_id HAVING count(*) = 1),
 g AS (SELECT game_id, sum(n) AS hands, sum(n) FILTER (WHERE players IS NULL) AS unlisted
       FROM runs ANTI JOIN single USING (game_id) GROUP BY game_id),
@@ -316,21 +324,3 @@ FROM x
 LEFT JOIN s ON s.game_id = x.game_id
 LEFT JOIN {game_scores} AS w ON w.game_id = x.game_id AND w.ruleset = x.ruleset
 """
-
-    def rows(self, table: str, game_scores: str, batch_rows: int = 262_144):
-        """``table``'s rows as Arrow tables, streamed (none when no batch was added)."""
-        from pipeline.storage.duck import arrow_reader
-        self._flush()
-        if table not in self.writers:
-            return
-        for w, _ in self.writers.values():      # the files complete (idempotent: the second table's call)
-            w.close()
-        names = schema.schema(table).names
-        for b in arrow_reader(self.con, self.sql(table, game_scores), {}, batch_rows):
-            yield schema.conform(table, pa.Table.from_batches([b]).select(names))
-
-    def close(self) -> None:
-        import shutil
-        for w, _ in self.writers.values():
-            w.close()
-        shutil.rmtree(self.dir, ignore_errors=True)

@@ -70,9 +70,10 @@ class RescoreSummary:
     update: bool = False    # only the games new or changed since the last rescore were scored (pipeline.rescore.stale)
     seconds: float = 0.0
     seconds_compile: float = 0.0    # compiling the rules engine before the run (the CLI's warm-up), in ``seconds``
-    seconds_hands: float = 0.0      # the hand pass (read, score_batch, write scores)
-    seconds_games: float = 0.0      # the game pass (sorted read of scores, game_pass, write game_scores)
-    seconds_derived: float = 0.0    # the derived report tables (pipeline.facts.derived.materialize)
+    seconds_hands: float = 0.0      # the hand pass (read, score_batch, write scores; locally also the game pass and
+                                    # the report tables, pipeline.rescore.batch_games)
+    seconds_games: float = 0.0      # the sorted game pass (on Ray; locally only for games found late)
+    seconds_derived: float = 0.0    # the report tables computed after it (pipeline.facts.derived.materialize)
     # CPU seconds of this process (every thread: DuckDB's, the scoring threads') in each phase, as above
     cpu_hands: float = 0.0
     cpu_games: float = 0.0
@@ -128,11 +129,13 @@ class RescoreSummary:
 
 
 ENGINES = ("local", "ray")
-BATCH = 65_536
-"""Hands read and scored at a time by the hand pass: each batch's scores and derived rows are held together, so
-this (with the input row group) sets the pass's memory; smaller batches cost no measurable CPU (docs/bench-results.md)."""
-DERIVED_BUFFER = 32 << 20
-"""Bytes of rows each table the hand pass writes (scores and five derived ones) buffers before writing a row group."""
+BATCH = 32_768
+"""Hands read and scored at a time by the hand pass: each batch's scores, game results and report rows are held
+together, so this sets most of the pass's memory (docs/bench-results.md, "The game pass on the hand pass's
+batches")."""
+DERIVED_BUFFER = 8 << 20
+"""Bytes of rows each table the hand pass writes (scores, game_scores and the report tables) buffers before
+writing a row group: nine tables written side by side."""
 
 
 def ordered_map(fn, items, threads: int):
@@ -162,12 +165,13 @@ def rescore_lake(lake, rules: "Ruleset | OwnRules", batch_size: int = BATCH, eng
 
     Both passes stream: the hand pass reads ``batch_size`` hands at a time through :func:`score_batch`
     (``engine="local"``: in this process, on ``threads`` threads; ``"ray"``: the same function under Ray Data
-    ``map_batches``, see
-    :mod:`pipeline.rescore.ray_engine`), the game pass reads the scores back sorted by game
-    (:mod:`pipeline.rescore.sorted_games`). Memory is bounded by the batch sizes, not the lake. Then, with
-    ``derived`` (the default), the report tables of :mod:`pipeline.facts.derived` are written for the ruleset
-    (:attr:`RescoreSummary.cpu_derived`: what they cost); without it, any stored ones for the ruleset are removed and the
-    reports compute those rows on the fly (same rows, slower reports over millions of hands).
+    ``map_batches``, see :mod:`pipeline.rescore.ray_engine`). Locally the game pass runs on the same batches
+    (:mod:`pipeline.rescore.batch_games`), and with ``derived`` (the default) the report tables of
+    :mod:`pipeline.facts.derived` are computed there too (:mod:`pipeline.facts.batch_facts`); on Ray the game pass
+    reads the scores back sorted by game (:mod:`pipeline.rescore.sorted_games`) and the report tables follow.
+    Memory is bounded by the batch size and DuckDB's limit, not the lake. Without ``derived``, any stored report
+    tables of the ruleset are removed and the reports compute those rows on the fly (same rows, slower reports
+    over millions of hands).
 
     ``progress``: called as ``progress(phase, done, total)`` while it works: ``"hands"`` after each batch
     (hands scored so far, hands in the lake), then ``"games"`` and ``"derived"`` as each phase starts (0, None).
@@ -182,6 +186,19 @@ def rescore_lake(lake, rules: "Ruleset | OwnRules", batch_size: int = BATCH, eng
     """
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; engines: {', '.join(ENGINES)}")
+    # the system allocator, with the pool's unused memory released after each batch, gives pages back that
+    # pyarrow's default mimalloc keeps: about 100 MB less at the same CPU (docs/bench-results.md)
+    pool = pa.default_memory_pool()
+    pa.set_memory_pool(pa.system_memory_pool())
+    try:
+        return _locked(lake, rules, batch_size, engine, threads, derived, progress, update)
+    finally:
+        pa.set_memory_pool(pool)
+
+
+def _locked(lake, rules, batch_size: int, engine: str, threads: int, derived: bool, progress,
+            update: bool) -> RescoreSummary:
+    """:func:`rescore_lake` under the lake's lock."""
     with lakemod.lock(lake):
         touched = None
         if update and engine == "local" and derived:
@@ -250,56 +267,96 @@ def _positions(file_index: int, row: int, n: int) -> np.ndarray:
     return (np.int64(file_index) << 32) | np.arange(row, row + n, dtype=np.int64)
 
 
+def game_codes(g: pa.Table, final: pa.ChunkedArray | pa.Array, foreign: set) -> np.ndarray:
+    """int8 per ``game_scores`` row of ``g``: 0 its recorded totals are not compared (none, or its source plays
+    another ruleset), 1 not comparable (some hands unscorable: the totals are partial), 2 compared and different,
+    3 compared and equal (``final``: the games' ``recorded_final``, same order)."""
+    out = np.zeros(g.num_rows, np.int8)
+    for i, (gid, totals, rec, unscorable) in enumerate(zip(
+            g.column("game_id").to_pylist(), g.column("totals").to_pylist(), final.to_pylist(),
+            g.column("unscorable_hands").to_pylist())):
+        if rec and gid not in foreign:
+            out[i] = 1 if unscorable else 2 + (totals == rec)
+    return out
+
+
+def _count_games(summary: RescoreSummary, tally: np.ndarray, games: int) -> None:
+    """Add ``games`` games whose :func:`game_codes` are counted in ``tally`` (bincount) to the summary."""
+    summary.games += games
+    summary.games_partial += int(tally[1])
+    summary.games_recorded += int(tally[2] + tally[3])
+    summary.games_matched += int(tally[3])
+
+
 def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 1,
              write_derived: bool = True, progress=lambda *a: None, touched=None) -> RescoreSummary:
     """The rescore; with ``touched`` (:class:`pipeline.rescore.stale.Stale`) only those games: their old rows
-    are deleted and the new ones appended, in the lock's transaction."""
+    are deleted and the new ones appended, in the lock's transaction.
+
+    Locally, the game pass runs beside the hand pass (:mod:`pipeline.rescore.batch_games`) and the game-level
+    report tables are added up there too (:mod:`pipeline.facts.game_sums`); a game found late is scored again
+    from the written scores by the sorted pass. On Ray, the sorted pass and :func:`pipeline.facts.derived.materialize`
+    follow the hand pass."""
     t0, c0 = time.perf_counter(), time.process_time()
     summary = RescoreSummary(rules.name, update=touched is not None)
     games = touched.game_ids if touched is not None else None
+    local = engine == "local"
     part = f"ruleset={rules.name}"
     write = lake_write.replace_partition if games is None else lake_write.append_partition
+    from pipeline.facts import derived
     if games is not None:
         gids = set(games.to_pylist())
         for table in ("scores", "game_scores"):
             lake_write.delete_rows(lake, table, "game_id", gids, partition=part)
-        if write_derived and engine == "local":     # the hand pass appends the hand-level derived rows anew
-            from pipeline.facts import batch_facts
-            for name in batch_facts.HAND_LEVEL:
-                lake_write.delete_rows(lake, name, "hand_key", touched.hand_keys, partition=part)
+        if write_derived and local:     # the hand pass appends their rows anew
+            for name, d in derived.DERIVED.items():
+                lake_write.delete_rows(lake, name, d.key, touched.hand_keys if d.key == "hand_key" else gids,
+                                       partition=part)
     own = isinstance(rules, OwnRules)
     foreign, summary.unknown_hints = rules.foreign() if own else foreign_games(lake, rules)
+    foreign_set = set(foreign.to_pylist())
     if own:
         summary.members = {c.ruleset for c in rules.choices}
-    from pipeline.facts import derived
     # the hand and game files this rescore reads (taken under the lake lock)
     hands_files, games_files = derived.hands_snapshot(lake), derived.hands_snapshot(lake, "games")
     total = lakemod.row_count(lake, "hands") if games is None else touched.hands
     loc = lakemod.locate(lake)
     tx = commits.active(loc)
-    facts = None    # the hand-level derived tables, written beside the scores (pipeline.facts.batch_facts)
-    if engine == "ray":
+    facts = None    # the derived tables, written beside the scores (pipeline.facts.batch_facts)
+    batch_games = None
+    if not local:
         from pipeline.rescore.ray_engine import score_batches_ray
         scored = ((None, s, None) for s in score_batches_ray(lake, rules, batch_size))
     else:
+        from pipeline.rescore.batch_games import BatchGames, summary_table
         from pipeline.rescore.own import score_any
         if games is None:       # hand_facts.hand_seq: on a local lake (as derived.materialize numbers them)
-            local = lakemod.locate(lake).local
-            read = ((b, _positions(i, row, b.num_rows) if local else None)
+            read = ((b, _positions(i, row, b.num_rows) if loc.local else None)
                     for i, row, b in lakemod.iter_positioned(lake, "hands", batch_size=batch_size))
         else:
             read = ((b, None) for b in lakemod.iter_batches(lake, "hands", batch_size=batch_size,
                                                              filter=pc.field("game_id").isin(games)))
         scored = ordered_map(lambda bs: (bs[0], score_any(bs[0], rules), bs[1]), read, threads)
+        batch_games = BatchGames(lake, rules, summary_table(lake))
         if write_derived:
             from pipeline.facts import batch_facts
             facts = batch_facts.BatchFacts(lake, rules.name, game_sums=True)
 
     try:
-        tables = ("scores",) + (batch_facts.HAND_LEVEL if facts is not None else ())
+        tables = ("scores",) + (("game_scores",) if local else ())
+        if facts is not None:
+            tables += batch_facts.HAND_LEVEL + batch_facts.GAME_LEVEL
         writers = {}
+
+        def closed(res) -> None:        # the games the game pass closed: their rows
+            g, final, ids = res
+            writers["game_scores"].write(g)
+            batch_games.note(g, game_codes(g, final, foreign_set))
+            if facts is not None:
+                for name, rows in facts.game_rows(ids, batch_games.late, g).items():
+                    writers[name].write(rows)
         try:
-            # six tables written side by side: row groups flushed at DERIVED_BUFFER bytes keep their buffers small
+            # the tables written side by side: row groups flushed at DERIVED_BUFFER bytes keep their buffers small
             for name in tables:
                 writers[name] = lake_write.PartitionWriter(loc, name, rules.name, games is None, tx,
                                                            buffer_bytes=DERIVED_BUFFER)
@@ -311,48 +368,52 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
                 if facts is not None:
                     for name, rows in facts.rows(b, s, seq).items():
                         writers[name].write(rows)
+                if batch_games is not None:
+                    closed(batch_games.add(s))
+                pa.default_memory_pool().release_unused()
                 progress("hands", summary.hands, total)
+            if batch_games is not None:
+                closed(batch_games.finish())
             for w in writers.values():
                 w.close()
         except BaseException:
             for w in writers.values():
                 w.abandon()
             raise
-        pa.default_memory_pool().release_unused()   # hand the hand pass's buffers back before DuckDB's sort starts
+        pa.default_memory_pool().release_unused()   # hand the hand pass's buffers back
         t1, c1 = time.perf_counter(), time.process_time()
         summary.seconds_hands, summary.cpu_hands = t1 - t0, c1 - c0
 
-        foreign_set = set(foreign.to_pylist())
-
         def count_games(g: pa.Table, final: pa.ChunkedArray | pa.Array) -> None:
-            summary.games += g.num_rows
-            for gid, totals, rec, unscorable in zip(g.column("game_id").to_pylist(), g.column("totals").to_pylist(),
-                                                    final.to_pylist(), g.column("unscorable_hands").to_pylist()):
-                if rec and gid not in foreign_set:
-                    if unscorable:      # totals of the scorable hands only: not the game's, so not compared
-                        summary.games_partial += 1
-                        continue
-                    summary.games_recorded += 1
-                    summary.games_matched += totals == rec
+            _count_games(summary, np.bincount(game_codes(g, final, foreign_set), minlength=4), g.num_rows)
 
         from pipeline.rescore.sorted_games import game_results
         progress("games", 0, None)
-        write(lake, "game_scores", rules.name, game_results(lake, rules, count_games, games=games) if summary.hands else [])
-        # the facts the reports add up (pipeline.facts.derived: per player, per pair, per hand, per declaration), derived
-        # once here
+        if batch_games is None:
+            write(lake, "game_scores", rules.name, game_results(lake, rules, count_games, games=games)
+                  if summary.hands else [])
+            late = None
+        else:
+            tally = batch_games.tally()
+            _count_games(summary, tally, int(tally.sum()))
+            late = batch_games.late
+            if len(late):      # scored again from the written scores, in place of what the batches gave
+                for name in ("game_scores",) + (batch_facts.GAME_LEVEL if facts is not None else ()):
+                    lake_write.delete_rows(lake, name, "game_id", set(late.to_pylist()), partition=part)
+                lake_write.append_partition(lake, "game_scores", rules.name,
+                                            game_results(lake, rules, count_games, games=late))
         t2, c2 = time.perf_counter(), time.process_time()
         if write_derived and (games is None or len(games)):
             progress("derived", 0, None)
-            if games is not None:
-                for name, d in derived.DERIVED.items():
-                    if facts is None or d.parent is not None:    # the hand pass replaced the others' rows already
+            if facts is None:
+                if games is not None:
+                    for name, d in derived.DERIVED.items():
                         lake_write.delete_rows(lake, name, d.key, touched.hand_keys if d.key == "hand_key" else gids,
                                                partition=part)
-            if facts is None:
                 derived.materialize(lake, rules.name, games=games)
-            else:       # added up from the hand pass's batches (pipeline.facts.game_sums)
-                for name in batch_facts.GAME_LEVEL:
-                    write(lake, name, rules.name, facts.game_rows(lake, name))
+            elif late is not None and len(late):
+                derived.materialize(lake, rules.name, only=batch_facts.GAME_LEVEL, games=late,
+                                    written=batch_facts.HAND_LEVEL)
         elif games is None:   # none stored for this ruleset (not stale ones): the reports compute them from hands and scores
             for name in derived.DERIVED:
                 lake_write.drop_partition(lake, name, rules.name)
@@ -373,3 +434,5 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
     finally:
         if facts is not None:
             facts.close()
+        if batch_games is not None:
+            batch_games.close()

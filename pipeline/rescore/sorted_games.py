@@ -98,6 +98,34 @@ def _pass_columns(t: pa.Table, rules: Ruleset) -> pa.Table:
     return t.select(GAME_COLUMNS + list(_extra_columns(rules)) + [c for c in (SUMMARY_SCORE,) if c in t.column_names])
 
 
+def results_of(t: pa.Table, rules: Ruleset) -> tuple[pa.Table, pa.ChunkedArray]:
+    """The ``game_scores`` rows of ``t`` (score rows of whole games, any order, with the columns
+    :func:`sorted_game_batches` gives) under ``rules`` (a ruleset or ``own`` rules), sorted by game, with each
+    game's ``game_key``; and the games' ``recorded_final`` values in the same order."""
+    from pipeline.rescore.own import game_pass_own
+    from pipeline.rules.own import OwnRules
+
+    def one(rows: pa.Table, m: Ruleset) -> pa.Table:
+        targets = None
+        if m["game.target_from_record"]:
+            targets = {g: x for g, x in zip(rows.column("game_id").to_pylist(), rows.column("target").to_pylist()) if x}
+        return game_pass(_pass_columns(rows, m), m, targets)
+
+    g = game_pass_own(t, rules, one) if isinstance(rules, OwnRules) else one(t, rules)
+    # one game_key and recorded_final per game (its first row's), in game_pass's output order
+    idx = pc.index_in(g.column("game_id"), value_set=t.column("game_id"))
+    g = g.set_column(g.column_names.index("game_key"), g.schema.field("game_key"), t.column("game_key").take(idx))
+    return g, t.column("recorded_final").take(idx)
+
+
+def extra_columns(rules: Ruleset) -> tuple[str, ...]:
+    """:func:`_extra_columns` of ``rules`` or, under ``own`` rules, of every member ruleset."""
+    from pipeline.rules.own import OwnRules
+
+    members = [*rules.members.values(), *rules.by_variant.values()] if isinstance(rules, OwnRules) else [rules]
+    return tuple(sorted({c for m in members for c in _extra_columns(m)}))
+
+
 def game_results(lake, rules: Ruleset, on_game_batch=None, batch_rows: int = 1 << 18,
                  games: pa.Array | None = None) -> Iterator[pa.Table]:
     """``game_scores`` tables for ``rules`` over the lake's scores (already written for that ruleset), streamed.
@@ -105,25 +133,8 @@ def game_results(lake, rules: Ruleset, on_game_batch=None, batch_rows: int = 1 <
     ``on_game_batch(games, recorded_final)`` is called with each output table and the matching
     ``recorded_final`` values (list per game, or None) so the caller can count recorded totals matched.
     ``games``: only those game ids."""
-    from pipeline.rescore.own import game_pass_own
-    from pipeline.rules.own import OwnRules
-
-    def targets_of(t: pa.Table, rules: Ruleset) -> dict | None:
-        if not rules["game.target_from_record"]:
-            return None
-        return {g: x for g, x in zip(t.column("game_id").to_pylist(), t.column("target").to_pylist()) if x}
-
-    own = isinstance(rules, OwnRules)
-    members = [*rules.members.values(), *rules.by_variant.values()] if own else [rules]
-    extra = tuple(sorted({c for m in members for c in _extra_columns(m)}))
-    for t in sorted_game_batches(lake, rules.name, batch_rows, games, extra):
-        if own:
-            g = game_pass_own(t, rules, lambda rows, m: game_pass(_pass_columns(rows, m), m, targets_of(rows, m)))
-        else:
-            g = game_pass(_pass_columns(t, rules), rules, targets_of(t, rules))
-        # one game_key and recorded_final per game (its first row's), in game_pass's output order
-        idx = pc.index_in(g.column("game_id"), value_set=t.column("game_id"))
-        g = g.set_column(g.column_names.index("game_key"), g.schema.field("game_key"), t.column("game_key").take(idx))
+    for t in sorted_game_batches(lake, rules.name, batch_rows, games, extra_columns(rules)):
+        g, final = results_of(t, rules)
         if on_game_batch is not None:
-            on_game_batch(g, t.column("recorded_final").take(idx))
+            on_game_batch(g, final)
         yield g

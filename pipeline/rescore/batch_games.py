@@ -1,0 +1,190 @@
+"""The game pass run on the hand pass's batches: each game's result computed once its hands are scored.
+
+Sorting a ruleset's scores by game after the hand pass (:mod:`pipeline.rescore.sorted_games`) costs a sort of
+the whole lake, whose memory grows with it past DuckDB's limit (docs/bench-results.md). But ingest stores a
+game's hands together, so a batch of the hand pass holds whole games except the last one, which may go on in
+the next batch: that game's score rows are carried into the next batch, and every other game of the batch is
+*closed* and goes through :func:`pipeline.rescore.game.game_pass` at once. A game met again after it was closed
+(its hands in two files not read one after the other: a game completed by a later import) or unknown to the
+``games`` table is *late*: its rows are left out here, and the caller scores it again from the written scores
+with the sorted pass, in place of what was written for it (:attr:`BatchGames.late`).
+
+Memory: the games' (target, recorded_final, game_key) and their ids' 128-bit digests (about 60 bytes a game
+with 32-character keys) and a few flag bytes a game, plus one batch; no sort of the lake.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from pipeline.storage import lake as lakemod
+from pipeline.storage import schema
+from pipeline.rescore.game import SUMMARY_SCORE
+from pipeline.rescore.sorted_games import GAME_COLUMNS, extra_columns, results_of
+
+_GAME_INFO = ("target", "recorded_final", "game_key")
+
+
+def _digest(con, ids: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
+    """The MD5 digest of each id as its two 64-bit halves (uint64 (n,) each), by DuckDB on connection ``con``:
+    two ids share it with probability ~n^2 / 2^129 (10^-26 at 10^6 games), the odds the content keys themselves
+    take."""
+    con.register("_ids", pa.table({"id": ids}))
+    try:
+        r = con.sql("SELECT md5_number_upper(id) AS hi, md5_number_lower(id) AS lo FROM _ids").fetchnumpy()
+    finally:
+        con.unregister("_ids")
+    return np.asarray(r["hi"], np.uint64), np.asarray(r["lo"], np.uint64)
+
+
+class GameIndex:
+    """The ``games`` table's (target, recorded_final, game_key) by game id, one row per id (its first, as the
+    sorted pass's ``any_value``), ordered by the ids' 128-bit digests (:func:`_digest`, on DuckDB connection
+    ``con``): 16 bytes a game for the id, built batch by batch; :meth:`find` looks ids up."""
+
+    def __init__(self, lake, con):
+        cols = ["game_id", *_GAME_INFO]
+        hi, lo, info = [], [], []
+        self.con = con
+        if lakemod.has_table(lake, "games"):
+            for b in lakemod.iter_batches(lake, "games", batch_size=1 << 18, columns=cols):
+                h, lw = _digest(con, b.column(0))
+                hi.append(h)
+                lo.append(lw)
+                info.append(pa.Table.from_batches([b]).drop_columns(["game_id"]))
+        hi = np.concatenate(hi) if hi else np.zeros(0, np.uint64)
+        lo = np.concatenate(lo) if lo else np.zeros(0, np.uint64)
+        order = np.lexsort((lo, hi))        # stable: the first row of an id first
+        hi, lo = hi[order], lo[order]
+        first = np.r_[True, (hi[1:] != hi[:-1]) | (lo[1:] != lo[:-1])] if len(hi) else np.zeros(0, bool)
+        self.hi, self.lo = hi[first], lo[first]
+        info = pa.concat_tables(info) if info else schema.empty("games").select(list(_GAME_INFO))
+        self.info = info.take(pa.array(order[first])).combine_chunks()
+        self.n = len(self.hi)
+
+    def find(self, ids: pa.Array) -> np.ndarray:
+        """int64 (len(ids),): each id's row in :attr:`info`, -1 where the table has no such game."""
+        out = np.full(len(ids), -1, np.int64)
+        if not self.n or not len(ids):
+            return out
+        qh, ql = _digest(self.con, ids)
+        left, right = np.searchsorted(self.hi, qh, "left"), np.searchsorted(self.hi, qh, "right")
+        one = np.flatnonzero(right - left == 1)
+        ok = self.lo[left[one]] == ql[one]
+        out[one[ok]] = left[one][ok]
+        for j in np.flatnonzero(right - left > 1):      # ids sharing the first 64 bits: compare the rest
+            r = np.arange(left[j], right[j])
+            m = r[self.lo[r] == ql[j]]
+            out[j] = m[0] if len(m) else -1
+        return out
+
+
+class BatchGames:
+    """Takes each batch's ``scores`` rows in lake order (:meth:`add`) and gives the ``game_scores`` rows of the
+    games it closes; :meth:`finish` closes the last, :meth:`close` its DuckDB connection. ``rules``: a ruleset or ``own`` rules. ``summary``: a table
+    (hand_key, points) of the summary-level hands' points (:mod:`pipeline.facts.summary_points`), or None when the
+    lake has none. Games found late are listed in :attr:`late` (their rows given here are to be replaced)."""
+
+    def __init__(self, lake, rules, summary: pa.Table | None = None):
+        from pipeline.storage.duck import duckdb_connection
+
+        self.rules = rules
+        self.con = duckdb_connection(default_limit="64MB")
+        self.con.execute("SET threads = 1")
+        self.index = GameIndex(lake, self.con)
+        self.summary = summary if summary is not None and summary.num_rows else None
+        self.columns = ["hand_key", *GAME_COLUMNS, *extra_columns(rules)]
+        self.closed = np.zeros(self.index.n, bool)     # per game of the index: its result was given
+        self.late_rows = np.zeros(self.index.n, bool)  # per game of the index: late
+        self.late_ids: set[str] = set()               # the ids of the games found late
+        self.codes = np.zeros(self.index.n, np.int8)  # per game of the index: what the caller noted (:meth:`note`)
+        self.carry: pa.Table | None = None
+
+    @property
+    def late(self) -> pa.Array:
+        """The ids of the games found late (string array, sorted)."""
+        return pa.array(sorted(self.late_ids), pa.string())
+
+    def note(self, results: pa.Table, codes: np.ndarray) -> None:
+        """Keep ``codes`` (int8, one per row of ``results``, game_scores rows given here) for :meth:`tally`."""
+        if results.num_rows:
+            at = self.index.find(results.column("game_id").combine_chunks())
+            self.codes[at[at >= 0]] = codes[at >= 0]
+
+    def tally(self) -> np.ndarray:
+        """int64 (max code + 1,): how many games closed here and not found late have each code of :meth:`note`."""
+        return np.bincount(self.codes[self.closed & ~self.late_rows], minlength=4)
+
+    def add(self, scores: pa.Table) -> tuple[pa.Table, pa.ChunkedArray, pa.Array]:
+        """One batch of ``scores`` rows (every column :data:`GAME_COLUMNS` names): the ``game_scores`` rows of the
+        games it closes (sorted by game), their ``recorded_final`` values, and the ids of the games closed."""
+        t = scores.select(self.columns)
+        if self.carry is not None:
+            t = pa.concat_tables([self.carry, t]).combine_chunks()
+        self.carry = None
+        if not t.num_rows:
+            return self._results(t)
+        codes = pc.dictionary_encode(t.column("game_id").combine_chunks())
+        ids, row_game = codes.dictionary, codes.indices.to_numpy(zero_copy_only=False)
+        at = self.index.find(ids)
+        found = at >= 0
+        late = ~found | np.where(found, self.closed[at] | self.late_rows[at], False)
+        if late.any():
+            self.late_ids.update(ids.filter(pa.array(late)).to_pylist())
+            self.late_rows[at[found & late]] = True
+        open_game = np.zeros(len(ids), bool)
+        open_game[row_game[-1]] = not late[row_game[-1]]
+        if open_game.any():
+            self.carry = t.filter(pa.array(open_game[row_game]))
+        closing = ~late & ~open_game
+        self.closed[at[closing]] = True
+        return self._results(t.filter(pa.array(closing[row_game])), at, row_game, closing)
+
+    def finish(self) -> tuple[pa.Table, pa.ChunkedArray, pa.Array]:
+        """The results of the game carried from the last batch (none: empty)."""
+        t, self.carry = self.carry, None
+        if t is None or not t.num_rows:
+            return self._results(pa.table({c: pa.array([], schema.schema("scores").field(c).type)
+                                           for c in self.columns}))
+        at = self.index.find(pa.array([t.column("game_id")[0].as_py()], pa.string()))
+        self.closed[at] = True
+        return self._results(t, at, np.zeros(t.num_rows, np.int64), np.ones(1, bool))
+
+    def close(self) -> None:
+        self.con.close()
+
+    def _results(self, t: pa.Table, at: np.ndarray | None = None, row_game: np.ndarray | None = None,
+                 closing: np.ndarray | None = None) -> tuple[pa.Table, pa.ChunkedArray, pa.Array]:
+        if not t.num_rows:
+            g = schema.empty("game_scores")
+            return g, pa.chunked_array([], pa.list_(pa.int32())), pa.array([], pa.string())
+        rows = at[row_game[closing[row_game]]]       # each row's game in the index
+        info = self.index.info.take(pa.array(rows))
+        for c in _GAME_INFO:
+            t = t.append_column(c, info.column(c))
+        if self.summary is not None:
+            pos = pc.index_in(t.column("hand_key"), value_set=self.summary.column("hand_key"))
+            t = t.append_column(SUMMARY_SCORE, self.summary.column("points").take(pos))
+        g, final = results_of(t, self.rules)
+        return g, final, g.column("game_id")
+
+
+def summary_table(lake) -> pa.Table | None:
+    """(hand_key, points) of the lake's summary-level hands (:func:`pipeline.facts.summary_points.summary_points_sql`
+    over the hands of the games that have one), or None when it has none."""
+    from pipeline.facts.summary_points import summary_points_sql
+    from pipeline.storage.duck import PASS_LIMIT, duckdb_connection, table_source
+
+    if not lakemod.has_table(lake, "hands"):
+        return None
+    con = duckdb_connection(default_limit=PASS_LIMIT)
+    try:
+        hands = table_source(con, lakemod.locate(lake), "hands")
+        if con.execute(f"SELECT 1 FROM {hands} WHERE completeness = 'summary' LIMIT 1").fetchall() == []:
+            return None
+        games = f"(SELECT * FROM {hands} WHERE game_id IN (SELECT game_id FROM {hands} WHERE completeness = 'summary'))"
+        return con.sql(f"SELECT hand_key, points FROM ({summary_points_sql(games)})").to_arrow_table()
+    finally:
+        con.close()

@@ -1,0 +1,88 @@
+"""The game pass run beside the hand pass (pipeline/rescore/batch_games.py) gives the rows of the sorted pass.
+
+The sorted pass (pipeline/rescore/sorted_games.py: the written scores sorted by game, then game_pass) is the
+reference: it sees every game whole whatever the order of the hand files. The batch pass closes a game when the
+next one starts and carries the last game of a batch into the next; a game met again after it was closed is
+"late" and scored again by the sorted pass. Here one game's first hand is moved to the end of its file, so that
+read 5 hands at a time the game is closed and met again (late), and read whole it is the file's last game
+(carried into the next file, non-contiguous inside one batch).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+
+from pipeline.facts import derived
+from pipeline.rescore import batch_games, rescore_lake
+from pipeline.rescore.sorted_games import game_results
+from pipeline.rules import load
+from pipeline.storage import lake as lakemod
+
+from test_player_facts_paths import lake  # noqa: F401  (the fixture)
+
+
+def _of(t: pa.Table, ruleset: str) -> pa.Table:
+    t = t.filter(pc.equal(t.column("ruleset"), ruleset))
+    keys = [k for k in ("game_id", "player", "player_a", "player_b") if k in t.column_names]
+    return t.sort_by([(k, "ascending") for k in keys])
+
+
+def _split_game(lake_dir: Path) -> str:
+    """Move the first hand of a 4-player game of several hands, one not last in its file, to the file's end;
+    returns the game's id."""
+    for f in sorted((lake_dir / "hands").rglob("*.parquet")):
+        t = pq.read_table(f)
+        gid = t.column("game_id").to_pylist()
+        order = list(dict.fromkeys(gid))
+        for g in order[1:-1]:
+            rows = [i for i, x in enumerate(gid) if x == g]
+            if len(rows) >= 3 and t.column("n_players")[rows[0]].as_py() == 4:
+                rest = [i for i in range(t.num_rows) if i != rows[0]]
+                pq.write_table(t.take(pa.array(rest + [rows[0]])), f)
+                return g
+    raise AssertionError("no game to split")
+
+
+@pytest.mark.parametrize("batch_size, late", [(5, True), (100_000, False)])
+def test_batch_pass_gives_the_sorted_pass_rows(lake: Path, tmp_path: Path, monkeypatch, batch_size: int,  # noqa: F811
+                                               late: bool):
+    whole = tmp_path / "whole"
+    shutil.copytree(lake, whole)
+    copy = tmp_path / "copy"
+    shutil.copytree(lake, copy)
+    game = _split_game(copy)
+    seen = []
+    finish = batch_games.BatchGames.finish
+
+    def spy(self):
+        out = finish(self)
+        seen.append(self.late.to_pylist())
+        return out
+    monkeypatch.setattr(batch_games.BatchGames, "finish", spy)
+    for r in ("pagat-coinche", "belote-classic", "belote-3p"):
+        rules = load(r)
+        want = rescore_lake(whole, rules, batch_size=batch_size)
+        got = rescore_lake(copy, rules, batch_size=batch_size)
+        # the same games and recorded totals counted as on the lake whose games are whole in their files
+        assert (got.games, got.games_recorded, got.games_matched, got.games_partial) == \
+               (want.games, want.games_recorded, want.games_matched, want.games_partial), r
+        written = _of(lakemod.read(copy, "game_scores"), r)
+        with lakemod.lock(copy):
+            sorted_rows = _of(pa.concat_tables(list(game_results(copy, rules))), r)
+        assert written.num_rows == got.games > 0
+        assert written.select(sorted_rows.column_names).equals(sorted_rows), r
+        # the game-level report tables as the whole-lake SQL computes them from their parents
+        tables = {name: _of(lakemod.read(copy, name), r) for name in ("player_games", "pair_games")}
+        with lakemod.lock(copy):
+            derived.materialize(copy, r)
+        for name, t in tables.items():
+            again = _of(lakemod.read(copy, name), r)
+            assert t.num_rows == again.num_rows and t.equals(again.select(t.column_names)), (r, name)
+    moved = [game in ids for ids in seen]
+    assert any(moved) == late, seen     # found late only when it was closed before its last hand came
