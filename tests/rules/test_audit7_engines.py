@@ -1,12 +1,12 @@
 """Rulesets checked against their sources (a seventh audit): pagat-coinche, ffb-coinche-2015, fournier-4p.
 
 * fournier-4p (seed 001, whose 4-player part keeps the 2-player play and awards: fournier-2p): the awards table
-  gives the others 10 points when a player "no servir al palo ... pudiendo hacerlo" (fails to follow suit though
-  able to). The play rules of the same text tell following from heading: "solo en el palo del triunfo es
-  obligatorio tanto servir como montar" (servir = follow, montar = beat); and its penalties table charges "jugar
-  ... fuera de turno" to the offender's own score (penalties.out_of_turn). So a trump that fails to head a trump
-  lead, or a play out of turn, breaks a rule but earns the others nothing; only a card of another suit from a
-  seat holding the suit led does (play.revoke_on = "follow_suit").
+  gives the others 10 points when a player fails to follow suit ("servir al palo") though able to. The play rules
+  of the same text tell two duties apart: in the trump suit alone a player must both follow ("servir") and beat
+  the card ("montar"); and its penalties table charges a play out of turn to the offender's own score
+  (penalties.out_of_turn). So a trump that fails to head a trump lead, or a play out of turn, breaks a rule but
+  earns the others nothing; only a card of another suit from a seat holding the suit led does
+  (play.revoke_on = "follow_suit").
 """
 
 from __future__ import annotations
@@ -46,9 +46,9 @@ def hs(plays, overrides=None):
 
 @pytest.mark.covers("play.revoke_on", "fournier-2p:play.revoke_on")
 def test_fournier_4p_revoke_award_is_for_not_following_suit_only():
-    # Seed 001, awards table: "No servir al palo un jugador, pudiendo hacerlo. Los demás reciben 10 puntos";
-    # play rules: "solo en el palo del triunfo es obligatorio tanto servir como montar" (following and heading
-    # are two duties). Seat 2's 7H in T1 follows suit and fails only to head: no award -> [132, 30].
+    # Seed 001, awards table: a player not following suit ("servir al palo") though able to: the others receive
+    # 10 points; play rules: in trump a player must both follow ("servir") and beat ("montar"), two duties.
+    # Seat 2's 7H in T1 follows suit and fails only to head: no award -> [132, 30].
     # Before (every illegal play earned it, play.revoke_on = "any"): team 1 scored 10 for it, [132, 40].
     assert hs(HEAD_FAIL) == [132, 30]
     assert hs(HEAD_FAIL, {"play.revoke_on": "any"}) == [132, 40]
