@@ -12,7 +12,8 @@ import numpy as np
 
 from pipeline.jit import njit
 from pipeline.rescore.pass_layout import (F_FULL, F_ILLEGAL, F_LEGAL, F_OK, F_PLAYED, O_HANDS, O_PLAYS, O_SEATS,
-                                          P_FLAGS, P_PLAYERS, P_TEAMS, P_TRICKS, S_ILL_CARD, S_ILL_COUNT, S_ILL_RULE,
+                                          P_FLAGS, P_PLAYERS, P_REVOKE_EACH, P_REVOKE_FOLLOW, P_TEAMS, P_TRICKS,
+                                          S_ILL_CARD, S_ILL_COUNT, S_ILL_RULE,
                                           S_ILL_SEAT, S_ILL_TRICK, S_LAST_TEAM, S_STRAIN, T_ILLEGAL, V_DEALER)
 from pipeline.rescore.play import play_one
 
@@ -35,13 +36,20 @@ def cards_pass(n, rp, vals, offs, plays_v, seats_v, hands_v, points, strength, a
         st = np.int64(small[S_STRAIN, i])
         p0 = offs[O_PLAYS, i]
         s0 = offs[O_SEATS, i]
-        lt, first_bad, code, bad_teams = play_one(plays_v, p0, seats_v, s0, hands_v, offs[O_HANDS, i], P, T,
-                                                  vals[V_DEALER, i], st, points, strength, fl, above_trump, K, i,
-                                                  winners, no_tp, C, took)
+        lt, first_bad, code, bad_teams, revokes, first_revoke = play_one(
+            plays_v, p0, seats_v, s0, hands_v, offs[O_HANDS, i], P, T, vals[V_DEALER, i], st, points, strength, fl,
+            above_trump, K, i, winners, no_tp, C, took)
         n_bad = 0
         for t in range(K):
-            team16[T_ILLEGAL, i, t] = (bad_teams >> (8 * t)) & 0xFF
-            n_bad += team16[T_ILLEGAL, i, t]
+            n_bad += (bad_teams >> (8 * t)) & 0xFF
+            # the plays the revoke award counts (hand_finish.revoke_penalty): every illegal one, or with
+            # play.revoke_on = "follow_suit" those breaking the duty to follow suit (each, or the first: 1)
+            if rp[P_REVOKE_FOLLOW] == 0:
+                team16[T_ILLEGAL, i, t] = (bad_teams >> (8 * t)) & 0xFF
+            elif rp[P_REVOKE_EACH]:
+                team16[T_ILLEGAL, i, t] = (revokes >> (8 * t)) & 0xFF
+            else:
+                team16[T_ILLEGAL, i, t] = 1 if first_revoke >= 0 and first_revoke % K == t else 0
         small[S_ILL_COUNT, i] = min(n_bad, 127)
         flags[F_PLAYED, i] = True
         flags[F_LEGAL, i] = first_bad < 0

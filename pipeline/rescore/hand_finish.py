@@ -12,7 +12,7 @@ import numpy as np
 
 from pipeline.rescore.pass_layout import (B_MARGIN, B_REC, F_CLAIM, F_DECIDED, F_FULL, F_LITIGE, F_MADE, F_MADE_V,
                                           F_MATCH, F_MATCH_V, F_OK, F_SCORE_V, Inputs, O_REC, P_PENALTY,
-                                          P_REVOKE_EACH, P_TEAMS, S_ILL_RULE, S_ILL_SEAT, T_BELOTE, T_CARD, T_CLAIM,
+                                          P_REVOKE_EACH, P_REVOKE_FOLLOW, P_TEAMS, S_ILL_RULE, S_ILL_SEAT, T_BELOTE, T_CARD, T_CLAIM,
                                           T_COUNTING, T_DECL, T_ILLEGAL, V_MARGIN)
 from pipeline.rescore.play import OK
 
@@ -21,9 +21,17 @@ def revoke_penalty(rp: np.ndarray, flags: np.ndarray, small: np.ndarray, team16:
                    score: np.ndarray) -> None:
     """Add the revoke penalty (``play.revoke_penalty``) to ``score`` (int32 (n, K), game points) of the scored
     hands whose play broke a rule: each of the offender's opponents scores it (rules.md R37), once per hand for
-    the first illegal play, or with ``play.revoke_count = "each"`` once per illegal play (seed 001)."""
+    the first illegal play, or with ``play.revoke_count = "each"`` once per illegal play (seed 001). With
+    ``play.revoke_on = "follow_suit"`` only the plays that break the duty to follow suit count (seed 001: the
+    award is for not following suit though able to); ``T_ILLEGAL`` then holds them (with "first" the first alone)."""
     penalty, K = int(rp[P_PENALTY]), int(rp[P_TEAMS])
     if not penalty:
+        return
+    if rp[P_REVOKE_FOLLOW]:
+        c = team16[T_ILLEGAL].astype(np.int64)
+        rows = np.flatnonzero(flags[F_OK] & flags[F_FULL] & (c.sum(axis=1) > 0))
+        c = c[rows]
+        score[rows] = (score[rows] + penalty * (c.sum(axis=1, keepdims=True) - c)).astype(np.int32)
         return
     rows = np.flatnonzero(flags[F_OK] & flags[F_FULL] & (small[S_ILL_RULE] != OK))
     if rp[P_REVOKE_EACH]:

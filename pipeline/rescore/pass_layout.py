@@ -27,7 +27,7 @@ from pipeline.rules import Ruleset
  P_SOLO_COMBINED, P_FAIL_DECL, P_TO_DEFENCE, P_SOLO_SHARE, P_PENALTY, P_FLAGS, P_STRAIN_MASK, P_PRISE,
  P_TIE, P_BELOTE_COUNT) = range(37)
 # appended after the others (the vector's order is the one above, then these)
-P_REVOKE_EACH, P_CAPOT_BONUS_TAKERS, N_PARAMS = 37, 38, 39      # N_PARAMS: the vector's length
+P_REVOKE_EACH, P_CAPOT_BONUS_TAKERS, P_REVOKE_FOLLOW, N_PARAMS = 37, 38, 39, 40   # N_PARAMS: the vector's length
 COUNT_HELD, COUNT_ANNOUNCED, COUNT_ELSE_HELD = 0, 1, 2
 _COUNT = {"held": COUNT_HELD, "announced": COUNT_ANNOUNCED, "announced_else_held": COUNT_ELSE_HELD}
 _ON_CAPOT = {"keep": 0, "to_capot_team": 1, "lost": 2}
@@ -52,7 +52,9 @@ N_FLAGS = 21     # F_BELOTE_ANN: the belote comes from the record (belote.count)
 N_SMALL = 12
 
 # the per-team int16 outputs (int16 (N_TEAM16, n, K))
-# T_ILLEGAL: plays that break a rule, per team of the seat that played them (play.revoke_count = "each");
+# T_ILLEGAL: the plays the revoke award counts, per team of the seat that played them: every play that breaks a rule,
+# or with play.revoke_on = "follow_suit" those that break the duty to follow suit (with play.revoke_count =
+# "first" only the first of those: 1 for its team);
 # T_CLAIM: each team's points at a recorded claim (card points of the tricks it won up to the claim's trick, then
 # its declarations and belote when T_COUNTING: it had won a trick holding a card worth points by then)
 T_CARD, T_DECL, T_BELOTE, T_CONTRACT, T_ILLEGAL, T_CLAIM, T_COUNTING = range(7)
@@ -94,6 +96,7 @@ def params(R: Ruleset, flags: int) -> np.ndarray:
          TIES.index(R["declarations.tie"]), _COUNT[R["belote.count"]]]
     v += [R["play.revoke_count"] == "each"]          # P_REVOKE_EACH
     v += [R["cards.capot_bonus_to"] == "takers"]     # P_CAPOT_BONUS_TAKERS
+    v += [R["play.revoke_on"] == "follow_suit"]      # P_REVOKE_FOLLOW
     return np.array(v, dtype=np.int64)
 
 

@@ -207,7 +207,10 @@ def play_one(plays, p0, seats, s0, hands, h0, P, n_tricks, dealer, st, points, s
     Writes row ``i`` of winners (int8 (., n_tricks)), of trick_points (int16 (., n_tricks), skipped when it
     has no rows) and of team_points (int (., K), card points, no last-trick bonus) and took (bool (., K)).
     Returns (team of the last trick, index of the first play that breaks a rule or -1, its code: OK..., the plays
-    that break a rule per team of the seat that played them: team t's count in bits 8t..8t+7 (:func:`unpack`)).
+    that break a rule per team of the seat that played them: team t's count in bits 8t..8t+7 (:func:`unpack`),
+    the plays that break the duty to follow suit alone (code FOLLOW_SUIT: a card of another suit from a seat
+    holding the suit led, ``play.revoke_on = "follow_suit"``) packed the same way, the seat of the first of
+    those or -1).
     Every play is checked, also those after an illegal one (an out-of-turn play: the next plays are expected
     from the seat after the one that played). A play by the wrong seat, or of a card its seat does not hold, is
     flagged and the hand played on."""
@@ -218,6 +221,8 @@ def play_one(plays, p0, seats, s0, hands, h0, P, n_tricks, dealer, st, points, s
     first_bad = -1
     first_code = OK
     bad_teams = np.int64(0)              # plays that break a rule, per team of the seat that played: 8 bits a team
+    revokes = np.int64(0)                # ... of them, those that break the duty to follow suit (FOLLOW_SUIT)
+    first_revoke = -1                    # the seat of the first of those
     last_team = 0
     for t in range(K):
         team_points[i, t] = 0
@@ -280,6 +285,10 @@ def play_one(plays, p0, seats, s0, hands, h0, P, n_tricks, dealer, st, points, s
                     first_bad = j
                     first_code = code
                 bad_teams += np.int64(1) << (8 * mod(s, K))
+                if code == FOLLOW_SUIT:
+                    revokes += np.int64(1) << (8 * mod(s, K))
+                    if first_revoke < 0:
+                        first_revoke = mod(s, P)
             key = (strength[row + c] << 2) + k
             if key > best_key:
                 best_key = key
@@ -298,7 +307,7 @@ def play_one(plays, p0, seats, s0, hands, h0, P, n_tricks, dealer, st, points, s
         team_points[i, team] += pts
         took[i, team] = True
         last_team = team
-    return last_team, first_bad, first_code, bad_teams
+    return last_team, first_bad, first_code, bad_teams, revokes, first_revoke
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -314,7 +323,7 @@ def _play_kernel(plays, seats, hands, dealer, strain, points, strength, fl, abov
     n_tricks = winners.shape[1]
     total = P * n_tricks
     for i in range(n):
-        last_team[i], first_bad, first_code, bad_teams = play_one(
+        last_team[i], first_bad, first_code, bad_teams, _, _ = play_one(
             plays, i * total, seats, i * total, hands, i * P, P, n_tricks, dealer[i], strain[i], points, strength,
             fl, above_trump, n_teams, i, winners, trick_points, team_points, took)
         if first_bad >= 0:

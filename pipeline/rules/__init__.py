@@ -55,6 +55,7 @@ CHOICES: dict[str, tuple] = {
     "game.end_tie": ("play_on", "latest_deal_winner", "first_team"),
     "game.exit_needs": ("none", "winner_points", "loser_cards"),
     "play.revoke_count": ("first", "each"),
+    "play.revoke_on": ("any", "follow_suit"),
 }
 #: the kinds of penalty a record may list (hands.penalties), each a parameter of the ruleset's [penalties]
 PENALTY_KINDS = ("misdeal", "exposed_card", "bottom_card_not_turned", "out_of_turn", "wrong_card", "heaped_trick",
