@@ -18,6 +18,7 @@ Rules (ruleset ``[game]`` and ``[contract]``):
   it is one of the tied teams, else play goes on; with "first_team" (colver) team 0 wins when it is one of them;
 * ``game.no_win_on_belote_alone`` (FFB-Co15 §10.3): the leading team cannot win at a hand where its contract
   failed or it took no trick, unless it would also have won without what it scored on that hand (its belote);
+  with ``game.belote_alone_when = "capot"`` (FFB-Bweb) only a hand where it took no trick stops it;
 * with ``game.no_exit_on_capot`` a capot/valat hand never ends it (Bulgarian, BG-HIT);
 * ``game.exit_needs``: "winner_points": the hand ends the game only when the team that would win scored points on
   it (BG-NIK BelotGame.PlayGame: after a valat, the next hand ends the game only if someone scores past the
@@ -161,7 +162,10 @@ def game_pass(scores: pa.Table, rules: Ruleset, targets: dict[str, int] | None =
     # teams whose whole hand score is what they keep without winning the deal (their belote): the takers of a
     # failed contract and a team that took no trick (capot against it); game.no_win_on_belote_alone
     team_ids = np.arange(K)[None, :]
-    belote_only = (decided & ~made)[:, None] & (taker[:, None] == team_ids)
+    # game.belote_alone_when "capot" (FFB-Bweb: 'la seule condition est de ne pas être capot'): a failed contract
+    # does not stop its takers winning on their belote, only a hand where the team took no trick does
+    failed_blocks = rules["game.belote_alone_when"] == "failed_or_capot"
+    belote_only = (decided & ~made & failed_blocks)[:, None] & (taker[:, None] == team_ids)
     if "capot_team" in t.column_names:
         cap = pc.fill_null(t.column("capot_team"), -1).to_numpy(zero_copy_only=False).astype(np.int64)
         belote_only |= (cap >= 0)[:, None] & (cap[:, None] != team_ids)

@@ -54,6 +54,7 @@ CHOICES: dict[str, tuple] = {
     "game.litige_to": ("next_hand_winner", "next_made_contract", "higher_hand_score"),
     "game.end_tie": ("play_on", "latest_deal_winner", "first_team"),
     "game.exit_needs": ("none", "winner_points", "loser_cards"),
+    "game.belote_alone_when": ("failed_or_capot", "capot"),
     "play.revoke_count": ("first", "each"),
     "play.revoke_on": ("any", "follow_suit"),
 }
