@@ -86,3 +86,63 @@ def test_batch_pass_gives_the_sorted_pass_rows(lake: Path, tmp_path: Path, monke
             assert t.num_rows == again.num_rows and t.equals(again.select(t.column_names)), (r, name)
     moved = [game in ids for ids in seen]
     assert any(moved) == late, seen     # found late only when it was closed before its last hand came
+
+
+def _check_against_sorted_pass(copy: Path, rules) -> None:
+    """game_scores as the sorted pass gives them over the written scores, player_games / pair_games as the
+    whole-lake SQL gives them."""
+    r = rules.name
+    written = _of(lakemod.read(copy, "game_scores"), r)
+    with lakemod.lock(copy):
+        sorted_rows = _of(pa.concat_tables(list(game_results(copy, rules))), r)
+    assert written.num_rows == sorted_rows.num_rows > 0
+    assert written.select(sorted_rows.column_names).equals(sorted_rows), r
+    tables = {name: _of(lakemod.read(copy, name), r) for name in ("player_games", "pair_games")}
+    with lakemod.lock(copy):
+        derived.materialize(copy, r)
+    for name, t in tables.items():
+        again = _of(lakemod.read(copy, name), r)
+        assert t.num_rows == again.num_rows and t.equals(again.select(t.column_names)), (r, name)
+
+
+@pytest.mark.parametrize("batch_size", [3, 100_000])
+def test_hands_without_any_games_row(lake: Path, tmp_path: Path, batch_size: int):  # noqa: F811
+    """No games row at all (the hands of games the lake has no games row for are scored, their game_key
+    null): every game is late, scored by the sorted pass; none has recorded totals to compare."""
+    from pipeline.storage import lake_write
+
+    copy = tmp_path / "copy"
+    shutil.copytree(lake, copy)
+    ids = set(lakemod.read(copy, "games", columns=["game_id"]).column("game_id").to_pylist())
+    with lakemod.lock(copy):
+        lake_write.delete_rows(copy, "games", "game_id", ids)
+    for r in ("pagat-coinche", "belote-classic"):
+        rules = load(r)
+        got = rescore_lake(copy, rules, batch_size=batch_size)
+        assert got.games == len(set(lakemod.read(copy, "hands", columns=["game_id"]).column("game_id").to_pylist()))
+        assert (got.games_recorded, got.games_matched) == (0, 0)
+        _check_against_sorted_pass(copy, rules)
+
+
+@pytest.mark.parametrize("batch_size", [3, 100_000])
+def test_a_duplicate_games_row_with_nulls_first(lake: Path, tmp_path: Path, batch_size: int):  # noqa: F811
+    """A game with two games rows, the first (in file order) without target and recorded totals: the sorted
+    pass's any_value takes each column's first non-null value, so the game's recorded totals are compared as
+    on the lake without the duplicate."""
+    whole = tmp_path / "whole"
+    shutil.copytree(lake, whole)
+    copy = tmp_path / "copy"
+    shutil.copytree(lake, copy)
+    for f in sorted((copy / "games").rglob("*.parquet")):
+        t = pq.read_table(f, partitioning=None)
+        for c in ("target", "recorded_final"):
+            t = t.set_column(t.column_names.index(c), t.schema.field(c), pa.nulls(t.num_rows, t.schema.field(c).type))
+        pq.write_table(t, f.parent / ("part-0-" + f.name[len("part-"):]))   # sorted before the original
+    for r in ("pagat-coinche", "belote-classic"):
+        rules = load(r)
+        want = rescore_lake(whole, rules, batch_size=batch_size)
+        got = rescore_lake(copy, rules, batch_size=batch_size)
+        assert want.games_recorded > 0
+        assert (got.games, got.games_recorded, got.games_matched, got.games_partial) == \
+               (want.games, want.games_recorded, want.games_matched, want.games_partial), r
+        _check_against_sorted_pass(copy, rules)

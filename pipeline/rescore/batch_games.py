@@ -40,9 +40,10 @@ def _digest(con, ids: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.ndarra
 
 
 class GameIndex:
-    """The ``games`` table's (target, recorded_final, game_key) by game id, one row per id (its first, as the
-    sorted pass's ``any_value``), ordered by the ids' 128-bit digests (:func:`_digest`, on DuckDB connection
-    ``con``): 16 bytes a game for the id, built batch by batch; :meth:`find` looks ids up."""
+    """The ``games`` table's (target, recorded_final, game_key) by game id, one row per id (of an id with several
+    rows, each column's first non-null value, as the sorted pass's ``any_value``), ordered by the ids' 128-bit
+    digests (:func:`_digest`, on DuckDB connection ``con``): 16 bytes a game for the id, built batch by batch;
+    :meth:`find` looks ids up."""
 
     def __init__(self, lake, con):
         cols = ["game_id", *_GAME_INFO]
@@ -61,7 +62,20 @@ class GameIndex:
         first = np.r_[True, (hi[1:] != hi[:-1]) | (lo[1:] != lo[:-1])] if len(hi) else np.zeros(0, bool)
         self.hi, self.lo = hi[first], lo[first]
         info = pa.concat_tables(info) if info else schema.empty("games").select(list(_GAME_INFO))
-        self.info = info.take(pa.array(order[first])).combine_chunks()
+        info = info.take(pa.array(order)).combine_chunks()
+        starts = np.flatnonzero(first)
+        if len(starts) < len(order):     # an id with several rows: each column's first non-null value
+            group = np.cumsum(first) - 1
+            cols = []
+            for c in _GAME_INFO:
+                rows = starts.copy()
+                valid = np.flatnonzero(pc.is_valid(info.column(c)).to_numpy(zero_copy_only=False))
+                g, at = np.unique(group[valid], return_index=True)
+                rows[g] = valid[at]
+                cols.append(info.column(c).take(pa.array(rows)))
+            self.info = pa.table(cols, schema=info.schema)
+        else:
+            self.info = info
         self.n = len(self.hi)
 
     def find(self, ids: pa.Array) -> np.ndarray:
@@ -130,7 +144,8 @@ class BatchGames:
         ids, row_game = codes.dictionary, codes.indices.to_numpy(zero_copy_only=False)
         at = self.index.find(ids)
         found = at >= 0
-        late = ~found | np.where(found, self.closed[at] | self.late_rows[at], False)
+        late = ~found
+        late[found] = self.closed[at[found]] | self.late_rows[at[found]]
         if late.any():
             self.late_ids.update(ids.filter(pa.array(late)).to_pylist())
             self.late_rows[at[found & late]] = True
