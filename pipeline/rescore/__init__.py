@@ -353,7 +353,9 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
             writers["game_scores"].write(g)
             batch_games.note(g, game_codes(g, final, foreign_set))
             if facts is not None:
-                for name, rows in facts.game_rows(ids, batch_games.late, g).items():
+                # the partial rows of the games found late in this batch dropped (those of a game found late
+                # earlier went with that batch: what waits is the game carried, never late)
+                for name, rows in facts.game_rows(ids, batch_games.found_late, g).items():
                     writers[name].write(rows)
         try:
             # the tables written side by side: row groups flushed at DERIVED_BUFFER bytes keep their buffers small

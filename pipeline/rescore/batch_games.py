@@ -99,7 +99,8 @@ class BatchGames:
     """Takes each batch's ``scores`` rows in lake order (:meth:`add`) and gives the ``game_scores`` rows of the
     games it closes; :meth:`finish` closes the last, :meth:`close` its DuckDB connection. ``rules``: a ruleset or ``own`` rules. ``summary``: a table
     (hand_key, points) of the summary-level hands' points (:mod:`pipeline.facts.summary_points`), or None when the
-    lake has none. Games found late are listed in :attr:`late` (their rows given here are to be replaced)."""
+    lake has none. Games found late are listed in :attr:`late` (their rows given here are to be replaced), those
+    found by the last :meth:`add` in :attr:`found_late`."""
 
     def __init__(self, lake, rules, summary: pa.Table | None = None):
         from pipeline.storage.duck import duckdb_connection
@@ -113,6 +114,7 @@ class BatchGames:
         self.closed = np.zeros(self.index.n, bool)     # per game of the index: its result was given
         self.late_rows = np.zeros(self.index.n, bool)  # per game of the index: late
         self.late_ids: set[str] = set()               # the ids of the games found late
+        self.found_late = pa.array([], pa.string())   # those found late in the last batch (:meth:`add`)
         self.codes = np.zeros(self.index.n, np.int8)  # per game of the index: what the caller noted (:meth:`note`)
         self.carry: pa.Table | None = None
 
@@ -138,6 +140,7 @@ class BatchGames:
         if self.carry is not None:
             t = pa.concat_tables([self.carry, t]).combine_chunks()
         self.carry = None
+        self.found_late = pa.array([], pa.string())
         if not t.num_rows:
             return self._results(t)
         codes = pc.dictionary_encode(t.column("game_id").combine_chunks())
@@ -147,7 +150,8 @@ class BatchGames:
         late = ~found
         late[found] = self.closed[at[found]] | self.late_rows[at[found]]
         if late.any():
-            self.late_ids.update(ids.filter(pa.array(late)).to_pylist())
+            self.found_late = ids.filter(pa.array(late))
+            self.late_ids.update(self.found_late.to_pylist())
             self.late_rows[at[found & late]] = True
         open_game = np.zeros(len(ids), bool)
         open_game[row_game[-1]] = not late[row_game[-1]]
@@ -160,6 +164,7 @@ class BatchGames:
     def finish(self) -> tuple[pa.Table, pa.ChunkedArray, pa.Array]:
         """The results of the game carried from the last batch (none: empty)."""
         t, self.carry = self.carry, None
+        self.found_late = pa.array([], pa.string())
         if t is None or not t.num_rows:
             return self._results(pa.table({c: pa.array([], schema.schema("scores").field(c).type)
                                            for c in self.columns}))
