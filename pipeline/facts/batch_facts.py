@@ -40,7 +40,7 @@ from pipeline.facts.game_sums import PARENTS, GameSums
 from pipeline.facts.summary_points import summary_points_sql
 
 #: the derived tables computed here: those computed from hands and scores (the game-level ones, their children,
-#: are added up from each batch's rows and given after the game pass: :mod:`pipeline.facts.game_sums`)
+#: are added up from each batch's rows and given as the game pass closes each game: :mod:`pipeline.facts.game_sums`)
 HAND_LEVEL = tuple(name for name, d in derived.DERIVED.items() if d.parent is None)
 GAME_LEVEL = tuple(name for name, d in derived.DERIVED.items() if d.parent is not None)
 
