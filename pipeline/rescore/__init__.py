@@ -131,9 +131,8 @@ class RescoreSummary:
 ENGINES = ("local", "ray")
 BATCH = 32_768
 """Hands read and scored at a time by the hand pass: each batch's scores, game results and report rows are held
-together, so this sets most of the pass's memory (docs/bench-results.md, "Rescore memory, phase by phase, and
-what does not move the peak": 32,768 against 65,536, 635 MB against 755-829 at 10^6 hands with the system
-allocator)."""
+together, so this sets most of the pass's memory (docs/bench-results.md, "The game pass on the hand pass's
+batches": 32,768 against 65,536 hands, 564 against 739 MB at 10^6 hands in process with the system allocator)."""
 DERIVED_BUFFER = 8 << 20
 """Bytes of rows each table the hand pass writes (scores, game_scores and the report tables) buffers before
 writing a row group: nine tables written side by side."""

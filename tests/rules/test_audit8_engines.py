@@ -6,8 +6,8 @@ ffb-classic-announcements.
   docs/rules-survey/matrices/fin-de-partie.md §4): « Il est possible de terminer sur une belote. La seule
   condition est de ne pas être capot. On ne termine jamais une partie sur un capot accompagné d'une belote… un pli
   supplémentaire devra être effectué. »
-* belote-classic (and -301/-501) follows seed 000 on the game's end: « El jugador o pareja que consiga el total de
-  puntos, gana la partida » (no exception).
+* belote-classic (and -301/-501) follows seed 000 on the game's end: the player or pair that reaches the game's
+  total wins it (no exception).
 
 Hearts are trump in every hand. The card splits are the harness's (team 0 = seats 0 and 2).
 """
@@ -61,7 +61,7 @@ def test_ffb_web_no_game_on_a_capoted_teams_belote():
 @pytest.mark.covers("game.no_win_on_belote_alone")
 @pytest.mark.parametrize("name", ["belote-classic", "belote-classic-301", "belote-classic-501"])
 def test_seed_000_game_ends_on_reaching_the_target(name):
-    # seed 000 « El jugador o pareja que consiga el total de puntos, gana la partida »: belote-classic keeps no
+    # seed 000: the player or pair that reaches the game's total wins it; belote-classic keeps no
     # exception for a capoted team's belote (it extends ffb-classic-announcements, which has one). The same three
     # hands as above with the target at 270: team 0 wins at hand 2 with [272, 252].
     R = ruleset(name, {"game.target": 270})
