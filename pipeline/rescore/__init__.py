@@ -351,7 +351,7 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
         def closed(res) -> None:        # the games the game pass closed: their rows
             g, final, ids = res
             writers["game_scores"].write(g)
-            batch_games.note(g, game_codes(g, final, foreign_set))
+            batch_games.note(game_codes(g, final, foreign_set))
             if facts is not None:
                 # the partial rows of the games found late in this batch dropped (those of a game found late
                 # earlier went with that batch: what waits is the game carried, never late)

@@ -117,17 +117,16 @@ class BatchGames:
         self.found_late = pa.array([], pa.string())   # those found late in the last batch (:meth:`add`)
         self.codes = np.zeros(self.index.n, np.int8)  # per game of the index: what the caller noted (:meth:`note`)
         self.carry: pa.Table | None = None
+        self.given = np.zeros(0, np.int64)              # the index rows of the games last given (:meth:`note`)
 
     @property
     def late(self) -> pa.Array:
         """The ids of the games found late (string array, sorted)."""
         return pa.array(sorted(self.late_ids), pa.string())
 
-    def note(self, results: pa.Table, codes: np.ndarray) -> None:
-        """Keep ``codes`` (int8, one per row of ``results``, game_scores rows given here) for :meth:`tally`."""
-        if results.num_rows:
-            at = self.index.find(results.column("game_id").combine_chunks())
-            self.codes[at[at >= 0]] = codes[at >= 0]
+    def note(self, codes: np.ndarray) -> None:
+        """Keep ``codes`` (int8, one per row of the ``game_scores`` rows last given) for :meth:`tally`."""
+        self.codes[self.given] = codes
 
     def tally(self) -> np.ndarray:
         """int64 (max code + 1,): how many games closed here and not found late have each code of :meth:`note`."""
@@ -177,6 +176,7 @@ class BatchGames:
 
     def _results(self, t: pa.Table, at: np.ndarray | None = None, row_game: np.ndarray | None = None,
                  closing: np.ndarray | None = None) -> tuple[pa.Table, pa.ChunkedArray, pa.Array]:
+        self.given = np.zeros(0, np.int64)
         if not t.num_rows:
             g = schema.empty("game_scores")
             return g, pa.chunked_array([], pa.list_(pa.int32())), pa.array([], pa.string())
@@ -188,6 +188,8 @@ class BatchGames:
             pos = pc.index_in(t.column("hand_key"), value_set=self.summary.column("hand_key"))
             t = t.append_column(SUMMARY_SCORE, self.summary.column("points").take(pos))
         g, final = results_of(t, self.rules)
+        first = pc.index_in(g.column("game_id"), value_set=t.column("game_id")).to_numpy(zero_copy_only=False)
+        self.given = rows[first]        # the index rows of the games given, in their order
         return g, final, g.column("game_id")
 
 
