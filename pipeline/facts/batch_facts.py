@@ -23,6 +23,8 @@ Two things are not row-local, and are given to each batch instead:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -89,37 +91,43 @@ class BatchFacts:
              seq: np.ndarray | None = None) -> dict[str, pa.Table]:
         """Each hand-level table's rows for ``hands`` (rows of the ``hands`` table) and ``scores`` (their
         ``score_batch`` rows, same order); ``seq``: int64 (n,) the hands' ``hand_seq`` (None: null)."""
+        return dict(self.iter_rows(hands, scores, seq))
+
+    def iter_rows(self, hands: pa.Table | pa.RecordBatch, scores: pa.Table,
+                  seq: np.ndarray | None = None) -> Iterator[tuple[str, pa.Table]]:
+        """:meth:`rows` one table at a time, as (name, rows): a caller that writes each before taking the next
+        holds one table's rows of the batch, not all five (their partial game sums are taken as each is made)."""
         if isinstance(hands, pa.RecordBatch):
             hands = pa.Table.from_batches([hands])
         n = hands.num_rows
         hands = hands.append_column("hand_seq", pa.array(seq, pa.int64()) if seq is not None
                                     else pa.nulls(n, pa.int64()))
-        out = {}
         plain = _plain_hands(hands)
         every = bool(plain.all())
         ph, ps = (hands, scores) if every else (hands.filter(plain), scores.filter(plain))
         rh, rs = (None, None) if every else (hands.filter(~plain), scores.filter(~plain))
-        parts = {}      # the game-level tables' parents: (rows of the plain hands as _FAST lays them out, others)
+        if self.sums is not None:
+            self.sums.begin(ph, rh)
         for name in self.sql:
             fast = _FAST.get(name)
             if fast is None:
-                out[name] = self._sql(name, hands, scores)
+                yield name, self._sql(name, hands, scores)
                 continue
             rows = laid = fast(ph, ps, self.ruleset_name)
             if rows is None:        # the function declines this batch: the SQL takes it
                 rows = self._sql(name, ph, ps)
             rest = None if every else self._sql(name, rh, rs)
-            if name in PARENTS:
-                parts[name] = (laid, None if laid is not None else rows, rest)
+            if name in PARENTS and self.sums is not None:
+                self.sums.add_parent(name, laid, None if laid is not None else rows, rest)
             if not every:
                 rows = pa.concat_tables([rows, rest])
                 if name == "hand_facts":    # one row per hand, kept in the hands' order (its hand_seq order)
                     rows = rows.take(np.argsort(np.concatenate([np.nonzero(plain)[0], np.nonzero(~plain)[0]]),
                                                 kind="stable"))
-            out[name] = rows
+            yield name, rows
+            rows = laid = rest = None       # written by now: not held while the next table is made
         if self.sums is not None:
-            self.sums.add(ph, rh, parts)
-        return out
+            self.sums.end()
 
     def game_rows(self, closed: pa.Array, late: pa.Array, results: pa.Table) -> dict[str, pa.Table]:
         """The game-level tables' rows (``player_games``, ``pair_games``) of the games ``closed`` by the game

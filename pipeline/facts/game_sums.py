@@ -228,19 +228,35 @@ class GameSums:
         """Add one batch: its ``plain`` hands (:func:`pipeline.facts.batch_facts._plain_hands`) and the ``other``
         ones (None: none), and per parent table (``player_hands``, ``pair_hands``) a tuple of its rows of the
         plain hands laid out as :func:`_laid_out` reads them (None: not so laid out) and any other rows."""
-        run = _runs(plain)
-        out = {"seated": [_seated_runs(plain, run)] + ([_seated_runs(other, None)] if other is not None else [])}
-        for parent, (laid, *rest) in parts.items():
-            table = PARENTS[parent]
-            pieces = [_laid_out(table, laid, plain, run)] if laid is not None else []
-            rest = [r for r in rest if r is not None and r.num_rows]
-            if rest:
-                pieces.append(_grouped(table, pa.concat_tables(rest)))
-            out[table] = [_merged(table, pa.concat_tables(pieces))] if pieces else []
-        for name, pieces in out.items():
-            pieces = [p.append_column("batch", pa.array(np.full(p.num_rows, self.batch, np.int32))) for p in pieces]
-            self.pending.setdefault(name, []).extend(pieces)
+        self.begin(plain, other)
+        for parent, part in parts.items():
+            self.add_parent(parent, *part)
+        self.end()
+
+    def begin(self, plain: pa.Table, other: pa.Table | None) -> None:
+        """Start a batch (:meth:`add` in three steps, so that a caller need not hold both parents' rows at once):
+        its hands' seated names."""
+        self._plain, self._run = plain, _runs(plain)
+        self._pending("seated", [_seated_runs(plain, self._run)]
+                      + ([_seated_runs(other, None)] if other is not None else []))
+
+    def add_parent(self, parent: str, laid: pa.Table | None, *rest: pa.Table | None) -> None:
+        """One parent table's rows of the batch begun (:meth:`add`'s tuple, unpacked)."""
+        table = PARENTS[parent]
+        pieces = [_laid_out(table, laid, self._plain, self._run)] if laid is not None else []
+        rest = [r for r in rest if r is not None and r.num_rows]
+        if rest:
+            pieces.append(_grouped(table, pa.concat_tables(rest)))
+        self._pending(table, [_merged(table, pa.concat_tables(pieces))] if pieces else [])
+
+    def end(self) -> None:
+        """End the batch begun."""
+        self._plain = self._run = None
         self.batch += 1
+
+    def _pending(self, name: str, pieces: list[pa.Table]) -> None:
+        pieces = [p.append_column("batch", pa.array(np.full(p.num_rows, self.batch, np.int32))) for p in pieces]
+        self.pending.setdefault(name, []).extend(pieces)
 
     def close_games(self, closed: pa.Array, late: pa.Array, results: pa.Table) -> dict[str, pa.Table]:
         """The rows of each game-level table for the games ``closed`` (ids; every hand of theirs given to

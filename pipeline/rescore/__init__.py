@@ -368,7 +368,7 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
                 count_scores(summary, s)
                 writers["scores"].write(s)
                 if facts is not None:
-                    for name, rows in facts.rows(b, s, seq).items():
+                    for name, rows in facts.iter_rows(b, s, seq):
                         writers[name].write(rows)
                 if batch_games is not None:
                     closed(batch_games.add(s))
