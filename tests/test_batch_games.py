@@ -136,3 +136,44 @@ def test_a_duplicate_games_row_with_nulls_first(lake: Path, tmp_path: Path, batc
         assert (got.games, got.games_recorded, got.games_matched, got.games_partial) == \
                (want.games, want.games_recorded, want.games_matched, want.games_partial), r
         _check_against_sorted_pass(copy, rules)
+
+
+def test_game_keys_held_as_bytes_give_back_the_text():
+    """The index holds 32-digit lowercase hex game keys as 16 bytes (batch_games._key_bytes) and gives back the
+    very text (_key_text), nulls and slices included; any other key (upper case, other length, not hex) keeps
+    the text."""
+    import hashlib
+
+    keys = [hashlib.sha256(str(i).encode()).hexdigest()[:32] for i in range(50)]
+    keys[3] = keys[49] = None
+    a = pa.array(keys, pa.string())
+    for part in (a, a.slice(2, 30), a.slice(0, 0), pa.chunked_array([a.slice(0, 7), a.slice(7)])):
+        b = batch_games._key_bytes(part)
+        assert b.type == pa.binary(16) and len(b) == len(part)
+        assert batch_games._key_text(b).to_pylist() == part.to_pylist()
+        assert batch_games._key_text(b.slice(1)).to_pylist() == part.to_pylist()[1:]
+    for other in (keys[0].upper(), keys[0][:31], "g" * 32, keys[0] + "0"):
+        assert batch_games._key_bytes(pa.array([keys[0], other])) is None
+
+
+def test_games_with_keys_that_are_not_hex(lake: Path, tmp_path: Path):  # noqa: F811
+    """Games whose game_key is not a content key (here a file of games, read after the others, whose keys were
+    rewritten as text): the index turns every key back to text, and game_scores carries each game's key as the
+    sorted pass gives it."""
+    copy = tmp_path / "copy"
+    shutil.copytree(lake, copy)
+    files = sorted((copy / "games").rglob("*.parquet"))
+    t = pq.read_table(files[-1], partitioning=None)
+    half = t.num_rows // 2
+    assert half > 0
+    moved = t.slice(half)
+    moved = moved.set_column(moved.column_names.index("game_key"), "game_key",
+                             pc.binary_join_element_wise("key-", moved.column("game_key"), ""))
+    pq.write_table(t.slice(0, half), files[-1])
+    pq.write_table(moved, files[-1].parent / ("zz-" + files[-1].name))     # read after every other file
+    rules = load("belote-classic")
+    rescore_lake(copy, rules, batch_size=7)
+    written = _of(lakemod.read(copy, "game_scores"), rules.name).select(["game_id", "game_key"]).to_pylist()
+    assert {r["game_key"] for r in written if r["game_id"] in set(moved.column("game_id").to_pylist())} == \
+           set(moved.column("game_key").to_pylist())
+    _check_against_sorted_pass(copy, rules)

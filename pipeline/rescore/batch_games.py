@@ -9,8 +9,8 @@ the next batch: that game's score rows are carried into the next batch, and ever
 ``games`` table is *late*: its rows are left out here, and the caller scores it again from the written scores
 with the sorted pass, in place of what was written for it (:attr:`BatchGames.late`).
 
-Memory: the games' (target, recorded_final, game_key) and their ids' 128-bit digests (about 60 bytes a game
-with 32-character keys) and a few flag bytes a game, plus one batch; no sort of the lake.
+Memory: the games' (target, recorded_final, game_key) and their ids' 128-bit digests (about 50 bytes a game:
+the game keys held as 16 bytes) and a few flag bytes a game, plus one batch; no sort of the lake.
 """
 
 from __future__ import annotations
@@ -25,6 +25,50 @@ from pipeline.rescore.game import SUMMARY_SCORE
 from pipeline.rescore.sorted_games import GAME_COLUMNS, extra_columns, results_of
 
 _GAME_INFO = ("target", "recorded_final", "game_key")
+
+_HEX = np.frombuffer(b"0123456789abcdef", np.uint8)
+_NIBBLE = np.full(256, 255, np.uint8)
+_NIBBLE[_HEX] = np.arange(16, dtype=np.uint8)
+
+
+def _key_bytes(keys: pa.Array | pa.ChunkedArray) -> pa.Array | None:
+    """``keys`` (strings) as 16-byte binary when every non-null one is 32 lowercase hex digits (every content
+    key: the first 128 bits of a SHA-256), else None: half the memory of the text, given back exactly by
+    :func:`_key_text`."""
+    a = keys.combine_chunks() if isinstance(keys, pa.ChunkedArray) else keys
+    n = len(a)
+    if not n:
+        return pa.array([], pa.binary(16))
+    off = np.frombuffer(a.buffers()[1], np.int32, n + 1, 4 * a.offset)
+    valid = pc.is_valid(a).to_numpy(zero_copy_only=False)
+    lengths = np.diff(off)
+    if not (lengths[valid] == 32).all() or lengths[~valid].any():
+        return None
+    size = int(off[-1] - off[0])
+    text = np.frombuffer(a.buffers()[2], np.uint8, size, int(off[0])) if size else np.zeros(0, np.uint8)
+    nib = _NIBBLE[text].reshape(-1, 32)
+    if (nib == 255).any():
+        return None
+    out = np.zeros((n, 16), np.uint8)
+    out[valid] = (nib[:, 0::2] << 4) | nib[:, 1::2]
+    mask = pc.is_valid(a).buffers()[1] if a.null_count else None
+    return pa.Array.from_buffers(pa.binary(16), n, [mask, pa.py_buffer(out)])
+
+
+def _key_text(keys: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """The 32-digit lowercase hex strings of :func:`_key_bytes`'s keys (nulls kept)."""
+    a = keys.combine_chunks() if isinstance(keys, pa.ChunkedArray) else keys
+    n = len(a)
+    raw = np.frombuffer(a.buffers()[1], np.uint8, 16 * n, 16 * a.offset).reshape(n, 16) if n else \
+        np.zeros((0, 16), np.uint8)
+    valid = pc.is_valid(a).to_numpy(zero_copy_only=False)
+    text = np.empty((n, 32), np.uint8)
+    text[:, 0::2], text[:, 1::2] = _HEX[raw >> 4], _HEX[raw & 15]
+    text = text[valid]
+    off = np.zeros(n + 1, np.int32)
+    off[1:] = np.cumsum(valid.astype(np.int32) * 32)
+    mask = None if a.null_count == 0 else pc.is_valid(a).buffers()[1]
+    return pa.Array.from_buffers(pa.string(), n, [mask, pa.py_buffer(off), pa.py_buffer(text)])
 
 
 def _digest(con, ids: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
@@ -49,19 +93,22 @@ class GameIndex:
         cols = ["game_id", *_GAME_INFO]
         hi, lo, info = [], [], []
         self.con = con
+        self.binary_keys = True     # game_key held as 16 bytes (:func:`_key_bytes`), until a key is not hex
         if lakemod.has_table(lake, "games"):
             for b in lakemod.iter_batches(lake, "games", batch_size=1 << 18, columns=cols):
                 h, lw = _digest(con, b.column(0))
                 hi.append(h)
                 lo.append(lw)
-                info.append(pa.Table.from_batches([b]).drop_columns(["game_id"]))
+                info.append(self._compact(pa.Table.from_batches([b]).drop_columns(["game_id"]), info))
         hi = np.concatenate(hi) if hi else np.zeros(0, np.uint64)
         lo = np.concatenate(lo) if lo else np.zeros(0, np.uint64)
         order = np.lexsort((lo, hi))        # stable: the first row of an id first
         hi, lo = hi[order], lo[order]
         first = np.r_[True, (hi[1:] != hi[:-1]) | (lo[1:] != lo[:-1])] if len(hi) else np.zeros(0, bool)
         self.hi, self.lo = hi[first], lo[first]
-        info = pa.concat_tables(info) if info else schema.empty("games").select(list(_GAME_INFO))
+        if not info:
+            info, self.binary_keys = [schema.empty("games").select(list(_GAME_INFO))], False
+        info = pa.concat_tables(info)
         info = info.take(pa.array(order)).combine_chunks()
         starts = np.flatnonzero(first)
         if len(starts) < len(order):     # an id with several rows: each column's first non-null value
@@ -77,6 +124,24 @@ class GameIndex:
         else:
             self.info = info
         self.n = len(self.hi)
+
+    def _compact(self, t: pa.Table, before: list[pa.Table]) -> pa.Table:
+        """``t`` (rows of :data:`_GAME_INFO`) with its game keys as bytes while every key so far was hex; at the
+        first that is not, the tables ``before`` go back to text (in place) and so does every later one."""
+        i = t.column_names.index("game_key")
+        field = t.schema.field(i)
+        if self.binary_keys:
+            keys = _key_bytes(t.column(i))
+            if keys is not None:
+                return t.set_column(i, field.with_type(keys.type), keys)
+            self.binary_keys = False
+            before[:] = [p.set_column(i, field, _key_text(p.column(i))) for p in before]
+        return t
+
+    def keys(self, rows: pa.Array) -> pa.Array:
+        """The ``game_key`` (strings) of the :attr:`info` rows ``rows``."""
+        keys = self.info.column("game_key").take(rows)
+        return _key_text(keys) if self.binary_keys else keys.combine_chunks()
 
     def find(self, ids: pa.Array) -> np.ndarray:
         """int64 (len(ids),): each id's row in :attr:`info`, -1 where the table has no such game."""
@@ -181,9 +246,9 @@ class BatchGames:
             g = schema.empty("game_scores")
             return g, pa.chunked_array([], pa.list_(pa.int32())), pa.array([], pa.string())
         rows = at[row_game[closing[row_game]]]       # each row's game in the index
-        info = self.index.info.take(pa.array(rows))
+        take = pa.array(rows)
         for c in _GAME_INFO:
-            t = t.append_column(c, info.column(c))
+            t = t.append_column(c, self.index.keys(take) if c == "game_key" else self.index.info.column(c).take(take))
         if self.summary is not None:
             pos = pc.index_in(t.column("hand_key"), value_set=self.summary.column("hand_key"))
             t = t.append_column(SUMMARY_SCORE, self.summary.column("points").take(pos))
