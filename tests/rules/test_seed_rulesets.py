@@ -78,13 +78,15 @@ def test_bulgarian_plain_no_overtrump_over_the_partner():
     # winning is your partner you need play neither a trump nor a higher trump: trump led, partner
     # winning with 9H, we hold JH 7H: either heart. An opponent winning: JH. All-trump (every card a trump): 9S
     # led by the partner, JS 7S: either; by an opponent: JS. `bulgarian` (BG-HIT) overtrumps the partner: JH.
-    # Void, opponent's 9H on a club trick, 7H 8D: unable to trump higher, any card may be played: both.
+    # Void, opponent's 9H on a club trick, 7H 8D: a void player must trump, and only one holding no trump may play
+    # any card; unable to trump higher, the lower 7H is still due: 7H (the tenth audit; before: both, reading the
+    # freedom as applying to a player unable to overtrump, BG-HIT's rule).
     assert legal("bulgarian-plain", "JH 7H", "H", "H", "9H", True) == {"JH", "7H"}
     assert legal("bulgarian-plain", "JH 7H", "H", "H", "9H", False) == {"JH"}
     assert legal("bulgarian-plain", "JS 7S", "S", "AT", "9S", True) == {"JS", "7S"}
     assert legal("bulgarian-plain", "JS 7S", "S", "AT", "9S", False) == {"JS"}
     assert legal("bulgarian", "JH 7H", "H", "H", "9H", True) == {"JH"}
-    assert legal("bulgarian-plain", "7H 8D", "C", "H", "9H", False) == {"7H", "8D"}
+    assert legal("bulgarian-plain", "7H 8D", "C", "H", "9H", False) == {"7H"}
     assert legal("bulgarian-plain", "7H 8D", "C", "H", "AC", False) == {"7H"}
     assert legal("bulgarian-plain", "7H 8D", "C", "H", "AC", True) == {"7H", "8D"}
 
