@@ -13,9 +13,10 @@
   beaten if one can; the partner winning, neither is due. So a player who cannot beat an opponent's trump must
   still play a lower one (play.must_undertrump = true). BG-HIT's freedom to discard there is the `bulgarian`
   ruleset's, not the text's.
-* cardman-coinche follows Cardman/projects' belote module in its default rules: RulesBelote.underTrumpFoe
-  (getSousCoupeAdv) is false by default, and GameBeloteCommonPlaying.playableCards then lets a player who cannot
-  beat an opponent's trump play any card (play.must_undertrump = false; it inherited FFB-B16 §5.2's true).
+* cardman (and so cardman-coinche and cardman-points) follows Cardman/projects' belote module in its default
+  rules: RulesBelote.underTrumpFoe (getSousCoupeAdv) is false by default, and GameBeloteCommonPlaying.playableCards
+  then lets a player who cannot beat an opponent's trump play any card (play.must_undertrump = false; it inherited
+  FFB-B16 §5.2's true).
 
 Hearts are trump in every hand.
 """
@@ -83,7 +84,7 @@ def test_belote_2p_scores_what_was_announced(announced, expected, before):
     assert score1(ruleset("belote-2p", held), h, n_players=2)["hand_score"] == before
 
 
-# -------------------------------------------------------------------- undertrumping: bulgarian-plain, cardman-coinche
+# ---------------------------------------------------------- undertrumping: bulgarian-plain, cardman and its children
 
 # Dealer seat 3, seat 0 leads the ace of spades; seats 1-3 hold no spade. Seat 1 (an opponent of seat 0) must trump
 # and plays 9H; seat 2 (seat 0's partner, who is not winning) holds only 7H and 8H as trumps, neither beats the 9:
@@ -111,8 +112,8 @@ def test_bulgarian_plain_void_player_must_still_trump_below():
     assert first_fault("bulgarian-plain", ["AS", "9H", "7D", "JH"], {"play.must_undertrump": False}) is None
 
 
-@pytest.mark.covers("cardman-coinche:play.must_undertrump")
-def test_cardman_coinche_no_duty_to_undertrump():
+@pytest.mark.covers("cardman:play.must_undertrump")
+def test_cardman_no_duty_to_undertrump():
     # Cardman's default rules (underTrumpFoe false): unable to beat the opponent's 9H, seat 2 may play any card:
     # 7D is legal, and so is 7H. Before (inherited from ffb-classic, FFB-B16 §5.2): 7D broke must_undertrump.
     # (A bid of 100: cardman-coinche scores only contracts with a bid.)
@@ -120,3 +121,6 @@ def test_cardman_coinche_no_duty_to_undertrump():
     assert first_fault("cardman-coinche", ["AS", "9H", "7H", "JH"], bid=100) is None
     assert first_fault("cardman-coinche", ["AS", "9H", "7D", "JH"], {"play.must_undertrump": True},
                        bid=100) == (2, "7D", "must_undertrump")
+    # the parent cardman (Cardman's classic mode) and cardman-points have the same default rules
+    for name in ("cardman", "cardman-points"):
+        assert first_fault(name, ["AS", "9H", "7D", "JH"]) is None, name
