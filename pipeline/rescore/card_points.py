@@ -15,8 +15,8 @@ import numpy as np
 from pipeline.cards import ALL_TRUMP, NO_TRUMP
 from pipeline.rescore.pass_layout import (F_CAPOT, F_CLAIM, F_FULL, F_OK, Inputs, O_PLAYS, O_TT, P_AT_A, P_AT_B,
                                           P_CAPOT_BONUS, P_CAPOT_BONUS_TAKERS, P_CAPOT_LAST_TRICK, P_CAPOT_SPLIT,
-                                          P_LAST_TRICK, P_NT_A, P_NT_B, P_PLAYERS, P_TEAMS, P_TRICKS, S_CAPOT_TEAM,
-                                          S_LAST_TEAM, S_STRAIN, S_TAKER_TEAM, T_CLAIM, T_COUNTING, V_CLAIM, V_LTS)
+                                          P_LAST_TRICK, P_NT_A, P_NT_B, P_PLAYERS, P_SCALE_LAST, P_TEAMS, P_TRICKS,
+                                          S_CAPOT_TEAM, S_LAST_TEAM, S_STRAIN, S_TAKER_TEAM, T_CLAIM, T_COUNTING, V_CLAIM, V_LTS)
 
 
 def tricks_taken(rp: np.ndarray, inp: Inputs, points: np.ndarray, C: np.ndarray, took: np.ndarray,
@@ -41,7 +41,8 @@ def card_totals(rp: np.ndarray, C: np.ndarray, took: np.ndarray, flags: np.ndarr
     """For the scored hands (``flags[F_OK]``): add the last trick's bonus to the team of ``small[S_LAST_TEAM]``
     in ``C`` (int64 (n, K) card points of the tricks taken), or the capot's when one team took every trick
     (``took``, bool (n, K)); with 3 players (``cards.capot_split_each``), when one took no trick, the split to
-    each of the others instead; scale no-trump and all-trump (``cards.*_scale``: x a / b, rounded half up);
+    each of the others instead; scale no-trump and all-trump (``cards.*_scale``: x a / b, rounded half up; the
+    bonus added before the scaling, or after it without ``cards.scale_last_trick``);
     add ``cards.capot_bonus`` (``cards.capot_bonus_to = "takers"``: only to the taker's team). Writes ``small[S_CAPOT_TEAM]`` and ``flags[F_CAPOT]``. (The rows of the other
     hands in ``C`` are left as they were: garbage the passes do not read.)"""
     K = int(rp[P_TEAMS])
@@ -61,13 +62,18 @@ def card_totals(rp: np.ndarray, C: np.ndarray, took: np.ndarray, flags: np.ndarr
         bonus[shared] = 0
         C[shared] += split * took[shared]
     lt = small[S_LAST_TEAM]
-    for t in range(K):
-        C[:, t] += bonus * (lt == t)
+    scaled = bool(rp[P_SCALE_LAST])     # cards.scale_last_trick: the bonus before the scaling, else after it
+    if scaled:
+        for t in range(K):
+            C[:, t] += bonus * (lt == t)
     st = small[S_STRAIN]
     for strain, a, b in ((NO_TRUMP, int(rp[P_NT_A]), int(rp[P_NT_B])), (ALL_TRUMP, int(rp[P_AT_A]), int(rp[P_AT_B]))):
         if a != b:
             rows = np.flatnonzero(ok & (st == strain))
             C[rows] = (C[rows] * a * 2 + b) // (2 * b)
+    if not scaled:
+        for t in range(K):
+            C[:, t] += bonus * (lt == t)
     is_capot &= ok
     earns = is_capot & (capt == small[S_TAKER_TEAM]) if rp[P_CAPOT_BONUS_TAKERS] else is_capot
     rows = np.flatnonzero(earns)

@@ -251,7 +251,7 @@ def _made_params(R: Ruleset) -> np.ndarray:
 
 
 def _award_params(R: Ruleset) -> np.ndarray:
-    """The undoubled and doubled awards' parameters as int64 (25,) for :func:`_settle_kernel`, in its order."""
+    """The undoubled and doubled awards' parameters as int64 (26,) for :func:`_settle_kernel`, in its order."""
     return np.array([
         int(R["contract.unbid_capot_flat"]), bool(R["contract.made_adds_bid"]), int(R["contract.capot_bid_made_flat"]),
         int(R["contract.fail_base"]), int(R["contract.fail_base_defence_capot"]), bool(R["contract.fail_adds_bid"]),
@@ -262,7 +262,7 @@ def _award_params(R: Ruleset) -> np.ndarray:
         int(R["double.flat_surcoinche"]), bool(R["double.bid_multiplied"]), bool(R["double.valat_cancels"]),
         bool(R["contract.fail_takes_played"]), bool(R["contract.capot_bid_counts_flat"]),
         int(R["contract.fail_base_capot_bid"]), R["contract.made_scores"] == "bid",
-        R["contract.fail_scores"] == "base"],
+        R["contract.fail_scores"] == "base", bool(R["double.own_defence_keeps"])],
         dtype=np.int64)
 
 
@@ -357,12 +357,13 @@ def settle_one(i, C, D, B, t, bid, cb, coinche, capot_team, strain, mp, ap, rcod
         else:
             dbl_made_T = (made_base + V + decl_all) * mult + win_T
             dbl_fail_O = (fail_base + V + decl_all) * mult + win_O
-    elif scope == 2:    # own
+    elif scope == 2:    # own; double.belote_multiplied: the belote inside the multiplied sum (BGA)
+        inside = ap[15]
         if cb | taker_capot:
-            dbl_made_T = (made_base + V + decl_all) * mult + bT
+            dbl_made_T = (made_base + V + decl_all + bT * inside) * mult + bT * (1 - inside)
         else:
-            dbl_made_T = (round1(cT + dT, rcode) + V) * mult + bT
-        dbl_fail_O = (fail_base + V + decl_all) * mult + win_O
+            dbl_made_T = (round1(cT + dT, rcode) + V + bT * inside) * mult + bT * (1 - inside)
+        dbl_fail_O = (fail_base + V + decl_all + win_O * inside) * mult + win_O * (1 - inside)
     elif scope == 3:    # flat
         flat = ap[17] if coinche == 2 else ap[16]
         bid_part = V * mult * ap[18]
@@ -383,6 +384,8 @@ def settle_one(i, C, D, B, t, bid, cb, coinche, capot_team, strain, mp, ap, rcod
         dbl_made_O = bO
     if (scope == 2) & (not (cb | taker_capot)):
         dbl_made_O = round1(cO + dO, rcode) + bO
+    if (scope == 2) & (ap[25] == 0):    # double.own_defence_keeps false: the defence nothing, its belote lost (BGA)
+        dbl_made_O = 0
     dbl_fail_T = bT * ((all_b == 0) & (to_def == 0) & (scope != 4))
     if (scope == 4) & (P[i, t] == P[i, o]):   # equal totals: neither side has fewer, each keeps its own x mult
         dbl_made_T = (cT + dT + bT) * mult

@@ -51,7 +51,8 @@ ON_CAPOT = ("keep", "to_capot_team", "lost")
 class SoloSpec:
     """What the search needs of a 3-player ruleset, as arrays: card points per strain (``points`` int64 (6, 32)),
     the play duties (``fl``), the leaf's parameters (``fin``: last trick, capot's last trick, capot split,
-    no-trump and all-trump scales, capot bonus, declarations.on_capot code, capot bonus to the taker only), the made test's (``mp``:
+    no-trump and all-trump scales, capot bonus, declarations.on_capot code, capot bonus to the taker only, whether the
+    last trick is scaled), the made test's (``mp``:
     contract._made_params), whether ``solo_made`` is "combined", and whether an outcome can be a litige."""
 
     def __init__(self, rules: Ruleset):
@@ -62,7 +63,8 @@ class SoloSpec:
         self.fin = np.array([rules["cards.last_trick"], rules["cards.capot_last_trick"],
                              rules["cards.capot_split_each"], nt_a, nt_b, at_a, at_b, rules["cards.capot_bonus"],
                              ON_CAPOT.index(rules["declarations.on_capot"]),
-                             rules["cards.capot_bonus_to"] == "takers"], np.int64)
+                             rules["cards.capot_bonus_to"] == "takers", bool(rules["cards.scale_last_trick"])],
+                            np.int64)
         self.mp = _made_params(rules)
         self.combined = rules["contract.solo_made"] != "each"
         # outcome(): a tie is a litige only under made_vs_defence "gt" with contract.tie "litige"
@@ -104,13 +106,16 @@ def _leaf(acc, took, last_winner, P, taker, strain, fin, D, B, mp, combined, C, 
         for p in range(P):
             if took >> p & 1:
                 C[0, p] += fin[2]
-    C[0, last_winner] += bonus
+    if fin[10]:     # cards.scale_last_trick: the bonus scaled with the card points, else added after
+        C[0, last_winner] += bonus
     if strain == NO_TRUMP and fin[3] != fin[4]:
         for p in range(P):
             C[0, p] = (C[0, p] * fin[3] * 2 + fin[4]) // (2 * fin[4])
     elif strain == ALL_TRUMP and fin[5] != fin[6]:
         for p in range(P):
             C[0, p] = (C[0, p] * fin[5] * 2 + fin[6]) // (2 * fin[6])
+    if not fin[10]:
+        C[0, last_winner] += bonus
     if capt >= 0 and (fin[9] == 0 or capt == taker):     # cards.capot_bonus_to "takers": the taker's only
         C[0, capt] += fin[7]
     on_capot(Dl, 0, P, capt, tk, fin[8])

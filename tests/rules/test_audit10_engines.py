@@ -1,5 +1,5 @@
-"""Rulesets checked against the sources they cite (a tenth audit): belote-2p, bulgarian-plain, cardman-coinche
-(bga-coinche, ffb-classic, ffb-contree-2016 and belot-scorer-hang were checked too, with nothing to fix here).
+"""Rulesets checked against the sources they cite (a tenth audit): belote-2p, bulgarian-plain, cardman-coinche,
+bga-coinche (ffb-classic, ffb-contree-2016 and belot-scorer-hang were checked too, with nothing to fix here).
 
 * belote-2p cites seed 001 (the Fournier rule book, ../shared/seeds/001_*.txt). Its awards table gives the others
   10 points when a player fails to follow suit though able to; its play rules tell following from heading in the
@@ -18,14 +18,20 @@
   then lets a player who cannot beat an opponent's trump play any card (play.must_undertrump = false; it inherited
   FFB-B16 §5.2's true).
 
-Hearts are trump in every hand.
+* bga-coinche (../shared/formats/bga.md §8.5, BGA's own code): the dix de der is added after the no-trump and
+  all-trump scaling (cards.scale_last_trick = false), and a made doubled contract scores the takers' own total
+  (cards, dix de der, belote) plus the bid, times the multiplier, the defence nothing (double.scope = "own" with
+  double.belote_multiplied, double.own_defence_keeps = false). Both were documented as "not exact" before.
+
+Hearts are trump unless a test says otherwise.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from .harness import PACK, deal, hand, pad, ruleset, score1
+from .harness import (BEL_T0, BEL_T1, PACK, SPLIT_30_132, SPLIT_102_60, STD4, deal, hand, hand_score, pad, ruleset,
+                      score1, suit)
 
 pytestmark = pytest.mark.rules
 
@@ -124,3 +130,47 @@ def test_cardman_no_duty_to_undertrump():
     # the parent cardman (Cardman's classic mode) and cardman-points have the same default rules
     for name in ("cardman", "cardman-points"):
         assert first_fault(name, ["AS", "9H", "7D", "JH"]) is None, name
+
+
+# ------------------------------------------------------------------------------------------- bga-coinche (bga.md §8.5)
+# BGA's stEndHand (../shared/formats/bga.md §8.5, read from drasill/bga-coinche): step 2 scales each side's won cards
+# (no-trump x 152/120, PHP round), step 3 then adds the dix de der's 10; step 9, a made contract: B scores
+# (bid + B total) x m, D its total undoubled but 0 when doubled (its belote lost too); failed: B keeps its belote,
+# D scores (bid + 162 + D's belote) x m.
+
+# no-trump (every suit on the plain scale, 30 a suit, 120 in all): team 0 takes clubs, diamonds and TH = 70, team 1
+# the other hearts (20) and the spades (30) = 50; team 0 takes the last trick
+NT_70_50 = {"won": [suit("C") + " " + suit("D") + " TH", "7H 8H 9H JH QH KH AH " + suit("S")], "last": 0}
+
+
+@pytest.mark.covers("cards.scale_last_trick")
+def test_bga_scales_the_cards_before_the_dix_de_der():
+    # 70 x 152 / 120 = 88.67 -> 89, + 10 = 99; 50 x 152 / 120 = 63.33 -> 63 (99 + 63 = 162). Bid 90, made (99 >= 90):
+    # B 90 + 99 = 189, D 63. Scaling after the dix de der (the engine's way before): (70 + 10) x 152 / 120 = 101.33
+    # -> 101: B 191.
+    h = hand(STD4, **NT_70_50, strain="NT", bid=90)
+    assert hand_score("bga-coinche", h) == [189, 63]
+    assert hand_score("bga-coinche", h, {"cards.scale_last_trick": True}) == [191, 63]
+
+
+@pytest.mark.covers("double.own_defence_keeps", "bga-coinche:double.scope")
+def test_bga_made_coinche_scores_the_takers_total_and_the_defence_nothing():
+    # hearts trump, team 0 takes hearts + clubs (62 + 30) and the last trick (10) = 102 and holds the belote (20):
+    # B total 122 >= 90, made, coinched (x2): B (90 + 122) x 2 = 424, D 0. The defence keeping its points (scope
+    # own as coincoinche): D 60. The belote outside the product: (90 + 102) x 2 + 20 = 404. Before (scope whole,
+    # the deal's 162): (162 + 90 + 20) x 2 = 544.
+    h = hand(BEL_T0, **SPLIT_102_60, bid=90, coinche=1)
+    assert hand_score("bga-coinche", h) == [424, 0]
+    assert hand_score("bga-coinche", h, {"double.own_defence_keeps": True}) == [424, 60]
+    assert hand_score("bga-coinche", h, {"double.belote_multiplied": False}) == [404, 0]
+    assert hand_score("bga-coinche", h, {"double.scope": "whole"}) == [544, 0]
+    # undoubled it is unchanged: B 90 + 122 = 212, D its 60
+    assert hand_score("bga-coinche", hand(BEL_T0, **SPLIT_102_60, bid=90)) == [212, 60]
+
+
+def test_bga_failed_coinche_scores_bid_and_162_with_the_defence_belote():
+    # team 0 takes 30 (bid 90), team 1 132 and holds the belote: failed, coinched: D (90 + 162 + 20) x 2 = 544, B 0.
+    # The belote outside the product: (90 + 162) x 2 + 20 = 524.
+    h = hand(BEL_T1, **SPLIT_30_132, bid=90, coinche=1)
+    assert hand_score("bga-coinche", h) == [0, 544]
+    assert hand_score("bga-coinche", h, {"double.belote_multiplied": False}) == [0, 524]
