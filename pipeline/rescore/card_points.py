@@ -14,7 +14,7 @@ import numpy as np
 
 from pipeline.cards import ALL_TRUMP, NO_TRUMP
 from pipeline.rescore.pass_layout import (F_CAPOT, F_CLAIM, F_FULL, F_OK, Inputs, O_PLAYS, O_TT, P_AT_A, P_AT_B,
-                                          P_CAPOT_BONUS, P_CAPOT_BONUS_TAKERS, P_CAPOT_LAST_TRICK, P_CAPOT_SPLIT,
+                                          P_CAPOT_BONUS, P_CAPOT_BONUS_TAKERS, P_CAPOT_BY_POINTS, P_CAPOT_LAST_TRICK, P_CAPOT_SPLIT,
                                           P_LAST_TRICK, P_NT_A, P_NT_B, P_PLAYERS, P_SCALE_LAST, P_TEAMS, P_TRICKS,
                                           S_CAPOT_TEAM, S_LAST_TEAM, S_STRAIN, S_TAKER_TEAM, T_CLAIM, T_COUNTING, V_CLAIM, V_LTS)
 
@@ -40,13 +40,15 @@ def tricks_taken(rp: np.ndarray, inp: Inputs, points: np.ndarray, C: np.ndarray,
 def card_totals(rp: np.ndarray, C: np.ndarray, took: np.ndarray, flags: np.ndarray, small: np.ndarray) -> None:
     """For the scored hands (``flags[F_OK]``): add the last trick's bonus to the team of ``small[S_LAST_TEAM]``
     in ``C`` (int64 (n, K) card points of the tricks taken), or the capot's when one team took every trick
-    (``took``, bool (n, K)); with 3 players (``cards.capot_split_each``), when one took no trick, the split to
+    (``took``, bool (n, K); ``cards.capot_by = "points"``: every point); with 3 players (``cards.capot_split_each``), when one took no trick, the split to
     each of the others instead; scale no-trump and all-trump (``cards.*_scale``: x a / b, rounded half up; the
     bonus added before the scaling, or after it without ``cards.scale_last_trick``);
     add ``cards.capot_bonus`` (``cards.capot_bonus_to = "takers"``: only to the taker's team). Writes ``small[S_CAPOT_TEAM]`` and ``flags[F_CAPOT]``. (The rows of the other
     hands in ``C`` are left as they were: garbage the passes do not read.)"""
     K = int(rp[P_TEAMS])
     ok = flags[F_OK].view(np.bool_)
+    if rp[P_CAPOT_BY_POINTS]:   # cards.capot_by "points": tricks worth nothing, not the last, count as none taken
+        took = took & ((C[:, :K] > 0) | (small[S_LAST_TEAM][:, None] == np.arange(K)))
     if K == 2:     # team 1 took nothing: team 0's capot; else team 0 nothing: team 1's; else none (-1)
         t0, t1 = took[:, 0], took[:, 1]
         capt = (~t1).view(np.int8) + 2 * (t1 & ~t0).view(np.int8) - 1

@@ -52,7 +52,7 @@ class SoloSpec:
     """What the search needs of a 3-player ruleset, as arrays: card points per strain (``points`` int64 (6, 32)),
     the play duties (``fl``), the leaf's parameters (``fin``: last trick, capot's last trick, capot split,
     no-trump and all-trump scales, capot bonus, declarations.on_capot code, capot bonus to the taker only, whether the
-    last trick is scaled), the made test's (``mp``:
+    last trick is scaled, whether a capot is by points), the made test's (``mp``:
     contract._made_params), whether ``solo_made`` is "combined", and whether an outcome can be a litige."""
 
     def __init__(self, rules: Ruleset):
@@ -63,8 +63,8 @@ class SoloSpec:
         self.fin = np.array([rules["cards.last_trick"], rules["cards.capot_last_trick"],
                              rules["cards.capot_split_each"], nt_a, nt_b, at_a, at_b, rules["cards.capot_bonus"],
                              ON_CAPOT.index(rules["declarations.on_capot"]),
-                             rules["cards.capot_bonus_to"] == "takers", bool(rules["cards.scale_last_trick"])],
-                            np.int64)
+                             rules["cards.capot_bonus_to"] == "takers", bool(rules["cards.scale_last_trick"]),
+                             rules["cards.capot_by"] == "points"], np.int64)
         self.mp = _made_params(rules)
         self.combined = rules["contract.solo_made"] != "each"
         # outcome(): a tie is a litige only under made_vs_defence "gt" with contract.tie "litige"
@@ -95,7 +95,8 @@ def _leaf(acc, took, last_winner, P, taker, strain, fin, D, B, mp, combined, C, 
         C[0, p] = acc[p]
         Dl[0, p] = D[0, p]
         tk[0, p] = took >> p & 1 == 1
-        if took >> p & 1:
+        # cards.capot_by "points": tricks worth nothing, not the last, count as none taken
+        if took >> p & 1 and (fin[11] == 0 or acc[p] > 0 or p == last_winner):
             n_took += 1
             capt = p
     if n_took != 1:

@@ -27,7 +27,8 @@ from pipeline.rules import Ruleset
  P_SOLO_COMBINED, P_FAIL_DECL, P_TO_DEFENCE, P_SOLO_SHARE, P_PENALTY, P_FLAGS, P_STRAIN_MASK, P_PRISE,
  P_TIE, P_BELOTE_COUNT) = range(37)
 # appended after the others (the vector's order is the one above, then these)
-P_REVOKE_EACH, P_CAPOT_BONUS_TAKERS, P_REVOKE_FOLLOW, P_SCALE_LAST, N_PARAMS = 37, 38, 39, 40, 41   # N_PARAMS: its length
+P_REVOKE_EACH, P_CAPOT_BONUS_TAKERS, P_REVOKE_FOLLOW, P_SCALE_LAST, P_CAPOT_BY_POINTS = 37, 38, 39, 40, 41
+N_PARAMS = 42   # the vector's length
 COUNT_HELD, COUNT_ANNOUNCED, COUNT_ELSE_HELD = 0, 1, 2
 _COUNT = {"held": COUNT_HELD, "announced": COUNT_ANNOUNCED, "announced_else_held": COUNT_ELSE_HELD}
 _ON_CAPOT = {"keep": 0, "to_capot_team": 1, "lost": 2}
@@ -98,6 +99,7 @@ def params(R: Ruleset, flags: int) -> np.ndarray:
     v += [R["cards.capot_bonus_to"] == "takers"]     # P_CAPOT_BONUS_TAKERS
     v += [R["play.revoke_on"] == "follow_suit"]      # P_REVOKE_FOLLOW
     v += [bool(R["cards.scale_last_trick"])]         # P_SCALE_LAST
+    v += [R["cards.capot_by"] == "points"]           # P_CAPOT_BY_POINTS
     return np.array(v, dtype=np.int64)
 
 

@@ -34,6 +34,7 @@ CHOICES: dict[str, tuple] = {
     "declarations.tie": ("none", "first_announcer"),
     "declarations.on_capot": ("keep", "to_capot_team", "lost"),
     "cards.capot_bonus_to": ("any", "takers"),
+    "cards.capot_by": ("tricks", "points"),
     "declarations.carre_order": ("face", "trick"),
     "declarations.count": ("held", "announced", "announced_else_held"),
     "declarations.contest": ("unified", "separate", "sequences_only", "all"),

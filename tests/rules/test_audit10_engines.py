@@ -21,7 +21,8 @@ bga-coinche (ffb-classic, ffb-contree-2016 and belot-scorer-hang were checked to
 * bga-coinche (../shared/formats/bga.md §8.5, BGA's own code): the dix de der is added after the no-trump and
   all-trump scaling (cards.scale_last_trick = false), and a made doubled contract scores the takers' own total
   (cards, dix de der, belote) plus the bid, times the multiplier, the defence nothing (double.scope = "own" with
-  double.belote_multiplied, double.own_defence_keeps = false). Both were documented as "not exact" before.
+  double.belote_multiplied, double.own_defence_keeps = false); a side is capot when it ends with no point, not when
+  it takes no trick (cards.capot_by = "points"). The three were documented as "not exact" before.
 
 Hearts are trump unless a test says otherwise.
 """
@@ -31,7 +32,7 @@ from __future__ import annotations
 import pytest
 
 from .harness import (BEL_T0, BEL_T1, PACK, SPLIT_30_132, SPLIT_102_60, STD4, deal, hand, hand_score, pad, ruleset,
-                      score1, suit)
+                      rest, score1, suit)
 
 pytestmark = pytest.mark.rules
 
@@ -174,3 +175,17 @@ def test_bga_failed_coinche_scores_bid_and_162_with_the_defence_belote():
     h = hand(BEL_T1, **SPLIT_30_132, bid=90, coinche=1)
     assert hand_score("bga-coinche", h) == [0, 544]
     assert hand_score("bga-coinche", h, {"double.belote_multiplied": False}) == [0, 524]
+
+
+@pytest.mark.covers("cards.capot_by")
+def test_bga_capot_is_a_side_without_a_point():
+    # no-trump: team 1 takes only sevens, eights and nines (0 points each in no-trump), team 0 the rest and the last
+    # trick. BGA step 4 tests "0 points" after the dix de der: team 1 has none, so team 0's points become 250 (152
+    # scaled + 98 capot bonus, no dix de der on a capot): bid 90 made, 90 + 250 = 340, team 1 0. A capot by tricks
+    # (team 1 took some): 120 x 152 / 120 + 10 = 162, 90 + 162 = 252.
+    nines = "7C 8C 9C 7D 8D 9D 7H 8H 9H 7S 8S 9S"
+    h = hand(STD4, won=[rest(nines), nines], last=0, strain="NT", bid=90)
+    assert hand_score("bga-coinche", h) == [340, 0]
+    assert hand_score("bga-coinche", h, {"cards.capot_by": "tricks"}) == [252, 0]
+    # team 1 taking the last trick too has 10 points: no capot (team 0 152, 90 + 152 = 242; team 1 10)
+    assert hand_score("bga-coinche", hand(STD4, won=[rest(nines), nines], last=1, strain="NT", bid=90)) == [242, 10]
