@@ -65,6 +65,9 @@ def test_card_points_total_the_deck(ruleset):
         a, b = r["cards.no_trump_scale" if strain == "NT" else "cards.all_trump_scale"] if table else (1, 1)
         got = sum(x["card_points"]) - (r["cards.capot_bonus"] if capot else 0)
         lo, hi = (total * a) // b - 1, -(-(total * a) // b) + 1     # each team's share is rounded on its own
+        if not r["cards.scale_last_trick"]:     # the last trick's (or the capot's) bonus added after the scaling
+            bonus = total - deck
+            lo, hi = (deck * a) // b - 1 + bonus, -(-(deck * a) // b) + 1 + bonus
         if r["deal.n_players"] * r["deal.tricks"] < 32:   # 2/3 players: cards out of play count for nobody
             # exact: the points of the cards in play + the last trick, or the capot's value; with 3 players
             # and exactly one of them without a trick, capot_split_each to each of the two others instead
