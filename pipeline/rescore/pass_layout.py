@@ -111,7 +111,7 @@ class Tables(NamedTuple):
     above_trump: np.ndarray   # int64 (33,) (tables.ABOVE_TRUMP)
     decl: object              # declarations.DeclarationTables
     made: np.ndarray          # int64 (9,) contract._made_params
-    award: np.ndarray         # int64 (25,) contract._award_params
+    award: np.ndarray         # int64 (26,) contract._award_params
 
 
 # the input columns as the passes read them (:class:`Inputs`): rows of its per-hand values (int32 (N_VALS, n);
