@@ -3,11 +3,13 @@
 The oracle shares nothing with the module but the legal cards (pipeline.rescore.play.legal_cards_py, the one
 implementation of the play rules): it plays every legal card at every turn, scores each finished hand in plain
 Python from the ruleset's parameters (card points, last trick or capot's last trick, the 3-player capot split,
-the strain's scaling, the capot bonus, the declarations of a player who took no trick lost or given to the
-capot player, the made test comparing the taker with each opponent or with both), and takes the best outcome
-for the taker against the worst the two others can do together. Random endings of 2-4 tricks under every
-shipped 3-player ruleset and two house variants (the others' totals combined; a capot bonus, scaled no-trump
-and all-trump, declarations given to the capot player, ties a litige), with random declarations and belote.
+a capot by tricks or by points, the strain's scaling with the last trick's bonus or before it, the capot bonus,
+the declarations of a player who took no trick lost or given to the capot player, the made test comparing the
+taker with each opponent or with both), and takes the best outcome for the taker against the worst the two
+others can do together. Random endings of 2-4 tricks under every shipped 3-player ruleset and house variants
+(the others' totals combined; a capot bonus, scaled no-trump and all-trump, declarations given to the capot
+player, ties a litige; a capot by points, the last trick's bonus after the scaling), with random declarations
+and belote.
 """
 
 from __future__ import annotations
@@ -63,17 +65,22 @@ def _final(rules, acc: list[int], took: set[int], last: int, strain: int, D) -> 
     """Each player's card points and declaration points at the end of a line (rulesets/base.toml's cards.* and
     declarations.on_capot: a player who took no trick loses his, or gives them to a player who took every trick)."""
     C = list(acc)
-    capot = next(iter(took)) if len(took) == 1 else None
+    # cards.capot_by "points": a player whose tricks hold no point, the last one not among them, took none
+    scoring = {p for p in took if acc[p] > 0 or p == last} if rules["cards.capot_by"] == "points" else took
+    capot = next(iter(scoring)) if len(scoring) == 1 else None
     bonus = rules["cards.capot_last_trick"] if capot is not None else rules["cards.last_trick"]
-    if rules["cards.capot_split_each"] and len(took) == 2:
+    if rules["cards.capot_split_each"] and len(scoring) == 2:
         bonus = 0
-        for p in took:
+        for p in scoring:
             C[p] += rules["cards.capot_split_each"]
-    C[last] += bonus
+    if rules["cards.scale_last_trick"]:
+        C[last] += bonus
     scale = {4: "cards.no_trump_scale", 5: "cards.all_trump_scale"}.get(strain)
     if scale:
         a, b = rules[scale]
         C = [(x * a * 2 + b) // (2 * b) for x in C]
+    if not rules["cards.scale_last_trick"]:       # the last trick's bonus added after the scaling
+        C[last] += bonus
     if capot is not None:
         C[capot] += rules["cards.capot_bonus"]
     D = list(D)
@@ -138,6 +145,11 @@ VARIANTS = {
              '[declarations]\non_capot = "keep"\n',
     # declarations given to the player who takes every trick, an equal total a litige
     "to_capot": '[declarations]\non_capot = "to_capot_team"\n[contract]\ntie = "litige"\n',
+    # a capot by points (a player taking only tricks worth nothing, not the last, took none: the split goes to
+    # the two others), the last trick's bonus added after the no-trump / all-trump scaling, the others' totals
+    # combined (so that the split's 50 can decide)
+    "points": '[cards]\ncapot_by = "points"\nscale_last_trick = false\nno_trump_scale = [152, 120]\n'
+              'all_trump_scale = [152, 248]\n[contract]\nsolo_made = "combined"\n',
 }
 
 
@@ -152,7 +164,7 @@ def test_random_endings_agree_with_the_exhaustive_search(name, tmp_path):
     for _ in range(400 if name == "bonus" else 80):
         tricks = rng.choice([2, 3] if name == "bonus" else [2, 3, 3, 4])
         hands = _deal(rng, tricks)
-        strain = rng.choice([0, 4, 5] if name == "bonus" else [0, 1, 2, 3])
+        strain = rng.choice([0, 4, 5] if name == "bonus" else [0, 1, 2, 3, 4, 5] if name == "points" else [0, 1, 2, 3])
         taker, leader = rng.randrange(3), rng.randrange(3)
         D = [rng.choice([0, 0, 20, 50] + ([100, 150, 200] if name == "bonus" else [])) for _ in range(3)]
         B = [0, 0, 0]
@@ -217,3 +229,23 @@ def test_a_player_who_takes_no_trick_loses_his_declarations():
     assert dd_solo.played_outcome(spec, spades, 2, [parse_card(c) for c in line], [seat[c] for c in line],
                                   [50, 0, 0], [0, 0, 0]) == "made"
 
+
+
+def test_capot_by_points_splits_to_the_two_who_scored(tmp_path):
+    """cards.capot_by = "points" with three players (belote-3p: capot_split_each 50 when exactly one player takes
+    no trick), the others' totals combined, hearts trump (nobody holds one). Seat 0 (taker, leads) holds AC 7D 8S;
+    seat 1 TC 8D AS; seat 2 8C 9D 7S; every card follows suit.
+    Trick 1: AC TC 8C, seat 0 takes 21. Trick 2: 7D 8D 9D, seat 2 takes it, worth nothing. Trick 3: seat 2 leads
+    7S, 8S, AS: seat 1 takes 11 and the last trick. By points seat 2 took none: the split, 50 each to seats 0 and 1
+    and no last trick's 10 (as card_points.card_totals gives it to the players left taking one): 71 against
+    61 + 0, made. Seat 2 given the split too (it did take a trick): 71 against 61 + 50, failed."""
+    rules = _house(tmp_path, "belote-3p-points", '[cards]\ncapot_by = "points"\n[contract]\nsolo_made = "combined"\n')
+    spec = dd_solo.SoloSpec(rules)
+    line = ["AC", "TC", "8C", "7D", "8D", "9D", "7S", "8S", "AS"]
+    seats = [0, 1, 2, 0, 1, 2, 2, 0, 1]
+    hearts = 2
+    assert dd_solo.played_outcome(spec, hearts, 0, [parse_card(c) for c in line], seats, [0, 0, 0], [0, 0, 0]) == \
+        "made"
+    hands = [sum(1 << parse_card(c) for c in h) for h in (["AC", "7D", "8S"], ["TC", "8D", "AS"], ["8C", "9D", "7S"])]
+    want = NAMES[exhaustive(rules, hands, hearts, 0, 0, [0, 0, 0], [0, 0, 0])]
+    assert dd_solo.outcome(spec, hands, hearts, 0, 0, [0, 0, 0], [0, 0, 0]) == want

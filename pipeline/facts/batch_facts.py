@@ -96,7 +96,10 @@ class BatchFacts:
     def iter_rows(self, hands: pa.Table | pa.RecordBatch, scores: pa.Table,
                   seq: np.ndarray | None = None) -> Iterator[tuple[str, pa.Table]]:
         """:meth:`rows` one table at a time, as (name, rows): a caller that writes each before taking the next
-        holds one table's rows of the batch, not all five (their partial game sums are taken as each is made)."""
+        holds one table's rows of the batch, not all five (their partial game sums are taken as each is made).
+        With ``game_sums``, consume it to the end: the batch is closed in the sums (``GameSums.end``) after the
+        last table only; one left open keeps the partial rows taken so far pending under the number the next batch
+        then takes too, and lacks those of the tables not made."""
         if isinstance(hands, pa.RecordBatch):
             hands = pa.Table.from_batches([hands])
         n = hands.num_rows

@@ -14,9 +14,10 @@ import numpy as np
 
 from pipeline.cards import ALL_TRUMP, NO_TRUMP
 from pipeline.rescore.pass_layout import (F_CAPOT, F_CLAIM, F_FULL, F_OK, Inputs, O_PLAYS, O_TT, P_AT_A, P_AT_B,
-                                          P_CAPOT_BONUS, P_CAPOT_BONUS_TAKERS, P_CAPOT_BY_POINTS, P_CAPOT_LAST_TRICK, P_CAPOT_SPLIT,
-                                          P_LAST_TRICK, P_NT_A, P_NT_B, P_PLAYERS, P_SCALE_LAST, P_TEAMS, P_TRICKS,
-                                          S_CAPOT_TEAM, S_LAST_TEAM, S_STRAIN, S_TAKER_TEAM, T_CLAIM, T_COUNTING, V_CLAIM, V_LTS)
+                                          P_CAPOT_BONUS, P_CAPOT_BONUS_TAKERS, P_CAPOT_BY_POINTS, P_CAPOT_LAST_TRICK,
+                                          P_CAPOT_SPLIT, P_LAST_TRICK, P_NT_A, P_NT_B, P_PLAYERS, P_SCALE_LAST,
+                                          P_TEAMS, P_TRICKS, S_CAPOT_TEAM, S_LAST_TEAM, S_STRAIN, S_TAKER_TEAM,
+                                          T_CLAIM, T_COUNTING, V_CLAIM, V_LTS)
 
 
 def tricks_taken(rp: np.ndarray, inp: Inputs, points: np.ndarray, C: np.ndarray, took: np.ndarray,
@@ -40,8 +41,9 @@ def tricks_taken(rp: np.ndarray, inp: Inputs, points: np.ndarray, C: np.ndarray,
 def card_totals(rp: np.ndarray, C: np.ndarray, took: np.ndarray, flags: np.ndarray, small: np.ndarray) -> None:
     """For the scored hands (``flags[F_OK]``): add the last trick's bonus to the team of ``small[S_LAST_TEAM]``
     in ``C`` (int64 (n, K) card points of the tricks taken), or the capot's when one team took every trick
-    (``took``, bool (n, K); ``cards.capot_by = "points"``: every point); with 3 players (``cards.capot_split_each``), when one took no trick, the split to
-    each of the others instead; scale no-trump and all-trump (``cards.*_scale``: x a / b, rounded half up; the
+    (``took``, bool (n, K); ``cards.capot_by = "points"``: every point); with 3 players
+    (``cards.capot_split_each``), when one took no trick (by points: none worth a point, nor the last), the split
+    to each of the others instead; scale no-trump and all-trump (``cards.*_scale``: x a / b, rounded half up; the
     bonus added before the scaling, or after it without ``cards.scale_last_trick``);
     add ``cards.capot_bonus`` (``cards.capot_bonus_to = "takers"``: only to the taker's team). Writes ``small[S_CAPOT_TEAM]`` and ``flags[F_CAPOT]``. (The rows of the other
     hands in ``C`` are left as they were: garbage the passes do not read.)"""

@@ -30,8 +30,9 @@ Doubled awards (``[double]``, multiplier ``coinche`` or ``surcoinche``); the sid
     "flat"  (FFB-Ct16 p.7, kydos): ``flat_coinche`` / ``flat_surcoinche`` + bid x mult if
             ``bid_multiplied``; an unbid capot, when ``unbid_capot_flat`` is not 0, scores it x mult, each
             side keeping its own belote (kydos);
-    "own"   (coinche-cli): made, the takers score (their own rounded points + bid) x mult + their belote and
-            the defence keeps its own rounded points and belote; a capot and a failure are scored as "whole".
+    "own"   (coinche-cli, BGA): made, the takers score (their own rounded points + bid) x mult + their belote
+            (inside the product with ``belote_multiplied``) and the defence keeps its own rounded points and
+            belote (scores nothing without ``own_defence_keeps``); a capot and a failure are scored as "whole".
     base is ``double.base`` (0 = the deal's card points, 162 or 252) or ``double.base_capot`` after a capot,
     and ``fail_base`` when the contract failed. Belotes go to the winner when ``belote_to_winner``, else
     each side keeps its own. The losing side scores nothing else.

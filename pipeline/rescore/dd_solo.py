@@ -91,6 +91,7 @@ def _leaf(acc, took, last_winner, P, taker, strain, fin, D, B, mp, combined, C, 
     and :func:`~pipeline.rescore.solo.solo_one` score it. ``C``, ``Dl`` (1, P) and ``tk`` (1, P) are scratch."""
     n_took = 0
     capt = -1
+    scoring = 0     # the players counted as taking a trick
     for p in range(P):
         C[0, p] = acc[p]
         Dl[0, p] = D[0, p]
@@ -99,13 +100,14 @@ def _leaf(acc, took, last_winner, P, taker, strain, fin, D, B, mp, combined, C, 
         if took >> p & 1 and (fin[11] == 0 or acc[p] > 0 or p == last_winner):
             n_took += 1
             capt = p
+            scoring |= 1 << p
     if n_took != 1:
         capt = -1
     bonus = fin[1] if capt >= 0 else fin[0]
     if fin[2] != 0 and n_took == P - 1:     # one player took no trick: the two others score the split
         bonus = 0
         for p in range(P):
-            if took >> p & 1:
+            if scoring >> p & 1:
                 C[0, p] += fin[2]
     if fin[10]:     # cards.scale_last_trick: the bonus scaled with the card points, else added after
         C[0, last_winner] += bonus

@@ -34,7 +34,8 @@ def test_mundijuegos_defence_capot_after_a_take():
     # (fail_base_defence_capot = 162): [20, 162].
     h = hand(BEL_T0, **CAPOT_1, taker=0)
     assert score1(ruleset("mundijuegos-classic"), h)["hand_score"] == [20, 252]
-    assert score1(ruleset("mundijuegos-classic", {"contract.fail_base_defence_capot": 162}), h)["hand_score"] == [20, 162]
+    literal = ruleset("mundijuegos-classic", {"contract.fail_base_defence_capot": 162})
+    assert score1(literal, h)["hand_score"] == [20, 162]
 
 
 @pytest.mark.covers("mundijuegos-classic:game.litige_to", "mundijuegos-classic:contract.tie")
