@@ -46,6 +46,21 @@ def test_sort_limit_and_columns(lake):
     assert [r[rows[0].index("player")] for r in rows[1:]] == sorted(r["player"] for r in whole)
 
 
+def test_fairness_takes_sort_limit_and_columns(lake):
+    # a new user's trial: after `stats fairness --by player`, "--limit" answered "No such option". The rows are the
+    # library's report, sorted here in Python (by p_value, then group and event: unique keys, so one order)
+    from pipeline.stats.fairness import fairness_report
+
+    whole = fairness_report(lake, "player").to_pylist()
+    assert len(whole) > 5
+    want = sorted(whole, key=lambda r: (r["p_value"], r["group"], r["event"]))[:5]
+    rows = _csv(["fairness", "--lake", str(lake), "--by", "player", "--sort", "p_value", "--sort", "group",
+                 "--sort", "event", "--limit", "5", "--columns", "group,event,observed"])
+    assert rows == [["group", "event", "observed"]] + [[r["group"], r["event"], str(r["observed"])] for r in want]
+    r = CliRunner().invoke(app, ["stats", "fairness", "--lake", str(lake), "--sort", "p"])
+    assert r.exit_code == 2 and "no column 'p' in this report; its columns: group, event," in r.output
+
+
 def test_an_unknown_column_lists_the_report_columns(lake):
     r = CliRunner().invoke(app, ["stats", "players", "--lake", str(lake), "--columns", "player,takes"])
     assert r.exit_code == 2 and "no column 'takes' in this report; its columns: ruleset, player," in r.output
@@ -111,8 +126,8 @@ def test_a_long_table_on_a_terminal_shows_its_first_rows():
     assert len(lines) == output.TERMINAL_ROWS == 100 and lines[-1].strip("│ ") == "99"
     assert notes == ["the first 100 of 250 rows: --limit N (with --sort) for others, or write them all with "
                      "--format csv or --output FILE"]
-    # a command without --limit and --sort (stats fairness, rejects, compare) does not suggest them (a new
-    # user's trial: "--limit N (with --sort)" after stats fairness, which answered "No such option: --limit")
+    # a command without --limit and --sort (rejects, compare) does not suggest them (a new user's trial:
+    # "--limit N (with --sort)" after a command that answered "No such option: --limit")
     term = Console(file=io.StringIO(), force_terminal=True, width=80, color_system=None)
     output.write(t, "table", None, term, warn=notes.append, selects=False)
     assert notes[-1] == "the first 100 of 250 rows: write them all with --format csv or --output FILE"

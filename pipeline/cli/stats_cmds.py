@@ -148,6 +148,9 @@ def stats_fairness(
     until: UntilOpt = None,
     min_hands: Annotated[Optional[int], typer.Option("--min-hands", min=1, help="Only groups (sources, players) "
                                                      "with at least this many seat hands dealt.")] = None,
+    sort: SortOpt = None,
+    limit: LimitOpt = None,
+    columns: ColumnsOpt = None,
 ) -> None:
     """Dealt-hand events (carrés, runs, voids, trump length, J+9 of trump) observed against their exact
     probabilities for a uniformly shuffled deck, with a binomial test per event (docs/fairness.md).
@@ -163,7 +166,9 @@ def stats_fairness(
                                                               or until or min_hands) else None)
     except ValueError as e:      # StatsError is a ValueError too
         _fail(str(e))
-    _emit(table, format, output, lake=lake)
+    shaped = sort or limit is not None or columns
+    table = _shape(table, sort, limit, columns) if shaped else table
+    _emit(table, format, output, lake=lake, all_rows=limit is not None, selects=True)
     if table.num_rows:
         err.print(f"note: {TRUMP_CAVEAT} Seats of one deal are not independent. See docs/fairness.md, Caveats.")
 
