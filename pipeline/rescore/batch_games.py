@@ -194,7 +194,7 @@ class BatchGames:
         self.codes[self.given] = codes
 
     def tally(self) -> np.ndarray:
-        """int64 (max code + 1,): how many games closed here and not found late have each code of :meth:`note`."""
+        """int64 (4,): how many games closed here and not found late have each code of :meth:`note` (0-3)."""
         return np.bincount(self.codes[self.closed & ~self.late_rows], minlength=4)
 
     def add(self, scores: pa.Table) -> tuple[pa.Table, pa.ChunkedArray, pa.Array]:
