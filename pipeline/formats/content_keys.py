@@ -218,6 +218,25 @@ def _digests(rows: pa.Array) -> pa.Array:
     return pa.array([sha(data[a:b]).hexdigest()[:32] for a, b in zip(offsets, offsets[1:])], pa.string())
 
 
+_HEX = np.frombuffer(b"0123456789abcdef", np.uint8)
+_NIBBLE = np.full(256, 255, np.uint8)
+_NIBBLE[_HEX] = np.arange(16, dtype=np.uint8)
+
+
+def key_bits(text: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Keys as their 128 bits: ``text`` uint8 (n * 32,), n keys' characters one after another -> (uint8 (n, 16)
+    each key's 16 bytes, bool (n,) the keys that are not 32 lowercase hex digits, whose bytes mean nothing)."""
+    nib = _NIBBLE[text].reshape(-1, 32)
+    return ((nib[:, 0::2] << 4) | nib[:, 1::2]).astype(np.uint8), (nib == 255).any(axis=1)
+
+
+def key_hex(bits: np.ndarray) -> np.ndarray:
+    """uint8 (n, 16) -> uint8 (n, 32): each key's 32 lowercase hex digits (what :func:`key_bits` reads)."""
+    text = np.empty((len(bits), 32), np.uint8)
+    text[:, 0::2], text[:, 1::2] = _HEX[bits >> 4], _HEX[bits & 15]
+    return text
+
+
 def _columns(table: pa.Table, name: str, fields: tuple[str, ...]) -> list[pa.Array]:
     sch = schema.schema(name)
     return [table.column(f).cast(sch.field(f).type) for f in fields]

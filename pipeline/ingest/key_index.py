@@ -35,14 +35,12 @@ import numpy as np
 import pyarrow as pa
 
 from pipeline.storage import lake as lakemod
+from pipeline.formats.content_keys import key_bits
 from pipeline.ingest.sorted_runs import Runs as _Runs
 
 FOLD = 4096
 """Entries added one at a time that are held in a Python set (or dict) before they become a sorted run."""
 
-_NIBBLE = np.full(256, 255, np.uint8)
-for _i, _c in enumerate(b"0123456789abcdef"):
-    _NIBBLE[_c] = _i
 
 
 def _text_digest(key: str) -> tuple[int, int]:
@@ -122,9 +120,7 @@ def _digests(keys: Any, hex_keys: bool = True) -> tuple[np.ndarray, np.ndarray, 
             h, l, _ = _digests([strings[i] for i in hex_rows.tolist()], True)
             hi[hex_rows], lo[hex_rows] = h, l
     elif hex_keys:
-        nib = _NIBBLE[raw].reshape(n, 32)
-        odd = (nib == 255).any(axis=1)
-        b = ((nib[:, 0::2] << 4) | nib[:, 1::2]).astype(np.uint8)
+        b, odd = key_bits(raw)
         halves = np.ascontiguousarray(b).view(">u8")
         hi[:] = halves[:, 0]
         lo[:] = halves[:, 1]

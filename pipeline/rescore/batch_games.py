@@ -19,16 +19,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from pipeline.formats.content_keys import key_bits, key_hex
 from pipeline.storage import lake as lakemod
 from pipeline.storage import schema
 from pipeline.rescore.game import SUMMARY_SCORE
 from pipeline.rescore.sorted_games import GAME_COLUMNS, extra_columns, results_of
 
 _GAME_INFO = ("target", "recorded_final", "game_key")
-
-_HEX = np.frombuffer(b"0123456789abcdef", np.uint8)
-_NIBBLE = np.full(256, 255, np.uint8)
-_NIBBLE[_HEX] = np.arange(16, dtype=np.uint8)
 
 
 def _key_bytes(keys: pa.Array | pa.ChunkedArray) -> pa.Array | None:
@@ -46,11 +43,11 @@ def _key_bytes(keys: pa.Array | pa.ChunkedArray) -> pa.Array | None:
         return None
     size = int(off[-1] - off[0])
     text = np.frombuffer(a.buffers()[2], np.uint8, size, int(off[0])) if size else np.zeros(0, np.uint8)
-    nib = _NIBBLE[text].reshape(-1, 32)
-    if (nib == 255).any():
+    bits, odd = key_bits(text)
+    if odd.any():
         return None
     out = np.zeros((n, 16), np.uint8)
-    out[valid] = (nib[:, 0::2] << 4) | nib[:, 1::2]
+    out[valid] = bits
     mask = pc.is_valid(a).buffers()[1] if a.null_count else None
     return pa.Array.from_buffers(pa.binary(16), n, [mask, pa.py_buffer(out)])
 
@@ -62,9 +59,7 @@ def _key_text(keys: pa.Array | pa.ChunkedArray) -> pa.Array:
     raw = np.frombuffer(a.buffers()[1], np.uint8, 16 * n, 16 * a.offset).reshape(n, 16) if n else \
         np.zeros((0, 16), np.uint8)
     valid = pc.is_valid(a).to_numpy(zero_copy_only=False)
-    text = np.empty((n, 32), np.uint8)
-    text[:, 0::2], text[:, 1::2] = _HEX[raw >> 4], _HEX[raw & 15]
-    text = text[valid]
+    text = key_hex(raw[valid])
     off = np.zeros(n + 1, np.int32)
     off[1:] = np.cumsum(valid.astype(np.int32) * 32)
     mask = None if a.null_count == 0 else pc.is_valid(a).buffers()[1]
