@@ -177,3 +177,25 @@ def test_games_with_keys_that_are_not_hex(lake: Path, tmp_path: Path):  # noqa: 
     assert {r["game_key"] for r in written if r["game_id"] in set(moved.column("game_id").to_pylist())} == \
            set(moved.column("game_key").to_pylist())
     _check_against_sorted_pass(copy, rules)
+
+
+def test_game_codes_by_their_definition():
+    """rescore.game_codes (vectorised) against its definition game by game: 0 no recorded totals (null or empty)
+    or a foreign game, 1 some hands unscorable, 2 totals differ (length or an item, nulls equal to nulls), 3 equal;
+    on a slice of the tables, as a batch's closed games may come."""
+    from pipeline.rescore import game_codes
+
+    rows = [  # (game_id, totals, recorded_final, unscorable_hands, code)
+        ("a", [162, 0], [162, 0], 0, 3), ("b", [162, 0], [160, 2], 0, 2), ("c", [162, 0], None, 0, 0),
+        ("d", [162, 0], [], 0, 0), ("e", [162, 0], [162, 0], 2, 1), ("f", [162, 0], [162, 0], 0, 0),
+        ("g", [81, 81, 0], [81, 81], 0, 2), ("h", None, [1, 2], 0, 2), ("i", [None, 5], [None, 5], None, 3),
+        ("j", [None, 5], [0, 5], 0, 2), ("k", [1, 2], [1, 2], 0, 3)]
+    g = pa.table({"game_id": [r[0] for r in rows], "totals": pa.array([r[1] for r in rows], pa.list_(pa.int32())),
+                  "unscorable_hands": pa.array([r[3] for r in rows], pa.int32())})
+    final = pa.array([r[2] for r in rows], pa.list_(pa.int32()))
+    foreign = pa.array(["f"])
+    assert game_codes(g, final, foreign).tolist() == [r[4] for r in rows]
+    assert game_codes(g.slice(3), pa.chunked_array([final.slice(3, 4), final.slice(7)]), foreign).tolist() == \
+        [r[4] for r in rows[3:]]
+    assert game_codes(g, final, pa.array([], pa.string())).tolist()[5] == 3
+    assert game_codes(g.slice(0, 0), final.slice(0, 0), foreign).tolist() == []

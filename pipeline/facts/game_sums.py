@@ -214,34 +214,27 @@ def _merged(table: str, part: pa.Table) -> pa.Table:
 
 
 class GameSums:
-    """Collects the partial rows of the game-level tables batch by batch (:meth:`add`) and gives the tables' rows
-    of the games the game pass has closed (:meth:`close_games`), by one DuckDB query each on connection ``con``
-    over those games' partial rows; the rows of a game not closed yet (the last of a batch, which may go on in
-    the next) wait for a later call."""
+    """Collects the partial rows of the game-level tables batch by batch (:meth:`begin`, :meth:`add_parent`,
+    :meth:`end`) and gives the tables' rows of the games the game pass has closed (:meth:`close_games`), by one
+    DuckDB query each on connection ``con`` over those games' partial rows; the rows of a game not closed yet (the
+    last of a batch, which may go on in the next) wait for a later call."""
 
     def __init__(self, con, ruleset: str):
         self.con, self.ruleset = con, ruleset
         self.batch = 0
         self.pending: dict[str, list[pa.Table]] = {}    # partial rows of the games not closed yet, by table
 
-    def add(self, plain: pa.Table, other: pa.Table | None, parts: dict[str, tuple]) -> None:
-        """Add one batch: its ``plain`` hands (:func:`pipeline.facts.batch_facts._plain_hands`) and the ``other``
-        ones (None: none), and per parent table (``player_hands``, ``pair_hands``) a tuple of its rows of the
-        plain hands laid out as :func:`_laid_out` reads them (None: not so laid out) and any other rows."""
-        self.begin(plain, other)
-        for parent, part in parts.items():
-            self.add_parent(parent, *part)
-        self.end()
-
     def begin(self, plain: pa.Table, other: pa.Table | None) -> None:
-        """Start a batch (:meth:`add` in three steps, so that a caller need not hold both parents' rows at once):
-        its hands' seated names."""
+        """Start a batch: its ``plain`` hands (:func:`pipeline.facts.batch_facts._plain_hands`) and the ``other``
+        ones (None: none), whose seated names are taken here; then :meth:`add_parent` for each parent table as its
+        rows are made (a caller need not hold both at once), and :meth:`end`."""
         self._plain, self._run = plain, _runs(plain)
         self._pending("seated", [_seated_runs(plain, self._run)]
                       + ([_seated_runs(other, None)] if other is not None else []))
 
     def add_parent(self, parent: str, laid: pa.Table | None, *rest: pa.Table | None) -> None:
-        """One parent table's rows of the batch begun (:meth:`add`'s tuple, unpacked)."""
+        """The rows of parent table ``parent`` (``player_hands``, ``pair_hands``) of the batch begun: those of the
+        plain hands laid out as :func:`_laid_out` reads them (``laid``; None: not so laid out), and any others."""
         table = PARENTS[parent]
         pieces = [_laid_out(table, laid, self._plain, self._run)] if laid is not None else []
         rest = [r for r in rest if r is not None and r.num_rows]
@@ -260,7 +253,7 @@ class GameSums:
 
     def close_games(self, closed: pa.Array, late: pa.Array, results: pa.Table) -> dict[str, pa.Table]:
         """The rows of each game-level table for the games ``closed`` (ids; every hand of theirs given to
-        :meth:`add`), with the winners of ``results`` (their ``game_scores`` rows). The partial rows of the games
+        :meth:`begin`), with the winners of ``results`` (their ``game_scores`` rows). The partial rows of the games
         ``late`` (ids: scored again elsewhere) are dropped; the others wait."""
         taken: dict[str, pa.Table] = {}
         for name, pieces in self.pending.items():
