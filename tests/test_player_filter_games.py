@@ -26,7 +26,7 @@ RULES = "belote-classic"
 @pytest.fixture(scope="module")
 def lakes(tmp_path_factory) -> tuple[Path, Path, str, str]:
     """A simulated lake (11 classic games of source club, 12 colver games of source online) where, in the first
-    game, one seat of hand 2 is taken by a substitute, 'Zoe'; rescored under both rulesets (derived tables
+    game, one seat of hand 2 is taken by a substitute, 'Zoe', and in the second hand 3 is marked as coinche; rescored under both rulesets (derived tables
     written), and a copy without the derived tables (the reports compute their rows on the fly). Returns
     (written, live, the first game's id, the name Zoe replaced)."""
     from helpers import simulated_lake
@@ -37,11 +37,15 @@ def lakes(tmp_path_factory) -> tuple[Path, Path, str, str]:
     t = pq.read_table(files[0])
     first = min(t.column("game_id").to_pylist())
     rows = t.to_pylist()
+    second = sorted(set(t.column("game_id").to_pylist()))[1]
     replaced = None
     for r in rows:
         if r["game_id"] == first and r["hand_no"] == 2:
             replaced = r["players"][1]
             r["players"] = [r["players"][0], "Zoe", *r["players"][2:]]
+        if r["game_id"] == second and r["hand_no"] == 3:
+            assert r["variant"] == "belote"
+            r["variant"] = "coinche"     # the second game is then selected in part by --variant belote
     assert replaced is not None
     pq.write_table(pa.Table.from_pylist(rows, schema=t.schema), files[0])
     for r in ("belote-classic", "colver"):
@@ -73,15 +77,18 @@ def _view(con, name: str) -> str:
     return con.execute("SELECT sql FROM duckdb_views() WHERE view_name = $v", {"v": name}).fetchone()[0]
 
 
-@pytest.mark.parametrize("who", ["steady", "Zoe", pytest.param("replaced", marks=pytest.mark.slow),
+@pytest.mark.parametrize("who", ["steady", "Zoe", "variant", "variant, steady",
+                                 pytest.param("replaced", marks=pytest.mark.slow),
                                  pytest.param("pseudonym", marks=pytest.mark.slow),
-                                 pytest.param("Zoe's pseudonym", marks=pytest.mark.slow)])
+                                 pytest.param("Zoe's pseudonym", marks=pytest.mark.slow),
+                                 pytest.param("variant, pseudonymized", marks=pytest.mark.slow)])
 def test_player_filter_same_rows_written_and_live(lakes, who):
     # Every report under --player gives the rows the on-the-fly path gives (derived tables removed), for a name
     # that sat in every hand of its games (stored game rows read as they are), for the name replaced in one
     # hand and for the substitute (the first game added up again from the selected hands), and for a pseudonym
     # given to --player on pseudonymized views (Zoe's: a name seated in hands only, not in games.players, which
-    # the table of names is made from at first).
+    # the table of names is made from at first). The same under --variant (alone, with a player, pseudonymized):
+    # the games it selects whole read as stored, the second game (one hand of another variant) added up again.
     lake, live, first, replaced = lakes
     con = stats.connect(lake)
     try:
@@ -93,13 +100,23 @@ def test_player_filter_same_rows_written_and_live(lakes, who):
         f = stats.Filters(players=(pseudonymize.pseudonym("pepper", "club", replaced),), pseudonymize="pepper")
     elif who == "Zoe's pseudonym":
         f = stats.Filters(players=(pseudonymize.pseudonym("pepper", "club", "Zoe"),), pseudonymize="pepper")
+    elif who.startswith("variant"):
+        f = stats.Filters(variants=("belote",), players=(steady,) if who.endswith("steady") else None,
+                          pseudonymize="pepper" if who.endswith("pseudonymized") else None)
     else:
         f = stats.Filters(players=({"steady": steady, "replaced": replaced, "Zoe": "Zoe"}[who],))
     con_w, con_l = stats.connect(lake, f), stats.connect(live, f)
     try:
-        # the game-level views read the stored rows, adding up hands only for the first game (when selected)
+        # the game-level views read the stored rows, adding up hands only for the first game (when selected), or
+        # under --variant for the second
         sql = _view(con_w, "player_games")
-        assert "players_every_hand" in sql and (("player_hands" in sql) == (who != "steady")), sql
+        if who.startswith("variant"):
+            part = con_w.execute("SELECT count(*) FROM _selected_games WHERE NOT whole").fetchall()
+            # the second game is in part whenever selected: always by --variant alone
+            assert "_selected_games" in sql and ("player_hands" in sql) == (part == [(1,)]), sql
+            assert part == [(1,)] or who.endswith("steady")
+        else:
+            assert "players_every_hand" in sql and (("player_hands" in sql) == (who != "steady")), sql
         if who == "Zoe's pseudonym":
             assert con_w.execute("SELECT count(*) FROM _pseudonyms WHERE name = 'Zoe'").fetchall() == [(1,)]
         for report in stats.list_reports():

@@ -32,14 +32,20 @@ def _stats(report: str, lake: Path, ruleset: Optional[str], fmt: str, output: Op
     filters = _filters(source, variant, player, min_hands, _salt(pseudonymize), since, until)
     if "ruleset" in stats.report_params(report):
         ruleset = _report_rules(ruleset, lake)   # scored first when missing or stale; a file: its name
+    con = None
     try:
+        # one connection for the report and its notes (each connection makes the views again)
+        con = None if by else stats.connect(lake, filters)
         table = (stats.run_report_by_month(lake, report, ruleset, filters) if by else
-                 stats.run_report(lake, report, ruleset, filters))
+                 stats.run_report_on(con, report, ruleset, filters))
         used = table.column("ruleset")[0].as_py() if table.num_rows and "ruleset" in table.column_names else ruleset
-        missing = stats.unscored_hands(lake, used, filters) if used else 0
-        unscorable = stats.unscorable_by_source(lake, used, filters) if used else []
+        missing = stats.unscored_hands(lake, used, filters, con) if used else 0
+        unscorable = stats.unscorable_by_source(lake, used, filters, con) if used else []
     except stats.StatsError as e:
         _fail(str(e))
+    finally:
+        if con is not None:
+            con.close()
     if table.num_rows == 0:
         given = ([f"--source {s}" for s in source or []] + [f"--variant {v}" for v in variant or []]
                  + [f"--player {p}" for p in player or []] + ([f"--since {since}"] if since else [])

@@ -141,27 +141,32 @@ def rulesets(con: duckdb.DuckDBPyConnection) -> list[str]:
     return [r[0] for r in con.execute("SELECT DISTINCT ruleset FROM _all_scores ORDER BY 1").fetchall()]
 
 
-def unscored_hands(lake: Path | str, ruleset: str, filters: Filters | None = None) -> int:
+def unscored_hands(lake: Path | str, ruleset: str, filters: Filters | None = None,
+                   con: duckdb.DuckDBPyConnection | None = None) -> int:
     """Hands (after filters) with no row in the ruleset's scores: imported after the last rescore.
 
     0 at once, without reading any table, when the lake's hand files are those the last rescore of ``ruleset``
     read (:func:`pipeline.facts.derived.hands_unchanged`: that rescore scored every one of their hands); otherwise
-    the hands are matched to the scores by ``hand_key``, which takes seconds over millions of hands."""
+    the hands are matched to the scores by ``hand_key``, which takes seconds over millions of hands. ``con``: an
+    open :func:`connect` connection made with ``filters`` (one is opened otherwise)."""
     from pipeline.facts import derived
     try:
         if derived.hands_unchanged(lake, ruleset):
             return 0
     except (OSError, ValueError):
         pass
-    con = connect(lake, filters)
+    own = con is None
+    con = connect(lake, filters) if own else con
     try:
         return con.execute("SELECT count(*) FROM hands WHERE hand_key NOT IN "
                            "(SELECT hand_key FROM scores WHERE ruleset = $r)", {"r": ruleset}).fetchone()[0]
     finally:
-        con.close()
+        if own:
+            con.close()
 
 
-def unscorable_by_source(lake: Path | str, ruleset: str, filters: Filters | None = None) -> list[tuple[str, int, str]]:
+def unscorable_by_source(lake: Path | str, ruleset: str, filters: Filters | None = None,
+                         con: duckdb.DuckDBPyConnection | None = None) -> list[tuple[str, int, str]]:
     """Hands (after filters) that ``ruleset`` could not score, per source, summary hands left out.
 
     A hand is unscorable when the ruleset cannot score it (``scores.status = 'unscorable'``), such as a classic
@@ -170,13 +175,16 @@ def unscorable_by_source(lake: Path | str, ruleset: str, filters: Filters | None
     ``made_of`` 0/0. Summary hands (score sheets, carg) are not counted, whatever the reason they are unscorable:
     the reports use their recorded scores.
 
+    ``con``: an open :func:`connect` connection made with ``filters`` (one is opened otherwise).
+
     Returns:
         ``[(source, hands, reason), ...]``, most hands first: ``hands`` an int count of hands, ``reason`` the
         commonest ``scores.reason`` of the source's unscorable hands. Empty when every hand was scored.
     """
     from pipeline.rescore.reasons import SUMMARY_REASON
 
-    con = connect(lake, filters)
+    own = con is None
+    con = connect(lake, filters) if own else con
     try:
         # summary hands by their completeness too: a 3-player sheet under a 4-player ruleset is unscorable for
         # its player count, yet the reports count its recorded scores
@@ -186,7 +194,8 @@ def unscorable_by_source(lake: Path | str, ruleset: str, filters: Filters | None
                            "GROUP BY source ORDER BY n DESC, source",
                            {"r": ruleset, "summary": SUMMARY_REASON}).fetchall()
     finally:
-        con.close()
+        if own:
+            con.close()
     return [(source, int(n), reason) for source, n, reason in rows]
 
 

@@ -394,29 +394,54 @@ def _filtered_games(con: duckdb.DuckDBPyConnection, src: dict, name: str, d, fil
     A filter on sources and players only: a game whose source is kept and where one of ``names`` sat in every
     hand has all its hands selected, so its stored rows are the answer as they are (read directly, pseudonymized
     by ``pz``). Only the other games where one of ``names`` sat in some hand (counted here, usually none) and the
-    rulesets without stored rows are added up from the filtered parent view. Otherwise every row is added up
-    from the parent view (four rows a hand)."""
-    everything = d.from_parent(d.parent)
-    if not (filters.row_local and written):
-        return everything
-    conds = [Filters(sources=filters.sources).hands_where()] if filters.sources else []
-    partial = None
-    if names:
-        full = _any_name("players_every_hand", names)
-        # a row of a name of ``names``: one of them sat in the game (a test on a plain column, cheaper than on
-        # the list ``players``, which holds the same names)
-        sat = " OR ".join(f"{c} IN ({', '.join(sql_str(x) for x in names)})" for c in d.names)
-        partial = " AND ".join(conds + [f"({sat})", f"NOT coalesce({full}, false)"])
-        conds.append(full)
-    stored = pz(f"SELECT * FROM {src[name]}" + (f" WHERE {' AND '.join(conds)}" if conds else ""))
+    rulesets without stored rows are added up from the filtered parent view. Any other filter (variants, dates)
+    is tested on the hands themselves: the games whose every hand the ``hands`` view holds
+    (:func:`_selected_games`) have their stored rows read as they are, and only the games it holds in part are
+    added up from the parent view (four rows a hand)."""
+    if not written:
+        return d.from_parent(d.parent)
     rest = [f"ruleset IN ({', '.join(sql_str(r) for r in sorted(scored - written))})"] if scored - written else []
-    if partial and con.execute(f"SELECT count(*) FROM {src[name]} WHERE {partial}").fetchall()[0][0]:
-        game = "ruleset || chr(31) || game_id"
-        rest.append(f"{game} IN (SELECT {game} FROM {src[name]} WHERE {partial})")
+    if not filters.row_local:
+        whole, part = _selected_games(con, src)
+        stored = pz(f"SELECT * FROM {src[name]} WHERE game_id IN (SELECT game_id FROM {whole})")
+        if con.execute(f"SELECT count(*) FROM {part}").fetchall()[0][0]:
+            rest.append(f"game_id IN (SELECT game_id FROM {part})")
+    else:
+        conds = [Filters(sources=filters.sources).hands_where()] if filters.sources else []
+        partial = None
+        if names:
+            full = _any_name("players_every_hand", names)
+            # a row of a name of ``names``: one of them sat in the game (a test on a plain column, cheaper than on
+            # the list ``players``, which holds the same names)
+            sat = " OR ".join(f"{c} IN ({', '.join(sql_str(x) for x in names)})" for c in d.names)
+            partial = " AND ".join(conds + [f"({sat})", f"NOT coalesce({full}, false)"])
+            conds.append(full)
+        stored = pz(f"SELECT * FROM {src[name]}" + (f" WHERE {' AND '.join(conds)}" if conds else ""))
+        if partial and con.execute(f"SELECT count(*) FROM {src[name]} WHERE {partial}").fetchall()[0][0]:
+            game = "ruleset || chr(31) || game_id"
+            rest.append(f"{game} IN (SELECT {game} FROM {src[name]} WHERE {partial})")
     if not rest:
         return stored
     added = d.from_parent(f"(SELECT * FROM {d.parent} WHERE {' OR '.join(rest)})")
     return f"SELECT * FROM ({stored}) UNION ALL BY NAME ({added})"
+
+
+def _selected_games(con: duckdb.DuckDBPyConnection, src: dict) -> tuple[str, str]:
+    """Relations (``game_id``) of the games the filtered ``hands`` view holds whole (every hand of the game in the
+    lake) and in part, for a filter not tested on the derived rows themselves (:func:`_filtered_games`): the
+    game-level rows of a whole game are its stored sums. Counted once into temporary tables on a connection with
+    ``_all_hands`` (a report's); inlined as subqueries in a dashboard file's views, which read the lake as it is
+    whenever the file is opened."""
+    counts = ("(SELECT game_id, count(*) = any_value(n) AS whole FROM hands "
+              f"JOIN (SELECT game_id, count(*) AS n FROM {src['hands']} GROUP BY game_id) AS _n USING (game_id) "
+              "GROUP BY game_id)")
+    if src["hands"] != "_all_hands":
+        return (f"(SELECT game_id FROM {counts} AS _c WHERE whole)",
+                f"(SELECT game_id FROM {counts} AS _c WHERE NOT whole)")
+    exists = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = '_selected_games'").fetchall()[0][0]
+    if not exists:
+        con.execute(f"CREATE TEMP TABLE _selected_games AS SELECT * FROM {counts}")
+    return "(SELECT game_id FROM _selected_games WHERE whole)", "(SELECT game_id FROM _selected_games WHERE NOT whole)"
 
 
 def _filtered_rows(stored: str, table: str, key: str, filters: Filters, names: tuple[str, ...] | None) -> str:
