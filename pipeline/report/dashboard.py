@@ -171,16 +171,16 @@ def rating_tables(con: duckdb.DuckDBPyConnection, rulesets: list[str]) -> tuple[
 def monthly_tables(con: duckdb.DuckDBPyConnection, lake, rulesets: list[str],
                    filters: stats.Filters) -> dict[str, pa.Table]:
     """``report_<name>_by_month`` for each report of :data:`MONTHLY`: the report over each month's games
-    (:func:`pipeline.stats.reports.run_report_by_month` on ``lake``), for every ruleset of ``rulesets``, stacked; ``con``
+    (:func:`pipeline.stats.reports.reports_by_month` on ``lake``), for every ruleset of ``rulesets``, stacked; ``con``
     (a connection over the lake) gives the columns when there is no ruleset."""
+    by_month = stats.reports_by_month(lake, list(MONTHLY), rulesets, filters) if rulesets else {}
     out = {}
     for name in MONTHLY:
-        parts = [stats.run_report_by_month(lake, name, r, filters) for r in rulesets]
-        if not parts:
+        if not rulesets:
             t = _empty_report(con, name)
             at = 1 if t.column_names[:1] == ["ruleset"] else 0
-            parts = [t.add_column(at, "month", pa.array([], pa.string()))]
-        out[f"report_{name}_by_month"] = pa.concat_tables(parts)
+            by_month[name] = t.add_column(at, "month", pa.array([], pa.string()))
+        out[f"report_{name}_by_month"] = by_month[name]
     return out
 
 

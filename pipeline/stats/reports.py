@@ -234,23 +234,39 @@ def run_report_by_month(lake: Path | str, name: str, ruleset: str | None = None,
     report's own ``--since``/``--until`` filter, intersected with ``filters``'), stacked with a ``month``
     column ('YYYY-MM') after ``ruleset``. Games with no recorded time are in no month. Raises StatsError as
     :func:`run_report` does."""
+    return reports_by_month(lake, [name], [ruleset], filters, **params)[name]
+
+
+def reports_by_month(lake: Path | str, names: list[str], rulesets: list[str | None], filters: Filters | None = None,
+                     **params: Any) -> dict[str, pa.Table]:
+    """:func:`run_report_by_month` of each report of ``names`` under each ruleset of ``rulesets`` (stacked by
+    ruleset, then month): name -> table. One connection per month serves every report and ruleset (a
+    connection makes the views again; a dashboard's monthly tables of a few years of games opened hundreds)."""
     import dataclasses
 
     filters = filters or Filters()
-    parts = []
+    windows = []
     for start in months(lake, filters):
         end = (start.replace(year=start.year + 1, month=1) if start.month == 12 else start.replace(month=start.month + 1))
-        window = dataclasses.replace(filters, since=max(start, filters.since) if filters.since else start,
-                                     until=min(end, filters.until) if filters.until else end)
-        t = run_report(lake, name, ruleset, window, **params)
-        at = 1 if t.column_names[:1] == ["ruleset"] else 0
-        parts.append(t.add_column(at, "month", pa.array([start.strftime("%Y-%m")] * t.num_rows, pa.string())))
-    if not parts:
-        t = run_report(lake, name, ruleset, dataclasses.replace(filters, since=datetime(1, 1, 1, tzinfo=timezone.utc),
-                                                                until=datetime(1, 1, 2, tzinfo=timezone.utc)), **params)
-        at = 1 if t.column_names[:1] == ["ruleset"] else 0
-        return t.add_column(at, "month", pa.array([], pa.string()))
-    return pa.concat_tables(parts)
+        windows.append((start.strftime("%Y-%m"), dataclasses.replace(
+            filters, since=max(start, filters.since) if filters.since else start,
+            until=min(end, filters.until) if filters.until else end)))
+    if not windows:       # no month: the columns, from a window no game is in
+        windows = [(None, dataclasses.replace(filters, since=datetime(1, 1, 1, tzinfo=timezone.utc),
+                                              until=datetime(1, 1, 2, tzinfo=timezone.utc)))]
+    parts: dict[tuple[str, int], list[pa.Table]] = {(n, i): [] for n in names for i in range(len(rulesets))}
+    for month, window in windows:
+        con = connect(lake, window)
+        try:
+            for n in names:
+                for i, r in enumerate(rulesets):
+                    t = run_report_on(con, n, r, window, **params)
+                    at = 1 if t.column_names[:1] == ["ruleset"] else 0
+                    parts[n, i].append(t.add_column(at, "month", pa.array([month] * t.num_rows if month else [],
+                                                                          pa.string())))
+        finally:
+            con.close()
+    return {n: pa.concat_tables([t for i in range(len(rulesets)) for t in parts[n, i]]) for n in names}
 
 
 def run_report(lake: Path | str, name: str, ruleset: str | None = None, filters: Filters | None = None,
