@@ -148,11 +148,11 @@ def test_rescore_writes_what_materialize_writes(lake: Path, tmp_path: Path, batc
         pq.write_table(pa.Table.from_pylist(rows, schema=pq.read_schema(f)), f)
     for r in ("pagat-coinche", "belote-3p"):
         rescore_lake(copy, load(r), batch_size=batch_size)  # the hand pass writes the hand-level tables, partial sums
-        written = {name: lakemod.read(copy, name) for name in derived.DERIVED}
+        written = {name: lakemod.read(copy, name) for name in derived.STORED}
         with lakemod.lock(copy):
             derived.materialize(copy, r)            # every table again, by SQL over the whole lake
-        again = {name: lakemod.read(copy, name) for name in derived.DERIVED}
-        for name in derived.DERIVED:
+        again = {name: lakemod.read(copy, name) for name in derived.STORED}
+        for name in derived.STORED:
             a = written[name].filter(pa.compute.equal(written[name].column("ruleset"), r))
             b = again[name].filter(pa.compute.equal(again[name].column("ruleset"), r))
             assert a.num_rows == b.num_rows > 0 or name in ("declaration_items", "dealt_events", "pair_hands",

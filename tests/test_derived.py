@@ -66,11 +66,19 @@ def test_materialize_writes_every_derived_table(lake: Path):
     written = derived.materialize(lake, "belote-classic")
     hands = lakemod.read(lake, "hands").num_rows
     assert written["hand_facts"] == hands == 3
-    assert written["player_hands"] == 4 * hands        # four distinct names per hand
-    assert written["pair_hands"] == 2 * hands          # two pairs per 4-player hand
     assert written["player_games"] == 4 * 2 and written["pair_games"] == 2 * 2
     for name, n in written.items():
         assert lakemod.read(lake, name).num_rows == n, name
+    # player_hands and pair_hands are not stored (derived.STORED): the views compute them, four distinct names
+    # and two pairs per 4-player hand
+    assert set(written) == set(derived.STORED) == set(derived.DERIVED) - {"player_hands", "pair_hands"}
+    assert not lakemod.has_table(lake, "player_hands") and not lakemod.has_table(lake, "pair_hands")
+    con = stats.connect(lake)
+    try:
+        assert con.execute("SELECT count(*) FROM player_hands").fetchall() == [(4 * hands,)]
+        assert con.execute("SELECT count(*) FROM pair_hands").fetchall() == [(2 * hands,)]
+    finally:
+        con.close()
 
 
 def test_rescore_without_derived_tables_removes_the_stored_ones(tmp_path: Path):
@@ -84,7 +92,7 @@ def test_rescore_without_derived_tables_removes_the_stored_ones(tmp_path: Path):
     copy = tmp_path / "copy"
     shutil.copytree(lake, copy)
     rescore_lake(copy, rules.load("belote-classic"), derived=False)
-    for name in derived.DERIVED:
+    for name in derived.STORED:
         assert lakemod.partitions(copy, name) == ["ruleset=colver"], name
     for report in ("players", "partnerships", "contracts", "declarations", "declaration_kinds"):
         assert (stats.run_report(copy, report, "belote-classic").to_pylist()
@@ -100,12 +108,12 @@ def test_materialize_reads_hand_files_older_than_a_column(lake: Path):
     def rows(name):      # in a full order: several rows share a game (one per player or pair)
         return sorted(lakemod.read(lake, name).to_pylist(), key=lambda r: repr(sorted(r.items())))
 
-    before = {name: rows(name) for name in derived.DERIVED}
+    before = {name: rows(name) for name in derived.STORED}
     for f in lakemod.list_files(lake, "hands"):
         pq.write_table(pq.read_table(f.path).drop_columns(["taker_team"]), f.path)
     written = derived.materialize(lake, "belote-classic")
-    assert written["hand_facts"] == 3 and written["player_hands"] == 12       # 3 hands, 4 names each
-    for name in derived.DERIVED:
+    assert written["hand_facts"] == 3 and written["player_games"] == 8       # 2 games, 4 names each
+    for name in derived.STORED:
         assert rows(name) == before[name], name
 
 

@@ -25,7 +25,7 @@ from pipeline.rescore import rescore_lake
 from pipeline.rules import load, own
 from pipeline.simulate.games import simulate
 
-TABLES = ("scores", "game_scores", *derived.DERIVED)
+TABLES = ("scores", "game_scores", *derived.STORED)
 
 
 def _write(path, rules: str, games: int, seed: int, source: str, prefix: str):

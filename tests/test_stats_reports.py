@@ -504,20 +504,20 @@ ALL_FILTERS = FAST_FILTERS + (stats.Filters(sources=("club", "online")), stats.F
 @pytest.mark.parametrize("filters", [pytest.param(FAST_FILTERS, id="fast"),
                                      pytest.param(ALL_FILTERS, id="all", marks=pytest.mark.slow)])
 def test_reports_same_from_written_and_derived_tables(tmp_path: Path, filters):
-    # `rescore` writes the derived tables (pipeline/facts/derived.py: player_hands, player_games, hand_facts,
-    # pair_hands, pair_games, declaration_items); a lake without them derives the same rows on the fly. No
+    # `rescore` writes the stored derived tables (pipeline/facts/derived.py STORED: player_games, hand_facts,
+    # pair_games, declaration_items, dealt_events); a lake without them derives the same rows on the fly. No
     # report may depend on which path ran, with and without filters, pseudonymized or not.
     import shutil
     from helpers import simulated_lake
 
-    from pipeline.facts.derived import DERIVED
+    from pipeline.facts.derived import STORED
 
     lake = simulated_lake(tmp_path / "lake")
-    for name in DERIVED:
+    for name in STORED:
         assert (lake / name).is_dir(), name
     copy = tmp_path / "derived"
     shutil.copytree(lake, copy)
-    for name in DERIVED:
+    for name in STORED:
         shutil.rmtree(copy / name)
     reports = stats.list_reports()
     assert {"players", "partnerships", "contracts", "declarations", "declaration_kinds", "compare"} <= set(reports)

@@ -138,7 +138,7 @@ def rescore(
                                          "(one more batch in memory each; score_batch runs faster on two threads when two cores are free).")] = 1,
     batch_size: Annotated[Optional[int], typer.Option("--batch-size", min=1024, help="Hands read and scored at a "
                                                       "time (this bounds memory; default 32768).")] = None,
-    no_derived: Annotated[bool, typer.Option("--no-derived", help="Do not write the derived report tables (player_hands, "
+    no_derived: Annotated[bool, typer.Option("--no-derived", help="Do not write the derived report tables (player_games, "
                                              "hand_facts...): a faster rescore, slower reports (they compute the same "
                                              "rows on the fly).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print each ruleset's summary as one JSON object per line "

@@ -45,7 +45,10 @@ class Derived:
     ``hands`` and ``scores`` for the rulesets listed by the SELECT ``rulesets``; ``parent``/``from_parent``: a
     game-level table is computed from its hand-level parent's rows instead (``from_parent(relation)``);
     ``seated(hands, rulesets)``: a SELECT of the parent's hands' (ruleset, game_id, players) from ``hands``,
-    which ``from_parent`` reads the seated names from when given (cheaper than the parent's rows)."""
+    which ``from_parent`` reads the seated names from when given (cheaper than the parent's rows); ``stored``:
+    its rows are written at rescore time (False: never written, the views compute them from ``hands`` and
+    ``scores`` whenever read; no report reads such a table directly, only its game-level child's rows of the
+    games a filter selects in part)."""
 
     table: str
     key: str
@@ -57,6 +60,7 @@ class Derived:
     parent: str | None = None
     from_parent: Callable[..., str] | None = None
     seated: Callable[[str, str], str] | None = None
+    stored: bool = True
 
     def live_sql(self, hands: str, scores: str, rulesets: str) -> str:
         """SELECT of this table's rows computed from ``hands`` and ``scores`` for the ``rulesets`` SELECT."""
@@ -67,12 +71,13 @@ class Derived:
 
 #: Every derived table, parents before the tables computed from them.
 DERIVED: dict[str, Derived] = {d.table: d for d in (
-    Derived("player_hands", "hand_key", ("player",), name_lists=("players",), live=player_facts.live_hands_sql),
+    Derived("player_hands", "hand_key", ("player",), name_lists=("players",), live=player_facts.live_hands_sql,
+            stored=False),
     Derived("player_games", "game_id", ("player",), name_lists=("players", "players_every_hand"), sorted_lists=True,
             parent="player_hands", from_parent=player_facts.games_sql, seated=player_facts.seated_hands_sql),
     Derived("hand_facts", "hand_key", name_lists=("players",), live=hand_facts.live_sql),
     Derived("pair_hands", "hand_key", ("player_a", "player_b"), pair=True, name_lists=("players",),
-            live=pair_facts.live_hands_sql),
+            live=pair_facts.live_hands_sql, stored=False),
     Derived("pair_games", "game_id", ("player_a", "player_b"), pair=True,
             name_lists=("players", "players_every_hand"), sorted_lists=True, parent="pair_hands",
             from_parent=pair_facts.games_sql, seated=pair_facts.seated_hands_sql),
@@ -80,13 +85,18 @@ DERIVED: dict[str, Derived] = {d.table: d for d in (
     Derived("dealt_events", "hand_key", ("player",), name_lists=("players",), live=dealt_events.live_sql),
 )}
 
+#: The derived tables written at rescore time. ``player_hands`` and ``pair_hands`` (four and two rows a hand) are
+#: not: the hand pass adds their rows up into ``player_games`` and ``pair_games`` as it makes them, and writing
+#: them cost more than scoring (docs/bench-results.md, "player_hands and pair_hands no longer written").
+STORED: tuple[str, ...] = tuple(name for name, d in DERIVED.items() if d.stored)
+
 
 def materialize(lake, ruleset: str, only: tuple[str, ...] | None = None, games: pa.Array | None = None,
                 written: tuple[str, ...] = ()) -> dict[str, int]:
-    """Write the ``ruleset`` partition of every derived table (or of those in ``only`` and their parents) from
-    the lake's hands, its scores under that ruleset and their game results (``game_scores``: the game-level
+    """Write the ``ruleset`` partition of every stored derived table (:data:`STORED`; or of those in ``only``)
+    from the lake's hands, its scores under that ruleset and their game results (``game_scores``: the game-level
     tables carry the winner), replacing earlier ones; a game-level table reads its parent's rows back from the
-    files just written. DuckDB's memory limit: ``$REBELOTE_DUCKDB_MEMORY``, default 4GB (it spills past it).
+    files just written, or from its SQL when the parent is not stored. DuckDB's memory limit: ``$REBELOTE_DUCKDB_MEMORY``, default 4GB (it spills past it).
     With ``games`` (game ids): only the rows of those games, added to the partitions (the caller deleted their
     old rows: an update, :mod:`pipeline.rescore.stale`); their ``hand_facts`` rows carry no ``hand_seq``.
     ``written``: tables whose rows the caller has just written in this transaction (the rescore's hand pass,
@@ -97,7 +107,7 @@ def materialize(lake, ruleset: str, only: tuple[str, ...] | None = None, games: 
     from pipeline.storage.duck import PASS_LIMIT, arrow_reader, duckdb_connection, empty_sql, table_source
 
     wanted = set(DERIVED) if only is None else {t for t in only} | {DERIVED[t].parent for t in only if DERIVED[t].parent}
-    counts = {t: 0 for t in DERIVED if t in wanted and t not in written}
+    counts = {t: 0 for t in STORED if t in wanted and t not in written}
     if not lakemod.has_table(lake, "hands") or not lakemod.has_table(lake, "scores"):
         return counts
     con = duckdb_connection(default_limit=PASS_LIMIT)   # spills past it: the peak does not grow with the lake
@@ -138,10 +148,14 @@ def materialize(lake, ruleset: str, only: tuple[str, ...] | None = None, games: 
                 sql = hand_facts.live_sql("h", "s", f"SELECT {r} AS ruleset", hand_seq="h.hand_seq") + " ORDER BY hand_seq"
             else:
                 sql = d.live("h", "s", f"SELECT {r} AS ruleset")
-            if name not in written:     # streamed out in batches
+            if name not in written and d.stored:     # streamed out in batches
                 counts[name] = write(lake, name, ruleset, (
                     _conform(name, pa.Table.from_batches([b])) for b in arrow_reader(con, sql, {}, 262_144)))
-            if name in parents:
+            if name in parents and not d.stored:
+                # never written: its children add up its rows as its SQL gives them
+                live = d.live("h", "s", f"SELECT {r} AS ruleset")
+                con.execute(f"CREATE OR REPLACE TEMP VIEW _t_{name} AS {live}")
+            elif name in parents:
                 # its children read the rows just written back from their files: a temporary table of them
                 # (40 M rows at 10^7 hands) spilled past DuckDB's memory limit and doubled the time
                 files = [f.path for f in lakemod.list_files(loc, name, f"ruleset={ruleset}")]

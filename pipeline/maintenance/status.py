@@ -36,7 +36,7 @@ class SourceStatus:
 class RulesetStatus:
     """A ruleset with stored scores: the hands scored; ``fresh`` when they are exactly the lake's hands;
     ``changed``: the parameters whose value differs from the ruleset's now (None when the ruleset cannot be
-    loaded by name here: a house file given by path); ``unwritten``: the report tables (:data:`pipeline.facts.derived.DERIVED`)
+    loaded by name here: a house file given by path); ``unwritten``: the stored report tables (:data:`pipeline.facts.derived.STORED`)
     with no rows stored for it (``rescore --no-derived``, or dropped by ``migrate``): the reports compute those rows
     on the fly, which is slower over many hands, until a rescore writes them; ``changes``: the changed parameters
     said as the reports' note says them (for ``own``: the choices changed, the rulesets now also or no longer
@@ -142,7 +142,7 @@ def lake_status(lake) -> LakeStatus:
         scored = dict(_rows(con, f"SELECT ruleset, count(*) FROM {duck.table_source(con, loc, 'scores')} "
                                  "GROUP BY 1 ORDER BY 1"))
     shipped = set(shipped_names())
-    written = {t: set(lakemod.partitions(loc, t)) if lakemod.has_table(loc, t) else set() for t in derived.DERIVED}
+    written = {t: set(lakemod.partitions(loc, t)) if lakemod.has_table(loc, t) else set() for t in derived.STORED}
     for name, n in scored.items():
         changed, text = None, ""
         if name in shipped or name == own.OWN:
@@ -157,7 +157,7 @@ def lake_status(lake) -> LakeStatus:
             except (RulesetError, OSError, ValueError):
                 changed = None
         st.rulesets.append(RulesetStatus(name, n, derived.hands_unchanged(loc, name), changed,
-                                         [t for t in derived.DERIVED if f"ruleset={name}" not in written[t]], text,
+                                         [t for t in derived.STORED if f"ruleset={name}" not in written[t]], text,
                                          house=name not in shipped and name != own.OWN))
     st.next_steps = _next_steps(st, loc.uri)
     return st

@@ -328,12 +328,12 @@ _VIEW_TEXT = {
     "game_scores": "Game totals, litige carry-over and winner, per ruleset.",
     "seats": "One row per hand per seat (derived from `hands`), to make player queries simple.",
     "player_hands": "One row per hand and player name under each ruleset: the facts the players report adds up "
-                    "(written by `rebelote rescore`).",
+                    "into player_games (a view computed from hands and scores: not stored).",
     "player_games": "One row per game and player name under each ruleset: the teams the name sat on.",
     "hand_facts": "One row per hand under each ruleset: its contract beside its result, the scalars the contracts, "
                   "declarations and compare reports add up (written by `rebelote rescore`).",
     "pair_hands": "One row per 4-player hand and pair of partners under each ruleset: the facts the partnerships "
-                  "report adds up (written by `rebelote rescore`).",
+                  "report adds up into pair_games (a view computed from hands and scores: not stored).",
     "pair_games": "One row per 4-player game and pair of partners under each ruleset: the teams the pair sat as.",
     "declaration_items": "One row per declaration (counted under the ruleset, or recorded as announced) of each "
                          "hand scored with a result, with the name at its seat (written by `rebelote rescore`).",

@@ -327,7 +327,8 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
         for table in ("scores", "game_scores"):
             lake_write.delete_rows(lake, table, "game_id", gids, partition=part)
         if write_derived and local:     # the hand pass appends their rows anew
-            for name, d in derived.DERIVED.items():
+            for name in derived.STORED:
+                d = derived.DERIVED[name]
                 lake_write.delete_rows(lake, name, d.key, touched.hand_keys if d.key == "hand_key" else gids,
                                        partition=part)
     own = isinstance(rules, OwnRules)
@@ -362,7 +363,7 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
     try:
         tables = ("scores",) + (("game_scores",) if local else ())
         if facts is not None:
-            tables += batch_facts.HAND_LEVEL + batch_facts.GAME_LEVEL
+            tables += tuple(t for t in batch_facts.HAND_LEVEL + batch_facts.GAME_LEVEL if t in derived.STORED)
         writers = {}
 
         def closed(res) -> None:        # the games the game pass closed: their rows
@@ -386,7 +387,8 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
                 writers["scores"].write(s)
                 if facts is not None:
                     for name, rows in facts.iter_rows(b, s, seq):
-                        writers[name].write(rows)
+                        if name in writers:     # player_hands, pair_hands: added up into their games, not stored
+                            writers[name].write(rows)
                 if batch_games is not None:
                     closed(batch_games.add(s))
                 pa.default_memory_pool().release_unused()
@@ -426,7 +428,8 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
             progress("derived", 0, None)
             if facts is None:
                 if games is not None:
-                    for name, d in derived.DERIVED.items():
+                    for name in derived.STORED:
+                        d = derived.DERIVED[name]
                         lake_write.delete_rows(lake, name, d.key, touched.hand_keys if d.key == "hand_key" else gids,
                                                partition=part)
                 derived.materialize(lake, rules.name, games=games)
@@ -434,7 +437,7 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
                 derived.materialize(lake, rules.name, only=batch_facts.GAME_LEVEL, games=late,
                                     written=batch_facts.HAND_LEVEL)
         elif games is None:   # none stored for this ruleset (not stale ones): the reports compute them from hands and scores
-            for name in derived.DERIVED:
+            for name in derived.STORED:
                 lake_write.drop_partition(lake, name, rules.name)
         if summary.hands or games is not None:
             # which parameters these scores were computed with (pyarrow and DuckDB skip files starting with "_"),
