@@ -3,9 +3,9 @@
 -- One row per (pair, source). A pair is two names that sat as partners (seats s and s + 2) in a 4-player hand,
 -- whatever their seats; the two names are sorted (player_a <= player_b) so a pair is one row. Names are as the
 -- source spells them, so the same pair in two sources gives two rows. 2- and 3-player hands have no partners and
--- are left out. Facts come from the view pair_games (one row per game and pair under the ruleset, adding up the
--- view pair_hands, one row per hand and pair: pipeline/facts/pair_facts.py, written when the ruleset is rescored, else
--- derived from `hands` and `scores`), whose `winner` is the game's in `game_scores`. Hands the ruleset could
+-- are left out. Facts come from the view pair_games (one row per game and pair under the ruleset, the sums of its
+-- hands' pair_hands rows: pipeline/facts/pair_facts.py; written when the ruleset is rescored, else derived from
+-- `hands` and `scores`), whose `winner` is the game's in `game_scores`. Hands the ruleset could
 -- not score still count in games/hands/taken but in no result column; hands imported after the last rescore
 -- are left out until the next rescore (`rebelote stats` warns).
 --

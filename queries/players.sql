@@ -1,9 +1,9 @@
 -- players: how did each player do under one ruleset?
 --
 -- One row per (player, source): a player is a name as the source spells it, so the same name in two sources
--- gives two rows. Facts come from the view player_games (one row per game and name under the ruleset, adding up
--- the view player_hands, one row per hand and name: pipeline/facts/player_facts.py, written when the ruleset is
--- rescored, else derived from `hands` and `scores`), whose `winner` is the game's in `game_scores`. Hands the
+-- gives two rows. Facts come from the view player_games (one row per game and name under the ruleset, the sums
+-- of its hands' player_hands rows: pipeline/facts/player_facts.py; written when the ruleset is rescored, else
+-- derived from `hands` and `scores`), whose `winner` is the game's in `game_scores`. Hands the
 -- ruleset could not score
 -- still count in games/hands/taken but in no result column; hands imported after the last rescore are left
 -- out until the next rescore (`rebelote stats` warns).

@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import duckdb
+import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -163,3 +164,73 @@ def test_pseudonymized_sql_looks_names_up_and_falls_back():
     assert [(r[1], r[2]) for r in pairs] == [tuple(sorted([p("club", "Ann"), p("club", "Bea")])),
                                              tuple(sorted([p("web", "Ann"), p("web", "Zed")]))]
     assert pseudonymize.real_names(con, [p("club", "Bea"), "Zed"]) == ("Bea", "Zed", p("club", "Bea"))
+
+
+def _game_rows(con, table: str) -> list[str]:
+    t = con.sql(f"SELECT * FROM {table}").to_arrow_table()
+    return sorted(repr(sorted(r.items())) for r in t.to_pylist())
+
+
+def test_a_dashboard_file_sees_games_selected_in_part_after_it_was_made(lakes, tmp_path):
+    # A dashboard file's views read the lake whenever the file is opened: made when --variant belote selected every
+    # game whole, they still add up the game it selects in part once the lake has one (the fixture's second game,
+    # one hand marked coinche), as a report's connection does.
+    from pipeline.report import dashboard
+
+    lake = tmp_path / "lake"
+    shutil.copytree(lakes[0], lake)
+    path = sorted((lake / "hands").rglob("*.parquet"))[0]
+    marked = pq.read_table(path)
+    i = marked.schema.get_field_index("variant")
+    plain = pa.array(["belote" if v == "coinche" else v for v in marked.column(i).to_pylist()], pa.string())
+    pq.write_table(marked.set_column(i, marked.schema.field(i), plain), path)
+    f = stats.Filters(variants=("belote",))
+    dashboard.export_duckdb(lake, tmp_path / "board.duckdb", ["belote-classic", "colver"], f, False)
+    pq.write_table(marked, path)
+    db, con = duckdb.connect(str(tmp_path / "board.duckdb"), read_only=True), stats.connect(lake, f)
+    try:
+        assert con.execute("SELECT count(*) FROM _selected_games WHERE NOT whole").fetchall() == [(1,)]
+        for table in ("player_games", "pair_games"):
+            assert _game_rows(db, table) == _game_rows(con, table), table
+    finally:
+        db.close()
+        con.close()
+
+
+def test_hands_without_scores_have_no_hand_level_rows(lakes, tmp_path):
+    # player_hands and pair_hands are computed, not stored: like stored rows they hold the hands scored under the
+    # ruleset only. A game imported after the last rescore (here with a substitute, 'Zed', in its hand 2) has no
+    # rows in them, nor in player_games under --player Zed, which adds up the games Zed sat in in part.
+    from pipeline.ingest.run import ingest_paths
+    from pipeline.simulate.games import simulate
+
+    lake = tmp_path / "lake"
+    shutil.copytree(lakes[0], lake)
+    before = {f for f in (lake / "hands").rglob("*.parquet")}
+    (game,) = simulate(rules.load(RULES), 1, 99)
+    game["source"] = "club"
+    (tmp_path / "late.jsonl").write_bytes(orjson.dumps(game) + b"\n")
+    assert ingest_paths([tmp_path / "late.jsonl"], lake).games == 1
+    (path,) = {f for f in (lake / "hands").rglob("*.parquet")} - before
+    t = pq.read_table(path)
+    rows = t.to_pylist()
+    for r in rows:
+        if r["hand_no"] == 2:
+            r["players"] = [r["players"][0], "Zed", *r["players"][2:]]
+    pq.write_table(pa.Table.from_pylist(rows, schema=t.schema), path)
+    late = rows[0]["game_id"]
+    con = stats.connect(lake)
+    try:
+        assert con.execute("SELECT count(*) FROM hands WHERE game_id = $g", {"g": late}).fetchall() == [(len(rows),)]
+        for table in ("player_hands", "pair_hands"):
+            assert con.execute(f"SELECT count(*) FROM {table} WHERE game_id = $g", {"g": late}).fetchall() == [(0,)]
+    finally:
+        con.close()
+    f = stats.Filters(players=("Zed",))
+    con = stats.connect(lake, f)
+    try:
+        assert con.execute("SELECT count(*) FROM hands").fetchall() == [(1,)]
+        assert con.execute("SELECT count(*) FROM player_games").fetchall() == [(0,)]
+        assert stats.run_report_on(con, "players", RULES, f).num_rows == 0
+    finally:
+        con.close()

@@ -140,6 +140,10 @@ def materialize(lake, ruleset: str, only: tuple[str, ...] | None = None, games: 
         for name, d in DERIVED.items():
             if name not in wanted:
                 continue
+            if not d.stored:
+                # never written: its children add up its rows as its SQL gives them
+                con.execute(f"CREATE OR REPLACE TEMP VIEW _t_{name} AS {d.live('h', 's', f'SELECT {r} AS ruleset')}")
+                continue
             if name in written:
                 pass
             elif d.parent:
@@ -148,14 +152,10 @@ def materialize(lake, ruleset: str, only: tuple[str, ...] | None = None, games: 
                 sql = hand_facts.live_sql("h", "s", f"SELECT {r} AS ruleset", hand_seq="h.hand_seq") + " ORDER BY hand_seq"
             else:
                 sql = d.live("h", "s", f"SELECT {r} AS ruleset")
-            if name not in written and d.stored:     # streamed out in batches
+            if name not in written:     # streamed out in batches
                 counts[name] = write(lake, name, ruleset, (
                     _conform(name, pa.Table.from_batches([b])) for b in arrow_reader(con, sql, {}, 262_144)))
-            if name in parents and not d.stored:
-                # never written: its children add up its rows as its SQL gives them
-                live = d.live("h", "s", f"SELECT {r} AS ruleset")
-                con.execute(f"CREATE OR REPLACE TEMP VIEW _t_{name} AS {live}")
-            elif name in parents:
+            if name in parents:
                 # its children read the rows just written back from their files: a temporary table of them
                 # (40 M rows at 10^7 hands) spilled past DuckDB's memory limit and doubled the time
                 files = [f.path for f in lakemod.list_files(loc, name, f"ruleset={ruleset}")]

@@ -2,9 +2,9 @@
 
 The partnerships report (``queries/partnerships.sql``) adds these up. Deriving them means splitting every hand
 into its two teams and joining the hand's score on its string key, which costs tens of seconds over millions of
-hands; written once when the ruleset is rescored (:func:`pipeline.facts.derived.materialize`), the report reads two
-narrow tables (schemas/pair_hands.toml, schemas/pair_games.toml). A lake without them gets the same rows
-computed on the fly (:func:`live_hands_sql`).
+hands; so the rescore makes each batch's ``pair_hands`` rows as it scores it and adds them up into ``pair_games``,
+which it writes and the report reads (schemas/pair_games.toml). ``pair_hands`` is not stored (layout version 6):
+its view computes the rows on the fly (:func:`live_hands_sql`), as for a lake without ``pair_games``.
 
 Rules of the derivation (as the partnerships report has always counted): a pair is the two names of a team of a
 4-player hand (seats t and t + 2, team t = 0 or 1), sorted (player_a <= player_b); 2- and 3-player hands have

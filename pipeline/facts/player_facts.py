@@ -1,13 +1,14 @@
 """Per-player facts of each hand and game under a ruleset: the ``player_hands`` and ``player_games`` tables.
 
 The per-player reports (``queries/players.sql``) add these up. Deriving them means unnesting every hand's
-players and joining the hand's score, which costs tens of seconds over millions of hands; done once when a
-ruleset is rescored (:func:`pipeline.facts.derived.materialize`), the reports then read one narrow table (schemas/player_hands.toml).
-A lake rescored before these tables existed, or a hand-made one, gets the same rows computed on the fly from
-the ``hands`` and ``scores`` views (:func:`live_hands_sql`). Both give the same reports while every hand has
-been rescored. They differ for hands imported after the last rescore: the written tables do not have them yet
-(the report warns that hands lack scores and names the rescore to run), the on-the-fly rows count them in
-hands and takes.
+players and joining the hand's score, which costs tens of seconds over millions of hands; so the rescore makes
+each batch's ``player_hands`` rows as it scores it (:mod:`pipeline.facts.batch_facts`) and adds them up into
+``player_games`` (:mod:`pipeline.facts.game_sums`), which it writes and the reports read. ``player_hands`` itself
+is not stored (layout version 6): its view computes the rows from the ``hands`` and ``scores`` views
+(:func:`live_hands_sql`, for the hands scored). A lake rescored before ``player_games`` existed, or a hand-made
+one, gets its rows computed on the fly too. Both give the same reports while every hand has been rescored. They
+differ for hands imported after the last rescore: the written table does not have them yet (the report warns
+that hands lack scores and names the rescore to run), the on-the-fly rows count them in hands and takes.
 
 Rules of the derivation (as the players report has always counted): one row per (hand, distinct name); a name
 seated twice (bots) counts the hand once, with its lowest seat's team's points; it is the taker when any of

@@ -17,9 +17,10 @@ It adds the view ``seats``: one row per hand per seat, to make player queries si
     is_taker  bool    taker = seat (false when passed out)
 
 It also has one view per derived table (``player_hands``, ``player_games``, ``hand_facts``, ``pair_hands``,
-``pair_games``, ``declaration_items``, ``dealt_events``: :mod:`pipeline.facts.derived`), the rows written at rescore time, computed on
-the fly for rulesets rescored before the table existed; the reports read these rather than joining ``hands``
-and ``scores``.
+``pair_games``, ``declaration_items``, ``dealt_events``: :mod:`pipeline.facts.derived`): the rows written at
+rescore time, computed on the fly for rulesets rescored before the table existed, and for ``player_hands`` and
+``pair_hands``, which are never stored, always computed (for the hands scored, as stored rows would be); the reports
+read the stored tables rather than joining ``hands`` and ``scores``.
 
 With ``Filters.pseudonymize`` (a salt), player names are replaced by salted pseudonyms in ``hands.players``
 and ``games.players`` before anything else reads them (:mod:`pipeline.stats.pseudonymize`), so ``seats`` and every
@@ -377,8 +378,18 @@ def _derived_views(con: duckdb.DuckDBPyConnection, src: dict, filters: Filters |
         missing = sorted(scored - written)
         if missing:
             live = d.live_sql("hands", "scores", " UNION ALL ".join(f"SELECT {sql_str(r)} AS ruleset" for r in missing))
+            if not d.stored:
+                live = _scored_only(live, "scores")
             stored = f"SELECT * FROM ({stored}) UNION ALL BY NAME ({live})"
         con.execute(f"CREATE VIEW {name} AS {stored}")
+
+
+def _scored_only(sql: str, scores: str) -> str:
+    """The rows of ``sql`` (a hand-level table's, computed from hands and scores) of the hands ``scores`` holds under
+    their ruleset: those a rescore would have stored. A hand imported after its ruleset's last rescore, or of a
+    stale game (whose scores the views leave out: :func:`_without_stale_games`), has none."""
+    return (f"SELECT * FROM ({sql}) AS _rows SEMI JOIN (SELECT ruleset, hand_key FROM {scores}) AS _scored "
+            "USING (ruleset, hand_key)")
 
 
 def _any_name(column: str, names: tuple[str, ...]) -> str:
@@ -405,7 +416,8 @@ def _filtered_games(con: duckdb.DuckDBPyConnection, src: dict, name: str, d, fil
     if not filters.row_local:
         whole, part = _selected_games(con, src)
         stored = pz(f"SELECT * FROM {src[name]} WHERE game_id IN (SELECT game_id FROM {whole})")
-        if con.execute(f"SELECT count(*) FROM {part}").fetchall()[0][0]:
+        # a dashboard file's views read the lake as it is when opened: there may be such games by then
+        if src["hands"] != "_all_hands" or con.execute(f"SELECT count(*) FROM {part}").fetchall()[0][0]:
             games = _games_in(con, part, src)
     else:
         conds = [Filters(sources=filters.sources).hands_where()] if filters.sources else []
@@ -419,7 +431,8 @@ def _filtered_games(con: duckdb.DuckDBPyConnection, src: dict, name: str, d, fil
             conds.append(full)
         stored = pz(f"SELECT * FROM {src[name]}" + (f" WHERE {' AND '.join(conds)}" if conds else ""))
         # a game is selected in part under every ruleset alike (its hands and names are the same)
-        if partial and con.execute(f"SELECT count(*) FROM {src[name]} WHERE {partial}").fetchall()[0][0]:
+        if partial and (src["hands"] != "_all_hands"
+                        or con.execute(f"SELECT count(*) FROM {src[name]} WHERE {partial}").fetchall()[0][0]):
             games = _games_in(con, f"(SELECT game_id FROM {src[name]} WHERE {partial})", src)
     if games and not rest and src["hands"] == "_all_hands":
         # only games selected in part (a few, usually): their rows are added up once, here, from their selected
@@ -428,8 +441,8 @@ def _filtered_games(con: duckdb.DuckDBPyConnection, src: dict, name: str, d, fil
         from pipeline.facts.derived import DERIVED
 
         rulesets = " UNION ALL ".join(f"SELECT {sql_str(r)} AS ruleset" for r in sorted(written))
-        rows = DERIVED[d.parent].live(f"(SELECT * FROM hands WHERE {games})",
-                                      f"(SELECT * FROM {src['scores']} WHERE {games})", rulesets)
+        scores = f"(SELECT * FROM {src['scores']} WHERE {games})"
+        rows = _scored_only(DERIVED[d.parent].live(f"(SELECT * FROM hands WHERE {games})", scores, rulesets), scores)
         # the game results those games' rows carry, read from the stored rows of those games only (the view
         # would first match every game to the selected hands)
         con.execute(f"CREATE TEMP TABLE _added_{name} AS WITH game_scores AS "
@@ -465,7 +478,7 @@ def _games_in(con: duckdb.DuckDBPyConnection, games: str, src: dict) -> str:
 def _selected_games(con: duckdb.DuckDBPyConnection, src: dict) -> tuple[str, str]:
     """Relations (``game_id``) of the games the filtered ``hands`` view holds whole (every hand of the game in the
     lake) and in part, for a filter not tested on the derived rows themselves (:func:`_filtered_games`): the
-    game-level rows of a whole game are its stored sums. Counted once into temporary tables on a connection with
+    game-level rows of a whole game are its stored sums. Counted once into a temporary table on a connection with
     ``_all_hands`` (a report's); inlined as subqueries in a dashboard file's views, which read the lake as it is
     whenever the file is opened."""
     counts = ("(SELECT game_id, count(*) = any_value(n) AS whole FROM hands "
