@@ -463,8 +463,8 @@ GAMES_LISTED = 10_000
 def _games_in(con: duckdb.DuckDBPyConnection, games: str, src: dict) -> str:
     """SQL condition: ``game_id`` is one of the relation ``games``' (``game_id``). On a report's connection the ids
     are listed as constants when there are at most :data:`GAMES_LISTED`: the parent rows of a game-level table
-    are then computed for those games only (``player_hands`` is not stored, and its SQL is filtered before its
-    joins by a list of constants, not by a subquery: 0.2 against 2 CPU s at 10^6 hands). A dashboard file's
+    are then computed for those games only (``player_hands`` is not stored, and DuckDB applies a list of
+    constants to its SQL before the joins, a subquery after them: docs/bench-results.md). A dashboard file's
     views read the lake as it is when opened: they keep the subquery."""
     sub = f"game_id IN (SELECT game_id FROM {games})"
     if src["hands"] != "_all_hands":
