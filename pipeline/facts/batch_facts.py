@@ -94,12 +94,14 @@ class BatchFacts:
         return dict(self.iter_rows(hands, scores, seq))
 
     def iter_rows(self, hands: pa.Table | pa.RecordBatch, scores: pa.Table,
-                  seq: np.ndarray | None = None) -> Iterator[tuple[str, pa.Table]]:
+                  seq: np.ndarray | None = None, stored_only: bool = False) -> Iterator[tuple[str, pa.Table]]:
         """:meth:`rows` one table at a time, as (name, rows): a caller that writes each before taking the next
         holds one table's rows of the batch, not all five (their partial game sums are taken as each is made).
         With ``game_sums``, consume it to the end: the batch is closed in the sums (``GameSums.end``) after the
         last table only; one left open keeps the partial rows taken so far pending under the number the next batch
-        then takes too, and lacks those of the tables not made."""
+        then takes too, and lacks those of the tables not made. ``stored_only``: the rows of the tables not stored
+        (``player_hands``, ``pair_hands``: :data:`pipeline.facts.derived.STORED`) go into the sums only, not
+        yielded (the rescore's writing); by default every table's rows are (the tests' reference)."""
         if isinstance(hands, pa.RecordBatch):
             hands = pa.Table.from_batches([hands])
         n = hands.num_rows
@@ -114,7 +116,8 @@ class BatchFacts:
         for name in self.sql:
             fast = _FAST.get(name)
             if fast is None:
-                yield name, self._sql(name, hands, scores)
+                if not (stored_only and name not in derived.STORED):
+                    yield name, self._sql(name, hands, scores)
                 continue
             rows = laid = fast(ph, ps, self.ruleset_name)
             if rows is None:        # the function declines this batch: the SQL takes it
@@ -122,6 +125,9 @@ class BatchFacts:
             rest = None if every else self._sql(name, rh, rs)
             if name in PARENTS and self.sums is not None:
                 self.sums.add_parent(name, laid, None if laid is not None else rows, rest)
+            if stored_only and name not in derived.STORED:
+                rows = laid = rest = None
+                continue
             if not every:
                 rows = pa.concat_tables([rows, rest])
                 if name == "hand_facts":    # one row per hand, kept in the hands' order (its hand_seq order)

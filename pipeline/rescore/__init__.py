@@ -386,9 +386,8 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
                 count_scores(summary, s)
                 writers["scores"].write(s)
                 if facts is not None:
-                    for name, rows in facts.iter_rows(b, s, seq):
-                        if name in writers:     # player_hands, pair_hands: added up into their games, not stored
-                            writers[name].write(rows)
+                    for name, rows in facts.iter_rows(b, s, seq, stored_only=True):
+                        writers[name].write(rows)
                 if batch_games is not None:
                     closed(batch_games.add(s))
                 pa.default_memory_pool().release_unused()
