@@ -312,7 +312,7 @@ def test_cli_fairness_filters(lake: Path):
     assert "No --rules" in r.stdout
 
 
-# ----------------------------------------------------------------------------- stored events (dealt_events)
+# ----------------------------------------------------------------------------- the events as states, and the dealt_events view
 
 def _odd_hands(n: int = 400, seed: int = 5) -> pa.Table:
     """Random deals under every strain, plus the deals the report skips or treats apart: a 3-name players list,
@@ -335,130 +335,106 @@ def _odd_hands(n: int = 400, seed: int = 5) -> pa.Table:
     return schema.conform("hands", pa.table({f.name: pa.array([r.get(f.name) for r in rows], f.type) for f in sch}))
 
 
+def _view_counts(con, by: str) -> tuple:
+    """The counts of fairness._report_rows from the ``dealt_events`` view's rows (one GROUP BY over its bit set),
+    as the report counted them when the table was stored."""
+    from pipeline.facts.dealt_events import CARRE_MASK, EVENT_BITS
+
+    group = {"source": "source", "player": "coalesce(player, '')", "all": "'(all)'"}[by]
+    aggs = [f"coalesce(count_if(events & {1 << b} != 0), 0)" for b in range(len(EVENT_BITS))]
+    aggs += [f"coalesce(count_if(events & {CARRE_MASK} != 0), 0)"]
+    aggs += [f"coalesce(count_if(trump_len = {c}), 0)" for c in range(9)]
+    rows = con.execute(f"SELECT {group} AS g, count(*), count(trump_len), {', '.join(aggs)} FROM dealt_events "
+                       "GROUP BY g").fetchall()
+    col = [np.array([r[i] for r in rows], np.int64) for i in range(1, len(rows[0]))]
+    observed = dict(zip(EVENT_BITS, col[2:]))
+    observed["carre_any"] = col[2 + len(EVENT_BITS)]
+    for c in range(9):
+        observed[f"trump_len_{c}"] = col[3 + len(EVENT_BITS) + c]
+    return [r[0] for r in rows], col[0], col[1], observed
+
+
 @pytest.mark.parametrize("by", ["source", "player", "all"])
-def test_dealt_events_sql_counts_as_numpy(by):
-    """pipeline/facts/dealt_events.py evaluates the events in SQL; the report's counts from its rows are those of
-    hand_events over the deals, odd deals included."""
+def test_dealt_events_view_counts_as_the_report(by):
+    """The dashboard's ``dealt_events`` view evaluates the events in SQL (pipeline/facts/dealt_events.py); counted
+    per group, its rows give the report's rows, which count the deals through seat_states: two independent
+    evaluations of the same events, odd deals included."""
     import duckdb
 
     from pipeline.facts.dealt_events import live_sql
-    from pipeline.stats.fairness import fairness_on, fairness_table
+    from pipeline.stats.fairness import _report_rows, fairness_on, fairness_table
 
     hands = _odd_hands()
     con = duckdb.connect()
     con.register("hands", hands)
     con.execute(f"CREATE VIEW dealt_events AS {live_sql('hands', 'scores', 'SELECT $$x$$ AS ruleset')}")
-    con.execute("CREATE TEMP TABLE _dealt_events_ruleset AS SELECT 'x' AS ruleset")
     expected = fairness_table(hands, by)
-    assert expected.num_rows and fairness_on(con, by).to_pylist() == expected.to_pylist()
-    con.execute("DELETE FROM _dealt_events_ruleset")        # no fresh stored rows: the deals are read
+    assert expected.num_rows and _report_rows(*_view_counts(con, by)).to_pylist() == expected.to_pylist()
     assert fairness_on(con, by).to_pylist() == expected.to_pylist()
 
 
-def test_report_same_from_stored_events_and_deals(tmp_path: Path):
-    """`rescore` writes dealt_events; the report counts from it while the lake's hands are those it read, and
-    gives the rows the deals give (with filters, pseudonymized or not); once hands are imported after the
-    rescore the stored rows are stale and the deals are read again."""
-    import shutil
+@pytest.mark.parametrize("groups", [1, 3, 900])
+def test_seat_states_count_as_hand_events(groups, monkeypatch):
+    """The report counts each event through one state per seat hand (seat_states / state_counts) instead of
+    one boolean array per event (hand_events, checked against the exact probabilities' formulas above): the
+    same counts per group, with few groups (one bincount over groups x states) and with many (one bincount per
+    event), over random deals under every trump and none."""
+    from pipeline.stats import fairness
+
+    rng = np.random.default_rng(7)
+    n = 5000
+    perm = np.argsort(rng.random((n, 32)), axis=1)
+    masks = np.zeros((n, 4), np.uint64)
+    for seat in range(4):
+        for c in range(8):
+            masks[:, seat] |= np.uint64(1) << perm[:, 8 * seat + c].astype(np.uint64)
+    flat = masks.reshape(-1).astype(np.uint32)
+    trump = np.repeat(rng.integers(-1, 4, n), 4)
+    codes = rng.integers(0, groups, len(flat))
+    events = fairness.hand_events(flat, trump)
+    for bins in (fairness.MAX_STATE_BINS, 0):
+        monkeypatch.setattr(fairness, "MAX_STATE_BINS", bins)
+        n_all, n_trump, observed = fairness.state_counts(fairness.seat_states(flat, trump), codes, groups)
+        assert (n_all == np.bincount(codes, minlength=groups)).all()
+        assert (n_trump == np.bincount(codes[trump >= 0], minlength=groups)).all()
+        assert set(observed) == set(events)
+        for name, ev in events.items():
+            assert (observed[name] == np.bincount(codes[ev], minlength=groups)).all(), (name, bins)
+    assert sum(int(observed[f"trump_len_{c}"].sum()) for c in range(9)) == int((trump >= 0).sum())
+
+
+def test_rescore_writes_no_dealt_events_and_filters_read_the_deals(tmp_path: Path):
+    """`rescore` no longer writes dealt_events (layout version 7); the report under filters (pseudonymized or
+    not) counts the deals the filtered hands view holds: its rows are fairness_table's over those hands."""
     from helpers import simulated_lake
 
     from pipeline.stats import reports as stats
-    from pipeline.facts.derived import fresh_ruleset
-    from pipeline.ingest.run import ingest_paths
+    from pipeline.stats.fairness import fairness_table
 
     lake = simulated_lake(tmp_path / "lake")
-    assert (lake / "dealt_events").is_dir() and fresh_ruleset(lake, "dealt_events") is not None
-    copy = tmp_path / "deals"
-    shutil.copytree(lake, copy)
-    shutil.rmtree(copy / "dealt_events")
-    assert fresh_ruleset(copy, "dealt_events") is None
-    filters = (None, stats.Filters(sources=("club",)), stats.Filters(players=("Hugo",), pseudonymize="pepper"),
-               stats.Filters(pseudonymize="pepper", min_hands=5), stats.Filters(variants=("belote",)))
+    assert not (lake / "dealt_events").exists()
+    filters = (None, stats.Filters(sources=("club",)), stats.Filters(players=("Hugo",)),
+               stats.Filters(variants=("belote",)), stats.Filters(pseudonymize="pepper"))
     for f in filters:
-        for by in ("source", "player", "all"):
-            got = fairness_report(lake, by, filters=f).to_pylist()
-            assert got and got == fairness_report(copy, by, filters=f).to_pylist(), (f, by)
-    con = stats.connect(lake)
-    try:
-        assert con.execute("SELECT * FROM _dealt_events_ruleset").fetchall()
-    finally:
-        con.close()
-    # more hands imported after the rescore: stale stored rows are not read
-    before = fairness_report(lake, "all").to_pylist()
-    simulated_lake(tmp_path / "more", plan=(("belote-classic", 3, 99, "club"),))
-    ingest_paths([tmp_path / "more-sim-0.jsonl"], lake)
-    assert fresh_ruleset(lake, "dealt_events") is None
-    after = fairness_report(lake, "all").to_pylist()
-    assert after != before
-    shutil.rmtree(copy)
-    shutil.copytree(lake, copy)
-    shutil.rmtree(copy / "dealt_events")
-    assert after == fairness_report(copy, "all").to_pylist()
-
-
-def test_player_filter_tests_the_rows_own_players(tmp_path: Path):
-    """--player keeps the dealt_events rows of the deals where one of the names sat by testing the rows' own
-    `players` list, not by joining the filtered hands on hand_key; a partition written before that column
-    existed is refused until `rebelote migrate` drops it. Every way gives the rows the deals themselves give."""
-    import shutil
-    from helpers import simulated_lake
-
-    import pyarrow.parquet as pq
-
-    from pipeline.storage import lake as lakemod
-
-    from pipeline.stats import reports as stats
-    from pipeline.maintenance.migrate import migrate
-    from pipeline.stats.pseudonymize import pseudonym
-
-    lake = simulated_lake(tmp_path / "lake")           # two rulesets: belote-classic (source club), colver (online)
-    deals = tmp_path / "deals"
-    shutil.copytree(lake, deals)
-    shutil.rmtree(deals / "dealt_events")
-    filters = (stats.Filters(players=("Hugo",)), stats.Filters(players=("Hugo", "Alice"), sources=("club",)),
-               stats.Filters(players=(pseudonym("pepper", "online", "Hugo"),), pseudonymize="pepper"))
-    expected = {(f, by): fairness_report(deals, by, filters=f).to_pylist() for f in filters
-                for by in ("source", "player", "all")}
-    assert all(expected.values())
-
-    def view_sql(f) -> str:
         con = stats.connect(lake, f)
         try:
-            return con.execute("SELECT sql FROM duckdb_views() WHERE view_name = 'dealt_events'").fetchone()[0]
+            hands = con.sql("SELECT * FROM hands").to_arrow_table()
+            per_ruleset = con.execute("SELECT ruleset, count(*) FROM dealt_events GROUP BY ALL ORDER BY 1").fetchall()
         finally:
             con.close()
-
-    for f in filters:
-        sql = view_sql(f)
-        assert "list_contains(players" in sql and "SELECT hand_key FROM hands" not in sql, sql
+        four = sum(1 for h in hands.column("n_players").to_pylist() if h == 4)
+        assert four and per_ruleset == [("belote-classic", 4 * four), ("colver", 4 * four)], f
         for by in ("source", "player", "all"):
-            assert fairness_report(lake, by, filters=f).to_pylist() == expected[f, by], (f, by)
-    # every selected deal keeps its four seat rows: 4 x the 4-player hands where Hugo sat (hands view)
-    con = stats.connect(lake, filters[0])
-    try:
-        n_hands = con.execute("SELECT count(*) FROM hands").fetchone()[0]
-        per_ruleset = con.execute("SELECT ruleset, count(*) FROM dealt_events GROUP BY ALL ORDER BY 1").fetchall()
-    finally:
-        con.close()
-    assert n_hands and per_ruleset == [("belote-classic", 4 * n_hands), ("colver", 4 * n_hands)]
-
-    # a partition written before the column (a layout version 4 lake): refused until migrated, which drops it;
-    # the view then computes that ruleset's rows, with the same report
-    for f in (lake / "dealt_events" / "ruleset=colver").glob("*.parquet"):
-        pq.write_table(pq.read_table(f).drop_columns(["players"]), f)
-    (lake / lakemod.VERSION_FILE).write_text('{"format": "rebelote-lake", "version": 4}\n')
-    with pytest.raises(stats.StatsError, match="run `rebelote migrate"):
-        fairness_report(lake, "player", filters=filters[0])
-    assert migrate(lake).completed["dealt_events"] == 1
-    assert not (lake / "dealt_events" / "ruleset=colver").exists() or not list(
-        (lake / "dealt_events" / "ruleset=colver").glob("*.parquet"))
-    for f in filters:
-        assert fairness_report(lake, "player", filters=f).to_pylist() == expected[f, "player"], f
+            got = fairness_report(lake, by, filters=f).to_pylist()
+            want = fairness_table(hands, by).to_pylist()
+            if f is not None and f.players and by == "player":
+                want = [r for r in want if r["group"] in f.players]
+            assert got and got == want, (f, by)
 
 
-def test_fairness_from_stored_events_with_only_passed_out_hands(tmp_path: Path):
-    # A lake whose only hand was passed out: its dealt_events rows have no trump length (no contract), and
-    # DuckDB's count_if over only NULLs is NULL, not 0: `stats fairness` crashed (TypeError in np.array).
+def test_fairness_with_only_passed_out_hands(tmp_path: Path):
+    # A lake whose only hand was passed out: no trump length (no contract). When the report counted stored
+    # dealt_events rows, DuckDB's count_if over only NULLs was NULL, not 0: `stats fairness` crashed.
     # Expected by hand: 4 seat-hands dealt (tests/deals.py DEAL_A), no carré of jacks among them; no trump event counted.
     import csv
     import io
@@ -476,7 +452,7 @@ def test_fairness_from_stored_events_with_only_passed_out_hands(tmp_path: Path):
     f = write_jsonl(tmp_path / "p.jsonl", [native_game("p", [passed])])
     lake = tmp_path / "lake"
     assert ingest_paths([f], lake).hands == 1
-    rescore_lake(lake, rules.load("belote-classic"))        # writes dealt_events, which the report reads
+    rescore_lake(lake, rules.load("belote-classic"))
     r = CliRunner().invoke(app, ["stats", "fairness", "--lake", str(lake), "--format", "csv"])
     assert r.exit_code == 0, r.output
     rows = {row["event"]: row for row in csv.DictReader(io.StringIO(r.stdout))}

@@ -28,6 +28,7 @@ from pipeline.facts import derived
 from pipeline.storage import lake as lakemod
 
 from pipeline.stats import reports as stats
+from pipeline.stats.fairness import fairness_report
 from pipeline.cli import app
 from pipeline.ingest.run import ingest_paths
 from pipeline.maintenance.migrate import migrate
@@ -97,9 +98,9 @@ def _old(current: Path, to: Path) -> Path:
 def test_a_new_lake_records_the_current_version(current):
     assert json.loads((current / lakemod.VERSION_FILE).read_text()) == {"format": "rebelote-lake",
                                                                          "version": lakemod.LAKE_VERSION}
-    assert lakemod.version(current) == lakemod.LAKE_VERSION == 6
+    assert lakemod.version(current) == lakemod.LAKE_VERSION == 7
     s = migrate(current)
-    assert (s.before, s.after) == (6, 6) and str(s).endswith("already at layout version 6, nothing to do")
+    assert (s.before, s.after) == (7, 7) and str(s).endswith("already at layout version 7, nothing to do")
 
 
 def test_an_old_lake_is_refused_by_every_writer_then_migrated(current, tmp_path):
@@ -107,16 +108,16 @@ def test_an_old_lake_is_refused_by_every_writer_then_migrated(current, tmp_path)
     assert lakemod.version(lake) == 1
     for write in (lambda: ingest_paths([], lake), lambda: rescore_lake(lake, RULES),
                   lambda: compaction.compact(lake)):
-        with pytest.raises(lakemod.LakeVersionError, match=r"layout version 1, older than this Rebelote's 6: "
+        with pytest.raises(lakemod.LakeVersionError, match=r"layout version 1, older than this Rebelote's 7: "
                                                             r"run `rebelote migrate --lake .*` once"):
             write()
     s = migrate(lake)
-    assert (s.before, s.after) == (1, 6)
+    assert (s.before, s.after) == (1, 7)
     # every file of hands, games, rejects, game_scores was rewritten; the one stored player_games partition dropped
     assert {t: n for t, n in s.rewritten.items() if n} == {"hands": 1, "games": 1, "rejects": 1, "game_scores": 1}
     assert s.results_keyed == 1
     assert {t: n for t, n in s.dropped.items() if n} == {"player_games": 1}
-    assert lakemod.version(lake) == 6 and migrate(lake).before == 6
+    assert lakemod.version(lake) == 7 and migrate(lake).before == 7
     for table, column in DROPPED[:3]:
         for p in (lake / table).rglob("*.parquet"):
             assert column in pq.read_schema(p).names
@@ -138,7 +139,7 @@ def test_a_version_2_lake_gets_the_keys_of_its_typed_columns(current, tmp_path):
     (lake / lakemod.VERSION_FILE).write_text('{"format": "rebelote-lake", "version": 2}\n')
     assert state(lake) != state(current)
     s = migrate(lake)
-    assert (s.before, s.after) == (2, 6) and "keys recomputed from the typed columns" in str(s)
+    assert (s.before, s.after) == (2, 7) and "keys recomputed from the typed columns" in str(s)
     assert {t for t, n in s.rekeyed.items() if n} >= {"hands", "games", "scores", "holdings", "hand_facts"}
     assert state(lake) == state(current)
     assert derived.fresh_rulesets(lake) == ["belote-classic"]
@@ -165,7 +166,7 @@ def test_a_version_3_lake_keys_its_game_results_and_stays_fresh(current, tmp_pat
     lake = _version_3(current, tmp_path / "v3")
     assert derived.fresh_rulesets(lake) == []        # version 4's test wants the game files too
     s = migrate(lake)
-    assert (s.before, s.after, s.results_keyed) == (3, 6, 1) and "game results keyed by the game" in str(s)
+    assert (s.before, s.after, s.results_keyed) == (3, 7, 1) and "game results keyed by the game" in str(s)
     assert state(lake) == state(current)
     assert derived.fresh_rulesets(lake) == ["belote-classic"]
     keys = pq.read_table(next((lake / "game_scores").rglob("*.parquet")), partitioning=None)
@@ -178,7 +179,7 @@ def test_readers_refuse_an_old_lake_until_it_is_migrated(current, tmp_path):
     """Reports read every column as written (no fallback for a column an older lake lacks): `stats`, `show` and
     the exports refuse a lake of an older layout with the command to run, and read it once migrated."""
     lake = _old(current, tmp_path / "old")
-    with pytest.raises(stats.StatsError, match=r"layout version 1, older than this Rebelote's 6: run `rebelote "
+    with pytest.raises(stats.StatsError, match=r"layout version 1, older than this Rebelote's 7: run `rebelote "
                                                 r"migrate --lake .*` once, then read it"):
         stats.connect(lake)
     game = lakemod.read(current, "games", columns=["game_id"]).column("game_id")[0].as_py()
@@ -209,7 +210,7 @@ def test_the_commands_say_it_in_one_line(current, tmp_path):
     r = CliRunner().invoke(app, ["rescore", "--rules", "belote-classic", "--lake", str(lake)])
     assert r.exit_code == 2 and "run `rebelote migrate --lake" in r.output and "Traceback" not in r.output
     r = CliRunner().invoke(app, ["migrate", "--lake", str(lake)])
-    assert r.exit_code == 0 and "migrated from layout version 1 to 6; 4 files rewritten" in r.output
+    assert r.exit_code == 0 and "migrated from layout version 1 to 7; 4 files rewritten" in r.output
     r = CliRunner().invoke(app, ["migrate", "--lake", str(lake)])
     assert r.exit_code == 0 and "nothing to do" in r.output
 
@@ -239,35 +240,40 @@ def test_migrate_stopped_at_every_step_leaves_the_lake_as_before(current, tmp_pa
         shutil.rmtree(lake)
 
 
-def test_a_version_5_lake_drops_the_tables_no_longer_stored(current, tmp_path):
-    # Version 5 stored player_hands and pair_hands; version 6 computes them from hands and scores (pipeline/facts/
-    # derived.py STORED). A version 5 lake's partitions of them, here holding rows of another ruleset's name and
-    # every hand twice, are dropped by migrate: afterwards the views give the rows their SQL gives (those of the
-    # current lake, which never stored them), and no report changes.
-    lake = tmp_path / "v5"
+@pytest.mark.parametrize("version, tables", [(5, ("player_hands", "pair_hands", "dealt_events")),
+                                             (6, ("dealt_events",))])
+def test_an_older_lake_drops_the_tables_no_longer_stored(current, tmp_path, version, tables):
+    # Version 5 stored player_hands, pair_hands and dealt_events; version 6 computes the first two from hands and
+    # scores, version 7 the third from hands (pipeline/facts/derived.py STORED). An older lake's partitions of
+    # them, here holding every row twice, are dropped by migrate: afterwards the views give the rows their SQL
+    # gives (those of the current lake, which never stored them), and no report changes.
+    lake = tmp_path / f"v{version}"
     shutil.copytree(current, lake)
     con = stats.connect(current)
     try:
-        want = {t: con.sql(f"SELECT * FROM {t} ORDER BY ALL").fetchall() for t in ("player_hands", "pair_hands")}
-        rows = {t: con.sql(f"SELECT * FROM {t}").to_arrow_table() for t in ("player_hands", "pair_hands")}
+        want = {t: con.sql(f"SELECT * FROM {t} ORDER BY ALL").fetchall() for t in tables}
+        rows = {t: con.sql(f"SELECT * FROM {t}").to_arrow_table() for t in tables}
     finally:
         con.close()
-    assert want["player_hands"] and want["pair_hands"]
-    assert not (current / "player_hands").exists() and not (current / "pair_hands").exists()
+    assert all(want.values())
+    assert not any((current / t).exists() for t in tables)
     for t, table in rows.items():
         folder = lake / t / "ruleset=belote-classic"
         folder.mkdir(parents=True)
         pq.write_table(pa.concat_tables([table, table]).drop_columns(["ruleset"]), folder / "part-00000.parquet")
-    (lake / lakemod.VERSION_FILE).write_text('{"format": "rebelote-lake", "version": 5}\n')
-    with pytest.raises(stats.StatsError, match="older than this Rebelote's 6"):
+    (lake / lakemod.VERSION_FILE).write_text(f'{{"format": "rebelote-lake", "version": {version}}}\n')
+    with pytest.raises(stats.StatsError, match=f"older than this Rebelote's {lakemod.LAKE_VERSION}"):
         stats.connect(lake)
     s = migrate(lake)
-    assert (s.before, s.after, s.unstored) == (5, 6, {"player_hands": 1, "pair_hands": 1})
-    assert "2 stored partitions of tables no longer stored dropped (player_hands 1, pair_hands 1)" in str(s)
-    assert not list((lake / "player_hands").rglob("*.parquet")) and not list((lake / "pair_hands").rglob("*.parquet"))
+    assert (s.before, s.after, s.unstored) == (version, 7, {t: 1 for t in tables})
+    listed = ", ".join(f"{t} 1" for t in tables)
+    assert (f"{len(tables)} stored partition{'s' if len(tables) > 1 else ''} of tables no longer stored dropped "
+            f"({listed})") in str(s)
+    assert not any(list((lake / t).rglob("*.parquet")) for t in tables)
     con = stats.connect(lake)
     try:
         assert {t: con.sql(f"SELECT * FROM {t} ORDER BY ALL").fetchall() for t in want} == want
     finally:
         con.close()
     assert _reports(lake) == _reports(current)
+    assert fairness_report(lake).equals(fairness_report(current))

@@ -3,7 +3,7 @@
 :func:`pipeline.facts.derived.materialize` computes each derived table after the rescore by reading the whole lake's
 hands and scores back and joining them on ``hand_key``: a second read, a hash join of the whole lake (memory
 growing with it), five times. Every hand-level table (``player_hands``, ``hand_facts``, ``pair_hands``,
-``declaration_items``, ``dealt_events``) is row-local, so here each batch of hands is derived as it is scored,
+``declaration_items``, and ``dealt_events``, which is not stored: the rescore skips it) is row-local, so here each batch of hands is derived as it is scored,
 from the hands batch and its scores batch already in memory, and written beside the scores in the same pass; with
 ``game_sums``, the game-level tables' partial sums are collected too (:mod:`pipeline.facts.game_sums`).
 The rows are those of each table's ``live`` SELECT: for a plain hand (each seat its own name, not
@@ -385,66 +385,6 @@ def _pair_hands(h: pa.Table, s: pa.Table, ruleset: str) -> pa.Table:
     return schema.conform("pair_hands", pa.table(cols))
 
 
-def _dealt_events(h: pa.Table, s: pa.Table, ruleset: str) -> pa.Table:
-    """``dealt_events`` rows of plain hands whose deal is a valid 4-player deal (pipeline.facts.dealt_events)."""
-    from pipeline.cards import RANKS, rank_index
-    from pipeline.facts.dealt_events import EVENT_BITS
-
-    n_players = _np(h.column("n_players"), 0)
-    start, length, values = _lists(h.column("initial_hands"))
-    ok = (n_players == 4) & (length == 4)
-    masks = np.zeros((h.num_rows, 4), np.int64)
-    vals, vals_ok = _np(values, 0).astype(np.int64), _valid(values)
-    for i in range(4):
-        pos = np.where(ok, start + i, 0)
-        if len(vals):
-            masks[:, i] = np.where(ok, vals[pos], 0)
-            ok &= vals_ok[pos] | ~ok
-    popcount = np.array([bin(x).count("1") for x in range(256)], np.int64)
-    bits = lambda m: sum(popcount[(m >> (8 * k)) & 255] for k in range(4))     # noqa: E731
-    ok &= np.all(bits(masks) == 8, axis=1) & ((masks[:, 0] | masks[:, 1] | masks[:, 2] | masks[:, 3]) == 0xFFFFFFFF)
-    rows = np.nonzero(ok)[0]
-    hand, seat = np.repeat(rows, 4), np.tile(np.arange(4), len(rows))
-    m = masks[hand, seat]
-    byte = [(m >> (8 * k)) & 255 for k in range(4)]
-    every = byte[0] & byte[1] & byte[2] & byte[3]
-    strain = _np(h.column("strain"), "")
-    trump = np.select([strain == x for x in ("C", "D", "H", "S")], [0, 1, 2, 3], -1)[hand]
-    tbyte = np.where(trump >= 0, (m >> (8 * np.maximum(trump, 0))) & 255, 0)
-    events = np.zeros(len(m), np.int64)
-    for bit, name in enumerate(EVENT_BITS):
-        kind, _, arg = name.partition("_")
-        if kind == "carre":
-            cond = ((every >> rank_index(arg)) & 1) == 1
-        elif kind == "run":
-            cond = np.zeros(len(m), bool)
-            for b in byte:
-                run = b.copy()
-                for k in range(1, int(arg)):
-                    run &= b >> k
-                cond |= run != 0
-        elif kind == "void":
-            cond = (byte[0] == 0) | (byte[1] == 0) | (byte[2] == 0) | (byte[3] == 0)
-        else:
-            pm = (1 << RANKS.index("J")) | (1 << RANKS.index("9"))
-            cond = (trump >= 0) & ((tbyte & pm) == pm)
-        events |= np.where(cond, 1 << bit, 0)
-    start_p, _, names = _lists(h.column("players"))
-    take = pa.array(hand)
-    cols = {
-        "ruleset": pa.repeat(pa.scalar(ruleset), len(m)),
-        "hand_key": h.column("hand_key").take(take),
-        "source": h.column("source").take(take),
-        "seat": pa.array(seat.astype(np.int8)),
-        "player": names.take(pa.array(start_p[hand] + seat)),
-        "players": h.column("players").take(take),
-        "events": pa.array(events.astype(np.int16)),
-        "trump_len": pa.array(popcount[tbyte].astype(np.int8), mask=trump < 0),
-    }
-    return schema.conform("dealt_events", pa.table(cols))
-
-
-
 _RANK_NAMES = np.array(["7", "8", "9", "10", "J", "Q", "K", "A"])
 
 
@@ -519,4 +459,4 @@ def _declaration_items(h: pa.Table, s: pa.Table, ruleset: str) -> pa.Table | Non
 
 
 _FAST = {"player_hands": _player_hands, "hand_facts": _hand_facts, "pair_hands": _pair_hands,
-         "dealt_events": _dealt_events, "declaration_items": _declaration_items}
+         "declaration_items": _declaration_items}

@@ -2,9 +2,8 @@
 
 ``rebelote stats fairness`` (:mod:`pipeline.stats.fairness`) counts, per source or per player, the seat hands showing
 each event of :func:`pipeline.stats.fairness.exact_probabilities`. The events depend only on the dealt cards (and, for
-the trump events, on the contract's strain), never on a ruleset; but evaluating them means reading every deal's
-``initial_hands`` (four card masks per hand). Written once when a ruleset is rescored
-(:func:`pipeline.facts.derived.materialize`), the report is a GROUP BY over two small integer columns.
+the trump events, on the contract's strain), never on a ruleset. The table is not stored (layout version 7): the
+report counts the deals itself, and this SQL is the view dashboards read (:func:`pipeline.stats.views.create_views`).
 
 One row per seat of every *valid* 4-player deal (``n_players`` = 4, four 8-card ``initial_hands`` that partition
 the 32-card deck: the deals :func:`pipeline.stats.fairness.fairness_table` counts; other hands have no rows):
@@ -13,12 +12,10 @@ the 32-card deck: the deals :func:`pipeline.stats.fairness.fairness_table` count
   void, and the J and 9 of trump). ``carre_any`` is ``events & CARRE_MASK != 0``.
 * ``trump_len``: the number of trump cards held when the strain is a suit (C D H S), else NULL (the hand is then
   no trial of the trump events).
-* ``players``: the deal's ``hands.players``, on each of its four rows: ``--player`` keeps the rows of the deals
-  where one of the names sat by testing this list (:func:`pipeline.stats.views.create_views`), not by joining
-  ``hands`` on the string ``hand_key`` (a join on a string, much dearer).
+* ``players``: the deal's ``hands.players``, on each of its four rows.
 
-The rows are the same under every ruleset; the table is partitioned by ruleset like the other derived tables
-(the report reads one ruleset's partition: :func:`pipeline.stats.fairness.fairness_on`).
+The rows are the same under every ruleset; the view repeats them for each ruleset scored, like the other derived
+tables.
 """
 
 from __future__ import annotations

@@ -82,12 +82,15 @@ DERIVED: dict[str, Derived] = {d.table: d for d in (
             name_lists=("players", "players_every_hand"), sorted_lists=True, parent="pair_hands",
             from_parent=pair_facts.games_sql, seated=pair_facts.seated_hands_sql),
     Derived("declaration_items", "hand_key", ("player",), name_lists=("players",), live=declaration_facts.live_sql),
-    Derived("dealt_events", "hand_key", ("player",), name_lists=("players",), live=dealt_events.live_sql),
+    Derived("dealt_events", "hand_key", ("player",), name_lists=("players",), live=dealt_events.live_sql,
+            stored=False),
 )}
 
 #: The derived tables written at rescore time. ``player_hands`` and ``pair_hands`` (four and two rows a hand) are
 #: not: the hand pass adds their rows up into ``player_games`` and ``pair_games`` as it makes them, and writing
 #: them cost more than scoring (docs/bench-results.md, "player_hands and pair_hands no longer written").
+#: ``dealt_events`` is not either: the same rows under every ruleset, which the fairness report counts from the
+#: deals for less than writing them cost (docs/bench-results.md, "dealt_events no longer written").
 STORED: tuple[str, ...] = tuple(name for name, d in DERIVED.items() if d.stored)
 
 
@@ -221,18 +224,6 @@ def hands_unchanged(lake, ruleset: str) -> bool:
         return False
     return (recorded is not None and games is not None and recorded == hands_snapshot(lake)
             and games == hands_snapshot(lake, "games"))
-
-
-def fresh_ruleset(lake, table: str) -> str | None:
-    """A ruleset whose stored rows of derived ``table`` cover exactly the lake's hands (its last rescore wrote
-    them and read the current hand files: :func:`hands_unchanged`), or None (rows never written, or hands
-    imported, replaced or removed since)."""
-    from pipeline.storage import lake as lakemod
-    try:
-        written = sorted(p.split("=", 1)[1] for p in lakemod.partitions(lake, table) if p)
-        return next((r for r in written if hands_unchanged(lake, r)), None)
-    except (OSError, ValueError):
-        return None
 
 
 def fresh_rulesets(lake) -> list[str]:

@@ -29,6 +29,9 @@ Version 5 -> 6 (``player_hands`` and ``pair_hands`` no longer stored: the rescor
 ``player_games`` and ``pair_games`` as it makes them): their stored partitions are dropped, and the views compute
 their rows from hands and scores whenever they are read. No report reads them but for the games a filter selects
 in part, so no report's rows change.
+
+Version 6 -> 7 (``dealt_events`` no longer stored: the fairness report counts the events from the deals): its
+stored partitions are dropped the same way; its view computes the rows from ``hands``.
 """
 
 from __future__ import annotations
@@ -57,7 +60,7 @@ class MigrateSummary:
     rekeyed: dict[str, int] = field(default_factory=dict)
     results_keyed: int = 0      # game_scores files given their games' keys (3 -> 4)
     completed: dict[str, int] = field(default_factory=dict)   # derived partitions lacking a column dropped (4 -> 5)
-    unstored: dict[str, int] = field(default_factory=dict)    # partitions of tables no longer stored dropped (5 -> 6)
+    unstored: dict[str, int] = field(default_factory=dict)    # partitions of tables no longer stored dropped (5 -> 6, 6 -> 7)
 
     def __str__(self) -> str:
         if self.before == self.after:
@@ -79,10 +82,9 @@ class MigrateSummary:
             text += (f"; {count(sum(self.completed.values()), 'stored partition')} of derived tables written before "
                      f"a column was added dropped{listed(self.completed)} (the reports compute them from the scores; "
                      f"`rebelote rescore` writes them again)")
-        if self.before < 6 and sum(self.unstored.values()):
+        if sum(self.unstored.values()):
             text += (f"; {count(sum(self.unstored.values()), 'stored partition')} of tables no longer stored dropped"
-                     f"{listed(self.unstored)} (their rows are added up into player_games and pair_games by the rescore, "
-                     f"and computed from the scores when read)")
+                     f"{listed(self.unstored)} (their rows are computed from the hands and scores when read)")
         return text
 
 
@@ -237,10 +239,11 @@ def _v4_to_v5(lake, summary: "MigrateSummary") -> None:
         summary.completed[table] = len(gone)
 
 
-def _v5_to_v6(lake, summary: "MigrateSummary") -> None:
+def _drop_unstored(lake, summary: "MigrateSummary") -> None:
     """The stored partitions of the derived tables no longer stored (:data:`pipeline.facts.derived.STORED`) are
     dropped: the views compute those rows, and a partition left would be read as the rows of its ruleset's last
-    rescore before this version, stale after the next one."""
+    rescore before this version, stale after the next one. Version 5 -> 6: ``player_hands`` and ``pair_hands``;
+    6 -> 7: ``dealt_events``."""
     from pipeline.facts.derived import DERIVED, STORED
 
     for table in DERIVED:
@@ -248,11 +251,12 @@ def _v5_to_v6(lake, summary: "MigrateSummary") -> None:
             parts = [p for p in lakemod.partitions(lake, table) if p] if lakemod.has_table(lake, table) else []
             for part in parts:
                 lake_write.drop_partition(lake, table, part.split("=", 1)[1])
-            summary.unstored[table] = len(parts)
+            if parts:
+                summary.unstored[table] = summary.unstored.get(table, 0) + len(parts)
 
 
 #: version -> the step that takes a lake of that version to the next one
-STEPS = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4, 4: _v4_to_v5, 5: _v5_to_v6}
+STEPS = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4, 4: _v4_to_v5, 5: _drop_unstored, 6: _drop_unstored}
 
 
 def migrate(lake) -> MigrateSummary:

@@ -341,8 +341,8 @@ _VIEW_TEXT = {
                 "card points in the contract's strain and in each strain, whether the contract was makeable, and "
                 "what each card played cost its side.",
     "dealt_events": "One row per seat of each complete 4-player deal: the fairness events its dealt hand shows (a bit "
-                    "set) and its number of trumps, what the fairness report counts (written by `rebelote rescore`; "
-                    "the same rows under every ruleset).",
+                    "set) and its number of trumps, what the fairness report counts (a view computed from hands: not "
+                    "stored; the same rows under every ruleset).",
 }
 
 _RATINGS_TEXT = """\

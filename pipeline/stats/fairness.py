@@ -262,34 +262,36 @@ _SUIT_INDEX = {"C": 0, "D": 1, "H": 2, "S": 3}
 _FULL_DECK = (1 << 32) - 1
 
 
-def _deals(hands: pa.Table) -> tuple[np.ndarray, np.ndarray, pa.Array, pa.Array]:
+def _deals(hands: pa.Table, with_players: bool = True) -> tuple[np.ndarray, np.ndarray, pa.Array, pa.Array | None]:
     """(masks (d, 4) uint32, trump (d,) int64 suit index or -1, source (d,) string array, players (4d,) string
-    array, seat by seat) of the valid 4-player deals: initial_hands present, four 8-card hands partitioning the
-    32-card deck; a deal whose players list is not 4 long has null players."""
+    array seat by seat, or None without ``with_players``) of the valid 4-player deals: initial_hands present,
+    four 8-card hands partitioning the 32-card deck; a deal whose players list is not 4 long has null players."""
     four_hands = pc.fill_null(pc.and_(pc.equal(hands["n_players"], 4),
                                       pc.equal(pc.list_value_length(hands["initial_hands"]), 4)), False)
     # filtering copies every list: only when some deal is left out (a lake of 4-player deals keeps them all)
     t = hands if pc.all(four_hands).as_py() else hands.filter(four_hands)
     if t.num_rows == 0:
-        return (np.zeros((0, 4), np.uint32), np.zeros(0, np.int64), pa.array([], pa.string()), pa.array([], pa.string()))
-    t = t.select(list(HANDS_COLUMNS)).combine_chunks()
+        return (np.zeros((0, 4), np.uint32), np.zeros(0, np.int64), pa.array([], pa.string()),
+                pa.array([], pa.string()) if with_players else None)
     masks = pc.list_flatten(t["initial_hands"]).to_numpy(zero_copy_only=False).astype(np.uint32).reshape(-1, 4)
     m64 = masks.astype(np.uint64)
     ok = (np.bitwise_count(masks) == 8).all(axis=1)
     ok &= (m64[:, 0] | m64[:, 1] | m64[:, 2] | m64[:, 3]) == _FULL_DECK
     suit = pc.index_in(t["strain"], value_set=pa.array(list(_SUIT_INDEX), pa.string()))
     trump = pc.fill_null(suit, -1).to_numpy(zero_copy_only=False).astype(np.int64)
-    four = pc.fill_null(pc.equal(pc.list_value_length(t["players"]), 4), False)
-    if not pc.all(four).as_py():      # a players list of another length: four null names instead
-        nulls = pa.array([[None] * 4], t.schema.field("players").type)
-        players = pa.chunked_array([pc.if_else(four, t["players"].combine_chunks(), pa.repeat(nulls[0], t.num_rows))])
-    else:
-        players = t["players"]
-    players = pc.list_flatten(players).combine_chunks() if isinstance(players, pa.ChunkedArray) else pc.list_flatten(players)
+    source = t["source"].combine_chunks()
+    players = None
+    if with_players:
+        players = t["players"].combine_chunks()
+        four = pc.fill_null(pc.equal(pc.list_value_length(players), 4), False)
+        if not pc.all(four).as_py():      # a players list of another length: four null names instead
+            nulls = pa.array([[None] * 4], players.type)
+            players = pc.if_else(four, players, pa.repeat(nulls[0], t.num_rows))
+        players = pc.list_flatten(players)
     if ok.all():
-        return masks, trump, t["source"].combine_chunks(), players
-    return (masks[ok], trump[ok], t["source"].combine_chunks().filter(pa.array(ok)),
-            players.filter(pa.array(np.repeat(ok, 4))))
+        return masks, trump, source, players
+    return (masks[ok], trump[ok], source.filter(pa.array(ok)),
+            None if players is None else players.filter(pa.array(np.repeat(ok, 4))))
 
 
 def fairness_report(lake: Path, by: str = "source", exact_max_n: int = EXACT_MAX_N,
@@ -310,9 +312,10 @@ def fairness_report(lake: Path, by: str = "source", exact_max_n: int = EXACT_MAX
     players' groups are kept. Without filters the lake is read directly, and a
     missing lake gives an empty report.
 
-    The events are counted from the ``dealt_events`` table (:mod:`pipeline.facts.dealt_events`: each seat hand's
-    events, written at rescore time) when a rescore wrote it over the lake's current hands, else from the deals
-    themselves (:func:`hand_events`); both give the same rows.
+    The events are counted from the deals themselves, batch by batch: each seat hand's events as one small
+    integer (:func:`seat_states`), counted by one bincount per batch. They are not stored: a stored copy per
+    ruleset cost the rescore more than it saved this report (docs/bench-results.md, "dealt_events no longer
+    written").
 
     Columns: group, event, depends_on_trump (bool, :func:`depends_on_trump`: true for the trump_* events), hands
     (trials), observed, expected (= hands * exact probability), ratio (observed / expected), p_value (two-sided
@@ -330,10 +333,10 @@ def fairness_report(lake: Path, by: str = "source", exact_max_n: int = EXACT_MAX
     if by not in ("source", "player", "all"):
         raise ValueError(f"by must be 'source', 'player' or 'all', not {by!r}")
     from pipeline.stats import reports as stats
-    from pipeline.facts.derived import fresh_ruleset
-    if filters is None and fresh_ruleset(lake, "dealt_events") is None:
+    if filters is None:
         from pipeline.storage import lake as lakemod
-        batches = lakemod.iter_batches(lake, "hands", columns=list(HANDS_COLUMNS))
+        columns = [c for c in HANDS_COLUMNS if c != "players" or by == "player"]
+        batches = lakemod.iter_batches(lake, "hands", columns=columns)
         return _report_rows(*_streamed_counts(batches, by), exact_max_n)
     con = stats.connect(lake, filters)
     try:
@@ -349,49 +352,14 @@ def fairness_on(con, by: str = "source", filters=None, exact_max_n: int = EXACT_
     from pipeline.stats import reports as stats
     if by not in ("source", "player", "all"):
         raise ValueError(f"by must be 'source', 'player' or 'all', not {by!r}")
-    counts = _stored_counts(con, by)
-    if counts is None:
-        from pipeline.storage.duck import arrow_reader
-        counts = _streamed_counts(arrow_reader(con, f"SELECT {', '.join(HANDS_COLUMNS)} FROM hands", None,
-                                               BATCH_ROWS), by)
+    from pipeline.storage.duck import arrow_reader
+    columns = [c for c in HANDS_COLUMNS if c != "players" or by == "player"]
+    counts = _streamed_counts(arrow_reader(con, f"SELECT {', '.join(columns)} FROM hands", None, BATCH_ROWS), by)
     keep = stats.filter_player_names(con, filters) if filters is not None and by == "player" else None
     min_hands = filters.min_hands if filters is not None else None
     # the groups kept, chosen before the rows are made (filtering the table would import pandas: arrow_rows)
     return _report_rows(*counts, exact_max_n,
                         lambda name, dealt: (not keep or name in keep) and (not min_hands or dealt >= min_hands))
-
-
-def _stored_counts(con, by: str) -> tuple[list[str], np.ndarray, np.ndarray, dict] | None:
-    """The counts of :func:`_report_rows` from the ``dealt_events`` view (one GROUP BY over its small integer
-    columns: :mod:`pipeline.facts.dealt_events`), when the connection has a ruleset whose stored rows cover exactly the
-    lake's hands (``_dealt_events_ruleset``, made by :func:`pipeline.stats.reports.connect`); None otherwise (the report
-    then reads the deals)."""
-    import duckdb
-
-    from pipeline.facts.dealt_events import CARRE_MASK, EVENT_BITS
-
-    try:
-        found = con.execute("SELECT ruleset FROM _dealt_events_ruleset").fetchall()
-    except duckdb.Error:
-        return None
-    if not found:
-        return None
-    group = {"source": "source", "player": "coalesce(player, '')", "all": "'(all)'"}[by]
-    # count_if over only NULLs (every hand of a group passed out: no trump length) is NULL in DuckDB, not 0
-    aggs = [f"coalesce(count_if(events & {1 << b} != 0), 0)" for b in range(len(EVENT_BITS))]
-    aggs += [f"coalesce(count_if(events & {CARRE_MASK} != 0), 0)"]
-    aggs += [f"coalesce(count_if(trump_len = {c}), 0)" for c in range(9)]
-    rows = con.execute(f"SELECT {group} AS g, count(*), count(trump_len), {', '.join(aggs)} FROM dealt_events "
-                       "WHERE ruleset = $r GROUP BY g", {"r": found[0][0]}).fetchall()
-    names = [r[0] for r in rows]
-    col = ([np.array([r[i] for r in rows], np.int64) for i in range(1, len(rows[0]))] if rows
-           else [np.zeros(0, np.int64)] * (2 + len(aggs)))
-    n_all, n_trump, rest = col[0], col[1], col[2:]
-    observed = dict(zip(EVENT_BITS, rest))
-    observed["carre_any"] = rest[len(EVENT_BITS)]
-    for c in range(9):
-        observed[f"trump_len_{c}"] = rest[len(EVENT_BITS) + 1 + c]
-    return names, n_all, n_trump, observed
 
 
 def fairness_table(hands: pa.Table, by: str = "source", exact_max_n: int = EXACT_MAX_N) -> pa.Table:
@@ -436,27 +404,99 @@ def _add_counts(a: tuple, b: tuple) -> tuple[list[str], np.ndarray, np.ndarray, 
 
 
 def _deal_counts(hands: pa.Table, by: str) -> tuple[list[str], np.ndarray, np.ndarray, dict]:
-    """The counts of :func:`_report_rows` evaluated on the deals of a ``hands`` table (:func:`hand_events`)."""
-    events = list(exact_probabilities())
-    masks, trump, source, players = _deals(hands)
+    """The counts of :func:`_report_rows` evaluated on the deals of a ``hands`` table (the events of
+    :func:`hand_events`, counted through :func:`seat_states`)."""
+    masks, trump, source, players = _deals(hands, with_players=by == "player")
     flat = masks.reshape(-1)
-    flat_trump = np.repeat(trump, 4)
-    if by == "source":
-        groups = pc.take(source, pa.array(np.repeat(np.arange(len(source)), 4)))
-    elif by == "player":
-        groups = players
+    if by == "player":
+        groups, per = players, 1
+    elif by == "source":
+        groups, per = source, 4          # one code per deal, repeated for its four seats
     else:
-        groups = pa.array(["(all)"] * min(len(flat), 1), pa.string()).take(pa.array(np.zeros(len(flat), np.int64)))
-    # one integer code per group (a null name is the group ''), names sorted
+        groups, per = pa.array(["(all)"] * min(len(flat), 1), pa.string()), 0
+    # one integer code per group (a null name is the group '')
     encoded = pc.dictionary_encode(pc.fill_null(groups.cast(pa.string()), "")) if len(flat) else None
     names = encoded.dictionary.to_pylist() if encoded is not None else []
-    codes = encoded.indices.to_numpy(zero_copy_only=False) if encoded is not None else np.zeros(0, np.int64)
-    ev = hand_events(flat, flat_trump)
-    trump_trials = flat_trump >= 0
-    n_all = np.bincount(codes, minlength=len(names))
-    n_trump = np.bincount(codes[trump_trials], minlength=len(names))
-    observed = {name: np.bincount(codes[ev[name]], minlength=len(names)) for name in events}
-    return names, n_all, n_trump, observed
+    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64) if encoded is not None else None
+    codes = (np.zeros(len(flat), np.int64) if per == 0 or codes is None
+             else np.repeat(codes, per) if per > 1 else codes)
+    return (names, *state_counts(seat_states(flat, np.repeat(trump, 4)), codes, len(names)))
+
+
+# A seat hand's "state": every event of exact_probabilities() it shows, in one small integer, so that the hands are
+# counted by one bincount over (group, state) instead of one pass per event. Bits 0-5: the carrés of CARRE_RANKS;
+# bits 6-7: the longest run, 0 (under 3) .. 3 (5 or more); bit 8: a void; bit 9: the J and 9 of trump; then
+# STATE_BITS * trump length (0..8), or 9 when the hand has no trump suit (no trial of the trump events).
+STATE_BITS = 1 << 10
+N_STATES = 10 * STATE_BITS
+_NO_TRUMP = 9
+
+
+def _state_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Lookup tables over one suit's 256 subsets: the carré bits of the ranks it holds (as bits 0-5 of a state,
+    read from the ranks held in every suit), its run level (bits 6-7) and its number of cards."""
+    longest, count = _suit_tables(8)
+    subsets = np.arange(256)
+    carre = np.zeros(256, np.uint16)
+    for i, r in enumerate(CARRE_RANKS):
+        carre |= (((subsets >> rank_index(r)) & 1) << i).astype(np.uint16)
+    run = np.clip(longest.astype(np.int64) - 2, 0, 3).astype(np.uint16)
+    return carre, run, count
+
+
+def seat_states(masks: np.ndarray, trump: np.ndarray) -> np.ndarray:
+    """The state (see :data:`N_STATES`) of each seat hand: ``masks`` uint32 [n] card bitmasks (card = suit*8 +
+    rank), ``trump`` int [n] the trump suit index or -1. Returns uint16 [n]."""
+    carre_t, run_t, count_t = _state_tables()
+    m = np.asarray(masks, dtype=np.uint32)
+    per_suit = [((m >> np.uint32(8 * s)) & np.uint32(255)).astype(np.uint8) for s in range(4)]
+    every = per_suit[0] & per_suit[1] & per_suit[2] & per_suit[3]
+    run = np.maximum(np.maximum(run_t[per_suit[0]], run_t[per_suit[1]]), np.maximum(run_t[per_suit[2]], run_t[per_suit[3]]))
+    void = (per_suit[0] == 0) | (per_suit[1] == 0) | (per_suit[2] == 0) | (per_suit[3] == 0)
+    trump = np.asarray(trump, dtype=np.int64)
+    tbits = np.zeros(len(m), np.uint8)
+    for s, x in enumerate(per_suit):
+        np.copyto(tbits, x, where=trump == s)
+    pm = (1 << rank_index("J")) | (1 << rank_index("9"))
+    has = trump >= 0
+    j9 = has & ((tbits & pm) == pm)
+    tlen = np.where(has, count_t[tbits], _NO_TRUMP).astype(np.uint16)
+    return (carre_t[every] | (run << 6) | (void.astype(np.uint16) << 8) | (j9.astype(np.uint16) << 9)
+            | (tlen * STATE_BITS)).astype(np.uint16)
+
+
+def _event_of_state() -> dict[str, np.ndarray]:
+    """Event name -> bool [N_STATES]: the states showing it."""
+    st = np.arange(N_STATES)
+    low, tlen = st % STATE_BITS, st // STATE_BITS
+    out = {f"carre_{r}": (low >> i) & 1 == 1 for i, r in enumerate(CARRE_RANKS)}
+    out["carre_any"] = low & ((1 << len(CARRE_RANKS)) - 1) != 0
+    for k, length in enumerate(RUN_LENGTHS):
+        out[f"run_{length}"] = (low >> 6) & 3 >= k + 1
+    out["void"] = (low >> 8) & 1 == 1
+    for c in range(9):
+        out[f"trump_len_{c}"] = tlen == c
+    out["trump_J9"] = (low >> 9) & 1 == 1
+    return out
+
+
+MAX_STATE_BINS = 1 << 23
+"""Above this many (group, state) bins (groups x N_STATES: about 800 players), each event is counted by its own
+bincount over the groups instead (memory of the bins, not the hands, bounds the first way)."""
+
+
+def state_counts(states: np.ndarray, codes: np.ndarray, groups: int) -> tuple[np.ndarray, np.ndarray, dict]:
+    """(hands, hands with a trump suit, observed per event) per group, from the seat hands' ``states`` (uint16
+    [n], :func:`seat_states`) and group ``codes`` (int [n], 0 .. groups-1); each int64 [groups]."""
+    by_state = _event_of_state()
+    events = list(exact_probabilities())
+    trial = np.arange(N_STATES) // STATE_BITS != _NO_TRUMP
+    if groups * N_STATES <= MAX_STATE_BINS:
+        bins = np.bincount(codes * N_STATES + states, minlength=groups * N_STATES).reshape(groups, N_STATES)
+        observed = {e: bins[:, by_state[e]].sum(axis=1) for e in events}
+        return bins.sum(axis=1), bins[:, trial].sum(axis=1), observed
+    observed = {e: np.bincount(codes[by_state[e][states]], minlength=groups) for e in events}
+    return (np.bincount(codes, minlength=groups), np.bincount(codes[trial[states]], minlength=groups), observed)
 
 
 def _report_rows(names: list[str], n_all, n_trump, observed: dict, exact_max_n: int = EXACT_MAX_N,

@@ -223,7 +223,6 @@ def create_views(con: duckdb.DuckDBPyConnection, lake: Path | str, filters: Filt
     if internal:
         con.execute(f"CREATE TEMP TABLE _views_filtered AS SELECT {bool(where)} AS filtered")   # read by hand_pairing
         _hand_seq_bases(con, lake)
-        _dealt_events_ruleset(con, lake)
 
 
 def _without_stale_games(con: duckdb.DuckDBPyConnection, lake, base: dict[str, str], temp: bool) -> dict[str, str]:
@@ -294,19 +293,6 @@ def _stale_of(lake, ruleset: str):
         if len(_STALE_FOUND) > 64:
             del _STALE_FOUND[next(iter(_STALE_FOUND))]
     return _STALE_FOUND[key]
-
-
-def _dealt_events_ruleset(con: duckdb.DuckDBPyConnection, lake) -> None:
-    """Temp table ``_dealt_events_ruleset(ruleset VARCHAR)``: the ruleset whose stored ``dealt_events`` rows cover
-    exactly the lake's hands (:func:`pipeline.facts.derived.fresh_ruleset`), or no row. Read by
-    :func:`pipeline.stats.fairness.fairness_on`, which counts the events from those rows instead of the deals when
-    there is one."""
-    from pipeline.facts.derived import fresh_ruleset
-
-    con.execute("CREATE TEMP TABLE _dealt_events_ruleset (ruleset VARCHAR)")
-    fresh = fresh_ruleset(lake, "dealt_events")
-    if fresh is not None:
-        con.execute("INSERT INTO _dealt_events_ruleset VALUES ($r)", {"r": fresh})
 
 
 def _hand_seq_bases(con: duckdb.DuckDBPyConnection, lake) -> None:
