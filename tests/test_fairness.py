@@ -409,7 +409,7 @@ def test_rescore_writes_no_dealt_events_and_filters_read_the_deals(tmp_path: Pat
     from helpers import simulated_lake
 
     from pipeline.stats import reports as stats
-    from pipeline.stats.fairness import fairness_table
+    from pipeline.stats.fairness import fairness_many, fairness_on, fairness_table
 
     lake = simulated_lake(tmp_path / "lake")
     assert not (lake / "dealt_events").exists()
@@ -420,6 +420,10 @@ def test_rescore_writes_no_dealt_events_and_filters_read_the_deals(tmp_path: Pat
         try:
             hands = con.sql("SELECT * FROM hands").to_arrow_table()
             per_ruleset = con.execute("SELECT ruleset, count(*) FROM dealt_events GROUP BY ALL ORDER BY 1").fetchall()
+            # the three groupings from one read of the deals (the dashboard's report_fairness) = one read each
+            many = fairness_many(con, ("all", "source", "player"), f)
+            assert list(many) == ["all", "source", "player"]
+            assert all(many[by].to_pylist() == fairness_on(con, by, f).to_pylist() for by in many), f
         finally:
             con.close()
         four = sum(1 for h in hands.column("n_players").to_pylist() if h == 4)

@@ -34,7 +34,7 @@ from pipeline.storage import schema
 
 from pipeline.stats import reports as stats
 from pipeline.stats.fairness import REPORT_COLUMNS as FAIRNESS_COLUMNS
-from pipeline.stats.fairness import TRUMP_CAVEAT, exact_probabilities, fairness_on
+from pipeline.stats.fairness import TRUMP_CAVEAT, exact_probabilities, fairness_many
 from pipeline.stats.pseudonymize import keyed
 
 #: Reports of ``queries/`` written to the file as ``report_<name>`` (``compare`` needs two rulesets: not here).
@@ -90,8 +90,7 @@ def report_tables(con: duckdb.DuckDBPyConnection, rulesets: list[str],
     out["report_ratings"], out["report_rating_history"] = rating_tables(con, rulesets)
     parts = []
     progress("report fairness", len(REPORTS), len(REPORTS) + 1)
-    for by in FAIRNESS_GROUPINGS:
-        t = fairness_on(con, by, filters)
+    for by, t in fairness_many(con, FAIRNESS_GROUPINGS, filters).items():
         parts.append(t.add_column(0, "grouped_by", pa.array([by] * t.num_rows, pa.string())))
     out["report_fairness"] = pa.concat_tables(parts)
     return out

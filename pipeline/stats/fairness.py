@@ -349,17 +349,25 @@ def fairness_on(con, by: str = "source", filters=None, exact_max_n: int = EXACT_
     """:func:`fairness_report` over the ``hands`` view of an open :func:`pipeline.stats.reports.connect` connection
     (made with ``filters``, which already holds the filtered, possibly pseudonymized hands). With
     ``filters.players`` and ``by='player'``, only those players' groups are kept."""
+    return fairness_many(con, (by,), filters, exact_max_n)[by]
+
+
+def fairness_many(con, bys: Sequence[str], filters=None, exact_max_n: int = EXACT_MAX_N) -> dict[str, pa.Table]:
+    """:func:`fairness_on` for each grouping of ``bys`` ('source', 'player', 'all'), the deals read once."""
     from pipeline.stats import reports as stats
-    if by not in ("source", "player", "all"):
-        raise ValueError(f"by must be 'source', 'player' or 'all', not {by!r}")
     from pipeline.storage.duck import arrow_reader
-    columns = [c for c in HANDS_COLUMNS if c != "players" or by == "player"]
-    counts = _streamed_counts(arrow_reader(con, f"SELECT {', '.join(columns)} FROM hands", None, BATCH_ROWS), by)
-    keep = stats.filter_player_names(con, filters) if filters is not None and by == "player" else None
+    for by in bys:
+        if by not in ("source", "player", "all"):
+            raise ValueError(f"by must be 'source', 'player' or 'all', not {by!r}")
+    columns = [c for c in HANDS_COLUMNS if c != "players" or "player" in bys]
+    counts = _streamed_counts(arrow_reader(con, f"SELECT {', '.join(columns)} FROM hands", None, BATCH_ROWS), bys)
+    keep = stats.filter_player_names(con, filters) if filters is not None and "player" in bys else None
     min_hands = filters.min_hands if filters is not None else None
     # the groups kept, chosen before the rows are made (filtering the table would import pandas: arrow_rows)
-    return _report_rows(*counts, exact_max_n,
-                        lambda name, dealt: (not keep or name in keep) and (not min_hands or dealt >= min_hands))
+    return {by: _report_rows(*counts[by], exact_max_n,
+                             lambda name, dealt, by=by: ((not keep or by != "player" or name in keep)
+                                                         and (not min_hands or dealt >= min_hands)))
+            for by in bys}
 
 
 def fairness_table(hands: pa.Table, by: str = "source", exact_max_n: int = EXACT_MAX_N) -> pa.Table:
@@ -374,17 +382,20 @@ BATCH_ROWS = 262_144
 """Hands counted at a time when the deals are read from the lake (memory: one batch, not the lake)."""
 
 
-def _streamed_counts(batches, by: str) -> tuple[list[str], np.ndarray, np.ndarray, dict]:
+def _streamed_counts(batches, bys: str | Sequence[str]) -> tuple[list[str], np.ndarray, np.ndarray, dict] | dict:
     """:func:`_deal_counts` of a stream of record batches (an iterator or a ``pyarrow.RecordBatchReader``),
-    summed group by group: the counts are sums over seat hands, so the batches' sizes do not change them."""
-    total = None
+    summed group by group: the counts are sums over seat hands, so the batches' sizes do not change them.
+    ``bys``: one grouping (its counts), or several (grouping -> its counts, the batches read once)."""
+    many = not isinstance(bys, str)
+    wanted = tuple(bys) if many else (bys,)
+    total: dict | None = None
     for b in batches:
-        part = _deal_counts(pa.Table.from_batches([b]), by)
-        total = part if total is None else _add_counts(total, part)
+        part = _deal_counts_many(pa.Table.from_batches([b]), wanted)
+        total = part if total is None else {by: _add_counts(total[by], part[by]) for by in wanted}
     if total is None:
         from pipeline.storage import schema
-        total = _deal_counts(schema.empty("hands").select(list(HANDS_COLUMNS)), by)
-    return total
+        total = _deal_counts_many(schema.empty("hands").select(list(HANDS_COLUMNS)), wanted)
+    return total if many else total[bys]
 
 
 def _add_counts(a: tuple, b: tuple) -> tuple[list[str], np.ndarray, np.ndarray, dict]:
@@ -406,21 +417,30 @@ def _add_counts(a: tuple, b: tuple) -> tuple[list[str], np.ndarray, np.ndarray, 
 def _deal_counts(hands: pa.Table, by: str) -> tuple[list[str], np.ndarray, np.ndarray, dict]:
     """The counts of :func:`_report_rows` evaluated on the deals of a ``hands`` table (the events of
     :func:`hand_events`, counted through :func:`seat_states`)."""
-    masks, trump, source, players = _deals(hands, with_players=by == "player")
+    return _deal_counts_many(hands, (by,))[by]
+
+
+def _deal_counts_many(hands: pa.Table, bys: Sequence[str]) -> dict[str, tuple[list[str], np.ndarray, np.ndarray, dict]]:
+    """:func:`_deal_counts` for each grouping of ``bys``, the deals' states computed once."""
+    masks, trump, source, players = _deals(hands, with_players="player" in bys)
     flat = masks.reshape(-1)
-    if by == "player":
-        groups, per = players, 1
-    elif by == "source":
-        groups, per = source, 4          # one code per deal, repeated for its four seats
-    else:
-        groups, per = pa.array(["(all)"] * min(len(flat), 1), pa.string()), 0
-    # one integer code per group (a null name is the group '')
-    encoded = pc.dictionary_encode(pc.fill_null(groups.cast(pa.string()), "")) if len(flat) else None
-    names = encoded.dictionary.to_pylist() if encoded is not None else []
-    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64) if encoded is not None else None
-    codes = (np.zeros(len(flat), np.int64) if per == 0 or codes is None
-             else np.repeat(codes, per) if per > 1 else codes)
-    return (names, *state_counts(seat_states(flat, np.repeat(trump, 4)), codes, len(names)))
+    states = seat_states(flat, np.repeat(trump, 4))
+    out = {}
+    for by in bys:
+        if by == "player":
+            groups, per = players, 1
+        elif by == "source":
+            groups, per = source, 4          # one code per deal, repeated for its four seats
+        else:
+            groups, per = pa.array(["(all)"] * min(len(flat), 1), pa.string()), 0
+        # one integer code per group (a null name is the group '')
+        encoded = pc.dictionary_encode(pc.fill_null(groups.cast(pa.string()), "")) if len(flat) else None
+        names = encoded.dictionary.to_pylist() if encoded is not None else []
+        codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64) if encoded is not None else None
+        codes = (np.zeros(len(flat), np.int64) if per == 0 or codes is None
+                 else np.repeat(codes, per) if per > 1 else codes)
+        out[by] = (names, *state_counts(states, codes, len(names)))
+    return out
 
 
 # A seat hand's "state": every event of exact_probabilities() it shows, in one small integer, so that the hands are
