@@ -117,12 +117,18 @@ def test_plain_hands_are_most_but_not_all(lake: Path):  # noqa: F811
     assert 0 < (~plain).sum() < plain.sum()
 
 
-@pytest.mark.parametrize("batch_size", [5, 100_000])
-def test_rescore_writes_what_materialize_writes(lake: Path, tmp_path: Path, batch_size: int):  # noqa: F811
+@pytest.mark.parametrize("batch_size, close_rows", [(5, 1), (5, 50_000), (100_000, 50_000)])
+def test_rescore_writes_what_materialize_writes(lake: Path, tmp_path: Path, batch_size: int, close_rows: int,  # noqa: F811
+                                                monkeypatch):
     # hands scored 5 at a time, so that games are split between batches (their game-level rows are added up from
     # partial sums), or all at once (each game's partial rows are final, a game of one run of names takes that
-    # run's list), and a substitute in hand 2 of one game (its seated names differ from those in every hand)
+    # run's list), and a substitute in hand 2 of one game (its seated names differ from those in every hand);
+    # the closed games' rows added up after each batch (close_rows 1) or all after the last (game_sums.CLOSE_ROWS)
     import pyarrow.parquet as pq
+
+    from pipeline.facts import game_sums
+
+    monkeypatch.setattr(game_sums, "CLOSE_ROWS", close_rows)
 
     copy = tmp_path / "copy"
     shutil.copytree(lake, copy)

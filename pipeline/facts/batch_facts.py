@@ -119,7 +119,9 @@ class BatchFacts:
                 if not (stored_only and name not in derived.STORED):
                     yield name, self._sql(name, hands, scores)
                 continue
-            rows = laid = fast(ph, ps, self.ruleset_name)
+            # a table not stored is made for the game sums only: without the columns they do not read
+            lean = stored_only and name not in derived.STORED
+            rows = laid = fast(ph, ps, self.ruleset_name, sums_only=True) if lean else fast(ph, ps, self.ruleset_name)
             if rows is None:        # the function declines this batch: the SQL takes it
                 rows = self._sql(name, ph, ps)
             rest = None if every else self._sql(name, rh, rs)
@@ -138,11 +140,12 @@ class BatchFacts:
         if self.sums is not None:
             self.sums.end()
 
-    def game_rows(self, closed: pa.Array, late: pa.Array, results: pa.Table) -> dict[str, pa.Table]:
+    def game_rows(self, closed: pa.Array, late: pa.Array, results: pa.Table, last: bool = False) -> dict[str, pa.Table]:
         """The game-level tables' rows (``player_games``, ``pair_games``) of the games ``closed`` by the game
-        pass, whose ``game_scores`` rows are ``results``; partial rows of the games ``late`` are dropped
+        pass, whose ``game_scores`` rows are ``results``, and of those closed before and not given yet (every one
+        when ``last``); partial rows of the games ``late`` are dropped
         (:meth:`pipeline.facts.game_sums.GameSums.close_games`). Needs ``game_sums``."""
-        return self.sums.close_games(closed, late, results)
+        return self.sums.close_games(closed, late, results, last)
 
     def _sql(self, name: str, hands: pa.Table, scores: pa.Table) -> pa.Table:
         """``name``'s rows by its SQL (the reference), over ``hands`` and ``scores`` registered as ``_h``, ``_s``."""
@@ -223,8 +226,10 @@ def _team(seat: np.ndarray, n_players: np.ndarray) -> np.ndarray:
     return np.where(n_players == 3, seat, np.fmod(seat, 2))
 
 
-def _player_hands(h: pa.Table, s: pa.Table, ruleset: str) -> pa.Table:
-    """``player_hands`` rows of plain hands: one per seat, seats in order within a hand."""
+def _player_hands(h: pa.Table, s: pa.Table, ruleset: str, sums_only: bool = False) -> pa.Table:
+    """``player_hands`` rows of plain hands: one per seat, seats in order within a hand. ``sums_only``: without
+    the columns the game sums do not read (``ruleset``, ``hand_key``, ``players``: a copy of every string a
+    seat), not conformed to the schema (:mod:`pipeline.facts.game_sums` reads columns by name)."""
     n = h.num_rows
     n_players = _np(h.column("n_players"), 0).astype(np.int64)
     hand = np.repeat(np.arange(n), n_players)
@@ -257,8 +262,6 @@ def _player_hands(h: pa.Table, s: pa.Table, ruleset: str) -> pa.Table:
     capot_valid = _valid(s.column("capot_team"))[hand]
     capot = _np(s.column("capot_team"), 0).astype(np.int64)[hand]
     cols = {
-        "ruleset": pa.repeat(pa.scalar(ruleset), len(hand)),
-        "hand_key": h.column("hand_key").take(take),
         "game_id": h.column("game_id").take(take),
         "source": h.column("source").take(take),
         "player": h.column("players").combine_chunks().values.take(pa.array(start[hand] + seat)),
@@ -280,8 +283,11 @@ def _player_hands(h: pa.Table, s: pa.Table, ruleset: str) -> pa.Table:
         "capot_suffered": pa.array(capot_valid & (team != capot)),
         "declared": pa.array(declared[hand, seat].astype(np.int16)),
         "matches_recorded": s.column("matches_recorded").take(take),
-        "players": h.column("players").take(take),
     }
+    if sums_only:
+        return pa.table(cols)
+    cols.update({"ruleset": pa.repeat(pa.scalar(ruleset), len(hand)), "hand_key": h.column("hand_key").take(take),
+                 "players": h.column("players").take(take)})
     return schema.conform("player_hands", pa.table(cols))
 
 
@@ -340,9 +346,9 @@ def _list_sums(col) -> np.ndarray:
     return v[np.minimum(start + length, len(v) - 1)] - v[np.minimum(start, len(v) - 1)]
 
 
-def _pair_hands(h: pa.Table, s: pa.Table, ruleset: str) -> pa.Table:
+def _pair_hands(h: pa.Table, s: pa.Table, ruleset: str, sums_only: bool = False) -> pa.Table:
     """``pair_hands`` rows of plain 4-player hands: team 0's row, then team 1's (the two pairs of a plain hand
-    differ: its four names are distinct)."""
+    differ: its four names are distinct). ``sums_only``: as :func:`_player_hands`."""
     four = _np(pc.equal(h.column("n_players"), 4), False)
     if not four.all():
         h, s = h.filter(four), s.filter(four)
@@ -367,8 +373,6 @@ def _pair_hands(h: pa.Table, s: pa.Table, ruleset: str) -> pa.Table:
     litige = _np(s.column("litige"), False)[hand]
     score, score_valid = _at(s.column("hand_score"), team, hand)
     cols = {
-        "ruleset": pa.repeat(pa.scalar(ruleset), 2 * n),
-        "hand_key": h.column("hand_key").take(take),
         "game_id": h.column("game_id").take(take),
         "source": h.column("source").take(take),
         "player_a": pa.concat_arrays([pairs[0][0], pairs[1][0]]),
@@ -380,8 +384,11 @@ def _pair_hands(h: pa.Table, s: pa.Table, ruleset: str) -> pa.Table:
         "taker_litige": pa.array(took & litige),
         "summary": pa.array(np.zeros(2 * n, bool)),
         "own_score": pa.array(score.astype(np.int32), mask=~score_valid),
-        "players": h.column("players").take(take),
     }
+    if sums_only:
+        return pa.table(cols)
+    cols.update({"ruleset": pa.repeat(pa.scalar(ruleset), 2 * n), "hand_key": h.column("hand_key").take(take),
+                 "players": h.column("players").take(take)})
     return schema.conform("pair_hands", pa.table(cols))
 
 

@@ -213,16 +213,25 @@ def _merged(table: str, part: pa.Table) -> pa.Table:
     return pa.table(cols).select(part.column_names)
 
 
+#: Partial ``player_games`` rows of closed games held before they are added up: one DuckDB query per table adds
+#: up about 13,000 of them (a batch of 32,768 hands) in 45 ms of CPU, 50,000 in 90 (docs/bench-results.md,
+#: "Closed games added up four batches at a time").
+CLOSE_ROWS = 50_000
+
+
 class GameSums:
     """Collects the partial rows of the game-level tables batch by batch (:meth:`begin`, :meth:`add_parent`,
     :meth:`end`) and gives the tables' rows of the games the game pass has closed (:meth:`close_games`), by one
-    DuckDB query each on connection ``con`` over those games' partial rows; the rows of a game not closed yet (the
-    last of a batch, which may go on in the next) wait for a later call."""
+    DuckDB query each on connection ``con`` over those games' partial rows, once :data:`CLOSE_ROWS` of them are
+    ready (or at the last call); the rows of a game not closed yet (the last of a batch, which may go on in the
+    next) wait for a later call."""
 
     def __init__(self, con, ruleset: str):
         self.con, self.ruleset = con, ruleset
         self.batch = 0
         self.pending: dict[str, list[pa.Table]] = {}    # partial rows of the games not closed yet, by table
+        self.ready: dict[str, list[pa.Table]] = {}      # partial rows of closed games not added up yet, by table
+        self.ready_results: list[pa.Table] = []         # those games' results
 
     def begin(self, plain: pa.Table, other: pa.Table | None) -> None:
         """Start a batch: its ``plain`` hands (:func:`pipeline.facts.batch_facts._plain_hands`) and the ``other``
@@ -251,11 +260,12 @@ class GameSums:
         pieces = [p.append_column("batch", pa.array(np.full(p.num_rows, self.batch, np.int32))) for p in pieces]
         self.pending.setdefault(name, []).extend(pieces)
 
-    def close_games(self, closed: pa.Array, late: pa.Array, results: pa.Table) -> dict[str, pa.Table]:
+    def close_games(self, closed: pa.Array, late: pa.Array, results: pa.Table,
+                    last: bool = False) -> dict[str, pa.Table]:
         """The rows of each game-level table for the games ``closed`` (ids; every hand of theirs given to
-        :meth:`begin`), with the winners of ``results`` (their ``game_scores`` rows). The partial rows of the games
-        ``late`` (ids: scored again elsewhere) are dropped; the others wait."""
-        taken: dict[str, pa.Table] = {}
+        :meth:`begin`), with the winners of ``results`` (their ``game_scores`` rows), and for those of earlier
+        calls not given yet: given once :data:`CLOSE_ROWS` partial rows are ready, or when ``last``. The partial
+        rows of the games ``late`` (ids: scored again elsewhere) are dropped; the others wait."""
         for name, pieces in self.pending.items():
             if not pieces:
                 continue
@@ -263,13 +273,21 @@ class GameSums:
             gid = t.column("game_id")
             done = pc.is_in(gid, value_set=closed)
             keep = pc.invert(pc.or_(done, pc.is_in(gid, value_set=late)))
-            taken[name] = t.filter(done)
+            self.ready.setdefault(name, []).append(t.filter(done))
             self.pending[name] = [t.filter(keep)]
+        if len(closed):
+            self.ready_results.append(results.select(["game_id", "ruleset", "winner"]))
+        if not last and sum(p.num_rows for p in self.ready.get("player_games", [])) < CLOSE_ROWS:
+            return {}
+        taken = {name: pa.concat_tables(pieces, promote_options="permissive")
+                 for name, pieces in self.ready.items() if pieces}
+        results = pa.concat_tables(self.ready_results) if self.ready_results else None
+        self.ready, self.ready_results = {}, []
         out = {}
-        if "seated" not in taken or not len(closed):
+        if "seated" not in taken or results is None or not taken["seated"].num_rows:
             return out
         self.con.register("_runs", taken["seated"])
-        self.con.register("_w", results.select(["game_id", "ruleset", "winner"]))
+        self.con.register("_w", results)
         try:
             for table in TABLES:
                 if table not in taken:

@@ -366,14 +366,15 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
             tables += tuple(t for t in batch_facts.HAND_LEVEL + batch_facts.GAME_LEVEL if t in derived.STORED)
         writers = {}
 
-        def closed(res) -> None:        # the games the game pass closed: their rows
+        def closed(res, last: bool = False) -> None:        # the games the game pass closed: their rows
             g, final, ids = res
             writers["game_scores"].write(g)
             batch_games.note(game_codes(g, final, foreign))
             if facts is not None:
                 # the partial rows of the games found late in this batch dropped (those of a game found late
-                # earlier went with that batch: what waits is the game carried, never late)
-                for name, rows in facts.game_rows(ids, batch_games.found_late, g).items():
+                # earlier went with that batch: what waits is the game carried, never late); the rows of closed
+                # games come several batches at a time, all of them after the last
+                for name, rows in facts.game_rows(ids, batch_games.found_late, g, last).items():
                     writers[name].write(rows)
         try:
             # the tables written side by side: row groups flushed at DERIVED_BUFFER bytes keep their buffers small
@@ -393,7 +394,7 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
                 pa.default_memory_pool().release_unused()
                 progress("hands", summary.hands, total)
             if batch_games is not None:
-                closed(batch_games.finish())
+                closed(batch_games.finish(), last=True)
             for w in writers.values():
                 w.close()
         except BaseException:
