@@ -117,7 +117,7 @@ def test_ratings_are_the_librarys_on_the_same_games_teams_and_ranks():
     assert board.column("ordinal").to_pylist() == [round(r[p].ordinal(), 3) for p in board.column("player").to_pylist()]
 
 
-def test_ratings_equal_the_librarys_own_copies_over_many_games():
+def test_ratings_equal_the_librarys_own_copies_over_many_games(monkeypatch):
     # rate() hands the library teams whose deep copy shares the rating objects (ratings._Teams: the copy was two
     # thirds of its time). 400 random games among 7 players, 2, 3 and 4 players, 3-player games with equal
     # totals (tied ranks) among them, rated here by the library on its own copies, in the same order: every
@@ -133,7 +133,22 @@ def test_ratings_equal_the_librarys_own_copies_over_many_games():
         totals = [rnd.choice((300, 500, 500, 1001)) for _ in range(n)] if n == 3 else None
         rows.append({"game_id": f"g{g}", "players": players, "winner": rnd.randrange(3 if n == 3 else 2),
                      "totals": totals})
+    import copy
+
+    from openskill.models.weng_lin import plackett_luce
+
+    copied = []
+    real = copy.deepcopy
+
+    def counting(x, memo=None):
+        copied.append(type(x).__name__)
+        return real(x, memo)
+    monkeypatch.setattr(plackett_luce.copy, "deepcopy", counting)
     got = ratings.rate(_results(rows))
+    # the library's deep copy of the teams went through _Teams' (which shares the rating objects): not once
+    # through the generic copy of a plain list
+    assert copied and set(copied) == {"_Teams"}
+    monkeypatch.undo()
     m = PlackettLuce()
     r = {p: m.rating() for p in names}
     for row in rows:

@@ -100,8 +100,9 @@ class BatchFacts:
         With ``game_sums``, consume it to the end: the batch is closed in the sums (``GameSums.end``) after the
         last table only; one left open keeps the partial rows taken so far pending under the number the next batch
         then takes too, and lacks those of the tables not made. ``stored_only``: the rows of the tables not stored
-        (``player_hands``, ``pair_hands``: :data:`pipeline.facts.derived.STORED`) go into the sums only, not
-        yielded (the rescore's writing); by default every table's rows are (the tests' reference)."""
+        (:data:`pipeline.facts.derived.STORED`) are not yielded (the rescore's writing): those of ``player_hands``
+        and ``pair_hands`` are made for the sums only (without the columns the sums do not read), those of
+        ``dealt_events`` not at all; by default every table's rows are (the tests' reference)."""
         if isinstance(hands, pa.RecordBatch):
             hands = pa.Table.from_batches([hands])
         n = hands.num_rows
@@ -115,7 +116,7 @@ class BatchFacts:
             self.sums.begin(ph, rh)
         for name in self.sql:
             fast = _FAST.get(name)
-            if fast is None:
+            if fast is None or (stored_only and name not in derived.STORED and self.sums is None):
                 if not (stored_only and name not in derived.STORED):
                     yield name, self._sql(name, hands, scores)
                 continue

@@ -47,8 +47,9 @@ class Derived:
     ``seated(hands, rulesets)``: a SELECT of the parent's hands' (ruleset, game_id, players) from ``hands``,
     which ``from_parent`` reads the seated names from when given (cheaper than the parent's rows); ``stored``:
     its rows are written at rescore time (False: never written, the views compute them from ``hands`` and
-    ``scores`` whenever read; no report reads such a table directly, only its game-level child's rows of the
-    games a filter selects in part)."""
+    ``scores`` whenever read; no report reads such a table directly: ``player_hands`` and ``pair_hands`` only
+    for their game-level child's rows of the games a filter selects in part, ``dealt_events`` only as the
+    dashboard's view, the fairness report counting the deals itself)."""
 
     table: str
     key: str

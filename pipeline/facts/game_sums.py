@@ -7,8 +7,9 @@ counts too: a name is in ``players_every_hand`` when the hands it sat in are all
 a plain hand's rows are summed per run of hands of one game with the same names seat by seat (numpy, no sort),
 the others with Arrow's grouping, giving one partial row per game and name (or pair) in the batch, about a
 tenth of the hand-level rows. Once the game pass run beside the hand pass (:mod:`pipeline.rescore.batch_games`)
-has closed a game, one DuckDB query per table over that batch's closed games adds up their partial rows (a
-game carried over from the batch before has rows of two batches) and joins their winners. Computing the
+has closed games, their partial rows wait until :data:`CLOSE_ROWS` of them are ready (or the last batch); then
+one DuckDB query per table adds them up (a game carried over from one batch to the next has rows of two
+batches) and joins their winners. Computing the
 tables from their parents' files instead grouped the 40 M ``player_hands`` rows of 10^7 hands with 30 filtered
 aggregates, and the seated names from every hand's list (docs/bench-results.md, "Game-level tables from the hand
 pass's partial sums").
@@ -213,9 +214,9 @@ def _merged(table: str, part: pa.Table) -> pa.Table:
     return pa.table(cols).select(part.column_names)
 
 
-#: Partial ``player_games`` rows of closed games held before they are added up: one DuckDB query per table adds
-#: up about 13,000 of them (a batch of 32,768 hands) in 45 ms of CPU, 50,000 in 90 (docs/bench-results.md,
-#: "Closed games added up four batches at a time").
+#: Partial ``player_games`` rows of closed games held before they are added up (about four batches of the hand
+#: pass): the cost of the query per table is mostly fixed, so fewer, larger queries cost about half
+#: (docs/bench-results.md, "Closed games added up four batches at a time").
 CLOSE_ROWS = 50_000
 
 

@@ -30,6 +30,7 @@ it is the contract's trump suit.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from fractions import Fraction
@@ -452,6 +453,7 @@ N_STATES = 10 * STATE_BITS
 _NO_TRUMP = 9
 
 
+@functools.lru_cache(maxsize=1)
 def _state_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Lookup tables over one suit's 256 subsets: the carré bits of the ranks it holds (as bits 0-5 of a state,
     read from the ranks held in every suit), its run level (bits 6-7) and its number of cards."""
@@ -485,6 +487,7 @@ def seat_states(masks: np.ndarray, trump: np.ndarray) -> np.ndarray:
             | (tlen * STATE_BITS)).astype(np.uint16)
 
 
+@functools.lru_cache(maxsize=1)
 def _event_of_state() -> dict[str, np.ndarray]:
     """Event name -> bool [N_STATES]: the states showing it."""
     st = np.arange(N_STATES)
@@ -501,8 +504,9 @@ def _event_of_state() -> dict[str, np.ndarray]:
 
 
 MAX_STATE_BINS = 1 << 23
-"""Above this many (group, state) bins (groups x N_STATES: about 800 players), each event is counted by its own
-bincount over the groups instead (memory of the bins, not the hands, bounds the first way)."""
+"""At most this many (group, state) bins (groups x N_STATES), and at most twice the seat hands counted: past
+either, each event is counted by its own bincount over the groups instead: the bins' cost grows with their number,
+not with the hands' (docs/bench-results.md, "dealt_events no longer written")."""
 
 
 def state_counts(states: np.ndarray, codes: np.ndarray, groups: int) -> tuple[np.ndarray, np.ndarray, dict]:
@@ -511,7 +515,7 @@ def state_counts(states: np.ndarray, codes: np.ndarray, groups: int) -> tuple[np
     by_state = _event_of_state()
     events = list(exact_probabilities())
     trial = np.arange(N_STATES) // STATE_BITS != _NO_TRUMP
-    if groups * N_STATES <= MAX_STATE_BINS:
+    if groups * N_STATES <= min(MAX_STATE_BINS, 2 * len(states)):
         bins = np.bincount(codes * N_STATES + states, minlength=groups * N_STATES).reshape(groups, N_STATES)
         observed = {e: bins[:, by_state[e]].sum(axis=1) for e in events}
         return bins.sum(axis=1), bins[:, trial].sum(axis=1), observed

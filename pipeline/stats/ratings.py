@@ -91,8 +91,8 @@ def game_results(con: duckdb.DuckDBPyConnection, ruleset: str) -> pa.Table:
 #: The rating order over a results table ``r`` with a row index ``i``: games with a time first, by time, then by
 #: source (null as ''), then by the game id (the source's, else ours) in natural order, its runs of digits 0-9
 #: compared as numbers (by their length without leading zeros, then their digits: numbers of any size) before any
-#: text at the same place, then by our game id. Sorting in DuckDB, not Python: 0.6 against 1.3 CPU s for the
-#: 98,659 games of 10^6 hands.
+#: text at the same place, then by our game id (then by row). Sorted by DuckDB, not by Python tuples: about half
+#: the CPU (docs/bench-results.md, "Ratings without the deep copy").
 ORDER_SQL = r"""
 SELECT i FROM r
 ORDER BY played_at IS NULL, played_at, coalesce(source, ''),
@@ -101,7 +101,7 @@ ORDER BY played_at IS NULL, played_at, coalesce(source, ''),
                        THEN {'text': false, 'digits': length(coalesce(nullif(ltrim(p, '0'), ''), '0')),
                              'part': coalesce(nullif(ltrim(p, '0'), ''), '0')}
                        ELSE {'text': true, 'digits': 0, 'part': p} END),
-    game_id
+    game_id, i
 """
 
 
@@ -110,9 +110,11 @@ def rating_order(results: pa.Table) -> list[int]:
     natural game id), then undated games by source and natural game id (module text)."""
     import numpy as np
 
+    from pipeline.storage.duck import duckdb_connection
+
     r = results.select(["played_at", "source", "source_game_id", "game_id"]).append_column(
         "i", pa.array(np.arange(results.num_rows, dtype=np.int64)))
-    con = duckdb.connect()
+    con = duckdb_connection()
     try:
         con.register("r", r)
         return con.sql(ORDER_SQL).fetchnumpy()["i"].tolist()

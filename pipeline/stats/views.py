@@ -18,9 +18,9 @@ It adds the view ``seats``: one row per hand per seat, to make player queries si
 
 It also has one view per derived table (``player_hands``, ``player_games``, ``hand_facts``, ``pair_hands``,
 ``pair_games``, ``declaration_items``, ``dealt_events``: :mod:`pipeline.facts.derived`): the rows written at
-rescore time, computed on the fly for rulesets rescored before the table existed, and for ``player_hands`` and
-``pair_hands``, which are never stored, always computed (for the hands scored, as stored rows would be); the reports
-read the stored tables rather than joining ``hands`` and ``scores``.
+rescore time, computed on the fly for rulesets rescored before the table existed, and for ``player_hands``,
+``pair_hands`` and ``dealt_events``, which are never stored, always computed (for the hands scored, as stored rows
+would be); the reports read the stored tables rather than joining ``hands`` and ``scores``.
 
 With ``Filters.pseudonymize`` (a salt), player names are replaced by salted pseudonyms in ``hands.players``
 and ``games.players`` before anything else reads them (:mod:`pipeline.stats.pseudonymize`), so ``seats`` and every
