@@ -1,6 +1,7 @@
 """The rebelote command line through typer's CliRunner: exit codes, summaries, outputs."""
 
 import json
+from pathlib import Path
 
 import orjson
 import pytest
@@ -447,3 +448,21 @@ def test_games_and_export_take_the_reports_filters(tmp_path):
     r = run("export", "jsonl", "--lake", lake, "--player", "Ana", "--since", "2026-01-15", "--output", out)
     assert r.exit_code == 0 and "export: 1 game, 2 hands" in r.stderr
     assert [orjson.loads(x)["source_game_id"] for x in out.read_bytes().splitlines()] == ["g3"]
+
+
+def test_the_command_uses_arrows_system_allocator_unless_one_is_set():
+    # pipeline/cli/__init__.py sets ARROW_DEFAULT_MEMORY_POOL to "system" before pyarrow is imported (a rescore's
+    # peak memory grows less with the lake: docs/bench-results.md), keeping a value the user set. Checked in a
+    # fresh interpreter, as the `rebelote` script starts: the pool is chosen when pyarrow is first imported.
+    import os
+    import subprocess
+    import sys
+
+    code = "import pipeline.cli, pyarrow as pa; print(pa.default_memory_pool().backend_name)"
+    env = {k: v for k, v in os.environ.items() if k != "ARROW_DEFAULT_MEMORY_POOL"}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
+    got = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert got.stdout.strip() == "system"
+    got = subprocess.run([sys.executable, "-c", code], env={**env, "ARROW_DEFAULT_MEMORY_POOL": "mimalloc"},
+                         capture_output=True, text=True, check=True)
+    assert got.stdout.strip() == "mimalloc"

@@ -7,12 +7,19 @@ unreadable input, bad ruleset or lake problem (the message says which).
 
 from __future__ import annotations
 
-from typing import Annotated
+import os
 
-import typer
-from rich.markup import escape
+# Arrow's allocator for the whole command (and its worker processes), chosen before pyarrow is first imported:
+# the system allocator gives freed pages back where pyarrow's default (mimalloc) keeps them, so a rescore's peak
+# grows less with the lake (docs/bench-results.md, "Arrow's system allocator"). A value the user set is kept.
+os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
 
-from pipeline.cli.common import app, err, out
+from typing import Annotated  # noqa: E402
+
+import typer  # noqa: E402
+from rich.markup import escape  # noqa: E402
+
+from pipeline.cli.common import app, err, out  # noqa: E402
 # each module registers its commands on import, in the order `rebelote --help` lists them
 from pipeline.cli import lake_cmds, stats_cmds, export_cmds, tool_cmds  # noqa: F401,E402
 
