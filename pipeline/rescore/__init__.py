@@ -187,7 +187,8 @@ def rescore_lake(lake, rules: "Ruleset | OwnRules", batch_size: int = BATCH, eng
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; engines: {', '.join(ENGINES)}")
     # the system allocator, with the pool's unused memory released after each batch, gives pages back that
-    # pyarrow's default mimalloc keeps: about 100 MB less at the same CPU (docs/bench-results.md)
+    # pyarrow's default mimalloc keeps (docs/bench-results.md); the `rebelote` command makes it the default
+    # before pyarrow loads (pipeline/cli/__init__.py), for the buffers this switch does not reach
     pool = pa.default_memory_pool()
     pa.set_memory_pool(pa.system_memory_pool())
     try:
