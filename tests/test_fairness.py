@@ -497,5 +497,5 @@ def test_batch_splits_do_not_change_the_counts(by, seed):
     cuts = np.sort(rng.choice(np.arange(1, hands.num_rows), rng.integers(1, 12), replace=False)).tolist()
     batches = [b for s, e in zip([0, *cuts], [*cuts, hands.num_rows]) for b in hands.slice(s, e - s).to_batches()]
     whole = _report_rows(*_deal_counts(hands, by)).to_pylist()
-    assert whole and _report_rows(*_streamed_counts(batches, by)).to_pylist() == whole
-    assert _report_rows(*_streamed_counts(iter([]), by)).num_rows == 0
+    assert whole and _report_rows(*_streamed_counts(batches, (by,))[by]).to_pylist() == whole
+    assert _report_rows(*_streamed_counts(iter([]), (by,))[by]).num_rows == 0

@@ -116,19 +116,20 @@ class BatchFacts:
             self.sums.begin(ph, rh)
         for name in self.sql:
             fast = _FAST.get(name)
-            if fast is None or (stored_only and name not in derived.STORED and self.sums is None):
-                if not (stored_only and name not in derived.STORED):
-                    yield name, self._sql(name, hands, scores)
+            # a table not stored is made for the game sums only (without the columns they do not read), if at all
+            unstored = stored_only and name not in derived.STORED
+            if unstored and (fast is None or self.sums is None or name not in PARENTS):
                 continue
-            # a table not stored is made for the game sums only: without the columns they do not read
-            lean = stored_only and name not in derived.STORED
-            rows = laid = fast(ph, ps, self.ruleset_name, sums_only=True) if lean else fast(ph, ps, self.ruleset_name)
+            if fast is None:
+                yield name, self._sql(name, hands, scores)
+                continue
+            rows = laid = fast(ph, ps, self.ruleset_name, sums_only=True) if unstored else fast(ph, ps, self.ruleset_name)
             if rows is None:        # the function declines this batch: the SQL takes it
                 rows = self._sql(name, ph, ps)
             rest = None if every else self._sql(name, rh, rs)
             if name in PARENTS and self.sums is not None:
                 self.sums.add_parent(name, laid, None if laid is not None else rows, rest)
-            if stored_only and name not in derived.STORED:
+            if unstored:
                 rows = laid = rest = None
                 continue
             if not every:

@@ -331,14 +331,12 @@ def fairness_report(lake: Path, by: str = "source", exact_max_n: int = EXACT_MAX
     more weakly, the others) can deviate even under a perfectly fair shuffle. A small p-value is a prompt
     to look, not proof of a biased shuffle; with ~22 events per group, expect some small p-values by chance.
     """
-    if by not in ("source", "player", "all"):
-        raise ValueError(f"by must be 'source', 'player' or 'all', not {by!r}")
+    _check(by)
     from pipeline.stats import reports as stats
     if filters is None:
         from pipeline.storage import lake as lakemod
-        columns = [c for c in HANDS_COLUMNS if c != "players" or by == "player"]
-        batches = lakemod.iter_batches(lake, "hands", columns=columns)
-        return _report_rows(*_streamed_counts(batches, by), exact_max_n)
+        batches = lakemod.iter_batches(lake, "hands", columns=_columns((by,)))
+        return _report_rows(*_streamed_counts(batches, (by,))[by], exact_max_n)
     con = stats.connect(lake, filters)
     try:
         return fairness_on(con, by, filters, exact_max_n)
@@ -358,10 +356,9 @@ def fairness_many(con, bys: Sequence[str], filters=None, exact_max_n: int = EXAC
     from pipeline.stats import reports as stats
     from pipeline.storage.duck import arrow_reader
     for by in bys:
-        if by not in ("source", "player", "all"):
-            raise ValueError(f"by must be 'source', 'player' or 'all', not {by!r}")
-    columns = [c for c in HANDS_COLUMNS if c != "players" or "player" in bys]
-    counts = _streamed_counts(arrow_reader(con, f"SELECT {', '.join(columns)} FROM hands", None, BATCH_ROWS), bys)
+        _check(by)
+    counts = _streamed_counts(arrow_reader(con, f"SELECT {', '.join(_columns(bys))} FROM hands", None, BATCH_ROWS),
+                              bys)
     keep = stats.filter_player_names(con, filters) if filters is not None and "player" in bys else None
     min_hands = filters.min_hands if filters is not None else None
     # the groups kept, chosen before the rows are made (filtering the table would import pandas: arrow_rows)
@@ -374,29 +371,37 @@ def fairness_many(con, bys: Sequence[str], filters=None, exact_max_n: int = EXAC
 def fairness_table(hands: pa.Table, by: str = "source", exact_max_n: int = EXACT_MAX_N) -> pa.Table:
     """:func:`fairness_report` over a ``hands`` table (columns source, players, n_players, initial_hands,
     strain, as in the lake) instead of a lake. Same columns and errors."""
+    _check(by)
+    return _report_rows(*_deal_counts(hands, by), exact_max_n)
+
+
+def _check(by: str) -> None:
+    """Raise ValueError unless ``by`` is a grouping of the report."""
     if by not in ("source", "player", "all"):
         raise ValueError(f"by must be 'source', 'player' or 'all', not {by!r}")
-    return _report_rows(*_deal_counts(hands, by), exact_max_n)
+
+
+def _columns(bys: Sequence[str]) -> list[str]:
+    """The ``hands`` columns the groupings ``bys`` read (``players`` only for 'player')."""
+    return [c for c in HANDS_COLUMNS if c != "players" or "player" in bys]
 
 
 BATCH_ROWS = 262_144
 """Hands counted at a time when the deals are read from the lake (memory: one batch, not the lake)."""
 
 
-def _streamed_counts(batches, bys: str | Sequence[str]) -> tuple[list[str], np.ndarray, np.ndarray, dict] | dict:
-    """:func:`_deal_counts` of a stream of record batches (an iterator or a ``pyarrow.RecordBatchReader``),
-    summed group by group: the counts are sums over seat hands, so the batches' sizes do not change them.
-    ``bys``: one grouping (its counts), or several (grouping -> its counts, the batches read once)."""
-    many = not isinstance(bys, str)
-    wanted = tuple(bys) if many else (bys,)
+def _streamed_counts(batches, bys: Sequence[str]) -> dict[str, tuple[list[str], np.ndarray, np.ndarray, dict]]:
+    """Grouping of ``bys`` -> :func:`_deal_counts` of a stream of record batches (an iterator or a
+    ``pyarrow.RecordBatchReader``), read once, summed group by group: the counts are sums over seat hands, so
+    the batches' sizes do not change them."""
     total: dict | None = None
     for b in batches:
-        part = _deal_counts_many(pa.Table.from_batches([b]), wanted)
-        total = part if total is None else {by: _add_counts(total[by], part[by]) for by in wanted}
+        part = _deal_counts_many(pa.Table.from_batches([b]), bys)
+        total = part if total is None else {by: _add_counts(total[by], part[by]) for by in bys}
     if total is None:
         from pipeline.storage import schema
-        total = _deal_counts_many(schema.empty("hands").select(list(HANDS_COLUMNS)), wanted)
-    return total if many else total[bys]
+        total = _deal_counts_many(schema.empty("hands").select(list(HANDS_COLUMNS)), bys)
+    return total
 
 
 def _add_counts(a: tuple, b: tuple) -> tuple[list[str], np.ndarray, np.ndarray, dict]:
