@@ -166,6 +166,25 @@ def test_ratings_equal_the_librarys_own_copies_over_many_games(monkeypatch):
         assert (e.rating.mu, e.rating.sigma) == (r[p].mu, r[p].sigma), p
 
 
+def test_a_lineup_met_again_is_ranked_by_its_own_result():
+    # rate() makes a lineup's teams once (games repeat lineups); the same three players with the same winner but
+    # other final totals rank the two others the other way round, and another winner ranks anew: each game is
+    # rated with its own ranks, as the library rates them given each game's teams and ranks directly
+    rows = [{"game_id": "g1", "players": ["A", "B", "C"], "winner": 0, "totals": [1001, 500, 300]},
+            {"game_id": "g2", "players": ["A", "B", "C"], "winner": 0, "totals": [1001, 300, 500]},
+            {"game_id": "g3", "players": ["A", "B", "C"], "winner": 2, "totals": [300, 500, 1001]},
+            {"game_id": "g4", "players": ["A", "B", "C"], "winner": 0, "totals": [1001, 300, 500]}]
+    got = ratings.rate(_results(rows))
+    m = PlackettLuce()
+    r = {p: m.rating() for p in "ABC"}
+    for ranks in ([0, 1, 2], [0, 2, 1], [2, 1, 0], [0, 2, 1]):     # by the totals: hand computed
+        new = m.rate([[r["A"]], [r["B"]], [r["C"]]], ranks=ranks)
+        r = {p: t[0] for p, t in zip("ABC", new)}
+    for p in "ABC":
+        e = got.entities[((p,), "club")]
+        assert (e.rating.mu, e.rating.sigma) == (r[p].mu, r[p].sigma), p
+
+
 def test_the_winners_rise_and_the_losers_fall():
     # the meaning of the ranks, checked without the library: a win raises the winners' ratings
     t = _results([{"game_id": "g1", "players": ["A", "B", "C", "D"], "winner": 1},

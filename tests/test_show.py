@@ -133,6 +133,38 @@ def test_json_totals_equal_the_scores_table(tmp_path):
         assert explain(h, r)["score"] == scores[h["hand_key"]]
 
 
+def test_a_game_explained_from_one_scoring_equals_hand_by_hand(tmp_path):
+    """`show --game` (and the HTML report's example games) score a game's hands in one call per ruleset and take
+    the running totals from one game pass over every prefix of the game (show_game._running). Hand by hand, each
+    hand scored alone and the game pass run on each prefix, as before, gives the same breakdowns and totals:
+    simulated games under the classic rules (litiges among them) and a litige carried to the next hand."""
+    import pyarrow as pa
+
+    from pipeline.rescore import game_pass, score_batch
+    from pipeline.stats import show_game
+    from pipeline.storage import schema
+
+    r = rules.load("belote-classic")
+    f = write_jsonl(tmp_path / "sim.jsonl", list(simulate(r, 6, 5))
+                    + [native_game("l", [native_hand(DEAL_L, 1, taker=0), native_hand(DEAL_A, 2, taker=0)])])
+    lake = tmp_path / "lake"
+    ingest_paths([f], lake)
+    by_game: dict[str, list] = {}
+    for h in sorted(lakemod.read(lake, "hands").to_pylist(), key=lambda h: (h["game_id"], h["hand_no"])):
+        by_game.setdefault(h["game_id"], []).append(h)
+    litiges = 0
+    for gid, hands in by_game.items():
+        table = pa.Table.from_pylist(hands, schema=schema.schema("hands"))
+        scores = score_batch(table, r)
+        running = show_game._running(scores, r, None)
+        assert running == [game_pass(scores.slice(0, k), r).to_pylist()[0] | {"game_id": str(k)}
+                           for k in range(1, len(hands) + 1)], gid
+        litiges += sum(bool(g["unresolved_held"]) for g in running)
+        got = show_game.breakdowns(hands, [r, rules.load("colver")], whole=False)
+        assert got == [[explain(h, r), explain(h, rules.load("colver"))] for h in hands], gid
+    assert litiges > 0      # a litige held over a hand was among them
+
+
 def test_cli(tmp_path):
     f = write_jsonl(tmp_path / "g.jsonl", [native_game("g1", [native_hand(DEAL_A, 1, taker=0),
                                                               native_hand(DEAL_L, 2, taker=0)])])

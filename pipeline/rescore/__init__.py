@@ -239,13 +239,11 @@ def foreign_games(lake, rules: Ruleset) -> tuple[pa.Array, list[str]]:
     :func:`comparable_only` blanks them. Games without a hint are compared (the user chose the ruleset)."""
     from pipeline.rules import shipped_names
 
-    games = lakemod.read(lake, "games", columns=["game_id", "ruleset_hint"])
-    if not games.num_rows:
-        return pa.array([], pa.string()), []
-    hint = games.column("ruleset_hint")
-    other = pc.and_(pc.is_valid(hint), pc.not_equal(pc.fill_null(hint, ""), rules.name))
-    unknown = sorted(set(pc.unique(hint.filter(other)).to_pylist()) - set(shipped_names()))
-    return pc.unique(games.column("game_id").filter(other)), unknown
+    # filtered as read: only the few games with another hint are held, not every game id of the lake
+    games = lakemod.read(lake, "games", columns=["game_id", "ruleset_hint"],
+                         filter=pc.field("ruleset_hint").is_valid() & (pc.field("ruleset_hint") != rules.name))
+    unknown = sorted(set(pc.unique(games.column("ruleset_hint")).to_pylist()) - set(shipped_names()))
+    return pc.unique(games.column("game_id")), unknown
 
 
 def comparable_only(s: pa.Table | pa.RecordBatch, foreign: pa.Array) -> tuple[pa.Table | pa.RecordBatch, int]:

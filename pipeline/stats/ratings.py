@@ -226,11 +226,17 @@ def rate(results: pa.Table, partnerships: bool = False, history_of: str | Collec
     cols = {c: results.column(c).to_pylist() for c in ("source", "n_players", "players", "played_at", "winner",
                                                         "totals", "game_id")}
     games = []
+    made: dict[tuple, Any] = {}     # a lineup and result met before: its teams (games repeat lineups)
     for i in rating_order(results):
         if cols["winner"][i] is None:
             out.skip("unfinished (no winner)")
             continue
-        teams = _teams(cols["n_players"][i], cols["players"][i], cols["winner"][i], cols["totals"][i], partnerships)
+        n, players, totals = cols["n_players"][i], cols["players"][i], cols["totals"][i]
+        lineup = (n, None if players is None else tuple(players), cols["winner"][i],
+                  tuple(totals) if n == 3 and totals is not None else None)
+        teams = made.get(lineup)
+        if teams is None:
+            teams = made[lineup] = _teams(n, players, cols["winner"][i], totals, partnerships)
         if isinstance(teams, str):
             out.skip(teams)
             continue

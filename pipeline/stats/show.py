@@ -67,12 +67,14 @@ def _hand_text(mask: int, strain: int) -> str:
     return "  ".join(parts) or "-"
 
 
-def explain(hand: dict[str, Any], rules: Ruleset, dd: dict[str, Any] | None = None) -> dict[str, Any]:
+def explain(hand: dict[str, Any], rules: Ruleset, dd: dict[str, Any] | None = None,
+            sc: dict[str, Any] | None = None) -> dict[str, Any]:
     """The breakdown of one hand row (a dict with the ``hands`` columns) under ``rules``; ``dd``: the hand's
     ``dd_hands`` row under the same ruleset (``rebelote analyse``), which adds the double-dummy lines: best play's
-    points, makeable, par, and after each trick what each card cost its side."""
-    row = pa.Table.from_pylist([hand], schema=schema.schema("hands"))
-    (sc,) = score_batch(row, rules).to_pylist()
+    points, makeable, par, and after each trick what each card cost its side. ``sc``: the hand's ``score_batch``
+    row under ``rules`` when the caller scored its hands together (one call per game, not per hand)."""
+    if sc is None:
+        (sc,) = score_batch(pa.Table.from_pylist([hand], schema=schema.schema("hands")), rules).to_pylist()
     players = hand["players"]
     n = hand["n_players"]
     strain = STRAINS.index(hand["strain"]) if hand.get("strain") in STRAINS else -1

@@ -21,9 +21,13 @@ def breakdowns(hands: list[dict[str, Any]], rules: list[Ruleset], whole: bool = 
     recorded target). ``dd``: (ruleset name, hand_key) -> the hand's ``dd_hands`` row, where analysed. Each item
     is what :func:`render` takes."""
     dd = dd or {}
-    out = [[explain(h, r, dd.get((r.name, h["hand_key"]))) for r in rules] for h in hands]
+    table = pa.Table.from_pylist(hands, schema=schema.schema("hands"))
+    scores = [score_batch(table, r) for r in rules]        # each ruleset scores the game's hands at once
+    rows = [s.to_pylist() for s in scores]
+    out = [[explain(h, r, dd.get((r.name, h["hand_key"])), rows[j][i]) for j, r in enumerate(rules)]
+           for i, h in enumerate(hands)]
     if whole:
-        out.append([game_summary(hands, r, target) for r in rules])
+        out.append([game_summary(hands, r, target, scores[j]) for j, r in enumerate(rules)])
     return out
 
 
@@ -84,12 +88,14 @@ def _carried(carried: list[int]) -> str:
         " (the source's running totals add them)"
 
 
-def game_summary(hands: list[dict[str, Any]], rules: Ruleset, target: int | None = None) -> dict[str, Any]:
+def game_summary(hands: list[dict[str, Any]], rules: Ruleset, target: int | None = None,
+                 scores: pa.Table | None = None) -> dict[str, Any]:
     """Running totals of a game under ``rules``: per hand the score, litige points held or received, and the
     totals after it (the game pass of :mod:`pipeline.rescore.game`, hand by hand), then the result.
 
     ``target``: the game's recorded target (``games.target``, game points; :func:`game_target`), which replaces
-    ``game.target`` when the ruleset sets ``game.target_from_record``, as in the rescore's game pass."""
+    ``game.target`` when the ruleset sets ``game.target_from_record``, as in the rescore's game pass. ``scores``:
+    ``score_batch`` of ``hands`` under ``rules``, when the caller has it."""
     from pipeline.rescore import game_pass
     from pipeline.rescore.game import SUMMARY_SCORE
     from pipeline.facts.summary_points import summary_points
@@ -98,15 +104,17 @@ def game_summary(hands: list[dict[str, Any]], rules: Ruleset, target: int | None
     targets = {game_id: target} if target else None
     goal = int(target if target and rules["game.target_from_record"] else rules["game.target"])
     table = pa.Table.from_pylist(hands, schema=schema.schema("hands"))
-    scores = score_batch(table, rules)
+    if scores is None:
+        scores = score_batch(table, rules)
     # a summary hand counts its recorded score plus the litige points its source's totals add on it
     points = summary_points(table) if any(h.get("completeness") == "summary" for h in hands) else {}
     summary = [points.get(h.get("hand_key"), {}).get("points") for h in hands]
     scores = scores.append_column(SUMMARY_SCORE, pa.array(summary, pa.list_(pa.int32())))
     lines = []
     before, pending = [0] * rules.n_teams, 0
+    running = _running(scores, rules, target)
     for k in range(1, len(hands) + 1):
-        (g,) = game_pass(scores.slice(0, k), rules, targets).to_pylist()
+        g = running[k - 1]
         s = scores.slice(k - 1, 1).to_pylist()[0]
         held = f", {s['held_points']} held" if s["held_points"] else ""
         # litige points held by earlier hands and given at this one (game.litige_to): what the totals add beyond
@@ -136,7 +144,7 @@ def game_summary(hands: list[dict[str, Any]], rules: Ruleset, target: int | None
         lines.append(_line(f"hand {s['hand_no']}", f"{score}{held} -> totals {g['totals']}"
                            + (f" (pending {g['unresolved_held']})" if g["unresolved_held"] else ""),
                            "game.litige_to", hands[k - 1].get("recorded_totals")))
-    (g,) = game_pass(scores, rules, targets).to_pylist()
+    g = running[-1] if running else game_pass(scores, rules, targets).to_pylist()[0]
     if g["winner"] is not None and g.get("end_reason") in ("claim", "wrong_claim"):
         how = "a right claim" if g["end_reason"] == "claim" else "the other side's wrong claim"
         result, param = (f"team {g['winner']} wins at hand {g['ended_at_hand']} on {how} (declaring out), with "
@@ -153,3 +161,21 @@ def game_summary(hands: list[dict[str, Any]], rules: Ruleset, target: int | None
     lines.append(_line("result", result, param))
     return {"ruleset": rules.name, "game_id": game_id, "hand_no": "all",
             "sections": [{"title": "Game", "lines": lines}], "totals": g["totals"], "winner": g["winner"]}
+
+
+def _running(scores: pa.Table, rules: Ruleset, target: int | None) -> list[dict[str, Any]]:
+    """The game pass's row after each hand of one game's ``scores`` (in hand order): every prefix of the game
+    passed as a game of its own, all in one call of :func:`pipeline.rescore.game_pass` (one call per hand cost
+    more than the rest of the page)."""
+    from pipeline.rescore import game_pass
+
+    n = scores.num_rows
+    i = scores.schema.get_field_index("game_id")
+    field = scores.schema.field(i)
+    ids = [str(k) for k in range(1, n + 1)]         # prefix k: the game's first k hands
+    prefixes = [scores.slice(0, k).set_column(i, field, pa.array([ids[k - 1]] * k, field.type)) for k in range(1, n + 1)]
+    if not prefixes:
+        return []
+    rows = game_pass(pa.concat_tables(prefixes), rules, {g: target for g in ids} if target else None).to_pylist()
+    by_id = {r["game_id"]: r for r in rows}
+    return [by_id[g] for g in ids]
