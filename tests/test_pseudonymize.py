@@ -124,6 +124,22 @@ def _compare_reports(cons):
             assert other_names.isdisjoint({r[c] for r in pseudo.to_pylist() for c in names})
 
 
+def test_ratings_are_the_same_with_pseudonyms(lake):
+    # docs/reports.md (Pseudonyms): the numbers do not change. The ratings rate games without a time in the natural
+    # order of their ids, which pseudonyms key: the views keep the stored ids' order (_game_order), so every
+    # player's and partnership's rating, uncertainty, games and wins are the same, to the bit
+    from pipeline.stats import ratings
+
+    for partnerships in (False, True):
+        got = {}
+        for salt in (None, SALT):
+            con = stats.connect(lake, stats.Filters(pseudonymize=salt))
+            summary = ratings.rate(ratings.game_results(con, "belote-classic"), partnerships=partnerships)
+            got[salt] = {(frozenset(n if salt else pseudonym(SALT, e.source, n) for n in e.names), e.source):
+                         (e.rating.mu, e.rating.sigma, e.games, e.won) for e in summary.entities.values()}
+        assert got[None] == got[SALT] and len(got[None]) >= 4
+
+
 def test_player_filter_accepts_names_and_pseudonyms(lake):
     p = pseudonym(SALT, "club", "Bruno")
     plain = stats.run_report(lake, "players", "belote-classic", stats.Filters(players=("Bruno",)))

@@ -186,6 +186,12 @@ def create_views(con: duckdb.DuckDBPyConnection, lake: Path | str, filters: Filt
         # every table's content keys re-keyed alike (joins on them hold): a plain digest of a players list is a
         # test for guessed names
         base = {t: pseudo.rekeyed_sql(sql, _key_columns(t), salt) for t, sql in base.items()}
+        # the games' order by their stored ids, keyed like them: the ratings rate undated games in that order
+        # (keyed ids in their own order would rate them in another, and change the ratings); a view, computed
+        # only when the ratings read it
+        from pipeline.stats.ratings import game_order_sql
+        con.execute("CREATE OR REPLACE TEMP VIEW _game_order AS "
+                    + pseudo.rekeyed_sql(game_order_sql(raw["games"]), ["game_id"], salt))
     if internal:
         for t in schema.TABLES:
             _create_table_view(con, lake, t, f"_all_{t}", base[t])
