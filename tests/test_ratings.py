@@ -174,13 +174,19 @@ def test_a_lineup_met_again_is_ranked_by_its_own_result():
             {"game_id": "g2", "players": ["A", "B", "C"], "winner": 0, "totals": [1001, 300, 500]},
             {"game_id": "g3", "players": ["A", "B", "C"], "winner": 2, "totals": [300, 500, 1001]},
             {"game_id": "g4", "players": ["A", "B", "C"], "winner": 0, "totals": [1001, 300, 500]}]
+    # and a 4-player lineup met twice, the other team winning the second time (the same totals, none)
+    rows += [{"game_id": "g5", "players": ["A", "B", "C", "D"], "winner": 0},
+             {"game_id": "g6", "players": ["A", "B", "C", "D"], "winner": 1}]
     got = ratings.rate(_results(rows))
     m = PlackettLuce()
-    r = {p: m.rating() for p in "ABC"}
+    r = {p: m.rating() for p in "ABCD"}
     for ranks in ([0, 1, 2], [0, 2, 1], [2, 1, 0], [0, 2, 1]):     # by the totals: hand computed
         new = m.rate([[r["A"]], [r["B"]], [r["C"]]], ranks=ranks)
-        r = {p: t[0] for p, t in zip("ABC", new)}
-    for p in "ABC":
+        r.update((p, t[0]) for p, t in zip("ABC", new))
+    for ranks in ([0, 1], [1, 0]):                                    # seats 0 and 2 against 1 and 3
+        (a, c), (b, d) = m.rate([[r["A"], r["C"]], [r["B"], r["D"]]], ranks=ranks)
+        r.update(A=a, B=b, C=c, D=d)
+    for p in "ABCD":
         e = got.entities[((p,), "club")]
         assert (e.rating.mu, e.rating.sigma) == (r[p].mu, r[p].sigma), p
 

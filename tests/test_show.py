@@ -133,10 +133,11 @@ def test_json_totals_equal_the_scores_table(tmp_path):
         assert explain(h, r)["score"] == scores[h["hand_key"]]
 
 
-def test_a_game_explained_from_one_scoring_equals_hand_by_hand(tmp_path):
+def test_a_game_explained_from_one_scoring_equals_hand_by_hand(tmp_path, monkeypatch):
     """`show --game` (and the HTML report's example games) score a game's hands in one call per ruleset and take
-    the running totals from one game pass over every prefix of the game (show_game._running). Hand by hand, each
-    hand scored alone and the game pass run on each prefix, as before, gives the same breakdowns and totals:
+    the running totals from the game pass over every prefix of the game (show_game._running, in groups of rows).
+    Hand by hand, each hand scored alone and the game pass run on each prefix, as before, gives the same
+    breakdowns and totals, whatever the groups:
     simulated games under the classic rules (litiges among them) and a litige carried to the next hand."""
     import pyarrow as pa
 
@@ -156,9 +157,11 @@ def test_a_game_explained_from_one_scoring_equals_hand_by_hand(tmp_path):
     for gid, hands in by_game.items():
         table = pa.Table.from_pylist(hands, schema=schema.schema("hands"))
         scores = score_batch(table, r)
-        running = show_game._running(scores, r, None)
-        assert running == [game_pass(scores.slice(0, k), r).to_pylist()[0] | {"game_id": str(k)}
-                           for k in range(1, len(hands) + 1)], gid
+        want = [{**game_pass(scores.slice(0, k), r).to_pylist()[0], "game_id": None} for k in range(1, len(hands) + 1)]
+        for group_rows in (show_game.PREFIX_ROWS, 7):     # the prefixes in one call, and in groups of about 7 rows
+            monkeypatch.setattr(show_game, "PREFIX_ROWS", group_rows)
+            running = show_game._running(scores, r, None)
+            assert [{**g, "game_id": None} for g in running] == want, gid
         litiges += sum(bool(g["unresolved_held"]) for g in running)
         got = show_game.breakdowns(hands, [r, rules.load("colver")], whole=False)
         assert got == [[explain(h, r), explain(h, rules.load("colver"))] for h in hands], gid

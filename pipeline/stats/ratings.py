@@ -45,6 +45,8 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from pipeline.stats.views import GAME_ID_SQL, natural_sql
+
 #: the rating model: openskill's PlackettLuce with its default parameters (module text)
 MODEL = "openskill PlackettLuce (mu 25, sigma 25/3, beta 25/6, tau 25/300)"
 
@@ -85,45 +87,29 @@ def game_results(con: duckdb.DuckDBPyConnection, ruleset: str) -> pa.Table:
     """The games of the connection's views (:func:`pipeline.stats.reports.connect`, filters applied) with their result
     under ``ruleset``: game_id, source, source_game_id, n_players, players (by seat), played_at, winner (team, or
     seat with 3 players; null when unfinished), totals (per team, per player with 3). Not yet in rating order.
-    Pseudonymized views key the game ids, so their connection's ``_game_order`` (:func:`game_order_sql`) adds
-    ``natural_rank``: each game's place in the natural order of its stored ids."""
+    Pseudonymized views key the game ids, so their connection's ``_game_order``
+    (:func:`pipeline.stats.views.game_order_sql`) adds ``natural_rank``: each game's place in the natural order of
+    its stored ids."""
     sql = RESULTS_SQL
     if con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = '_game_order'").fetchall()[0][0]:
         sql = f"SELECT r.*, o.natural_rank FROM ({RESULTS_SQL}) AS r LEFT JOIN _game_order AS o USING (game_id)"
     return con.sql(sql, params={"ruleset": ruleset}).to_arrow_table()
 
 
-def _natural_sql(text: str) -> str:
-    """SQL of the natural-order key of the SQL text ``text``: its runs of the digits 0-9 compared as numbers (by
-    their length without leading zeros, then their digits: numbers of any size), before any text at the same place."""
-    return rf"""list_transform(regexp_extract_all({text}, '[0-9]+|[^0-9]+'),
-        lambda p: CASE WHEN p[1] BETWEEN '0' AND '9'
-                       THEN {{'text': false, 'digits': length(coalesce(nullif(ltrim(p, '0'), ''), '0')),
-                             'part': coalesce(nullif(ltrim(p, '0'), ''), '0')}}
-                       ELSE {{'text': true, 'digits': 0, 'part': p}} END)"""
-
-
-_GAME_ID = "coalesce(source_game_id, game_id, '')"
-
 #: The rating order over a results table ``r`` with a row index ``i``: games with a time first, by time, then by
-#: source (null as ''), then by the game id (the source's, else ours) in natural order (:func:`_natural_sql`), then
+#: source (null as ''), then by the game id (the source's, else ours) in natural order (:func:`natural_sql`), then
 #: by our game id (then by row). Sorted by DuckDB, not by Python tuples: about half the CPU (docs/bench-results.md,
 #: "Ratings without the deep copy").
 ORDER_SQL = f"""
 SELECT i FROM r
-ORDER BY played_at IS NULL, played_at, coalesce(source, ''), {_natural_sql(_GAME_ID)}, game_id, i
+ORDER BY played_at IS NULL, played_at, coalesce(source, ''), {natural_sql(GAME_ID_SQL)}, game_id, i
 """
-#: :data:`ORDER_SQL` over games whose ids are keyed (pseudonyms): their ``natural_rank`` in place of the ids
-RANKED_ORDER_SQL = "SELECT i FROM r ORDER BY played_at IS NULL, played_at, coalesce(source, ''), natural_rank, i"
-
-
-def game_order_sql(games: str) -> str:
-    """SELECT (game_id, natural_rank) of the games of relation ``games`` (rows of the ``games`` table): each game's
-    place in the natural order of its ids, the order :data:`ORDER_SQL` takes after time and source. The views
-    keep it, the game ids keyed, when they pseudonymize: the ratings then rate the games in the order of their
-    stored ids, as without pseudonyms. The rank tells the order of the games, no id."""
-    return (f"SELECT game_id, row_number() OVER (ORDER BY {_natural_sql(_GAME_ID)}, game_id) AS natural_rank "
-            f"FROM (SELECT game_id, any_value(source_game_id) AS source_game_id FROM ({games}) GROUP BY game_id)")
+#: :data:`ORDER_SQL` over games whose ids are keyed (pseudonyms): their ``natural_rank`` (the stored ids' order)
+#: first, the keyed ids only after it (a game without a rank: none is expected)
+RANKED_ORDER_SQL = f"""
+SELECT i FROM r
+ORDER BY played_at IS NULL, played_at, coalesce(source, ''), natural_rank, {natural_sql(GAME_ID_SQL)}, game_id, i
+"""
 
 
 def rating_order(results: pa.Table) -> list[int]:

@@ -68,11 +68,12 @@ def _hand_text(mask: int, strain: int) -> str:
 
 
 def explain(hand: dict[str, Any], rules: Ruleset, dd: dict[str, Any] | None = None,
-            sc: dict[str, Any] | None = None) -> dict[str, Any]:
+            score_row: dict[str, Any] | None = None) -> dict[str, Any]:
     """The breakdown of one hand row (a dict with the ``hands`` columns) under ``rules``; ``dd``: the hand's
     ``dd_hands`` row under the same ruleset (``rebelote analyse``), which adds the double-dummy lines: best play's
-    points, makeable, par, and after each trick what each card cost its side. ``sc``: the hand's ``score_batch``
-    row under ``rules`` when the caller scored its hands together (one call per game, not per hand)."""
+    points, makeable, par, and after each trick what each card cost its side. ``score_row``: the hand's
+    ``score_batch`` row under ``rules`` when the caller scored its hands together (one call per game, not per hand)."""
+    sc = score_row
     if sc is None:
         (sc,) = score_batch(pa.Table.from_pylist([hand], schema=schema.schema("hands")), rules).to_pylist()
     players = hand["players"]

@@ -96,12 +96,10 @@ def game_summary(hands: list[dict[str, Any]], rules: Ruleset, target: int | None
     ``target``: the game's recorded target (``games.target``, game points; :func:`game_target`), which replaces
     ``game.target`` when the ruleset sets ``game.target_from_record``, as in the rescore's game pass. ``scores``:
     ``score_batch`` of ``hands`` under ``rules``, when the caller has it."""
-    from pipeline.rescore import game_pass
     from pipeline.rescore.game import SUMMARY_SCORE
     from pipeline.facts.summary_points import summary_points
 
     game_id = hands[0]["game_id"]
-    targets = {game_id: target} if target else None
     goal = int(target if target and rules["game.target_from_record"] else rules["game.target"])
     table = pa.Table.from_pylist(hands, schema=schema.schema("hands"))
     if scores is None:
@@ -144,7 +142,7 @@ def game_summary(hands: list[dict[str, Any]], rules: Ruleset, target: int | None
         lines.append(_line(f"hand {s['hand_no']}", f"{score}{held} -> totals {g['totals']}"
                            + (f" (pending {g['unresolved_held']})" if g["unresolved_held"] else ""),
                            "game.litige_to", hands[k - 1].get("recorded_totals")))
-    g = running[-1] if running else game_pass(scores, rules, targets).to_pylist()[0]
+    g = running[-1]
     if g["winner"] is not None and g.get("end_reason") in ("claim", "wrong_claim"):
         how = "a right claim" if g["end_reason"] == "claim" else "the other side's wrong claim"
         result, param = (f"team {g['winner']} wins at hand {g['ended_at_hand']} on {how} (declaring out), with "
@@ -163,19 +161,28 @@ def game_summary(hands: list[dict[str, Any]], rules: Ruleset, target: int | None
             "sections": [{"title": "Game", "lines": lines}], "totals": g["totals"], "winner": g["winner"]}
 
 
+PREFIX_ROWS = 1 << 16
+"""Rows of prefixes given to one call of the game pass by :func:`_running`: a game of n hands has n (n + 1) / 2
+rows of prefixes, so a long one (a whole session filed as one game) is passed in groups, memory bounded."""
+
+
 def _running(scores: pa.Table, rules: Ruleset, target: int | None) -> list[dict[str, Any]]:
     """The game pass's row after each hand of one game's ``scores`` (in hand order): every prefix of the game
-    passed as a game of its own, all in one call of :func:`pipeline.rescore.game_pass` (one call per hand cost
-    more than the rest of the page)."""
+    passed as a game of its own, the prefixes in groups of about :data:`PREFIX_ROWS` rows a call of
+    :func:`pipeline.rescore.game_pass`, rather than one call per hand."""
     from pipeline.rescore import game_pass
 
-    n = scores.num_rows
     i = scores.schema.get_field_index("game_id")
     field = scores.schema.field(i)
-    ids = [str(k) for k in range(1, n + 1)]         # prefix k: the game's first k hands
-    prefixes = [scores.slice(0, k).set_column(i, field, pa.array([ids[k - 1]] * k, field.type)) for k in range(1, n + 1)]
-    if not prefixes:
-        return []
-    rows = game_pass(pa.concat_tables(prefixes), rules, {g: target for g in ids} if target else None).to_pylist()
-    by_id = {r["game_id"]: r for r in rows}
-    return [by_id[g] for g in ids]
+    rows: dict[str, dict[str, Any]] = {}
+    group: list[pa.Table] = []
+    size = 0
+    for k in range(1, scores.num_rows + 1):
+        group.append(scores.slice(0, k).set_column(i, field, pa.array([str(k)] * k, field.type)))   # prefix k
+        size += k
+        if size >= PREFIX_ROWS or k == scores.num_rows:
+            ids = [t.column(i)[0].as_py() for t in group]
+            out = game_pass(pa.concat_tables(group), rules, {g: target for g in ids} if target else None)
+            rows.update((r["game_id"], r) for r in out.to_pylist())
+            group, size = [], 0
+    return [rows[str(k)] for k in range(1, scores.num_rows + 1)]

@@ -150,6 +150,32 @@ def _key_columns(table: str) -> list[str]:
     return [c for c in KEY_COLUMNS + ID_COLUMNS if c in names]
 
 
+#: A game's id for its natural order: the source's, else ours
+GAME_ID_SQL = "coalesce(source_game_id, game_id, '')"
+
+
+def natural_sql(text: str) -> str:
+    """SQL of the natural-order key of the SQL text ``text``: its runs of the digits 0-9 compared as numbers (by
+    their length without leading zeros, then their digits: numbers of any size), before any text at the same place."""
+    return rf"""list_transform(regexp_extract_all({text}, '[0-9]+|[^0-9]+'),
+        lambda p: CASE WHEN p[1] BETWEEN '0' AND '9'
+                       THEN {{'text': false, 'digits': length(coalesce(nullif(ltrim(p, '0'), ''), '0')),
+                             'part': coalesce(nullif(ltrim(p, '0'), ''), '0')}}
+                       ELSE {{'text': true, 'digits': 0, 'part': p}} END)"""
+
+
+_GAME_ID = "coalesce(source_game_id, game_id, '')"
+
+def game_order_sql(games: str) -> str:
+    """SELECT (game_id, natural_rank) of the games of relation ``games`` (rows of the ``games`` table): each game's
+    place in the natural order of its ids (:func:`natural_sql` of :data:`GAME_ID_SQL`, then the id), the order
+    the ratings take after time and source (:data:`pipeline.stats.ratings.ORDER_SQL`). Pseudonymized views keep
+    it, the game ids keyed (``_game_order``): the ratings then rate the games in the order of their stored ids, as
+    without pseudonyms. The rank tells the order of the games, no id."""
+    return (f"SELECT game_id, row_number() OVER (ORDER BY {natural_sql(GAME_ID_SQL)}, game_id) AS natural_rank "
+            f"FROM (SELECT game_id, any_value(source_game_id) AS source_game_id FROM ({games}) GROUP BY game_id)")
+
+
 def create_views(con: duckdb.DuckDBPyConnection, lake: Path | str, filters: Filters | None = None,
                  internal: bool = True) -> None:
     """Create the views :data:`VIEWS` on ``con`` over ``lake`` (see :func:`connect`).
@@ -189,8 +215,7 @@ def create_views(con: duckdb.DuckDBPyConnection, lake: Path | str, filters: Filt
         # the games' order by their stored ids, keyed like them: the ratings rate undated games in that order
         # (keyed ids in their own order would rate them in another, and change the ratings); a view, computed
         # only when the ratings read it
-        from pipeline.stats.ratings import game_order_sql
-        con.execute("CREATE OR REPLACE TEMP VIEW _game_order AS "
+        con.execute("CREATE OR REPLACE VIEW _game_order AS "
                     + pseudo.rekeyed_sql(game_order_sql(raw["games"]), ["game_id"], salt))
     if internal:
         for t in schema.TABLES:
