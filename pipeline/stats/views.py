@@ -164,8 +164,6 @@ def natural_sql(text: str) -> str:
                        ELSE {{'text': true, 'digits': 0, 'part': p}} END)"""
 
 
-_GAME_ID = "coalesce(source_game_id, game_id, '')"
-
 def game_order_sql(games: str) -> str:
     """SELECT (game_id, natural_rank) of the games of relation ``games`` (rows of the ``games`` table): each game's
     place in the natural order of its ids (:func:`natural_sql` of :data:`GAME_ID_SQL`, then the id), the order
