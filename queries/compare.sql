@@ -21,8 +21,10 @@
 --   count            how many hands or games the measure counts
 --   of               its denominator: 'hands scored under both' of the selected hands (A's hand_facts rows);
 --                    the three hand measures of the hands scored under both; 'games finished under both'
---                    of the games scored under both; 'winner differs' of the games finished under at least
---                    one of the two (a game one ruleset finishes and the other leaves open differs);
+--                    of the games scored under both (a game with a game_scores row under each ruleset and at
+--                    least one hand each could score: a game of summary hands only, or of another player count,
+--                    has only recorded points to compare); 'winner differs' of those games finished under at
+--                    least one of the two (a game one ruleset finishes and the other leaves open differs);
 --                    'end hand differs' of the games scored under both
 --   of_what          what "of" counts, in words (the denominators differ from row to row)
 --
@@ -44,7 +46,8 @@ WITH a AS (SELECT * FROM hand_facts WHERE ruleset = $ruleset),   -- view hand_fa
      ga AS (SELECT * FROM game_scores WHERE ruleset = $ruleset),
      gb AS (SELECT * FROM game_scores WHERE ruleset = $other),
      g AS (SELECT ga.winner AS wa, gb.winner AS wb, ga.ended_at_hand AS ea, gb.ended_at_hand AS eb
-           FROM ga JOIN gb USING (game_id))
+           FROM ga JOIN gb USING (game_id)
+           WHERE coalesce(ga.unscorable_hands, 0) < ga.n_hands AND coalesce(gb.unscorable_hands, 0) < gb.n_hands)
 SELECT $ruleset::VARCHAR AS ruleset, $other::VARCHAR AS other, measure, count::BIGINT AS count, "of"::BIGINT AS "of",
        of_what
 FROM (

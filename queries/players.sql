@@ -52,8 +52,10 @@
 --                    with its recorded score
 --   defender_points_per_hand  ... per scored (or summary) hand where the other team (in 3-player: another
 --                    player) took
---   coinches, coinches_won    times the player called coinche (auction call 'coinche'), and of those the
---                    contracts that then failed; coinches_won_of = 'won/coinches'
+--   coinches, coinches_won, coinches_decided  times the player called coinche (auction call 'coinche'), and of
+--                    those the contracts that then failed / that were scored with a result (made or failed: a
+--                    litige, an unscorable or abandoned hand has none); coinches_won_of = 'won/decided', as
+--                    bidders.sql's coinches_right_of
 --   capots_made, capots_suffered  scored hands where the player's team took every trick / the other did
 --   declarations     declarations (tierce .. carré, belote excluded) the player held or announced in scored
 --                    hands, from scores.declarations; declarations_per_100 = per 100 scored hands
@@ -94,6 +96,7 @@ totals AS (
            round(sum(taker_points) / nullif(sum(taker_points_hands), 0), 2)       AS taker_points_per_hand,
            round(sum(defender_points) / nullif(sum(defender_points_hands), 0), 2) AS defender_points_per_hand,
            sum(coinches)::BIGINT AS coinches, sum(coinches_won)::BIGINT AS coinches_won,
+           sum(coinches_decided)::BIGINT AS coinches_decided,
            sum(capots_made)::BIGINT AS capots_made, sum(capots_suffered)::BIGINT AS capots_suffered,
            sum(declarations)::BIGINT AS declarations, sum(scored_hands)::BIGINT AS scored_hands,
            sum(mismatches)::BIGINT AS mismatches, sum(compared)::BIGINT AS compared
@@ -122,7 +125,8 @@ SELECT $ruleset::VARCHAR                                   AS ruleset,
        h.made_nt, h.decided_nt, h.made_nt || '/' || h.decided_nt         AS made_nt_of,
        h.made_at, h.decided_at, h.made_at || '/' || h.decided_at         AS made_at_of,
        h.taker_points_per_hand, h.defender_points_per_hand,
-       h.coinches, h.coinches_won, h.coinches_won || '/' || h.coinches   AS coinches_won_of,
+       h.coinches, h.coinches_won, h.coinches_decided,
+       h.coinches_won || '/' || h.coinches_decided                        AS coinches_won_of,
        h.capots_made, h.capots_suffered,
        h.declarations, round(100 * h.declarations / nullif(h.scored_hands, 0), 2) AS declarations_per_100,
        h.mismatches, h.compared, h.mismatches || '/' || h.compared       AS mismatches_of

@@ -98,9 +98,9 @@ def _old(current: Path, to: Path) -> Path:
 def test_a_new_lake_records_the_current_version(current):
     assert json.loads((current / lakemod.VERSION_FILE).read_text()) == {"format": "rebelote-lake",
                                                                          "version": lakemod.LAKE_VERSION}
-    assert lakemod.version(current) == lakemod.LAKE_VERSION == 7
+    assert lakemod.version(current) == lakemod.LAKE_VERSION == 8
     s = migrate(current)
-    assert (s.before, s.after) == (7, 7) and str(s).endswith("already at layout version 7, nothing to do")
+    assert (s.before, s.after) == (8, 8) and str(s).endswith("already at layout version 8, nothing to do")
 
 
 def test_an_old_lake_is_refused_by_every_writer_then_migrated(current, tmp_path):
@@ -108,16 +108,16 @@ def test_an_old_lake_is_refused_by_every_writer_then_migrated(current, tmp_path)
     assert lakemod.version(lake) == 1
     for write in (lambda: ingest_paths([], lake), lambda: rescore_lake(lake, RULES),
                   lambda: compaction.compact(lake)):
-        with pytest.raises(lakemod.LakeVersionError, match=r"layout version 1, older than this Rebelote's 7: "
+        with pytest.raises(lakemod.LakeVersionError, match=r"layout version 1, older than this Rebelote's 8: "
                                                             r"run `rebelote migrate --lake .*` once"):
             write()
     s = migrate(lake)
-    assert (s.before, s.after) == (1, 7)
+    assert (s.before, s.after) == (1, 8)
     # every file of hands, games, rejects, game_scores was rewritten; the one stored player_games partition dropped
     assert {t: n for t, n in s.rewritten.items() if n} == {"hands": 1, "games": 1, "rejects": 1, "game_scores": 1}
     assert s.results_keyed == 1
     assert {t: n for t, n in s.dropped.items() if n} == {"player_games": 1}
-    assert lakemod.version(lake) == 7 and migrate(lake).before == 7
+    assert lakemod.version(lake) == 8 and migrate(lake).before == 8
     for table, column in DROPPED[:3]:
         for p in (lake / table).rglob("*.parquet"):
             assert column in pq.read_schema(p).names
@@ -139,7 +139,7 @@ def test_a_version_2_lake_gets_the_keys_of_its_typed_columns(current, tmp_path):
     (lake / lakemod.VERSION_FILE).write_text('{"format": "rebelote-lake", "version": 2}\n')
     assert state(lake) != state(current)
     s = migrate(lake)
-    assert (s.before, s.after) == (2, 7) and "keys recomputed from the typed columns" in str(s)
+    assert (s.before, s.after) == (2, 8) and "keys recomputed from the typed columns" in str(s)
     assert {t for t, n in s.rekeyed.items() if n} >= {"hands", "games", "scores", "holdings", "hand_facts"}
     assert state(lake) == state(current)
     assert derived.fresh_rulesets(lake) == ["belote-classic"]
@@ -166,7 +166,7 @@ def test_a_version_3_lake_keys_its_game_results_and_stays_fresh(current, tmp_pat
     lake = _version_3(current, tmp_path / "v3")
     assert derived.fresh_rulesets(lake) == []        # version 4's test wants the game files too
     s = migrate(lake)
-    assert (s.before, s.after, s.results_keyed) == (3, 7, 1) and "game results keyed by the game" in str(s)
+    assert (s.before, s.after, s.results_keyed) == (3, 8, 1) and "game results keyed by the game" in str(s)
     assert state(lake) == state(current)
     assert derived.fresh_rulesets(lake) == ["belote-classic"]
     keys = pq.read_table(next((lake / "game_scores").rglob("*.parquet")), partitioning=None)
@@ -179,7 +179,7 @@ def test_readers_refuse_an_old_lake_until_it_is_migrated(current, tmp_path):
     """Reports read every column as written (no fallback for a column an older lake lacks): `stats`, `show` and
     the exports refuse a lake of an older layout with the command to run, and read it once migrated."""
     lake = _old(current, tmp_path / "old")
-    with pytest.raises(stats.StatsError, match=r"layout version 1, older than this Rebelote's 7: run `rebelote "
+    with pytest.raises(stats.StatsError, match=r"layout version 1, older than this Rebelote's 8: run `rebelote "
                                                 r"migrate --lake .*` once, then read it"):
         stats.connect(lake)
     game = lakemod.read(current, "games", columns=["game_id"]).column("game_id")[0].as_py()
@@ -210,7 +210,7 @@ def test_the_commands_say_it_in_one_line(current, tmp_path):
     r = CliRunner().invoke(app, ["rescore", "--rules", "belote-classic", "--lake", str(lake)])
     assert r.exit_code == 2 and "run `rebelote migrate --lake" in r.output and "Traceback" not in r.output
     r = CliRunner().invoke(app, ["migrate", "--lake", str(lake)])
-    assert r.exit_code == 0 and "migrated from layout version 1 to 7; 4 files rewritten" in r.output
+    assert r.exit_code == 0 and "migrated from layout version 1 to 8; 4 files rewritten" in r.output
     r = CliRunner().invoke(app, ["migrate", "--lake", str(lake)])
     assert r.exit_code == 0 and "nothing to do" in r.output
 
@@ -265,7 +265,7 @@ def test_an_older_lake_drops_the_tables_no_longer_stored(current, tmp_path, vers
     with pytest.raises(stats.StatsError, match=f"older than this Rebelote's {lakemod.LAKE_VERSION}"):
         stats.connect(lake)
     s = migrate(lake)
-    assert (s.before, s.after, s.unstored) == (version, 7, {t: 1 for t in tables})
+    assert (s.before, s.after, s.unstored) == (version, 8, {t: 1 for t in tables})
     listed = ", ".join(f"{t} 1" for t in tables)
     assert (f"{len(tables)} stored partition{'s' if len(tables) > 1 else ''} of tables no longer stored dropped "
             f"({listed})") in str(s)
@@ -277,3 +277,22 @@ def test_an_older_lake_drops_the_tables_no_longer_stored(current, tmp_path, vers
         con.close()
     assert _reports(lake) == _reports(current)
     assert fairness_report(lake).equals(fairness_report(current))
+
+
+def test_a_version_7_lake_drops_the_player_games_written_without_coinches_decided(current, tmp_path):
+    # Version 8 adds player_games.coinches_decided (the players report's coinches_won_of denominator). A version 7
+    # lake's stored partition lacks it: migrate drops that partition (the view computes the rows until the next
+    # rescore), reports read as on the current lake, and the rescore writes the partition again.
+    lake = tmp_path / "v7"
+    shutil.copytree(current, lake)
+    for p in (lake / "player_games").rglob("*.parquet"):
+        pq.write_table(pq.read_table(p, partitioning=None).drop_columns(["coinches_decided"]), p)
+    (lake / lakemod.VERSION_FILE).write_text('{"format": "rebelote-lake", "version": 7}\n')
+    s = migrate(lake)
+    assert (s.before, s.after) == (7, 8) and {t: n for t, n in s.completed.items() if n} == {"player_games": 1}
+    assert ("1 stored partition of derived tables written before a column was added dropped (player_games 1)"
+            in str(s))
+    assert not list((lake / "player_games").rglob("*.parquet"))
+    assert _reports(lake) == _reports(current)
+    rescore_lake(lake, RULES)
+    assert list((lake / "player_games").rglob("*.parquet")) and _reports(lake) == _reports(current)

@@ -247,6 +247,12 @@ def test_a_team_of_bots_named_on_both_seats_is_one_member_and_self_play_is_not_r
     [[x], [y]] = m.rate([[x], [y]], ranks=[1, 0])
     assert (got.entities[(("X",), "club")].rating.mu, got.entities[(("Y",), "club")].rating.mu) == (x.mu, y.mu)
     assert got.skipped == {"a name on both teams": 1, "a seat without a name": 1, "unfinished (no winner)": 1}
+    # the partnerships board names such a team's one name twice, as queries/partnerships.sql names the pair
+    # (player_a = player_b = the bot), so the two boards list the same pairs; it was (X, None) before
+    pairs = ratings.rate(t, partnerships=True)
+    board = ratings.leaderboard(pairs).to_pylist()
+    assert sorted((r["player_a"], r["player_b"]) for r in board) == [("X", "X"), ("Y", "Y")]
+    assert [(r["player_a"], r["player_b"]) for r in ratings.board(pairs, players=["Y"]).to_pylist()] == [("Y", "Y")]
 
 
 def test_history_prediction_and_calibration_are_the_librarys():

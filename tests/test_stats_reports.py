@@ -495,6 +495,48 @@ def test_players_report_rates_strains_coinches_capots(lake: Path):
     assert (bob["made_rate"], bob["made_rate_lo"], bob["made_rate_hi"]) == (0.5, *_wilson(1, 2))
 
 
+def test_players_coinches_won_of_counts_only_coinches_with_a_result(tmp_path: Path):
+    # coinches_won_of = won / decided (queries/players.sql, as bidders.sql's coinches_right_of): a coinche in a hand
+    # with no result (unscorable, or a litige: contract_made NULL) is counted in coinches, in neither term of the
+    # ratio. The module's lake plus two coinches: Bob (seat 1 in g3) on g3h1 (unscorable) and Dave (seat 2 in g2)
+    # on g2h3 (a litige). Alice's (g2h2, made) and Carol's (g1h2, failed) stay as in the test above.
+    lake = tmp_path / "lake"
+    hands = [dict(h, auction=[{"seat": 3, "call": "take"}, {"seat": 1, "call": "coinche"}], coinche=1)
+             if h["hand_key"] == "colver:g3#1" else
+             dict(h, auction=[{"seat": 3, "call": "80H"}, {"seat": 2, "call": "coinche"}], coinche=1)
+             if h["hand_key"] == "colver:g2#3" else h for h in HANDS]
+    _write(lake, "hands", hands)
+    _write(lake, "games", GAMES)
+    _write(lake, "scores", SCORES)
+    _write(lake, "game_scores", GAME_SCORES)
+    rows = {r["player"]: r for r in stats.run_report(lake, "players", RULES).to_pylist()}
+    cols = ("coinches", "coinches_won", "coinches_decided", "coinches_won_of")
+    assert {p: tuple(r[c] for c in cols) for p, r in rows.items()} == {
+        "Alice": (1, 0, 1, "0/1"), "Carol": (1, 1, 1, "1/1"),
+        "Bob": (1, 0, 0, "0/0"),      # g3h1 unscorable: was "0/1" when every coinche was the denominator
+        "Dave": (1, 0, 0, "0/0"),     # g2h3 a litige
+    }
+
+
+def test_compare_leaves_out_games_a_ruleset_could_not_score_at_all(lake: Path):
+    # queries/compare.sql: "games scored under both" are games with a game_scores row under each ruleset and at
+    # least one hand each could score. A second ruleset scores g1 and g2 as belote-classic does (same rows, so
+    # nothing differs) and no hand of g3 (unscorable_hands = n_hands = 3); belote-classic scored g3h2 and g3h3.
+    # g1 and g2 remain: 2 games, both finished (team 0), no winner differs; g3 counted before (3 games).
+    other = "other"
+    _write(lake, "scores", [dict(s, ruleset=other) if s["game_id"] != "colver:g3" else
+                            dict(s, ruleset=other, status="unscorable", hand_score=None, contract_made=None,
+                                 litige=False, matches_recorded=None) for s in SCORES])
+    _write(lake, "game_scores", [dict(g, ruleset=other, unscorable_hands=3 if g["game_id"] == "colver:g3" else 0)
+                                 for g in GAME_SCORES])
+    got = {r["measure"]: (r["count"], r["of"]) for r in stats.run_report(lake, "compare", RULES, other=other).to_pylist()}
+    assert got["games finished under both"] == (2, 2) and got["winner differs"] == (0, 2)
+    assert got["end hand differs"] == (0, 2)
+    # the hands: the lake's 11 (g4h1 has no score but is a hand selected); scored under both: g1h1, g1h2, g1h4,
+    # g2h1-h3 = 6 (g3h2 is unscorable under the other ruleset; passed-out and unscorable hands are left out)
+    assert got["hands scored under both"] == (6, 11)
+
+
 FAST_FILTERS = (None, stats.Filters(players=("Hugo",), pseudonymize="pepper"),
                 stats.Filters(sources=("club",)))     # sources alone: filtered on the derived tables' own column
 ALL_FILTERS = FAST_FILTERS + (stats.Filters(sources=("club", "online")), stats.Filters(players=("Hugo",)),

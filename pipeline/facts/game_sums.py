@@ -64,6 +64,7 @@ def _player_terms(t: pa.Table) -> dict[str, np.ndarray]:
         "defender_points_hands": defender & has,
         "coinches": coinches,
         "coinches_won": np.where(_bools(t.column("failed")), coinches, 0),
+        "coinches_decided": np.where(pc.is_valid(t.column("failed")).to_numpy(zero_copy_only=False), coinches, 0),
         "capots_made": _bools(t.column("capot_made")),
         "capots_suffered": _bools(t.column("capot_suffered")),
         "declarations": _ints(t.column("declared")),

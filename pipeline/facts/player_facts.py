@@ -149,6 +149,7 @@ GAME_SUMS = {
     "defender_points_hands": "count(own_score) FILTER (WHERE (scored OR summary) AND is_defender)",
     "coinches": "coalesce(sum(coinches), 0)",
     "coinches_won": "coalesce(sum(coinches) FILTER (WHERE failed), 0)",
+    "coinches_decided": "coalesce(sum(coinches) FILTER (WHERE failed IS NOT NULL), 0)",
     "capots_made": "count(*) FILTER (WHERE capot_made)",
     "capots_suffered": "count(*) FILTER (WHERE capot_suffered)",
     "declarations": "coalesce(sum(declared), 0)",

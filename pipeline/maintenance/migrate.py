@@ -32,6 +32,10 @@ in part, so no report's rows change.
 
 Version 6 -> 7 (``dealt_events`` no longer stored: the fairness report counts the events from the deals): its
 stored partitions are dropped the same way; its view computes the rows from ``hands``.
+
+Version 7 -> 8 (``player_games.coinches_decided``, the denominator of the players report's coinches won): the
+stored ``player_games`` partitions written without the column are dropped, as step 4 -> 5 drops them; the views
+compute those rows until the next rescore writes them again.
 """
 
 from __future__ import annotations
@@ -59,7 +63,7 @@ class MigrateSummary:
     dropped: dict[str, int] = field(default_factory=dict)
     rekeyed: dict[str, int] = field(default_factory=dict)
     results_keyed: int = 0      # game_scores files given their games' keys (3 -> 4)
-    completed: dict[str, int] = field(default_factory=dict)   # derived partitions lacking a column dropped (4 -> 5)
+    completed: dict[str, int] = field(default_factory=dict)   # derived partitions lacking a column dropped (4 -> 5, 7 -> 8)
     unstored: dict[str, int] = field(default_factory=dict)    # partitions of tables no longer stored dropped (5 -> 6, 6 -> 7)
 
     def __str__(self) -> str:
@@ -78,7 +82,7 @@ class MigrateSummary:
         if self.before < 4:
             text += (f"; game results keyed by the game they were computed from, "
                      f"{count(self.results_keyed, 'file')} rewritten")
-        if self.before < 5 and sum(self.completed.values()):
+        if sum(self.completed.values()):
             text += (f"; {count(sum(self.completed.values()), 'stored partition')} of derived tables written before "
                      f"a column was added dropped{listed(self.completed)} (the reports compute them from the scores; "
                      f"`rebelote rescore` writes them again)")
@@ -226,9 +230,9 @@ def _v3_to_v4(lake, summary: "MigrateSummary") -> None:
     derived.record_hands(lake, fresh)
 
 
-def _v4_to_v5(lake, summary: "MigrateSummary") -> None:
-    """Derived partitions written before a column was added to their schema (``players``, ``winner``,
-    ``players_every_hand``...) are dropped, as step 1 -> 2 drops them: the views compute those rows until the
+def _drop_incomplete(lake, summary: "MigrateSummary") -> None:
+    """Derived partitions written before a column was added to their schema (4 -> 5: ``players``, ``winner``,
+    ``players_every_hand``...; 7 -> 8: ``coinches_decided``) are dropped, as step 1 -> 2 drops them: the views compute those rows until the
     next rescore, and the reports read every column as written, with no fallback for a missing one."""
     from pipeline.facts.derived import DERIVED
 
@@ -236,7 +240,7 @@ def _v4_to_v5(lake, summary: "MigrateSummary") -> None:
         gone = _partitions_missing_columns(lake, table)
         for part in gone:
             lake_write.drop_partition(lake, table, part.split("=", 1)[1])
-        summary.completed[table] = len(gone)
+        summary.completed[table] = summary.completed.get(table, 0) + len(gone)
 
 
 def _drop_unstored(lake, summary: "MigrateSummary") -> None:
@@ -256,7 +260,8 @@ def _drop_unstored(lake, summary: "MigrateSummary") -> None:
 
 
 #: version -> the step that takes a lake of that version to the next one
-STEPS = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4, 4: _v4_to_v5, 5: _drop_unstored, 6: _drop_unstored}
+STEPS = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4, 4: _drop_incomplete, 5: _drop_unstored, 6: _drop_unstored,
+         7: _drop_incomplete}
 
 
 def migrate(lake) -> MigrateSummary:

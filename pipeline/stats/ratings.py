@@ -334,7 +334,8 @@ def leaderboard(summary: RatingSummary, min_games: int = 1) -> pa.Table:
     cols: dict[str, list] = {"rank": list(range(1, len(rows) + 1))}
     if pairs:
         cols["player_a"] = [e.names[0] for e in rows]
-        cols["player_b"] = [e.names[1] if len(e.names) > 1 else None for e in rows]     # one name: a team of bots
+        # one name: a team of bots, its name on both seats; shown twice, as the partnerships report shows the pair
+        cols["player_b"] = [e.names[1] if len(e.names) > 1 else e.names[0] for e in rows]
     else:
         cols["player"] = [e.names[0] for e in rows]
     cols.update(
@@ -437,7 +438,7 @@ def board(summary: RatingSummary, players: Collection[str] = (), min_games: int 
     keep = {find(summary, p) for p in players}
     sources = table.column("source").to_pylist()
     if summary.partnerships:          # a pair holding the player as either name
-        mask = [any((a in k[0] or (b is not None and b in k[0])) and s == k[1] for k in keep)
+        mask = [any((a in k[0] or b in k[0]) and s == k[1] for k in keep)
                 for a, b, s in zip(table.column("player_a").to_pylist(), table.column("player_b").to_pylist(), sources)]
     else:
         mask = [((n,), s) in keep for n, s in zip(table.column("player").to_pylist(), sources)]
