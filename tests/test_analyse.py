@@ -249,3 +249,24 @@ def test_an_unknown_engine_is_refused(lake):
         analyse.analyse_lake(lake, RULES, engine="spark")
     res = CliRunner().invoke(app, ["analyse", "--lake", str(lake), "--rules", RULES, "--engine", "spark"])
     assert res.exit_code != 0 and "unknown engine 'spark'" in res.output
+
+
+def test_the_solvers_warm_up_is_timed_apart_and_changes_no_row(lake, tmp_path, monkeypatch):
+    """The first hand of each player count a process meets is solved once more before its batch (the call that
+    compiles the kernels, or loads them from the cache); its CPU is counted in ``cpu_warm_up``, not in the
+    solving rate, and the rows are those of a process already warm (colver games: all 4-player)."""
+    base = _copy(lake, tmp_path, "warm")
+    monkeypatch.setattr(analyse, "_WARM", {4})
+    analyse.analyse_lake(base, RULES, sample=6)
+    want = _rows(base)
+    other = _copy(lake, tmp_path, "cold")
+    monkeypatch.setattr(analyse, "_WARM", set())
+    monkeypatch.setattr(analyse, "BATCH", 3)
+    calls = []
+    real = analyse.analyse_rows
+    monkeypatch.setattr(analyse, "analyse_rows", lambda rows, rules: calls.append(len(rows)) or real(rows, rules))
+    summary = analyse.analyse_lake(other, RULES, sample=6)
+    assert calls == [1, 3, 3]            # the warm-up hand, then the two batches
+    assert summary.cpu_warm_up > 0 and summary.hands == 6
+    assert "loading the solver" in str(summary)
+    assert _rows(other) == want

@@ -78,9 +78,13 @@ def _reference(lake_path: Path, ruleset: str, table: str) -> pa.Table:
     return schema.conform(table, t.select(schema.schema(table).names))
 
 
+@pytest.mark.parametrize("splits", [pytest.param(("whole", "random"), id="whole-random"),
+                                    pytest.param(("ones",), id="ones", marks=pytest.mark.slow)])
 @pytest.mark.parametrize("ruleset", RULESETS + ("announced:ffb-classic", "announced:belote-classic"))
 def test_batch_rows_equal_the_sql_rows_under_any_batch_split(lake: Path, announced_lake: Path,  # noqa: F811
-                                                            ruleset: str):
+                                                            ruleset: str, splits: tuple[str, ...]):
+    # splits: the whole lake as one batch, 12 random cuts (games split between batches), or one hand a batch
+    # (hundreds of batches: on demand, -m slow)
     if ruleset.startswith("announced:"):
         lake, ruleset = announced_lake, ruleset.split(":", 1)[1]
         items = lakemod.read(lake, "declaration_items")
@@ -91,7 +95,7 @@ def test_batch_rows_equal_the_sql_rows_under_any_batch_split(lake: Path, announc
     foreign, _ = foreign_games(lake, rules)     # their recorded scores are not compared, as the rescore does
     rng = random.Random(ruleset)
     try:
-        for split in ("whole", "random", "ones"):
+        for split in splits:
             cuts = ([0, hands.num_rows] if split == "whole" else
                     list(range(0, hands.num_rows + 1)) if split == "ones" and hands.num_rows <= 400 else
                     sorted({0, hands.num_rows, *rng.sample(range(1, hands.num_rows), 12)}))

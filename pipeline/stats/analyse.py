@@ -72,7 +72,9 @@ ORDER BY {order}
 class AnalyseSummary:
     """What :func:`analyse_lake` did: ruleset, hands analysed (of those ``eligible``), hands scored that could not
     be analysed (no deal, no full play, no contract, an illegal play...), plays analysed, CPU seconds of the
-    solver (all workers), wall seconds, contracts makeable and made among the hands analysed."""
+    solver (all workers) and, apart, of its loading (``cpu_warm_up``: each process compiles the solver's kernels,
+    or loads them from numba's cache, before its first hand; a first run after an install compiles them, which
+    would otherwise read as a slow solver), wall seconds, contracts makeable and made among the hands analysed."""
 
     ruleset: str
     hands: int = 0
@@ -80,6 +82,7 @@ class AnalyseSummary:
     skipped: int = 0
     plays: int = 0
     cpu_seconds: float = 0.0
+    cpu_warm_up: float = 0.0
     seconds: float = 0.0
     makeable: int = 0
     made: int = 0
@@ -94,7 +97,8 @@ class AnalyseSummary:
         return (f"analyse [{self.ruleset}]: {self.hands:,} hands{sampled} ({self.plays:,} plays) analysed "
                 f"double-dummy, {self.skipped:,} not analysable (no deal, whole legal play "
                 f"or contract); contract makeable {self.makeable:,}/{self.hands:,}, made {self.made:,}/{self.hands:,}; "
-                f"{self.seconds:.2f} s, {self.cpu_seconds:.2f} CPU s of solving ({rate:,.1f} hands per CPU-second)")
+                f"{self.seconds:.2f} s, {self.cpu_seconds:.2f} CPU s of solving ({rate:,.1f} hands per CPU-second; "
+                f"loading the solver {self.cpu_warm_up:.2f} CPU s more)")
 
 
 def analyse_rows(rows: list[dict], rules) -> tuple[pa.Table, float]:
@@ -284,14 +288,25 @@ def _play_costs(spec, hands: list[int], strain: int, leader: int, side: np.ndarr
 _LOADED: dict[tuple[str, str], object] = {}
 
 
+_WARM: set[int] = set()
+"""Player counts the solver of this process has solved a hand of: their kernels compiled or loaded."""
+
+
 def _work(args):
-    """A worker's batch: its rows analysed under the ruleset, loaded once per worker process (``own`` reads the
-    lake's games)."""
+    """A worker's batch: (its ``dd_hands`` rows under the ruleset, CPU seconds solving them, CPU seconds of warm-up).
+    The ruleset is loaded once per worker process (``own`` reads the lake's games). The first hand of each player
+    count the process meets is solved once more beforehand, as the warm-up: that call compiles the
+    kernels it needs (or loads them from the cache), so the solving time is the solver's own."""
     rows, rules_name, lake = args
     rules = _LOADED.get((rules_name, lake))
     if rules is None:
         rules = _LOADED[(rules_name, lake)] = report_rules.load_rules(rules_name, lake)
-    return analyse_rows(rows, rules)
+    warm = 0.0
+    for r in rows:
+        if r["n_players"] not in _WARM:
+            _WARM.add(r["n_players"])
+            warm += analyse_rows([r], rules)[1]
+    return (*analyse_rows(rows, rules), warm)
 
 
 ENGINES = ("local", "ray")
@@ -378,9 +393,10 @@ def analyse_lake(lake: Path | str, ruleset: str, sample: int | None = None, work
     # each batch made Python objects only as it is handed to a worker (a few in flight)
     jobs = ((hands.slice(i, BATCH).to_pylist(), ruleset, str(lake)) for i in range(0, hands.num_rows, BATCH))
     parts = []
-    for table, cpu in run(jobs):
+    for table, cpu, warm in run(jobs):
         parts.append(table)
         summary.cpu_seconds += cpu
+        summary.cpu_warm_up += warm
         summary.hands += table.num_rows
         if progress:
             progress(summary.hands, hands.num_rows)

@@ -27,7 +27,7 @@ def breakdowns(hands: list[dict[str, Any]], rules: list[Ruleset], whole: bool = 
     out = [[explain(h, r, dd.get((r.name, h["hand_key"])), rows[j][i]) for j, r in enumerate(rules)]
            for i, h in enumerate(hands)]
     if whole:
-        out.append([game_summary(hands, r, target, scores[j]) for j, r in enumerate(rules)])
+        out.append([game_summary(hands, r, target, scores[j], table) for j, r in enumerate(rules)])
     return out
 
 
@@ -89,19 +89,21 @@ def _carried(carried: list[int]) -> str:
 
 
 def game_summary(hands: list[dict[str, Any]], rules: Ruleset, target: int | None = None,
-                 scores: pa.Table | None = None) -> dict[str, Any]:
+                 scores: pa.Table | None = None, table: pa.Table | None = None) -> dict[str, Any]:
     """Running totals of a game under ``rules``: per hand the score, litige points held or received, and the
     totals after it (the game pass of :mod:`pipeline.rescore.game`, hand by hand), then the result.
 
     ``target``: the game's recorded target (``games.target``, game points; :func:`game_target`), which replaces
     ``game.target`` when the ruleset sets ``game.target_from_record``, as in the rescore's game pass. ``scores``:
-    ``score_batch`` of ``hands`` under ``rules``, when the caller has it."""
+    ``score_batch`` of ``hands`` under ``rules``, and ``table`` the hands as an Arrow table of the ``hands``
+    schema, when the caller has them."""
     from pipeline.rescore.game import SUMMARY_SCORE
     from pipeline.facts.summary_points import summary_points
 
     game_id = hands[0]["game_id"]
     goal = int(target if target and rules["game.target_from_record"] else rules["game.target"])
-    table = pa.Table.from_pylist(hands, schema=schema.schema("hands"))
+    if table is None:
+        table = pa.Table.from_pylist(hands, schema=schema.schema("hands"))
     if scores is None:
         scores = score_batch(table, rules)
     # a summary hand counts its recorded score plus the litige points its source's totals add on it
@@ -111,9 +113,8 @@ def game_summary(hands: list[dict[str, Any]], rules: Ruleset, target: int | None
     lines = []
     before, pending = [0] * rules.n_teams, 0
     running = _running(scores, rules, target)
-    for k in range(1, len(hands) + 1):
+    for k, s in enumerate(scores.to_pylist(), 1):
         g = running[k - 1]
-        s = scores.slice(k - 1, 1).to_pylist()[0]
         held = f", {s['held_points']} held" if s["held_points"] else ""
         # litige points held by earlier hands and given at this one (game.litige_to): what the totals add beyond
         # the hand's own score, said only when it is exactly what the pending points went down by (a penalty or a
