@@ -363,6 +363,8 @@ def test_the_command(files, tmp_path):
     r = run(app, ["stats", "ratings", "--lake", str(lake), "--as-of", "2026-01-31", "--format", "csv"])
     assert r.exit_code == 0 and "ratings [own]: 1 game rated;" in " ".join(r.stderr.split())
     assert {row["games"] for row in csv.DictReader(io.StringIO(r.stdout))} == {"1"}
+    # the warning about the undated games names the option given (it said --since/--until, not given)
+    assert "left out by --as-of" in " ".join(r.stderr.split()) and "--until" not in r.stderr
 
 
 def test_the_dashboard_file_holds_the_leaderboards(files, tmp_path):

@@ -246,7 +246,7 @@ def stats_ratings(
     who = player[0].partition("@")[0] if history else None
     summary = ratings.rate(results, partnerships, history_of=who, hold_back=hold_back or 0.0)
     err.print(escape(summary.line(used)))
-    _warn_undated(lake, filters)
+    _warn_undated(lake, filters, ("--since/--as-of" if since else "--as-of") if as_of else "--since/--until")
     if summary.calibration:
         err.print(escape(summary.calibration_line()))      # beside the table, never in it: stdout may be CSV or JSON
     elif hold_back:
@@ -328,7 +328,8 @@ def games(
     until: UntilOpt = None,
 ) -> None:
     """List the lake's games by game id: source, variant, hands, players (comma-separated, by seat), when
-    played, the recorded final totals and the file. The ids are what `rebelote show --game` takes."""
+    played, the recorded final totals, and the file read (source_file: in csv, json and parquet; on the terminal
+    with --columns). The ids are what `rebelote show --game` takes."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
