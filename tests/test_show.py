@@ -69,14 +69,21 @@ def test_side_by_side_each_column_has_its_own_parameter():
     # ffb-coinche-2015 makes both tests (bid and defence), colver only the bid's: the second test faces a gap,
     # and its parameter stays on its own (left) side instead of moving to the right-hand column
     rows = _contract_rows(render([explain(hand, rules.load("ffb-coinche-2015")), explain(hand, rules.load("colver"))]))
-    assert len(BID_TEST) > 80    # longer than the left column (80 at most): three spaces, then the right side
-    assert rows[0] == f"  {BID_TEST}   {BID_TEST}"
-    assert rows[1] == f"* {DEFENCE_TEST}"
-    assert rows[2].startswith("  contract: made ") and rows[2].endswith("   contract: made")
+    # longer than the left column (80 at most): its parameters go to the next line, indented, and the right side
+    # stays in its column (a trial found the lines that differ, the longest, pushed out of line)
+    assert len(BID_TEST) > 80
+    bid_text, bid_param = BID_TEST.split("   ")
+    assert rows[0] == f"  {bid_text.ljust(80)}   {BID_TEST}"
+    assert rows[1] == f"      {bid_param}"
+    assert rows[2] == f"* {DEFENCE_TEST}"
+    assert rows[3].startswith("  contract: made ") and rows[3].endswith("   contract: made")
+    assert rows[3].index("   contract: made") == rows[0].index(f"   {BID_TEST}") == 2 + 80
     # belote-classic tests the defence, colver the bid: one made test each, on one line, each with its parameter
     rows = _contract_rows(render([explain(hand, rules.load("belote-classic")), explain(hand, rules.load("colver"))]))
-    assert rows[0] == f"* {DEFENCE_TEST}   {BID_TEST}"
-    assert len(rows) == 2
+    defence_text, defence_param = DEFENCE_TEST.split("   ")
+    assert rows[0] == f"* {defence_text.ljust(80)}   {BID_TEST}"
+    assert rows[1] == f"      {defence_param}"
+    assert len(rows) == 3
     # the header names each ruleset above its column, padded to the left column's width (80, the cap)
     text = render([explain(hand, rules.load("belote-classic")), explain(hand, rules.load("colver"))])
     assert text.split("\n")[1] == "  " + "[belote-classic]".ljust(80) + "   [colver]"

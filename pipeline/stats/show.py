@@ -358,8 +358,9 @@ def mark_differences(breakdowns: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def render(breakdowns: list[dict[str, Any]], width: int = 80, columns: int | None = None) -> str:
     """Plain text of one breakdown, or of two side by side (:func:`pair_rows`): each line is followed by the
     ruleset parameter(s) behind it, in brackets, in its own column; lines that differ are marked ``*``.
-    The left column is padded to its longest line, at most ``width`` characters (a longer line pushes its
-    right-hand side further, three spaces after it).
+    The left column is padded to its longest line, at most ``width`` characters; a longer left-hand line puts
+    its parameters on the next lines, indented, so that the right-hand side stays in its column (a text alone
+    longer than ``width`` pushes it further, three spaces after it).
 
     ``columns``: the terminal's width (None: no limit). Two breakdowns that do not fit side by side are
     stacked instead (:func:`_stacked`), and a line longer than ``columns`` puts its parameters on the next
@@ -381,9 +382,14 @@ def render(breakdowns: list[dict[str, Any]], width: int = 80, columns: int | Non
             if len(lns) == 1:
                 out += _fitted(f"{'*' if differs else ' '} ", lns[0], columns)
                 continue
-            cells = [_cell(ln) for ln in lns]
-            text = "   ".join([c.ljust(w) for c in cells[:-1]] + [cells[-1]]).rstrip()
-            out.append(f"{'*' if differs else ' '} {text}")
+            left, right = lns
+            mark = "*" if differs else " "
+            if right is not None and len(_cell(left)) > w and len(_text(left)) <= w and left.get("param"):
+                out.append(f"{mark} {_text(left).ljust(w)}   {_cell(right)}".rstrip())
+                out += ["  " + x for x in textwrap.wrap(f"[{left['param']}]", max(w, 20), initial_indent="    ",
+                                                         subsequent_indent="    ", break_on_hyphens=False)]
+                continue
+            out.append(f"{mark} {_cell(left).ljust(w)}   {_cell(right)}".rstrip())
     return "\n".join(out)
 
 
