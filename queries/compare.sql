@@ -22,8 +22,9 @@
 --   of               its denominator: 'hands scored under both' of the selected hands (A's hand_facts rows);
 --                    the three hand measures of the hands scored under both; 'games finished under both'
 --                    of the games scored under both (a game with a game_scores row under each ruleset and at
---                    least one hand each could score: a game of summary hands only, or of another player count,
---                    has only recorded points to compare); 'winner differs' of those games finished under at
+--                    least one hand each scored with a contract played, status 'scored': a game of another
+--                    player count, of summary hands only or of thrown-in hands only has nothing of its own to
+--                    compare); 'winner differs' of those games finished under at
 --                    least one of the two (a game one ruleset finishes and the other leaves open differs);
 --                    'end hand differs' of the games scored under both
 --   of_what          what "of" counts, in words (the denominators differ from row to row)
@@ -47,7 +48,8 @@ WITH a AS (SELECT * FROM hand_facts WHERE ruleset = $ruleset),   -- view hand_fa
      gb AS (SELECT * FROM game_scores WHERE ruleset = $other),
      g AS (SELECT ga.winner AS wa, gb.winner AS wb, ga.ended_at_hand AS ea, gb.ended_at_hand AS eb
            FROM ga JOIN gb USING (game_id)
-           WHERE coalesce(ga.unscorable_hands, 0) < ga.n_hands AND coalesce(gb.unscorable_hands, 0) < gb.n_hands)
+           WHERE game_id IN (SELECT game_id FROM a WHERE status = 'scored')
+             AND game_id IN (SELECT game_id FROM b WHERE status = 'scored'))
 SELECT $ruleset::VARCHAR AS ruleset, $other::VARCHAR AS other, measure, count::BIGINT AS count, "of"::BIGINT AS "of",
        of_what
 FROM (

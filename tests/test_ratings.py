@@ -15,6 +15,7 @@ import re
 from datetime import datetime, timezone
 from pathlib import Path
 
+import numpy as np
 import orjson
 import pyarrow as pa
 import pytest
@@ -413,3 +414,20 @@ def test_a_trail_is_bounded_and_evenly_spread():
     assert all(mu == mus[n] for n, mu, _ in trail[1:])
     assert [r["game_id"] for r in thin.recent[(("A",), "club")]] == [f"g{i}" for i in range(91, 101)]
     assert thin.entities[(("A",), "club")].rating.mu == full.entities[(("A",), "club")].rating.mu
+
+
+def test_the_history_rounds_as_round_does_to_the_bit():
+    # ratings._round3 rounds a column at once; it must give round(v, 3) exactly (the history table's digests are
+    # pinned): exact halves of the third decimal (the binary value decides), values a hair from a half, negative
+    # values and zeros, huge values, NaN and infinities, and random ratings-like values.
+    import random
+
+    rng = random.Random(3)
+    edge = [0.0, -0.0, 0.0005, 0.0015, 0.0025, 1.2345, 2.675, -2.675, -0.0004, 0.4995, 1e-9, -1e-9, 123.4565,
+            24.9995, 1e15 + 0.5, -1e300, float("nan"), float("inf"), -float("inf")]
+    edge += [k / 1000 + d for k in range(-3000, 3000, 7) for d in (0.0005, -0.0005, 5e-13, -5e-13)]
+    values = edge + [rng.uniform(-60, 90) for _ in range(200_000)] + [rng.uniform(0, 9) for _ in range(50_000)]
+    got = ratings._round3(values)
+    want = np.array([round(v, 3) for v in values], np.float64)
+    same = (got == want) & (np.signbit(got) == np.signbit(want)) | (np.isnan(got) & np.isnan(want))
+    assert same.all(), [(v, g, w) for v, g, w, ok in zip(values, got, want, same) if not ok][:5]

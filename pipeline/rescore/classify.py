@@ -103,10 +103,14 @@ def classify(rp: np.ndarray, inp: Inputs, flags: np.ndarray, small: np.ndarray) 
         chain.append((low, R_DECK24))
     if rp[P_NEEDS_BID]:
         chain.append((~b[B_BID] & ~b[B_CBID], R_BID))
-    conds = [(v[V_N_PL] != P, R_PLAYERS)] + [(cond & live, code) for cond, code in chain]
+    other_count = v[V_N_PL] != P
+    conds = [(other_count, R_PLAYERS)] + [(cond & live, code) for cond, code in chain]
     reason = _reasons(conds, n)
     bad = reason != 0
     ok = ~bad & live
+    # a hand of another player count is unscorable even when nobody took: its 0 - 0 would count as a hand of
+    # this ruleset's teams (a 3-player hand's seats are not a 4-player ruleset's two teams)
+    passed = passed & ~other_count
     small[S_REASON] = reason
     small[S_STATUS] = 2 - ok.view(np.int8) - 2 * passed.view(np.int8)
     small[S_STRAIN] = st

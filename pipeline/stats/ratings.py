@@ -43,6 +43,7 @@ from datetime import datetime
 from typing import Any
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 
 from pipeline.stats.views import GAME_ID_SQL, natural_sql
@@ -253,6 +254,7 @@ def rate(results: pa.Table, partnerships: bool = False, history_of: str | Collec
     held = math.floor(len(games) * hold_back)
     rated, predicted = games[:len(games) - held], games[len(games) - held:]
     entities = out.entities
+    tracked: dict[tuple, bool] = {}     # entity key -> whether a history_of name is in it (asked once)
     for i, (teams, ranks) in rated:
         source, when = cols["source"][i], cols["played_at"][i]
         keys = [[(names, source) for names in team] for team in teams]
@@ -260,14 +262,15 @@ def rate(results: pa.Table, partnerships: bool = False, history_of: str | Collec
             for k in team:
                 if k not in entities:
                     entities[k] = Entity(k[0], source, model.rating())
+                    tracked[k] = bool(wanted) and not wanted.isdisjoint(k[0])
         new = model.rate(_Teams([[entities[k].rating for k in team] for team in keys]), ranks=ranks)
         for team, rank, ratings in zip(keys, ranks, new):
             for k, r in zip(team, ratings):
                 e = entities[k]
                 e.rating, e.games, e.won, e.last_played = r, e.games + 1, e.won + (rank == 0), when or e.last_played
-                if wanted and not wanted.isdisjoint(k[0]):
+                if tracked[k]:
                     row = {"game_id": cols["game_id"][i], "played_at": when, "entity": k, "won": rank == 0,
-                           "mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()}
+                           "mu": r.mu, "sigma": r.sigma}
                     if history_points is None:
                         out.history.append(row)
                     else:
@@ -352,9 +355,28 @@ def leaderboard(summary: RatingSummary, min_games: int = 1) -> pa.Table:
     return pa.table({k: pa.array(v, types.get(k, pa.string())) for k, v in cols.items()})
 
 
+def _round3(values: list[float]) -> np.ndarray:
+    """``[round(v, 3) for v in values]`` as a float64 array, to the bit, without a Python call per value.
+
+    Python rounds the exact binary value to 3 decimals (half to even) and returns the nearest float to that
+    decimal k / 1000. Here k = rint(v * 1000): the product carries at most half an ulp of error, so k is the
+    same integer unless v * 1000 lies within 1e-6 of a half (those few values, and any not finite or too large,
+    go through ``round`` itself); k / 1000.0 is then the nearest float to k / 1000, as IEEE division is
+    correctly rounded. ``tests/test_ratings.py`` compares both on exact halves and random values."""
+    x = np.asarray(values, np.float64)
+    y = x * 1000.0
+    out = np.rint(y) / 1000.0
+    with np.errstate(invalid="ignore"):
+        odd = ~(np.abs(y) < 2.0 ** 40) | (np.abs(np.abs(y - np.trunc(y)) - 0.5) < 1e-6)
+    for j in np.flatnonzero(odd):
+        out[j] = round(float(x[j]), 3)
+    return out
+
+
 def history_table(summary: RatingSummary) -> pa.Table:
     """The rating of the ``history_of`` player after each of its games: game_no (1, 2 ... per entity), game_id,
-    played_at, player or pair, source, won, rating, uncertainty, ordinal."""
+    played_at, player or pair, source, won, rating, uncertainty, ordinal (the library's ``ordinal()``:
+    mu - 3 sigma, the same float operations), each rounded to 3 decimals as ``round`` does."""
     hist = summary.history
     seen: dict[tuple, int] = {}
     game_no = []
@@ -365,10 +387,11 @@ def history_table(summary: RatingSummary) -> pa.Table:
                         ("player", pa.string()), ("source", pa.string()), ("won", pa.bool_()),
                         ("rating", pa.float64()), ("uncertainty", pa.float64()), ("ordinal", pa.float64())])
     # built column by column (a dict per row cost more than the ratings of the history: 4 rows a game)
+    mu = np.array([h["mu"] for h in hist], np.float64)
+    sigma = np.array([h["sigma"] for h in hist], np.float64)
     cols = [game_no, [h["game_id"] for h in hist], [h["played_at"] for h in hist],
             [" + ".join(h["entity"][0]) for h in hist], [h["entity"][1] for h in hist], [h["won"] for h in hist],
-            [round(h["mu"], 3) for h in hist], [round(h["sigma"], 3) for h in hist],
-            [round(h["ordinal"], 3) for h in hist]]
+            _round3(mu), _round3(sigma), _round3(1.0 * ((mu - 3.0 * sigma) + 0.0))]   # ordinal(): z 3, alpha 1, target 0
     return pa.table([pa.array(c, f.type) for c, f in zip(cols, schema)], schema=schema)
 
 

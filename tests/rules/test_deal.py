@@ -23,6 +23,13 @@ def test_n_players():
     assert status(R2, four) == ("unscorable", f"ruleset {R2.name} is for 2 players")
     two = hand(STD4[:2], ["JH", "AH"], last=1, dealer=1)
     assert status(R2, two) == ("scored", None)
+    # passed out too: a hand nobody took under another player count has no 0 - 0 of this ruleset's teams (it was
+    # 'passed_out' with [0, 0], counted as a 0-point hand by the players report for two of three seats)
+    R4 = ruleset("base")
+    row = score1(R4, hand(STD4[:3], taker=None))
+    assert (row["status"], row["reason"], row["hand_score"]) == ("unscorable", f"ruleset {R4.name} is for 4 players",
+                                                                  None)
+    assert score1(ruleset("base"), hand(STD4, taker=None))["status"] == "passed_out"
     # team = seat with 3 players: a per-player score list of 3
     assert len(score1(ruleset("base", {"deal.n_players": 3}), hand(STD4[:3], ["JH"]))["hand_score"]) == 3
 
