@@ -401,6 +401,52 @@ def test_the_dashboard_file_holds_the_leaderboards(files, tmp_path):
         (p["player_a"], p["player_b"], p["ordinal"]) for p in pairs] and pairs
 
 
+def test_a_player_filter_keeps_its_rows_rated_over_every_game(files, tmp_path):
+    """export duckdb --player P and report --html --player P: P's rows, rated from every game of the other
+    filters, as `stats ratings --player P` rates them (a report audit found them rated from P's games alone: the
+    opponents' ratings, hence P's, moved, and P's rank with them)."""
+    import duckdb
+
+    from pipeline.report import dashboard, html_report
+    f = tmp_path / "g.jsonl"
+    f.write_bytes(b"\n".join(files) + b"\n")
+    lake = tmp_path / "lake"
+    ingest_paths([f], lake)
+    from pipeline.rules import own
+    rescore_lake(lake, own.plan(lake))
+    con = stats.connect(lake)
+    try:
+        results = ratings.game_results(con, "own")
+        hands = con.sql("SELECT players FROM hands").fetchall()
+    finally:
+        con.close()
+    players = ratings.rate(results)
+    board = ratings.leaderboard(players).to_pylist()
+    # a player of the classic games who did not sit in every one of them (so that the filter cuts games)
+    name = next(r["player"] for r in board if sum(r["player"] in p for (p,) in hands) < len(hands))
+    want = next(r for r in board if r["player"] == name)
+    pick = stats.Filters(players=(name,))
+    dashboard.export_duckdb(lake, tmp_path / "d.duckdb", materialize=True, filters=pick)
+    c = duckdb.connect(str(tmp_path / "d.duckdb"), read_only=True)
+    try:
+        rows = c.sql("SELECT * FROM report_ratings WHERE ruleset = 'own' ORDER BY kind, rank").to_arrow_table().to_pylist()
+        hist = c.sql("SELECT DISTINCT player FROM report_rating_history").fetchall()
+    finally:
+        c.close()
+    mine = [r for r in rows if r["kind"] == "player"]
+    assert [(r["rank"], r["player"], r["rating"], r["uncertainty"], r["games"]) for r in mine] == [
+        (want["rank"], name, want["rating"], want["uncertainty"], want["games"])]
+    assert all(name in (r["player"], r["partner"]) for r in rows) and hist == [(name,)]
+    # the page's leaderboard: the one row, the same rank and rating (the section's table, tags stripped)
+    text = html_report.build_html(lake, "own", pick)[0]
+    table = text[text.index('id="table-ratings"'):]
+    table = table[:table.index("</table>")]
+    cells = [c.strip() for c in re.sub(r"<[^>]+>", "|", table.split("<tbody>")[1]).split("|") if c.strip()]
+    assert cells[:6] == [str(want["rank"]), name, want["source"], f"{want['rating']:.2f}",
+                         f"{want['uncertainty']:.2f}", f"{want['ordinal']:.2f}"]
+    assert not any(r["player"] in cells for r in board if r["player"] != name)
+
+
 def test_a_trail_is_bounded_and_evenly_spread():
     """history_points: the report's trails keep the first game and every stride-th, the stride doubling past
     twice the points asked for; the last RECENT games are kept whole, and the ratings are those of every game."""

@@ -73,13 +73,15 @@ def _empty_report(con: duckdb.DuckDBPyConnection, name: str) -> pa.Table:
 
 
 def report_tables(con: duckdb.DuckDBPyConnection, rulesets: list[str],
-                  filters: stats.Filters | None = None, progress=None) -> dict[str, pa.Table]:
+                  filters: stats.Filters | None = None, progress=None, lake=None) -> dict[str, pa.Table]:
     """``report_<name>`` -> rows of every report for every ruleset of ``rulesets`` (stacked; each report
     has a ``ruleset`` column), and ``report_fairness`` (ruleset-independent: it looks at the dealt hands)
     with a leading ``grouped_by`` column: 'all', 'source' or 'player' (the ``group`` column's meaning).
 
     ``con`` is a :func:`pipeline.stats.reports.connect` connection made with ``filters``; ``progress(stage, done,
-    total)`` is called before each report. Raises :class:`pipeline.stats.reports.StatsError` as the reports do.
+    total)`` is called before each report. ``lake``: the lake ``con`` reads, needed when ``filters`` selects
+    players: the ratings then rate every game of the other filters (as ``stats ratings --player`` does) and keep
+    the rows of the players the players report keeps. Raises :class:`pipeline.stats.reports.StatsError` as the reports do.
     """
     progress = progress or (lambda *a: None)
     out: dict[str, pa.Table] = {}
@@ -87,7 +89,18 @@ def report_tables(con: duckdb.DuckDBPyConnection, rulesets: list[str],
         progress(f"report {name}", i, len(REPORTS) + 1)
         parts = [stats.run_report_on(con, name, r, filters) for r in rulesets]
         out[f"report_{name}"] = pa.concat_tables(parts) if parts else _empty_report(con, name)
-    out["report_ratings"], out["report_rating_history"] = rating_tables(con, rulesets)
+    if filters is not None and filters.players:
+        import dataclasses
+
+        kept = out["report_players"].select(["ruleset", "player", "source"]).to_pylist()
+        everyone = stats.connect(lake, dataclasses.replace(filters, players=None))
+        try:
+            out["report_ratings"], out["report_rating_history"] = rating_tables(
+                everyone, rulesets, {(r["ruleset"], r["player"], r["source"]) for r in kept})
+        finally:
+            everyone.close()
+    else:
+        out["report_ratings"], out["report_rating_history"] = rating_tables(con, rulesets)
     parts = []
     progress("report fairness", len(REPORTS), len(REPORTS) + 1)
     for by, t in fairness_many(con, FAIRNESS_GROUPINGS, filters).items():
@@ -136,21 +149,28 @@ def _empty(columns) -> pa.Table:
     return pa.schema([(c, types[t]) for c, t, _ in columns]).empty_table()
 
 
-def rating_tables(con: duckdb.DuckDBPyConnection, rulesets: list[str]) -> tuple[pa.Table, pa.Table]:
+def rating_tables(con: duckdb.DuckDBPyConnection, rulesets: list[str],
+                  keep: set[tuple[str, str, str]] | None = None) -> tuple[pa.Table, pa.Table]:
     """(``report_ratings``, ``report_rating_history``) for each ruleset of ``rulesets``, stacked.
 
     ``report_ratings`` (:data:`RATINGS_COLUMNS`): the players' and the partnerships' leaderboards (``rebelote
     stats ratings``, with and without ``--partnerships``). ``report_rating_history``
     (:data:`RATING_HISTORY_COLUMNS`): every player's rating after each of its games (``stats ratings
     --history``, for every player at once). The players are rated once for both tables: keeping the history
-    does not change the ratings, and each rating pass calls the library once per game."""
+    does not change the ratings, and each rating pass calls the library once per game. ``keep``: (ruleset,
+    player, source) of the only players whose rows to keep (a partnership's when it holds one), all rated."""
     from pipeline.stats import ratings
     boards, histories = [], []
     for r in rulesets:
         results = ratings.game_results(con, r)
         names = {n for ps in results.column("players").to_pylist() if ps for n in ps if n is not None}
+        if keep is not None:
+            names = {p for rs, p, _ in keep if rs == r}
         players = ratings.rate(results, history_of=names)
         t = ratings.history_table(players)
+        if keep is not None:
+            t = t.filter(pa.array([(r, p, s) in keep for p, s in zip(t.column("player").to_pylist(),
+                                                                     t.column("source").to_pylist())], pa.bool_()))
         histories.append(t.add_column(0, "ruleset", pa.array([r] * t.num_rows, pa.string())))
         for kind, summary in (("player", players), ("partnership", ratings.rate(results, partnerships=True))):
             board = ratings.leaderboard(summary)
@@ -160,6 +180,11 @@ def rating_tables(con: duckdb.DuckDBPyConnection, rulesets: list[str]) -> tuple[
             else:
                 board = board.add_column(board.column_names.index("player") + 1, "partner",
                                          pa.nulls(board.num_rows, pa.string()))
+            if keep is not None:
+                board = board.filter(pa.array(
+                    [(r, p, s) in keep or (r, q, s) in keep for p, q, s in zip(
+                        board.column("player").to_pylist(), board.column("partner").to_pylist(),
+                        board.column("source").to_pylist())], pa.bool_()))
             n = board.num_rows
             board = board.add_column(0, "kind", pa.array([kind] * n, pa.string()))
             boards.append(board.add_column(0, "ruleset", pa.array([r] * n, pa.string())))
@@ -224,7 +249,8 @@ def export_duckdb(lake: Path | str, path: Path | str, rulesets: list[str] | None
     try:
         chosen = _choose_rulesets(con, rulesets)
         progress = progress or (lambda *a: None)
-        reports = report_tables(con, chosen, filters, lambda stage, done, total: progress("reports", done, total))
+        reports = report_tables(con, chosen, filters, lambda stage, done, total: progress("reports", done, total),
+                                lake)
         progress("monthly reports", 0, 1)
         reports.update(monthly_tables(con, lake, chosen, filters))
         hands = con.execute("SELECT count(*) FROM hands").fetchall()[0][0]

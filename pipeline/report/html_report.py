@@ -234,7 +234,7 @@ def build_html(lake: Path | str, ruleset: str | None = None, filters: stats.Filt
             progress(name, i, len(_SECTIONS) + 1)
             rep[name] = stats.run_report_on(con, name, ruleset, filters)
         progress("charts", len(_SECTIONS), len(_SECTIONS) + 1)
-        results = ratings.game_results(con, ruleset)
+        results = _every_game(lake, filters, ruleset) if filters.players else ratings.game_results(con, ruleset)
         pages, page_of, rated = player_pages.player_data(con, ruleset, rep, results,
                                                          f" --lake {shlex.quote(str(lake))}",
                                                          rules=_explaining_rules(lake, ruleset),
@@ -283,7 +283,9 @@ def build_html(lake: Path | str, ruleset: str | None = None, filters: stats.Filt
                          + (f'<p class="note">{capot_bids} capot bids left out (they need every trick, not a '
                             "number of points).</p>" if capot_bids else "")))
     players = rep["players"]
-    body.append(_section("ratings", "Ratings", _ratings_content(rated, page_of, activity, fig)))
+    only = {(r["player"], r["source"]) for r in rep["players"].select(["player", "source"]).to_pylist()} \
+        if filters.players else None
+    body.append(_section("ratings", "Ratings", _ratings_content(rated, page_of, activity, fig, only)))
     player_links = {"player": [f"#player={page_of[(p, src)]}" if (p, src) in page_of else None
                                for p, src in zip(players.column("player").to_pylist(),
                                                  players.column("source").to_pylist())]}
@@ -400,12 +402,29 @@ WHERE played_at IS NOT NULL GROUP BY 1 ORDER BY 1
 """
 
 
-def _ratings_content(rated, page_of: dict, activity: pa.Table, fig) -> str:
+def _every_game(lake, filters: stats.Filters, ruleset: str) -> pa.Table:
+    """The game results the ratings of a page with ``--player`` read: every game of the other filters, as
+    ``stats ratings --player`` rates them (the selected players' games alone would rate each opponent on a part of
+    its games)."""
+    import dataclasses
+
+    con = stats.connect(lake, dataclasses.replace(filters, players=None))
+    try:
+        return ratings.game_results(con, ruleset)
+    finally:
+        con.close()
+
+
+def _ratings_content(rated, page_of: dict, activity: pa.Table, fig, only: set | None = None) -> str:
     """The ratings section: the rating over time of the best rated players with a page, the games per month,
-    and the leaderboard (pipeline/stats/ratings.py), names linked to their pages."""
+    and the leaderboard (pipeline/stats/ratings.py), names linked to their pages; ``only``: the (player,
+    source) rows the leaderboard keeps (the page's players under ``--player``, with their ranks among all)."""
     import plotly.graph_objects as go
 
     board = ratings.leaderboard(rated)
+    if only is not None:
+        board = board.filter(pa.array([k in only for k in zip(board.column("player").to_pylist(),
+                                                               board.column("source").to_pylist())], pa.bool_()))
     best = [e for e in sorted(rated.entities.values(), key=lambda e: -e.rating.ordinal())
             if rated.trails.get((e.names, e.source))][:TRAIL_PLAYERS]
     out = ('<p class="lead">Ratings from the games\' results in time order (openskill\'s Plackett-Luce model: in '
