@@ -21,10 +21,11 @@
 --   count            how many hands or games the measure counts
 --   of               its denominator: 'hands scored under both' of the selected hands (A's hand_facts rows);
 --                    the three hand measures of the hands scored under both; 'games finished under both'
---                    of the games scored under both (a game with a game_scores row under each ruleset and at
---                    least one hand each scored with a contract played, status 'scored': a game of another
---                    player count, of summary hands only or of thrown-in hands only has nothing of its own to
---                    compare); 'winner differs' of those games finished under at
+--                    of the games scored under both (a game with a game_scores row under each ruleset, of the
+--                    player count of both: a hand of another count is unscorable with the reason 'ruleset NAME
+--                    is for N players' (pipeline/rescore/engine.py reason_texts), and its game has nothing of
+--                    the ruleset's own to compare; a game of score-sheet rows is compared, its recorded scores
+--                    read under each ruleset's target and end rules); 'winner differs' of those games finished under at
 --                    least one of the two (a game one ruleset finishes and the other leaves open differs);
 --                    'end hand differs' of the games scored under both
 --   of_what          what "of" counts, in words (the denominators differ from row to row)
@@ -48,9 +49,11 @@ WITH a AS (SELECT * FROM hand_facts WHERE ruleset = $ruleset),   -- view hand_fa
      gb AS (SELECT * FROM game_scores WHERE ruleset = $other),
      g AS (SELECT ga.winner AS wa, gb.winner AS wb, ga.ended_at_hand AS ea, gb.ended_at_hand AS eb
            FROM ga JOIN gb USING (game_id)
-           WHERE game_id IN (SELECT game_id FROM a WHERE status = 'scored')
-             AND game_id IN (SELECT game_id FROM b WHERE status = 'scored'))
-SELECT $ruleset::VARCHAR AS ruleset, $other::VARCHAR AS other, measure, count::BIGINT AS count, "of"::BIGINT AS "of",
+           WHERE game_id NOT IN (SELECT game_id FROM scores
+                                 WHERE ruleset IN ($ruleset, $other) AND status = 'unscorable'
+                                   AND starts_with(reason, 'ruleset ' || ruleset || ' is for ')
+                                   AND ends_with(reason, ' players')))
+SELECT $ruleset::VARCHAR AS ruleset, $other::VARCHAR AS other, measure, coalesce(count, 0)::BIGINT AS count, coalesce("of", 0)::BIGINT AS "of",
        of_what
 FROM (
     SELECT 1 AS k, 'hands scored under both' AS measure, (SELECT count(*) FROM h) AS count, count(*) AS "of",

@@ -306,6 +306,16 @@ def test_show_explains_a_three_player_hand():
     assert "capot: P1 took no trick: 50 to each other player, no last-trick bonus" in text
     assert "card points: 139 - 0 - 92   [cards.capot_split_each]" in text
 
+    # a 3-player hand nobody took, under a 4-player ruleset: unscorable (no 0 - 0 of the ruleset's teams), and
+    # show says so rather than "passed out: 0 - 0"
+    passed = dict(hand(DEAL2, None, taker=0), auction=[[s, "pass"] for s in range(3)], contract=None)
+    (row,) = _rows(game(passed))
+    b = explain(row, rules.load("belote-classic"))
+    assert (b["status"], b["score"], b["reason"]) == ("unscorable", None, "ruleset belote-classic is for 4 players")
+    text = render([b])
+    assert "unscorable: ruleset belote-classic is for 4 players" in text and "0 - 0" not in text
+    assert "no contract: 0 - 0" in render([explain(row, rules.load("belote-3p"))])
+
 
 # ---------------------------------------------------------------------------------------------- simulated games
 

@@ -21,7 +21,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "pipeline"
 #: above it. A module may import its own stage and the ones below, never one above.
 STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("cards", "words", "names", "catalog", "resources", "limits", "jit", "trick_order", "arrow_rows",
-              "rules.citations", "terminal")),
+              "engine_version", "rules.citations", "terminal")),
     ("storage", ("storage",)),
     ("rules", ("rules",)),
     ("formats", ("formats",)),

@@ -119,6 +119,29 @@ def test_a_changed_choice_rescores_everything(scored, tmp_path):
     assert not summary.update and summary.hands == lakemod.row_count(scored, "hands")
 
 
+def test_scores_of_an_older_scoring_engine_are_stale_and_rescored_whole(scored):
+    # pipeline/engine_version.py: a record without the engine key was written by version 1. Its scores are stale
+    # (changed_parameters names the engine first, the report's note and status say so), an update scores every
+    # game again, and the new record names this engine
+    import json
+
+    from pipeline import engine_version
+    from pipeline.stats import report_rules, scored_with
+
+    path = scored / "scores" / "ruleset=own" / "_ruleset.json"
+    rec = json.loads(path.read_text())
+    assert rec["engine"] == engine_version.ENGINE == 2
+    assert scored_with.changed_parameters(scored, own.plan(scored)) == []
+    del rec["engine"]
+    path.write_text(json.dumps(rec))
+    assert scored_with.changed_parameters(scored, own.plan(scored)) == [("scoring_engine", 1, 2)]
+    assert report_rules.choose(scored, None).why == ("the rules changed since its last rescore: "
+                                                     "scoring engine 1 -> 2")
+    summary = rescore_lake(scored, own.plan(scored), update=True)
+    assert not summary.update and summary.hands == lakemod.row_count(scored, "hands")
+    assert json.loads(path.read_text())["engine"] == 2 and report_rules.choose(scored, None).rescore is None
+
+
 def test_one_ruleset_updates_too_and_an_edited_house_file_does_not(tmp_path, scored):
     house = tmp_path / "house.toml"
     house.write_text('name = "house"\nextends = "belote-classic"\n[game]\ntarget = 1000\n')

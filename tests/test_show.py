@@ -104,8 +104,11 @@ def test_a_narrow_terminal_stacks_the_two_rulesets():
     score = text.split("\nScore (game points)\n")[1].split("\n")
     assert [x.split("   [")[0] for x in score if x.startswith(("* A hand score", "  B hand score"))] == [
         "* A hand score: 170 - 90", "  B hand score: 172 - 90"]
-    # wide enough for both side by side: the layout of test_side_by_side_each_column_has_its_own_parameter
+    # wide enough for both side by side: the layout of test_side_by_side_each_column_has_its_own_parameter; a
+    # terminal exactly as wide as its widest line keeps it (the wrapped parameters count, not the unwrapped line)
     assert render(both, columns=1000) == render(both)
+    widest = max(len(x) for x in render(both).split("\n"))
+    assert render(both, columns=widest) == render(both) and render(both, columns=widest - 1) != render(both)
     # one ruleset in a narrow terminal: a line too long puts its parameters on the next lines, indented
     rows = _contract_rows(render(both[:1], columns=60))
     assert rows[0] == "  taker's total vs bid: 92 vs 80"

@@ -420,6 +420,7 @@ def test_audit_cli_commands_name_the_lake(lake: Path):
 
     from typer.testing import CliRunner
 
+    from pipeline import engine_version
     from pipeline.facts import derived
     from pipeline.cli import app
     from pipeline.rules import load
@@ -430,7 +431,7 @@ def test_audit_cli_commands_name_the_lake(lake: Path):
     (lake / "scores" / f"ruleset={RULES}" / "_ruleset.json").write_text(json.dumps(
         {"name": RULES, "chain": list(rules.chain), "params": rules.params, "sources": rules.sources,
          "hands_files": derived.hands_snapshot(lake), "games_files": derived.hands_snapshot(lake, "games"),
-         "hand_seq_files": None}, sort_keys=True))
+         "hand_seq_files": None, engine_version.KEY: engine_version.ENGINE}, sort_keys=True))
     r = CliRunner().invoke(app, ["stats", "audit", "--lake", str(lake), "--rules", RULES, "--format", "json"])
     assert r.exit_code == 0, r.output
     rows = json.loads(r.stdout)
@@ -518,20 +519,23 @@ def test_players_coinches_won_of_counts_only_coinches_with_a_result(tmp_path: Pa
     }
 
 
-def test_compare_leaves_out_games_a_ruleset_could_not_score_at_all(lake: Path):
-    # queries/compare.sql: "games scored under both" are games with a game_scores row under each ruleset and at
-    # least one hand each could score. A second ruleset scores g1 and g2 as belote-classic does (same rows, so
-    # nothing differs) and no hand of g3 (unscorable_hands = n_hands = 3); belote-classic scored g3h2 and g3h3.
-    # g1 and g2 remain: 2 games, both finished (team 0), no winner differs; g3 counted before (3 games).
+@pytest.mark.parametrize("reason, games", [("ruleset other is for 3 players", 2), ("contract strain missing", 3)])
+def test_compare_leaves_out_games_of_another_player_count(lake: Path, reason: str, games: int):
+    # queries/compare.sql: the games compared are those with a game_scores row under each ruleset, of the player
+    # count of both. A second ruleset scores g1 and g2 as belote-classic does (same rows, so nothing differs) and
+    # no hand of g3 (unscorable_hands = n_hands = 3). When its reason is the player count ("ruleset other is for
+    # 3 players", the engine's text), g3 is left out: 2 games, both finished (team 0), no winner differs. When the
+    # hands are unscorable for another reason, g3 is compared (a score sheet's game is, its recorded scores read
+    # under each ruleset's target): 3 games, g3 unfinished under both.
     other = "other"
     _write(lake, "scores", [dict(s, ruleset=other) if s["game_id"] != "colver:g3" else
-                            dict(s, ruleset=other, status="unscorable", hand_score=None, contract_made=None,
-                                 litige=False, matches_recorded=None) for s in SCORES])
+                            dict(s, ruleset=other, status="unscorable", reason=reason, hand_score=None,
+                                 contract_made=None, litige=False, matches_recorded=None) for s in SCORES])
     _write(lake, "game_scores", [dict(g, ruleset=other, unscorable_hands=3 if g["game_id"] == "colver:g3" else 0)
                                  for g in GAME_SCORES])
     got = {r["measure"]: (r["count"], r["of"]) for r in stats.run_report(lake, "compare", RULES, other=other).to_pylist()}
-    assert got["games finished under both"] == (2, 2) and got["winner differs"] == (0, 2)
-    assert got["end hand differs"] == (0, 2)
+    assert got["games finished under both"] == (2, games) and got["winner differs"] == (0, 2)
+    assert got["end hand differs"] == (0, games)
     # the hands: the lake's 11 (g4h1 has no score but is a hand selected); scored under both: g1h1, g1h2, g1h4,
     # g2h1-h3 = 6 (g3h2 is unscorable under the other ruleset; passed-out and unscorable hands are left out)
     assert got["hands scored under both"] == (6, 11)

@@ -92,6 +92,9 @@ def report_tables(con: duckdb.DuckDBPyConnection, rulesets: list[str],
     if filters is not None and filters.players:
         import dataclasses
 
+        if lake is None:
+            raise ValueError("report_tables: a player filter needs the lake (its ratings rate every game)")
+
         kept = out["report_players"].select(["ruleset", "player", "source"]).to_pylist()
         everyone = stats.connect(lake, dataclasses.replace(filters, players=None))
         try:
@@ -116,7 +119,8 @@ RATINGS_COLUMNS = (
                         "against pairs: `stats ratings --partnerships`)."),
     ("rank", "INTEGER", "Rank by ordinal within the ruleset and kind, 1 = best."),
     ("player", "VARCHAR", "The player's name, or a partnership's first name (sorted)."),
-    ("partner", "VARCHAR", "A partnership's second name; NULL for a player (and for a team of bots named alike)."),
+    ("partner", "VARCHAR", "A partnership's second name (the same name again for a team of bots named alike, as in "
+                           "report_partnerships); NULL for a player."),
     ("source", "VARCHAR", "Source of the games (a player is a name as its source spells it)."),
     ("rating", "DOUBLE", "mu: the rating after the last game."),
     ("uncertainty", "DOUBLE", "sigma: how uncertain the rating is."),
@@ -382,7 +386,8 @@ _HISTORY_TEXT = """\
 report_rating_history: is a player getting stronger? Every player's rating after each of its games (pipeline/stats/ratings.py)
 
 The same ratings as report_ratings (players, not partnerships), one row per player and rated game, in rating
-order (game_no); `rebelote stats ratings --history --player P` gives one player's rows."""
+order (game_no); `rebelote stats ratings --history --player P` gives one player's rows. Under `--player`, the
+rows of those players only, rated from every game of the other filters."""
 
 _MONTHLY_TEXT = """\
 report_{name}_by_month: report_{name}, month by month (`rebelote stats {report} --by month`)
@@ -484,7 +489,9 @@ rebelote export duckdb FILE.duckdb [--lake DIR] [--rules NAME]... [--source S]..
   file is written, for every ruleset scored in the lake (or those given with `--rules`); the `ruleset`
   column tells them apart. Filter on it in dashboards.
 * **Filters** `--source`, `--variant`, `--player` restrict the views and the reports to those hands, as in
-  `rebelote stats`; `--min-hands` drops report rows with fewer hands.
+  `rebelote stats`; `--min-hands` drops report rows with fewer hands. The ratings are the exception to
+  `--player`, as in `stats ratings --player`: every game of the other filters is rated, and the rows of the
+  players given are kept (a player's rating depends on its opponents' other games).
 * **`--pseudonymize SALT`** replaces every player name (in `hands.players`, `games.players`,
   `seats.player`, `seats.partner` and so in every report) by `p_` + 12 hex digits of
   HMAC-SHA256(SALT, source + U+001F + name). It implies `--materialize`: views

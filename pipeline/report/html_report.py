@@ -431,7 +431,9 @@ def _ratings_content(rated, page_of: dict, activity: pa.Table, fig, only: set | 
            "4-player games two teams of two, in 2- and 3-player games each player alone). The leaderboard ranks by "
            "the ordinal, rating - 3 x uncertainty, so a player with few games is not ranked on luck. Games with no "
            "recorded time come after the dated ones, by source and game id"
-           + (f" ({rated.undated:,} of the {rated.rated:,} games rated)" if rated.undated else "") + ".</p>")
+           + (f" ({rated.undated:,} of the {rated.rated:,} games rated have no recorded time)" if rated.undated else "")
+           + (". With a player filter, every game of the other filters is rated, and the leaderboard keeps the "
+              "players selected" if only is not None else "") + ".</p>")
     if best:
         figure = go.Figure()
         for e in best:

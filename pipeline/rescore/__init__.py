@@ -25,6 +25,7 @@ from pipeline.storage import lake_write
 from pipeline.storage import lake as lakemod
 from pipeline.rules import Ruleset
 from pipeline.rules.own import OwnRules
+from pipeline import engine_version
 from pipeline.rescore.reasons import SUMMARY_REASON
 from pipeline.words import count
 
@@ -443,6 +444,7 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
             # and which hand and game files they cover (pipeline.facts.derived.hands_unchanged)
             lakemod.write_bytes(lake, f"scores/ruleset={rules.name}/_ruleset.json", json.dumps(
                 {"name": rules.name, "chain": list(rules.chain), "params": rules.params, "sources": rules.sources,
+                 engine_version.KEY: engine_version.ENGINE,
                  "hands_files": hands_files, "games_files": games_files,
                  # an update's new hand_facts rows carry no position (pipeline.facts.derived): compare pairs by key
                  "hand_seq_files": hands_files if write_derived and games is None else None},

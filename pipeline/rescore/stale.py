@@ -14,7 +14,8 @@ changed), or before its game had a ``games`` row (no key). Ingest never touches 
 reads a stale ruleset as it stands leaves the stale games out (:func:`pipeline.stats.views.create_views`).
 
 An update is only valid while the rules are those the stored rows were computed with (:func:`updatable`); any
-change of a parameter, or of the ruleset chosen for a game already scored under ``own``, needs the full rescore.
+change of a parameter, of the ruleset chosen for a game already scored under ``own``, or of the scoring engine
+(:mod:`pipeline.engine_version`), needs the full rescore.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 import orjson
 import pyarrow as pa
 
+from pipeline import engine_version
 from pipeline.storage import lake as lakemod
 from pipeline.rules import Ruleset
 from pipeline.rules.own import OwnRules
@@ -60,6 +62,8 @@ def updatable(lake, rules: Ruleset | OwnRules) -> bool:
     rec = record(lake, rules.name)
     if rec is None or rec.get("hands_files") is None or not isinstance(rec.get("params"), dict):
         return False
+    if engine_version.recorded(rec) != engine_version.ENGINE:
+        return False       # computed by another engine: every game is scored again
     stored = rec["params"]
     now = json.loads(json.dumps(rules.params, ensure_ascii=False, sort_keys=True))
     if not isinstance(rules, OwnRules):

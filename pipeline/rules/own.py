@@ -26,6 +26,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 from pipeline.storage import lake as lakemod
+from pipeline import engine_version
 from pipeline.resources import resource_dir
 from pipeline.rules import Ruleset, RulesetError, load, shipped_names
 
@@ -229,14 +230,16 @@ def plan(lake) -> OwnRules:
 
 def describe(changes: list[tuple[str, Any, Any]]) -> str:
     """How ``own`` changed since its scores were computed, from :func:`pipeline.stats.scored_with.changed_parameters`
-    rows: the choices that changed (``source/variant/named``: before -> now), the rulesets used or no longer
-    used, and the first parameters that changed in a ruleset still used."""
+    rows: the scoring engine's version when it changed (:mod:`pipeline.engine_version`), the choices that changed
+    (``source/variant/named``: before -> now), the rulesets used or no longer used, and the first parameters that
+    changed in a ruleset still used."""
+    engine = [(a, b) for k, a, b in changes if k == engine_version.NAME]
     choice = [(k.removeprefix("choice."), a, b) for k, a, b in changes if k.startswith("choice.")]
-    rest = [(k, a, b) for k, a, b in changes if not k.startswith("choice.")]
+    rest = [(k, a, b) for k, a, b in changes if not k.startswith("choice.") and k != engine_version.NAME]
     new = sorted({k.split(".")[0] for k, a, b in rest if a is None})
     gone = sorted({k.split(".")[0] for k, a, b in rest if b is None})
     edited = [(k, a, b) for k, a, b in rest if a is not None and b is not None]
-    parts = []
+    parts = [f"scoring engine {a} -> {b}" for a, b in engine]
     if choice:
         shown = ", ".join(f"{k} {a or 'none'} -> {b or 'none'}" for k, a, b in choice[:2])
         parts.append(f"{len(choice)} choice{'s' if len(choice) > 1 else ''} changed ({shown}"

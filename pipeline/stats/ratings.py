@@ -364,9 +364,9 @@ def _round3(values: list[float]) -> np.ndarray:
     go through ``round`` itself); k / 1000.0 is then the nearest float to k / 1000, as IEEE division is
     correctly rounded. ``tests/test_ratings.py`` compares both on exact halves and random values."""
     x = np.asarray(values, np.float64)
-    y = x * 1000.0
-    out = np.rint(y) / 1000.0
-    with np.errstate(invalid="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"):
+        y = x * 1000.0
+        out = np.rint(y) / 1000.0
         odd = ~(np.abs(y) < 2.0 ** 40) | (np.abs(np.abs(y - np.trunc(y)) - 0.5) < 1e-6)
     for j in np.flatnonzero(odd):
         out[j] = round(float(x[j]), 3)

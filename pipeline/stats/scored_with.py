@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 
+from pipeline import engine_version
 from pipeline.storage import lake as lakemod
 from pipeline.rules import Ruleset
 
@@ -31,12 +32,16 @@ def _flat(params: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
+def _record_path(name: str) -> str:
+    return f"scores/ruleset={name}/_ruleset.json"
+
+
 def stored_parameters(lake, name: str) -> dict[str, Any] | None:
     """The resolved parameters (``{"section.key": value}``, JSON types) the lake's scores of ruleset ``name`` were
     computed with, or None when the lake has no record of them (never rescored under ``name``, or a lake
     rescored before the record existed)."""
     try:
-        raw = lakemod.read_bytes(lake, f"scores/ruleset={name}/_ruleset.json")
+        raw = lakemod.read_bytes(lake, _record_path(name))
     except (OSError, ValueError):
         return None
     if not raw:
@@ -48,13 +53,16 @@ def stored_parameters(lake, name: str) -> dict[str, Any] | None:
 def changed_parameters(lake, rules: Ruleset) -> list[tuple[str, Any, Any]]:
     """``(parameter, value scored with, value now)`` for every parameter of ``rules`` whose value differs from the
     one the lake's scores of ``rules.name`` were computed with (a parameter present on one side only counts,
-    with None on the other), sorted by name; empty when they agree or the lake keeps no record."""
+    with None on the other), sorted by name; empty when they agree or the lake keeps no record. Scores an older
+    scoring engine computed (:mod:`pipeline.engine_version`) add ``("scoring_engine", old, new)`` first."""
     stored = stored_parameters(lake, rules.name)
     if stored is None:
         return []
     # compare through the same JSON encoding the record was written with (tuples become lists, etc.)
     now = _flat(json.loads(json.dumps(rules.params, ensure_ascii=False, sort_keys=True)))
-    return [(k, stored.get(k), now.get(k)) for k in sorted(set(stored) | set(now)) if stored.get(k) != now.get(k)]
+    engine = engine_version.recorded(orjson.loads(lakemod.read_bytes(lake, _record_path(rules.name))))
+    return ([(engine_version.NAME, engine, engine_version.ENGINE)] if engine != engine_version.ENGINE else []) + [
+        (k, stored.get(k), now.get(k)) for k in sorted(set(stored) | set(now)) if stored.get(k) != now.get(k)]
 
 
 def describe(changes: list[tuple[str, Any, Any]], limit: int = 4) -> str:

@@ -120,6 +120,9 @@ def explain(hand: dict[str, Any], rules: Ruleset, dd: dict[str, Any] | None = No
             section("Contract", [_line("passed out", f"no contract: counts {' - '.join(map(str, hand['recorded_score']))}"
                                        " as recorded (a summary hand: its recorded score counts in the game)",
                                        "auction.style")])
+        elif sc["status"] == "unscorable":      # nobody took, but the ruleset cannot score it (another player count)
+            section("Contract", [_line("passed out", "no contract")])
+            section("Result", [_line(sc["status"], sc["reason"])])
         else:
             section("Contract", [_line("passed out", "no contract: 0 - 0", "auction.style")])
         return {"ruleset": rules.name, "game_id": hand["game_id"], "hand_no": hand["hand_no"], "sections": sections,
@@ -371,9 +374,8 @@ def render(breakdowns: list[dict[str, Any]], width: int = 80, columns: int | Non
         w = 0
     else:
         w = min(width, max((len(_cell(lns[0])) for _, rows in layout for _, lns, _ in rows), default=0))
-    rows_text = [[_cell(ln) for ln in lns] for _, rows in layout for _, lns, _ in rows]
     if len(breakdowns) == 2 and columns is not None and any(
-            len("  " + c[0].ljust(w) + "   " + c[1]) > columns for c in rows_text):
+            _side_by_side_width(lns, w) > columns for _, rows in layout for _, lns, _ in rows):
         return "\n".join(out + _stacked(breakdowns, layout, columns))
     out.append("  " + "   ".join(f"[{b['ruleset']}]".ljust(w) for b in breakdowns).rstrip())
     for title, rows in layout:
@@ -384,13 +386,29 @@ def render(breakdowns: list[dict[str, Any]], width: int = 80, columns: int | Non
                 continue
             left, right = lns
             mark = "*" if differs else " "
-            if right is not None and len(_cell(left)) > w and len(_text(left)) <= w and left.get("param"):
+            if _wraps(left, right, w):
                 out.append(f"{mark} {_text(left).ljust(w)}   {_cell(right)}".rstrip())
                 out += ["  " + x for x in textwrap.wrap(f"[{left['param']}]", max(w, 20), initial_indent="    ",
                                                          subsequent_indent="    ", break_on_hyphens=False)]
                 continue
             out.append(f"{mark} {_cell(left).ljust(w)}   {_cell(right)}".rstrip())
     return "\n".join(out)
+
+
+def _wraps(left: dict[str, Any] | None, right: dict[str, Any] | None, w: int) -> bool:
+    """Whether a side-by-side row puts its left-hand parameters on the next line (:func:`render`)."""
+    return (right is not None and left is not None and len(_cell(left)) > w and len(_text(left)) <= w
+            and bool(left.get("param")))
+
+
+def _side_by_side_width(lns: list, w: int) -> int:
+    """The widest line a row of ``lns`` (one or two lines) takes side by side, left column ``w`` wide."""
+    if len(lns) == 1:
+        return 2 + len(_cell(lns[0]))
+    left, right = lns
+    if _wraps(left, right, w):
+        return max(2 + w + 3 + len(_cell(right)), 6 + min(len(f"[{left['param']}]"), max(w, 20)))
+    return 2 + max(len(_cell(left)), w) + 3 + len(_cell(right))
 
 
 def _fitted(lead: str, ln: dict[str, Any] | None, columns: int | None) -> list[str]:
