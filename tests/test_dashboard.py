@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 
 import duckdb
+import orjson
 import pytest
 from typer.testing import CliRunner
 
@@ -22,7 +23,8 @@ from pipeline.stats import reports as stats
 from pipeline.cli import app
 from pipeline.stats.fairness import fairness_report
 from pipeline.stats.pseudonymize import RAW_REMOVED, pseudonym
-from pipeline.simulate.games import PLAYERS
+from pipeline.rules import load
+from pipeline.simulate.games import PLAYERS, simulate
 
 runner = CliRunner()
 RULESETS = ["belote-classic", "colver"]
@@ -243,3 +245,15 @@ def test_cli_export_duckdb_scores_first_and_names_a_missing_folder(tmp_path):
     # the sample's 347 hands (data/README.md), every one in the players report's own ruleset
     assert _query(out, "SELECT DISTINCT ruleset FROM report_contracts") == [("own",)]
     assert _query(out, "SELECT count(*) FROM scores WHERE ruleset = 'own'") == [(347,)]
+    # another ruleset exported by default whose scores went stale (hands imported since it was scored): named in
+    # a warning with the command that updates it (a new user found the file silently without those games)
+    r = runner.invoke(app, ["rescore", "--rules", "colver", "--lake", str(lk)])
+    assert r.exit_code == 0, r.output
+    extra = tmp_path / "more.jsonl"
+    extra.write_bytes(b"\n".join(orjson.dumps(g) for g in simulate(load("belote-classic"), 1, 77)) + b"\n")
+    assert runner.invoke(app, ["ingest", str(extra), "--lake", str(lk), "-q"]).exit_code == 0
+    r = runner.invoke(app, ["export", "duckdb", str(tmp_path / "y.duckdb"), "--lake", str(lk)])
+    assert r.exit_code == 0, r.output
+    said = " ".join(r.stderr.split())
+    assert "the scores under colver are stale (hands imported or replaced since its last rescore)" in said
+    assert f"rebelote rescore --rules colver --lake {lk}" in said and "scores under own are stale" not in said

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 
+import shlex
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from rich.markup import escape
 
 from pipeline.catalog import DEFAULT_LAKE
 from pipeline.words import count
 
 
-from pipeline.cli.common import (_need_current, _games_where, app, _complete_rules, err, _fail, _filters, _has_hands, LakeOpt, out,
+from pipeline.cli.common import (_need_current, _games_where, app, _complete_rules, err, _fail, _filters, _has_hands,
+                                 _lake_has_table, LakeOpt, out,
                                  _outside_lake, _phase_progress, PlayerOpt, PseudoOpt, _report_rules, _salt,
                                  SinceOpt, SourceOpt, UntilOpt, VariantOpt)
 
@@ -126,6 +129,8 @@ def export_duckdb_cmd(
     # missing or stale; by default every ruleset the lake holds scores of is exported, its own among them
     names = [_report_rules(r, lake) for r in rules or [None]]
     names = names if rules else []
+    if not rules:
+        _warn_stale_others(lake)
     try:
         with _phase_progress(f"export {file.name}") as progress:
             summary = dashboard.export_duckdb(lake, file, names, filters, materialize, progress=progress)
@@ -137,6 +142,26 @@ def export_duckdb_cmd(
         err.print("note: --pseudonymize copies the rows into the file (as --materialize does): views would "
                   "carry the salt and read the real names")
     out.print(str(summary))
+
+
+def _warn_stale_others(lake) -> None:
+    """Every ruleset exported by default whose scores are stale (the default one was just rescored): say so, and
+    the command that updates it. Its tables hold the games its scores answer for (a report over stale scores
+    leaves the stale games out), so the file is not silently partial."""
+    from pipeline.rules import RulesetError, load
+    from pipeline.stats import report_rules
+
+    if not _lake_has_table(lake, "hands"):
+        return
+    for name in report_rules.scored(lake):
+        try:
+            why = report_rules.staleness(lake, load(name), report_rules.scored(lake)) if name != "own" else ""
+        except (RulesetError, OSError, ValueError):
+            continue       # a house ruleset known by its record only: the reports say what they can
+        if why:
+            err.print(f"[yellow]warning:[/] the scores under {escape(name)} are stale ({escape(why)}): exported as "
+                      f"they stand, without the games they do not answer for; `rebelote rescore --rules "
+                      f"{shlex.quote(name)} --lake {shlex.quote(str(lake))}` updates them")
 
 
 @app.command()

@@ -487,7 +487,10 @@ rebelote export duckdb FILE.duckdb [--lake DIR] [--rules NAME]... [--source S]..
   self-contained and can be moved or shared without the lake.
 * **Report tables** `report_*`: every report of `rebelote stats` (and `report_fairness`), computed when the
   file is written, for every ruleset scored in the lake (or those given with `--rules`); the `ruleset`
-  column tells them apart. Filter on it in dashboards.
+  column tells them apart. Filter on it in dashboards. Each game's own ruleset (and each one given with
+  `--rules`) is scored first when its scores are missing or stale, as for every report; another ruleset whose
+  scores are stale is exported as it stands, without the games its scores do not answer for, with a warning
+  naming the `rebelote rescore` command that updates it.
 * **Filters** `--source`, `--variant`, `--player` restrict the views and the reports to those hands, as in
   `rebelote stats`; `--min-hands` drops report rows with fewer hands. The ratings are the exception to
   `--player`, as in `stats ratings --player`: every game of the other filters is rated, and the rows of the
