@@ -346,6 +346,19 @@ def test_the_command(files, tmp_path):
     assert list(rows[0]) == ["rank", "player", "source", "rating", "uncertainty", "ordinal", "games", "won", "last_played"]
     assert "games rated (" in r.stderr and "openskill PlackettLuce" in r.stderr
     name = rows[0]["player"]
+    # pseudonymized, the real name given to --player stands for its pseudonym, as in the other reports (it was
+    # "no rated player"); the row is the same but for the name, and so is the history
+    from pipeline.stats.pseudonymize import pseudonym
+    alias = pseudonym("pepper", rows[0]["source"], name)
+    for given in (name, alias, f"{name}@{rows[0]['source']}"):
+        r = run(app, ["stats", "ratings", "--lake", str(lake), "--player", given, "--pseudonymize", "pepper",
+                      "--format", "csv"])
+        assert r.exit_code == 0, r.output
+        assert list(csv.DictReader(io.StringIO(r.stdout))) == [dict(rows[0], player=alias)], given
+    r = run(app, ["stats", "ratings", "--lake", str(lake), "--history", "--player", name, "--pseudonymize", "pepper",
+                  "--format", "csv"])
+    hist = list(csv.DictReader(io.StringIO(r.stdout)))
+    assert r.exit_code == 0 and hist and {h["player"] for h in hist} == {alias}
     r = run(app, ["stats", "ratings", "--lake", str(lake), "--history", "--player", name, "--format", "csv"])
     assert r.exit_code == 0 and list(csv.DictReader(io.StringIO(r.stdout)))[0]["player"] == name
     r = run(app, ["stats", "ratings", "--lake", str(lake), "--history"])

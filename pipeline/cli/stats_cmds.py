@@ -243,6 +243,11 @@ def stats_ratings(
             con.close()
     except stats.StatsError as e:
         _fail(str(e))
+    if filters.pseudonymize and player:       # a real name stands for its pseudonyms, as in the other reports
+        player = ratings.as_rated(player, filters.pseudonymize, results)
+        if history and len(player) > 1:
+            _fail(f"{player[0].partition('@')[0]} is rated in several sources "
+                  f"({', '.join(p.partition('@')[2] for p in player)}): write NAME@SOURCE")
     who = player[0].partition("@")[0] if history else None
     summary = ratings.rate(results, partnerships, history_of=who, hold_back=hold_back or 0.0)
     err.print(escape(summary.line(used)))

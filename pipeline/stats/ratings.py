@@ -395,6 +395,26 @@ def history_table(summary: RatingSummary) -> pa.Table:
     return pa.table([pa.array(c, f.type) for c, f in zip(cols, schema)], schema=schema)
 
 
+def as_rated(names: Collection[str], salt: str, results: pa.Table) -> list[str]:
+    """``--player`` names given to pseudonymized ratings, as the ratings name them: a real name becomes
+    ``PSEUDONYM@SOURCE`` for each source of ``results`` (``NAME@SOURCE``: that one) whose games it played, as
+    the other reports accept a real name or a pseudonym; a pseudonym, or a name that played nowhere, stays as
+    given (:func:`find` then says what it can)."""
+    from pipeline.stats.pseudonymize import PREFIX, pseudonym
+
+    played = {(n, s) for ps, s in zip(results.column("players").to_pylist(), results.column("source").to_pylist())
+              for n in ps or () if n is not None}
+    sources = sorted({s for _, s in played})
+    out = []
+    for given in names:
+        name, _, source = given.partition("@")
+        found = [] if name.startswith(PREFIX) else [
+            f"{pseudonym(salt, s, name)}@{s}" for s in ([source] if source else sources)
+            if (pseudonym(salt, s, name), s) in played]
+        out += found or [given]
+    return out
+
+
 def find(summary: RatingSummary, name: str) -> tuple:
     """``((name,), source)`` of the rated player ``name`` (``NAME@SOURCE`` when the name is rated in several
     sources); with partnerships, of a name that some rated pair holds. Raises ValueError naming the sources,
