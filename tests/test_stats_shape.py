@@ -41,6 +41,9 @@ def test_sort_limit_and_columns(lake):
     rows = _csv(["players", "--lake", str(lake), "--sort=-hands", "--sort", "player", "--limit", "3",
                  "--columns", "player,hands,made_of"])
     assert rows == [["player", "hands", "made_of"]] + [[r["player"], str(r["hands"]), r["made_of"]] for r in want]
+    # the keys comma-separated, as --columns takes them (a new user's trial: "no column '-hands,player'")
+    assert _csv(["players", "--lake", str(lake), "--sort", "-hands, player", "--limit", "3",
+                 "--columns", "player,hands,made_of"]) == rows
     # ascending by a text column, every column kept
     rows = _csv(["players", "--lake", str(lake), "--sort", "player"])
     assert [r[rows[0].index("player")] for r in rows[1:]] == sorted(r["player"] for r in whole)

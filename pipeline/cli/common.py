@@ -239,7 +239,8 @@ def _warn_undated(lake, filters, why: str = "--since/--until") -> None:
 
 
 def _shape(table, sort: Optional[list[str]], limit: Optional[int], columns: Optional[str]):
-    """``table`` sorted (``--sort COL``, ``-COL`` descending, repeatable: the first is the main key; a column of
+    """``table`` sorted (``--sort COL``, ``-COL`` descending, repeatable or comma-separated as ``--columns`` is: the
+    first is the main key; a column of
     ``made/of`` counts sorts by their rate, then by ``of``), cut to ``limit`` rows and to the comma-separated
     ``columns``, in that order. An unknown column is an error that lists the report's columns."""
     names = table.column_names
@@ -253,7 +254,7 @@ def _shape(table, sort: Optional[list[str]], limit: Optional[int], columns: Opti
         import pyarrow.compute as pc
 
         keys, added = [], []
-        for s in sort:
+        for s in (part.strip() for given in sort for part in given.split(",") if part.strip()):
             name, order = (s[1:], "descending") if s.startswith("-") else (s, "ascending")
             col = table.column(known(name))
             if pa.types.is_string(col.type) and col.null_count < len(col) and pc.all(pc.or_kleene(
@@ -292,7 +293,7 @@ SinceOpt = Annotated[Optional[str], typer.Option("--since", help="Only games pla
 UntilOpt = Annotated[Optional[str], typer.Option("--until", help="Only games played before this time, or on or before "
                                                  "this date (YYYY-MM-DD includes the whole day).")]
 SortOpt = Annotated[Optional[list[str]], typer.Option("--sort", help="Sort by this column (-COL: descending; "
-                                                      "repeatable, the first is the main key).")]
+                                                      "repeatable or comma-separated, the first is the main key).")]
 LimitOpt = Annotated[Optional[int], typer.Option("--limit", min=0, help="Only the first N rows (after --sort).")]
 ByOpt = Annotated[Optional[str], typer.Option("--by", help="month: the report once per month (UTC) of the games' "
                                               "recorded time, with a month column; games with no time are left "

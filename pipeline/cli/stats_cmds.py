@@ -216,7 +216,8 @@ def stats_ratings(
     """Ratings of players (or partnerships) from their games' results in time order, with uncertainty: a
     leaderboard ranked by the conservative ordinal (rating - 3 x uncertainty), a player's trajectory (--history),
     win probabilities (--predict) and a calibration check (--calibration). Model: openskill's Plackett-Luce,
-    teams of two in 4-player games, every player alone in 2- and 3-player games (docs/reports.md, Ratings)."""
+    teams of two in 4-player games, every player alone in 2- and 3-player games (docs/reports.md, Ratings).
+    --since rates only the games from then on (every rating starts afresh there); --as-of the games up to then."""
     from pipeline.stats import ratings
     from pipeline.stats import reports as stats
     if history and not player:
