@@ -90,13 +90,12 @@ def report_tables(con: duckdb.DuckDBPyConnection, rulesets: list[str],
         parts = [stats.run_report_on(con, name, r, filters) for r in rulesets]
         out[f"report_{name}"] = pa.concat_tables(parts) if parts else _empty_report(con, name)
     if filters is not None and filters.players:
-        import dataclasses
-
         if lake is None:
             raise ValueError("report_tables: a player filter needs the lake (its ratings rate every game)")
+        from pipeline.stats import ratings
 
         kept = out["report_players"].select(["ruleset", "player", "source"]).to_pylist()
-        everyone = stats.connect(lake, dataclasses.replace(filters, players=None))
+        everyone = ratings.every_game(lake, filters)
         try:
             out["report_ratings"], out["report_rating_history"] = rating_tables(
                 everyone, rulesets, {(r["ruleset"], r["player"], r["source"]) for r in kept})

@@ -234,7 +234,12 @@ def build_html(lake: Path | str, ruleset: str | None = None, filters: stats.Filt
             progress(name, i, len(_SECTIONS) + 1)
             rep[name] = stats.run_report_on(con, name, ruleset, filters)
         progress("charts", len(_SECTIONS), len(_SECTIONS) + 1)
-        results = _every_game(lake, filters, ruleset) if filters.players else ratings.game_results(con, ruleset)
+        every = ratings.every_game(lake, filters) if filters.players else con
+        try:
+            results = ratings.game_results(every, ruleset)
+        finally:
+            if every is not con:
+                every.close()
         pages, page_of, rated = player_pages.player_data(con, ruleset, rep, results,
                                                          f" --lake {shlex.quote(str(lake))}",
                                                          rules=_explaining_rules(lake, ruleset),
@@ -400,19 +405,6 @@ SELECT strftime(date_trunc('month', played_at), '%Y-%m') AS month, count(*) AS g
 FROM (SELECT game_id, any_value(played_at) AS played_at FROM games GROUP BY game_id)
 WHERE played_at IS NOT NULL GROUP BY 1 ORDER BY 1
 """
-
-
-def _every_game(lake, filters: stats.Filters, ruleset: str) -> pa.Table:
-    """The game results the ratings of a page with ``--player`` read: every game of the other filters, as
-    ``stats ratings --player`` rates them (the selected players' games alone would rate each opponent on a part of
-    its games)."""
-    import dataclasses
-
-    con = stats.connect(lake, dataclasses.replace(filters, players=None))
-    try:
-        return ratings.game_results(con, ruleset)
-    finally:
-        con.close()
 
 
 def _ratings_content(rated, page_of: dict, activity: pa.Table, fig, only: set | None = None) -> str:

@@ -84,6 +84,17 @@ LEFT JOIN (SELECT DISTINCT game_id FROM hands WHERE completeness = 'summary') AS
 """
 
 
+def every_game(lake, filters) -> duckdb.DuckDBPyConnection:
+    """A connection over ``lake`` with ``filters`` (:class:`pipeline.stats.report_filters.Filters`) less its
+    players: what ratings under ``--player`` read. A player's rating depends on its opponents' other games, so
+    every game of the other filters is rated and the players' rows are kept afterwards (``stats ratings``, the
+    HTML report and ``export duckdb`` alike)."""
+    import dataclasses
+
+    from pipeline.stats.views import connect
+    return connect(lake, dataclasses.replace(filters, players=None))
+
+
 def game_results(con: duckdb.DuckDBPyConnection, ruleset: str) -> pa.Table:
     """The games of the connection's views (:func:`pipeline.stats.reports.connect`, filters applied) with their result
     under ``ruleset``: game_id, source, source_game_id, n_players, players (by seat), played_at, winner (team, or
