@@ -40,6 +40,10 @@
 --     docs/sources.md), so > 0 is made, 0 a tie (a litige under FFB-B16 §10.1.3) and < 0 failed;
 --   * none for a capot bid (it needs every trick, not a number of points) and for a take in a 3-player hand
 --     (two opponents: no single defence total to subtract).
+--   The margin follows the contract the hand records, not the ruleset's made test: a bid recorded in a hand
+--   rescored under a ruleset that judges every contract against the defence (contract.made_vs_bid = "none",
+--   e.g. coinche records under belote-classic) still reads against the bid, so it can be >= 0 on a failed
+--   contract there; made_of and success_rate follow the ruleset.
 --   taker_capots     scored contracts where the taker's team won every trick (capot_team = taker_team)
 --
 -- Order: strain (C D H S NT AT, then others), take, bids by value, capot, then coinche level.

@@ -22,8 +22,9 @@
 --   decl_points_taker     ... by the taker's team (card points)
 --   decl_points_defence   ... by the defence (card points)
 --   decl_points_per_hand  decl_points / hands_scored, card points, rounded to 2 decimals
---   belote_hands          hands with a belote-rebelote (belote_team not NULL)
---   belote_taker_hands    ... held by the taker's team
+--   belote_hands          hands where a team has belote-rebelote points (hand_facts.belote_teams <> 0: in
+--                         all-trump both teams may, and the hand counts once)
+--   belote_taker_hands    ... the taker's team among them
 --   belote_share          belote_hands / hands_scored, rounded to 4 decimals
 --   decided_hands         hands the declarations decided (scores.declarations_decided): without the tierce ..
 --                         carré points of both teams (belote kept) the outcome made / failed / litige differs
@@ -40,7 +41,7 @@ WITH h AS (
            -- team columns for two teams; 3-player hands (one list entry per player) count in the totals
            decl_points_team0 AS d0, decl_points_team1 AS d1, decl_points AS d_all, decl_points_taker AS d_taker,
            decl_points - decl_points_taker AS d_defence,
-           belote_team, taker_team, declarations_decided, contract_made
+           belote_teams, taker_team, declarations_decided, contract_made
     FROM hand_facts
     WHERE ruleset = $ruleset AND status = 'scored'
 )
@@ -56,9 +57,9 @@ SELECT $ruleset::VARCHAR                                            AS ruleset,
        coalesce(sum(d_taker), 0)::BIGINT                            AS decl_points_taker,
        coalesce(sum(d_defence), 0)::BIGINT                          AS decl_points_defence,
        round(sum(d_all) / nullif(count(*), 0), 2)                   AS decl_points_per_hand,
-       count(belote_team)                                           AS belote_hands,
-       count_if(belote_team = taker_team)::BIGINT                   AS belote_taker_hands,
-       round(count(belote_team) / nullif(count(*), 0), 4)           AS belote_share,
+       count_if(belote_teams <> 0)::BIGINT                          AS belote_hands,
+       count_if((belote_teams >> taker_team) & 1 = 1)::BIGINT       AS belote_taker_hands,
+       round(count_if(belote_teams <> 0) / nullif(count(*), 0), 4)  AS belote_share,
        count(*) FILTER (WHERE declarations_decided)                       AS decided_hands,
        count(*) FILTER (WHERE declarations_decided AND contract_made)     AS made_thanks_to_decl,
        count(*) FILTER (WHERE declarations_decided AND NOT contract_made) AS failed_because_of_decl,

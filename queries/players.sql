@@ -35,8 +35,8 @@
 --                    'passed_out', the latter scoring 0); for a summary hand, its recorded score instead
 --                    (with the litige points its source's totals add on it)
 --   points_per_hand  points / points_hands, game points, rounded to 2 decimals (NULL when no such hand)
---   team_belotes     scored hands where the player's TEAM held belote-rebelote (belote_team = team;
---                    scores do not say which partner held it)
+--   team_belotes     scored hands where the player's TEAM has belote-rebelote points (scores.belote_points of
+--                    the team > 0; in all-trump both teams may; scores do not say which partner held it)
 --   illegal_plays    scored hands whose first illegal play (legal = false) was made by the player
 --   won, finished    games the player's team won / games with a winner (game_scores.winner not NULL)
 --                    under the ruleset, or for a game with summary hands the recorded winner

@@ -98,9 +98,9 @@ def _old(current: Path, to: Path) -> Path:
 def test_a_new_lake_records_the_current_version(current):
     assert json.loads((current / lakemod.VERSION_FILE).read_text()) == {"format": "rebelote-lake",
                                                                          "version": lakemod.LAKE_VERSION}
-    assert lakemod.version(current) == lakemod.LAKE_VERSION == 8
+    assert lakemod.version(current) == lakemod.LAKE_VERSION == 9
     s = migrate(current)
-    assert (s.before, s.after) == (8, 8) and str(s).endswith("already at layout version 8, nothing to do")
+    assert (s.before, s.after) == (9, 9) and str(s).endswith("already at layout version 9, nothing to do")
 
 
 def test_an_old_lake_is_refused_by_every_writer_then_migrated(current, tmp_path):
@@ -108,16 +108,16 @@ def test_an_old_lake_is_refused_by_every_writer_then_migrated(current, tmp_path)
     assert lakemod.version(lake) == 1
     for write in (lambda: ingest_paths([], lake), lambda: rescore_lake(lake, RULES),
                   lambda: compaction.compact(lake)):
-        with pytest.raises(lakemod.LakeVersionError, match=r"layout version 1, older than this Rebelote's 8: "
+        with pytest.raises(lakemod.LakeVersionError, match=rf"layout version 1, older than this Rebelote's {lakemod.LAKE_VERSION}: "
                                                             r"run `rebelote migrate --lake .*` once"):
             write()
     s = migrate(lake)
-    assert (s.before, s.after) == (1, 8)
+    assert (s.before, s.after) == (1, 9)
     # every file of hands, games, rejects, game_scores was rewritten; the one stored player_games partition dropped
     assert {t: n for t, n in s.rewritten.items() if n} == {"hands": 1, "games": 1, "rejects": 1, "game_scores": 1}
     assert s.results_keyed == 1
     assert {t: n for t, n in s.dropped.items() if n} == {"player_games": 1}
-    assert lakemod.version(lake) == 8 and migrate(lake).before == 8
+    assert lakemod.version(lake) == 9 and migrate(lake).before == 9
     for table, column in DROPPED[:3]:
         for p in (lake / table).rglob("*.parquet"):
             assert column in pq.read_schema(p).names
@@ -139,11 +139,24 @@ def test_a_version_2_lake_gets_the_keys_of_its_typed_columns(current, tmp_path):
     (lake / lakemod.VERSION_FILE).write_text('{"format": "rebelote-lake", "version": 2}\n')
     assert state(lake) != state(current)
     s = migrate(lake)
-    assert (s.before, s.after) == (2, 8) and "keys recomputed from the typed columns" in str(s)
+    assert (s.before, s.after) == (2, 9) and "keys recomputed from the typed columns" in str(s)
     assert {t for t, n in s.rekeyed.items() if n} >= {"hands", "games", "scores", "holdings", "hand_facts"}
-    assert state(lake) == state(current)
+    _same_but_recounted(lake, current)
     assert derived.fresh_rulesets(lake) == ["belote-classic"]
     assert _reports(lake) == _reports(current)
+
+
+def _same_but_recounted(lake: Path, current: Path) -> None:
+    """``lake``, migrated, reads as ``current`` but for the stored partitions step 8 -> 9 drops (belote-rebelote
+    counted per team): none is left, and the reports read the same rows from the views."""
+    got, want = state(lake), state(current)
+    recounted = ("hand_facts", "player_games")
+    assert [got[t] for t in recounted] == [[], []] and all(want[t] for t in recounted)
+    for st in (got, want):
+        for t in recounted:
+            del st[t]
+        st["visible"] = [f for f in st["visible"] if not f.startswith(tuple(f"/{t}/" for t in recounted))]
+    assert got == want and _reports(lake) == _reports(current)
 
 
 def _version_3(current: Path, to: Path) -> Path:
@@ -166,8 +179,8 @@ def test_a_version_3_lake_keys_its_game_results_and_stays_fresh(current, tmp_pat
     lake = _version_3(current, tmp_path / "v3")
     assert derived.fresh_rulesets(lake) == []        # version 4's test wants the game files too
     s = migrate(lake)
-    assert (s.before, s.after, s.results_keyed) == (3, 8, 1) and "game results keyed by the game" in str(s)
-    assert state(lake) == state(current)
+    assert (s.before, s.after, s.results_keyed) == (3, 9, 1) and "game results keyed by the game" in str(s)
+    _same_but_recounted(lake, current)
     assert derived.fresh_rulesets(lake) == ["belote-classic"]
     keys = pq.read_table(next((lake / "game_scores").rglob("*.parquet")), partitioning=None)
     games = lakemod.read(lake, "games", columns=["game_id", "game_key"])
@@ -179,7 +192,7 @@ def test_readers_refuse_an_old_lake_until_it_is_migrated(current, tmp_path):
     """Reports read every column as written (no fallback for a column an older lake lacks): `stats`, `show` and
     the exports refuse a lake of an older layout with the command to run, and read it once migrated."""
     lake = _old(current, tmp_path / "old")
-    with pytest.raises(stats.StatsError, match=r"layout version 1, older than this Rebelote's 8: run `rebelote "
+    with pytest.raises(stats.StatsError, match=rf"layout version 1, older than this Rebelote's {lakemod.LAKE_VERSION}: run `rebelote "
                                                 r"migrate --lake .*` once, then read it"):
         stats.connect(lake)
     game = lakemod.read(current, "games", columns=["game_id"]).column("game_id")[0].as_py()
@@ -210,7 +223,7 @@ def test_the_commands_say_it_in_one_line(current, tmp_path):
     r = CliRunner().invoke(app, ["rescore", "--rules", "belote-classic", "--lake", str(lake)])
     assert r.exit_code == 2 and "run `rebelote migrate --lake" in r.output and "Traceback" not in r.output
     r = CliRunner().invoke(app, ["migrate", "--lake", str(lake)])
-    assert r.exit_code == 0 and "migrated from layout version 1 to 8; 4 files rewritten" in r.output
+    assert r.exit_code == 0 and "migrated from layout version 1 to 9; 4 files rewritten" in r.output
     r = CliRunner().invoke(app, ["migrate", "--lake", str(lake)])
     assert r.exit_code == 0 and "nothing to do" in r.output
 
@@ -265,7 +278,7 @@ def test_an_older_lake_drops_the_tables_no_longer_stored(current, tmp_path, vers
     with pytest.raises(stats.StatsError, match=f"older than this Rebelote's {lakemod.LAKE_VERSION}"):
         stats.connect(lake)
     s = migrate(lake)
-    assert (s.before, s.after, s.unstored) == (version, 8, {t: 1 for t in tables})
+    assert (s.before, s.after, s.unstored) == (version, 9, {t: 1 for t in tables})
     listed = ", ".join(f"{t} 1" for t in tables)
     assert (f"{len(tables)} stored partition{'s' if len(tables) > 1 else ''} of tables no longer stored dropped "
             f"({listed})") in str(s)
@@ -289,10 +302,26 @@ def test_a_version_7_lake_drops_the_player_games_written_without_coinches_decide
         pq.write_table(pq.read_table(p, partitioning=None).drop_columns(["coinches_decided"]), p)
     (lake / lakemod.VERSION_FILE).write_text('{"format": "rebelote-lake", "version": 7}\n')
     s = migrate(lake)
-    assert (s.before, s.after) == (7, 8) and {t: n for t, n in s.completed.items() if n} == {"player_games": 1}
+    assert (s.before, s.after) == (7, lakemod.LAKE_VERSION) and {t: n for t, n in s.completed.items() if n} == {"player_games": 1}
     assert ("1 stored partition of derived tables written before a column was added dropped (player_games 1)"
             in str(s))
     assert not list((lake / "player_games").rglob("*.parquet"))
     assert _reports(lake) == _reports(current)
     rescore_lake(lake, RULES)
     assert list((lake / "player_games").rglob("*.parquet")) and _reports(lake) == _reports(current)
+
+
+def test_a_version_8_lake_drops_the_partitions_counted_anew(current, tmp_path):
+    # Version 9 counts belote-rebelote per team (a hand where both teams hold one, in all-trump, counts for both:
+    # hand_facts.belote_teams, player_games.team_belotes). A version 8 lake's stored hand_facts and player_games
+    # partitions were written with the old count: migrate drops them, the reports read as on the current lake
+    # (the views compute the rows), and the next rescore writes them again.
+    lake = tmp_path / "v8"
+    shutil.copytree(current, lake)
+    (lake / lakemod.VERSION_FILE).write_text('{"format": "rebelote-lake", "version": 8}\n')
+    s = migrate(lake)
+    assert (s.before, s.after, s.recounted) == (8, 9, {"hand_facts": 1, "player_games": 1})
+    assert "2 stored partitions of derived tables counted anew dropped (hand_facts 1, player_games 1)" in str(s)
+    _same_but_recounted(lake, current)
+    rescore_lake(lake, RULES)
+    assert state(lake) == state(current)

@@ -107,3 +107,27 @@ def test_rules_show_own_says_what_own_is(tmp_path):
     r = CliRunner().invoke(app, ["rules", "show", "own"])
     assert r.exit_code == 2 and "'own' is not one ruleset: each game is scored under its own" in " ".join(r.stderr.split())
     assert "rebelote rules sources --lake DIR" in " ".join(r.stderr.split())
+
+
+def test_export_csv_points_to_the_stats_output(tmp_path):
+    # a new user typed `rebelote export csv` (export writes JSON Lines or DuckDB; a report's CSV comes from stats)
+    for fmt in ("csv", "json", "parquet"):
+        r = CliRunner().invoke(app, ["export", fmt, "--lake", str(tmp_path / "lake")])
+        text = " ".join(r.output.split()).replace("│ ", "").replace(" │", "")
+        assert r.exit_code == 2 and f"rebelote stats players -o players.{fmt}" in text, r.output
+    r = CliRunner().invoke(app, ["export", "nope"])
+    assert r.exit_code == 2 and "No such command 'nope'" in r.output
+
+
+def test_a_reader_says_what_its_lake_path_is_instead(tmp_path):
+    # new-user trial: `status --lake FILE` said "lake folder not found", and `status --lake` on a folder of
+    # records reported an empty lake; every reader now says what the path is (pipeline.storage.lake.unreadable)
+    (tmp_path / "notes.txt").write_text("x")
+    (tmp_path / "records").mkdir()
+    (tmp_path / "records" / "deals.jsonl").write_text("{}\n")
+    cases = {"notes.txt": "--lake names a file, not a lake folder", "records": "is a folder of other files, not a lake",
+             "nothing": "lake folder not found"}
+    for name, said in cases.items():
+        for cmd in (["status"], ["stats", "players"]):
+            r = CliRunner().invoke(app, [*cmd, "--lake", str(tmp_path / name)])
+            assert r.exit_code == 2 and said in " ".join(r.stderr.split()), (cmd, name, r.output)

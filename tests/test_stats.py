@@ -10,7 +10,9 @@ The lake (source 'colver', ruleset 'belote-classic'; values are made up but cons
     h4  taker Carol (seat 2, team 0)  unscorable        hand_score NULL
   game colver:g2, players by seat [Alice, Bob, Dave, Carol] -> team 0 = Alice+Dave, team 1 = Bob+Carol
     h1  taker Carol (seat 3, team 1)  scored, LITIGE    hand_score [81, 0]    decl [0, 0]   belote team 1
-    h2  taker Dave  (seat 2, team 0)  scored, MADE      hand_score [100, 82]  decl [0, 20]  no belote
+    h2  taker Dave  (seat 2, team 0)  scored, MADE      hand_score [100, 82]  decl [0, 20]  belote both teams
+                                      (all-trump: each team holds a K+Q pair, belote_points [20, 20], so
+                                      scores.belote_team is null; it counts for every player and once a hand)
   game_scores: g1 winner NULL (unfinished), g2 winner team 0 (Alice+Dave).
 """
 
@@ -80,7 +82,10 @@ def _score(game: str, no: int, status: str, taker_team: int | None, hand_score, 
     return {
         "ruleset": ruleset, "hand_key": f"{game}#{no}", "game_id": f"{source}:{game}", "hand_no": no,
         "source": source, "status": status, "taker_team": taker_team, "hand_score": hand_score,
-        "contract_made": made, "litige": litige, "declaration_points": decl, "belote_team": belote,
+        "contract_made": made, "litige": litige, "declaration_points": decl,
+        # belote: each team's belote points; belote_team as the engine gives it, the one team that has some
+        "belote_points": belote, "belote_team": (None if belote is None or sum(p > 0 for p in belote) != 1
+                                                 else next(t for t, p in enumerate(belote) if p > 0)),
         "legal": legal, "illegal_seat": illegal_seat, "held_points": 81 if litige else 0,
         "declarations_decided": decided,
     }
@@ -96,15 +101,15 @@ def _game(game: str, players: list[str], n_hands: int, source: str = "colver") -
 
 HANDS = [
     _hand("g1", 1, G1, 0), _hand("g1", 2, G1, 1), _hand("g1", 3, G1, None), _hand("g1", 4, G1, 2),
-    _hand("g2", 1, G2, 3), _hand("g2", 2, G2, 2),
+    _hand("g2", 1, G2, 3), dict(_hand("g2", 2, G2, 2), strain="AT"),
 ]
 SCORES = [
-    _score("g1", 1, "scored", 0, [120, 42], made=True, decl=[20, 0], belote=0, legal=True, decided=True),
+    _score("g1", 1, "scored", 0, [120, 42], made=True, decl=[20, 0], belote=[20, 0], legal=True, decided=True),
     _score("g1", 2, "scored", 1, [212, 0], made=False, decl=[0, 50], legal=False, illegal_seat=3, decided=False),
     _score("g1", 3, "passed_out", None, [0, 0]),
     _score("g1", 4, "unscorable", 0, None),
-    _score("g2", 1, "scored", 1, [81, 0], litige=True, decl=[0, 0], belote=1, legal=True),
-    _score("g2", 2, "scored", 0, [100, 82], made=True, decl=[0, 20], legal=True, decided=False),
+    _score("g2", 1, "scored", 1, [81, 0], litige=True, decl=[0, 0], belote=[0, 20], legal=True),
+    _score("g2", 2, "scored", 0, [100, 82], made=True, decl=[0, 20], belote=[20, 20], legal=True, decided=False),
 ]
 GAME_SCORES = [
     {"ruleset": RULES, "game_id": "colver:g1", "source": "colver", "n_hands": 3, "totals": [332, 42],
@@ -131,23 +136,23 @@ PLAYER_COLUMNS = ["ruleset", "player", "source", "games", "hands", "taken", "tak
 # Everyone sat in 2 games and 6 hands; 5 of them have a hand_score (g1h4 is unscorable).
 EXPECTED_PLAYERS = [
     # Alice: team 0 in both games. Took g1h1 (made). Points 120+212+0 (g1) + 81+100 (g2) = 513 / 5.
-    # Belote g1h1 (team 0). g2 won by team 0 -> 1/1 (g1 has no winner).
+    # Belotes g1h1 (team 0) and g2h2 (both teams). g2 won by team 0 -> 1/1 (g1 has no winner).
     dict(player="Alice", games=2, hands=6, taken=1, take_rate=0.1667, made=1, decided=1, made_of="1/1",
-         taker_litiges=0, points=513, points_hands=5, points_per_hand=102.6, team_belotes=1,
+         taker_litiges=0, points=513, points_hands=5, points_per_hand=102.6, team_belotes=2,
          illegal_plays=0, won=1, finished=1, won_of="1/1"),
-    # Bob: team 1 in both games. Took g1h2 (failed). Points 42+0+0 + 0+82 = 124 / 5. Belote g2h1 (team 1).
+    # Bob: team 1 in both games. Took g1h2 (failed). Points 42+0+0 + 0+82 = 124 / 5. Belotes g2h1 (team 1), g2h2.
     dict(player="Bob", games=2, hands=6, taken=1, take_rate=0.1667, made=0, decided=1, made_of="0/1",
-         taker_litiges=0, points=124, points_hands=5, points_per_hand=24.8, team_belotes=1,
+         taker_litiges=0, points=124, points_hands=5, points_per_hand=24.8, team_belotes=2,
          illegal_plays=0, won=0, finished=1, won_of="0/1"),
     # Carol: team 0 in g1, team 1 in g2. Took g1h4 (unscorable: not decided) and g2h1 (litige: not decided).
-    # Points 120+212+0 (g1, team 0) + 0+82 (g2, team 1) = 414 / 5. Belotes g1h1 (team 0) and g2h1 (team 1).
+    # Points 120+212+0 (g1, team 0) + 0+82 (g2, team 1) = 414 / 5. Belotes g1h1 (team 0), g2h1 (team 1), g2h2.
     dict(player="Carol", games=2, hands=6, taken=2, take_rate=0.3333, made=0, decided=0, made_of="0/0",
-         taker_litiges=1, points=414, points_hands=5, points_per_hand=82.8, team_belotes=2,
+         taker_litiges=1, points=414, points_hands=5, points_per_hand=82.8, team_belotes=3,
          illegal_plays=0, won=0, finished=1, won_of="0/1"),
     # Dave: team 1 in g1 (seat 3), team 0 in g2 (seat 2). Took g2h2 (made). Points 42+0+0 + 81+100 = 223 / 5.
-    # No belote for his team. The illegal play of g1h2 was seat 3 = Dave (in g2 seat 3 is Carol).
+    # Belote g2h2 (both teams). The illegal play of g1h2 was seat 3 = Dave (in g2 seat 3 is Carol).
     dict(player="Dave", games=2, hands=6, taken=1, take_rate=0.1667, made=1, decided=1, made_of="1/1",
-         taker_litiges=0, points=223, points_hands=5, points_per_hand=44.6, team_belotes=0,
+         taker_litiges=0, points=223, points_hands=5, points_per_hand=44.6, team_belotes=1,
          illegal_plays=1, won=1, finished=1, won_of="1/1"),
 ]
 
@@ -159,11 +164,12 @@ DECLARATION_COLUMNS = ["ruleset", "source", "hands_scored", "decl_hands", "decl_
 
 # Scored hands: g1h1, g1h2, g2h1, g2h2 (4). Declarations: g1h1 team 0 = taker's 20, g1h2 team 1 = taker's 50,
 # g2h2 team 1 = defence's 20 (taker team 0); g2h1 none. Total 90 card points, 90/4 = 22.5 per scored hand.
-# Belote: g1h1 team 0 (taker team 0), g2h1 team 1 (taker team 1): 2 of 4 hands, both the taker's team.
+# Belote: g1h1 team 0 (taker team 0), g2h1 team 1 (taker team 1), g2h2 both teams (taker team 0 among them):
+# 3 of 4 hands, each with the taker's team; g2h2 counts once.
 _DECL = dict(ruleset=RULES, hands_scored=4, decl_hands=3, decl_hands_team0=1, decl_hands_team1=2,
              decl_hands_taker=2, decl_hands_defence=1, decl_points=90, decl_points_taker=70,
-             decl_points_defence=20, decl_points_per_hand=22.5, belote_hands=2, belote_taker_hands=2,
-             belote_share=0.5,
+             decl_points_defence=20, decl_points_per_hand=22.5, belote_hands=3, belote_taker_hands=3,
+             belote_share=0.75,
              # declarations_decided: g1h1 yes (made: the taker's 20 made it), g1h2 and g2h2 no. g1h2 failed
              # although the taker's team (1) scored 50: failed despite its declarations.
              decided_hands=1, made_thanks_to_decl=1, failed_because_of_decl=0, failed_despite_decl=1)
@@ -203,7 +209,7 @@ def test_ruleset_defaults_to_the_only_one(lake: Path):
 
 def test_several_rulesets(lake: Path):
     # a second ruleset with other values: reports need to be told which one, and then ignore the other
-    _write(lake, "scores", [dict(s, ruleset="colver", hand_score=[1, 1], belote_team=None) for s in SCORES],
+    _write(lake, "scores", [dict(s, ruleset="colver", hand_score=[1, 1], belote_team=None, belote_points=[0, 0]) for s in SCORES],
            drop_partition=False)
     with pytest.raises(stats.StatsError, match=r"several rulesets scored \(belote-classic, colver\)"):
         stats.run_report(lake, "players")
@@ -217,7 +223,7 @@ def test_several_rulesets(lake: Path):
 def test_declarations_by_source(lake: Path):
     # one more scored hand from another source: one row per source, and the total over both
     _write(lake, "hands", [_hand("n1", 1, G1, 0, source="native")], drop_partition=True)
-    _write(lake, "scores", [_score("n1", 1, "scored", 0, [140, 42], made=True, decl=[100, 0], belote=1,
+    _write(lake, "scores", [_score("n1", 1, "scored", 0, [140, 42], made=True, decl=[100, 0], belote=[0, 20],
                                    legal=True, source="native")], drop_partition=False)
     rows = stats.run_report(lake, "declarations", RULES).to_pylist()
     assert [r["source"] for r in rows] == ["colver", "native", "(all)"]
@@ -226,10 +232,10 @@ def test_declarations_by_source(lake: Path):
                            decl_points_taker=100, decl_points_defence=0, decl_points_per_hand=100.0,
                            belote_hands=1, belote_taker_hands=0, belote_share=1.0, decided_hands=0,
                            made_thanks_to_decl=0, failed_because_of_decl=0, failed_despite_decl=0)
-    # total: 5 scored hands, 190 points (38.0 per hand), 3 belotes (0.6)
+    # total: 5 scored hands, 190 points (38.0 per hand), 4 hands with a belote (0.8), 3 of them the taker's
     assert rows[2] == dict(rows[0], source="(all)", hands_scored=5, decl_hands=4, decl_hands_team0=2,
                            decl_hands_taker=3, decl_points=190, decl_points_taker=170,
-                           decl_points_per_hand=38.0, belote_hands=3, belote_share=0.6)
+                           decl_points_per_hand=38.0, belote_hands=4, belote_share=0.8)
     # the players report splits by source too: Alice has a second row, for 'native'
     players = stats.run_report(lake, "players", RULES).to_pylist()
     assert [(r["player"], r["source"]) for r in players][-4:] == [
@@ -291,7 +297,7 @@ def test_declaration_kinds_report(tmp_path: Path):
              dict(_hand("k1", 2, G1, 1), announced=[]), _hand("k1", 3, G1, None)]
     items = [_item(0, "tierce", 20, True, 4, 1), _item(1, "quarte", 50, False, 7, 3, 4),
              _item(2, "carre", 200, True, 4, None, 4), _item(3, "belote", 20, True, None, 2, 2)]
-    scores = [dict(_score("k1", 1, "scored", 0, [300, 0], made=True, decl=[220, 0], belote=1, legal=True),
+    scores = [dict(_score("k1", 1, "scored", 0, [300, 0], made=True, decl=[220, 0], belote=[0, 20], legal=True),
                    declarations=items, declarations_from="held"),
               dict(_score("k1", 2, "scored", 1, [0, 162], made=True, decl=[0, 0], legal=True),
                    declarations=[], declarations_from="held"),

@@ -75,12 +75,11 @@ def _need_lake(lake) -> None:
     an error, not an empty table."""
     from pipeline.storage import lake as lakemod
     try:
-        found = lakemod.exists(lake)
+        why = lakemod.unreadable(lake)
     except ValueError as e:     # an unusable URL
         _fail(str(e))
-    if not found:
-        _fail(f"lake folder not found: {lake} (import records first with `rebelote ingest FILES... --lake {lake}`, "
-              "or name another lake with --lake DIR or $REBELOTE_LAKE)")
+    if why:
+        _fail(why)
 
 
 def _need_current(lake) -> None:

@@ -14,6 +14,8 @@ from rich.markup import escape
 from pipeline.catalog import DEFAULT_LAKE
 from pipeline.words import count
 
+from typer.core import TyperGroup
+
 
 from pipeline.cli.common import (_need_current, _games_where, app, _complete_rules, err, _fail, _filters, _has_hands,
                                  _lake_has_table, LakeOpt, out,
@@ -21,7 +23,19 @@ from pipeline.cli.common import (_need_current, _games_where, app, _complete_rul
                                  SinceOpt, SourceOpt, UntilOpt, VariantOpt)
 
 
-export_app = typer.Typer(help="Export the lake: native JSON Lines (`export jsonl`, or `export --format jsonl` as "
+class _ExportGroup(TyperGroup):
+    """``export`` with a hint for the formats a report writes: CSV, JSON and Parquet come from ``stats``."""
+
+    def resolve_command(self, ctx, args):
+        name = args[0] if args else ""
+        if name in ("csv", "json", "parquet") and name not in self.commands:
+            ctx.fail(f"`export` writes the lake as native JSON Lines (`export jsonl`) or a DuckDB file "
+                                   f"(`export duckdb`); a report as {name.upper()} is `rebelote stats REPORT "
+                                   f"--output FILE.{name}` (e.g. `rebelote stats players -o players.{name}`)")
+        return super().resolve_command(ctx, args)
+
+
+export_app = typer.Typer(cls=_ExportGroup, help="Export the lake: native JSON Lines (`export jsonl`, or `export --format jsonl` as "
                                 "before) or a DuckDB database for dashboards (`export duckdb FILE.duckdb`).")
 app.add_typer(export_app, name="export", invoke_without_command=True)
 

@@ -250,6 +250,7 @@ def _player_hands(h: pa.Table, s: pa.Table, ruleset: str, sums_only: bool = Fals
     kind = pc.if_else(pc.equal(strain, "NT"), "nt", pc.if_else(pc.equal(strain, "AT"), "at", "suit"))
     kind = pc.fill_null(kind, "suit").take(take)
     score, score_valid = _at(s.column("hand_score"), team, hand)
+    belote, belote_valid = _at(s.column("belote_points"), team, hand)
 
     def eq(col, on) -> np.ndarray:    # coalesce(on = col, false)
         return _valid(col)[hand] & (_np(col, 0).astype(np.int64)[hand] == on)
@@ -278,7 +279,7 @@ def _player_hands(h: pa.Table, s: pa.Table, ruleset: str, sums_only: bool = Fals
         "strain_kind": kind,
         "summary": pa.array(np.zeros(len(hand), bool)),
         "own_score": pa.array(score.astype(np.int32), mask=~score_valid),
-        "team_belote": pa.array(eq(s.column("belote_team"), team)),
+        "team_belote": pa.array(belote_valid & (belote > 0)),
         "illegal": pa.array(legal_false & eq(s.column("illegal_seat"), seat)),
         "coinches": pa.array(coinches[hand, seat].astype(np.int16), mask=~_valid(auction)[hand]),
         "capot_made": pa.array(capot_valid & (team == capot)),
@@ -321,6 +322,8 @@ def _hand_facts(h: pa.Table, s: pa.Table, ruleset: str) -> pa.Table:
     d1, d1_ok = _at(dp, np.ones(n, np.int64))
     dt, _ = _at(dp, np.where(tt_valid, tt, -1))
     two = dp_len == 2
+    bp = s.column("belote_points")
+    belote_teams = sum((_at(bp, np.full(n, t))[0] > 0).astype(np.int64) << t for t in range(3))
     cols = {name: h.column(name) for name in ("hand_key", "game_id", "hand_no", "source", "n_players", "taker",
                                               "strain", "bid", "capot_bid", "coinche")}
     cols.update({
@@ -328,6 +331,7 @@ def _hand_facts(h: pa.Table, s: pa.Table, ruleset: str) -> pa.Table:
         "records_announced": pc.is_valid(h.column("announced")),
         **{name: s.column(name) for name in ("status", "contract_made", "litige", "legal", "taker_team",
                                              "capot_team", "belote_team")},
+        "belote_teams": pa.array(belote_teams.astype(np.int8), mask=~_valid(bp)),
         "taker_contract_points": pa.array(taker_cp.astype(np.int16), mask=~taker_ok),
         "defence_contract_points": pa.array(defence_cp.astype(np.int16), mask=~defence_ok),
         "decl_points": pa.array(_list_sums(dp).astype(np.int16)),
@@ -374,6 +378,7 @@ def _pair_hands(h: pa.Table, s: pa.Table, ruleset: str, sums_only: bool = False)
     scored = _np(pc.equal(s.column("status"), "scored"), False)[hand]
     litige = _np(s.column("litige"), False)[hand]
     score, score_valid = _at(s.column("hand_score"), team, hand)
+    belote, belote_valid = _at(s.column("belote_points"), team, hand)
     cols = {
         "game_id": h.column("game_id").take(take),
         "source": h.column("source").take(take),

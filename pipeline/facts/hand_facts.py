@@ -27,6 +27,11 @@ def live_sql(hands: str = "hands", scores: str = "scores", rulesets: str | None 
 SELECT r.ruleset, h.hand_key, h.game_id, h.hand_no, h.source, h.n_players, h.taker, h.strain, h.bid, h.capot_bid, h.coinche,
        h.announced IS NOT NULL                                                          AS records_announced,
        sc.status, sc.contract_made, sc.litige, sc.legal, sc.taker_team, sc.capot_team, sc.belote_team,
+       -- bit t: team t has belote points (list_transform's second lambda argument is the 1-based index)
+       (CASE WHEN sc.belote_points IS NOT NULL
+             THEN coalesce(list_sum(list_transform(sc.belote_points,
+                                                   lambda p, i: CASE WHEN p > 0 THEN 1 << (i - 1) ELSE 0 END)), 0)
+        END)::TINYINT                                                                    AS belote_teams,
        sc.contract_points[sc.taker_team + 1]                                            AS taker_contract_points,
        CASE WHEN len(sc.contract_points) = 2 THEN sc.contract_points[2 - sc.taker_team] END AS defence_contract_points,
        coalesce(list_sum({dp}), 0)::SMALLINT                                             AS decl_points,

@@ -55,7 +55,7 @@ def live_hands_sql(hands: str = "hands", scores: str = "scores", rulesets: str |
 WITH joined AS (
     SELECT r.ruleset, h.hand_key, h.game_id, h.source, h.n_players, h.taker, h.strain, h.auction,
            h.completeness = 'summary' AS summary, coalesce(sp.points, h.recorded_score) AS recorded_score,
-           sc.status, sc.contract_made, sc.litige, sc.belote_team, sc.legal, sc.illegal_seat, sc.capot_team,
+           sc.status, sc.contract_made, sc.litige, sc.belote_points, sc.legal, sc.illegal_seat, sc.capot_team,
            sc.matches_recorded, sc.hand_score, sc.declarations, h.players,
            {one_seat_each} AS one_seat_each,
            -- the seats that called coinche, and those that declared (belote aside), listed once per hand
@@ -92,7 +92,7 @@ SELECT ruleset, hand_key, game_id, source, players[seat + 1] AS player,
        {_SAME},
        (CASE WHEN summary THEN coalesce(recorded_score, hand_score)
              ELSE hand_score END)[team + 1]::INTEGER                                 AS own_score,
-       coalesce(team = belote_team, false)                                           AS team_belote,
+       coalesce(belote_points[team + 1] > 0, false)                                  AS team_belote,
        coalesce(legal = false AND seat = illegal_seat, false)                        AS illegal,
        (CASE WHEN len(coinche_seats) = 0 THEN 0
              ELSE len(list_filter(coinche_seats, lambda x: x = seat)) END)::SMALLINT AS coinches,
@@ -111,7 +111,7 @@ SELECT ruleset, hand_key, game_id, source, player,
        {_SAME},
        (CASE WHEN summary THEN coalesce(recorded_score, hand_score)
              ELSE hand_score END)[low_team + 1]::INTEGER                             AS own_score,
-       coalesce(list_contains(teams, belote_team), false)                            AS team_belote,
+       coalesce(len(list_filter(teams, lambda t: belote_points[t + 1] > 0)) > 0, false) AS team_belote,
        coalesce(legal = false AND list_contains(seats_of, illegal_seat), false)      AS illegal,
        len(list_filter(auction, lambda a: a.call = 'coinche'
                                          AND list_contains(seats_of, a.seat)))::SMALLINT AS coinches,

@@ -36,6 +36,11 @@ stored partitions are dropped the same way; its view computes the rows from ``ha
 Version 7 -> 8 (``player_games.coinches_decided``, the denominator of the players report's coinches won): the
 stored ``player_games`` partitions written without the column are dropped, as step 4 -> 5 drops them; the views
 compute those rows until the next rescore writes them again.
+
+Version 8 -> 9 (belote-rebelote counted per team, so that a hand where both teams hold one, in all-trump, counts
+for both: ``hand_facts.belote_teams``, and ``player_games.team_belotes`` from each team's belote points): the
+stored ``hand_facts`` and ``player_games`` partitions are dropped, as written with the old count; the views
+compute those rows until the next rescore writes them again.
 """
 
 from __future__ import annotations
@@ -65,6 +70,7 @@ class MigrateSummary:
     results_keyed: int = 0      # game_scores files given their games' keys (3 -> 4)
     completed: dict[str, int] = field(default_factory=dict)   # derived partitions lacking a column dropped (4 -> 5, 7 -> 8)
     unstored: dict[str, int] = field(default_factory=dict)    # partitions of tables no longer stored dropped (5 -> 6, 6 -> 7)
+    recounted: dict[str, int] = field(default_factory=dict)   # partitions written with an old count dropped (8 -> 9)
 
     def __str__(self) -> str:
         if self.before == self.after:
@@ -89,6 +95,10 @@ class MigrateSummary:
         if sum(self.unstored.values()):
             text += (f"; {count(sum(self.unstored.values()), 'stored partition')} of tables no longer stored dropped"
                      f"{listed(self.unstored)} (their rows are computed from the hands and scores when read)")
+        if sum(self.recounted.values()):
+            text += (f"; {count(sum(self.recounted.values()), 'stored partition')} of derived tables counted anew "
+                     f"dropped{listed(self.recounted)} (the reports compute them from the scores; "
+                     f"`rebelote rescore` writes them again)")
         return text
 
 
@@ -259,9 +269,20 @@ def _drop_unstored(lake, summary: "MigrateSummary") -> None:
                 summary.unstored[table] = summary.unstored.get(table, 0) + len(parts)
 
 
+def _drop_recounted(lake, summary: "MigrateSummary") -> None:
+    """The stored partitions of the derived tables whose values a version counts anew are dropped, so that no
+    report reads a row of the old count; the views compute those rows until the next rescore. 8 -> 9:
+    ``hand_facts`` and ``player_games`` (belote-rebelote held by both teams)."""
+    for table in ("hand_facts", "player_games"):
+        parts = [p for p in lakemod.partitions(lake, table) if p] if lakemod.has_table(lake, table) else []
+        for part in parts:
+            lake_write.drop_partition(lake, table, part.split("=", 1)[1])
+        summary.recounted[table] = summary.recounted.get(table, 0) + len(parts)
+
+
 #: version -> the step that takes a lake of that version to the next one
 STEPS = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4, 4: _drop_incomplete, 5: _drop_unstored, 6: _drop_unstored,
-         7: _drop_incomplete}
+         7: _drop_incomplete, 8: _drop_recounted}
 
 
 def migrate(lake) -> MigrateSummary:

@@ -535,9 +535,9 @@ def connect(lake: Path | str, filters: Filters | None = None) -> duckdb.DuckDBPy
         loc = lakemod.locate(lake)
     except ValueError as e:
         raise StatsError(str(e)) from e
-    if not lakemod.exists(loc):
-        raise StatsError(f"lake folder not found: {lake} (import records first with `rebelote ingest FILES... "
-                         f"--lake {lake}`, or name another lake with --lake DIR or $REBELOTE_LAKE)")
+    why = lakemod.unreadable(lake)
+    if why:
+        raise StatsError(why)
     try:
         lakemod.require_current(loc)
     except lakemod.LakeVersionError as e:

@@ -66,7 +66,7 @@ NAME_COLUMNS = {"holdings": ("ingest_file", "hand_key", "copy")}
 #: The lake's layout version, recorded in :data:`VERSION_FILE` by the first write. A lake written before the
 #: record existed is version 1; :mod:`pipeline.maintenance.migrate` brings an older lake to this one, and a writer refuses a
 #: lake of another version (:class:`LakeVersionError`) rather than guess how to read its files.
-LAKE_VERSION = 8
+LAKE_VERSION = 9
 VERSION_FILE = "_lake.json"
 ROW_GROUP = 1_000_000                 # rows per Parquet row group (the scan unit)
 FILE_BYTES = 200 * 1024 * 1024        # a written file is closed once it reaches about this size (target 100-250 MB)
@@ -266,6 +266,22 @@ def exists(lake: str | Path | Location) -> bool:
     if info.type == pafs.FileType.NotFound and not loc.local:
         return bool(loc.fs.get_file_info(pafs.FileSelector(loc.root, recursive=False, allow_not_found=True)))
     return False
+
+
+def unreadable(lake: str | Path | Location) -> str | None:
+    """Why a reader cannot read ``lake`` as a lake, said with what to do: not there (ingest makes it), a file, or
+    a local folder of other files; None when it can."""
+    loc = locate(lake)
+    if loc.fs.get_file_info(loc.root).type == pafs.FileType.File:
+        return (f"--lake names a file, not a lake folder: {lake} (a lake is the folder `rebelote ingest` writes; "
+                "name it with --lake DIR or $REBELOTE_LAKE)")
+    if not exists(loc):
+        return (f"lake folder not found: {lake} (import records first with `rebelote ingest FILES... --lake "
+                f"{lake}`, or name another lake with --lake DIR or $REBELOTE_LAKE)")
+    if loc.local and _foreign_folder(Path(loc.root)):
+        return (f"{lake} is a folder of other files, not a lake (no _lake.json, no table folder): name the lake "
+                "with --lake DIR or $REBELOTE_LAKE")
+    return None
 
 
 def list_files(lake: str | Path | Location, table: str, partition: str | None = None) -> list[pafs.FileInfo]:
