@@ -23,7 +23,7 @@ from pipeline.cards import NO_TRUMP
 from pipeline.rescore.declaration_contest import (CONTESTS, TIES, Declarations, _dealers, _mark_scored, _settle,
                                                   settle_rows, team_points)
 from pipeline.rescore.declaration_items import KINDS, Entries
-from pipeline.rescore.declaration_values import _active, _seq_value, carre_key, seq_key
+from pipeline.rescore.declaration_values import _active, _seq_value, carre_key, seq_key, trump_bonus
 from pipeline.rules import Ruleset, n_teams
 
 
@@ -219,8 +219,7 @@ def detect(hands: np.ndarray, strain: np.ndarray, rules: Ruleset, dt: Declaratio
     ruleset gets None."""
     n, p = hands.shape
     active = _active(strain, rules)
-    hd = held(hands, strain, dt, bool(rules["declarations.carre_cards_in_sequences"]),
-              1 if rules["declarations.trump_breaks_ties"] else 0)
+    hd = held(hands, strain, dt, bool(rules["declarations.carre_cards_in_sequences"]), trump_bonus(rules))
     K = n_teams(p)
     won, seq_wins, carre_wins = settle_rows(hd.sp, hd.sk, hd.cp, hd.ck, active,
                                              CONTESTS.index(rules["declarations.contest"]), K,

@@ -16,6 +16,7 @@ import numpy as np
 from pipeline.cards import STRAINS
 from pipeline.rescore.contract import _FAIL_DECL
 from pipeline.rescore.declaration_contest import CONTESTS, TIES
+from pipeline.rescore.declaration_values import trump_bonus
 from pipeline.rescore.declaration_items import Entries
 from pipeline.rules import Ruleset
 
@@ -85,7 +86,7 @@ def params(R: Ruleset, flags: int) -> np.ndarray:
          int(R["cards.last_trick"]), int(R["cards.capot_last_trick"]),
          int(R["cards.capot_split_each"]) if K > 2 else 0, int(R["cards.capot_bonus"]), int(nt_a), int(nt_b),
          int(at_a), int(at_b), bool(R["declarations.in_no_trump"]), bool(R["declarations.in_all_trump"]),
-         CONTESTS.index(R["declarations.contest"]), 1 if R["declarations.trump_breaks_ties"] else 0,
+         CONTESTS.index(R["declarations.contest"]), trump_bonus(R),
          bool(R["declarations.carre_cards_in_sequences"]), R["belote.all_trump"] != "none",
          R["belote.all_trump"] == "per_suit_led", int(R["belote.value"]), _ON_CAPOT[R["declarations.on_capot"]],
          rcode, bg, R["contract.solo_made"] != "each", _FAIL_DECL[R["contract.fail_declarations"]],

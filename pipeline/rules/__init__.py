@@ -36,6 +36,7 @@ CHOICES: dict[str, tuple] = {
     "cards.capot_bonus_to": ("any", "takers"),
     "cards.capot_by": ("tricks", "points"),
     "declarations.carre_order": ("face", "trick"),
+    "declarations.ranking": ("full", "value"),
     "declarations.count": ("held", "announced", "announced_else_held"),
     "declarations.contest": ("unified", "separate", "sequences_only", "all"),
     "belote.count": ("held", "announced", "announced_else_held"),

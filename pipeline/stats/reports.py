@@ -283,6 +283,7 @@ def run_report(lake: Path | str, name: str, ruleset: str | None = None, filters:
     Raises:
         StatsError: unknown report, missing lake, ruleset missing/ambiguous, parameter not given.
     """
+    report_sql(name)        # an unknown report is said first, lake or not
     con = connect(lake, filters)
     try:
         return run_report_on(con, name, ruleset, filters, **params)

@@ -229,7 +229,7 @@ def explain(hand: dict[str, Any], rules: Ruleset, dd: dict[str, Any] | None = No
         broken = "".join(f" (equal best: {P[s]} announces first)" for s in firsts)
         dl.append(_line("contest", (", ".join(won) + " scores its declarations" + broken) if won else
                         "equal best declarations: nobody scores", "declarations.contest / declarations.tie / "
-                        "declarations.trump_breaks_ties / declarations.carre_order"))
+                        "declarations.ranking / declarations.trump_breaks_ties / declarations.carre_order"))
         # a capot moves or cancels the capoted side's declarations (declarations.on_capot, rules.md R24): say so,
         # or the contest's winner above and the points scored below disagree with no parameter named
         on_capot = rules["declarations.on_capot"]

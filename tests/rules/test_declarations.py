@@ -189,6 +189,22 @@ def test_tie():
     assert decl(first, TWO_TIERCES, strain="S", dealer=0)[0] == [0, 20]
 
 
+@pytest.mark.covers("declarations.ranking")
+def test_ranking():
+    # "full" (base, rules.md R23): of two carrés of 100 the kings rank above the tens (test_carre_order), and of
+    # two tierces to the J the one in trump wins (test_trump_breaks_ties)
+    assert decl(D, TENS_KINGS)[0] == [0, 100] and decl(D, TWO_TIERCES)[0] == [20, 0]
+    # "value" (seed 001: only combinations worth more points outrank): 100 = 100 and 20 = 20 are ties, and tie
+    # "none" (base) leaves both unscored; "first_announcer" gives them to the first seat from the dealer's left
+    # holding one: dealer 3 -> seat 0 (team 0), dealer 0 -> seat 1 (team 1)
+    value = ruleset("base", {**ON, "declarations.ranking": "value"})
+    assert decl(value, TENS_KINGS) == ([0, 0], [(0, "carre", 100, False), (1, "carre", 100, False)])
+    assert decl(value, TWO_TIERCES)[0] == [0, 0]
+    first = ruleset("base", {**ON, "declarations.ranking": "value", "declarations.tie": "first_announcer"})
+    assert decl(first, TENS_KINGS, dealer=3)[0] == [100, 0] and decl(first, TENS_KINGS, dealer=0)[0] == [0, 100]
+    assert decl(first, TWO_TIERCES, dealer=0)[0] == [0, 20]       # the trump tierce (seat 0) no longer ranks above
+
+
 # seat 0 run 7-Q of clubs (6 cards), seat 1 quinte 10-A of diamonds; nothing else.
 LONG = deal("7C 8C 9C TC JC QC 7H 9S", "TD JD QD KD AD 8H TH 7S", "KC 7D 8D 9H JH KH 8S QS",
             "AC 9D QH AH TS JS KS AS")

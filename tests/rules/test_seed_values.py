@@ -150,19 +150,20 @@ F2R_HANDS = ["8H 9H TH JH QH KH AH AC 7C", "7H 7D 8D 9D TD JD QD KD AD"]
 # T1 AC 8D (seat 1 void in clubs); T2 JH 7D: a revoke (seat 1 holds 7H); T3 9H 7H; T4-T8 hearts, seat 1
 # discards 9D TD JD QD KD; T9 7C AD. Seat 0 takes every trick: hearts 62 + AC 11 + diamonds 30 = 103, capot
 # 100 in place of the last trick: 203. Declarations: seat 0 a run 8-A of hearts (7 cards), seat 1 7-A of
-# diamonds (8): both quintes (100), the longer wins: seat 1 100, kept though it took no trick. Belote KH QH 20.
+# diamonds (8): both quintes (100), equal in value, so the mano's stands (declarations.ranking = "value"): seat 0
+# 100. Belote KH QH 20.
 F2R_TRICKS = ["AC 8D", "JH 7D", "9H 7H", "8H 9D", "TH TD", "QH JD", "KH QD", "AH KD", "7C AD"]
 
 
 @pytest.mark.covers("fournier-2p:play.revoke_penalty", "fournier-2p:declarations.enabled")
 def test_fournier_revoke_gives_the_other_10(tmp_path):
-    # each side what it took: seat 0 203 + 20 = 223 + 10 for seat 1's revoke = 233; seat 1 100. Without the
-    # award: [223, 100]. Without declarations: [233, 0].
+    # each side what it took: seat 0 203 + 100 + 20 = 323 + 10 for seat 1's revoke = 333; seat 1 0. Without the
+    # award: [323, 0]. Without declarations: [233, 0].
     g = game([hand(F2R_HANDS, F2R_TRICKS, taker=0, dealer=1)], n_players=2)
     r = score("fournier-2p", g)[0]
-    assert (r["legal"], r["illegal_trick"], r["card_points"], r["hand_score"]) == (False, 2, [203, 0], [233, 100])
+    assert (r["legal"], r["illegal_trick"], r["card_points"], r["hand_score"]) == (False, 2, [203, 0], [333, 0])
     free = house(tmp_path, "fournier-2p", "[play]\nrevoke_penalty = 0")
-    assert score(free, g)[0]["hand_score"] == [223, 100]
+    assert score(free, g)[0]["hand_score"] == [323, 0]
     off = house(tmp_path, "fournier-2p", "[declarations]\nenabled = false")
     assert score(off, g)[0]["hand_score"] == [233, 0]
 
@@ -177,6 +178,35 @@ def test_fournier_equal_combinations_stay_with_the_mano(tmp_path):
     assert held_points("fournier-2p", seats, "C", dealer=0) == [0, 20]
     none = house(tmp_path, "fournier-2p", '[declarations]\ntie = "none"')
     assert held_points(none, seats, "C", dealer=1) == [0, 0]
+
+
+# Each seat takes its own nine cards, seat 0 the last trick (10); hearts trump; seat 1 deals, so seat 0 is the mano.
+# Card values (fournier-2p): trump J 20, 9 14, A 11, 10 10, K 4, Q 3; plain A 11, 10 10, K 4, Q 3, J 2.
+EQUAL_VALUE = [
+    # mano: quinte 7-J of spades (100); other: carré of kings (100). Seat 0: TS 10 + JS 2 + AH 11 = 23 + 10 = 33;
+    # seat 1: four kings 16 + AD 11 + TH 10 + QC 3 = 40. The mano's quinte stands: [133, 40]; "full" ranks the
+    # carré above a run of equal value: [33, 140].
+    (["7S 8S 9S TS JS 7C 9D AH 8H", "KC KD KH KS 8C AD 7H TH QC"], [133, 40], [33, 140]),
+    # tierces 7-9 of clubs (mano) and 9-J of diamonds (higher top card). Seat 0: JH 20 + 9H 14 + AS 11 + KD 4 = 49
+    # + 10 = 59; seat 1: TD 10 + JD 2 + AC 11 + QC 3 + TS 10 + AH 11 = 47. [79, 47]; "full": [59, 67].
+    (["7C 8C 9C AS 7S JH 9H KD 8D", "9D TD JD AC QC 8S TS 7H AH"], [79, 47], [59, 67]),
+    # tierces 9-J of clubs (mano) and 9-J of hearts (trump). Seat 0: TC 10 + JC 2 + AS 11 + AD 11 + KD 4 = 38 + 10
+    # = 48; seat 1: 9H 14 + TH 10 + JH 20 + AC 11 + QC 3 + TS 10 = 68. [68, 68]; "full" (trump first): [48, 88].
+    (["9C TC JC AS 7S 8H AD KD 7D", "9H TH JH AC QC 8S TS 9D 8D"], [68, 68], [48, 88]),
+]
+
+
+@pytest.mark.covers("fournier-2p:declarations.ranking")
+@pytest.mark.parametrize("seats, text, full", EQUAL_VALUE)
+def test_fournier_equal_value_combinations_stay_with_the_mano(tmp_path, seats, text, full):
+    # Seed 001: the other player announces only combinations worth more than the mano's (naming each, not its
+    # cards), so equal points are equal, whatever the kind, the top card or the suit; the mano announced first.
+    from .harness import deal, hand as harness_hand, ruleset, score1
+    cards = deal(*seats)
+    won = dict(won=[" ".join(cards[0]), " ".join(cards[1])], last=0, taker=0, dealer=1)
+    assert score1(ruleset("fournier-2p"), harness_hand(cards, **won))["hand_score"] == text
+    full_rank = house(tmp_path, "fournier-2p", '[declarations]\nranking = "full"')
+    assert score1(rules.load(str(full_rank)), harness_hand(cards, **won))["hand_score"] == full
 
 
 @pytest.mark.covers("fournier-2p:game.target_strict")
