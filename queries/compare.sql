@@ -24,8 +24,11 @@
 --                    of the games scored under both (a game with a game_scores row under each ruleset, of the
 --                    player count of both: a hand of another count is unscorable with the reason 'ruleset NAME
 --                    is for N players' (pipeline/rescore/engine.py reason_texts), and its game has nothing of
---                    the ruleset's own to compare; a game of score-sheet rows is compared, its recorded scores
---                    read under each ruleset's target and end rules); 'winner differs' of those games finished under at
+--                    the ruleset's own to compare; nor a game with a hand that one ruleset scores and the other
+--                    cannot (a contract it does not play, such as a coinche under a classic ruleset): its result
+--                    under the other would count that hand 0 - 0; a game of score-sheet rows is compared, its
+--                    recorded scores read under each ruleset's target and end rules, and so is a game with a hand
+--                    neither ruleset can score); 'winner differs' of those games finished under at
 --                    least one of the two (a game one ruleset finishes and the other leaves open differs);
 --                    'end hand differs' of the games scored under both
 --   of_what          what "of" counts, in words (the denominators differ from row to row)
@@ -52,7 +55,11 @@ WITH a AS (SELECT * FROM hand_facts WHERE ruleset = $ruleset),   -- view hand_fa
            WHERE game_id NOT IN (SELECT game_id FROM scores
                                  WHERE ruleset IN ($ruleset, $other) AND status = 'unscorable'
                                    AND starts_with(reason, 'ruleset ' || ruleset || ' is for ')
-                                   AND ends_with(reason, ' players')))
+                                   AND ends_with(reason, ' players'))
+             AND game_id NOT IN (SELECT game_id FROM scores           -- a hand unscorable under one of the two
+                                 WHERE ruleset IN ($ruleset, $other) AND status = 'unscorable'
+                                 GROUP BY game_id, hand_key
+                                 HAVING bool_or(ruleset = $ruleset) <> bool_or(ruleset = $other)))
 SELECT $ruleset::VARCHAR AS ruleset, $other::VARCHAR AS other, measure, coalesce(count, 0)::BIGINT AS count, coalesce("of", 0)::BIGINT AS "of",
        of_what
 FROM (

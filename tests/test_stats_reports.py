@@ -238,6 +238,20 @@ def test_partnerships_report(lake: Path):
         assert pa.types.is_integer(table.schema.field(col).type), col
 
 
+def test_a_name_on_both_teams_counts_a_capot_once(lake: Path):
+    # queries/players.sql capots_made / capots_suffered: four 'Bot' seats, seat 1 (team 1) takes every trick.
+    # Bot sat on both teams: the capot counts once, as made (as its game counts once, as won): 1 made, 0
+    # suffered (it was 1 and 1, one capot counted as two events, found by a report audit).
+    bots = ["Bot"] * 4
+    _write(lake, "hands", [_hand("b2", 1, bots, 1, "H", 80, source="sim")])
+    _write(lake, "games", [_game("b2", bots, 1, source="sim")])
+    _write(lake, "scores", [_score("b2", 1, "scored", 1, [0, 412], made=True, cp=[0, 252], capot_team=1,
+                                   source="sim")])
+    _write(lake, "game_scores", [_game_score("b2", 1, source="sim")])
+    (bot,) = [r for r in stats.run_report(lake, "players", RULES).to_pylist() if r["player"] == "Bot"]
+    assert (bot["capots_made"], bot["capots_suffered"], bot["won"], bot["finished"]) == (1, 0, 1, 1)
+
+
 def test_partnerships_same_pair_on_both_teams(lake: Path):
     # four 'Bot' seats: the pair Bot+Bot is on both teams of the hand; the hand counts once, with team 0's
     # points (10), taken (team 1 took) and made; the game counts once, as won (team 1 won).
@@ -519,26 +533,34 @@ def test_players_coinches_won_of_counts_only_coinches_with_a_result(tmp_path: Pa
     }
 
 
-@pytest.mark.parametrize("reason, games", [("ruleset other is for 3 players", 2), ("contract strain missing", 3)])
-def test_compare_leaves_out_games_of_another_player_count(lake: Path, reason: str, games: int):
+@pytest.mark.parametrize("reason, unscorable, games, both", [
+    ("ruleset other is for 3 players", (1, 2, 3), 2, 6),
+    ("contract strain missing", (1, 2, 3), 2, 6),
+    ("contract strain missing", (1,), 3, 7)])
+def test_compare_leaves_out_games_one_ruleset_cannot_score(lake: Path, reason: str, unscorable: tuple, games: int,
+                                                            both: int):
     # queries/compare.sql: the games compared are those with a game_scores row under each ruleset, of the player
-    # count of both. A second ruleset scores g1 and g2 as belote-classic does (same rows, so nothing differs) and
-    # no hand of g3 (unscorable_hands = n_hands = 3). When its reason is the player count ("ruleset other is for
-    # 3 players", the engine's text), g3 is left out: 2 games, both finished (team 0), no winner differs. When the
-    # hands are unscorable for another reason, g3 is compared (a score sheet's game is, its recorded scores read
-    # under each ruleset's target): 3 games, g3 unfinished under both.
+    # count of both, with no hand that one ruleset scores and the other cannot. A second ruleset scores g1 and g2
+    # as belote-classic does (same rows, so nothing differs) and the hands ``unscorable`` of g3 not at all.
+    # * Every hand of g3 for the player count ("ruleset other is for 3 players", the engine's text): g3 is left
+    #   out: 2 games, both finished (team 0), no winner differs.
+    # * Every hand of g3 for another reason: g3h2, scored under belote-classic, is not under the other: its game
+    #   result there would count it 0 - 0, so g3 is left out too (it was compared, and counted as a winner
+    #   difference when one arose, before a new-user audit).
+    # * Only g3h1, which belote-classic cannot score either: g3 is compared (so is a score sheet's game, whose
+    #   summary hands neither ruleset scores): 3 games, g3 unfinished under both.
     other = "other"
-    _write(lake, "scores", [dict(s, ruleset=other) if s["game_id"] != "colver:g3" else
-                            dict(s, ruleset=other, status="unscorable", reason=reason, hand_score=None,
-                                 contract_made=None, litige=False, matches_recorded=None) for s in SCORES])
-    _write(lake, "game_scores", [dict(g, ruleset=other, unscorable_hands=3 if g["game_id"] == "colver:g3" else 0)
-                                 for g in GAME_SCORES])
+    _write(lake, "scores", [dict(s, ruleset=other) if s["game_id"] != "colver:g3" or s["hand_no"] not in unscorable
+                            else dict(s, ruleset=other, status="unscorable", reason=reason, hand_score=None,
+                                      contract_made=None, litige=False, matches_recorded=None) for s in SCORES])
+    _write(lake, "game_scores", [dict(g, ruleset=other, unscorable_hands=len(unscorable)
+                                      if g["game_id"] == "colver:g3" else 0) for g in GAME_SCORES])
     got = {r["measure"]: (r["count"], r["of"]) for r in stats.run_report(lake, "compare", RULES, other=other).to_pylist()}
     assert got["games finished under both"] == (2, games) and got["winner differs"] == (0, 2)
     assert got["end hand differs"] == (0, games)
     # the hands: the lake's 11 (g4h1 has no score but is a hand selected); scored under both: g1h1, g1h2, g1h4,
-    # g2h1-h3 = 6 (g3h2 is unscorable under the other ruleset; passed-out and unscorable hands are left out)
-    assert got["hands scored under both"] == (6, 11)
+    # g2h1-h3 = 6, and g3h2 when the other ruleset scores it (passed-out and unscorable hands are left out)
+    assert got["hands scored under both"] == (both, 11)
 
 
 FAST_FILTERS = (None, stats.Filters(players=("Hugo",), pseudonymize="pepper"),
@@ -580,3 +602,16 @@ def test_reports_same_from_written_and_derived_tables(tmp_path: Path, filters):
         finally:
             con_w.close()
             con_d.close()
+
+
+def test_unscorable_hands_are_told_with_each_reason(lake: Path):
+    # The CLI's note on hands a ruleset could not score named only the commonest reason of a source, as if every
+    # hand had it (a report audit: 8,592 "is for 4 players" of which 1,549 were not). Source 'x': 3 hands for
+    # one reason, 2 for another, 1 each for three more; 'colver' (the fixture): g3h1 only, its one reason.
+    texts = ["r-a", "r-a", "r-a", "r-b", "r-b", "r-c", "r-d", "r-e"]
+    _write(lake, "hands", [_hand("u", i, G1, 0, "H", source="x") for i in range(1, len(texts) + 1)])
+    _write(lake, "scores", [dict(_score("u", i, "unscorable", 0, None, source="x"), reason=r)
+                            for i, r in enumerate(texts, start=1)])
+    got = stats.unscorable_by_source(lake, RULES)
+    assert got[0] == ("x", 8, "r-a 3; r-b 2; r-c 1; 2 other reasons 2")
+    assert [(s, n) for s, n, _ in got[1:]] == [("colver", 1)] and ";" not in got[1][2]

@@ -116,7 +116,7 @@ SELECT ruleset, hand_key, game_id, source, player,
        len(list_filter(auction, lambda a: a.call = 'coinche'
                                          AND list_contains(seats_of, a.seat)))::SMALLINT AS coinches,
        coalesce(list_contains(teams, capot_team), false)                             AS capot_made,
-       coalesce(len(list_filter(teams, lambda t: t <> capot_team)) > 0, false)       AS capot_suffered,
+       coalesce(NOT list_contains(teams, capot_team), false)                         AS capot_suffered,
        coalesce(len(list_filter(declarations, lambda d: d.kind <> 'belote'
                                                    AND list_contains(seats_of, d.seat))), 0)::SMALLINT AS declared,
        matches_recorded,

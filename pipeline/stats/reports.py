@@ -178,8 +178,9 @@ def unscorable_by_source(lake: Path | str, ruleset: str, filters: Filters | None
     ``con``: an open :func:`connect` connection made with ``filters`` (one is opened otherwise).
 
     Returns:
-        ``[(source, hands, reason), ...]``, most hands first: ``hands`` an int count of hands, ``reason`` the
-        commonest ``scores.reason`` of the source's unscorable hands. Empty when every hand was scored.
+        ``[(source, hands, reasons), ...]``, most hands first: ``hands`` an int count of hands, ``reasons`` the
+        source's ``scores.reason`` texts, commonest first, each with its count when there are several ("R1
+        7,043; R2 1,240"; past three, how many other reasons). Empty when every hand was scored.
     """
     from pipeline.rescore.reasons import SUMMARY_REASON
 
@@ -188,15 +189,26 @@ def unscorable_by_source(lake: Path | str, ruleset: str, filters: Filters | None
     try:
         # summary hands by their completeness too: a 3-player sheet under a 4-player ruleset is unscorable for
         # its player count, yet the reports count its recorded scores
-        rows = con.execute("SELECT source, count(*) AS n, mode(reason) FROM scores WHERE ruleset = $r "
+        rows = con.execute("SELECT source, reason, count(*) AS n FROM scores WHERE ruleset = $r "
                            "AND status = 'unscorable' AND reason IS DISTINCT FROM $summary "
                            "AND hand_key NOT IN (SELECT hand_key FROM hands WHERE completeness = 'summary') "
-                           "GROUP BY source ORDER BY n DESC, source",
+                           "GROUP BY source, reason ORDER BY n DESC, reason",
                            {"r": ruleset, "summary": SUMMARY_REASON}).fetchall()
     finally:
         if own:
             con.close()
-    return [(source, int(n), reason) for source, n, reason in rows]
+    by: dict[str, list[tuple[str, int]]] = {}
+    for source, reason, n in rows:                  # commonest first, as queried
+        by.setdefault(source, []).append((str(reason), int(n)))
+
+    def said(reasons: list[tuple[str, int]]) -> str:
+        if len(reasons) == 1:
+            return reasons[0][0]
+        text = "; ".join(f"{r} {n:,}" for r, n in reasons[:3])
+        return text + (f"; {len(reasons) - 3} other reasons {sum(n for _, n in reasons[3:]):,}"
+                       if len(reasons) > 3 else "")
+    out = [(source, sum(n for _, n in reasons), said(reasons)) for source, reasons in by.items()]
+    return sorted(out, key=lambda t: (-t[1], t[0]))
 
 
 def resolve_ruleset(con: duckdb.DuckDBPyConnection, ruleset: str | None) -> str:
