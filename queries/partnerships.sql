@@ -35,8 +35,8 @@
 --   points_per_hand    points / points_hands, game points, rounded to 2 decimals (NULL when no such hand)
 --   won, finished      games the pair's team won / games with a winner (game_scores.winner not NULL) under
 --                      the ruleset, or for a game with summary hands the recorded winner (games.recorded_winner
---                      not NULL); won_of = 'won/finished'. A pair seated on both teams of a game counts
---                      that game once, as won.
+--                      not NULL); won_of = 'won/finished'. A game where the pair sat on both teams
+--                      (bots playing themselves) has no result for it: it is in games, not in won or finished.
 --   take_rate_lo, take_rate_hi, made_rate, made_rate_lo, made_rate_hi, win_rate_lo, win_rate_hi
 --                      the rates with their 95 % Wilson intervals (macros wilson_lo/wilson_hi, pipeline.stats.reports),
 --                      as in the players report: made_rate = made / decided, win rate = won / finished
@@ -47,7 +47,7 @@
 WITH
 -- view pair_games (pipeline/facts/pair_facts.py; written at rescore time): one row per (game, pair), with the sums of
 -- the pair's hands in that game (pair_hands), the teams it sat as and the game's winner (game_scores: carried in
--- the row, not joined on the string game_id); a pair on both teams of one game counts it once, as won
+-- the row, not joined on the string game_id); a pair on both teams of one game has no result in it
 per_game AS (
     SELECT * FROM pair_games WHERE ruleset = $ruleset AND coalesce(summary_hands, 0) = 0
     UNION ALL BY NAME
@@ -68,8 +68,8 @@ h AS (
            sum(taker_litiges)::BIGINT                            AS taker_litiges,
            sum(points)::BIGINT                                   AS points,
            sum(points_hands)::BIGINT                             AS points_hands,
-           count(*) FILTER (WHERE (team_mask >> winner) & 1 = 1) AS won,
-           count(*) FILTER (WHERE winner IS NOT NULL)            AS finished
+           count(*) FILTER (WHERE (team_mask >> winner) & 1 = 1 AND bit_count(team_mask) = 1) AS won,
+           count(*) FILTER (WHERE winner IS NOT NULL AND bit_count(team_mask) = 1)            AS finished
     FROM per_game
     GROUP BY player_a, player_b, source
 )

@@ -40,8 +40,9 @@
 --   illegal_plays    scored hands whose first illegal play (legal = false) was made by the player
 --   won, finished    games the player's team won / games with a winner (game_scores.winner not NULL)
 --                    under the ruleset, or for a game with summary hands the recorded winner
---                    (games.recorded_winner not NULL); won_of = 'won/finished'. A name seated on both
---                    teams of a game (bots) counts that game once, as won.
+--                    (games.recorded_winner not NULL); won_of = 'won/finished'. A game where the name sat on
+--                    both teams (bots playing themselves) has no result for it: it is in games, not in won or
+--                    finished (the ratings leave it out too).
 --   take_rate_lo, take_rate_hi  95 % Wilson interval of taken / hands (macros wilson_lo/wilson_hi, pipeline.stats.reports)
 --   made_rate            made / decided, rounded to 4 decimals; made_rate_lo, made_rate_hi its Wilson interval
 --   win_rate_lo, win_rate_hi  Wilson interval of won / finished
@@ -72,7 +73,7 @@ WITH
 -- sums of the name's hands in that game (player_hands), the teams it sat on and the game's winner (game_scores:
 -- carried in the row, not joined on the string game_id, or the recorded one for a game with summary hands: no
 -- cards, its rescored totals leave those hands out); a name seated on both teams of one game (bots do this)
--- counts the game once, as won
+-- has no result in it (team_mask with two bits)
 per_game AS (
     SELECT * FROM player_games WHERE ruleset = $ruleset AND coalesce(summary_hands, 0) = 0
     UNION ALL BY NAME
@@ -85,8 +86,8 @@ per_game AS (
 totals AS (
     SELECT player, source,
            count(*)                                                  AS games,
-           count(*) FILTER (WHERE (team_mask >> winner) & 1 = 1)     AS won,
-           count(*) FILTER (WHERE winner IS NOT NULL)                AS finished,
+           count(*) FILTER (WHERE (team_mask >> winner) & 1 = 1 AND bit_count(team_mask) = 1) AS won,
+           count(*) FILTER (WHERE winner IS NOT NULL AND bit_count(team_mask) = 1)            AS finished,
            sum(hands)::BIGINT AS hands, sum(taken)::BIGINT AS taken, sum(made)::BIGINT AS made,
            sum(decided)::BIGINT AS decided, sum(taker_litiges)::BIGINT AS taker_litiges,
            sum(points)::BIGINT AS points, sum(points_hands)::BIGINT AS points_hands,

@@ -42,16 +42,22 @@ def lake(tmp_path_factory):
 def test_each_month_is_the_report_over_its_games(lake):
     lake, games = lake
     assert stats.months(lake) == [datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 3, 1, tzinfo=UTC)]
-    for report in ("players", "contracts"):
+    # every report of the ruleset alone: a month's connection makes only the derived views the report reads
+    # (views.derived_needed), so a report reading one it did not make would fail here
+    reports = [r for r in stats.list_reports() if stats.report_params(r) == ["ruleset"]]
+    assert {"players", "contracts", "partnerships", "declaration_kinds"} <= set(reports)
+    for report in reports:
         table = stats.run_report_by_month(lake, report, RULES)
         assert table.column_names[:2] == ["ruleset", "month"]
-        assert sorted(set(table.column("month").to_pylist())) == ["2026-01", "2026-03"]
+        assert set(table.column("month").to_pylist()) <= {"2026-01", "2026-03"}   # no rows: audit, dd_* here
+        if report in ("players", "contracts"):
+            assert sorted(set(table.column("month").to_pylist())) == ["2026-01", "2026-03"]
         for month, (since, until) in {"2026-01": ("2026-01-01", "2026-02-01"),
                                       "2026-03": ("2026-03-01", "2026-04-01")}.items():
             want = stats.run_report(lake, report, RULES, stats.Filters(since=stats.parse_when(since),
                                                                        until=stats.parse_when(until)))
             got = [{k: v for k, v in r.items() if k != "month"} for r in table.to_pylist() if r["month"] == month]
-            assert got == want.to_pylist() and got, (report, month)
+            assert got == want.to_pylist(), (report, month)
     # the players' hands add up to the hands of the dated games: the undated game is in no month
     hands = sum(len(g["hands"]) for g in games[:4])
     players = stats.run_report_by_month(lake, "players", RULES).to_pylist()

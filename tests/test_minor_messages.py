@@ -131,3 +131,11 @@ def test_a_reader_says_what_its_lake_path_is_instead(tmp_path):
         for cmd in (["status"], ["stats", "players"]):
             r = CliRunner().invoke(app, [*cmd, "--lake", str(tmp_path / name)])
             assert r.exit_code == 2 and said in " ".join(r.stderr.split()), (cmd, name, r.output)
+
+
+def test_pseudonymize_does_not_take_the_next_option_as_its_salt(tmp_path):
+    # new-user trial: `stats players --pseudonymize --source coinche-cli` said only "unexpected extra argument"
+    # (--source had become the salt); the option now says what happened, before the lake is read
+    r = CliRunner().invoke(app, ["stats", "players", "--pseudonymize", "--source", "x", "--lake", str(tmp_path)])
+    text = " ".join(r.output.split()).replace("│ ", "").replace(" │", "")
+    assert r.exit_code == 2 and "'--source' looks like the next option" in text, r.output

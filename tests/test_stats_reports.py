@@ -238,10 +238,11 @@ def test_partnerships_report(lake: Path):
         assert pa.types.is_integer(table.schema.field(col).type), col
 
 
-def test_a_name_on_both_teams_counts_a_capot_once(lake: Path):
+def test_a_name_on_both_teams_counts_a_capot_once_and_no_result(lake: Path):
     # queries/players.sql capots_made / capots_suffered: four 'Bot' seats, seat 1 (team 1) takes every trick.
     # Bot sat on both teams: the capot counts once, as made (as its game counts once, as won): 1 made, 0
-    # suffered (it was 1 and 1, one capot counted as two events, found by a report audit).
+    # suffered (it was 1 and 1, one capot counted as two events, found by a report audit); the game has no
+    # result for a name on both teams: not won, not finished.
     bots = ["Bot"] * 4
     _write(lake, "hands", [_hand("b2", 1, bots, 1, "H", 80, source="sim")])
     _write(lake, "games", [_game("b2", bots, 1, source="sim")])
@@ -249,20 +250,21 @@ def test_a_name_on_both_teams_counts_a_capot_once(lake: Path):
                                    source="sim")])
     _write(lake, "game_scores", [_game_score("b2", 1, source="sim")])
     (bot,) = [r for r in stats.run_report(lake, "players", RULES).to_pylist() if r["player"] == "Bot"]
-    assert (bot["capots_made"], bot["capots_suffered"], bot["won"], bot["finished"]) == (1, 0, 1, 1)
+    assert (bot["capots_made"], bot["capots_suffered"], bot["won"], bot["finished"]) == (1, 0, 0, 0)
 
 
 def test_partnerships_same_pair_on_both_teams(lake: Path):
     # four 'Bot' seats: the pair Bot+Bot is on both teams of the hand; the hand counts once, with team 0's
-    # points (10), taken (team 1 took) and made; the game counts once, as won (team 1 won).
+    # points (10), taken (team 1 took) and made; the game has no result for it (it won and lost it): in games,
+    # not in won or finished (it counted as won before a new-user trial: such bots won every game).
     _add_bots(lake)
     rows = stats.run_report(lake, "partnerships", RULES).to_pylist()
     assert rows[-1] == dict(ruleset=RULES, player_a="Bot", player_b="Bot", source="sim", games=1, hands=1, taken=1,
                             take_rate=1.0, made=1, decided=1, made_of="1/1", taker_litiges=0, points=10,
-                            points_hands=1, points_per_hand=10.0, won=1, finished=1, won_of="1/1",
+                            points_hands=1, points_per_hand=10.0, won=0, finished=0, won_of="0/0",
                             take_rate_lo=_wilson(1, 1)[0], take_rate_hi=1.0, made_rate=1.0,
-                            made_rate_lo=_wilson(1, 1)[0], made_rate_hi=1.0, win_rate_lo=_wilson(1, 1)[0],
-                            win_rate_hi=1.0)
+                            made_rate_lo=_wilson(1, 1)[0], made_rate_hi=1.0, win_rate_lo=None,
+                            win_rate_hi=None)
     # a source filter keeps only its pairs
     only = stats.run_report(lake, "partnerships", RULES, stats.Filters(sources=("sim",))).to_pylist()
     assert [(r["player_a"], r["player_b"]) for r in only] == [("Bot", "Bot")]

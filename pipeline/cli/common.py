@@ -300,7 +300,15 @@ ByOpt = Annotated[Optional[str], typer.Option("--by", help="month: the report on
 ColumnsOpt = Annotated[Optional[str], typer.Option("--columns", help="Only these columns, comma-separated, in this "
                                                    "order (every format; a wrong name lists the report's columns).")]
 
-PseudoOpt = Annotated[Optional[str], typer.Option("--pseudonymize", metavar="SALT",
+def _salt_given(value: Optional[str]) -> Optional[str]:
+    """``--pseudonymize``'s check while the options are parsed: ``--pseudonymize --source x`` takes ``--source`` as
+    the salt, and click would only say that ``x`` is an extra argument."""
+    if value is not None and value.startswith("--"):
+        raise typer.BadParameter(f"needs a SALT: {value!r} looks like the next option (e.g. --pseudonymize my-secret)")
+    return value
+
+
+PseudoOpt = Annotated[Optional[str], typer.Option("--pseudonymize", metavar="SALT", callback=_salt_given,
                                                   help="Replace player names by stable salted hashes (p_ + 12 hex "
                                                        "digits). Same salt: same pseudonyms (linkable); another "
                                                        "salt: unlinkable. Keep the salt secret.")]

@@ -19,8 +19,9 @@ import pyarrow as pa
 from pipeline.resources import resource_dir
 # the views and filters, read by every report and by the modules that import them from here
 from pipeline.stats.report_filters import Filters, StatsError, parse_when, sql_str  # noqa: F401
+from pipeline.stats import views
 from pipeline.stats.views import (ANALYSIS_TABLES, BASE_TABLES, SEATS_COLUMNS, VIEWS, add_macros, connect,  # noqa: F401
-                            create_views, filter_player_names, table_sql)
+                            create_views, derived_needed, filter_player_names, table_sql)
 
 _PARAM = re.compile(r"\$([A-Za-z_]\w*)")
 
@@ -252,8 +253,10 @@ def run_report_by_month(lake: Path | str, name: str, ruleset: str | None = None,
 def reports_by_month(lake: Path | str, names: list[str], rulesets: list[str | None], filters: Filters | None = None,
                      **params: Any) -> dict[str, pa.Table]:
     """:func:`run_report_by_month` of each report of ``names`` under each ruleset of ``rulesets`` (stacked by
-    ruleset, then month): name -> table. One connection per month serves every report and ruleset (a
-    connection makes the views again; a dashboard's monthly tables of a few years of games opened hundreds)."""
+    ruleset, then month): name -> table. One connection serves every month, report and ruleset
+    (:func:`pipeline.stats.views.windows`: only the selected views are made again for each month, and only the
+    derived ones the reports read; a dashboard's monthly tables of a few years of games opened hundreds of
+    connections)."""
     import dataclasses
 
     filters = filters or Filters()
@@ -267,17 +270,18 @@ def reports_by_month(lake: Path | str, names: list[str], rulesets: list[str | No
         windows = [(None, dataclasses.replace(filters, since=datetime(1, 1, 1, tzinfo=timezone.utc),
                                               until=datetime(1, 1, 2, tzinfo=timezone.utc)))]
     parts: dict[tuple[str, int], list[pa.Table]] = {(n, i): [] for n in names for i in range(len(rulesets))}
-    for month, window in windows:
-        con = connect(lake, window)
-        try:
+    derived = derived_needed(report_sql(n) for n in names)    # a month's views: only those the reports read
+    spans = views.windows(lake, filters, [w for _, w in windows], derived)
+    try:
+        for (month, window), con in zip(windows, spans):
             for n in names:
                 for i, r in enumerate(rulesets):
                     t = run_report_on(con, n, r, window, **params)
                     at = 1 if t.column_names[:1] == ["ruleset"] else 0
                     parts[n, i].append(t.add_column(at, "month", pa.array([month] * t.num_rows if month else [],
                                                                           pa.string())))
-        finally:
-            con.close()
+    finally:
+        spans.close()       # the connection
     return {n: pa.concat_tables([t for i in range(len(rulesets)) for t in parts[n, i]]) for n in names}
 
 

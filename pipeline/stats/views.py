@@ -29,6 +29,7 @@ report see only pseudonyms; ``rejects.raw`` (the raw record text) is blanked.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable, Iterator
 from pathlib import Path
 
 import duckdb
@@ -175,21 +176,31 @@ def game_order_sql(games: str) -> str:
 
 
 def create_views(con: duckdb.DuckDBPyConnection, lake: Path | str, filters: Filters | None = None,
-                 internal: bool = True) -> None:
+                 internal: bool = True, derived: Collection[str] | None = None) -> None:
     """Create the views :data:`VIEWS` on ``con`` over ``lake`` (see :func:`connect`).
 
     internal=True also creates ``_all_<table>``, the unfiltered (but pseudonymized) tables, which
     :func:`pipeline.stats.reports.rulesets` and :func:`pipeline.stats.reports.lake_values` read; internal=False inlines them into the public views, so
     ``con`` holds exactly :data:`VIEWS` (what a dashboard file wants). Pseudonymization needs a Python
-    function, so it is refused with internal=False (:class:`StatsError`).
+    function, so it is refused with internal=False (:class:`StatsError`). ``derived``: the derived views to
+    make (:func:`derived_needed`), None for all: DuckDB binds each view's SQL when it is made, the live ones
+    (``player_hands``, ``pair_hands``, ``dealt_events``) most dearly.
     """
     from pipeline.storage import lake as lakemod
-    from pipeline.stats import pseudonymize as pseudo
     lake = lakemod.locate(lake)
+    filters = filters or Filters()
+    _selected_views(con, lake, filters, internal, derived, *_unfiltered_views(con, lake, filters, internal))
+
+
+def _unfiltered_views(con: duckdb.DuckDBPyConnection, lake, filters: Filters,
+                      internal: bool) -> tuple[dict, dict, dict]:
+    """The part of :func:`create_views` that no date filter changes: the tables' SELECTs (``raw``: as stored;
+    ``base``: pseudonymized), the ``_all_<table>`` views over them when ``internal``, and the macros. Returns
+    (``src``: each table's relation for the filtered views, ``raw``, ``base``)."""
+    from pipeline.stats import pseudonymize as pseudo
     if not internal and not lake.local:
         raise StatsError(f"lake {lake}: a dashboard file's views read local Parquet files; for a lake on object "
                          "storage, materialize the tables instead")
-    filters = filters or Filters()
     salt = filters.pseudonymize
     if salt and not internal:
         raise StatsError("pseudonymized views need rebelote's Python function: materialize them instead")
@@ -222,6 +233,15 @@ def create_views(con: duckdb.DuckDBPyConnection, lake: Path | str, filters: Filt
     else:
         src = {t: f"({base[t]}) AS _all_{t}" for t in schema.TABLES}
     add_macros(con)
+    return src, raw, base
+
+
+def _selected_views(con: duckdb.DuckDBPyConnection, lake, filters: Filters, internal: bool,
+                    derived: Collection[str] | None, src: dict, raw: dict, base: dict) -> None:
+    """The views :data:`VIEWS` of the hands ``filters`` selects, over the unfiltered ones (``src``; ``raw``,
+    ``base``: the tables' stored and pseudonymized SELECTs) that :func:`create_views` made first."""
+    from pipeline.stats import pseudonymize as pseudo
+    salt = filters.pseudonymize
     # the hands filter is tested on the stored rows under a salt (below): their game ids are the stored ones too
     games_src = f"({raw['games']}) AS _g" if salt else src["games"] if internal else f"({base['games']}) AS _g"
     names = filter_player_names(con, filters)
@@ -248,7 +268,7 @@ def create_views(con: duckdb.DuckDBPyConnection, lake: Path | str, filters: Filt
         for t in BASE_TABLES + ANALYSIS_TABLES:
             con.execute(f"CREATE VIEW {t} AS SELECT * FROM {src[t]}")
     con.execute(f"CREATE VIEW seats AS {SEATS_SQL}")
-    _derived_views(con, src, filters if where else None, stored_names, salt, lake)
+    _derived_views(con, src, filters if where else None, stored_names, salt, lake, derived)
     if internal:
         con.execute(f"CREATE TEMP TABLE _views_filtered AS SELECT {bool(where)} AS filtered")   # read by hand_pairing
         _hand_seq_bases(con, lake)
@@ -356,7 +376,7 @@ ANALYSIS_TABLES = ("dd_hands",)
 
 
 def _derived_views(con: duckdb.DuckDBPyConnection, src: dict, filters: Filters | None, names: tuple[str, ...] | None,
-                   salt: str | None, lake) -> None:
+                   salt: str | None, lake, only: Collection[str] | None = None) -> None:
     """One view per derived table (:data:`pipeline.facts.derived.DERIVED`): the rows written at rescore time for the
     rulesets that have them (restricted to the selected hands, names pseudonymized like every view), plus the
     same rows computed from the ``hands`` and ``scores`` views for rulesets rescored before that table existed
@@ -380,6 +400,9 @@ def _derived_views(con: duckdb.DuckDBPyConnection, src: dict, filters: Filters |
 
     scored = rulesets("scores")
     for name, d in DERIVED.items():
+        if only is not None and name not in only:
+            continue
+
         def pz(sql: str, d=d) -> str:
             return pseudo.pseudonymized_sql(sql, d.names, d.name_lists, d.pair, d.sorted_lists) if salt else sql
         written = rulesets(name)
@@ -518,7 +541,46 @@ def _filtered_rows(stored: str, table: str, key: str, filters: Filters, names: t
     return f"SELECT * FROM ({stored}) WHERE {Filters(sources=filters.sources).hands_where(names)}"
 
 
-def connect(lake: Path | str, filters: Filters | None = None) -> duckdb.DuckDBPyConnection:
+def windows(lake: Path | str, filters: Filters, spans: Iterable[Filters],
+            derived: Collection[str] | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+    """One connection yielded once per filter of ``spans`` (``filters`` with other dates: months), its views
+    those :func:`connect` makes for that filter: the unfiltered views, the connection and the macros are made
+    once (a connection per month cost about twice the month's report), the selected views again for each.
+    Each span differs from ``filters`` by its dates only. Raises as :func:`connect`."""
+    import dataclasses
+
+    loc, con = _opened(lake)
+    try:
+        tables = _unfiltered_views(con, loc, dataclasses.replace(filters, since=None, until=None), True)
+        for w in spans:
+            for name in VIEWS:
+                con.execute(f"DROP VIEW IF EXISTS {name}")
+            for (t,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE temporary AND (table_name IN "
+                                    "('_selected_games', '_views_filtered', '_hand_seq_basis') "
+                                    "OR starts_with(table_name, '_added_'))").fetchall():
+                con.execute(f"DROP TABLE {t}")
+            _selected_views(con, loc, w, True, derived, *tables)
+            yield con
+    finally:
+        con.close()
+
+
+def derived_needed(sql_texts: Iterable[str]) -> set[str]:
+    """The derived views that SQL texts (reports' queries) read, with the parents those are computed from under a
+    filter: what :func:`connect`'s ``derived`` needs to make for them."""
+    import re
+
+    from pipeline.facts.derived import DERIVED
+
+    text = "\n".join(sql_texts)
+    need = {name for name in DERIVED if re.search(rf"\b{name}\b", text)}
+    while parents := {DERIVED[n].parent for n in need if DERIVED[n].parent} - need:
+        need |= parents
+    return need
+
+
+def connect(lake: Path | str, filters: Filters | None = None,
+            derived: Collection[str] | None = None) -> duckdb.DuckDBPyConnection:
     """In-memory DuckDB connection with views ``hands games rejects scores game_scores seats`` over ``lake``
     (a folder, or a URL such as ``s3://bucket/lake`` or ``file:///abs/lake``: see :func:`pipeline.storage.lake.locate`).
 
@@ -526,8 +588,21 @@ def connect(lake: Path | str, filters: Filters | None = None) -> duckdb.DuckDBPy
     ``filters.pseudonymize``, player names are pseudonyms in every view and ``rejects.raw`` is blanked.
     Raises :class:`StatsError` when ``lake`` is not a folder, is of another layout version (``rebelote
     migrate`` first), or a table's files cannot be read together (e.g. partitioned and unpartitioned files
-    mixed). Missing table folders give empty views.
+    mixed). Missing table folders give empty views. ``derived``: only these derived views
+    (:func:`derived_needed`; None: all of them).
     """
+    loc, con = _opened(lake)
+    try:
+        create_views(con, loc, filters, derived=derived)
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+def _opened(lake: Path | str):
+    """(the lake's Location, a new DuckDB connection) once the lake is found readable and current; StatsError
+    otherwise."""
     from pipeline.storage import lake as lakemod
     from pipeline.storage.duck import duckdb_connection
 
@@ -542,10 +617,4 @@ def connect(lake: Path | str, filters: Filters | None = None) -> duckdb.DuckDBPy
         lakemod.require_current(loc)
     except lakemod.LakeVersionError as e:
         raise StatsError(str(e)) from None
-    con = duckdb_connection(default_limit="4GB")   # $REBELOTE_DUCKDB_MEMORY: big reports spill to disk past it
-    try:
-        create_views(con, loc, filters)
-    except BaseException:
-        con.close()
-        raise
-    return con
+    return loc, duckdb_connection(default_limit="4GB")   # $REBELOTE_DUCKDB_MEMORY: big reports spill to disk past it
