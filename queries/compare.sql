@@ -21,7 +21,7 @@
 --   count            how many hands or games the measure counts
 --   of               its denominator: 'hands scored under both' of the selected hands (A's hand_facts rows);
 --                    the three hand measures of the hands scored under both; 'games finished under both'
---                    of the games scored under both (a game with a game_scores row under each ruleset, of the
+--                    of the games compared (a game with a game_scores row under each ruleset, of the
 --                    player count of both: a hand of another count is unscorable with the reason 'ruleset NAME
 --                    is for N players' (pipeline/rescore/engine.py reason_texts), and its game has nothing of
 --                    the ruleset's own to compare; nor a game with a hand that one ruleset scores and the other
@@ -30,7 +30,7 @@
 --                    recorded scores read under each ruleset's target and end rules, and so is a game with a hand
 --                    neither ruleset can score); 'winner differs' of those games finished under at
 --                    least one of the two (a game one ruleset finishes and the other leaves open differs);
---                    'end hand differs' of the games scored under both
+--                    'end hand differs' of the games compared
 --   of_what          what "of" counts, in words (the denominators differ from row to row)
 --
 -- display: measure, count, of, of_what
@@ -70,9 +70,9 @@ FROM (
     UNION ALL SELECT 3, 'made/failed differs', count_if(ma IS DISTINCT FROM mb), count(*), 'hands scored under both' FROM h
     UNION ALL SELECT 4, 'legality differs', count_if(la IS DISTINCT FROM lb), count(*), 'hands scored under both' FROM h
     UNION ALL SELECT 5, 'games finished under both', count_if(wa IS NOT NULL AND wb IS NOT NULL), count(*),
-                        'games scored under both' FROM g
+                        'games compared' FROM g
     UNION ALL SELECT 6, 'winner differs', count_if(wa IS DISTINCT FROM wb),
                         count_if(wa IS NOT NULL OR wb IS NOT NULL), 'games finished under either' FROM g
-    UNION ALL SELECT 7, 'end hand differs', count_if(ea IS DISTINCT FROM eb), count(*), 'games scored under both' FROM g
+    UNION ALL SELECT 7, 'end hand differs', count_if(ea IS DISTINCT FROM eb), count(*), 'games compared' FROM g
 )
 ORDER BY k

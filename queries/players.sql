@@ -58,7 +58,8 @@
 --                    litige, an unscorable or abandoned hand has none); coinches_won_of = 'won/decided', as
 --                    bidders.sql's coinches_right_of
 --   capots_made, capots_suffered  scored hands where the player's team took every trick / the other did (a
---                    name seated on both teams, as bots are, counts such a capot once, as made)
+--                    name seated on both teams, as bots playing themselves are, counts neither: as its game,
+--                    the capot has no result for it)
 --   declarations     declarations (tierce .. carré, belote excluded) the player held or announced in scored
 --                    hands, from scores.declarations; declarations_per_100 = per 100 scored hands
 --   mismatches, compared  hands whose source-recorded score differs from the rescoring (matches_recorded =

@@ -263,7 +263,7 @@ def test_compare(tmp_path, records):
     # each row says what its "of" counts (queries/compare.sql): the denominators differ from row to row
     assert [row["of_what"] for row in json.loads(r.stdout)] == [
         "hands selected", "hands scored under both", "hands scored under both", "hands scored under both",
-        "games scored under both", "games finished under either", "games scored under both"]
+        "games compared", "games finished under either", "games compared"]
     r = run("compare", "--rules", "belote-classic", "--rules", "openspiel", "--lake", lake)
     assert "rebelote show --game test:g1 --hand 1 --rules belote-classic --rules openspiel" in r.stdout
     # a ruleset not scored yet is scored first (issue 17: no refusal where the tool can act)

@@ -139,3 +139,6 @@ def test_pseudonymize_does_not_take_the_next_option_as_its_salt(tmp_path):
     r = CliRunner().invoke(app, ["stats", "players", "--pseudonymize", "--source", "x", "--lake", str(tmp_path)])
     text = " ".join(r.output.split()).replace("│ ", "").replace(" │", "")
     assert r.exit_code == 2 and "'--source' looks like the next option" in text, r.output
+    r = CliRunner().invoke(app, ["stats", "players", "--pseudonymize", "-o", "p.csv", "--lake", str(tmp_path)])
+    text = " ".join(r.output.split()).replace("│ ", "").replace(" │", "")
+    assert r.exit_code == 2 and "'-o' looks like the next option" in text, r.output

@@ -238,11 +238,11 @@ def test_partnerships_report(lake: Path):
         assert pa.types.is_integer(table.schema.field(col).type), col
 
 
-def test_a_name_on_both_teams_counts_a_capot_once_and_no_result(lake: Path):
+def test_a_name_on_both_teams_has_no_capot_and_no_result(lake: Path):
     # queries/players.sql capots_made / capots_suffered: four 'Bot' seats, seat 1 (team 1) takes every trick.
-    # Bot sat on both teams: the capot counts once, as made (as its game counts once, as won): 1 made, 0
-    # suffered (it was 1 and 1, one capot counted as two events, found by a report audit); the game has no
-    # result for a name on both teams: not won, not finished.
+    # Bot sat on both teams: it made the capot and suffered it, so, as its game, the capot has no result for it:
+    # 0 made, 0 suffered (it was 1 and 1, one capot counted as two events: a report audit), and the game is
+    # neither won nor finished.
     bots = ["Bot"] * 4
     _write(lake, "hands", [_hand("b2", 1, bots, 1, "H", 80, source="sim")])
     _write(lake, "games", [_game("b2", bots, 1, source="sim")])
@@ -250,7 +250,7 @@ def test_a_name_on_both_teams_counts_a_capot_once_and_no_result(lake: Path):
                                    source="sim")])
     _write(lake, "game_scores", [_game_score("b2", 1, source="sim")])
     (bot,) = [r for r in stats.run_report(lake, "players", RULES).to_pylist() if r["player"] == "Bot"]
-    assert (bot["capots_made"], bot["capots_suffered"], bot["won"], bot["finished"]) == (1, 0, 0, 0)
+    assert (bot["capots_made"], bot["capots_suffered"], bot["won"], bot["finished"]) == (0, 0, 0, 0)
 
 
 def test_partnerships_same_pair_on_both_teams(lake: Path):

@@ -303,7 +303,7 @@ ColumnsOpt = Annotated[Optional[str], typer.Option("--columns", help="Only these
 def _salt_given(value: Optional[str]) -> Optional[str]:
     """``--pseudonymize``'s check while the options are parsed: ``--pseudonymize --source x`` takes ``--source`` as
     the salt, and click would only say that ``x`` is an extra argument."""
-    if value is not None and value.startswith("--"):
+    if value is not None and value.startswith("-"):
         raise typer.BadParameter(f"needs a SALT: {value!r} looks like the next option (e.g. --pseudonymize my-secret)")
     return value
 

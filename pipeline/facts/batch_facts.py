@@ -378,7 +378,6 @@ def _pair_hands(h: pa.Table, s: pa.Table, ruleset: str, sums_only: bool = False)
     scored = _np(pc.equal(s.column("status"), "scored"), False)[hand]
     litige = _np(s.column("litige"), False)[hand]
     score, score_valid = _at(s.column("hand_score"), team, hand)
-    belote, belote_valid = _at(s.column("belote_points"), team, hand)
     cols = {
         "game_id": h.column("game_id").take(take),
         "source": h.column("source").take(take),

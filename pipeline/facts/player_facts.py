@@ -115,7 +115,7 @@ SELECT ruleset, hand_key, game_id, source, player,
        coalesce(legal = false AND list_contains(seats_of, illegal_seat), false)      AS illegal,
        len(list_filter(auction, lambda a: a.call = 'coinche'
                                          AND list_contains(seats_of, a.seat)))::SMALLINT AS coinches,
-       coalesce(list_contains(teams, capot_team), false)                             AS capot_made,
+       coalesce(list_contains(teams, capot_team) AND len(teams) = 1, false)          AS capot_made,
        coalesce(NOT list_contains(teams, capot_team), false)                         AS capot_suffered,
        coalesce(len(list_filter(declarations, lambda d: d.kind <> 'belote'
                                                    AND list_contains(seats_of, d.seat))), 0)::SMALLINT AS declared,

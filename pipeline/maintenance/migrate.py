@@ -38,8 +38,8 @@ stored ``player_games`` partitions written without the column are dropped, as st
 compute those rows until the next rescore writes them again.
 
 Version 8 -> 9 (belote-rebelote counted per team, so that a hand where both teams hold one, in all-trump, counts
-for both: ``hand_facts.belote_teams``, and ``player_games.team_belotes`` from each team's belote points; and a
-capot counted once, as made, for a name seated on both teams): the
+for both: ``hand_facts.belote_teams``, and ``player_games.team_belotes`` from each team's belote points; and no
+capot made or suffered by a name seated on both teams): the
 stored ``hand_facts`` and ``player_games`` partitions are dropped, as written with the old count; the views
 compute those rows until the next rescore writes them again.
 """

@@ -56,14 +56,19 @@ def record(lake, name: str) -> dict | None:
 
 
 def updatable(lake, rules: Ruleset | OwnRules) -> bool:
-    """True when the stored scores of ``rules.name`` were computed with the parameters ``rules`` has now, so the
-    games already scored keep their rows. Under ``own``: every choice the stored record made is unchanged (a
+    """True when the stored scores of ``rules.name`` were computed with the parameters ``rules`` has now, and its
+    derived tables are stored, so the games already scored keep their rows. Under ``own``: every choice the stored record made is unchanged (a
     new source adds choices, which only its new games use) and every ruleset it used has the same parameters."""
     rec = record(lake, rules.name)
     if rec is None or rec.get("hands_files") is None or not isinstance(rec.get("params"), dict):
         return False
     if engine_version.recorded(rec) != engine_version.ENGINE:
         return False       # computed by another engine: every game is scored again
+    from pipeline.facts.derived import STORED
+    if any(f"ruleset={rules.name}" not in lakemod.partitions(lake, t) for t in STORED):
+        # a derived table without this ruleset's partition (dropped by `migrate`, or `rescore --no-derived`): an
+        # update would write the touched games' rows alone there, and the views would read that as the whole
+        return False
     stored = rec["params"]
     now = json.loads(json.dumps(rules.params, ensure_ascii=False, sort_keys=True))
     if not isinstance(rules, OwnRules):
