@@ -13,9 +13,7 @@ from rich.markup import escape
 
 from pipeline.catalog import DEFAULT_LAKE
 from pipeline.words import count
-
 from typer.core import TyperGroup
-
 
 from pipeline.cli.common import (_need_current, _games_where, app, _complete_rules, err, _fail, _filters, _has_hands,
                                  _lake_has_table, LakeOpt, out,
@@ -30,8 +28,8 @@ class _ExportGroup(TyperGroup):
         name = args[0] if args else ""
         if name in ("csv", "json", "parquet") and name not in self.commands:
             ctx.fail(f"`export` writes the lake as native JSON Lines (`export jsonl`) or a DuckDB file "
-                                   f"(`export duckdb`); a report as {name.upper()} is `rebelote stats REPORT "
-                                   f"--output FILE.{name}` (e.g. `rebelote stats players -o players.{name}`)")
+                     f"(`export duckdb`); a report as {name.upper()} is `rebelote stats REPORT --output "
+                     f"FILE.{name}` (e.g. `rebelote stats players -o players.{name}`)")
         return super().resolve_command(ctx, args)
 
 
@@ -167,9 +165,10 @@ def _warn_stale_others(lake) -> None:
 
     if not _lake_has_table(lake, "hands"):
         return
-    for name in report_rules.scored(lake):
+    scored = report_rules.scored(lake)
+    for name in scored:
         try:
-            why = report_rules.staleness(lake, load(name), report_rules.scored(lake)) if name != "own" else ""
+            why = report_rules.staleness(lake, load(name), scored) if name != "own" else ""
         except (RulesetError, OSError, ValueError):
             continue       # a house ruleset known by its record only: the reports say what they can
         if why:

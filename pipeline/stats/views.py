@@ -233,6 +233,8 @@ def _unfiltered_views(con: duckdb.DuckDBPyConnection, lake, filters: Filters,
     else:
         src = {t: f"({base[t]}) AS _all_{t}" for t in schema.TABLES}
     add_macros(con)
+    if internal:
+        _hand_seq_bases(con, lake)
     return src, raw, base
 
 
@@ -271,7 +273,6 @@ def _selected_views(con: duckdb.DuckDBPyConnection, lake, filters: Filters, inte
     _derived_views(con, src, filters if where else None, stored_names, salt, lake, derived)
     if internal:
         con.execute(f"CREATE TEMP TABLE _views_filtered AS SELECT {bool(where)} AS filtered")   # read by hand_pairing
-        _hand_seq_bases(con, lake)
 
 
 def _without_stale_games(con: duckdb.DuckDBPyConnection, lake, base: dict[str, str], temp: bool) -> dict[str, str]:
@@ -556,7 +557,7 @@ def windows(lake: Path | str, filters: Filters, spans: Iterable[Filters],
             for name in VIEWS:
                 con.execute(f"DROP VIEW IF EXISTS {name}")
             for (t,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE temporary AND (table_name IN "
-                                    "('_selected_games', '_views_filtered', '_hand_seq_basis') "
+                                    "('_selected_games', '_views_filtered') "
                                     "OR starts_with(table_name, '_added_'))").fetchall():
                 con.execute(f"DROP TABLE {t}")
             _selected_views(con, loc, w, True, derived, *tables)
