@@ -4,7 +4,7 @@ The sorted pass (pipeline/rescore/sorted_games.py: the written scores sorted by 
 reference: it sees every game whole whatever the order of the hand files. The batch pass closes a game when the
 next one starts and carries the last game of a batch into the next; a game met again after it was closed is
 "late" and scored again by the sorted pass. Here one game's first hand is moved to the end of its file, so that
-read 5 hands at a time the game is closed and met again (late), and read whole it is the file's last game
+read 17 hands at a time (a batch ends inside most games of 10 to 20 hands) the game is closed and met again (late), and read whole it is the file's last game
 (carried into the next file, non-contiguous inside one batch).
 """
 
@@ -49,7 +49,7 @@ def _split_game(lake_dir: Path) -> str:
     raise AssertionError("no game to split")
 
 
-@pytest.mark.parametrize("batch_size, late", [(5, True), (100_000, False)])
+@pytest.mark.parametrize("batch_size, late", [(17, True), (100_000, False)])
 def test_batch_pass_gives_the_sorted_pass_rows(lake: Path, tmp_path: Path, monkeypatch, batch_size: int,  # noqa: F811
                                                late: bool):
     whole = tmp_path / "whole"
@@ -95,7 +95,7 @@ def _check_against_sorted_pass(copy: Path, rules) -> None:
         assert t.num_rows == again.num_rows and t.equals(again.select(t.column_names)), (r, name)
 
 
-@pytest.mark.parametrize("batch_size", [3, 100_000])
+@pytest.mark.parametrize("batch_size", [17, 100_000])
 def test_hands_without_any_games_row(lake: Path, tmp_path: Path, batch_size: int):  # noqa: F811
     """No games row at all (the hands of games the lake has no games row for are scored, their game_key
     null): every game is late, scored by the sorted pass; none has recorded totals to compare."""
@@ -114,7 +114,7 @@ def test_hands_without_any_games_row(lake: Path, tmp_path: Path, batch_size: int
         _check_against_sorted_pass(copy, rules)
 
 
-@pytest.mark.parametrize("batch_size", [3, 100_000])
+@pytest.mark.parametrize("batch_size", [17, 100_000])
 def test_a_duplicate_games_row_with_nulls_first(lake: Path, tmp_path: Path, batch_size: int):  # noqa: F811
     """A game with two games rows, the first (in file order) without target and recorded totals: the sorted
     pass's any_value takes each column's first non-null value, so the game's recorded totals are compared as

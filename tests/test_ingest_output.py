@@ -8,6 +8,7 @@ reader reads it, and it is counted apart from the files not recognised). So: 5 f
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -98,3 +99,40 @@ def test_progress_by_bytes_on_the_row_path(tmp_path, monkeypatch):
     runmod.ingest_paths([f], tmp_path / "lake", on_bytes=seen.append)
     starts = [0] + [i + 1 for i, b in enumerate(f.read_bytes()[:-1]) if b == 0x0A]   # each line's first byte
     assert seen == starts[1:]          # one call per record read past offset 0, at its line's start
+
+
+def _bad_lines(path: Path, n: int) -> None:
+    """``n`` native lines cut short (each rejected, invalid_json) after one good game."""
+    write_jsonl(path, [native_game("ok", [native_hand(DEAL_A, 1, taker=0)])])
+    with open(path, "a", encoding="utf-8") as f:
+        for i in range(n):
+            f.write(f'{{"format": "rebelote", "game_id": "cut{i}\n')
+
+
+def test_a_file_prints_its_first_problems_then_counts_the_rest(tmp_path):
+    # 25 rejects in one file: the first SHOWN (20) are printed, then one line counting the other 5 by reason
+    # and naming the command that lists them, with the lake given (pipeline/cli/ingest_console.py)
+    from pipeline.cli.ingest_console import SHOWN
+    assert SHOWN == 20
+    f = tmp_path / "bad.jsonl"
+    _bad_lines(f, 25)
+    lake = tmp_path / "lake"
+    r = _run(f, "--lake", lake, "--no-score")
+    assert r.exit_code == 1, r.output
+    err = r.stderr.splitlines()
+    assert len([ln for ln in err if ln.startswith("rejected ")]) == 20
+    assert err[-1] == (f"... {f}: 5 more rejects not shown (5 invalid_json); "
+                       f"list them: rebelote rejects --file {f} --lake {lake}")
+    assert "25 rejected (invalid_json 25)" in r.stdout
+    # --verbose prints every one, and nothing is counted apart
+    r = _run(f, "--lake", tmp_path / "lake2", "--no-score", "--verbose")
+    err = r.stderr.splitlines()
+    assert len([ln for ln in err if ln.startswith("rejected ")]) == 25
+    assert not any(ln.startswith("...") for ln in err)
+    # every reject is in the lake: `rejects` lists the 25, and --limit the first ones in line order
+    r = CliRunner().invoke(app, ["rejects", "--lake", str(lake), "--format", "json"])
+    assert len(json.loads(r.stdout)) == 25
+    r = CliRunner().invoke(app, ["rejects", "--lake", str(lake), "--format", "json", "--limit", "3"])
+    # source_line: the cut lines follow the good game's line 1
+    assert [row["source_line"] for row in json.loads(r.stdout)] == [2, 3, 4]
+    assert "the first 3 of 25 rejects" in r.stderr

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 
+import shlex
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -85,7 +86,8 @@ def ingest(
     except OSError as e:          # missing, or not a regular file (a pipe): exit 2
         _fail(str(e))
     try:
-        with IngestConsole(err, sizes, quiet, verbose) as console:
+        lake_option = "" if str(lake) == str(DEFAULT_LAKE) else f" --lake {shlex.quote(str(lake))}"
+        with IngestConsole(err, sizes, quiet, verbose, lake_option) as console:
             summary = ingest_paths(paths, lake, fmt=format, strict=strict, reread=reread,
                                    lenient=on_error == "lenient", prune=prune,
                                    bounds=Limits(max_bytes, max_ratio, max_line_bytes, max_depth), **console.callbacks())

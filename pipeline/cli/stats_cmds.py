@@ -279,6 +279,8 @@ def rejects(
                                                         "(repeatable; when none matches, the codes the lake "
                                                         "holds are listed).")] = None,
     raw: Annotated[bool, typer.Option("--raw", help="Also show the rejected record's text (first 4 KB).")] = False,
+    limit: Annotated[Optional[int], typer.Option("--limit", min=0, help="Only the first N rejects (in file and "
+                                                 "line order).")] = None,
     format: FormatOpt = None,
     output: OutputOpt = None,
 ) -> None:
@@ -313,7 +315,10 @@ def rejects(
     for n in notes:
         err.print(escape(n))
     display = ["source_file", "source_line", "game_id", "hand_no", "reason_code", "reason"] + (["raw"] if raw else [])
-    _emit(table, format, output, display, lake=lake)
+    if limit is not None and table.num_rows > limit:
+        err.print(f"[dim]note: the first {limit} of {count(table.num_rows, 'reject', grouped=True)}[/]")
+        table = table.slice(0, limit)
+    _emit(table, format, output, display, lake=lake, all_rows=limit is not None)
     if unknown:
         raise typer.Exit(2)
 
