@@ -142,3 +142,24 @@ def test_pseudonymize_does_not_take_the_next_option_as_its_salt(tmp_path):
     r = CliRunner().invoke(app, ["stats", "players", "--pseudonymize", "-o", "p.csv", "--lake", str(tmp_path)])
     text = " ".join(r.output.split()).replace("│ ", "").replace(" │", "")
     assert r.exit_code == 2 and "'-o' looks like the next option" in text, r.output
+
+
+def test_a_rescore_replacing_scores_of_other_rules_under_the_same_name_says_so(tmp_path):
+    # two house-rules files named alike share the ruleset's partition: the second rescore replaces the first's
+    # scores, and says which values differ (pipeline.rescore.stale.changed_params); the same rules again: no note
+    from conftest import write_jsonl
+    from deals import DEAL_A, native_game, native_hand
+    lake = tmp_path / "lake"
+    f = write_jsonl(tmp_path / "g.jsonl", [native_game("a", [native_hand(DEAL_A, 1, taker=0)])])
+    assert CliRunner().invoke(app, ["ingest", str(f), "--lake", str(lake), "--no-score"]).exit_code == 0
+    files = []
+    for folder, last in (("a", 10), ("b", 0)):
+        (tmp_path / folder).mkdir()
+        files.append(tmp_path / folder / "house.toml")
+        files[-1].write_text(f'name = "house"\nextends = "belote-classic"\n[cards]\nlast_trick = {last}\n',
+                             encoding="utf-8")
+    runs = [CliRunner().invoke(app, ["rescore", "--rules", str(p), "--lake", str(lake)]) for p in files + files[1:]]
+    assert [r.exit_code for r in runs] == [0, 0, 0]
+    assert "note:" not in runs[0].stderr and "note:" not in runs[2].stderr
+    assert ("note: ruleset 'house' was scored before with other values (cards.last_trick: 10 -> 0): those scores "
+            "and report rows were replaced") in " ".join(runs[1].stderr.split())
