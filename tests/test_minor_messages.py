@@ -49,6 +49,10 @@ def test_export_errors_start_with_lowercase_error(tmp_path):
     r = CliRunner().invoke(app, ["export", "--format", "csv", "--lake", str(tmp_path)])
     assert r.exit_code == 2
     assert r.stderr.startswith("error: unknown export format 'csv'")
+    # a report's formats name the command that writes a report to such a file
+    assert "rebelote stats REPORT --output FILE.csv" in " ".join(r.stderr.split())
+    r = CliRunner().invoke(app, ["export", "--format", "xml", "--lake", str(tmp_path)])
+    assert r.exit_code == 2 and "stats REPORT" not in r.stderr
 
 
 def test_rescore_summary_counts_one_hand_and_one_game_in_the_singular():

@@ -92,7 +92,10 @@ def export(
     if ctx.invoked_subcommand is not None:
         return
     if format.lower() != "jsonl":
-        _fail(f"unknown export format {format!r}; available: jsonl (for DuckDB: rebelote export duckdb FILE.duckdb)")
+        hint = ("; a report as CSV, JSON or Parquet is `rebelote stats REPORT --output FILE.csv` (e.g. `rebelote "
+                "stats players -o players.csv`)" if format.lower() in ("csv", "json", "parquet") else "")
+        _fail(f"unknown export format {format!r}; available: jsonl (for DuckDB: rebelote export duckdb FILE.duckdb)"
+              + hint)
     _export_jsonl(output, lake, source, _salt(pseudonymize), _games_where(variant, player, since, until))
 
 
