@@ -52,19 +52,22 @@ class BatchFacts:
     ``lake``. One DuckDB connection (one thread: the hand pass already keeps the cores busy), closed by
     :meth:`close`. Raises duckdb.Error / OSError when the lake's hands cannot be read."""
 
-    def __init__(self, lake, ruleset: str, game_sums: bool = False):
+    def __init__(self, lake, ruleset: str, game_sums: bool = False, summary: pa.Table | None | bool = False):
+        """``summary``: the lake's summary hands' points, (hand_key, points) rows as
+        :func:`pipeline.rescore.batch_games.summary_table` gives them (None: the lake has none), when the caller
+        has them already; by default (False) they are computed here."""
         from pipeline.storage.duck import PASS_LIMIT, duckdb_connection
 
         self.con = duckdb_connection(default_limit=PASS_LIMIT)
         self.sums = None
         try:
-            self._prepare(lake, ruleset)
+            self._prepare(lake, ruleset, summary)
             self.sums = GameSums(self.con, ruleset) if game_sums else None
         except BaseException:
             self.con.close()
             raise
 
-    def _prepare(self, lake, ruleset: str) -> None:
+    def _prepare(self, lake, ruleset: str, summary: pa.Table | None | bool) -> None:
         from pipeline.storage import lake as lakemod
         from pipeline.storage.duck import empty_sql, table_source
 
@@ -72,13 +75,21 @@ class BatchFacts:
         self.ruleset = "SELECT '" + ruleset.replace("'", "''") + "' AS ruleset"
         self.ruleset_name = ruleset
         loc = lakemod.locate(lake)
-        # the summary hands' points, from every hand of the games that have one (read once, few rows)
-        hands = (f"({empty_sql(self.con, 'hands')} UNION ALL BY NAME SELECT * FROM {table_source(self.con, loc, 'hands')})"
-                 if lakemod.has_table(loc, "hands") else f"({empty_sql(self.con, 'hands')})")
-        self.con.execute(f"CREATE TEMP VIEW _all_hands AS SELECT * FROM {hands}")
-        self.con.execute("CREATE TEMP TABLE _summary AS " + summary_points_sql(
-            "(SELECT * FROM _all_hands WHERE game_id IN "
-            "(SELECT game_id FROM _all_hands WHERE completeness = 'summary'))"))
+        if summary is not False:    # given: (hand_key, points), or None for none
+            rows = summary if summary is not None else pa.table({"hand_key": pa.array([], pa.string()),
+                                                                 "points": pa.array([], pa.list_(pa.int32()))})
+            self.con.register("_summary_given", rows)
+            self.con.execute("CREATE TEMP TABLE _summary AS SELECT hand_key, points FROM _summary_given")
+            self.con.unregister("_summary_given")
+        else:
+            # the summary hands' points, from every hand of the games that have one (read once, few rows)
+            hands = (f"({empty_sql(self.con, 'hands')} UNION ALL BY NAME SELECT * FROM "
+                     f"{table_source(self.con, loc, 'hands')})" if lakemod.has_table(loc, "hands")
+                     else f"({empty_sql(self.con, 'hands')})")
+            self.con.execute(f"CREATE TEMP VIEW _all_hands AS SELECT * FROM {hands}")
+            self.con.execute("CREATE TEMP TABLE _summary AS " + summary_points_sql(
+                "(SELECT * FROM _all_hands WHERE game_id IN "
+                "(SELECT game_id FROM _all_hands WHERE completeness = 'summary'))"))
         self.sql = {
             "player_hands": player_facts.live_hands_sql("_h", "_s", self.ruleset, summary="_summary"),
             "hand_facts": hand_facts.live_sql("_h", "_s", self.ruleset, hand_seq="h.hand_seq"),

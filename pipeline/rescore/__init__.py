@@ -355,10 +355,11 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
             read = ((b, None) for b in lakemod.iter_batches(lake, "hands", batch_size=batch_size,
                                                              filter=pc.field("game_id").isin(games)))
         scored = ordered_map(lambda bs: (bs[0], score_any(bs[0], rules), bs[1]), read, threads)
-        batch_games = BatchGames(lake, rules, summary_table(lake))
+        sheet_points = summary_table(lake)      # the summary hands' points, for both passes
+        batch_games = BatchGames(lake, rules, sheet_points)
         if write_derived:
             from pipeline.facts import batch_facts
-            facts = batch_facts.BatchFacts(lake, rules.name, game_sums=True)
+            facts = batch_facts.BatchFacts(lake, rules.name, game_sums=True, summary=sheet_points)
 
     try:
         tables = ("scores",) + (("game_scores",) if local else ())
