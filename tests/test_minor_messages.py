@@ -167,3 +167,23 @@ def test_a_rescore_replacing_scores_of_other_rules_under_the_same_name_says_so(t
     assert "note:" not in runs[0].stderr and "note:" not in runs[2].stderr
     assert ("note: ruleset 'house' was scored before with other values (cards.last_trick: 10 -> 0): those scores "
             "and report rows were replaced") in " ".join(runs[1].stderr.split())
+
+
+def test_compare_says_when_the_game_targets_differ(tmp_path):
+    # a what-if on the target moves the hand where games end, so winners differ with no hand's score differing:
+    # compare says why (the note names both targets); two rulesets with the same target: no note
+    from conftest import write_jsonl
+    from deals import DEAL_A, native_game, native_hand
+    lake = tmp_path / "lake"
+    f = write_jsonl(tmp_path / "g.jsonl", [native_game("a", [native_hand(DEAL_A, 1, taker=0)])])
+    assert CliRunner().invoke(app, ["ingest", str(f), "--lake", str(lake), "--no-score"]).exit_code == 0
+    short = tmp_path / "short.toml"
+    short.write_text('name = "short"\nextends = "belote-classic"\n[game]\ntarget = 301\n', encoding="utf-8")
+    same = tmp_path / "same.toml"
+    same.write_text('name = "same"\nextends = "belote-classic"\n[cards]\nlast_trick = 0\n', encoding="utf-8")
+    r = CliRunner().invoke(app, ["compare", "--rules", "belote-classic", "--rules", str(short), "--lake", str(lake)])
+    assert r.exit_code == 0, r.output
+    assert ("note: the game targets differ (belote-classic 1000, short 301): a game ends at another hand under "
+            "each, so its winner may differ even where no hand's score does") in " ".join(r.stderr.split())
+    r = CliRunner().invoke(app, ["compare", "--rules", "belote-classic", "--rules", str(same), "--lake", str(lake)])
+    assert r.exit_code == 0 and "targets differ" not in r.stderr

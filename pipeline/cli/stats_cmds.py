@@ -405,6 +405,16 @@ def _reason_notes(asked: list[str], present, by_file: bool) -> list[str]:
     return notes
 
 
+def _target(rules) -> str | None:
+    """A ruleset's game target as said in a note ("1000", "the record's, else 1000"), None for own rules (each
+    game its own ruleset's)."""
+    try:
+        target, from_record = rules["game.target"], rules["game.target_from_record"]
+    except (KeyError, TypeError):
+        return None
+    return f"the record's, else {target}" if from_record else str(target)
+
+
 @app.command()
 def compare(
     rules: Annotated[list[str], typer.Option("--rules", autocompletion=_complete_rules, help="Two rulesets (each scored over the lake first when its scores are missing or stale).")],
@@ -425,9 +435,10 @@ def compare(
     from pipeline.stats import reports as stats
     if len(rules) != 2:
         _fail("give exactly two rulesets: --rules A --rules B")
+    loaded = []
     if _lake_has_table(lake, "hands"):
-        for r in rules:        # both known before either is scored (an unknown second one came after the first's rescore)
-            _load_rules(r, lake)
+        # both known before either is scored (an unknown second one came after the first's rescore)
+        loaded = [_load_rules(r, lake) for r in rules]
     a, b = (_report_rules(r, lake) for r in rules)
     filters = _filters(source, variant, player, None, None, since, until)
     shown = examples if format in (None, "table") and output is None else 0    # examples go to the terminal only
@@ -441,6 +452,10 @@ def compare(
         _fail(str(e))
     _emit(table, format, output, stats.display_columns("compare"), lake=lake)
     _warn_undated(lake, filters)
+    targets = [_target(r) for r in loaded]
+    if len(targets) == 2 and None not in targets and targets[0] != targets[1]:
+        err.print(f"[dim]note: the game targets differ ({escape(a)} {targets[0]}, {escape(b)} {targets[1]}): a game "
+                  "ends at another hand under each, so its winner may differ even where no hand's score does[/]")
     for gid, hn, sa, sb in rows:
         lake_arg = "" if str(lake) == str(DEFAULT_LAKE) else f" --lake {shlex.quote(str(lake))}"
         out.print(f"{gid} hand {hn}: {a} {sa} vs {b} {sb}  ->  rebelote show --game {shlex.quote(gid)} "
