@@ -266,17 +266,15 @@ def export_duckdb(lake: Path | str, path: Path | str, rulesets: list[str] | None
                 if materialize:
                     for i, view in enumerate(stats.VIEWS):   # streamed in batches: memory bounded by the batch size
                         progress("copying tables", i, len(stats.VIEWS))
-                        cur = con.cursor()
-                        try:
-                            rel = cur.sql(f"SELECT * FROM {view}")
-                            # DuckDB >= 1.4 names it to_arrow_reader; older versions fetch_record_batch
-                            reader = (rel.to_arrow_reader(65_536) if hasattr(rel, "to_arrow_reader")
-                                      else rel.fetch_record_batch(65_536))
-                            out.register("_rows", reader)
-                            out.execute(f"CREATE TABLE {view} AS SELECT * FROM _rows")
-                            out.unregister("_rows")
-                        finally:
-                            cur.close()
+                        # on ``con`` itself, not a cursor: a cursor is another connection, which does not see
+                        # ``con``'s temporary tables (the stale games the views leave out)
+                        rel = con.sql(f"SELECT * FROM {view}")
+                        # DuckDB >= 1.4 names it to_arrow_reader; older versions fetch_record_batch
+                        reader = (rel.to_arrow_reader(65_536) if hasattr(rel, "to_arrow_reader")
+                                  else rel.fetch_record_batch(65_536))
+                        out.register("_rows", reader)
+                        out.execute(f"CREATE TABLE {view} AS SELECT * FROM _rows")
+                        out.unregister("_rows")
                 else:
                     stats.create_views(out, lake, filters, internal=False)
                 for name, table in reports.items():
