@@ -187,3 +187,19 @@ def test_compare_says_when_the_game_targets_differ(tmp_path):
             "each, so its winner may differ even where no hand's score does") in " ".join(r.stderr.split())
     r = CliRunner().invoke(app, ["compare", "--rules", "belote-classic", "--rules", str(same), "--lake", str(lake)])
     assert r.exit_code == 0 and "targets differ" not in r.stderr
+
+
+def test_rules_sources_set_names_a_source_the_lake_does_not_have(tmp_path):
+    # new-user trial: `rules sources --set colvr=...` (a typo) was kept without a word. It is still kept (a
+    # source not imported yet is a fair choice), with a note naming the lake's sources and the closest one.
+    from conftest import write_jsonl
+    from deals import DEAL_A, native_game, native_hand
+    lake = tmp_path / "lake"
+    f = write_jsonl(tmp_path / "g.jsonl", [native_game("a", [native_hand(DEAL_A, 1, taker=0)], source="colver")])
+    assert CliRunner().invoke(app, ["ingest", str(f), "--lake", str(lake), "--no-score"]).exit_code == 0
+    r = CliRunner().invoke(app, ["rules", "sources", "--set", "colvr=pagat-coinche", "--lake", str(lake)])
+    assert r.exit_code == 0, r.output
+    assert ("note: --set colvr: no game of the lake has source 'colvr' (did you mean colver? the lake's: colver); "
+            "the choice is kept for games imported later") in " ".join(r.stderr.split())
+    r = CliRunner().invoke(app, ["rules", "sources", "--set", "colver=pagat-coinche", "--lake", str(lake)])
+    assert r.exit_code == 0 and "no game of the lake has" not in r.stderr

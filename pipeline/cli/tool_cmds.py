@@ -286,14 +286,35 @@ def rules_sources(
         plan = own.plan(lake)
     except RulesetError as e:
         _fail(str(e))
-    for choice in chosen:
-        _warn_unscorable(lake, plan, *choice)
+    for given, section, key, rules in chosen:
+        if _warn_unknown_key(plan, given, section, key):
+            continue
+        _warn_unscorable(lake, plan, given, section, key, rules)
     table = pa.table({
         "source": [c.source for c in plan.choices], "variant": [c.variant for c in plan.choices],
         "records_name": pa.array([c.hint for c in plan.choices], pa.string()),
         "ruleset": [c.ruleset for c in plan.choices], "games": pa.array([c.games for c in plan.choices], pa.int64()),
         "why": [c.why for c in plan.choices]})
     _emit(table, format, output, lake=lake)
+
+
+def _warn_unknown_key(plan, given: str, section: str, key: str) -> bool:
+    """Warn when no game of the lake has the source, variant or recorded ruleset a --set names (a typo, or a
+    source not imported yet: the choice is kept either way), with the closest names the lake has. Returns
+    whether it warned."""
+    import difflib
+
+    field, what = {"sources": ("source", "source"), "variants": ("variant", "variant"),
+                   "rulesets": ("hint", "records naming")}[section]
+    known = sorted({getattr(c, field) for c in plan.choices if getattr(c, field) is not None})
+    if key in known:
+        return False
+    near = difflib.get_close_matches(key, known, n=2, cutoff=0.6)
+    hint = f"did you mean {' or '.join(near)}? " if near else ""
+    listed = ", ".join(known[:12]) + (", ..." if len(known) > 12 else "")
+    err.print(f"[yellow]note:[/] --set {escape(given)}: no game of the lake has {what} {escape(key)!r} "
+              f"({hint}the lake's: {escape(listed) or 'none'}); the choice is kept for games imported later")
+    return True
 
 
 def _warn_unscorable(lake, plan, given: str, section: str, key: str, rules, sample: int = 2000) -> None:
