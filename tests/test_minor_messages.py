@@ -203,3 +203,12 @@ def test_rules_sources_set_names_a_source_the_lake_does_not_have(tmp_path):
             "the choice is kept for games imported later") in " ".join(r.stderr.split())
     r = CliRunner().invoke(app, ["rules", "sources", "--set", "colver=pagat-coinche", "--lake", str(lake)])
     assert r.exit_code == 0 and "no game of the lake has" not in r.stderr
+
+
+def test_a_misspelt_format_names_the_closest_readers(tmp_path):
+    # new-user trial: --format colvr listed the formats without the did-you-mean rulesets and reports give
+    f = tmp_path / "x.jsonl"
+    f.write_text("{}\n")
+    r = CliRunner().invoke(app, ["ingest", str(f), "--format", "colvr", "--lake", str(tmp_path / "lake")])
+    assert r.exit_code == 2
+    assert r.stderr.startswith("error: unknown format 'colvr'; did you mean colver or colver-cfn? known formats: ")

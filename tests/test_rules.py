@@ -162,3 +162,23 @@ def test_capoted_team_declarations_per_ruleset(ruleset, expected):
     D = np.array([[0, 20]], dtype=np.int64)
     on_capot(D, 0, 2, 0, np.array([[True, False]]), _ON_CAPOT[rules.load(ruleset)["declarations.on_capot"]])
     assert D.tolist() == expected
+
+
+def test_a_path_that_is_no_ruleset_file_says_file_not_found(tmp_path, monkeypatch):
+    # new-user trial: `--rules chez-nous.tml` (a typo for .toml) said "unknown ruleset" and listed the shipped
+    # ones; a name that is a path (a suffix or a folder) is not a shipped name: say what is wrong with the file
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(RulesetError) as e:
+        load("chez-nous.tml")
+    assert str(e.value) == "ruleset 'chez-nous.tml' is no shipped ruleset, and no ruleset file: file not found"
+    (tmp_path / "club.toml").write_text('name = "club"\nextends = "belote-classic"\n')
+    with pytest.raises(RulesetError) as e:
+        load("club.tml")
+    assert str(e.value).endswith("file not found; did you mean club.toml?")
+    with pytest.raises(RulesetError) as e:
+        load("rules/club")
+    assert "no ruleset file: file not found" in str(e.value)
+    # a plain name still lists the shipped rulesets, with the closest ones
+    with pytest.raises(RulesetError) as e:
+        load("belote-clasic")
+    assert str(e.value).startswith("unknown ruleset 'belote-clasic'; did you mean belote-classic")

@@ -34,7 +34,10 @@ def get(name: str) -> ModuleType:
     for r in READERS:
         if r.NAME == name:
             return r
-    raise KeyError(f"unknown format {name!r}; known formats: {', '.join(names())}")
+    import difflib
+    close = difflib.get_close_matches(str(name), names(), n=2, cutoff=0.6)
+    hint = f"did you mean {' or '.join(close)}? " if close else ""
+    raise KeyError(f"unknown format {name!r}; {hint}known formats: {', '.join(names())}")
 
 
 def detect(name: str, head: str) -> ModuleType | None:

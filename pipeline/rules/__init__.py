@@ -172,6 +172,12 @@ def _locate(ref: str, relative_to: Path | None) -> Path:
     if shipped.exists():
         return shipped
     import difflib
+    if p.suffix or len(p.parts) > 1:     # a path (chez-nous.tml, rules/house): no shipped name looks like that
+        found = "" if not p.exists() else " (a ruleset file is a .toml file)"
+        raise RulesetError(f"ruleset {ref!r} is no shipped ruleset, and no ruleset file: "
+                           f"{'the file is not .toml' + found if p.exists() else 'file not found'}"
+                           + ("; did you mean " + str(p.with_suffix(".toml")) + "?"
+                              if p.with_suffix(".toml").exists() else ""))
     close = difflib.get_close_matches(str(ref), shipped_names(), n=3, cutoff=0.6)
     hint = f"did you mean {' or '.join(close)}? " if close else ""
     raise RulesetError(f"unknown ruleset {ref!r}; {hint}shipped rulesets: {', '.join(shipped_names())}")
