@@ -212,3 +212,14 @@ def test_a_misspelt_format_names_the_closest_readers(tmp_path):
     r = CliRunner().invoke(app, ["ingest", str(f), "--format", "colvr", "--lake", str(tmp_path / "lake")])
     assert r.exit_code == 2
     assert r.stderr.startswith("error: unknown format 'colvr'; did you mean colver or colver-cfn? known formats: ")
+
+
+def test_a_value_option_given_the_next_option_says_so(tmp_path):
+    # new-user trial: `stats ratings --predict --limit 5` took --limit as the team and then complained of an
+    # extra argument 5; --predict, --player, --source and --variant refuse a value starting with --
+    for args in (["stats", "ratings", "--predict", "--limit", "5"], ["stats", "players", "--player", "--limit", "5"],
+                 ["stats", "players", "--source", "--sort", "hands"]):
+        r = CliRunner().invoke(app, [*args, "--lake", str(tmp_path / "lake")])
+        assert r.exit_code == 2, args
+        said = " ".join(r.stderr.replace("│", " ").split())
+        assert f"Invalid value for '{args[2]}': needs a value: '{args[3]}' looks like the next option" in said, said

@@ -282,9 +282,21 @@ FormatOpt = Annotated[Optional[str], typer.Option("--format", help="table, csv, 
 OutputOpt = Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of the terminal.")]
 RulesOpt = Annotated[Optional[str], typer.Option("--rules", "--ruleset", autocompletion=_complete_rules, help="Ruleset whose scores to use, scored "
                                                  "first if needed (default: each game under its own ruleset).")]
-SourceOpt = Annotated[Optional[list[str]], typer.Option("--source", help="Only hands from this source (repeatable).")]
-VariantOpt = Annotated[Optional[list[str]], typer.Option("--variant", help="Only hands of this variant: belote, coinche... (repeatable).")]
-PlayerOpt = Annotated[Optional[list[str]], typer.Option("--player", help="Only hands where this player sat (repeatable); "
+def _values_given(ctx: typer.Context, param, values: Optional[list[str]]) -> Optional[list[str]]:
+    """A repeatable option's check while the options are parsed: ``--player --limit 5`` takes ``--limit`` as the
+    name, and click would only say that ``5`` is an extra argument. A value starting with ``--`` is refused."""
+    for v in values or ():
+        if v.startswith("--"):
+            raise typer.BadParameter(f"needs a value: {v!r} looks like the next option")
+    return values
+
+
+SourceOpt = Annotated[Optional[list[str]], typer.Option("--source", callback=_values_given,
+                                                        help="Only hands from this source (repeatable).")]
+VariantOpt = Annotated[Optional[list[str]], typer.Option("--variant", callback=_values_given,
+                                                         help="Only hands of this variant: belote, coinche... (repeatable).")]
+PlayerOpt = Annotated[Optional[list[str]], typer.Option("--player", callback=_values_given,
+                                                        help="Only hands where this player sat (repeatable); "
                                                         "per-player reports keep only these players' rows.")]
 MinHandsOpt = Annotated[Optional[int], typer.Option("--min-hands", min=1, help="Only rows with at least this many hands.")]
 SinceOpt = Annotated[Optional[str], typer.Option("--since", help="Only games played on or after this date or time "

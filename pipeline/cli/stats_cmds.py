@@ -14,7 +14,7 @@ from pipeline.catalog import DEFAULT_LAKE
 from pipeline.words import count
 
 
-from pipeline.cli.common import (_need_current, _games_where, app, ByOpt, ColumnsOpt, _complete_rules, _emit, err, _fail, _filters, _lake_has_table, _load_rules,
+from pipeline.cli.common import (_values_given, _need_current, _games_where, app, ByOpt, ColumnsOpt, _complete_rules, _emit, err, _fail, _filters, _lake_has_table, _load_rules,
                                  FormatOpt, LakeOpt, LimitOpt, MinHandsOpt, _need_lake, out, OutputOpt,
                                  PlayerOpt, PseudoOpt, _report_rules, RulesOpt, _salt, _shape, SinceOpt,
                                  SortOpt, SourceOpt, stats_app, UntilOpt, VariantOpt, _warn_undated)
@@ -187,7 +187,7 @@ def stats_ratings(
                                                "as one entity, pairs against pairs.")] = False,
     history: Annotated[bool, typer.Option("--history", help="The rating after each game of the --player given "
                                           "(its trajectory), instead of the leaderboard.")] = False,
-    predict: Annotated[Optional[list[str]], typer.Option("--predict", help="A team, 'A+B' (one name per team in "
+    predict: Annotated[Optional[list[str]], typer.Option("--predict", callback=_values_given, help="A team, 'A+B' (one name per team in "
                                                          "2- and 3-player games), repeatable: the win probability "
                                                          "of each team given.")] = None,
     hold_back: Annotated[Optional[float], typer.Option("--calibration", min=0.01, max=0.9, help="Hold back this "
