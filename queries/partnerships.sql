@@ -31,7 +31,8 @@
 --   taker_litiges      contracts the pair took that ended in litige (neither made nor failed)
 --   points             sum of the team's hand_score (game points, before any litige carry-over) over
 --                      points_hands = the pair's hands with a hand_score (status 'scored' or 'passed_out',
---                      the latter scoring 0); for a summary hand, its recorded score instead
+--                      the latter scoring 0); for a summary hand, its recorded score instead; a hand where
+--                      the pair sat on both teams has no points for it, and is not in points_hands
 --   points_per_hand    points / points_hands, game points, rounded to 2 decimals (NULL when no such hand)
 --   won, finished      games the pair's team won / games with a winner (game_scores.winner not NULL) under
 --                      the ruleset, or for a game with summary hands the recorded winner (games.recorded_winner

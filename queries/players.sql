@@ -33,7 +33,8 @@
 --   points           sum of the player's team hand_score (game points, before any litige carry-over)
 --                    over points_hands = the player's hands with a hand_score (status 'scored' or
 --                    'passed_out', the latter scoring 0); for a summary hand, its recorded score instead
---                    (with the litige points its source's totals add on it)
+--                    (with the litige points its source's totals add on it); a hand where the name sat on
+--                    both teams (bots playing themselves) has no points for it, and is not in points_hands
 --   points_per_hand  points / points_hands, game points, rounded to 2 decimals (NULL when no such hand)
 --   team_belotes     scored hands where the player's TEAM has belote-rebelote points (scores.belote_points of
 --                    the team > 0; in all-trump both teams may; scores do not say which partner held it)

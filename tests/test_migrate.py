@@ -98,9 +98,9 @@ def _old(current: Path, to: Path) -> Path:
 def test_a_new_lake_records_the_current_version(current):
     assert json.loads((current / lakemod.VERSION_FILE).read_text()) == {"format": "rebelote-lake",
                                                                          "version": lakemod.LAKE_VERSION}
-    assert lakemod.version(current) == lakemod.LAKE_VERSION == 9
+    assert lakemod.version(current) == lakemod.LAKE_VERSION == 10
     s = migrate(current)
-    assert (s.before, s.after) == (9, 9) and str(s).endswith("already at layout version 9, nothing to do")
+    assert (s.before, s.after) == (10, 10) and str(s).endswith("already at layout version 10, nothing to do")
 
 
 def test_an_old_lake_is_refused_by_every_writer_then_migrated(current, tmp_path):
@@ -112,12 +112,12 @@ def test_an_old_lake_is_refused_by_every_writer_then_migrated(current, tmp_path)
                                                             r"run `rebelote migrate --lake .*` once"):
             write()
     s = migrate(lake)
-    assert (s.before, s.after) == (1, 9)
+    assert (s.before, s.after) == (1, 10)
     # every file of hands, games, rejects, game_scores was rewritten; the one stored player_games partition dropped
     assert {t: n for t, n in s.rewritten.items() if n} == {"hands": 1, "games": 1, "rejects": 1, "game_scores": 1}
     assert s.results_keyed == 1
     assert {t: n for t, n in s.dropped.items() if n} == {"player_games": 1}
-    assert lakemod.version(lake) == 9 and migrate(lake).before == 9
+    assert lakemod.version(lake) == 10 and migrate(lake).before == 10
     for table, column in DROPPED[:3]:
         for p in (lake / table).rglob("*.parquet"):
             assert column in pq.read_schema(p).names
@@ -139,19 +139,20 @@ def test_a_version_2_lake_gets_the_keys_of_its_typed_columns(current, tmp_path):
     (lake / lakemod.VERSION_FILE).write_text('{"format": "rebelote-lake", "version": 2}\n')
     assert state(lake) != state(current)
     s = migrate(lake)
-    assert (s.before, s.after) == (2, 9) and "keys recomputed from the typed columns" in str(s)
+    assert (s.before, s.after) == (2, 10) and "keys recomputed from the typed columns" in str(s)
     assert {t for t, n in s.rekeyed.items() if n} >= {"hands", "games", "scores", "holdings", "hand_facts"}
     _same_but_recounted(lake, current)
     assert derived.fresh_rulesets(lake) == ["belote-classic"]
     assert _reports(lake) == _reports(current)
 
 
-def _same_but_recounted(lake: Path, current: Path) -> None:
-    """``lake``, migrated, reads as ``current`` but for the stored partitions step 8 -> 9 drops (belote-rebelote
-    counted per team): none is left, and the reports read the same rows from the views."""
+def _same_but_recounted(lake: Path, current: Path,
+                        recounted: tuple[str, ...] = ("hand_facts", "player_games", "pair_games")) -> None:
+    """``lake``, migrated, reads as ``current`` but for the stored partitions steps 8 -> 9 (belote-rebelote
+    counted per team) and 9 -> 10 (no points for a name or pair on both teams) drop (``recounted``): none is
+    left, and the reports read the same rows from the views."""
     got, want = state(lake), state(current)
-    recounted = ("hand_facts", "player_games")
-    assert [got[t] for t in recounted] == [[], []] and all(want[t] for t in recounted)
+    assert all(got[t] == [] for t in recounted) and all(want[t] for t in recounted)
     for st in (got, want):
         for t in recounted:
             del st[t]
@@ -179,7 +180,7 @@ def test_a_version_3_lake_keys_its_game_results_and_stays_fresh(current, tmp_pat
     lake = _version_3(current, tmp_path / "v3")
     assert derived.fresh_rulesets(lake) == []        # version 4's test wants the game files too
     s = migrate(lake)
-    assert (s.before, s.after, s.results_keyed) == (3, 9, 1) and "game results keyed by the game" in str(s)
+    assert (s.before, s.after, s.results_keyed) == (3, 10, 1) and "game results keyed by the game" in str(s)
     _same_but_recounted(lake, current)
     assert derived.fresh_rulesets(lake) == ["belote-classic"]
     keys = pq.read_table(next((lake / "game_scores").rglob("*.parquet")), partitioning=None)
@@ -223,7 +224,7 @@ def test_the_commands_say_it_in_one_line(current, tmp_path):
     r = CliRunner().invoke(app, ["rescore", "--rules", "belote-classic", "--lake", str(lake)])
     assert r.exit_code == 2 and "run `rebelote migrate --lake" in r.output and "Traceback" not in r.output
     r = CliRunner().invoke(app, ["migrate", "--lake", str(lake)])
-    assert r.exit_code == 0 and "migrated from layout version 1 to 9; 4 files rewritten" in r.output
+    assert r.exit_code == 0 and "migrated from layout version 1 to 10; 4 files rewritten" in r.output
     r = CliRunner().invoke(app, ["migrate", "--lake", str(lake)])
     assert r.exit_code == 0 and "nothing to do" in r.output
 
@@ -278,7 +279,7 @@ def test_an_older_lake_drops_the_tables_no_longer_stored(current, tmp_path, vers
     with pytest.raises(stats.StatsError, match=f"older than this Rebelote's {lakemod.LAKE_VERSION}"):
         stats.connect(lake)
     s = migrate(lake)
-    assert (s.before, s.after, s.unstored) == (version, 9, {t: 1 for t in tables})
+    assert (s.before, s.after, s.unstored) == (version, 10, {t: 1 for t in tables})
     listed = ", ".join(f"{t} 1" for t in tables)
     assert (f"{len(tables)} stored partition{'s' if len(tables) > 1 else ''} of tables no longer stored dropped "
             f"({listed})") in str(s)
@@ -320,12 +321,30 @@ def test_a_version_8_lake_drops_the_partitions_counted_anew(current, tmp_path):
     shutil.copytree(current, lake)
     (lake / lakemod.VERSION_FILE).write_text('{"format": "rebelote-lake", "version": 8}\n')
     s = migrate(lake)
-    assert (s.before, s.after, s.recounted) == (8, 9, {"hand_facts": 1, "player_games": 1})
-    assert "2 stored partitions of derived tables counted anew dropped (hand_facts 1, player_games 1)" in str(s)
+    # steps 8 -> 9 and 9 -> 10: player_games is dropped once
+    assert (s.before, s.after, s.recounted) == (8, 10, {"hand_facts": 1, "player_games": 1, "pair_games": 1})
+    assert ("3 stored partitions of derived tables counted anew dropped (hand_facts 1, player_games 1, "
+            "pair_games 1)") in str(s)
     _same_but_recounted(lake, current)
     # the next rescore is a whole one: an update would write the touched games' rows alone into the dropped
     # partitions, and the views would read them as every row (a review found it)
     from pipeline.rescore import stale
     assert stale.updatable(current, RULES) and not stale.updatable(lake, RULES)
+    rescore_lake(lake, RULES)
+    assert state(lake) == state(current)
+
+
+def test_a_version_9_lake_drops_the_game_rows_of_names_on_both_teams(current, tmp_path):
+    # Version 10 gives a name (a pair) seated on both teams of a hand no points in it (its lowest seat's team's
+    # points were counted as its own before). A version 9 lake's stored player_games and pair_games partitions
+    # hold the old sums: migrate drops them; the reports read as on the current lake; the next rescore is whole.
+    lake = tmp_path / "v9"
+    shutil.copytree(current, lake)
+    (lake / lakemod.VERSION_FILE).write_text('{"format": "rebelote-lake", "version": 9}\n')
+    s = migrate(lake)
+    assert (s.before, s.after, s.recounted) == (9, 10, {"player_games": 1, "pair_games": 1})
+    _same_but_recounted(lake, current, ("player_games", "pair_games"))
+    from pipeline.rescore import stale
+    assert not stale.updatable(lake, RULES)
     rescore_lake(lake, RULES)
     assert state(lake) == state(current)

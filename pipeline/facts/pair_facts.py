@@ -9,7 +9,8 @@ its view computes the rows on the fly (:func:`live_hands_sql`), as for a lake wi
 Rules of the derivation (as the partnerships report has always counted): a pair is the two names of a team of a
 4-player hand (seats t and t + 2, team t = 0 or 1), sorted (player_a <= player_b); 2- and 3-player hands have
 none. When both teams of a hand are the same pair (bots), the hand is one row: it took when either team took,
-with team 0's points. Hands without a score under the ruleset still give rows (they count in hands and takes,
+and it has no points (both teams' points are its own: no figure of the pair's; the game has no result for it
+either, queries/partnerships.sql). Hands without a score under the ruleset still give rows (they count in hands and takes,
 in no result). A summary-level hand (points only: no cards to rescore) takes its points from its recorded score.
 """
 
@@ -57,8 +58,9 @@ SELECT ruleset, hand_key, game_id, source, pair[1] AS player_a, pair[2] AS playe
        coalesce(took_ AND status = 'scored' AND NOT litige, false)   AS decided,
        coalesce(took_ AND litige, false)                             AS taker_litige,
        summary,
-       (CASE WHEN summary THEN coalesce(recorded_score, hand_score)
-             ELSE hand_score END)[team + 1]::INTEGER                 AS own_score,
+       -- the same pair on both teams scored both sides' points: none of them is its own
+       (CASE WHEN NOT same THEN (CASE WHEN summary THEN coalesce(recorded_score, hand_score)
+                                      ELSE hand_score END)[team + 1] END)::INTEGER AS own_score,
        players
 FROM took
 """

@@ -11,7 +11,8 @@ differ for hands imported after the last rescore: the written table does not hav
 that hands lack scores and names the rescore to run), the on-the-fly rows count them in hands and takes.
 
 Rules of the derivation (as the players report has always counted): one row per (hand, distinct name); a name
-seated twice (bots) counts the hand once, with its lowest seat's team's points; it is the taker when any of
+seated twice (bots) counts the hand once, with its team's points, and none when its seats are on two teams (layout
+version 10: before, its lowest seat's team's points, a figure of the other side too); it is the taker when any of
 its seats is; team = seat % 2 with 2 or 4 players, the seat itself with 3. Hands without a score under the
 ruleset still give a row (they count in hands and takes, in no result). A summary-level hand (points only, as on
 a score sheet: no cards, so no ruleset can rescore it) takes its points from the recorded score
@@ -109,8 +110,9 @@ SELECT ruleset, hand_key, game_id, source, player,
        is_taker,
        coalesce(len(list_filter(teams, lambda t: t <> taker_team)) > 0, false)       AS is_defender,
        {_SAME},
-       (CASE WHEN summary THEN coalesce(recorded_score, hand_score)
-             ELSE hand_score END)[low_team + 1]::INTEGER                             AS own_score,
+       -- a name on both teams scored both sides' points: none of them is its own
+       (CASE WHEN len(teams) = 1 THEN (CASE WHEN summary THEN coalesce(recorded_score, hand_score)
+                                            ELSE hand_score END)[low_team + 1] END)::INTEGER AS own_score,
        coalesce(len(list_filter(teams, lambda t: belote_points[t + 1] > 0)) > 0, false) AS team_belote,
        coalesce(legal = false AND list_contains(seats_of, illegal_seat), false)      AS illegal,
        len(list_filter(auction, lambda a: a.call = 'coinche'

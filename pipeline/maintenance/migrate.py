@@ -71,7 +71,7 @@ class MigrateSummary:
     results_keyed: int = 0      # game_scores files given their games' keys (3 -> 4)
     completed: dict[str, int] = field(default_factory=dict)   # derived partitions lacking a column dropped (4 -> 5, 7 -> 8)
     unstored: dict[str, int] = field(default_factory=dict)    # partitions of tables no longer stored dropped (5 -> 6, 6 -> 7)
-    recounted: dict[str, int] = field(default_factory=dict)   # partitions written with an old count dropped (8 -> 9)
+    recounted: dict[str, int] = field(default_factory=dict)   # partitions written with an old count dropped (8 -> 9, 9 -> 10)
 
     def __str__(self) -> str:
         if self.before == self.after:
@@ -270,11 +270,16 @@ def _drop_unstored(lake, summary: "MigrateSummary") -> None:
                 summary.unstored[table] = summary.unstored.get(table, 0) + len(parts)
 
 
-def _drop_recounted(lake, summary: "MigrateSummary") -> None:
-    """The stored partitions of the derived tables whose values a version counts anew are dropped, so that no
-    report reads a row of the old count; the views compute those rows until the next rescore. 8 -> 9:
-    ``hand_facts`` and ``player_games`` (belote-rebelote held by both teams)."""
-    for table in ("hand_facts", "player_games"):
+#: version -> the derived tables whose stored values the next version counts anew
+RECOUNTED = {8: ("hand_facts", "player_games"),     # belote-rebelote held by both teams
+             9: ("player_games", "pair_games")}     # no points for a name (a pair) seated on both teams
+
+
+def _drop_recounted(lake, summary: "MigrateSummary", version: int) -> None:
+    """The stored partitions of the derived tables whose values a version counts anew (:data:`RECOUNTED`) are
+    dropped, so that no report reads a row of the old count; the views compute those rows until the next
+    rescore."""
+    for table in RECOUNTED[version]:
         parts = [p for p in lakemod.partitions(lake, table) if p] if lakemod.has_table(lake, table) else []
         for part in parts:
             lake_write.drop_partition(lake, table, part.split("=", 1)[1])
@@ -283,7 +288,8 @@ def _drop_recounted(lake, summary: "MigrateSummary") -> None:
 
 #: version -> the step that takes a lake of that version to the next one
 STEPS = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4, 4: _drop_incomplete, 5: _drop_unstored, 6: _drop_unstored,
-         7: _drop_incomplete, 8: _drop_recounted}
+         7: _drop_incomplete, 8: lambda lake, summary: _drop_recounted(lake, summary, 8),
+         9: lambda lake, summary: _drop_recounted(lake, summary, 9)}
 
 
 def migrate(lake) -> MigrateSummary:

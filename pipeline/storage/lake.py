@@ -66,7 +66,7 @@ NAME_COLUMNS = {"holdings": ("ingest_file", "hand_key", "copy")}
 #: The lake's layout version, recorded in :data:`VERSION_FILE` by the first write. A lake written before the
 #: record existed is version 1; :mod:`pipeline.maintenance.migrate` brings an older lake to this one, and a writer refuses a
 #: lake of another version (:class:`LakeVersionError`) rather than guess how to read its files.
-LAKE_VERSION = 9
+LAKE_VERSION = 10
 VERSION_FILE = "_lake.json"
 ROW_GROUP = 1_000_000                 # rows per Parquet row group (the scan unit)
 FILE_BYTES = 200 * 1024 * 1024        # a written file is closed once it reaches about this size (target 100-250 MB)
