@@ -212,3 +212,20 @@ def test_a_stale_house_ruleset_is_rescored_from_its_file(tmp_path, monkeypatch):
     else:
         raise AssertionError("the bare name of a house ruleset is found: the step could name it")
     load("my-club.toml")        # the file, from the folder it is in, is
+
+
+def test_a_source_whose_records_name_a_ruleset_for_some_hands_only(tmp_path):
+    # new-user trial: a source of two games, one naming pagat-coinche, the other no ruleset (scored under the
+    # choice of `rules sources`), said "recorded under pagat-coinche" as if both were; now the hands naming none
+    # are counted beside it
+    lake = tmp_path / "lake"
+    hands = _file(tmp_path / "a.jsonl", 1, games=2)
+    objs = [orjson.loads(x) for x in (tmp_path / "a.jsonl").read_bytes().splitlines()]
+    objs[1]["ruleset_hint"] = None
+    bare = len(objs[1]["hands"])
+    (tmp_path / "a.jsonl").write_bytes(b"\n".join(orjson.dumps(g) for g in objs) + b"\n")
+    ingest_paths([tmp_path / "a.jsonl"], lake)
+    st = lake_status(lake)
+    assert [(s.hinted, s.unhinted) for s in st.sources] == [(["belote-classic"], bare)]
+    assert str(st).splitlines()[1].endswith(f", recorded under belote-classic ({bare} hands naming no ruleset)")
+    assert 0 < bare < hands

@@ -22,7 +22,8 @@ from pipeline.words import count
 @dataclass
 class SourceStatus:
     """One source partition: games and hands, the range of ``played_at`` (ISO dates, None when no game has
-    one), and the rulesets its records name as theirs (``ruleset_hint``)."""
+    one), the rulesets its records name as theirs (``ruleset_hint``), and its hands whose records name none
+    (``unhinted``: scored under the choice of `rules sources`)."""
 
     source: str
     games: int
@@ -30,6 +31,7 @@ class SourceStatus:
     first_played: str | None
     last_played: str | None
     hinted: list[str]
+    unhinted: int = 0
 
 
 @dataclass
@@ -74,6 +76,8 @@ class LakeStatus:
         for s in self.sources:
             dates = f", played {s.first_played} to {s.last_played}" if s.first_played else ", no dates"
             hint = f", recorded under {', '.join(s.hinted)}" if s.hinted else ""
+            if s.hinted and s.unhinted:
+                hint += f" ({count(s.unhinted, 'hand')} naming no ruleset)"
             out.append(f"  source {s.source}: {count(s.games, 'game')}, {count(s.hands, 'hand')}{dates}{hint}")
         if self.rejects:
             out.append("  rejects: " + ", ".join(f"{code} {n}" for code, n in self.rejects.items()))
@@ -121,9 +125,9 @@ def lake_status(lake) -> LakeStatus:
     con = duck.duckdb_connection()
     if lakemod.has_table(loc, "hands") and lakemod.list_files(loc, "hands"):
         hands = duck.table_source(con, loc, "hands")
-        by_source = {s: (n, hints) for s, n, hints in _rows(con, f"""
+        by_source = {s: (n, hints, bare) for s, n, hints, bare in _rows(con, f"""
             SELECT source, count(*), list(DISTINCT ruleset_hint ORDER BY ruleset_hint)
-                   FILTER (WHERE ruleset_hint IS NOT NULL)
+                   FILTER (WHERE ruleset_hint IS NOT NULL), count(*) FILTER (WHERE ruleset_hint IS NULL)
             FROM {hands} GROUP BY source""")}
         games = {}
         if lakemod.list_files(loc, "games"):
@@ -131,9 +135,9 @@ def lake_status(lake) -> LakeStatus:
                 SELECT source, count(*), strftime(min(played_at), '%Y-%m-%d'), strftime(max(played_at), '%Y-%m-%d')
                 FROM {duck.table_source(con, loc, 'games')} GROUP BY source""")}
         for s in sorted(by_source):
-            n_hands, hints = by_source[s]
+            n_hands, hints, bare = by_source[s]
             n_games, first, last = games.get(s, (0, None, None))
-            st.sources.append(SourceStatus(s, n_games, n_hands, first, last, list(hints or [])))
+            st.sources.append(SourceStatus(s, n_games, n_hands, first, last, list(hints or []), bare))
     if lakemod.has_table(loc, "rejects") and lakemod.list_files(loc, "rejects"):
         st.rejects = dict(_rows(con, f"SELECT reason_code, count(*) FROM {duck.table_source(con, loc, 'rejects')} "
                                      "GROUP BY 1 ORDER BY 2 DESC, 1"))
