@@ -146,8 +146,7 @@ def test_a_version_2_lake_gets_the_keys_of_its_typed_columns(current, tmp_path):
     assert _reports(lake) == _reports(current)
 
 
-def _same_but_recounted(lake: Path, current: Path,
-                        recounted: tuple[str, ...] = ("hand_facts", "player_games", "pair_games")) -> None:
+def _same_but_recounted(lake: Path, current: Path, recounted: tuple[str, ...] = ("hand_facts", "player_games")) -> None:
     """``lake``, migrated, reads as ``current`` but for the stored partitions steps 8 -> 9 (belote-rebelote
     counted per team) and 9 -> 10 (no points for a name or pair on both teams) drop (``recounted``): none is
     left, and the reports read the same rows from the views."""
@@ -321,11 +320,10 @@ def test_a_version_8_lake_drops_the_partitions_counted_anew(current, tmp_path):
     shutil.copytree(current, lake)
     (lake / lakemod.VERSION_FILE).write_text('{"format": "rebelote-lake", "version": 8}\n')
     s = migrate(lake)
-    # steps 8 -> 9 and 9 -> 10: player_games is dropped once
-    assert (s.before, s.after, s.recounted) == (8, 10, {"hand_facts": 1, "player_games": 1, "pair_games": 1})
-    assert ("3 stored partitions of derived tables counted anew dropped (hand_facts 1, player_games 1, "
-            "pair_games 1)") in str(s)
-    _same_but_recounted(lake, current)
+    # step 9 -> 10 keeps pair_games: no hand of this lake seats a name twice
+    assert (s.before, s.after, s.recounted) == (8, 10, {"hand_facts": 1, "player_games": 1})
+    assert "2 stored partitions of derived tables counted anew dropped (hand_facts 1, player_games 1)" in str(s)
+    _same_but_recounted(lake, current, ("hand_facts", "player_games"))
     # the next rescore is a whole one: an update would write the touched games' rows alone into the dropped
     # partitions, and the views would read them as every row (a review found it)
     from pipeline.rescore import stale
@@ -334,17 +332,33 @@ def test_a_version_8_lake_drops_the_partitions_counted_anew(current, tmp_path):
     assert state(lake) == state(current)
 
 
-def test_a_version_9_lake_drops_the_game_rows_of_names_on_both_teams(current, tmp_path):
+def test_a_version_9_lake_drops_the_game_rows_only_where_a_hand_repeats_a_name(current, tmp_path):
     # Version 10 gives a name (a pair) seated on both teams of a hand no points in it (its lowest seat's team's
-    # points were counted as its own before). A version 9 lake's stored player_games and pair_games partitions
-    # hold the old sums: migrate drops them; the reports read as on the current lake; the next rescore is whole.
+    # points were counted as its own before). Only hands that seat a name twice change: a version 9 lake whose
+    # hands all seat distinct names (the simulated one) keeps its tables and reads as before; one with a bot
+    # seated on both teams has its stored player_games and pair_games dropped, reads as the current code computes
+    # it, and is rescored whole next.
+    from pipeline.rescore import stale
     lake = tmp_path / "v9"
     shutil.copytree(current, lake)
     (lake / lakemod.VERSION_FILE).write_text('{"format": "rebelote-lake", "version": 9}\n')
     s = migrate(lake)
+    assert (s.before, s.after, s.recounted) == (9, 10, {})
+    assert state(lake) == state(current) and stale.updatable(lake, RULES)
+
+    bots = tmp_path / "bots"
+    src = tmp_path / "bots.jsonl"
+    games = list(simulate(RULES, 1, 3))
+    games[0]["players"] = ["Bot", "Bot", games[0]["players"][2], games[0]["players"][3]]   # Bot on both teams
+    src.write_bytes(b"\n".join(orjson.dumps(g) for g in games) + b"\n")
+    ingest_paths([src], bots)
+    rescore_lake(bots, RULES)
+    now = tmp_path / "bots-now"
+    shutil.copytree(bots, now)
+    (bots / lakemod.VERSION_FILE).write_text('{"format": "rebelote-lake", "version": 9}\n')
+    s = migrate(bots)
     assert (s.before, s.after, s.recounted) == (9, 10, {"player_games": 1, "pair_games": 1})
-    _same_but_recounted(lake, current, ("player_games", "pair_games"))
-    from pipeline.rescore import stale
-    assert not stale.updatable(lake, RULES)
-    rescore_lake(lake, RULES)
-    assert state(lake) == state(current)
+    _same_but_recounted(bots, now, ("player_games", "pair_games"))
+    assert not stale.updatable(bots, RULES)
+    rescore_lake(bots, RULES)
+    assert state(bots) == state(now)

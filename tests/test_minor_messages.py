@@ -164,7 +164,8 @@ def test_a_rescore_replacing_scores_of_other_rules_under_the_same_name_says_so(t
                              encoding="utf-8")
     runs = [CliRunner().invoke(app, ["rescore", "--rules", str(p), "--lake", str(lake)]) for p in files + files[1:]]
     assert [r.exit_code for r in runs] == [0, 0, 0]
-    assert "note:" not in runs[0].stderr and "note:" not in runs[2].stderr
+    # (not any "note:": the engine's compile note prints on a cold numba cache or a loaded machine)
+    assert "was scored before" not in runs[0].stderr and "was scored before" not in runs[2].stderr
     assert ("note: ruleset 'house' was scored before with other values (cards.last_trick: 10 -> 0): those scores "
             "and report rows were replaced") in " ".join(runs[1].stderr.split())
 
@@ -203,6 +204,10 @@ def test_rules_sources_set_names_a_source_the_lake_does_not_have(tmp_path):
             "the choice is kept for games imported later") in " ".join(r.stderr.split())
     r = CliRunner().invoke(app, ["rules", "sources", "--set", "colver=pagat-coinche", "--lake", str(lake)])
     assert r.exit_code == 0 and "no game of the lake has" not in r.stderr
+    # the key is the user's text, printed as it is (rich markup in it is not read: a review crashed it with [/])
+    r = CliRunner().invoke(app, ["rules", "sources", "--set", "colv[/]=pagat-coinche", "--lake", str(lake)])
+    assert r.exit_code == 0, r.output
+    assert "no game of the lake has source 'colv[/]'" in " ".join(r.stderr.split())
 
 
 def test_a_misspelt_format_names_the_closest_readers(tmp_path):

@@ -108,8 +108,8 @@ class IngestConsole:
             codes = ", ".join(f"{n} {code}" for code, n in sorted(unshown.items(), key=lambda kv: (-kv[1], kv[0])))
             self.progress.console.print(
                 f"[red]...[/] {name}: {count(sum(unshown.values()), 'more reject', grouped=True)} not shown "
-                f"({codes}); list them: rebelote rejects --file {escape(shlex.quote(str(self.path)))}"
-                f"{escape(self.lake_option)}")
+                f"({codes}); list them: rebelote rejects --file {escape(printable(shlex.quote(str(self.path))))}"
+                f"{escape(printable(self.lake_option))}")
         if kept:
             self.progress.console.print(f"[yellow]...[/] {name}: {count(kept, 'more kept record', grouped=True)} "
                                         "not shown (--verbose shows them)")

@@ -180,7 +180,7 @@ def rescore(
                 out.print_json(data=summary.to_dict(), indent=None)
             if changed:     # a house-rules file edited, or another file of the same name: say what was replaced
                 more = f"; and {count(len(changed) - 5, 'other')}" if len(changed) > 5 else ""
-                err.print(f"[dim]note: ruleset {escape(r.name)!r} was scored before with other values "
+                err.print(f"[dim]note: ruleset '{escape(r.name)}' was scored before with other values "
                           f"({escape('; '.join(changed[:5]))}{more}): those scores and report rows were replaced[/]")
         except EngineUnavailable as e:
             _fail(str(e))

@@ -312,7 +312,7 @@ def _warn_unknown_key(plan, given: str, section: str, key: str) -> bool:
     near = difflib.get_close_matches(key, known, n=2, cutoff=0.6)
     hint = f"did you mean {' or '.join(near)}? " if near else ""
     listed = ", ".join(known[:12]) + (", ..." if len(known) > 12 else "")
-    err.print(f"[yellow]note:[/] --set {escape(given)}: no game of the lake has {what} {escape(key)!r} "
+    err.print(f"[yellow]note:[/] --set {escape(given)}: no game of the lake has {what} '{escape(key)}' "
               f"({hint}the lake's: {escape(listed) or 'none'}); the choice is kept for games imported later")
     return True
 

@@ -16,7 +16,7 @@ Two things are not row-local, and are given to each batch instead:
 
 * a summary-level hand's points read the running totals of the earlier hands of its game
   (:mod:`pipeline.facts.summary_points`), which another batch may hold: computed once over the lake's games that
-  have a summary hand (:meth:`BatchFacts.__init__`);
+  have a summary hand, by :meth:`BatchFacts.__init__` or given to it (the rescore's game pass needs them too);
 * ``hand_facts.hand_seq``, the hand's position in the hand files read (file index << 32 | row in the file), is
   given by the caller (:func:`pipeline.storage.lake.iter_positioned`).
 """

@@ -42,6 +42,10 @@ for both: ``hand_facts.belote_teams``, and ``player_games.team_belotes`` from ea
 capot made or suffered by a name seated on both teams): the
 stored ``hand_facts`` and ``player_games`` partitions are dropped, as written with the old count; the views
 compute those rows until the next rescore writes them again.
+
+Version 9 -> 10 (a name, or a pair, seated on both teams of a hand has no points in it): the stored
+``player_games`` and ``pair_games`` partitions are dropped when some hand of the lake repeats a name (the only
+hands whose rows change); a lake whose hands all seat distinct names keeps them.
 """
 
 from __future__ import annotations
@@ -278,12 +282,31 @@ RECOUNTED = {8: ("hand_facts", "player_games"),     # belote-rebelote held by bo
 def _drop_recounted(lake, summary: "MigrateSummary", version: int) -> None:
     """The stored partitions of the derived tables whose values a version counts anew (:data:`RECOUNTED`) are
     dropped, so that no report reads a row of the old count; the views compute those rows until the next
-    rescore."""
+    rescore. 9 -> 10 changes only the rows of hands that repeat a name: a lake without one keeps its tables
+    (the reports computing them from the views are many times slower)."""
+    if version == 9 and not _repeats_a_name(lake):
+        return
     for table in RECOUNTED[version]:
         parts = [p for p in lakemod.partitions(lake, table) if p] if lakemod.has_table(lake, table) else []
         for part in parts:
             lake_write.drop_partition(lake, table, part.split("=", 1)[1])
         summary.recounted[table] = summary.recounted.get(table, 0) + len(parts)
+
+
+def _repeats_a_name(lake) -> bool:
+    """Whether some hand of the lake seats a name twice (then a name or a pair may sit on both teams)."""
+    from pipeline.storage.duck import duckdb_connection, table_source
+
+    loc = lakemod.locate(lake)
+    if not lakemod.has_table(loc, "hands") or not lakemod.list_files(loc, "hands"):
+        return False
+    con = duckdb_connection()
+    try:
+        return bool(con.execute(
+            f"SELECT 1 FROM {table_source(con, loc, 'hands')} "
+            "WHERE len(list_distinct(players)) < len(list_filter(players, lambda p: p IS NOT NULL)) LIMIT 1").fetchall())
+    finally:
+        con.close()
 
 
 #: version -> the step that takes a lake of that version to the next one
