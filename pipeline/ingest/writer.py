@@ -51,7 +51,9 @@ and, from the columnar native reader, Arrow tables of rows already checked and d
         self.reading: str | None = None        # physical_name() of the file being read (the rows' ingest_file)
         self.replacing: Path | None = None     # a file read before, now changed: its games may replace theirs
         self.file_keys = {"hands": key_index.KeySet(), "games": key_index.KeySet()}
-        self.file_rejects: set[str] = set()    # reject keys the file being read raised (new or already stored)
+        # reject keys the file being read raised (new or already stored): 16 bytes a key, spilled past a bound, as a
+        # file of millions of bad lines (a bomb read with --format) raises as many
+        self.file_rejects = key_index.KeySet()
         # game id -> (game key, recorded source_file, file read) of the games the file being replaced gives now
         self.file_games = key_index.GameIndex()
         self._names: dict[str, bool] = {}      # recorded source_file -> names the file being replaced
@@ -224,6 +226,8 @@ and, from the columnar native reader, Arrow tables of rows already checked and d
         if row["reject_key"] not in self.keys["rejects"]:
             self.keys["rejects"].add(row["reject_key"])
             self.buf["rejects"].append(row)
+            if len(self.buf["rejects"]) >= FLUSH_HANDS:     # a file of bad lines alone buffers no hand to flush on
+                self.flush_later()
 
     def note_file_keys(self, game_keys, hand_keys, game_ids=(), source_files=()) -> None:
         """Keys of games and hands read from the file being replaced (the columnar native reader's batches:
@@ -250,7 +254,7 @@ and, from the columnar native reader, Arrow tables of rows already checked and d
             elif replacing and self._has_holdings(self.reading):
                 self.held_back = holdings.Rows()
         self.file_keys = {"hands": key_index.KeySet(), "games": key_index.KeySet()}
-        self.file_rejects = set()
+        self.file_rejects = key_index.KeySet()
         self.file_games = key_index.GameIndex()
         self._names = {}
 
