@@ -150,7 +150,8 @@ def test_pseudonymize_does_not_take_the_next_option_as_its_salt(tmp_path):
 
 def test_a_rescore_replacing_scores_of_other_rules_under_the_same_name_says_so(tmp_path):
     # two house-rules files named alike share the ruleset's partition: the second rescore replaces the first's
-    # scores, and says which values differ (pipeline.rescore.stale.changed_params); the same rules again: no note
+    # scores, and says which values differ (pipeline.stats.scored_with.changed_parameters); the same rules again:
+    # no note
     from conftest import write_jsonl
     from deals import DEAL_A, native_game, native_hand
     lake = tmp_path / "lake"
@@ -166,7 +167,7 @@ def test_a_rescore_replacing_scores_of_other_rules_under_the_same_name_says_so(t
     assert [r.exit_code for r in runs] == [0, 0, 0]
     # (not any "note:": the engine's compile note prints on a cold numba cache or a loaded machine)
     assert "was scored before" not in runs[0].stderr and "was scored before" not in runs[2].stderr
-    assert ("note: ruleset 'house' was scored before with other values (cards.last_trick: 10 -> 0): those scores "
+    assert ("note: ruleset 'house' was scored before with other values (cards.last_trick 10 -> 0): those scores "
             "and report rows were replaced") in " ".join(runs[1].stderr.split())
 
 

@@ -13,7 +13,6 @@ from rich.markup import escape
 from pipeline.catalog import DEFAULT_LAKE
 from pipeline import limits as _limits     # the reading limits' defaults (imports nothing heavy)
 from pipeline.terminal import printable
-from pipeline.words import count
 
 
 from pipeline.cli.common import (app, _phase_progress, _report_rules, _complete_rules, err, EXIT_REJECTED, _fail, _has_hands, _lake_has_table,
@@ -169,19 +168,19 @@ def rescore(
     for name in rules or ["own"]:            # every ruleset is checked before any work starts
         r = _load_rules(name, lake, house=False)
         loaded.setdefault(r.name, r)
-    from pipeline.rescore.stale import changed_params
+    from pipeline.rules.own import OwnRules
+    from pipeline.stats.scored_with import changed_parameters, describe
     for i, r in enumerate(loaded.values()):
         try:
             size = {} if batch_size is None else {"batch_size": batch_size}
-            changed = changed_params(lake, r)
+            changed = [] if isinstance(r, OwnRules) else changed_parameters(lake, r)
             summary = _run_rescore(lake, r, quiet=as_json, warm_up=i == 0, engine=engine, threads=threads,
                                    derived=not no_derived, update=update, **size)
             if as_json:
                 out.print_json(data=summary.to_dict(), indent=None)
             if changed:     # a house-rules file edited, or another file of the same name: say what was replaced
-                more = f"; and {count(len(changed) - 5, 'other')}" if len(changed) > 5 else ""
                 err.print(f"[dim]note: ruleset '{escape(r.name)}' was scored before with other values "
-                          f"({escape('; '.join(changed[:5]))}{more}): those scores and report rows were replaced[/]")
+                          f"({escape(describe(changed))}): those scores and report rows were replaced[/]")
         except EngineUnavailable as e:
             _fail(str(e))
         except OSError as e:

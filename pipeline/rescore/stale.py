@@ -55,30 +55,6 @@ def record(lake, name: str) -> dict | None:
     return rec if isinstance(rec, dict) else None
 
 
-def changed_params(lake, rules: Ruleset) -> list[str]:
-    """The parameters whose values differ between ``rules`` and the rules the stored scores of ``rules.name`` were
-    computed with, as 'section.key: old -> new' (sorted; empty when never scored, or scored with the same values).
-    Two house-rules files of the same ``name`` share the ruleset's partition: a rescore under the second replaces
-    the first's scores, which the command then says."""
-    rec = record(lake, rules.name)
-    if rec is None or not isinstance(rec.get("params"), dict) or isinstance(rules, OwnRules):
-        return []
-    was = _flat(rec["params"])
-    now = _flat(json.loads(json.dumps(rules.params, ensure_ascii=False, sort_keys=True)))
-    return [f"{k}: {_said(was.get(k))} -> {_said(now.get(k))}" for k in sorted(set(was) | set(now))
-            if was.get(k) != now.get(k)]
-
-
-def _flat(params: dict) -> dict[str, object]:
-    """{'section': {'key': v}} -> {'section.key': v} (a value that is a table, such as a card values table, stays
-    whole)."""
-    return {f"{s}.{k}": v for s, body in params.items() if isinstance(body, dict) for k, v in body.items()}
-
-
-def _said(v: object) -> str:
-    return "(unset)" if v is None else json.dumps(v, ensure_ascii=False)
-
-
 def updatable(lake, rules: Ruleset | OwnRules) -> bool:
     """True when the stored scores of ``rules.name`` were computed with the parameters ``rules`` has now, and its
     derived tables are stored, so the games already scored keep their rows. Under ``own``: every choice the stored record made is unchanged (a
