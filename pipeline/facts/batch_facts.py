@@ -39,7 +39,7 @@ from pipeline.facts import player_facts
 
 from pipeline.storage import schema
 from pipeline.facts.game_sums import PARENTS, GameSums
-from pipeline.facts.summary_points import summary_points_sql
+from pipeline.facts.summary_points import summary_table
 
 #: the derived tables computed here: those computed from hands and scores (the game-level ones, their children,
 #: are added up from each batch's rows and given as the game pass closes each game: :mod:`pipeline.facts.game_sums`)
@@ -54,7 +54,7 @@ class BatchFacts:
 
     def __init__(self, lake, ruleset: str, game_sums: bool = False, summary: pa.Table | None | bool = False):
         """``summary``: the lake's summary hands' points, (hand_key, points) rows as
-        :func:`pipeline.rescore.batch_games.summary_table` gives them (None: the lake has none), when the caller
+        :func:`pipeline.facts.summary_points.summary_table` gives them (None: the lake has none), when the caller
         has them already; by default (False) they are computed here."""
         from pipeline.storage.duck import PASS_LIMIT, duckdb_connection
 
@@ -68,28 +68,16 @@ class BatchFacts:
             raise
 
     def _prepare(self, lake, ruleset: str, summary: pa.Table | None | bool) -> None:
-        from pipeline.storage import lake as lakemod
-        from pipeline.storage.duck import empty_sql, table_source
-
         self.con.execute("SET threads = 1")
         self.ruleset = "SELECT '" + ruleset.replace("'", "''") + "' AS ruleset"
         self.ruleset_name = ruleset
-        loc = lakemod.locate(lake)
-        if summary is not False:    # given: (hand_key, points), or None for none
-            rows = summary if summary is not None else pa.table({"hand_key": pa.array([], pa.string()),
-                                                                 "points": pa.array([], pa.list_(pa.int32()))})
-            self.con.register("_summary_given", rows)
-            self.con.execute("CREATE TEMP TABLE _summary AS SELECT hand_key, points FROM _summary_given")
-            self.con.unregister("_summary_given")
-        else:
-            # the summary hands' points, from every hand of the games that have one (read once, few rows)
-            hands = (f"({empty_sql(self.con, 'hands')} UNION ALL BY NAME SELECT * FROM "
-                     f"{table_source(self.con, loc, 'hands')})" if lakemod.has_table(loc, "hands")
-                     else f"({empty_sql(self.con, 'hands')})")
-            self.con.execute(f"CREATE TEMP VIEW _all_hands AS SELECT * FROM {hands}")
-            self.con.execute("CREATE TEMP TABLE _summary AS " + summary_points_sql(
-                "(SELECT * FROM _all_hands WHERE game_id IN "
-                "(SELECT game_id FROM _all_hands WHERE completeness = 'summary'))"))
+        if summary is False:
+            summary = summary_table(lake)
+        rows = summary if summary is not None else pa.table({"hand_key": pa.array([], pa.string()),
+                                                             "points": pa.array([], pa.list_(pa.int32()))})
+        self.con.register("_summary_given", rows)
+        self.con.execute("CREATE TEMP TABLE _summary AS SELECT hand_key, points FROM _summary_given")
+        self.con.unregister("_summary_given")
         self.sql = {
             "player_hands": player_facts.live_hands_sql("_h", "_s", self.ruleset, summary="_summary"),
             "hand_facts": hand_facts.live_sql("_h", "_s", self.ruleset, hand_seq="h.hand_seq"),

@@ -90,3 +90,23 @@ def summary_points(hands: pa.Table) -> dict[str, dict[str, Any]]:
     finally:
         con.close()
     return {k: {"points": p, "carried": c} for k, c, p in rows}
+
+
+def summary_table(lake) -> pa.Table | None:
+    """(hand_key, points) of the lake's summary-level hands (:func:`pipeline.facts.summary_points.summary_points_sql`
+    over the hands of the games that have one), or None when it has none. Read once per rescore: the game pass
+    and the report facts both take it (a batch may hold only part of a game)."""
+    from pipeline.storage import lake as lakemod
+    from pipeline.storage.duck import PASS_LIMIT, duckdb_connection, table_source
+
+    if not lakemod.has_table(lake, "hands"):
+        return None
+    con = duckdb_connection(default_limit=PASS_LIMIT)
+    try:
+        hands = table_source(con, lakemod.locate(lake), "hands")
+        if con.execute(f"SELECT 1 FROM {hands} WHERE completeness = 'summary' LIMIT 1").fetchall() == []:
+            return None
+        games = f"(SELECT * FROM {hands} WHERE game_id IN (SELECT game_id FROM {hands} WHERE completeness = 'summary'))"
+        return con.sql(f"SELECT hand_key, points FROM ({summary_points_sql(games)})").to_arrow_table()
+    finally:
+        con.close()

@@ -346,7 +346,8 @@ def _rescore(lake, rules: Ruleset, batch_size: int, engine: str, threads: int = 
         from pipeline.rescore.ray_engine import score_batches_ray
         scored = ((None, s, None) for s in score_batches_ray(lake, rules, batch_size))
     else:
-        from pipeline.rescore.batch_games import BatchGames, summary_table
+        from pipeline.facts.summary_points import summary_table
+        from pipeline.rescore.batch_games import BatchGames
         from pipeline.rescore.own import score_any
         if games is None:       # hand_facts.hand_seq: on a local lake (as derived.materialize numbers them)
             read = ((b, _positions(i, row, b.num_rows) if loc.local else None)

@@ -251,22 +251,3 @@ class BatchGames:
         first = pc.index_in(g.column("game_id"), value_set=t.column("game_id")).to_numpy(zero_copy_only=False)
         self.given = rows[first]        # the index rows of the games given, in their order
         return g, final, g.column("game_id")
-
-
-def summary_table(lake) -> pa.Table | None:
-    """(hand_key, points) of the lake's summary-level hands (:func:`pipeline.facts.summary_points.summary_points_sql`
-    over the hands of the games that have one), or None when it has none."""
-    from pipeline.facts.summary_points import summary_points_sql
-    from pipeline.storage.duck import PASS_LIMIT, duckdb_connection, table_source
-
-    if not lakemod.has_table(lake, "hands"):
-        return None
-    con = duckdb_connection(default_limit=PASS_LIMIT)
-    try:
-        hands = table_source(con, lakemod.locate(lake), "hands")
-        if con.execute(f"SELECT 1 FROM {hands} WHERE completeness = 'summary' LIMIT 1").fetchall() == []:
-            return None
-        games = f"(SELECT * FROM {hands} WHERE game_id IN (SELECT game_id FROM {hands} WHERE completeness = 'summary'))"
-        return con.sql(f"SELECT hand_key, points FROM ({summary_points_sql(games)})").to_arrow_table()
-    finally:
-        con.close()
